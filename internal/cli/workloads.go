@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+func newWorkloadsCmd(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "workloads",
+		Short: "List the workloads, their parameters, defaults and what each stresses",
+		Long: `List every workload sectax can run: its parameters with their values in the
+quick, standard and study suites, the accepted range, its metrics (the first
+is the primary one) and which kernel paths, and so which mitigations, it taxes.
+
+Override a parameter in 'sectax run' with --param ID.KEY=VALUE.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(g, "text", "json"); err != nil {
+				return err
+			}
+			w, finish, err := g.output()
+			if err != nil {
+				return err
+			}
+			ws := g.deps.Registry.All()
+			if g.Format == "json" {
+				return finish(writeWorkloadsJSON(w, ws))
+			}
+			return finish(writeWorkloadsText(w, ws))
+		},
+	}
+	addFormatFlag(cmd, g, "text", "text", "json")
+	return cmd
+}
+
+func writeWorkloadsText(w interface{ Write([]byte) (int, error) }, ws []workload.Workload) error {
+	for i, wl := range ws {
+		in := wl.Info()
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s — %s\n", in.ID, in.Title)
+		if in.Perf != "" {
+			fmt.Fprintf(w, "  perf:     %s\n", in.Perf)
+		}
+		fmt.Fprintf(w, "  stresses: %s\n", in.Stresses)
+		var ms []string
+		for _, m := range in.Metrics {
+			ms = append(ms, fmt.Sprintf("%s (%s, %s is better)", m.Name, m.Unit, m.Better))
+		}
+		fmt.Fprintf(w, "  metrics:  %s\n", strings.Join(ms, ", "))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  param\tquick\tstandard\tstudy\taccepted\tmeaning")
+		for _, p := range in.Params {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Key,
+				run.FormatParam(p.ValueFor(workload.Quick)), run.FormatParam(p.ValueFor(workload.Standard)),
+				run.FormatParam(p.ValueFor(workload.Study)), accepted(p), p.Help)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func accepted(p workload.ParamSpec) string {
+	switch {
+	case p.IsInt():
+		return fmt.Sprintf("%d..%d", p.Min, p.Max)
+	case p.Free:
+		return "any"
+	}
+	return strings.Join(p.Choices, "|")
+}
+
+type workloadJSON struct {
+	ID       string      `json:"id"`
+	Title    string      `json:"title"`
+	Perf     string      `json:"perf,omitempty"`
+	Stresses string      `json:"stresses"`
+	Params   []paramJSON `json:"params"`
+	Metrics  []metricDoc `json:"metrics"`
+}
+
+type paramJSON struct {
+	Key      string   `json:"key"`
+	Help     string   `json:"help"`
+	Quick    any      `json:"quick"`
+	Standard any      `json:"standard"`
+	Study    any      `json:"study"`
+	Min      *int64   `json:"min,omitempty"`
+	Max      *int64   `json:"max,omitempty"`
+	Choices  []string `json:"choices,omitempty"`
+}
+
+type metricDoc struct {
+	Name   string     `json:"name"`
+	Unit   string     `json:"unit"`
+	Better run.Better `json:"better"`
+	Help   string     `json:"help"`
+}
+
+func writeWorkloadsJSON(w interface{ Write([]byte) (int, error) }, ws []workload.Workload) error {
+	out := []workloadJSON{}
+	for _, wl := range ws {
+		in := wl.Info()
+		d := workloadJSON{ID: in.ID, Title: in.Title, Perf: in.Perf, Stresses: in.Stresses}
+		for _, p := range in.Params {
+			pj := paramJSON{Key: p.Key, Help: p.Help, Quick: p.ValueFor(workload.Quick),
+				Standard: p.ValueFor(workload.Standard), Study: p.ValueFor(workload.Study), Choices: p.Choices}
+			if p.IsInt() {
+				pj.Min, pj.Max = &p.Min, &p.Max
+			}
+			d.Params = append(d.Params, pj)
+		}
+		for _, m := range in.Metrics {
+			d.Metrics = append(d.Metrics, metricDoc{m.Name, m.Unit, m.Better, m.Help})
+		}
+		out = append(out, d)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

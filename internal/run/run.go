@@ -1,0 +1,130 @@
+// Package run defines the sectax.run/v1 document: one invocation of
+// `sectax run`, its environment and every sample it measured. It is the
+// contract shared by the runner, the store, export/import and the reports.
+package run
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// Schema is the value of the "schema" field of every run document.
+const Schema = "sectax.run/v1"
+
+// Status is the state of a run.
+type Status string
+
+// The states a run can be in. A run is stored as Running when it starts and
+// ends in one of the other three.
+const (
+	StatusRunning     Status = "running"
+	StatusComplete    Status = "complete"
+	StatusInterrupted Status = "interrupted"
+	StatusFailed      Status = "failed"
+)
+
+// Better says which direction of a metric is an improvement.
+type Better string
+
+// The two directions.
+const (
+	Lower  Better = "lower"
+	Higher Better = "higher"
+)
+
+// Run is one invocation of `sectax run`.
+type Run struct {
+	Schema      string            `json:"schema"`
+	ID          string            `json:"id"`
+	Label       string            `json:"label"`
+	Started     time.Time         `json:"started"`
+	Finished    time.Time         `json:"finished"`
+	Status      Status            `json:"status"`
+	Suite       string            `json:"suite"`
+	Engine      string            `json:"engine"`
+	ToolVersion string            `json:"tool_version"`
+	Runs        int               `json:"runs"`
+	Warmup      int               `json:"warmup"`
+	Seed        int64             `json:"seed"`
+	CPUs        string            `json:"cpus,omitempty"`
+	PerfVersion string            `json:"perf_version,omitempty"`
+	Env         *sysinfo.Snapshot `json:"env"`
+	Results     []Result          `json:"results"`
+}
+
+// Result holds the samples of one workload with one set of parameters.
+type Result struct {
+	Workload string         `json:"workload"`
+	Engine   string         `json:"engine,omitempty"`
+	Params   map[string]any `json:"params"`
+	Metrics  []Metric       `json:"metrics"`
+	Warnings []string       `json:"warnings,omitempty"`
+	// Failures holds one line per repetition that failed.
+	Failures []string `json:"failures,omitempty"`
+}
+
+// Metric is one measured quantity and its samples in run order.
+type Metric struct {
+	Name    string    `json:"name"`
+	Unit    string    `json:"unit"`
+	Better  Better    `json:"better"`
+	Samples []float64 `json:"samples"`
+}
+
+// Metric returns the metric called name, or nil.
+func (r *Result) Metric(name string) *Metric {
+	for i := range r.Metrics {
+		if r.Metrics[i].Name == name {
+			return &r.Metrics[i]
+		}
+	}
+	return nil
+}
+
+// ParamsKey renders params canonically ("groups=20 loops=1000", keys
+// sorted), so that results with equal parameters get equal keys whether
+// they were built in memory (int64) or decoded from JSON (float64).
+func ParamsKey(params map[string]any) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(FormatParam(params[k]))
+	}
+	return b.String()
+}
+
+// FormatParam renders one parameter value.
+func FormatParam(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	default:
+		return fmt.Sprint(x)
+	}
+}

@@ -1,0 +1,69 @@
+package workload
+
+import (
+	"context"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// SyscallBasic is `perf bench syscall basic`: a loop of getppid() system
+// calls timed as one window. Every call enters and leaves the kernel, so it
+// pays every entry/exit mitigation once.
+type SyscallBasic struct{}
+
+// Info implements Workload.
+func (SyscallBasic) Info() Info {
+	return Info{
+		ID:       "syscall-basic",
+		Title:    "getppid() system call loop",
+		Perf:     "perf bench syscall basic -l LOOPS",
+		Stresses: "kernel entry/exit: PTI CR3 switch, BHI clearing, return thunks, VERW buffer clearing",
+		Params: []ParamSpec{{
+			Key: "loops", Help: "getppid() calls per repetition",
+			Default: int64(1_000_000), Quick: int64(200_000), Study: int64(10_000_000),
+			Min: 1, Max: 1 << 40,
+		}},
+		Metrics: []MetricSpec{
+			{Name: "usecs_per_op", Unit: "µs/op", Better: "lower", Help: "microseconds per getppid() call"},
+			{Name: "ops_per_sec", Unit: "ops/s", Better: "higher", Help: "getppid() calls per second"},
+		},
+	}
+}
+
+// syscallChunk is how many calls run between two looks at the context.
+const syscallChunk = 1 << 16
+
+// Run implements Workload. The timed window is exactly perf's: the clock is
+// read just before the first call and just after the last one, with one
+// locked OS thread, garbage collection off and raw system calls.
+func (SyscallBasic) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
+	loops := p.Int("loops")
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer gcOff()()
+
+	start := time.Now()
+	for done := int64(0); done < loops; {
+		n := min(loops-done, syscallChunk)
+		for i := int64(0); i < n; i++ {
+			syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
+		}
+		done += n
+		if done < loops && ctx.Err() != nil {
+			return Sample{}, ctx.Err()
+		}
+	}
+	elapsed := time.Since(start)
+	return perOp(elapsed, loops), nil
+}
+
+// perOp turns a timed window over loops operations into the usecs_per_op
+// and ops_per_sec metrics.
+func perOp(elapsed time.Duration, loops int64) Sample {
+	secs := elapsed.Seconds()
+	return Sample{Values: map[string]float64{
+		"usecs_per_op": secs * 1e6 / float64(loops),
+		"ops_per_sec":  float64(loops) / secs,
+	}}
+}

@@ -1,0 +1,149 @@
+// Package workload defines the benchmarks sectax runs: the Workload
+// interface, the parameter and metric declarations every workload makes, the
+// explicit registry (registry.go) and one file per workload.
+//
+// Workloads that need separate processes re-execute the sectax binary with
+// the hidden worker subcommand (worker.go); the parent and the children talk
+// over raw file descriptors only.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// Suite names a preset of workload sizes.
+type Suite string
+
+// The suites. Standard is the default.
+const (
+	Quick    Suite = "quick"
+	Standard Suite = "standard"
+	Study    Suite = "study"
+)
+
+// Suites lists the suites in the order the help shows them.
+var Suites = []Suite{Quick, Standard, Study}
+
+// ParseSuite checks a suite name.
+func ParseSuite(s string) (Suite, error) {
+	for _, x := range Suites {
+		if string(x) == s {
+			return x, nil
+		}
+	}
+	return "", &UsageError{Msg: fmt.Sprintf("unknown suite %q (accepted: quick, standard, study)", s)}
+}
+
+// ParamSpec declares one parameter of a workload. A parameter is either an
+// integer (Choices empty, Min..Max) or one of a fixed set of strings.
+type ParamSpec struct {
+	Key  string
+	Help string
+	// Default is the value of the standard suite: an int64 or a string.
+	Default any
+	// Quick and Study override Default in those suites; nil keeps Default.
+	Quick any
+	Study any
+	// Min and Max bound integer parameters (inclusive).
+	Min, Max int64
+	// Choices lists the accepted values of a string parameter.
+	Choices []string
+	// Free marks a string parameter that takes any value (a path, a
+	// command); Choices must then be empty.
+	Free bool
+}
+
+// IsInt reports whether the parameter takes integers.
+func (p ParamSpec) IsInt() bool { _, ok := p.Default.(int64); return ok }
+
+// ValueFor returns the parameter's value in a suite.
+func (p ParamSpec) ValueFor(s Suite) any {
+	switch {
+	case s == Quick && p.Quick != nil:
+		return p.Quick
+	case s == Study && p.Study != nil:
+		return p.Study
+	}
+	return p.Default
+}
+
+// MetricSpec declares one metric a workload reports. The first metric of a
+// workload is its primary one.
+type MetricSpec struct {
+	Name   string
+	Unit   string
+	Better run.Better
+	Help   string
+}
+
+// Info is what a workload declares about itself.
+type Info struct {
+	// ID is the stable identifier stored with every result ("sched-pipe").
+	ID string
+	// Title is one line saying what the workload does.
+	Title string
+	// Perf is the equivalent perf command, if there is one.
+	Perf string
+	// Stresses says which kernel paths (and so which mitigations) it taxes.
+	Stresses string
+	Params   []ParamSpec
+	Metrics  []MetricSpec
+	// Runs overrides the repetitions per suite (0: the runner's default).
+	// Long workloads use it to keep a suite within its budget.
+	Runs map[Suite]int
+}
+
+// Param returns the spec of key, or false.
+func (i Info) Param(key string) (ParamSpec, bool) {
+	for _, p := range i.Params {
+		if p.Key == key {
+			return p, true
+		}
+	}
+	return ParamSpec{}, false
+}
+
+// Env is what a repetition may use of its surroundings.
+type Env struct {
+	// Exe is the binary that children re-execute with the worker
+	// subcommand ("/proc/self/exe" by default; a test binary in tests).
+	Exe string
+	// WorkerArgs come before the worker's own arguments (the hidden
+	// subcommand name).
+	WorkerArgs []string
+	// Timeout bounds one repetition; a worker that hangs fails it.
+	Timeout time.Duration
+}
+
+// Sample is what one repetition measured: a value per metric name, and
+// notes that belong beside the result.
+type Sample struct {
+	Values   map[string]float64
+	Warnings []string
+}
+
+// Workload is one benchmark.
+type Workload interface {
+	Info() Info
+	// Run performs one repetition. It must honour ctx: on cancellation it
+	// stops, reaps every child and returns ctx.Err().
+	Run(ctx context.Context, env Env, p Params) (Sample, error)
+}
+
+// Preflighter is implemented by workloads that can tell before running
+// whether the machine allows the requested size (fd and process limits).
+type Preflighter interface {
+	Preflight(p Params) error
+}
+
+// UsageError is a mistake in what the user asked for (exit code 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ExitCode makes internal/cli exit with status 2.
+func (e *UsageError) ExitCode() int { return 2 }
