@@ -147,3 +147,11 @@ func (e *UsageError) Error() string { return e.Msg }
 
 // ExitCode makes internal/cli exit with status 2.
 func (e *UsageError) ExitCode() int { return 2 }
+
+// Availability is implemented by workloads that may not run on every machine
+// or that need a parameter no suite can supply (a command to time). When a
+// suite selects such a workload and Available fails, the run skips it with a
+// visible note; when the user names it (--only), the error is a usage error.
+type Availability interface {
+	Available(p Params) error
+}
