@@ -30,9 +30,9 @@ func TestArgs(t *testing.T) {
 	}{
 		{workload.SyscallBasic{}, map[string]string{"loops": "10000000"}, "bench syscall basic -l 10000000"},
 		{workload.SchedPipe{}, map[string]string{"loops": "100000"}, "bench sched pipe -l 100000"},
-		{workload.SchedPipe{}, map[string]string{"mode": "thread"}, "bench sched pipe -l 20000 -T"},
+		{workload.SchedPipe{}, map[string]string{"mode": "thread"}, "bench sched pipe -l 50000 -T"},
 		{workload.SchedMessaging{}, map[string]string{"groups": "20", "loops": "1000"}, "bench sched messaging -g 20 -l 1000"},
-		{workload.SchedMessaging{}, map[string]string{"ipc": "pipe", "mode": "thread"}, "bench sched messaging -g 2 -l 100 -p -t"},
+		{workload.SchedMessaging{}, map[string]string{"ipc": "pipe", "mode": "thread"}, "bench sched messaging -g 5 -l 100 -p -t"},
 	}
 	for _, tt := range tests {
 		a, err := old.Args(tt.w.Info().ID, params(t, tt.w, tt.kv))

@@ -212,6 +212,9 @@ func Run(ctx context.Context, r *run.Run, items []Item, opt Options) error {
 					res.Warnings = append(res.Warnings, w)
 				}
 			}
+			if f := sample.Footprint; f != nil && (res.Footprint == nil || f.RSSKiB > res.Footprint.RSSKiB) {
+				res.Footprint = f
+			}
 			if st.phase == Measure {
 				for i := range res.Metrics {
 					m := &res.Metrics[i]

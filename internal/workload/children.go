@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/run"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -116,11 +117,29 @@ func describeWait(ws syscall.WaitStatus) string {
 	return fmt.Sprintf("ended oddly (%#x)", uint32(ws))
 }
 
-// footprint reads VmRSS (KiB) and Threads of a process from /proc.
-func footprint(pid int) (rssKB, threads int64) {
+// footprint sums VmRSS, RssAnon and Threads of processes from /proc.
+func footprint(pids ...int) *run.Footprint {
+	f := &run.Footprint{}
+	for _, pid := range pids {
+		rss, anon, threads := procStatus(pid)
+		if rss == 0 {
+			continue
+		}
+		f.Processes++
+		f.RSSKiB += rss
+		f.AnonKiB += anon
+		f.Threads += threads
+	}
+	if f.Processes == 0 {
+		return nil
+	}
+	return f
+}
+
+func procStatus(pid int) (rssKB, anonKB, threads int64) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
-		return 0, 0
+		return 0, 0, 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		k, v, ok := strings.Cut(line, ":")
@@ -135,11 +154,13 @@ func footprint(pid int) (rssKB, threads int64) {
 		switch k {
 		case "VmRSS":
 			rssKB = n
+		case "RssAnon":
+			anonKB = n
 		case "Threads":
 			threads = n
 		}
 	}
-	return rssKB, threads
+	return rssKB, anonKB, threads
 }
 
 // closeAll closes every descriptor in fds that is not -1.

@@ -72,9 +72,7 @@ func TestSchedPipe(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkPerOp(t, s)
-				if mode == "process" && (len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "KiB RSS")) {
-					t.Errorf("process mode should note the child's footprint, got %q", s.Warnings)
-				}
+				checkFootprint(t, s, mode, 1)
 				assertNoChildren(t)
 			})
 		}
@@ -95,9 +93,7 @@ func TestSchedMessaging(t *testing.T) {
 				if !(work > 0) || total < work {
 					t.Fatalf("want 0 < work_s <= total_s, got %v", s.Values)
 				}
-				if mode == "process" && (len(s.Warnings) != 1 || !strings.HasPrefix(s.Warnings[0], "40 worker processes")) {
-					t.Errorf("process mode should note the workers' footprint, got %q", s.Warnings)
-				}
+				checkFootprint(t, s, mode, 40)
 				assertNoChildren(t)
 			})
 		}
@@ -176,4 +172,20 @@ func children(ppid int) []int {
 		}
 	}
 	return out
+}
+
+// checkFootprint: process mode measures every worker process, thread mode
+// has none to measure.
+func checkFootprint(t *testing.T, s Sample, mode string, procs int64) {
+	t.Helper()
+	if mode == "thread" {
+		if s.Footprint != nil {
+			t.Errorf("thread mode has no worker processes, got footprint %+v", s.Footprint)
+		}
+		return
+	}
+	f := s.Footprint
+	if f == nil || f.Processes != procs || f.Threads < procs || f.RSSKiB <= 0 || f.AnonKiB <= 0 || f.AnonKiB > f.RSSKiB {
+		t.Errorf("footprint = %+v, want %d processes with threads, RSS >= anon > 0", f, procs)
+	}
 }

@@ -11,16 +11,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The helpers below are the only I/O the timed paths do: raw read, write and
+// The helpers below are the only I/O the timed paths do: read, write and
 // poll system calls on raw, blocking file descriptors, so that the kernel
-// sees the same system calls as under perf. RawSyscall keeps the goroutine's
-// P while blocked: callers lock their OS thread and size GOMAXPROCS.
+// sees the same system calls as under perf. They take the entry point:
+//
+//   - rawSys (syscall.RawSyscall) bypasses the Go scheduler: the cheapest
+//     path, but the goroutine keeps its P while blocked, so callers lock
+//     their OS thread and size GOMAXPROCS. Used by the parent and by
+//     threads, where it matches perf within a few percent.
+//   - blockingSys (syscall.Syscall) tells the scheduler the thread may
+//     block. Used by messaging worker processes: see sched_messaging.go.
+type sysFn func(trap, a1, a2, a3 uintptr) (r1, r2 uintptr, err syscall.Errno)
+
+var (
+	rawSys      sysFn = syscall.RawSyscall
+	blockingSys sysFn = syscall.Syscall
+)
 
 // readFull reads exactly len(b) bytes, retrying short reads and EINTR. A
 // zero read (the peer is gone) is io.ErrUnexpectedEOF.
-func readFull(fd int, b []byte) error {
+func readFull(sys sysFn, fd int, b []byte) error {
 	for off := 0; off < len(b); {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[off])), uintptr(len(b)-off))
+		n, _, e := sys(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[off])), uintptr(len(b)-off))
 		switch {
 		case e == syscall.EINTR:
 			continue
@@ -35,9 +47,9 @@ func readFull(fd int, b []byte) error {
 }
 
 // writeFull writes all of b, retrying short writes and EINTR.
-func writeFull(fd int, b []byte) error {
+func writeFull(sys sysFn, fd int, b []byte) error {
 	for off := 0; off < len(b); {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[off])), uintptr(len(b)-off))
+		n, _, e := sys(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[off])), uintptr(len(b)-off))
 		switch {
 		case e == syscall.EINTR:
 			continue
@@ -51,10 +63,10 @@ func writeFull(fd int, b []byte) error {
 
 // pollIn blocks until fd is readable, as perf's workers wait for the wake
 // byte: poll({fd, POLLIN}, 1, -1), retried on EINTR.
-func pollIn(fd int) error {
+func pollIn(sys sysFn, fd int) error {
 	pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
 	for {
-		n, _, e := syscall.RawSyscall(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0)
+		n, _, e := sys(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0)
 		if e == syscall.EINTR {
 			continue
 		}

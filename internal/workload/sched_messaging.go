@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/sectax/sectax/internal/run"
 	"runtime"
 	"strconv"
 	"sync"
@@ -20,6 +21,14 @@ import (
 // finishes), which excludes process teardown. Teardown of a re-executed Go
 // child differs from that of a forked perf child, so work_s is the one to
 // compare across engines on virtual machines (spec/perf-bench.md §9.4).
+//
+// Note: worker processes use syscall.Syscall, threads syscall.RawSyscall.
+// Every worker process runs a Go runtime whose sysmon thread wakes every
+// 10 ms while a P is busy; with RawSyscall a blocked worker keeps its P busy
+// forever, and 800 sysmons ticking doubled the time and multiplied context
+// switches by 15 against perf (docs/benchmarks.md). With syscall.Syscall a
+// long-blocked worker's P is handed back, sysmon can sleep deeply, and the
+// gap halves. Threads share one runtime, so RawSyscall is right there.
 type SchedMessaging struct{}
 
 const (
@@ -36,7 +45,7 @@ func (SchedMessaging) Info() Info {
 		Stresses: "scheduler contention, context switches and wake-ups of 40 tasks per group, entry/exit of every read and write; process mode adds exit and mm teardown",
 		Params: []ParamSpec{
 			{Key: "groups", Help: "groups of 20 senders + 20 receivers (40 tasks each)",
-				Default: int64(10), Quick: int64(2), Study: int64(20), Min: 1, Max: 1000},
+				Default: int64(10), Quick: int64(5), Study: int64(20), Min: 1, Max: 1000},
 			{Key: "loops", Help: "messages each sender sends to each receiver of its group",
 				Default: int64(100), Quick: int64(100), Study: int64(1000), Min: 1, Max: 1 << 32},
 			{Key: "ipc", Help: "socket: AF_UNIX socketpair (perf default); pipe: pipes (perf -p)",
@@ -61,45 +70,45 @@ func msgChannel(pipe bool) (r, w int, err error) {
 }
 
 // msgReady reports ready and waits for the wake byte, as perf's ready().
-func msgReady(readyFD, wakeFD int) error {
+func msgReady(sys sysFn, readyFD, wakeFD int) error {
 	b := [1]byte{'R'}
-	if err := writeFull(readyFD, b[:]); err != nil {
+	if err := writeFull(sys, readyFD, b[:]); err != nil {
 		return err
 	}
-	return pollIn(wakeFD)
+	return pollIn(sys, wakeFD)
 }
 
 // msgSender writes loops rounds of one message to each of outs.
-func msgSender(readyFD, wakeFD, doneFD int, outs []int, loops int64) error {
+func msgSender(sys sysFn, readyFD, wakeFD, doneFD int, outs []int, loops int64) error {
 	var data [msgDataSize]byte
 	for i := range data {
 		data[i] = 'S'
 	}
-	if err := msgReady(readyFD, wakeFD); err != nil {
+	if err := msgReady(sys, readyFD, wakeFD); err != nil {
 		return err
 	}
 	for l := int64(0); l < loops; l++ {
 		for _, fd := range outs {
-			if err := writeFull(fd, data[:]); err != nil {
+			if err := writeFull(sys, fd, data[:]); err != nil {
 				return err
 			}
 		}
 	}
-	return writeFull(doneFD, []byte{'D'})
+	return writeFull(sys, doneFD, []byte{'D'})
 }
 
 // msgReceiver reads count messages from in.
-func msgReceiver(readyFD, wakeFD, doneFD, in int, count int64) error {
+func msgReceiver(sys sysFn, readyFD, wakeFD, doneFD, in int, count int64) error {
 	var data [msgDataSize]byte
-	if err := msgReady(readyFD, wakeFD); err != nil {
+	if err := msgReady(sys, readyFD, wakeFD); err != nil {
 		return err
 	}
 	for i := int64(0); i < count; i++ {
-		if err := readFull(in, data[:]); err != nil {
+		if err := readFull(sys, in, data[:]); err != nil {
 			return err
 		}
 	}
-	return writeFull(doneFD, []byte{'D'})
+	return writeFull(sys, doneFD, []byte{'D'})
 }
 
 // Child entry points. Descriptors: 3 ready, 4 wake, 5 done, 6… data.
@@ -117,7 +126,7 @@ func messagingSenderChild(args []string) error {
 		outs[i] = 6 + i
 	}
 	runtime.LockOSThread()
-	return msgSender(3, 4, 5, outs, loops)
+	return msgSender(blockingSys, 3, 4, 5, outs, loops)
 }
 
 func messagingReceiverChild(args []string) error {
@@ -129,7 +138,7 @@ func messagingReceiverChild(args []string) error {
 		return err
 	}
 	runtime.LockOSThread()
-	return msgReceiver(3, 4, 5, 6, msgFanout*loops)
+	return msgReceiver(blockingSys, 3, 4, 5, 6, msgFanout*loops)
 }
 
 // Preflight implements Preflighter: descriptor and task limits.
@@ -193,7 +202,6 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 		wg      sync.WaitGroup
 		errOnce sync.Once
 		werr    error
-		notes   []string
 	)
 	if thread {
 		// Threads share the descriptors; they are closed when every worker
@@ -220,7 +228,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 				go func() {
 					defer wg.Done()
 					runtime.LockOSThread() // never unlocked: the thread exits with the worker, as perf's do
-					if err := msgReceiver(readyW, wakeR, doneW, r, msgFanout*loops); err != nil {
+					if err := msgReceiver(rawSys, readyW, wakeR, doneW, r, msgFanout*loops); err != nil {
 						fail(err)
 					}
 				}()
@@ -230,7 +238,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 				go func() {
 					defer wg.Done()
 					runtime.LockOSThread()
-					if err := msgSender(readyW, wakeR, doneW, outs, loops); err != nil {
+					if err := msgSender(rawSys, readyW, wakeR, doneW, outs, loops); err != nil {
 						fail(err)
 					}
 				}()
@@ -269,11 +277,12 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 	if err := readCount(readyR, workers, deadline, cancelled); err != nil {
 		return Sample{}, barrierErr(ctx, "sched-messaging workers did not all report ready", err)
 	}
+	var fp *run.Footprint
 	if !thread {
-		notes = append(notes, groupFootprint(g.pids))
+		fp = footprint(g.pids...)
 	}
 	start := time.Now()
-	if err := writeFull(wakeW, []byte{'W'}); err != nil {
+	if err := writeFull(rawSys, wakeW, []byte{'W'}); err != nil {
 		return Sample{}, err
 	}
 	if err := readCount(doneR, workers, deadline, cancelled); err != nil {
@@ -293,8 +302,8 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 	}
 	total := time.Since(start)
 	return Sample{
-		Values:   map[string]float64{"total_s": total.Seconds(), "work_s": work.Seconds()},
-		Warnings: notes,
+		Values:    map[string]float64{"total_s": total.Seconds(), "work_s": work.Seconds()},
+		Footprint: fp,
 	}, nil
 }
 
@@ -333,17 +342,4 @@ func spawnMessaging(ctx context.Context, g *procGroup, shared []int, groups, loo
 		closeAll(outs...)
 	}
 	return nil
-}
-
-// groupFootprint sums the resident memory and threads of the workers,
-// measured at the start barrier.
-func groupFootprint(pids []int) string {
-	var rss, threads int64
-	for _, pid := range pids {
-		r, t := footprint(pid)
-		rss += r
-		threads += t
-	}
-	return fmt.Sprintf("%d worker processes: %.1f MiB RSS and %d threads in all at the start barrier",
-		len(pids), float64(rss)/1024, threads)
 }

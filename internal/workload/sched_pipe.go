@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/sectax/sectax/internal/run"
 	"runtime"
 	"strconv"
 	"time"
@@ -29,7 +30,7 @@ func (SchedPipe) Info() Info {
 		Stresses: "context switch and wake-up: IBPB on task switch, CR3 switch (PTI), RSB filling, plus entry/exit of 4 syscalls per op",
 		Params: []ParamSpec{
 			{Key: "loops", Help: "round trips per repetition",
-				Default: int64(100_000), Quick: int64(20_000), Study: int64(100_000), Min: 1, Max: 1 << 40},
+				Default: int64(100_000), Quick: int64(50_000), Study: int64(100_000), Min: 1, Max: 1 << 40},
 			{Key: "mode", Help: "process: two processes (perf default); thread: two threads (perf -T)",
 				Default: "process", Choices: []string{"process", "thread"}},
 			{Key: "style", Help: "pingpong: strict ping-pong of perf <= 6.14; symmetric: both write then read, perf >= 6.15",
@@ -53,18 +54,18 @@ func (r pipeRole) loop(n int64) error {
 	var tok [4]byte
 	for i := int64(0); i < n; i++ {
 		if r.readFirst {
-			if err := readFull(r.rfd, tok[:]); err != nil {
+			if err := readFull(rawSys, r.rfd, tok[:]); err != nil {
 				return err
 			}
-			if err := writeFull(r.wfd, tok[:]); err != nil {
+			if err := writeFull(rawSys, r.wfd, tok[:]); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := writeFull(r.wfd, tok[:]); err != nil {
+		if err := writeFull(rawSys, r.wfd, tok[:]); err != nil {
 			return err
 		}
-		if err := readFull(r.rfd, tok[:]); err != nil {
+		if err := readFull(rawSys, r.rfd, tok[:]); err != nil {
 			return err
 		}
 	}
@@ -76,10 +77,10 @@ func (r pipeRole) loop(n int64) error {
 // reads first; symmetric style writes first.
 func pipeWorker(role pipeRole, readyFD, goFD int, loops int64) error {
 	var b [1]byte
-	if err := writeFull(readyFD, b[:]); err != nil {
+	if err := writeFull(rawSys, readyFD, b[:]); err != nil {
 		return err
 	}
-	if err := readFull(goFD, b[:]); err != nil {
+	if err := readFull(rawSys, goFD, b[:]); err != nil {
 		return err
 	}
 	return role.loop(loops)
@@ -136,7 +137,6 @@ func (SchedPipe) Run(ctx context.Context, env Env, p Params) (s Sample, err erro
 	if env.Timeout > 0 {
 		deadline = time.Now().Add(env.Timeout)
 	}
-	var notes []string
 	childPID := 0
 	workerErr := make(chan error, 1)
 	if thread {
@@ -184,15 +184,14 @@ func (SchedPipe) Run(ctx context.Context, env Env, p Params) (s Sample, err erro
 	if err := readCount(readyR, 1, deadline, func() bool { return ctx.Err() != nil }); err != nil {
 		return s, barrierErr(ctx, "sched-pipe worker did not start", err)
 	}
+	var fp *run.Footprint
 	if childPID != 0 {
-		if rss, th := footprint(childPID); rss > 0 {
-			notes = append(notes, fmt.Sprintf("worker child footprint: %d KiB RSS, %d threads", rss, th))
-		}
+		fp = footprint(childPID)
 	}
 	parent := pipeRole{rfd: p2r, wfd: p1w}
 	var b [1]byte
 	start := time.Now()
-	if err := writeFull(goW, b[:]); err != nil {
+	if err := writeFull(rawSys, goW, b[:]); err != nil {
 		return s, err
 	}
 	// Run in chunks so that cancellation is noticed between them.
@@ -213,7 +212,7 @@ func (SchedPipe) Run(ctx context.Context, env Env, p Params) (s Sample, err erro
 		}
 	}
 	s = perOp(elapsed, loops)
-	s.Warnings = notes
+	s.Footprint = fp
 	return s, nil
 }
 
