@@ -166,10 +166,7 @@ func makePlan(ctx context.Context, g *Globals, o *runOptions, engines []string) 
 			runs = info.Runs[suite]
 		}
 		if runs == 0 {
-			runs = 10
-			if suite == workload.Quick {
-				runs = 6
-			}
+			runs = defaultRuns(suite)
 		}
 		for _, e := range engines {
 			wl := w
@@ -197,6 +194,15 @@ func makePlan(ctx context.Context, g *Globals, o *runOptions, engines []string) 
 		return nil, usagef("nothing to run: %s", strings.Join(pl.notes, "; "))
 	}
 	return pl, nil
+}
+
+// defaultRuns is the number of measured repetitions of a suite: 6 in quick
+// (the fewest that give a 95% interval of the median), 10 otherwise.
+func defaultRuns(s workload.Suite) int {
+	if s == workload.Quick {
+		return 6
+	}
+	return 10
 }
 
 func withDefault(m map[string]string, k, v string) map[string]string {
@@ -228,10 +234,11 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if seed == 0 {
 		seed = randomSeed()
 	}
+	runs := effectiveRuns(o.runs, pl.suite)
 	r := &run.Run{
-		Schema: run.Schema, ID: newRunID(), Label: o.label, Started: time.Now().UTC(),
+		Schema: run.Schema, ID: g.deps.NewRunID(), Label: o.label, Started: g.deps.Now().UTC(),
 		Suite: string(pl.suite), Engine: o.engine, ToolVersion: Version,
-		Runs: o.runs, Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
+		Runs: runs, Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
 		Notes:   pl.notes,
 		Results: runner.NewResults(pl.items),
 	}
@@ -247,7 +254,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	}
 	prog := newProgress(g)
 	runErr := runner.Run(ctx, r, pl.items, runner.Options{
-		Warmup: o.warmup, Seed: seed, OnEvent: prog.event,
+		Warmup: o.warmup, Seed: seed, OnEvent: prog.event, Now: g.deps.Now,
 		Env: workload.Env{Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Timeout: o.timeout},
 	})
 	prog.done()

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,14 +70,15 @@ func FormatCPUList(cpus []int) string {
 // run, its worker threads and its children stay on cpus. A CPU this process
 // may not use is an error naming the CPUs it may use.
 func SetAffinity(cpus []int) error {
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		return fmt.Errorf("sched_getaffinity: %w", err)
+	online, _ := os.ReadFile("/sys/devices/system/cpu/online")
+	allowed, err := ParseCPUList(string(online))
+	if err != nil {
+		allowed = nil // unknown: let sched_setaffinity judge
 	}
 	var set unix.CPUSet
 	for _, c := range cpus {
-		if !allowed.IsSet(c) {
-			return fmt.Errorf("CPU %d is not available to this process (allowed: %s)", c, FormatCPUList(cpuSetList(&allowed)))
+		if allowed != nil && !slices.Contains(allowed, c) {
+			return fmt.Errorf("CPU %d is not online (online: %s)", c, FormatCPUList(allowed))
 		}
 		set.Set(c)
 	}
@@ -96,7 +98,7 @@ func SetAffinity(cpus []int) error {
 			}
 			fresh = true
 			if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
-				return fmt.Errorf("sched_setaffinity(%d): %w", tid, err)
+				return fmt.Errorf("cannot pin to CPUs %s (a cpuset may forbid them): %w", FormatCPUList(cpus), err)
 			}
 			done[tid] = true
 		}

@@ -35,6 +35,9 @@ type Options struct {
 	Sink Sink
 	// OnEvent, when set, is called before and after every repetition.
 	OnEvent func(Event)
+	// Now is the clock that stamps the run's finish time (time.Now when
+	// nil); tests fix it.
+	Now func() time.Time
 	// MaxFailures is how many consecutive failed repetitions drop an item
 	// from the rest of the run (default 2).
 	MaxFailures int
@@ -130,6 +133,9 @@ func Run(ctx context.Context, r *run.Run, items []Item, opt Options) error {
 	}
 	if opt.MaxFailures <= 0 {
 		opt.MaxFailures = 2
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
 	}
 	r.Status = run.StatusRunning
 	if opt.Sink != nil {
@@ -235,7 +241,7 @@ func Run(ctx context.Context, r *run.Run, items []Item, opt Options) error {
 		}
 	}
 
-	r.Finished = time.Now().UTC()
+	r.Finished = opt.Now().UTC()
 	switch {
 	case ctx.Err() != nil:
 		r.Status = run.StatusInterrupted
