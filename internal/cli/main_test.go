@@ -162,7 +162,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"run", "--only", "nope"}, `unknown workload "nope" (accepted: syscall-basic, sched-pipe, sched-messaging`},
 		{[]string{"run", "--param", "sched-pipe.loops=0"}, "sched-pipe.loops=0 is out of range (accepted: 1..1099511627776)"},
-		{[]string{"run", "--param", "sched-pipe.size=3"}, `workload sched-pipe has no parameter "size" (accepted: loops, mode, style)`},
+		{[]string{"run", "--param", "sched-pipe.size=3"}, `workload sched-pipe has no parameter "size" (accepted: loops, mode, spawn, style)`},
 		{[]string{"run", "--param", "sched-pipe.mode=fiber"}, `sched-pipe.mode="fiber" is not accepted (accepted: process, thread)`},
 		{[]string{"run", "--param", "loops=3"}, `--param "loops=3": want ID.KEY=VALUE`},
 		{[]string{"run", "--only", "syscall-basic", "--param", "sched-pipe.loops=3"}, "--param names sched-pipe, which is not selected"},

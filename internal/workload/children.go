@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -24,8 +25,9 @@ const tasksPerChild = 5
 // procGroup is a set of worker children in one process group of their
 // own, so that they can be killed and reaped together on every path.
 type procGroup struct {
-	env  Env
-	pgid int
+	env Env
+	// pgid is read by the watchdog goroutine while workers are started.
+	pgid atomic.Int64
 	pids []int
 	null int
 }
@@ -51,22 +53,20 @@ func (g *procGroup) spawn(args []string, fds ...int) (int, error) {
 	pid, err := syscall.ForkExec(g.env.Exe, argv, &syscall.ProcAttr{
 		Env:   childEnv,
 		Files: files,
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: g.pgid, Pdeathsig: syscall.SIGKILL},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: int(g.pgid.Load()), Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
 		return 0, fmt.Errorf("start worker %s: %w", g.env.Exe, err)
 	}
-	if g.pgid == 0 {
-		g.pgid = pid
-	}
+	g.pgid.CompareAndSwap(0, int64(pid))
 	g.pids = append(g.pids, pid)
 	return pid, nil
 }
 
 // kill sends SIGKILL to every child still in the group.
 func (g *procGroup) kill() {
-	if g.pgid != 0 {
-		syscall.Kill(-g.pgid, syscall.SIGKILL)
+	if pgid := int(g.pgid.Load()); pgid != 0 {
+		syscall.Kill(-pgid, syscall.SIGKILL)
 	}
 }
 
@@ -76,7 +76,7 @@ func (g *procGroup) reap() error {
 	var first error
 	for left := len(g.pids); left > 0; left-- {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-g.pgid, &ws, 0, nil)
+		pid, err := syscall.Wait4(-int(g.pgid.Load()), &ws, 0, nil)
 		if errors.Is(err, syscall.EINTR) {
 			left++
 			continue

@@ -62,17 +62,21 @@ func TestSyscallBasicCancelled(t *testing.T) {
 }
 
 func TestSchedPipe(t *testing.T) {
-	for _, mode := range []string{"process", "thread"} {
+	for _, mode := range []string{"process/fork", "process/exec", "thread"} {
 		for _, style := range []string{"pingpong", "symmetric"} {
 			t.Run(mode+"/"+style, func(t *testing.T) {
 				w := SchedPipe{}
-				p := resolve(t, w, map[string]string{"loops": "200", "mode": mode, "style": style})
+				mode, spawn, _ := strings.Cut(mode, "/")
+				p := resolve(t, w, map[string]string{"loops": "200", "mode": mode, "style": style, "spawn": or(spawn, "fork")})
 				s, err := w.Run(context.Background(), microEnv(t), p)
 				if err != nil {
 					t.Fatal(err)
 				}
 				checkPerOp(t, s)
 				checkFootprint(t, s, mode, 1)
+				if spawn == "fork" && s.Footprint.Threads != 1 {
+					t.Errorf("a forked worker has one thread, got %d", s.Footprint.Threads)
+				}
 				assertNoChildren(t)
 			})
 		}
@@ -80,11 +84,12 @@ func TestSchedPipe(t *testing.T) {
 }
 
 func TestSchedMessaging(t *testing.T) {
-	for _, mode := range []string{"process", "thread"} {
+	for _, mode := range []string{"process/fork", "process/exec", "thread"} {
 		for _, ipc := range []string{"socket", "pipe"} {
 			t.Run(mode+"/"+ipc, func(t *testing.T) {
 				w := SchedMessaging{}
-				p := resolve(t, w, map[string]string{"groups": "1", "loops": "5", "mode": mode, "ipc": ipc})
+				mode, spawn, _ := strings.Cut(mode, "/")
+				p := resolve(t, w, map[string]string{"groups": "1", "loops": "5", "mode": mode, "ipc": ipc, "spawn": or(spawn, "fork")})
 				s, err := w.Run(context.Background(), microEnv(t), p)
 				if err != nil {
 					t.Fatal(err)
@@ -100,29 +105,40 @@ func TestSchedMessaging(t *testing.T) {
 	}
 }
 
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // TestSchedMessagingCancel cancels a process-mode run while its workers are
 // exchanging messages and checks that every child is gone.
 func TestSchedMessagingCancel(t *testing.T) {
-	w := SchedMessaging{}
-	p := resolve(t, w, map[string]string{"groups": "2", "loops": "1000000", "mode": "process"})
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(3*time.Second, cancel)
-	start := time.Now()
-	_, err := w.Run(ctx, microEnv(t), p)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
+	for _, spawn := range []string{"fork", "exec"} {
+		t.Run(spawn, func(t *testing.T) {
+			w := SchedMessaging{}
+			p := resolve(t, w, map[string]string{"groups": "2", "loops": "1000000", "mode": "process", "spawn": spawn})
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(2*time.Second, cancel)
+			start := time.Now()
+			_, err := w.Run(ctx, microEnv(t), p)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("cancellation took %v", d)
+			}
+			assertNoChildren(t)
+		})
 	}
-	if d := time.Since(start); d > 20*time.Second {
-		t.Errorf("cancellation took %v", d)
-	}
-	assertNoChildren(t)
 }
 
 // TestSchedMessagingTimeout: a repetition that outlives its timeout fails
 // with a clear error instead of hanging, and leaves no child.
 func TestSchedMessagingTimeout(t *testing.T) {
 	w := SchedMessaging{}
-	p := resolve(t, w, map[string]string{"groups": "1", "loops": "1000000", "mode": "process"})
+	p := resolve(t, w, map[string]string{"groups": "1", "loops": "1000000", "mode": "process", "spawn": "exec"})
 	env := microEnv(t)
 	env.Timeout = 2 * time.Second
 	_, err := w.Run(context.Background(), env, p)

@@ -52,6 +52,8 @@ func (SchedMessaging) Info() Info {
 				Default: "socket", Choices: []string{"socket", "pipe"}},
 			{Key: "mode", Help: "process: one process per task (perf default); thread: threads (perf -t)",
 				Default: "process", Choices: []string{"process", "thread"}},
+			{Key: "spawn", Help: "process mode: fork (perf's way: forked copies of sectax running raw-syscall loops) or exec (re-executed Go worker processes)",
+				Default: "fork", Choices: []string{"fork", "exec"}},
 		},
 		Metrics: []MetricSpec{
 			{Name: "total_s", Unit: "s", Better: "lower", Help: "perf's Total time: wake-up to last worker reaped"},
@@ -267,7 +269,11 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 			case <-stop:
 			}
 		}()
-		if err := spawnMessaging(ctx, g, shared, groups, loops, pipe); err != nil {
+		spawn := spawnMessaging
+		if p.Str("spawn") == "fork" {
+			spawn = forkMessaging
+		}
+		if err := spawn(ctx, g, shared, groups, loops, pipe); err != nil {
 			closeAll(shared...)
 			return Sample{}, err
 		}
@@ -340,6 +346,44 @@ func spawnMessaging(ctx context.Context, g *procGroup, shared []int, groups, loo
 			}
 		}
 		closeAll(outs...)
+	}
+	return nil
+}
+
+// forkMessaging creates the workers exactly as perf does, by fork: each
+// receiver right after its channel, closing its copy of the sending end;
+// then the 20 senders sharing the group's sending ends.
+func forkMessaging(ctx context.Context, g *procGroup, shared []int, groups, loops int64, pipe bool) error {
+	readyW, wakeR, doneW := shared[0], shared[1], shared[2]
+	for gi := int64(0); gi < groups; gi++ {
+		var outs [msgFanout]int
+		n := 0
+		fail := func(err error) error { closeAll(outs[:n]...); return err }
+		for i := 0; i < msgFanout; i++ {
+			if ctx.Err() != nil {
+				return fail(ctx.Err())
+			}
+			r, w, err := msgChannel(pipe)
+			if err != nil {
+				return fail(err)
+			}
+			outs[i], n = w, n+1
+			err = g.fork(&forkMsg{kind: forkReceiver, readyFD: readyW, wakeFD: wakeR, doneFD: doneW, closeFD: w, in: r, count: msgFanout * loops})
+			closeAll(r)
+			if err != nil {
+				return fail(err)
+			}
+		}
+		for i := 0; i < msgFanout; i++ {
+			if ctx.Err() != nil {
+				return fail(ctx.Err())
+			}
+			a := &forkMsg{kind: forkSender, readyFD: readyW, wakeFD: wakeR, doneFD: doneW, closeFD: -1, outs: outs, nOuts: msgFanout, count: loops}
+			if err := g.fork(a); err != nil {
+				return fail(err)
+			}
+		}
+		closeAll(outs[:]...)
 	}
 	return nil
 }

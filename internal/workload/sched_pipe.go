@@ -33,6 +33,8 @@ func (SchedPipe) Info() Info {
 				Default: int64(100_000), Quick: int64(50_000), Study: int64(100_000), Min: 1, Max: 1 << 40},
 			{Key: "mode", Help: "process: two processes (perf default); thread: two threads (perf -T)",
 				Default: "process", Choices: []string{"process", "thread"}},
+			{Key: "spawn", Help: "process mode: fork (perf's way: a forked copy of sectax running a raw-syscall loop) or exec (a re-executed Go worker process)",
+				Default: "fork", Choices: []string{"fork", "exec"}},
 			{Key: "style", Help: "pingpong: strict ping-pong of perf <= 6.14; symmetric: both write then read, perf >= 6.15",
 				Default: "pingpong", Choices: []string{"pingpong", "symmetric"}},
 		},
@@ -155,11 +157,20 @@ func (SchedPipe) Run(ctx context.Context, env Env, p Params) (s Sample, err erro
 			return s, err
 		}
 		defer g.close()
-		pid, err := g.spawn([]string{"pipe", strconv.FormatInt(loops, 10), style}, childFDs...)
+		if p.Str("spawn") == "fork" {
+			// The forked child closes nothing: like perf's, it keeps every
+			// descriptor it inherited.
+			a := &forkMsg{kind: forkPipe, readFirst: style == "pingpong", in: p1r, readyFD: readyW, goFD: goR, closeFD: -1, count: loops}
+			a.outs[0] = p2w
+			err = g.fork(a)
+		} else {
+			_, err = g.spawn([]string{"pipe", strconv.FormatInt(loops, 10), style}, childFDs...)
+		}
 		closeAll(childFDs...)
 		if err != nil {
 			return s, err
 		}
+		pid := g.pids[0]
 		// The watchdog kills the child when the repetition is cancelled or
 		// outlives its timeout, which unblocks the parent's reads.
 		stop := make(chan struct{})
