@@ -200,3 +200,28 @@ func TestRunRealTiny(t *testing.T) {
 		}
 	}
 }
+
+// TestProgress: a terminal gets a status line with an ETA that is cleared at
+// the end; -q or a non-terminal stderr gets nothing.
+func TestProgress(t *testing.T) {
+	deps := fixedDeps(fakeRegistry())
+	deps.StderrIsTerminal = true
+	_, errs, code := sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"\r\x1b[K[1/6] alpha warmup 1 · 0:00 elapsed · ETA --:--", "[6/6] ", "ETA 0:00", " measure 2 "} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("progress lacks %q:\n%q", want, errs)
+		}
+	}
+	if !strings.HasSuffix(errs, "\r\x1b[K") {
+		t.Errorf("progress line not cleared at the end: %q", errs)
+	}
+	_, errs, _ = sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2", "-q")
+	deps.StderrIsTerminal = false
+	_, errs2, _ := sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2")
+	if errs != "" || errs2 != "" {
+		t.Errorf("progress drawn with -q (%q) or without a terminal (%q)", errs, errs2)
+	}
+}

@@ -174,6 +174,12 @@ func (w *perfWorkload) Run(ctx context.Context, env workload.Env, p workload.Par
 	if ctx.Err() != nil {
 		return workload.Sample{}, ctx.Err()
 	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 129 {
+		// perf's usage exit: this perf lacks an option we passed.
+		return workload.Sample{}, &workload.UsageError{Msg: fmt.Sprintf("%s does not accept `perf %s` (%s): upgrade perf or use --engine native",
+			w.e.Version, strings.Join(args, " "), tail(stderr.Bytes(), 1))}
+	}
 	if err != nil {
 		return workload.Sample{}, fmt.Errorf("perf %s: %v: %s", strings.Join(args, " "), err, tail(stderr.Bytes(), 3))
 	}

@@ -3,6 +3,8 @@ package perfbench
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +91,24 @@ func TestRealPerf(t *testing.T) {
 func TestFindMissing(t *testing.T) {
 	if _, err := Find(context.Background(), "/nonexistent/perf"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestPerfLacksOption runs a perf that rejects an option (a script standing
+// in for an old perf, exiting 129 with perf's usage text).
+func TestPerfLacksOption(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "perf")
+	body := "#!/bin/sh\necho \"# Running 'sched/pipe' benchmark:\"\necho \"  Error: unknown switch \\`T'\" >&2\nexit 129\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Path: script, Version: "perf version 4.9.0", Major: 4, Minor: 9}
+	pw, _ := e.Wrap(workload.SchedPipe{})
+	_, err := pw.Run(context.Background(), workload.Env{}, params(t, workload.SchedPipe{}, map[string]string{"mode": "thread"}))
+	var ue *workload.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "perf version 4.9.0 does not accept `perf bench sched pipe -l 50000 -T`") ||
+		!strings.Contains(err.Error(), "unknown switch") {
+		t.Errorf("err = %v", err)
 	}
 }
