@@ -175,6 +175,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 	// The explicit list of subcommands, one file each.
 	root.AddCommand(
 		newWorkloadsCmd(g),
+		newEnvCmd(g),
 	)
 	return root
 }

@@ -158,7 +158,7 @@ var bugParams = map[string]paramInfo{
 		accepted: []string{"on", "off", "auto", "retpoline", "retpoline,generic", "retpoline,lfence", "retpoline,amd", "eibrs", "eibrs,retpoline", "eibrs,lfence", "ibrs"}},
 	"spectre_v2_user": {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
 		accepted: []string{"auto", "on", "off", "prctl", "prctl,ibpb", "seccomp", "seccomp,ibpb"}},
-	"spectre_bhi": {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "vmexit"}},
+	"spectre_bhi":   {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "vmexit"}},
 	"nospectre_bhb": {files: []string{"spectre_v2"}, flag: EffectOff, arm64: true},
 	"spec_store_bypass_disable": {files: []string{"spec_store_bypass"}, off: []string{"off"}, on: []string{"on"},
 		accepted: []string{"on", "off", "auto", "prctl", "seccomp"}},
