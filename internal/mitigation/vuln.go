@@ -34,7 +34,7 @@ type Vulnerability struct {
 	// PBRSB-eIBRS, BHI, VMX), bare flags with an empty value (IBRS_FW,
 	// "RSB filling"), "SMT <state>" as SMT, and the " - vulnerable module
 	// loaded" tail as vulnerable_module=loaded.
-	Fields map[string]string `json:"fields,omitempty"`
+	Fields map[string]string `json:"fields"`
 	// Note is a remark on how to read the line, e.g. that l1tf's PTE
 	// inversion stays on under mitigations=off.
 	Note string `json:"note,omitempty"`
@@ -54,7 +54,7 @@ var flagKeys = []string{"IBRS_FW", "RSB filling"}
 // cannot read has state unknown, and Raw always holds the text.
 func ParseVulnerability(name, raw string) Vulnerability {
 	text := strings.TrimRight(raw, " \t\r\n\x00")
-	v := Vulnerability{Name: name, Raw: text, State: Unknown}
+	v := Vulnerability{Name: name, Raw: text, State: Unknown, Fields: map[string]string{}}
 	s := strings.TrimSpace(text)
 
 	if rest, ok := cutPrefixFold(s, "KVM: "); ok {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestParseVulnerability(t *testing.T) {
@@ -87,7 +88,7 @@ func TestParseVulnerability(t *testing.T) {
 			got := ParseVulnerability(tt.file, tt.raw)
 			tt.want.Name = tt.file
 			tt.want.Raw = strings.TrimRight(tt.raw, "\n")
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("ParseVulnerability(%q) mismatch (-want +got):\n%s", tt.raw, diff)
 			}
 		})

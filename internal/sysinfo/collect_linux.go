@@ -267,7 +267,7 @@ func (c *collector) vulnerabilities(s *Snapshot) {
 		if err != nil {
 			c.note(rel, err)
 			s.Vulnerabilities = append(s.Vulnerabilities, mitigation.Vulnerability{
-				Name: e.Name(), State: mitigation.Unknown, Mitigation: "unreadable: " + errText(err)})
+				Name: e.Name(), State: mitigation.Unknown, Mitigation: "unreadable: " + errText(err), Fields: map[string]string{}})
 			continue
 		}
 		s.Vulnerabilities = append(s.Vulnerabilities, mitigation.ParseVulnerability(e.Name(), raw))

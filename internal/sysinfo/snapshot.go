@@ -6,8 +6,10 @@
 // is read here through the same root (spec/house-style.md §7). Parsed values
 // keep their raw text beside them. A file that does not exist is listed in
 // Snapshot.Absent, one that cannot be read in Snapshot.Unreadable; neither is
-// an error. Fields that could not be read are empty: a string "", a pointer
-// or list null, and the JSON omits them where the field is tagged omitempty.
+// an error. A value that could not be read is "" (strings) or null
+// (numbers, booleans, lists): the fields of the JSON contract (DESIGN.md and
+// issue 3) are always present; the extra detail fields (raw texts,
+// evidence, *_source, prctl values) are left out when empty.
 //
 // Things that only make sense for the running machine (CPUID, prctl,
 // environment variables, running wsl.exe, the Go and sectax versions) are
@@ -55,11 +57,11 @@ type Snapshot struct {
 	Cpufreq     Cpufreq     `json:"cpufreq"`
 	THP         THP         `json:"thp"`
 	// BootID is /proc/sys/kernel/random/boot_id: it tells boots apart.
-	BootID string `json:"boot_id,omitempty"`
+	BootID string `json:"boot_id"`
 	// Hostname is /proc/sys/kernel/hostname.
-	Hostname string `json:"hostname,omitempty"`
+	Hostname string `json:"hostname"`
 	// OSRelease is PRETTY_NAME of /etc/os-release (or /usr/lib/os-release).
-	OSRelease string `json:"os_release,omitempty"`
+	OSRelease string `json:"os_release"`
 	// GoVersion is the Go runtime sectax was built with (live only).
 	GoVersion string `json:"go_version,omitempty"`
 	// SectaxVersion is set by the caller (the cli knows its version), live
@@ -83,18 +85,18 @@ type Kernel struct {
 	// Release is /proc/sys/kernel/osrelease ("6.18.44-fc-v657").
 	Release string `json:"release"`
 	// Version is /proc/version, whole.
-	Version string `json:"version,omitempty"`
+	Version string `json:"version"`
 	// UptimeSeconds is the first number of /proc/uptime.
-	UptimeSeconds *float64 `json:"uptime_seconds,omitempty"`
+	UptimeSeconds *float64 `json:"uptime_seconds"`
 	// Clocksource is the current clock source ("tsc", "hyperv_clocksource_tsc_page").
-	Clocksource string `json:"clocksource,omitempty"`
+	Clocksource string `json:"clocksource"`
 	// ClocksourcesAvailable are the clock sources the kernel could use.
 	ClocksourcesAvailable []string `json:"clocksources_available,omitempty"`
 	// Preemption is the preemption model where visible: none, voluntary,
 	// full, lazy or rt when the kernel says which; "dynamic" when it was
 	// built with PREEMPT_DYNAMIC and the chosen mode is not visible
 	// (debugfs needs root); "" when nothing says.
-	Preemption string `json:"preemption,omitempty"`
+	Preemption string `json:"preemption"`
 	// PreemptionSource says where Preemption came from ("debugfs",
 	// "/proc/version").
 	PreemptionSource string `json:"preemption_source,omitempty"`
@@ -120,16 +122,16 @@ type CPU struct {
 	Arch string `json:"arch,omitempty"`
 	// Vendor is vendor_id on x86 ("GenuineIntel", "AuthenticAMD"), the
 	// implementer's name on arm64 ("ARM").
-	Vendor string `json:"vendor,omitempty"`
+	Vendor string `json:"vendor"`
 	// ModelName is "model name" on x86, the part's name on arm64 when known.
-	ModelName string `json:"model_name,omitempty"`
+	ModelName string `json:"model_name"`
 	// Family, Model and Stepping as the kernel prints them (decimal on x86;
 	// on arm64 the architecture, the part number and rNpN).
-	Family   string `json:"family,omitempty"`
-	Model    string `json:"model,omitempty"`
-	Stepping string `json:"stepping,omitempty"`
+	Family   string `json:"family"`
+	Model    string `json:"model"`
+	Stepping string `json:"stepping"`
 	// Microcode is the microcode revision ("0x1"), x86 only.
-	Microcode string `json:"microcode,omitempty"`
+	Microcode string `json:"microcode"`
 	// Online and Possible count the CPUs in
 	// /sys/devices/system/cpu/{online,possible}; 0 when absent.
 	Online   int `json:"online"`
@@ -164,9 +166,9 @@ var RelevantFlags = []string{
 // /sys/devices/system/cpu/smt/{control,active}.
 type SMT struct {
 	// Control is "on", "off", "forceoff", "notsupported" or "notimplemented".
-	Control string `json:"control,omitempty"`
+	Control string `json:"control"`
 	// Active is true when sibling threads are running.
-	Active *bool `json:"active,omitempty"`
+	Active *bool `json:"active"`
 }
 
 // Hypervisor says what the machine runs on.
@@ -176,7 +178,7 @@ type Hypervisor struct {
 	Vendor string `json:"vendor"`
 	// Source is where Vendor came from: "cpuid", "/sys/hypervisor",
 	// "dmi", "vmbus", "wsl".
-	Source string `json:"source,omitempty"`
+	Source string `json:"source"`
 	// Guest is true when anything says the machine is virtual (the
 	// cpuinfo "hypervisor" flag, a vendor, a guest-only sysfs string).
 	Guest bool `json:"guest"`
@@ -191,19 +193,19 @@ type WSL struct {
 	// Version is 1 or 2.
 	Version int `json:"version"`
 	// Distro is $WSL_DISTRO_NAME (live only), else the os-release NAME.
-	Distro string `json:"distro,omitempty"`
+	Distro string `json:"distro"`
 	// KernelFlavor is the release suffix after the version
 	// ("microsoft-standard-WSL2", "Microsoft"), or "custom" for a kernel
 	// whose release does not name Microsoft.
-	KernelFlavor string `json:"kernel_flavor,omitempty"`
+	KernelFlavor string `json:"kernel_flavor"`
 	// WSLPackageVersion is the WSL package version from `wslinfo --version`
 	// or `wsl.exe --version` ("2.6.3.0"); absent when neither runs.
-	WSLPackageVersion string `json:"wsl_package_version,omitempty"`
+	WSLPackageVersion string `json:"wsl_package_version"`
 	// WindowsVersion is the Windows version wsl.exe --version reports.
 	WindowsVersion string `json:"windows_version,omitempty"`
 	// WSLConfigPath is where %UserProfile%\.wslconfig lives, as a Linux
 	// path, when it could be found.
-	WSLConfigPath string `json:"wslconfig_path,omitempty"`
+	WSLConfigPath string `json:"wslconfig_path"`
 	// WSLConfigExists is true when that file exists.
 	WSLConfigExists bool `json:"wslconfig_exists,omitempty"`
 	// Interop is whether Windows programs can be run (nil: not known).
@@ -240,7 +242,7 @@ type SpecCtl struct {
 // Memory is the machine's memory.
 type Memory struct {
 	// TotalBytes is MemTotal of /proc/meminfo.
-	TotalBytes *uint64 `json:"total_bytes,omitempty"`
+	TotalBytes *uint64 `json:"total_bytes"`
 }
 
 // Cpufreq is CPU frequency scaling, from cpu0.
@@ -248,18 +250,18 @@ type Cpufreq struct {
 	// Driver is scaling_driver ("intel_pstate", "acpi-cpufreq").
 	Driver string `json:"driver,omitempty"`
 	// Governor is scaling_governor ("performance", "powersave", "schedutil").
-	Governor string `json:"governor,omitempty"`
+	Governor string `json:"governor"`
 	// Boost is whether turbo/boost is allowed: cpufreq/boost, or the
 	// inverse of intel_pstate/no_turbo. nil when neither file exists.
-	Boost *bool `json:"boost,omitempty"`
+	Boost *bool `json:"boost"`
 }
 
 // THP is the transparent-huge-pages mode.
 type THP struct {
 	// Enabled is the selected value of enabled ("always", "madvise", "never").
-	Enabled string `json:"enabled,omitempty"`
+	Enabled string `json:"enabled"`
 	// Defrag is the selected value of defrag.
-	Defrag string `json:"defrag,omitempty"`
+	Defrag string `json:"defrag"`
 	// EnabledRaw and DefragRaw are the files' text ("always [madvise] never").
 	EnabledRaw string `json:"enabled_raw,omitempty"`
 	DefragRaw  string `json:"defrag_raw,omitempty"`
