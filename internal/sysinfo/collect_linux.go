@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -130,7 +131,39 @@ func (c *collector) readQuiet(rel string) (string, bool) {
 	return s, err == nil
 }
 
+// errNotRegular is the error for a path that is not a regular file:
+// opening a FIFO or a device in a fake tree could block forever, and /proc
+// and /sys files are all regular.
+var errNotRegular = errors.New("not a regular file")
+
+// regular reports whether every one of rels is a regular file, so that a
+// procfs call on them cannot block; it records the first that is not.
+func (c *collector) regular(rels ...string) bool {
+	for _, rel := range rels {
+		st, err := os.Stat(c.path(rel))
+		if err != nil {
+			c.note(rel, err)
+			return false
+		}
+		if !st.Mode().IsRegular() {
+			c.note(rel, &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular})
+			return false
+		}
+	}
+	return true
+}
+
 func (c *collector) readErr(rel string) (string, error) {
+	st, err := os.Stat(c.path(rel))
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() {
+		return "", &fs.PathError{Op: "read", Path: c.path(rel), Err: syscall.EISDIR}
+	}
+	if !st.Mode().IsRegular() {
+		return "", &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular}
+	}
 	f, err := os.Open(c.path(rel))
 	if err != nil {
 		return "", err
@@ -145,15 +178,19 @@ func (c *collector) readErr(rel string) (string, error) {
 
 func (c *collector) kernel(s *Snapshot) {
 	if c.proc != nil {
-		if v, err := c.proc.SysctlStrings("kernel.osrelease"); err == nil && len(v) > 0 {
-			s.Kernel.Release = strings.Join(v, " ")
-		} else {
-			c.note("proc/sys/kernel/osrelease", err)
+		if c.regular("proc/sys/kernel/osrelease") {
+			if v, err := c.proc.SysctlStrings("kernel.osrelease"); err == nil {
+				s.Kernel.Release = strings.Join(v, " ")
+			} else {
+				c.note("proc/sys/kernel/osrelease", err)
+			}
 		}
-		if v, err := c.proc.SysctlStrings("kernel.hostname"); err == nil && len(v) > 0 {
-			s.Hostname = strings.Join(v, " ")
-		} else {
-			c.note("proc/sys/kernel/hostname", err)
+		if c.regular("proc/sys/kernel/hostname") {
+			if v, err := c.proc.SysctlStrings("kernel.hostname"); err == nil {
+				s.Hostname = strings.Join(v, " ")
+			} else {
+				c.note("proc/sys/kernel/hostname", err)
+			}
 		}
 	} else {
 		c.absent = append(c.absent, "/proc")
@@ -168,19 +205,22 @@ func (c *collector) kernel(s *Snapshot) {
 			}
 		}
 	}
-	if c.sys != nil {
+	const cs0 = "sys/devices/system/clocksource/clocksource0"
+	if c.sys != nil && c.isDir(cs0) && c.regular(cs0+"/current_clocksource", cs0+"/available_clocksource") {
 		cs, err := c.sys.ClockSources()
 		switch {
 		case err != nil:
 			c.note("sys/devices/system/clocksource/clocksource0", err)
 		case len(cs) == 0:
-			c.absent = append(c.absent, "/sys/devices/system/clocksource/clocksource0")
+			c.absent = append(c.absent, "/"+cs0)
 		default:
 			s.Kernel.Clocksource = cs[0].Current
 			s.Kernel.ClocksourcesAvailable = cs[0].Available
 		}
-	} else {
+	} else if c.sys == nil {
 		c.absent = append(c.absent, "/sys")
+	} else if !c.isDir(cs0) {
+		c.absent = append(c.absent, "/"+cs0)
 	}
 	if v, ok := c.readQuiet("sys/kernel/debug/sched/preempt"); ok {
 		if i := strings.Index(v, "("); i >= 0 {
@@ -200,29 +240,6 @@ func (c *collector) kernel(s *Snapshot) {
 			s.Kernel.Preemption, s.Kernel.PreemptionSource = p, "/proc/version"
 		}
 	}
-}
-
-// PreemptionFromVersion reads the preemption model from the build flags in
-// /proc/version ("#1 SMP PREEMPT_DYNAMIC …"): rt, lazy, dynamic, full, or
-// "" when no PREEMPT flag is printed (none or voluntary, which the kernel
-// does not tell apart there).
-func PreemptionFromVersion(v string) string {
-	for _, w := range strings.Fields(v) {
-		switch w {
-		case "PREEMPT_RT":
-			return "rt"
-		case "PREEMPT_LAZY":
-			return "lazy"
-		case "PREEMPT_DYNAMIC":
-			return "dynamic"
-		}
-	}
-	for _, w := range strings.Fields(v) {
-		if w == "PREEMPT" {
-			return "full"
-		}
-	}
-	return ""
 }
 
 func (c *collector) cmdline(s *Snapshot) {
@@ -319,7 +336,7 @@ func (c *collector) misc(s *Snapshot) {
 	if v, ok := c.read("proc/sys/kernel/random/boot_id"); ok {
 		s.BootID = v
 	}
-	if c.proc != nil {
+	if c.proc != nil && c.regular("proc/meminfo") {
 		if m, err := c.proc.Meminfo(); err == nil && m.MemTotalBytes != nil {
 			t := *m.MemTotalBytes
 			s.Memory.TotalBytes = &t
@@ -356,17 +373,6 @@ func (c *collector) misc(s *Snapshot) {
 	if ok {
 		s.OSRelease = osReleaseValue(osr, "PRETTY_NAME")
 	}
-}
-
-// selected picks the bracketed choice of a sysfs multiple-choice file
-// ("always [madvise] never" gives "madvise").
-func selected(v string) string {
-	i := strings.Index(v, "[")
-	j := strings.Index(v, "]")
-	if i >= 0 && j > i {
-		return v[i+1 : j]
-	}
-	return v
 }
 
 func (c *collector) speculation(s *Snapshot) {
@@ -420,7 +426,7 @@ func (c *collector) hypervisor(s *Snapshot) {
 		h.Guest = true
 		h.Evidence = append(h.Evidence, "cpuinfo flag hypervisor")
 	}
-	if c.sys != nil && c.isDir("sys/class/dmi/id") {
+	if c.sys != nil && c.dmiSafe() {
 		if d, err := c.sys.DMIClass(); err == nil {
 			str := func(p *string) string {
 				if p == nil {
@@ -449,6 +455,22 @@ func (c *collector) hypervisor(s *Snapshot) {
 			}
 		}
 	}
+}
+
+// dmiSafe reports whether /sys/class/dmi/id exists and holds no FIFO,
+// device or socket, so that sysfs.FS.DMIClass cannot block on it (it skips
+// links and directories itself).
+func (c *collector) dmiSafe() bool {
+	entries, err := os.ReadDir(c.path("sys/class/dmi/id"))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Type()&(fs.ModeNamedPipe|fs.ModeDevice|fs.ModeCharDevice|fs.ModeSocket) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *collector) wsl(ctx context.Context, s *Snapshot) {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sysinfo
 
 import (
@@ -7,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf16"
 
@@ -200,6 +203,14 @@ func TestCollectUnreadable(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, "sys/devices/system/cpu/smt/active")); err != nil {
 		t.Fatal(err)
 	}
+	// A FIFO would block a plain open forever; it must be refused.
+	fifo := filepath.Join(root, "proc/sys/kernel/random/boot_id")
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s, err := Collect(root)
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +218,7 @@ func TestCollectUnreadable(t *testing.T) {
 	wantUnreadable := []FileError{
 		{Path: "/proc/version", Error: "is a directory"},
 		{Path: "/proc/cmdline", Error: "is a directory"},
+		{Path: "/proc/sys/kernel/random/boot_id", Error: "not a regular file"},
 	}
 	if os.Geteuid() != 0 {
 		wantUnreadable = append(wantUnreadable, FileError{Path: "/sys/devices/system/cpu/vulnerabilities/mds", Error: "permission denied"})
