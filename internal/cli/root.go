@@ -183,6 +183,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newWorkloadsCmd(g),
 		newRunCmd(g),
 		newCrosscheckCmd(g),
+		newEnvCmd(g),
 	)
 	return root
 }
