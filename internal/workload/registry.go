@@ -30,6 +30,12 @@ func NewRegistry(ws ...Workload) *Registry {
 func Default() *Registry {
 	return NewRegistry(
 		SyscallBasic{},
+		GoBuild{},
+		Spawn{},
+		FileChurn{},
+		Cmd{},
+		CtlUser{},
+		CtlVDSO{},
 	)
 }
 
