@@ -200,3 +200,5 @@ func checkFinite(t *testing.T, w Workload, s Sample, zeroOK ...string) {
 		}
 	}
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -31,9 +31,9 @@ func (GoBuild) Info() Info {
 			"file I/O in the build cache and work directory, page faults and pipes; in the study " +
 			"mitigations cost it 16 s of system time",
 		Params: []ParamSpec{
-			{Key: "target", Help: "package patterns to build, space separated (with dir, the default std means the module's ./...)",
+			{Key: "target", Help: "package patterns to build, space separated (ignored with dir)",
 				Default: "std", Quick: goBuildQuickTarget, Free: true},
-			{Key: "dir", Help: "module directory to build in (empty: none; builds target from an empty directory)",
+			{Key: "dir", Help: "module directory: build its ./... instead of target, as the study did (empty: none)",
 				Default: "", Free: true},
 		},
 		Metrics: rusageMetrics,
@@ -61,16 +61,16 @@ func (GoBuild) Preflight(p Params) error {
 	return nil
 }
 
-// goBuildPatterns returns the package patterns a repetition builds.
+// goBuildPatterns returns the package patterns a repetition builds: with
+// dir, the module's ./... (as the study did), else target.
 func goBuildPatterns(p Params) []string {
-	target := strings.Fields(p.Str("target"))
-	if p.Str("dir") != "" && (len(target) == 0 || (len(target) == 1 && target[0] == "std")) {
+	if p.Str("dir") != "" {
 		return []string{"./..."}
 	}
-	if len(target) == 0 {
-		return []string{"std"}
+	if target := strings.Fields(p.Str("target")); len(target) > 0 {
+		return target
 	}
-	return target
+	return []string{"std"}
 }
 
 // Run implements Workload. Every repetition gets a new temporary directory
