@@ -33,7 +33,7 @@ func (FileChurn) Info() Info {
 			"flush unless fsync=yes",
 		Params: []ParamSpec{
 			{Key: "files", Help: "files per repetition (each is created, written, closed, stat'ed, renamed and unlinked)",
-				Default: int64(5000), Quick: int64(2000), Min: 1, Max: 10_000_000},
+				Default: int64(5000), Quick: int64(1000), Min: 1, Max: 10_000_000},
 			{Key: "size", Help: "bytes written to each file",
 				Default: int64(4096), Min: 0, Max: 1 << 20},
 			{Key: "fsync", Help: "yes: fsync each file before closing it (measures the disk or hypervisor flush, not only the kernel)",
@@ -135,10 +135,31 @@ func (FileChurn) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 		}
 	}
 	secs := time.Since(start).Seconds()
-	return Sample{Values: map[string]float64{
+	s := Sample{Values: map[string]float64{
 		"usecs_per_file": secs * 1e6 / float64(n),
 		"files_per_sec":  float64(n) / secs,
-	}}, nil
+	}}
+	var fs unix.Statfs_t
+	if unix.Fstatfs(dfd, &fs) == nil {
+		if w := fileChurnFSNote(base, int64(fs.Type)); w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
+	}
+	return s, nil
+}
+
+// fileChurnFSNote returns a note for filesystems whose results mean
+// something else than a local disk's, or "".
+func fileChurnFSNote(dir string, magic int64) string {
+	switch magic {
+	case unix.TMPFS_MAGIC:
+		return fmt.Sprintf("file-churn dir %s is on tmpfs: memory only, no disk (set file-churn.dir to a disk-backed directory to include one)", dir)
+	case unix.V9FS_MAGIC:
+		return fmt.Sprintf("file-churn dir %s is on 9p (a host-shared filesystem such as WSL's /mnt/c): the host's file server dominates", dir)
+	case unix.FUSE_SUPER_MAGIC:
+		return fmt.Sprintf("file-churn dir %s is on FUSE or virtiofs: a user-space or host file server takes part", dir)
+	}
+	return ""
 }
 
 // churnCreate creates name in dfd, writes buf (and fsyncs) and closes it.

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestFileChurn(t *testing.T) {
@@ -63,4 +66,32 @@ func TestFileChurnCancelled(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	assertEmptyDir(t, dir)
+}
+
+func TestFileChurnFSNote(t *testing.T) {
+	if w := fileChurnFSNote("/tmp", unix.TMPFS_MAGIC); !strings.Contains(w, "/tmp is on tmpfs") {
+		t.Errorf("tmpfs note %q", w)
+	}
+	if w := fileChurnFSNote("/mnt/c/x", unix.V9FS_MAGIC); !strings.Contains(w, "/mnt/c/x is on 9p") {
+		t.Errorf("9p note %q", w)
+	}
+	if w := fileChurnFSNote("/home", unix.EXT4_SUPER_MAGIC); w != "" {
+		t.Errorf("ext4 note %q", w)
+	}
+}
+
+// On a real tmpfs the sample carries the note.
+func TestFileChurnOnTmpfs(t *testing.T) {
+	var fs unix.Statfs_t
+	if unix.Statfs("/dev/shm", &fs) != nil || fs.Type != unix.TMPFS_MAGIC {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	w := FileChurn{}
+	s, err := w.Run(context.Background(), testEnv(t), moreParams(t, w, map[string]string{"files": "3", "dir": "/dev/shm"}))
+	if err != nil {
+		t.Skip(err) // /dev/shm not writable here
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "tmpfs") {
+		t.Fatalf("warnings %q, want the tmpfs note", s.Warnings)
+	}
 }
