@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // CtlVDSO is a negative control: clock_gettime(CLOCK_MONOTONIC) through the
@@ -54,8 +55,8 @@ func (CtlVDSO) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 	loops := p.Int("loops")
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var before, after syscall.Rusage
-	if err := syscall.Getrusage(rusageThread, &before); err != nil {
+	var before, after unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &before); err != nil {
 		return Sample{}, fmt.Errorf("ctl-vdso: getrusage: %w", err)
 	}
 	start := time.Now()
@@ -69,7 +70,7 @@ func (CtlVDSO) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 		}
 	}
 	elapsed := time.Since(start)
-	if err := syscall.Getrusage(rusageThread, &after); err != nil {
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &after); err != nil {
 		return Sample{}, fmt.Errorf("ctl-vdso: getrusage: %w", err)
 	}
 	ctlSink = uint64(acc)
@@ -82,9 +83,6 @@ func (CtlVDSO) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 	}
 	return s, nil
 }
-
-// rusageThread is RUSAGE_THREAD: the calling thread only.
-const rusageThread = 1
 
 // ctlVDSOWarning returns the warning for a read loop that spent sys of its
 // elapsed time in the kernel, or "". Windows under 50 ms are too short for

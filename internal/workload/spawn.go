@@ -96,7 +96,14 @@ func (Spawn) Run(ctx context.Context, env Env, p Params) (Sample, error) {
 		return Sample{}, fmt.Errorf("spawn: %w", err)
 	}
 	defer syscall.Close(null)
-	attr := &syscall.ProcAttr{Env: []string{}, Files: []uintptr{uintptr(null), uintptr(null), uintptr(null)}}
+	// Each child leads a process group of its own, so that a Ctrl-C at the
+	// terminal reaches only sectax, which then kills the child itself:
+	// an interrupted run is never mistaken for a failed spawn.
+	attr := &syscall.ProcAttr{
+		Env:   []string{},
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null)},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	}
 
 	// When ctx is done (interrupt, timeout) the current child is killed so
 	// that wait4 returns. The pid cannot be reused while the child is
