@@ -45,7 +45,7 @@ func (Cmd) Info() Info {
 // to run, so suites skip the workload.
 func (Cmd) Available(p Params) error {
 	if strings.TrimSpace(p.Str(CmdParamCmd)) == "" {
-		return errors.New("cmd needs a command to time: sectax run --cmd 'make -j16' (or --param cmd.cmd='make -j16')")
+		return errors.New("needs a command to time: sectax run --cmd 'make -j16' (or --param cmd.cmd='make -j16')")
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func cmdChild(p Params, key string) (timedChild, error) {
 // Run implements Workload: the prepare command (untimed), then the command.
 func (c Cmd) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 	if err := c.Available(p); err != nil {
-		return Sample{}, &UsageError{Msg: err.Error()}
+		return Sample{}, &UsageError{Msg: "cmd: " + err.Error()}
 	}
 	if p.Str(CmdParamPrepare) != "" {
 		prep, err := cmdChild(p, CmdParamPrepare)

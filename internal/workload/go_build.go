@@ -47,7 +47,7 @@ func (GoBuild) Info() Info {
 // Available implements Availability: the workload needs the go command.
 func (GoBuild) Available(Params) error {
 	if _, err := exec.LookPath("go"); err != nil {
-		return errors.New("go-build needs the go command, which is not on PATH (install Go or add its bin directory to PATH)")
+		return errors.New("needs the go command, which is not on PATH (install Go or add its bin directory to PATH)")
 	}
 	return nil
 }
@@ -80,7 +80,7 @@ func goBuildPatterns(p Params) []string {
 // write a binary into the module.
 func (g GoBuild) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 	if err := g.Available(p); err != nil {
-		return Sample{}, &UsageError{Msg: err.Error()}
+		return Sample{}, &UsageError{Msg: "go-build: " + err.Error()}
 	}
 	if err := g.Preflight(p); err != nil {
 		return Sample{}, err
