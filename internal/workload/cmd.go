@@ -34,7 +34,7 @@ func (Cmd) Info() Info {
 				Default: "", Free: true},
 			{Key: CmdParamPrepare, Help: "command run before every repetition, untimed (e.g. make clean)",
 				Default: "", Free: true},
-			{Key: CmdParamShell, Help: "none: run the words directly; sh or bash: run the text with SHELL -c",
+			{Key: CmdParamShell, Help: "none: run the words directly; sh or bash: run the text of cmd and of prepare with SHELL -c",
 				Default: "none", Choices: []string{"none", "sh", "bash"}},
 		},
 		Metrics: rusageMetrics,

@@ -112,6 +112,11 @@ func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 	pw.Close()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if c.dir != "" {
+				if _, serr := os.Stat(c.dir); serr != nil {
+					return Sample{}, &UsageError{Msg: fmt.Sprintf("%s: no such directory to run %s in (create it or give another path)", c.dir, c.argv[0])}
+				}
+			}
 			return Sample{}, &UsageError{Msg: fmt.Sprintf("%s: no such program (check the path)", c.path)}
 		}
 		return Sample{}, fmt.Errorf("start %s: %w", c.path, err)

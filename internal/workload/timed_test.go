@@ -90,6 +90,12 @@ func TestRunTimedMissingProgram(t *testing.T) {
 	assertUsage(t, err, "/nonexistent/prog")
 }
 
+func TestRunTimedMissingDir(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	_, err := runTimed(context.Background(), timedChild{path: "/bin/true", argv: []string{"true"}, dir: missing})
+	assertUsage(t, err, missing)
+}
+
 func TestRunTimedDeadline(t *testing.T) {
 	sh, err := lookProgram("test", "sh")
 	if err != nil {
