@@ -34,6 +34,8 @@ type runOptions struct {
 	engine  string
 	cpus    string
 	noStore bool
+	cmd     string
+	prepare string
 	seed    int64
 	timeout time.Duration
 }
@@ -76,7 +78,8 @@ the run, prints what finished and exits with status 130.`,
 		Example: `  sectax run --suite quick
   sectax run --label on
   sectax run --only sched-pipe --param sched-pipe.mode=thread --cpus 0
-  sectax run --suite study --engine perf --format json -o run.json`,
+  sectax run --suite study --engine perf --format json -o run.json
+  sectax run --cmd 'make -j16' --prepare 'make clean' --runs 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), g, o) },
 	}
@@ -84,6 +87,8 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().StringVar(&o.label, "label", "", "label of the run, e.g. on or off (compare takes labels)")
 	cmd.Flags().StringVar(&o.engine, "engine", "native", "native|perf")
 	cmd.Flags().BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
+	cmd.Flags().StringVar(&o.cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
+	cmd.Flags().StringVar(&o.prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
 }
@@ -216,6 +221,19 @@ func withDefault(m map[string]string, k, v string) map[string]string {
 func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err := checkFormat(g, "text", "json"); err != nil {
 		return err
+	}
+	if o.prepare != "" && o.cmd == "" {
+		return usagef("--prepare needs --cmd")
+	}
+	if o.cmd != "" {
+		// --cmd X is --only cmd --param cmd.cmd=X.
+		if !slices.Contains(o.only, "cmd") {
+			o.only = append(o.only, "cmd")
+		}
+		o.params = append(o.params, "cmd.cmd="+o.cmd)
+		if o.prepare != "" {
+			o.params = append(o.params, "cmd.prepare="+o.prepare)
+		}
 	}
 	pl, err := makePlan(ctx, g, o, []string{o.engine})
 	if err != nil {
