@@ -347,4 +347,3 @@ func escPrintable(c rune) string {
 	}
 	return string(c)
 }
-
