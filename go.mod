@@ -3,6 +3,7 @@ module github.com/sectax/sectax
 go 1.26.8
 
 require (
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/sys v0.50.0
 )

@@ -54,6 +54,8 @@ type Deps struct {
 	WorkerArgs []string
 	// StderrIsTerminal decides whether progress is drawn.
 	StderrIsTerminal bool
+	// WSL is what 'sectax wslconfig' runs and reads (zero: the real system).
+	WSL wslDeps
 }
 
 // usageError marks errors that exit with status 2.
@@ -175,6 +177,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 	// The explicit list of subcommands, one file each.
 	root.AddCommand(
 		newWorkloadsCmd(g),
+		newWSLConfigCmd(g),
 	)
 	return root
 }

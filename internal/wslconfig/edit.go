@@ -150,18 +150,37 @@ func (f *File) Unset(params []string) (*File, Result, error) {
 		return f, res, nil
 	}
 	res.Changed, res.Changes, res.New = true, changes, strings.Join(toks, " ")
-	if len(toks) == 0 {
+	if len(toks) == 0 && !f.hasShadowedKernelLine() {
 		res.Removed, res.Line = true, 0
 		return f.finish(f.text[:e.lineStart]+f.text[e.lineEnd:], nil, res)
+	}
+	// With a later kernelCommandLine that WSL now ignores, deleting this
+	// line would bring that one into force: leave this one, empty.
+	if toks == nil {
+		toks = []string{}
 	}
 	return f.finish(f.replaceValue(e, toks), toks, res)
 }
 
+func (f *File) hasShadowedKernelLine() bool {
+	for _, e := range f.entries {
+		if isKernelEntry(e) && e.Shadowed {
+			return true
+		}
+	}
+	return false
+}
+
+// checkASCII refuses to edit a kernelCommandLine that WSL or the kernel
+// would not read as sectax does.
 func checkASCII(e Entry) error {
 	for _, c := range []byte(e.Value) {
 		if c >= 0x80 {
 			return &LineError{e.Line, "kernelCommandLine has non-ASCII characters, which WSL does not pass on intact; fix the line by hand"}
 		}
+	}
+	if strings.Count(e.Value, `"`)%2 != 0 {
+		return &LineError{e.Line, "kernelCommandLine has an unpaired double quote (after WSL removed its own quotes), so the kernel would swallow every parameter after it; fix the line by hand"}
 	}
 	return nil
 }
@@ -184,17 +203,17 @@ func (f *File) replaceValue(e Entry, toks []string) string {
 func (f *File) insertKernelLine(toks []string) (text, created string) {
 	eol := f.eol()
 	line := KernelKey + " = " + encodeValue(toks, false) + eol
-	at := -1
+	at, atEOF := -1, false
 	for i, e := range f.entries {
 		if !cEqualFold(e.Section, KernelSection) {
 			continue
 		}
-		at = e.lineEnd
+		at, atEOF = e.lineEnd, e.atEOF
 		for _, n := range f.entries[i+1:] {
 			if !cEqualFold(n.Section, KernelSection) {
 				break
 			}
-			at = n.lineEnd
+			at, atEOF = n.lineEnd, n.atEOF
 		}
 		break
 	}
@@ -219,13 +238,15 @@ func (f *File) insertKernelLine(toks []string) (text, created string) {
 				line = eol + line
 			}
 		}
-	} else if at == len(f.text) && f.text != "" && !endsWithEOL(f.text) {
+	} else if atEOF || at == len(f.text) && f.text != "" && !endsWithEOL(f.text) {
 		line = eol + line
 	}
 	return f.text[:at] + line + f.text[at:], created
 }
 
-func endsWithEOL(s string) bool { return strings.HasSuffix(s, "\n") || strings.HasSuffix(s, "\r") }
+// endsWithEOL: only LF surely ends a line for WSL; a lone CR does not end
+// a comment (WSL's comment loop swallows the character after it).
+func endsWithEOL(s string) bool { return strings.HasSuffix(s, "\n") }
 
 // encodeValue writes parameters as a .wslconfig value that WSL reads back
 // as the same text: backslashes and quotes escaped, in double quotes when

@@ -80,10 +80,11 @@ type Entry struct {
 	// WSL ignores this one (the first wins).
 	Shadowed bool `json:"shadowed,omitempty"`
 
-	lineStart int // offset of the start of the key's physical line
-	valStart  int // offset of the raw value
-	valEnd    int // offset just after the raw value's last non-blank character
-	lineEnd   int // offset after the line terminator (or a trailing comment's)
+	lineStart int  // offset of the start of the key's physical line
+	valStart  int  // offset of the raw value
+	valEnd    int  // offset just after the raw value's last non-blank character
+	lineEnd   int  // offset after the line terminator (or a trailing comment's)
+	atEOF     bool // the value ran to the end of the file (no terminator)
 }
 
 // Name is the full key name WSL matches, "section.key" (or "key" before any

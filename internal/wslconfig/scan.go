@@ -332,6 +332,7 @@ loop:
 		s.pending = &s.f.entries[len(s.f.entries)-1].lineEnd
 	} else if s.ch == eofR {
 		s.f.entries[len(s.f.entries)-1].lineEnd = len(r.s)
+		s.f.entries[len(s.f.entries)-1].atEOF = true
 	} else {
 		s.f.entries[len(s.f.entries)-1].lineEnd = r.pos
 	}
