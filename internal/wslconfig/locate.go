@@ -83,6 +83,9 @@ func (l Locator) Find(ctx context.Context) (Location, error) {
 	if l.Root == "" {
 		l.Root = "/"
 	}
+	if abs, err := filepath.Abs(l.Root); err == nil {
+		l.Root = abs // programs run in another folder
+	}
 	if l.Run == nil {
 		l.Run = ExecRunner
 	}

@@ -56,6 +56,15 @@ func cEqualFold(a, b string) bool {
 	return true
 }
 
+// foldName is the form of a name under which cEqualFold names are equal.
+func foldName(s string) string {
+	b := []byte(cstr(s))
+	for i := range b {
+		b[i] = lower(b[i])
+	}
+	return string(b)
+}
+
 func cstr(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 {
@@ -91,8 +100,9 @@ type scanner struct {
 	trailing   bool   // a '#' ended the last header or value
 	keybuf     []byte // WSL's "key" buffer: section name, then "section.key"
 	sectionLen int
-	lineStart  int  // offset where the current line's scan began
-	pending    *int // lineEnd to fill when the trailing comment ends
+	lineStart  int             // offset where the current line's scan began
+	pending    *int            // lineEnd to fill when the trailing comment ends
+	seen       map[string]bool // names set so far, folded
 }
 
 type state int
@@ -321,12 +331,12 @@ loop:
 		valStart:  valStart,
 		valEnd:    valEnd,
 	}
-	for _, o := range s.f.entries {
-		if cEqualFold(o.Name(), name) {
-			e.Shadowed = true
-			break
-		}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
 	}
+	folded := foldName(name)
+	e.Shadowed = s.seen[folded]
+	s.seen[folded] = true
 	s.f.entries = append(s.f.entries, e)
 	if s.trailing {
 		s.pending = &s.f.entries[len(s.f.entries)-1].lineEnd
