@@ -151,6 +151,8 @@ type wslShowJSON struct {
 	LineEndings string                 `json:"line_endings,omitempty"`
 	Kernel      *wslKernelJSON         `json:"kernel_command_line"`
 	Warnings    []wslconfig.Diagnostic `json:"warnings"`
+	// Errors are the lines that make set and unset refuse the file.
+	Errors []wslconfig.Diagnostic `json:"errors"`
 }
 
 type wslKernelJSON struct {
@@ -176,10 +178,8 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 	}
 	e, ok := f.KernelCommandLine()
 	if g.Format == "json" {
-		doc := wslShowJSON{Path: loc.Path, Source: loc.Source, Exists: exists, Warnings: f.Warnings()}
-		if doc.Warnings == nil {
-			doc.Warnings = []wslconfig.Diagnostic{}
-		}
+		doc := wslShowJSON{Path: loc.Path, Source: loc.Source, Exists: exists,
+			Warnings: append([]wslconfig.Diagnostic{}, f.Warnings()...), Errors: refusals(f)}
 		if exists {
 			doc.Encoding, doc.LineEndings = f.Encoding().String(), f.LineEndings()
 		}
@@ -209,7 +209,21 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 	for _, d := range f.Warnings() {
 		fmt.Fprintf(w, "warning: line %d: %s\n", d.Line, d.Msg)
 	}
+	for _, d := range refusals(f) {
+		fmt.Fprintf(w, "error: line %d: %s (set and unset refuse this file until the line is fixed)\n", d.Line, d.Msg)
+	}
 	return finish(nil)
+}
+
+// refusals are the diagnostics that make edits refuse the file.
+func refusals(f *wslconfig.File) []wslconfig.Diagnostic {
+	out := []wslconfig.Diagnostic{}
+	for _, d := range f.Diagnostics() {
+		if d.Refuse {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params []string) error {

@@ -122,6 +122,7 @@ func TestWSLConfigCLI(t *testing.T) {
 		{name: "show-json-duplicate", corpus: "duplicate-kcl", args: []string{"show", "--format", "json"}, after: "same"},
 		{name: "show-absent", corpus: "no-wsl2", args: []string{"show"}, after: "same"},
 		{name: "show-missing-file", args: []string{"show"}, after: "same"},
+		{name: "show-invalid-escape", corpus: "invalid-escape", args: []string{"show"}, after: "same"},
 		{name: "show-binary", corpus: "binary", args: []string{"show"}, code: 1, after: "same"},
 		{name: "set-dry-run", corpus: "crlf-notepad", args: []string{"set", "mitigations=off", "audit=0", "--dry-run"}, after: "same"},
 		{name: "set-dry-run-no-newline", corpus: "no-trailing-newline", args: []string{"set", "nosmt", "--dry-run"}, after: "same"},
