@@ -94,3 +94,26 @@ func TestEncodeValueRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestBadHeaderQuirk: after a rejected section header WSL files keys under
+// whatever its name buffer holds: the old section cut to its length, or the
+// bad name padded with NULs (a C string that ends there).
+func TestBadHeaderQuirk(t *testing.T) {
+	for text, want := range map[string]string{
+		"[experimental]\n[wsl x]\nkernelCommandLine=a\n":  "wsl",
+		"[wsl2]\n[experimental x]\nkernelCommandLine=a\n": "expe.kernelCommandLine",
+		"[wsl2]\n[ wsl2 ]\nkernelCommandLine=a\n":         "wsl2.kernelCommandLine",
+	} {
+		f, err := Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		es := f.Entries()
+		if len(es) != 1 || es[0].Name() != want {
+			t.Errorf("%q: entries %+v, want the name %q", text, es, want)
+		}
+		if _, _, err := f.Set([]string{"mitigations=off"}); err == nil {
+			t.Errorf("%q: set should refuse a file with a bad header", text)
+		}
+	}
+}

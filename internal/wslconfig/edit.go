@@ -30,7 +30,7 @@ func (f *File) KernelCommandLine() (e Entry, ok bool) {
 	return Entry{}, false
 }
 
-func isKernelEntry(e Entry) bool { return cEqualFold(e.Name(), KernelSection+"."+KernelKey) }
+func isKernelEntry(e Entry) bool { return e.Is(KernelSection, KernelKey) }
 
 // Warnings are the remarks about the file as data: the lines WSL skips,
 // a kernelCommandLine that WSL ignores because an earlier one wins, and
@@ -48,7 +48,7 @@ func (f *File) Warnings() []Diagnostic {
 		case isKernelEntry(e) && e.Shadowed && ok:
 			out = append(out, Diagnostic{Line: e.Line, Msg: fmt.Sprintf(
 				"a second kernelCommandLine, which WSL ignores (the first, on line %d, wins); move what you need into line %d and delete this one", first.Line, first.Line)})
-		case cEqualFold(e.Key, KernelKey) && !isKernelEntry(e):
+		case foldEq(e.Key, KernelKey) && !isKernelEntry(e):
 			where := "before any section"
 			if e.Section != "" {
 				where = "in [" + e.Section + "]"
@@ -205,12 +205,12 @@ func (f *File) insertKernelLine(toks []string) (text, created string) {
 	line := KernelKey + " = " + encodeValue(toks, false) + eol
 	at, atEOF := -1, false
 	for i, e := range f.entries {
-		if !cEqualFold(e.Section, KernelSection) {
+		if e.truncated || !foldEq(e.Section, KernelSection) {
 			continue
 		}
 		at, atEOF = e.lineEnd, e.atEOF
 		for _, n := range f.entries[i+1:] {
-			if !cEqualFold(n.Section, KernelSection) {
+			if n.truncated || !foldEq(n.Section, KernelSection) {
 				break
 			}
 			at, atEOF = n.lineEnd, n.atEOF
@@ -219,7 +219,7 @@ func (f *File) insertKernelLine(toks []string) (text, created string) {
 	}
 	if at < 0 {
 		for _, s := range f.sections {
-			if cEqualFold(s.name, KernelSection) {
+			if foldEq(s.name, KernelSection) {
 				at = s.lineEnd
 				break
 			}
@@ -324,5 +324,6 @@ func others(es []Entry) []Entry {
 }
 
 func sameSetting(a, b Entry) bool {
-	return a.Section == b.Section && a.Key == b.Key && a.Value == b.Value && a.Shadowed == b.Shadowed
+	return a.Section == b.Section && a.Key == b.Key && a.truncated == b.truncated &&
+		a.Value == b.Value && a.Shadowed == b.Shadowed
 }

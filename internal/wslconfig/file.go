@@ -85,15 +85,37 @@ type Entry struct {
 	valEnd    int  // offset just after the raw value's last non-blank character
 	lineEnd   int  // offset after the line terminator (or a trailing comment's)
 	atEOF     bool // the value ran to the end of the file (no terminator)
+	truncated bool // WSL's name buffer held a NUL in the section part (after a bad header)
 }
 
 // Name is the full key name WSL matches, "section.key" (or "key" before any
 // section).
 func (e Entry) Name() string {
-	if e.Section == "" {
+	switch {
+	case e.truncated:
+		return e.Section
+	case e.Section == "":
 		return e.Key
 	}
 	return e.Section + "." + e.Key
+}
+
+// Is reports whether the entry sets section.key, as WSL matches names.
+func (e Entry) Is(section, key string) bool {
+	return !e.truncated && foldEq(e.Section, section) && foldEq(e.Key, key)
+}
+
+// foldEq compares ASCII names case-insensitively, lengths first.
+func foldEq(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lower(a[i]) != lower(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // section is a header WSL accepted.
@@ -113,11 +135,27 @@ type File struct {
 	diags    []Diagnostic
 }
 
+// MaxSize is the largest file sectax reads. Real .wslconfig files are a
+// few hundred bytes; the limit keeps a wrong --path (a disk image, a log)
+// from being read whole, and bounds WSL's parsing, which is quadratic in
+// the length of a section name.
+const MaxSize = 64 << 10
+
+// SizeError says the file is larger than MaxSize.
+type SizeError struct{ Size int64 }
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("the file has %d bytes or more; a .wslconfig is a few hundred bytes and sectax reads at most %d KiB: is it the right file?", e.Size, MaxSize>>10)
+}
+
 // Parse decodes data and reads it the way WSL does. It fails only when WSL
 // could not read the file as text at all: an encoding WSL does not read
 // (UTF-16BE, an ANSI code page, UTF-16 without BOM) or binary data. Lines
 // that WSL skips are kept and reported by Diagnostics.
 func Parse(data []byte) (*File, error) {
+	if len(data) > MaxSize {
+		return nil, &SizeError{int64(len(data))}
+	}
 	enc, text, err := decode(data)
 	if err != nil {
 		return nil, err

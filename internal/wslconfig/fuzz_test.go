@@ -27,7 +27,9 @@ func FuzzParseWrite(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pf, err := Parse(data)
 		if err != nil {
-			if _, ok := err.(*LineError); !ok {
+			_, isLine := err.(*LineError)
+			_, isSize := err.(*SizeError)
+			if !isLine && !isSize {
 				t.Fatalf("parse error without a line: %v", err)
 			}
 			return

@@ -165,7 +165,7 @@ func (l Locator) automountRoot() string {
 	if data, err := os.ReadFile(l.host("/etc/wsl.conf")); err == nil {
 		if f, err := Parse(data); err == nil {
 			for _, e := range f.entries {
-				if cEqualFold(e.Name(), "automount.root") && !e.Shadowed && strings.HasPrefix(e.Value, "/") {
+				if e.Is("automount", "root") && !e.Shadowed && strings.HasPrefix(e.Value, "/") {
 					root = e.Value
 				}
 			}

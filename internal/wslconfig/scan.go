@@ -41,37 +41,14 @@ func isHSpace(c rune) bool { return c == ' ' || c == '\t' }
 func isAlpha(c rune) bool  { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isAlnum(c rune) bool  { return isAlpha(c) || c >= '0' && c <= '9' }
 
-// cEqualFold compares two names the way strcasecmp does: up to the first
-// NUL, ASCII letters case-insensitively.
-func cEqualFold(a, b string) bool {
-	a, b = cstr(a), cstr(b)
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// foldName is the form of a name under which cEqualFold names are equal.
+// foldName is the form of a name under which strcasecmp finds names equal
+// (for names without NUL).
 func foldName(s string) string {
-	b := []byte(cstr(s))
+	b := []byte(s)
 	for i := range b {
 		b[i] = lower(b[i])
 	}
 	return string(b)
-}
-
-func cstr(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 func lower(c byte) byte {
@@ -100,9 +77,50 @@ type scanner struct {
 	trailing   bool   // a '#' ended the last header or value
 	keybuf     []byte // WSL's "key" buffer: section name, then "section.key"
 	sectionLen int
-	lineStart  int             // offset where the current line's scan began
-	pending    *int            // lineEnd to fill when the trailing comment ends
-	seen       map[string]bool // names set so far, folded
+	lineStart  int              // offset where the current line's scan began
+	pending    *int             // lineEnd to fill when the trailing comment ends
+	seen       map[nameKey]bool // names set so far
+
+	// The section part of keybuf, converted once per change: a section
+	// name can be long, and keys are many.
+	secOK        bool
+	secName      string // up to the first NUL
+	secTruncated bool   // keybuf[:sectionLen] holds a NUL (WSL's C string ends there)
+	secID        int
+	secIDs       map[string]int // folded section name → id
+}
+
+// nameKey identifies a full key name as strcasecmp sees it.
+type nameKey struct {
+	section int    // id of the folded section name
+	key     string // folded key name
+}
+
+// currentSection returns the section part of the key buffer as WSL's C string
+// sees it, with its id.
+func (s *scanner) currentSection() (name string, truncated bool, id int) {
+	if !s.secOK {
+		p := s.keybuf[:s.sectionLen]
+		s.secTruncated = false
+		for i, c := range p {
+			if c == 0 {
+				p, s.secTruncated = p[:i], true
+				break
+			}
+		}
+		s.secName = string(p)
+		if s.secIDs == nil {
+			s.secIDs = map[string]int{}
+		}
+		f := foldName(s.secName)
+		id, ok := s.secIDs[f]
+		if !ok {
+			id = len(s.secIDs)
+			s.secIDs[f] = id
+		}
+		s.secID, s.secOK = id, true
+	}
+	return s.secName, s.secTruncated, s.secID
 }
 
 type state int
@@ -201,6 +219,7 @@ func (s *scanner) section() state {
 		return stInvalidLine
 	}
 	s.keybuf = s.keybuf[:0]
+	s.secOK = false
 	for {
 		s.keybuf = append(s.keybuf, byte(s.ch))
 		s.ch = r.get()
@@ -221,6 +240,7 @@ func (s *scanner) section() state {
 		return stInvalidLine
 	}
 	s.sectionLen = len(s.keybuf)
+	s.secOK = false
 	sec := section{name: string(s.keybuf), line: s.line, lineEnd: r.pos}
 	s.f.sections = append(s.f.sections, sec)
 	s.endAt(&s.f.sections[len(s.f.sections)-1].lineEnd)
@@ -248,6 +268,7 @@ func (s *scanner) keyValue() state {
 	// key.resize(sectionLength): WSL pads with NULs when the buffer is shorter.
 	for len(s.keybuf) < s.sectionLen {
 		s.keybuf = append(s.keybuf, 0)
+		s.secOK = false
 	}
 	s.keybuf = s.keybuf[:s.sectionLen]
 	if len(s.keybuf) > 0 {
@@ -320,11 +341,12 @@ loop:
 		s.trailing = false
 		return stInvalidLine
 	}
-	name := string(s.keybuf)
+	secName, truncated, secID := s.currentSection()
 	e := Entry{
 		Line:      startLine,
-		Section:   string(s.keybuf[:s.sectionLen]),
+		Section:   secName,
 		Key:       string(s.keybuf[keyStart:]),
+		truncated: truncated,
 		Value:     string(value[:trimmed]),
 		Raw:       r.s[valStart:valEnd],
 		lineStart: lineStart,
@@ -332,11 +354,19 @@ loop:
 		valEnd:    valEnd,
 	}
 	if s.seen == nil {
-		s.seen = map[string]bool{}
+		s.seen = map[nameKey]bool{}
 	}
-	folded := foldName(name)
-	e.Shadowed = s.seen[folded]
-	s.seen[folded] = true
+	nk := nameKey{secID, foldName(e.Key)}
+	switch {
+	case truncated:
+		// WSL's C string ends inside the section: the name is the
+		// section part alone, as for a key before any section.
+		nk = nameKey{-1, foldName(secName)}
+	case s.sectionLen == 0:
+		nk.section = -1
+	}
+	e.Shadowed = s.seen[nk]
+	s.seen[nk] = true
 	s.f.entries = append(s.f.entries, e)
 	if s.trailing {
 		s.pending = &s.f.entries[len(s.f.entries)-1].lineEnd

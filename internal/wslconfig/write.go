@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func ReadFile(path string) (data []byte, exists bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	data, err = os.ReadFile(t)
+	data, err = readLimited(t)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, derr := os.Stat(filepath.Dir(t)); derr != nil {
@@ -46,6 +47,17 @@ func ReadFile(path string) (data []byte, exists bool, err error) {
 		return nil, false, fmt.Errorf("cannot read %s: %v", t, unwrapPath(err))
 	}
 	return data, true, nil
+}
+
+// readLimited reads at most MaxSize+1 bytes: enough for Parse to refuse
+// a file that is too large without reading all of it.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxSize+1))
 }
 
 // Written says what WriteFile did.
