@@ -290,6 +290,9 @@ func (f *File) finish(text string, want []string, res Result) (*File, Result, er
 	bad := func(why string) (*File, Result, error) {
 		return nil, Result{}, fmt.Errorf("internal error: the edited file would %s; nothing was written (please report this with the file)", why)
 	}
+	if n := len(nf.Bytes()); n > MaxSize {
+		return nil, Result{}, &SizeError{int64(n)}
+	}
 	if err := nf.refusal(); err != nil {
 		return bad("not parse cleanly: " + err.Error())
 	}

@@ -47,7 +47,9 @@ func checkEdit(t *testing.T, pf *File, name string, params []string, edit func([
 	nf, res, err := edit(params)
 	if err != nil {
 		if pf.refusal() == nil {
-			if _, ok := err.(*LineError); !ok {
+			_, isLine := err.(*LineError)
+			_, isSize := err.(*SizeError)
+			if !isLine && !isSize {
 				t.Fatalf("%s failed on a clean file: %v", name, err)
 			}
 		}

@@ -266,8 +266,8 @@ func (s *scanner) keyValue() state {
 	r := s.r
 	startLine, lineStart := s.line, s.lineStart
 	// key.resize(sectionLength): WSL pads with NULs when the buffer is shorter.
-	for len(s.keybuf) < s.sectionLen {
-		s.keybuf = append(s.keybuf, 0)
+	if len(s.keybuf) < s.sectionLen {
+		s.keybuf = append(s.keybuf, make([]byte, s.sectionLen-len(s.keybuf))...)
 		s.secOK = false
 	}
 	s.keybuf = s.keybuf[:s.sectionLen]
