@@ -25,7 +25,7 @@ type wslDeps struct {
 	Getenv func(string) string
 	// Now stamps the backup name (time.Now when nil).
 	Now func() time.Time
-	// Timeout bounds each interop command (3 s when zero).
+	// Timeout bounds each interop command (5 s when zero).
 	Timeout time.Duration
 }
 
@@ -312,7 +312,10 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 			fmt.Fprintf(out, "  %s -> %s\n", c.Old, c.New)
 		}
 	}
-	if !res.Removed {
+	switch {
+	case !res.Removed && res.New == "":
+		fmt.Fprintf(out, "kernelCommandLine is now empty; the line stays because deleting it would bring the later kernelCommandLine (which WSL now ignores) into force\n")
+	case !res.Removed:
 		fmt.Fprintf(out, "kernelCommandLine = %s\n", res.New)
 	}
 	if len(res.Absent) > 0 {

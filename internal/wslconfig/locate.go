@@ -42,7 +42,8 @@ type Locator struct {
 	Run Runner
 	// Getenv reads the environment (os.Getenv when nil).
 	Getenv func(string) string
-	// Timeout bounds each interop command (3 s when zero).
+	// Timeout bounds each interop command (5 s when zero: the first
+	// interop call after the VM starts can take a few seconds).
 	Timeout time.Duration
 }
 
@@ -93,7 +94,7 @@ func (l Locator) Find(ctx context.Context) (Location, error) {
 		l.Getenv = os.Getenv
 	}
 	if l.Timeout == 0 {
-		l.Timeout = 3 * time.Second
+		l.Timeout = 5 * time.Second
 	}
 	mnt := l.automountRoot()
 	var tried []string
