@@ -254,3 +254,20 @@ func TestWSLConfigPathIsFolder(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+func TestWSLConfigMissingFolder(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "no-such-user", ".wslconfig")
+	for _, verb := range []string{"show", "set"} {
+		args := []string{"wslconfig", verb, "--path", p}
+		if verb == "set" {
+			args = append(args, "mitigations=off")
+		}
+		_, stderr, code := runCLI(t, args...)
+		if code != 1 || !strings.Contains(stderr, "does not exist") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d: %q", verb, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(p)); err == nil {
+		t.Error("the folder was created")
+	}
+}
