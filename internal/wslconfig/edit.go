@@ -16,7 +16,10 @@ const (
 // error), as opposed to a problem with the file.
 type ParamError struct{ Err error }
 
+// Error is the message of the wrapped error.
 func (e *ParamError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *ParamError) Unwrap() error { return e.Err }
 
 // KernelCommandLine is the kernelCommandLine entry WSL uses: the first one

@@ -51,6 +51,7 @@ type LineError struct {
 	Msg  string
 }
 
+// Error formats the error as "line N: message".
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // Diagnostic is a remark about one line: something WSL warns about and
@@ -144,6 +145,7 @@ const MaxSize = 64 << 10
 // SizeError says the file is larger than MaxSize.
 type SizeError struct{ Size int64 }
 
+// Error says how large the file is and what the limit is.
 func (e *SizeError) Error() string {
 	return fmt.Sprintf("the file has %d bytes or more; a .wslconfig is a few hundred bytes and sectax reads at most %d KiB: is it the right file?", e.Size, MaxSize>>10)
 }

@@ -61,6 +61,7 @@ type NotFoundError struct {
 	Candidates []string
 }
 
+// Error lists what was tried and the profiles found.
 func (e *NotFoundError) Error() string {
 	msg := "cannot tell where %UserProfile%\\.wslconfig is (" + strings.Join(e.Tried, "; ") + ")"
 	if len(e.Candidates) > 0 {
