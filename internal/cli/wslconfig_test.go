@@ -21,7 +21,7 @@ func init() {
 	}
 }
 
-func updating() bool {
+func wslUpdating() bool {
 	f := flag.Lookup("update")
 	return f != nil && f.Value.String() == "true"
 }
@@ -36,14 +36,14 @@ func wslTestDeps() Deps {
 	}}
 }
 
-func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func wslRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
 	code = mainWith(context.Background(), args, &o, &e, wslTestDeps())
 	return o.String(), e.String(), code
 }
 
-func corpusFile(t *testing.T, name string) []byte {
+func wslCorpusFile(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "wslconfig", "testdata", "corpus", name+".wslconfig"))
 	if err != nil {
@@ -59,7 +59,7 @@ func wslDir(t *testing.T, corpus string, mode os.FileMode) (dir, path string, or
 	dir = t.TempDir()
 	path = filepath.Join(dir, ".wslconfig")
 	if corpus != "" {
-		orig = corpusFile(t, corpus)
+		orig = wslCorpusFile(t, corpus)
 		if err := os.WriteFile(path, orig, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -70,10 +70,10 @@ func wslDir(t *testing.T, corpus string, mode os.FileMode) (dir, path string, or
 	return dir, path, orig
 }
 
-func checkGolden(t *testing.T, name, got string) {
+func wslGolden(t *testing.T, name, got string) {
 	t.Helper()
 	p := filepath.Join("testdata", "wslconfig", name+".golden")
-	if updating() {
+	if wslUpdating() {
 		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -88,12 +88,12 @@ func checkGolden(t *testing.T, name, got string) {
 	}
 }
 
-func transcript(code int, stdout, stderr string, repl ...string) string {
+func wslTranscript(code int, stdout, stderr string, repl ...string) string {
 	s := fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr)
 	return strings.NewReplacer(repl...).Replace(s)
 }
 
-func files(t *testing.T, dir string) []string {
+func wslFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -153,19 +153,19 @@ func TestWSLConfigCLI(t *testing.T) {
 			if tc.name != "no-subcommand" {
 				args = append(args, "--path", path)
 			}
-			stdout, stderr, code := runCLI(t, args...)
+			stdout, stderr, code := wslRun(t, args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, tc.code, stderr)
 			}
-			checkGolden(t, tc.name, transcript(code, stdout, stderr, dir, "$DIR"))
+			wslGolden(t, tc.name, wslTranscript(code, stdout, stderr, dir, "$DIR"))
 			switch tc.after {
 			case "same":
 				got, err := os.ReadFile(path)
 				if orig == nil && err == nil || orig != nil && !bytes.Equal(got, orig) {
 					t.Errorf("the file changed")
 				}
-				if n := len(files(t, dir)); n > 1 || orig == nil && n != 0 {
-					t.Errorf("left in the folder: %v", files(t, dir))
+				if n := len(wslFiles(t, dir)); n > 1 || orig == nil && n != 0 {
+					t.Errorf("left in the folder: %v", wslFiles(t, dir))
 				}
 			case "golden":
 				verb := tc.args[0]
@@ -181,8 +181,8 @@ func TestWSLConfigCLI(t *testing.T) {
 				if fi, _ := os.Stat(path); fi.Mode().Perm() != mode {
 					t.Errorf("mode %v, want %v", fi.Mode().Perm(), mode)
 				}
-				if n := len(files(t, dir)); n != 2 {
-					t.Errorf("left in the folder: %v", files(t, dir))
+				if n := len(wslFiles(t, dir)); n != 2 {
+					t.Errorf("left in the folder: %v", wslFiles(t, dir))
 				}
 			}
 		})
@@ -191,14 +191,14 @@ func TestWSLConfigCLI(t *testing.T) {
 
 func TestWSLConfigNewFile(t *testing.T) {
 	dir, path, _ := wslDir(t, "", 0)
-	if _, stderr, code := runCLI(t, "wslconfig", "set", "mitigations=off", "--path", path); code != 0 {
+	if _, stderr, code := wslRun(t, "wslconfig", "set", "mitigations=off", "--path", path); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	got, _ := os.ReadFile(path)
 	if string(got) != "[wsl2]\r\nkernelCommandLine = mitigations=off\r\n" {
 		t.Fatalf("new file %q", got)
 	}
-	if names := files(t, dir); len(names) != 1 {
+	if names := wslFiles(t, dir); len(names) != 1 {
 		t.Fatalf("left in the folder: %v", names)
 	}
 }
@@ -210,11 +210,11 @@ func TestWSLConfigSymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCLI(t, "wslconfig", "set", "mitigations=off", "--path", link)
+	stdout, stderr, code := wslRun(t, "wslconfig", "set", "mitigations=off", "--path", link)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	checkGolden(t, "set-symlink", transcript(code, stdout, stderr, winDir, "$WIN", home, "$HOME"))
+	wslGolden(t, "set-symlink", wslTranscript(code, stdout, stderr, winDir, "$WIN", home, "$HOME"))
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatal("the link was replaced")
 	}
@@ -238,18 +238,18 @@ func TestWSLConfigFind(t *testing.T) {
 	} {
 		t.Run(tc.root, func(t *testing.T) {
 			root, _ := filepath.Abs(filepath.Join("..", "wslconfig", "testdata", "roots", tc.root))
-			stdout, stderr, code := runCLI(t, "--root", root, "wslconfig", "show")
+			stdout, stderr, code := wslRun(t, "--root", root, "wslconfig", "show")
 			if code != tc.code {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			checkGolden(t, "find-"+tc.root, transcript(code, stdout, stderr, root, "$ROOT"))
+			wslGolden(t, "find-"+tc.root, wslTranscript(code, stdout, stderr, root, "$ROOT"))
 		})
 	}
 }
 
 func TestWSLConfigPathIsFolder(t *testing.T) {
 	dir := t.TempDir()
-	_, stderr, code := runCLI(t, "wslconfig", "show", "--path", dir)
+	_, stderr, code := wslRun(t, "wslconfig", "show", "--path", dir)
 	if code != 2 || !strings.Contains(stderr, "is a folder") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -262,7 +262,7 @@ func TestWSLConfigMissingFolder(t *testing.T) {
 		if verb == "set" {
 			args = append(args, "mitigations=off")
 		}
-		_, stderr, code := runCLI(t, args...)
+		_, stderr, code := wslRun(t, args...)
 		if code != 1 || !strings.Contains(stderr, "does not exist") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d: %q", verb, code, stderr)
 		}
