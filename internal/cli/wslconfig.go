@@ -23,8 +23,6 @@ type wslDeps struct {
 	Run wslconfig.Runner
 	// Getenv reads $USERPROFILE (os.Getenv when nil).
 	Getenv func(string) string
-	// Now stamps the backup name (time.Now when nil).
-	Now func() time.Time
 	// Timeout bounds each interop command (5 s when zero).
 	Timeout time.Duration
 }
@@ -276,9 +274,9 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	now := time.Now
-	if g.deps.WSL.Now != nil {
-		now = g.deps.WSL.Now
+	now := time.Now // the backup's time stamp
+	if g.deps.Now != nil {
+		now = g.deps.Now
 	}
 	var old []byte
 	if exists {

@@ -29,11 +29,12 @@ func wslUpdating() bool {
 var wslStamp = time.Date(2026, 11, 30, 6, 45, 0, 0, time.UTC)
 
 func wslTestDeps() Deps {
-	return Deps{WSL: wslDeps{
-		Getenv:  func(string) string { return "" },
-		Now:     func() time.Time { return wslStamp },
-		Timeout: 500 * time.Millisecond,
-	}}
+	return Deps{
+		Now: func() time.Time { return wslStamp },
+		WSL: wslDeps{
+			Getenv:  func(string) string { return "" },
+			Timeout: 500 * time.Millisecond,
+		}}
 }
 
 func wslRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
