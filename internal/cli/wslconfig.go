@@ -325,6 +325,9 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 		fmt.Fprintf(out, "backup: none (the file is new)\n")
 	}
 	warn()
+	if g.Quiet {
+		return nil
+	}
 	fmt.Fprintf(out, `next: WSL reads .wslconfig only when its VM starts. In Windows PowerShell or cmd
 (not in this shell) run:
     wsl --shutdown
