@@ -421,6 +421,23 @@ func (k *Knowledge) Validate() error {
 		errs = append(errs, kbCheckVerified(where, p.Verified, p.Unverified, kbParamFields)...)
 	}
 
+	// A parameter that affects a vulnerability is listed in that
+	// vulnerability's params, and the other way round.
+	for _, p := range k.Params {
+		for _, a := range p.Affects {
+			if i, ok := k.vulnIndex[a]; ok && !slices.Contains(k.Vulnerabilities[i].Params, p.Key) {
+				bad("parameter %s affects %s, but %s does not list it in params", p.Key, a, a)
+			}
+		}
+	}
+	for _, e := range k.Vulnerabilities {
+		for _, key := range e.Params {
+			if i, ok := k.paramIndex[key]; ok && !slices.Contains(k.Params[i].Affects, e.Name) {
+				bad("vulnerability %s lists parameter %s, whose affects does not name it", e.Name, key)
+			}
+		}
+	}
+
 	altIDs := map[string]bool{}
 	for _, a := range k.Alternatives {
 		where := "alternative " + a.ID
@@ -576,6 +593,46 @@ func kbMainMode(e KBEntry, raw string) (KBMode, bool) {
 	return best, found
 }
 
+// kbSubModes returns the modes that appear as "; KEY: value" sub-fields of
+// a raw line (spectre_v2's "IBPB: conditional", l1tf's "VMX: vulnerable").
+func kbSubModes(e KBEntry, raw string) []KBMode {
+	var out []KBMode
+	for _, m := range e.Modes {
+		if strings.Contains(m.Sysfs, ": ") && strings.Contains(raw, "; "+m.Sysfs) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// kbSubModeChange describes the sub-field modes that went away and came
+// up between two lines ("VMX: conditional cache flushes (medium) → VMX:
+// vulnerable (none)"), or "" when none changed.
+func kbSubModeChange(e KBEntry, from, to string) string {
+	fs, ts := kbSubModes(e, from), kbSubModes(e, to)
+	var gone, came []string
+	for _, m := range fs {
+		if !slices.Contains(ts, m) {
+			gone = append(gone, fmt.Sprintf("%s (cost %s)", m.Sysfs, m.Cost))
+		}
+	}
+	for _, m := range ts {
+		if !slices.Contains(fs, m) {
+			came = append(came, fmt.Sprintf("%s (cost %s)", m.Sysfs, m.Cost))
+		}
+	}
+	if len(gone) == 0 && len(came) == 0 {
+		return ""
+	}
+	show := func(l []string) string {
+		if len(l) == 0 {
+			return "nothing"
+		}
+		return strings.Join(l, ", ")
+	}
+	return show(gone) + " → " + show(came)
+}
+
 // kbVerdict classifies a vulnerability line (or a state name) as
 // not_affected, mitigated, vulnerable or unknown, by the prefix rules of
 // spec/platform.md §1.5.
@@ -602,7 +659,7 @@ func kbVerdict(s string) string {
 // from and to are the raw sysfs lines (or the state names not_affected,
 // mitigated, vulnerable, unknown); an empty side means the file is absent.
 func (k *Knowledge) ExplainChange(name, from, to string) string {
-	from, to = kbOneLine(from), kbOneLine(to)
+	name, from, to = kbOneLine(name), kbOneLine(from), kbOneLine(to)
 	head := fmt.Sprintf("%s: %s → %s", name, kbShow(from), kbShow(to))
 	if from == to {
 		return head + " — unchanged"
@@ -624,10 +681,14 @@ func (k *Knowledge) ExplainChange(name, from, to string) string {
 	case fv == "mitigated" && tv == "mitigated":
 		fm, fok := kbMainMode(e, from)
 		tm, tok := kbMainMode(e, to)
+		how := "details changed"
 		if fok && tok && fm.Name != tm.Name {
-			return fmt.Sprintf("%s — still mitigated, by another method (cost %s → %s); %s", head, fm.Cost, tm.Cost, cost)
+			how = fmt.Sprintf("by another method (cost %s → %s)", fm.Cost, tm.Cost)
 		}
-		return fmt.Sprintf("%s — still mitigated, details changed; %s", head, cost)
+		if sub := kbSubModeChange(e, from, to); sub != "" {
+			how += "; " + sub
+		}
+		return fmt.Sprintf("%s — still mitigated, %s; %s", head, how, cost)
 	case fv == "vulnerable" && tv == "vulnerable":
 		return head + " — still vulnerable, details changed"
 	case fv == "not_affected" && tv == "not_affected":
