@@ -218,6 +218,11 @@ var specLines = [][2]string{
 	{"vmscape", "Mitigation: IBPB before exit to userspace"},
 	{"vmscape", "Mitigation: Clear BHB before exit to userspace"},
 	{"old_microcode", "Unknown: running under hypervisor"},
+	{"spectre_v2", "Mitigation: Full generic retpoline, IBPB: conditional, IBRS_FW, STIBP: conditional, RSB filling"},
+	{"spectre_v2", "Mitigation: CSV2, BHB"},
+	{"spectre_v2", "Mitigation: CSV2, but not BHB"},
+	{"spectre_v2", "Mitigation: Branch predictor hardening, BHB"},
+	{"spectre_v2", "Vulnerable: Unprivileged eBPF enabled"},
 }
 
 func TestKnowledgeModesMatchSpecLines(t *testing.T) {
