@@ -517,6 +517,30 @@ func (k *Knowledge) lookupParam(key string) (KBParam, bool) {
 	return k.Params[i], true
 }
 
+// AffectedBy returns the vulnerability files that a list of command-line
+// tokens ("mitigations=off", "nopti", "spectre_v2=retpoline") may change,
+// sorted, and the tokens the knowledge base does not know. Toggles such as
+// audit=0 change none. It says what may change, not in which direction:
+// compare the sysfs files before and after for that.
+func (k *Knowledge) AffectedBy(tokens ...string) (names, unknown []string) {
+	seen := map[string]bool{}
+	for _, tok := range tokens {
+		p, ok := k.lookupParam(tok)
+		if !ok {
+			unknown = append(unknown, tok)
+			continue
+		}
+		for _, a := range p.Affects {
+			if !seen[a] {
+				seen[a] = true
+				names = append(names, a)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names, unknown
+}
+
 // Toggles returns the parameters that are not CPU mitigations but that the
 // study changed with them (audit, vsyscall, quiet, loglevel, debug).
 func (k *Knowledge) Toggles() []KBParam {

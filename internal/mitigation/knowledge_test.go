@@ -337,6 +337,24 @@ func TestLookupParamSpellings(t *testing.T) {
 	}
 }
 
+func TestAffectedBy(t *testing.T) {
+	k := mustKB(t)
+	names, unknown := k.AffectedBy("nopti", "nospectre_v2", "audit=0", "quiet", "frob=1")
+	if diff := cmp.Diff([]string{"indirect_target_selection", "meltdown", "spectre_v2"}, names); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"frob=1"}, unknown); diff != "" {
+		t.Errorf("unknown (-want +got):\n%s", diff)
+	}
+	names, _ = k.AffectedBy("mitigations=off")
+	if len(names) != 17 || slices.Contains(names, "old_microcode") || slices.Contains(names, "ghostwrite") {
+		t.Errorf("mitigations=off affects %d files: %v", len(names), names)
+	}
+	if names, unknown := k.AffectedBy(); names != nil || unknown != nil {
+		t.Errorf("no tokens: %v %v", names, unknown)
+	}
+}
+
 func TestLookupUnknownNames(t *testing.T) {
 	k := mustKB(t)
 	for _, name := range []string{"", "spectre_v9", "Meltdown", "../meltdown", "meltdown\x00", "\xff"} {
