@@ -218,6 +218,8 @@ var kbLoad = sync.OnceValues(func() (*Knowledge, error) { return ParseKnowledge(
 
 // KnowledgeBase returns the embedded knowledge base, parsed and validated
 // once. An error means knowledge.json is broken (its tests fail first).
+// The result is shared: treat it, and the slices in the entries it
+// returns, as read-only.
 func KnowledgeBase() (*Knowledge, error) { return kbLoad() }
 
 // ParseKnowledge decodes and validates a knowledge document. Unknown
