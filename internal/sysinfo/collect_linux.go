@@ -618,7 +618,11 @@ func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mount
 		if !interop {
 			return
 		}
+		// cmd.exe warns about UNC paths unless it starts on a drive.
 		drive := strings.TrimSuffix(mountRoot, "/") + "/c"
+		if st, err := os.Stat(drive); err != nil || !st.IsDir() {
+			drive = ""
+		}
 		out, err := runProgram(ctx, nil, drive, windowsProgram(mountRoot, "cmd.exe"), "/c", "echo %USERPROFILE%")
 		if err == nil {
 			profile = WindowsToWSLPath(DecodeConsoleText(out), mountRoot)
