@@ -27,7 +27,7 @@ import (
 
 // programTimeout bounds every external program Collect runs (wslinfo,
 // wsl.exe, cmd.exe): a run must not wait on a hung Windows interop.
-const programTimeout = 800 * time.Millisecond
+const programTimeout = 600 * time.Millisecond
 
 // Collect reads the snapshot below root ("/" for the running machine).
 // Missing and unreadable files are recorded in the snapshot, not returned
@@ -575,30 +575,29 @@ func (c *collector) findWSLConfig(mountRoot string) (string, bool) {
 }
 
 // wslPrograms asks the running WSL for its package version (wslinfo, then
-// wsl.exe) and, when no .wslconfig was found, for %USERPROFILE% (cmd.exe),
-// all within programTimeout and concurrently. Anything that fails leaves
-// its field empty.
+// wsl.exe, which also gives the Windows version) and, when no .wslconfig
+// was found, for %USERPROFILE% (cmd.exe), all concurrently within
+// programTimeout. Anything that fails leaves its field empty.
 func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mountRoot string) {
 	ctx, cancel := context.WithTimeout(ctx, programTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
-	var pkg, win, profile string
-	wg.Add(2)
+	var pkg, exePkg, win, profile string
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		if out, err := runProgram(ctx, nil, "", "wslinfo", "--version"); err == nil {
 			pkg, _ = ParseWSLVersion(DecodeConsoleText(out))
 		}
+	}()
+	go func() {
+		defer wg.Done()
 		if !interop {
 			return
 		}
 		env := []string{"WSL_UTF8=1", "WSLENV=" + os.Getenv("WSLENV") + ":WSL_UTF8"}
 		if out, err := runProgram(ctx, env, "", windowsProgram(mountRoot, "wsl.exe"), "--version"); err == nil {
-			p, wv := ParseWSLVersion(DecodeConsoleText(out))
-			if pkg == "" {
-				pkg = p
-			}
-			win = wv
+			exePkg, win = ParseWSLVersion(DecodeConsoleText(out))
 		}
 	}()
 	go func() {
@@ -629,6 +628,9 @@ func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mount
 		}
 	}()
 	wg.Wait()
+	if pkg == "" {
+		pkg = exePkg
+	}
 	w.WSLPackageVersion, w.WindowsVersion = pkg, win
 	if w.WSLConfigPath == "" && profile != "" {
 		w.WSLConfigPath = strings.TrimRight(profile, "/") + "/.wslconfig"
