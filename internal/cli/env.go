@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ unreadable; neither is an error.`,
 			if err := checkFormat(g, "text", "json"); err != nil {
 				return err
 			}
-			s, err := collectEnv(g)
+			s, err := collectEnv(cmd.Context(), g)
 			if err != nil {
 				return err
 			}
@@ -58,8 +59,8 @@ unreadable; neither is an error.`,
 // collectEnv takes the snapshot for --root and maps its errors to exit
 // codes: a bad root is a usage error (2), a non-Linux system a runtime
 // error (1).
-func collectEnv(g *Globals) (*sysinfo.Snapshot, error) {
-	s, err := sysinfo.Collect(g.Root)
+func collectEnv(ctx context.Context, g *Globals) (*sysinfo.Snapshot, error) {
+	s, err := sysinfo.CollectContext(ctx, g.Root)
 	switch {
 	case errors.Is(err, sysinfo.ErrBadRoot):
 		return nil, usagef("--root %s: %v; give a directory that holds proc/ and sys/ (or / for this machine)", g.Root, err)

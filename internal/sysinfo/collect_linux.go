@@ -34,10 +34,12 @@ const programTimeout = 600 * time.Millisecond
 // as errors; the only error is a root that is not a directory holding
 // proc/ or sys/ (wrapping ErrBadRoot).
 func Collect(root string) (*Snapshot, error) {
-	return collect(context.Background(), root)
+	return CollectContext(context.Background(), root)
 }
 
-func collect(ctx context.Context, root string) (*Snapshot, error) {
+// CollectContext is Collect with a context: cancelling it stops waiting
+// for the external programs asked on a live WSL guest.
+func CollectContext(ctx context.Context, root string) (*Snapshot, error) {
 	if root == "" {
 		root = "/"
 	}
@@ -530,17 +532,18 @@ func (c *collector) wsl(ctx context.Context, s *Snapshot) {
 	if mountRoot == "" {
 		mountRoot = "/mnt/"
 	}
+	if !strings.HasSuffix(mountRoot, "/") {
+		mountRoot += "/"
+	}
 	if s.Hypervisor.Vendor == "" && w.Version == 2 {
 		s.Hypervisor.Vendor, s.Hypervisor.Source = "Hyper-V", "wsl"
 		s.Hypervisor.Guest = true
 	}
 
-	// .wslconfig: a profile directory under the automount root that has
-	// one, preferring the Linux user's name (live).
-	w.WSLConfigPath, w.WSLConfigExists = c.findWSLConfig(mountRoot)
-
 	if c.live {
 		c.wslPrograms(ctx, w, interop, mountRoot)
+	} else {
+		w.WSLConfigPath, w.WSLConfigExists = c.findWSLConfig(mountRoot)
 	}
 	s.WSL = w
 }
@@ -602,6 +605,25 @@ func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mount
 	}()
 	go func() {
 		defer wg.Done()
+		// .wslconfig: a profile directory under the automount root that
+		// has one, preferring the Linux user's name. A Windows drive can
+		// be slow (9p), so even this scan runs under the deadline: a scan
+		// that does not finish in time is abandoned.
+		type found struct {
+			path   string
+			exists bool
+		}
+		ch := make(chan found, 1)
+		go func() {
+			p, ok := c.findWSLConfig(mountRoot)
+			ch <- found{p, ok}
+		}()
+		select {
+		case f := <-ch:
+			w.WSLConfigPath, w.WSLConfigExists = f.path, f.exists
+		case <-ctx.Done():
+			return
+		}
 		if w.WSLConfigPath != "" {
 			return
 		}
