@@ -135,7 +135,11 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 			if v.Scope != "" {
 				state += " (" + v.Scope + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, state, v.Raw)
+			says := v.Raw
+			if says == "" {
+				says = "(" + orNone(v.Mitigation) + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, state, says)
 		}
 		tw.Flush()
 		for _, v := range s.Vulnerabilities {
