@@ -162,6 +162,7 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 		sec.kv("uptime", (time.Duration(*s.Kernel.UptimeSeconds) * time.Second).String())
 	}
 	sec.kv("boot id", s.BootID)
+	sec.kv("fingerprint", fmt.Sprintf("cmdline %s, vulnerabilities %s", short(s.Fingerprint.Cmdline), short(s.Fingerprint.Vulnerabilities)))
 	sec.flush()
 
 	sec = newSection(ew, "Command line")
@@ -209,6 +210,9 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 	}
 	sec.kv("identity", strings.TrimPrefix(ident, ", "))
 	sec.kv("cpus", fmt.Sprintf("%d online (%s) of %d possible; %d in /proc/cpuinfo", c.Online, c.OnlineList, c.Possible, c.Processors))
+	if c.Isolated != "" || c.NohzFull != "" {
+		sec.kv("isolated", fmt.Sprintf("%s (nohz_full %s)", orNone(c.Isolated), orNone(c.NohzFull)))
+	}
 	sec.kv("bugs", orNone(strings.Join(c.Bugs, " ")))
 	sec.kv("flags", orNone(strings.Join(c.Flags, " ")))
 	smt := orUnknown(s.SMT.Control)
@@ -348,6 +352,14 @@ func specText(sc sysinfo.SpecCtl) string {
 		return "not visible"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// short abbreviates a hex hash for people ("none" when empty).
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return orNone(h)
 }
 
 func orUnknown(s string) string {

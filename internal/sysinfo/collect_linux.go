@@ -262,6 +262,7 @@ func (c *collector) cmdline(s *Snapshot) {
 		return
 	}
 	s.MitigationMode, s.MitigationModeReason = s.Cmdline.Mitigations.Mode()
+	s.Fingerprint.Cmdline = hashText(raw)
 }
 
 // vulnDir is where the kernel lists CPU vulnerabilities.
@@ -293,6 +294,7 @@ func (c *collector) vulnerabilities(s *Snapshot) {
 	}
 	slices.SortFunc(s.Vulnerabilities, func(a, b mitigation.Vulnerability) int { return strings.Compare(a.Name, b.Name) })
 	s.VulnerabilityCounts = mitigation.Count(s.Vulnerabilities)
+	s.Fingerprint.Vulnerabilities = hashVulnerabilities(s.Vulnerabilities)
 }
 
 func errText(err error) string {
@@ -315,6 +317,14 @@ func (c *collector) cpu(s *Snapshot) {
 	}
 	if v, ok := c.read("sys/devices/system/cpu/possible"); ok {
 		s.CPU.PossibleList, s.CPU.Possible = v, ParseCPUList(v)
+	}
+	// Note: read directly; sysfs.FS.IsolatedCPUs parses the list but we keep
+	// the kernel's text, and nohz_full has no procfs reader.
+	if v, ok := c.readQuiet("sys/devices/system/cpu/isolated"); ok && v != "(null)" {
+		s.CPU.Isolated = v
+	}
+	if v, ok := c.readQuiet("sys/devices/system/cpu/nohz_full"); ok && v != "(null)" {
+		s.CPU.NohzFull = v
 	}
 }
 

@@ -3,6 +3,8 @@
 package sysinfo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"os"
@@ -143,6 +145,18 @@ func TestCollectWSLDetails(t *testing.T) {
 	}
 	if want := []string{"debug", "quiet", "loglevel", "audit", "vsyscall"}; !cmp.Equal(toggles, want) {
 		t.Errorf("toggles = %v, want %v", toggles, want)
+	}
+	// The fingerprints tell the on and off trees apart by command line
+	// and by vulnerability text, and equal a hash computed here.
+	on, err := Collect(filepath.Join("testdata", "wsl2-intel-on"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Fingerprint.Cmdline == on.Fingerprint.Cmdline || s.Fingerprint.Vulnerabilities == on.Fingerprint.Vulnerabilities {
+		t.Error("on and off trees share a fingerprint")
+	}
+	if sum := sha256.Sum256([]byte(s.Cmdline.Raw)); s.Fingerprint.Cmdline != hex.EncodeToString(sum[:]) {
+		t.Errorf("cmdline fingerprint %s", s.Fingerprint.Cmdline)
 	}
 	// old_microcode has no trailing newline in the tree; it must parse.
 	for _, v := range s.Vulnerabilities {
