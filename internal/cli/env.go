@@ -161,6 +161,9 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 	if s.Kernel.UptimeSeconds != nil {
 		sec.kv("uptime", (time.Duration(*s.Kernel.UptimeSeconds) * time.Second).String())
 	}
+	if kc := s.Kernel.Config; kc != nil {
+		sec.kv("config", kconfigText(kc))
+	}
 	sec.kv("boot id", s.BootID)
 	sec.kv("fingerprint", fmt.Sprintf("cmdline %s, vulnerabilities %s", short(s.Fingerprint.Cmdline), short(s.Fingerprint.Vulnerabilities)))
 	sec.flush()
@@ -352,6 +355,23 @@ func specText(sc sysinfo.SpecCtl) string {
 		return "not visible"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// kconfigText summarises the build configuration in one line.
+func kconfigText(kc *sysinfo.KernelConfig) string {
+	parts := []string{"CPU mitigations " + orUnknown(kc.CPUMitigations)}
+	if v := kc.Options["CONFIG_HZ"]; v != "" {
+		parts = append(parts, "HZ "+v)
+	}
+	for _, v := range []string{"NONE", "XONLY", "EMULATE"} {
+		if kc.Options["CONFIG_LEGACY_VSYSCALL_"+v] == "y" {
+			parts = append(parts, "vsyscall "+strings.ToLower(v))
+		}
+	}
+	if v := kc.Options["CONFIG_AUDITSYSCALL"]; v != "" {
+		parts = append(parts, "audit syscalls "+v)
+	}
+	return kc.Source + ": " + strings.Join(parts, ", ")
 }
 
 // short abbreviates a hex hash for people ("none" when empty).

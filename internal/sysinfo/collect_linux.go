@@ -156,26 +156,31 @@ func (c *collector) regular(rels ...string) bool {
 }
 
 func (c *collector) readErr(rel string) (string, error) {
-	st, err := os.Stat(c.path(rel))
-	if err != nil {
-		return "", err
-	}
-	if st.IsDir() {
-		return "", &fs.PathError{Op: "read", Path: c.path(rel), Err: syscall.EISDIR}
-	}
-	if !st.Mode().IsRegular() {
-		return "", &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular}
-	}
-	f, err := os.Open(c.path(rel))
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	b, err := c.readBytes(rel)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimRight(string(b), " \t\r\n\x00"), nil
+}
+
+// readBytes reads a regular file below the root, at most 1 MiB.
+func (c *collector) readBytes(rel string) ([]byte, error) {
+	st, err := os.Stat(c.path(rel))
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: c.path(rel), Err: syscall.EISDIR}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular}
+	}
+	f, err := os.Open(c.path(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 1<<20))
 }
 
 func (c *collector) kernel(s *Snapshot) {
@@ -242,6 +247,37 @@ func (c *collector) kernel(s *Snapshot) {
 			s.Kernel.Preemption, s.Kernel.PreemptionSource = p, "/proc/version"
 		}
 	}
+	c.kernelConfig(s)
+	if kc := s.Kernel.Config; kc != nil && kc.Preempt != "" && (s.Kernel.Preemption == "" || s.Kernel.Preemption == "dynamic") {
+		// The version string does not tell none from voluntary; the
+		// config does, and for a dynamic kernel it gives the default.
+		p := kc.Preempt
+		if kc.PreemptDynamic {
+			p = "dynamic (default " + p + ")"
+		}
+		s.Kernel.Preemption, s.Kernel.PreemptionSource = p, "config"
+	}
+}
+
+// kernelConfig reads /proc/config.gz, else /boot/config-<release>.
+func (c *collector) kernelConfig(s *Snapshot) {
+	cands := []string{"proc/config.gz"}
+	if r := s.Kernel.Release; r != "" && !strings.ContainsAny(r, "/\x00") {
+		cands = append(cands, "boot/config-"+r)
+	}
+	for _, rel := range cands {
+		b, err := c.readBytes(rel)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				c.note(rel, err)
+			}
+			continue
+		}
+		kc := ParseKernelConfig(b)
+		kc.Source = "/" + rel
+		s.Kernel.Config = &kc
+		return
+	}
 }
 
 func (c *collector) cmdline(s *Snapshot) {
@@ -262,6 +298,11 @@ func (c *collector) cmdline(s *Snapshot) {
 		return
 	}
 	s.MitigationMode, s.MitigationModeReason = s.Cmdline.Mitigations.Mode()
+	if kc := s.Kernel.Config; kc != nil && kc.CPUMitigations == "n" {
+		s.MitigationMode = mitigation.ModeOff
+		s.MitigationModeReason = "the kernel was built without CONFIG_CPU_MITIGATIONS (" + kc.Source +
+			"): the mitigations are not compiled in, whatever the command line says (" + s.MitigationModeReason + ")"
+	}
 	s.Fingerprint.Cmdline = hashText(raw)
 }
 

@@ -109,8 +109,11 @@ type Kernel struct {
 	// (debugfs needs root); "" when nothing says.
 	Preemption string `json:"preemption"`
 	// PreemptionSource says where Preemption came from ("debugfs",
-	// "/proc/version").
+	// "/proc/version", "config").
 	PreemptionSource string `json:"preemption_source,omitempty"`
+	// Config is the build configuration when /proc/config.gz or
+	// /boot/config-<release> exists below the root; null otherwise.
+	Config *KernelConfig `json:"config"`
 }
 
 // Cmdline is the kernel command line of the running boot.

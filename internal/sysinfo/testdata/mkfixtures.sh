@@ -70,6 +70,13 @@ common() { # TREE RELEASE VERSION HOSTNAME BOOTID UPTIME CMDLINE
 	w "$1" proc/uptime "$6"
 	w "$1" proc/cmdline "$7"
 }
+kconfig() { # TREE PATH TEXT: a kernel config, gzip-compressed if PATH ends in .gz
+	mkdir -p "$1/$(dirname "$2")"
+	case $2 in
+	*.gz) printf '%s\n' "$3" | gzip -9 -n >"$1/$2" ;;
+	*) printf '%s\n' "$3" >"$1/$2" ;;
+	esac
+}
 thp() { w "$1" sys/kernel/mm/transparent_hugepage/enabled "$2"; w "$1" sys/kernel/mm/transparent_hugepage/defrag "$3"; }
 clock() {
 	w "$1" sys/devices/system/clocksource/clocksource0/current_clocksource "$2"
@@ -101,6 +108,29 @@ for mode in on off; do
 NAME="Debian GNU/Linux"
 VERSION_ID="13"
 ID=debian'
+	kconfig $t proc/config.gz '#
+# Automatically generated file; DO NOT EDIT.
+# Linux/x86 6.18.40.1 Kernel Configuration
+#
+CONFIG_AUDIT=y
+CONFIG_AUDITSYSCALL=y
+# CONFIG_PREEMPT_NONE is not set
+CONFIG_PREEMPT_VOLUNTARY=y
+# CONFIG_PREEMPT is not set
+# CONFIG_PREEMPT_LAZY is not set
+CONFIG_PREEMPT_DYNAMIC=y
+CONFIG_HYPERV=y
+CONFIG_HZ=250
+CONFIG_CPU_MITIGATIONS=y
+CONFIG_MITIGATION_PAGE_TABLE_ISOLATION=y
+CONFIG_MITIGATION_RETPOLINE=y
+CONFIG_MITIGATION_RETHUNK=y
+CONFIG_MITIGATION_SPECTRE_BHI=y
+CONFIG_MITIGATION_MDS=y
+CONFIG_MITIGATION_ITS=y
+# CONFIG_LEGACY_VSYSCALL_XONLY is not set
+CONFIG_LEGACY_VSYSCALL_NONE=y
+CONFIG_KVM=y'
 	w $t etc/wsl.conf '[boot]
 systemd=true'
 	w $t run/WSL/2_interop ''
@@ -168,6 +198,25 @@ w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_governor powersave
 w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_driver intel_pstate
 w $t sys/devices/system/cpu/intel_pstate/no_turbo 0
 w $t sys/devices/system/cpu/isolated ''
+kconfig $t boot/config-6.8.0-85-generic '#
+# Automatically generated file; DO NOT EDIT.
+# Linux/x86 6.8.12 Kernel Configuration
+#
+CONFIG_AUDIT=y
+CONFIG_AUDITSYSCALL=y
+# CONFIG_PREEMPT_NONE is not set
+CONFIG_PREEMPT_VOLUNTARY=y
+# CONFIG_PREEMPT is not set
+CONFIG_PREEMPT_DYNAMIC=y
+CONFIG_HZ=1000
+CONFIG_NO_HZ_FULL=y
+CONFIG_SPECULATION_MITIGATIONS=y
+CONFIG_PAGE_TABLE_ISOLATION=y
+CONFIG_RETPOLINE=y
+CONFIG_CPU_IBRS_ENTRY=y
+CONFIG_MITIGATION_RFDS=y
+CONFIG_LEGACY_VSYSCALL_XONLY=y
+# CONFIG_LEGACY_VSYSCALL_NONE is not set'
 w $t sys/devices/system/cpu/nohz_full '(null)'
 w $t sys/class/dmi/id/sys_vendor 'Micro-Star International Co., Ltd.'
 w $t sys/class/dmi/id/product_name 'MS-7B61'
