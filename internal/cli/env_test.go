@@ -149,7 +149,7 @@ func TestEnvSummaryLines(t *testing.T) {
 	for fx, want := range map[string]string{
 		"wsl2-intel-on":      "Mitigations: ON (default) — 7 mitigated, 0 vulnerable, 9 not affected, 3 unknown; Hyper-V guest (WSL 2)",
 		"wsl2-intel-off":     "Mitigations: OFF (off) — 1 mitigated, 6 vulnerable, 9 not affected, 3 unknown; Hyper-V guest (WSL 2)",
-		"firecracker-dev":    "Mitigations: CUSTOM (auto,no_guest_host,no_guest_guest) — 4 mitigated, 0 vulnerable, 15 not affected; virtual machine (hypervisor not named)",
+		"firecracker-dev":    "Mitigations: CUSTOM (auto,no_guest_host,no_guest_guest) — 4 mitigated, 0 vulnerable, 15 not affected; KVM guest",
 		"intel-baremetal":    "Mitigations: ON (default) — 12 mitigated, 0 vulnerable, 2 not affected; bare metal",
 		"amd-zen4-baremetal": "Mitigations: ON (auto,nosmt) — 6 mitigated, 0 vulnerable, 13 not affected; bare metal",
 		"arm64-graviton3":    "Mitigations: ON (default) — 3 mitigated, 0 vulnerable, 11 not affected; KVM guest",

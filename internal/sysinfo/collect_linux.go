@@ -500,6 +500,15 @@ func (c *collector) hypervisor(s *Snapshot) {
 		h.Evidence = append(h.Evidence, "/sys/bus/vmbus/devices")
 		set("Hyper-V", "vmbus")
 	}
+	// Paravirtual clock sources name their hypervisor (kvm-clock,
+	// hyperv_clocksource_tsc_page, xen).
+	for _, cs := range s.Kernel.ClocksourcesAvailable {
+		if name := HypervisorFromClocksource(cs); name != "" {
+			h.Guest = true
+			h.Evidence = append(h.Evidence, "clocksource "+cs)
+			set(name, "clocksource")
+		}
+	}
 	for _, v := range s.Vulnerabilities {
 		for _, sign := range []string{"SMT Host state unknown", "Dependent on hypervisor status", "running under hypervisor"} {
 			if strings.Contains(v.Raw, sign) {

@@ -196,7 +196,7 @@ type Hypervisor struct {
 	// "VMware", …); "" on bare metal or when no source names it.
 	Vendor string `json:"vendor"`
 	// Source is where Vendor came from: "cpuid", "/sys/hypervisor",
-	// "dmi", "vmbus", "wsl".
+	// "dmi", "vmbus", "clocksource", "wsl".
 	Source string `json:"source"`
 	// Guest is true when anything says the machine is virtual (the
 	// cpuinfo "hypervisor" flag, a vendor, a guest-only sysfs string).

@@ -44,7 +44,7 @@ func TestCollectFixtures(t *testing.T) {
 	tests := map[string]want{
 		"firecracker-dev": {release: "6.18.44-fc-v657", mode: mitigation.ModeCustom, vulns: 19,
 			counts: mitigation.Counts{Mitigated: 4, NotAffected: 15}, arch: "x86", vendor: "GenuineIntel",
-			guest: true, smtControl: "notsupported"},
+			hypervisor: "KVM", guest: true, smtControl: "notsupported"},
 		"wsl2-intel-on": {release: "6.18.40.1-microsoft-standard-WSL2", mode: mitigation.ModeOn, vulns: 19,
 			counts: mitigation.Counts{Mitigated: 7, NotAffected: 9, Unknown: 3}, arch: "x86", vendor: "GenuineIntel",
 			hypervisor: "Hyper-V", guest: true, wsl: 2, smtControl: "on"},
@@ -474,6 +474,14 @@ func TestHypervisorNames(t *testing.T) {
 	} {
 		if got := HypervisorFromDMI(tt.vendor, tt.product, tt.version); got != tt.want {
 			t.Errorf("HypervisorFromDMI(%q, %q, %q) = %q, want %q", tt.vendor, tt.product, tt.version, got, tt.want)
+		}
+	}
+}
+
+func TestHypervisorFromClocksource(t *testing.T) {
+	for cs, want := range map[string]string{"kvm-clock": "KVM", "hyperv_clocksource_tsc_page": "Hyper-V", "xen": "Xen", "tsc": "", "arch_sys_counter": ""} {
+		if got := HypervisorFromClocksource(cs); got != want {
+			t.Errorf("HypervisorFromClocksource(%q) = %q, want %q", cs, got, want)
 		}
 	}
 }
