@@ -4,18 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/sectax/sectax/internal/sysinfo"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // fixtures are the fake machine trees of internal/sysinfo/testdata.
 var fixtures = []string{
@@ -34,30 +29,6 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := mainWith(context.Background(), args, &out, &errb, Deps{})
 	return code, out.String(), errb.String()
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-// On a mismatch the output is written to name.got (gitignored).
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs (-want +got); got written to %s.got:\n%s", path, path, diff)
-	}
 }
 
 func TestEnvGolden(t *testing.T) {
