@@ -165,6 +165,11 @@ func (c *collector) readErr(rel string) (string, error) {
 
 // readBytes reads a regular file below the root, at most 1 MiB.
 func (c *collector) readBytes(rel string) ([]byte, error) {
+	return c.readBytesMax(rel, 1<<20)
+}
+
+// readBytesMax is readBytes with a size limit.
+func (c *collector) readBytesMax(rel string, max int64) ([]byte, error) {
 	st, err := os.Stat(c.path(rel))
 	if err != nil {
 		return nil, err
@@ -180,7 +185,7 @@ func (c *collector) readBytes(rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 1<<20))
+	return io.ReadAll(io.LimitReader(f, max))
 }
 
 func (c *collector) kernel(s *Snapshot) {
@@ -347,10 +352,13 @@ func errText(err error) string {
 }
 
 func (c *collector) cpu(s *Snapshot) {
-	raw, ok := c.read("proc/cpuinfo")
-	if ok {
-		s.CPU = ParseCPUInfo([]byte(raw))
+	// cpuinfo grows with the CPU count (about 2 KiB each on x86), so it
+	// gets a larger limit than other files.
+	raw, err := c.readBytesMax("proc/cpuinfo", 32<<20)
+	if err == nil {
+		s.CPU = ParseCPUInfo(raw)
 	} else {
+		c.note("proc/cpuinfo", err)
 		s.CPU.Bugs, s.CPU.Flags = []string{}, []string{}
 	}
 	if v, ok := c.read("sys/devices/system/cpu/online"); ok {
