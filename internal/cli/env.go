@@ -153,7 +153,7 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 	sec.kv("release", s.Kernel.Release)
 	sec.kv("version", s.Kernel.Version)
 	if s.Kernel.Preemption != "" {
-		sec.kv("preemption", fmt.Sprintf("%s (from %s)", s.Kernel.Preemption, s.Kernel.PreemptionSource))
+		sec.kv("preemption", fmt.Sprintf("%s, from %s", s.Kernel.Preemption, s.Kernel.PreemptionSource))
 	}
 	if s.Kernel.Clocksource != "" {
 		sec.kv("clocksource", fmt.Sprintf("%s (available: %s)", s.Kernel.Clocksource, strings.Join(s.Kernel.ClocksourcesAvailable, " ")))
