@@ -285,8 +285,9 @@ func (info paramInfo) effect(p Param) Effect {
 		return EffectInvalid
 	}
 	if info.flag != "" {
-		// nopti=… : the kernel ignores a value on a flag; treat as invalid.
-		return EffectInvalid
+		// nopti=1: the early_param handler of a flag ignores its
+		// argument, so the flag takes effect all the same.
+		return info.flag
 	}
 	v := p.Value
 	switch {

@@ -164,6 +164,7 @@ func TestModeOfCmdline(t *testing.T) {
 		{"mitigations=off mds=full,nosmt", ModeCustom, "mds=full,nosmt sets a mitigation again"},
 		{"mitigations=off spectre_v2=retpoline", ModeCustom, "spectre_v2=retpoline sets a mitigation again"},
 		{"nopti", ModeCustom, "nopti turns mitigations off"},
+		{"nopti=1", ModeCustom, "nopti=1 turns mitigations off"},
 		{"spectre_v2=retpoline", ModeCustom, "chooses a method"},
 		{"mitigations=off mitigations=auto", ModeOn, "mitigations=auto"},
 		{"mitigations=auto mitigations=off", ModeOff, "mitigations=off"},
