@@ -251,10 +251,9 @@ func Classify(params []Param) Mitigations {
 			}
 		case k == "nosmt":
 			r.Kind = KindSMT
+			// nosmt=force also forbids turning SMT back on; any other
+			// value is taken as plain nosmt (kernel/cpu.c smt_cmdline_disable).
 			r.Effect = EffectOn
-			if p.HasValue && p.Value != "force" {
-				r.Effect = EffectInvalid
-			}
 			r.Files = []string{"mds", "tsx_async_abort", "mmio_stale_data", "l1tf", "retbleed", "spectre_v2"}
 		case toggleNotes[k] != "":
 			r.Kind = KindToggle
