@@ -175,7 +175,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"run", "extra"}, `unknown command "extra"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"run", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "/nonexistent is not a directory"},
+		{[]string{"run", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "--root /nonexistent: bad root directory: /nonexistent is not a directory"},
 	} {
 		out, errs, code := sectax(t, fixedDeps(nil), tt.args...)
 		if code != ExitUsage || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 || out != "" {

@@ -18,7 +18,6 @@ import (
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
-	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -239,9 +238,9 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	env, err := sysinfo.Collect(g.Root)
+	env, err := collectEnv(ctx, g)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	if pl.cpus != nil {
 		if err := runner.SetAffinity(pl.cpus); err != nil {

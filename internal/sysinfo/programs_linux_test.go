@@ -82,7 +82,13 @@ func TestRunProgramBounded(t *testing.T) {
 	pidFile := filepath.Join(bin, "pid")
 	writeScript(t, bin, "leak", "sleep 30 &\necho $! >"+pidFile+"\necho partial\n")
 	for _, name := range []string{"hang", "leak"} {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		// The leaking script must get to write its pid file before the
+		// deadline even on a loaded machine; the hanging one cannot finish.
+		limit := 200 * time.Millisecond
+		if name == "leak" {
+			limit = 3 * time.Second
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
 		_, err := runProgram(ctx, nil, "", filepath.Join(bin, name))
 		cancel()
 		if err == nil && name == "hang" {
