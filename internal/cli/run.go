@@ -238,6 +238,23 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	return measure(ctx, g, o, pl, session{label: o.label, engine: o.engine, text: writeRunText})
+}
+
+// session is what differs between the commands that measure.
+type session struct {
+	label, engine string
+	// sink records the run as it goes (the store); nil records nothing.
+	sink runner.Sink
+	// text renders the result for --format text.
+	text func(io.Writer, *run.Run) error
+}
+
+// measure runs a plan: it snapshots the environment, pins the CPUs, runs
+// the repetitions with progress on a terminal, prints the run (also when it
+// was interrupted, so that nothing finished is lost) and turns its status
+// into the exit code.
+func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss session) error {
 	env, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
@@ -251,11 +268,10 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if seed == 0 {
 		seed = randomSeed()
 	}
-	runs := effectiveRuns(o.runs, pl.suite)
 	r := &run.Run{
-		Schema: run.Schema, ID: g.deps.NewRunID(), Label: o.label, Started: g.deps.Now().UTC(),
-		Suite: string(pl.suite), Engine: o.engine, ToolVersion: Version,
-		Runs: runs, Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
+		Schema: run.Schema, ID: g.deps.NewRunID(), Label: ss.label, Started: g.deps.Now().UTC(),
+		Suite: string(pl.suite), Engine: ss.engine, ToolVersion: Version,
+		Runs: effectiveRuns(o.runs, pl.suite), Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
 		Notes:   pl.notes,
 		Results: runner.NewResults(pl.items),
 	}
@@ -271,7 +287,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	}
 	prog := newProgress(g)
 	runErr := runner.Run(ctx, r, pl.items, runner.Options{
-		Warmup: o.warmup, Seed: seed, OnEvent: prog.event, Now: g.deps.Now,
+		Warmup: o.warmup, Seed: seed, OnEvent: prog.event, Now: g.deps.Now, Sink: ss.sink,
 		Env: workload.Env{Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Timeout: o.timeout},
 	})
 	prog.done()
@@ -281,7 +297,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if g.Format == "json" {
 		err = writeRunJSON(w, r)
 	} else {
-		err = writeRunText(w, r)
+		err = ss.text(w, r)
 	}
 	if err = finish(err); err != nil {
 		return err

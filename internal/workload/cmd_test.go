@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,7 +135,7 @@ func TestCmdCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertGroupGone(t, pgid)
-	if kids := procChildrenOf(os.Getpid()); len(kids) > 0 {
+	if kids := proctest.LiveChildren(os.Getpid()); len(kids) > 0 {
 		t.Fatalf("children left: %v", kids)
 	}
 }

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ func testEnv(t *testing.T) Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Env{Exe: exe, WorkerArgs: []string{WorkerCommand}, Timeout: 30 * time.Second}
+	return Env{Exe: exe, WorkerArgs: []string{WorkerCommand}, Timeout: 60 * time.Second}
 }
 
 // moreParams resolves w's quick parameters with kv applied.
@@ -72,72 +73,6 @@ func assertUsage(t *testing.T, err error, want string) {
 	}
 }
 
-// procState returns the state letter of pid from /proc ("" when gone).
-func procState(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return ""
-	}
-	return s[i+2 : i+3]
-}
-
-// procChildrenOf lists the live (not zombie) processes whose parent is ppid.
-func procChildrenOf(ppid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(ppid) && f[0] != "Z" {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// groupMembers lists the live processes of process group pgid.
-func groupMembers(pgid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 3 && f[3] == strconv.Itoa(pgid) && f[0] != "Z" {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // eventually polls cond for up to 5 s (a SIGKILLed process takes a moment
 // to leave /proc).
 func eventually(cond func() bool) bool {
@@ -152,10 +87,10 @@ func eventually(cond func() bool) bool {
 // assertGroupGone fails when process group pgid still has a live member.
 func assertGroupGone(t *testing.T, pgid int) {
 	t.Helper()
-	if !eventually(func() bool { return len(groupMembers(pgid)) == 0 }) {
-		t.Fatalf("process group %d still has members %v", pgid, groupMembers(pgid))
+	if !eventually(func() bool { return len(proctest.GroupMembers(pgid)) == 0 }) {
+		t.Fatalf("process group %d still has members %v", pgid, proctest.GroupMembers(pgid))
 	}
-	if err := syscall.Kill(-pgid, 0); err == nil && len(groupMembers(pgid)) > 0 {
+	if err := syscall.Kill(-pgid, 0); err == nil && len(proctest.GroupMembers(pgid)) > 0 {
 		t.Fatalf("process group %d still exists", pgid)
 	}
 }

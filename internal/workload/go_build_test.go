@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,10 +134,10 @@ func TestGoBuildCancelled(t *testing.T) {
 	// "errors" imports the runtime: seconds of work, cancelled at once.
 	var goPid int
 	ctx, fired := cancelWhen(t, func() bool {
-		for _, pid := range procChildrenOf(os.Getpid()) {
+		for _, pid := range proctest.LiveChildren(os.Getpid()) {
 			if b, _ := os.ReadFile(filepath.Join("/proc", itoa(pid), "comm")); strings.TrimSpace(string(b)) == "go" {
 				goPid = pid
-				return len(procChildrenOf(pid)) > 0 // a compiler is running
+				return len(proctest.LiveChildren(pid)) > 0 // a compiler is running
 			}
 		}
 		return false
@@ -150,7 +151,7 @@ func TestGoBuildCancelled(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	assertGroupGone(t, goPid)
-	if kids := procChildrenOf(os.Getpid()); len(kids) > 0 {
+	if kids := proctest.LiveChildren(os.Getpid()); len(kids) > 0 {
 		t.Fatalf("children left: %v", kids)
 	}
 	assertEmptyDir(t, tmp)

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestSpawnSelf(t *testing.T) {
 	if got := s.Values["usecs_per_spawn"] * s.Values["spawns_per_sec"]; got < 0.999e6 || got > 1.001e6 {
 		t.Errorf("usecs_per_spawn × spawns_per_sec = %v, want 1e6", got)
 	}
-	if kids := procChildrenOf(os.Getpid()); len(kids) > 0 {
+	if kids := proctest.LiveChildren(os.Getpid()); len(kids) > 0 {
 		t.Fatalf("children left: %v", kids)
 	}
 }
@@ -71,7 +72,7 @@ func TestSpawnCancelled(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("returned %v after the cancellation", d)
 	}
-	if !eventually(func() bool { return len(procChildrenOf(os.Getpid())) == 0 }) {
-		t.Fatalf("children left: %v", procChildrenOf(os.Getpid()))
+	if !eventually(func() bool { return len(proctest.LiveChildren(os.Getpid())) == 0 }) {
+		t.Fatalf("children left: %v", proctest.LiveChildren(os.Getpid()))
 	}
 }

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,8 +72,8 @@ func TestRunTimedKillsLeftovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(func() bool { st := procState(pid); return st == "" || st == "Z" }) {
-		t.Fatalf("background sleep %d survived its command (state %s)", pid, procState(pid))
+	if !eventually(func() bool { st := proctest.State(pid); return st == "" || st == "Z" }) {
+		t.Fatalf("background sleep %d survived its command (state %s)", pid, proctest.State(pid))
 	}
 }
 
