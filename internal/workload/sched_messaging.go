@@ -52,8 +52,7 @@ func (SchedMessaging) Info() Info {
 				Default: "socket", Choices: []string{"socket", "pipe"}},
 			{Key: "mode", Help: "process: one process per task (perf default); thread: threads (perf -t)",
 				Default: "process", Choices: []string{"process", "thread"}},
-			{Key: "spawn", Help: "process mode: fork (perf's way: forked copies of sectax running raw-syscall loops) or exec (re-executed Go worker processes)",
-				Default: "fork", Choices: []string{"fork", "exec"}},
+			spawnParam,
 		},
 		Metrics: []MetricSpec{
 			{Name: "total_s", Unit: "s", Better: "lower", Help: "perf's Total time: wake-up to last worker reaped"},

@@ -33,15 +33,11 @@ func (SchedPipe) Info() Info {
 				Default: int64(100_000), Quick: int64(50_000), Study: int64(100_000), Min: 1, Max: 1 << 40},
 			{Key: "mode", Help: "process: two processes (perf default); thread: two threads (perf -T)",
 				Default: "process", Choices: []string{"process", "thread"}},
-			{Key: "spawn", Help: "process mode: fork (perf's way: a forked copy of sectax running a raw-syscall loop) or exec (a re-executed Go worker process)",
-				Default: "fork", Choices: []string{"fork", "exec"}},
+			spawnParam,
 			{Key: "style", Help: "pingpong: strict ping-pong of perf <= 6.14; symmetric: both write then read, perf >= 6.15",
 				Default: "pingpong", Choices: []string{"pingpong", "symmetric"}},
 		},
-		Metrics: []MetricSpec{
-			{Name: "usecs_per_op", Unit: "µs/op", Better: "lower", Help: "microseconds per round trip"},
-			{Name: "ops_per_sec", Unit: "ops/s", Better: "higher", Help: "round trips per second"},
-		},
+		Metrics: perOpMetrics("round trip"),
 	}
 }
 

@@ -24,10 +24,7 @@ func (SyscallBasic) Info() Info {
 			Default: int64(2_000_000), Quick: int64(1_000_000), Study: int64(10_000_000),
 			Min: 1, Max: 1 << 40,
 		}},
-		Metrics: []MetricSpec{
-			{Name: "usecs_per_op", Unit: "µs/op", Better: "lower", Help: "microseconds per getppid() call"},
-			{Name: "ops_per_sec", Unit: "ops/s", Better: "higher", Help: "getppid() calls per second"},
-		},
+		Metrics: perOpMetrics("getppid() call"),
 	}
 }
 
@@ -57,6 +54,20 @@ func (SyscallBasic) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 	elapsed := time.Since(start)
 	return perOp(elapsed, loops), nil
 }
+
+// perOpMetrics are the metrics of perf's per-op benchmarks, in perf's
+// names: microseconds per op (primary) and ops per second.
+func perOpMetrics(op string) []MetricSpec {
+	return []MetricSpec{
+		{Name: "usecs_per_op", Unit: "µs/op", Better: "lower", Help: "microseconds per " + op},
+		{Name: "ops_per_sec", Unit: "ops/s", Better: "higher", Help: op + "s per second"},
+	}
+}
+
+// spawnParam chooses how process-mode workloads make their workers.
+var spawnParam = ParamSpec{Key: "spawn",
+	Help:    "process mode: fork (perf's way: forked copies of sectax running raw-syscall loops) or exec (re-executed Go worker processes)",
+	Default: "fork", Choices: []string{"fork", "exec"}}
 
 // perOp turns a timed window over loops operations into the usecs_per_op
 // and ops_per_sec metrics.
