@@ -37,9 +37,9 @@ func (GoBuild) Info() Info {
 				Default: "", Free: true},
 		},
 		Metrics: rusageMetrics,
-		// Six samples of the half-second quick build; a std build takes
-		// about 40 s on two idle cores, so standard and study keep the
-		// runner's default.
+		// Six samples of the half-second quick build. Standard and study
+		// keep the runner's default of 10: a std build takes about 45 s
+		// on two idle cores, so go-build is some 8 minutes of them.
 		Runs: map[Suite]int{Quick: 6},
 	}
 }
