@@ -33,7 +33,7 @@ func (FileChurn) Info() Info {
 			"flush unless fsync=yes",
 		Params: []ParamSpec{
 			{Key: "files", Help: "files per repetition (each is created, written, closed, stat'ed, renamed and unlinked)",
-				Default: int64(5000), Quick: int64(1000), Min: 1, Max: 10_000_000},
+				Default: int64(5000), Quick: int64(500), Min: 1, Max: 10_000_000},
 			{Key: "size", Help: "bytes written to each file",
 				Default: int64(4096), Min: 0, Max: 1 << 20},
 			{Key: "fsync", Help: "yes: fsync each file before closing it (measures the disk or hypervisor flush, not only the kernel)",
