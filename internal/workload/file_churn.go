@@ -33,7 +33,7 @@ func (FileChurn) Info() Info {
 			"flush unless fsync=yes",
 		Params: []ParamSpec{
 			{Key: "files", Help: "files per repetition (each is created, written, closed, stat'ed, renamed and unlinked)",
-				Default: int64(5000), Quick: int64(1000), Min: 1, Max: 10_000_000},
+				Default: int64(5000), Quick: int64(500), Min: 1, Max: 10_000_000},
 			{Key: "size", Help: "bytes written to each file",
 				Default: int64(4096), Min: 0, Max: 1 << 20},
 			{Key: "fsync", Help: "yes: fsync each file before closing it (measures the disk or hypervisor flush, not only the kernel)",
@@ -67,7 +67,7 @@ func (FileChurn) Preflight(p Params) error {
 // every file. Everything is a raw system call on a directory descriptor
 // (the *at calls), with the names prepared before the window and garbage
 // collection off. The temporary directory is removed on every path.
-func (FileChurn) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
+func (FileChurn) Run(ctx context.Context, _ Env, p Params) (s Sample, err error) {
 	n, size, doSync := int(p.Int("files")), p.Int("size"), p.Str("fsync") == "yes"
 	base := fileChurnDir(p)
 	if err := checkDir("file-churn.dir", base); err != nil {
@@ -80,7 +80,7 @@ func (FileChurn) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 		}
 		return Sample{}, fmt.Errorf("file-churn: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTemp(tmp, &s, &err)
 	dfd, err := unix.Open(tmp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return Sample{}, fmt.Errorf("file-churn: open %s: %w", tmp, err)
@@ -135,7 +135,7 @@ func (FileChurn) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 		}
 	}
 	secs := time.Since(start).Seconds()
-	s := Sample{Values: map[string]float64{
+	s = Sample{Values: map[string]float64{
 		"usecs_per_file": secs * 1e6 / float64(n),
 		"files_per_sec":  float64(n) / secs,
 	}}

@@ -37,9 +37,9 @@ func (GoBuild) Info() Info {
 				Default: "", Free: true},
 		},
 		Metrics: rusageMetrics,
-		// Six samples of the half-second quick build; a std build takes
-		// about 40 s on two idle cores, so standard and study keep the
-		// runner's default.
+		// Six samples of the half-second quick build. Standard and study
+		// keep the runner's default of 10: a std build takes about 45 s
+		// on two idle cores, so go-build is some 8 minutes of them.
 		Runs: map[Suite]int{Quick: 6},
 	}
 }
@@ -78,7 +78,7 @@ func goBuildPatterns(p Params) []string {
 // build leaves no work directory behind); it is removed on every path.
 // Outputs go to /dev/null: a build of one main package would otherwise
 // write a binary into the module.
-func (g GoBuild) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
+func (g GoBuild) Run(ctx context.Context, _ Env, p Params) (s Sample, err error) {
 	if err := g.Available(p); err != nil {
 		return Sample{}, &UsageError{Msg: "go-build: " + err.Error()}
 	}
@@ -93,7 +93,7 @@ func (g GoBuild) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 	if err != nil {
 		return Sample{}, fmt.Errorf("go-build: temporary directory: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTemp(tmp, &s, &err)
 	cache, work := filepath.Join(tmp, "cache"), filepath.Join(tmp, "work")
 	for _, d := range []string{cache, work} {
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -105,7 +105,7 @@ func (g GoBuild) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 		dir = work // outside any module or workspace
 	}
 	argv := append([]string{"go", "build", "-a", "-o", os.DevNull}, goBuildPatterns(p)...)
-	s, err := runTimed(ctx, timedChild{
+	s, err = runTimed(ctx, timedChild{
 		path: goPath,
 		argv: argv,
 		dir:  dir,

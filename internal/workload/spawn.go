@@ -33,7 +33,7 @@ func (Spawn) Info() Info {
 			"context switches between parent and child (IBPB, RSB filling, CR3 switches)",
 		Params: []ParamSpec{
 			{Key: "loops", Help: "processes spawned (and waited for) per repetition",
-				Default: int64(1000), Quick: int64(300), Min: 1, Max: 10_000_000},
+				Default: int64(1000), Quick: int64(200), Min: 1, Max: 10_000_000},
 			{Key: "program", Help: "self: the sectax binary as a worker that exits at once (a static Go program); true: /bin/true (dynamically linked C)",
 				Default: "self", Choices: []string{"self", "true"}},
 		},

@@ -212,3 +212,16 @@ func checkDir(what, dir string) error {
 	}
 	return nil
 }
+
+// removeTemp removes a workload's temporary directory. A failure is not
+// silent: it becomes a warning beside a good sample, or part of the error.
+func removeTemp(dir string, s *Sample, err *error) {
+	rerr := os.RemoveAll(dir)
+	switch {
+	case rerr == nil:
+	case *err == nil:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("could not remove the temporary directory %s: %v (remove it by hand)", dir, rerr))
+	default:
+		*err = fmt.Errorf("%w (and could not remove the temporary directory %s: %v)", *err, dir, rerr)
+	}
+}

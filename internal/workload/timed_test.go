@@ -113,3 +113,34 @@ func TestRunTimedDeadline(t *testing.T) {
 		t.Fatalf("took %v after the deadline", d)
 	}
 }
+
+// A temporary directory that cannot be removed is reported, not ignored.
+func TestRemoveTemp(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "tmp")
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var s Sample
+	var err error
+	removeTemp(dir, &s, &err)
+	if err != nil || len(s.Warnings) != 0 {
+		t.Fatalf("clean removal: err %v, warnings %q", err, s.Warnings)
+	}
+	if _, serr := os.Stat(dir); !os.IsNotExist(serr) {
+		t.Fatalf("%s still exists", dir)
+	}
+	// A path whose parent is a regular file cannot be removed (ENOTDIR).
+	file := filepath.Join(parent, "file")
+	os.WriteFile(file, nil, 0o644)
+	bad := filepath.Join(file, "x")
+	removeTemp(bad, &s, &err)
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], bad) {
+		t.Fatalf("warnings %q, want one naming %s", s.Warnings, bad)
+	}
+	err = errors.New("build failed")
+	removeTemp(bad, &s, &err)
+	if !strings.Contains(err.Error(), "build failed") || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("err %v, want the failure and the directory", err)
+	}
+}
