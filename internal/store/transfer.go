@@ -1,0 +1,181 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// FieldError names the file, the run and the field of a malformed import
+// document.
+type FieldError struct {
+	File  string
+	Index int    // position of the document in the file
+	ID    string // run id, when known
+	Field string // JSON path of the bad field ("results[2].metrics[0].better")
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	where := fmt.Sprintf("%s: document %d", e.File, e.Index+1)
+	if e.ID != "" {
+		where += fmt.Sprintf(" (run %s)", e.ID)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %s", where, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", where, e.Msg)
+}
+
+// Decode reads run documents from data: one document, a JSON array of
+// documents, or several documents one after another (what Export writes).
+// name is the file name used in errors. Every document is validated.
+func Decode(name string, data []byte) ([]*run.Run, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%s: empty file, expected sectax.run/v1 documents", name)
+	}
+	var raws []json.RawMessage
+	if trimmed[0] == '[' {
+		if err := json.Unmarshal(trimmed, &raws); err != nil {
+			return nil, fmt.Errorf("%s: not a JSON array of run documents: %v", name, err)
+		}
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		for {
+			var raw json.RawMessage
+			err := dec.Decode(&raw)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: document %d: not valid JSON: %v", name, len(raws)+1, err)
+			}
+			raws = append(raws, raw)
+		}
+	}
+	var runs []*run.Run
+	seen := map[string]int{}
+	for i, raw := range raws {
+		var r run.Run
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if err := dec.Decode(&r); err != nil {
+			fe := &FieldError{File: name, Index: i, Msg: err.Error()}
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				fe.Field, fe.Msg = te.Field, fmt.Sprintf("a JSON %s cannot be a %s", te.Value, te.Type)
+			}
+			return nil, fe
+		}
+		if field, msg := Validate(&r); field != "" || msg != "" {
+			return nil, &FieldError{File: name, Index: i, ID: r.ID, Field: field, Msg: msg}
+		}
+		if j, dup := seen[r.ID]; dup {
+			return nil, &FieldError{File: name, Index: i, ID: r.ID, Field: "id", Msg: fmt.Sprintf("same id as document %d", j+1)}
+		}
+		seen[r.ID] = i
+		runs = append(runs, &r)
+	}
+	return runs, nil
+}
+
+// Validate checks a run document and returns the bad field and what is
+// wrong with it, or two empty strings.
+func Validate(r *run.Run) (field, msg string) {
+	switch {
+	case r.Schema != run.Schema:
+		return "schema", fmt.Sprintf("%q is not %q", r.Schema, run.Schema)
+	case strings.TrimSpace(r.ID) == "" || r.ID != strings.TrimSpace(r.ID):
+		return "id", "missing, empty or padded with spaces"
+	case r.Started.IsZero():
+		return "started", "missing"
+	}
+	switch r.Status {
+	case run.StatusRunning, run.StatusComplete, run.StatusInterrupted, run.StatusFailed:
+	default:
+		return "status", fmt.Sprintf("%q is not running, complete, interrupted or failed", r.Status)
+	}
+	for i, res := range r.Results {
+		p := fmt.Sprintf("results[%d]", i)
+		if res.Workload == "" {
+			return p + ".workload", "missing"
+		}
+		names := map[string]bool{}
+		for j, m := range res.Metrics {
+			mp := fmt.Sprintf("%s.metrics[%d]", p, j)
+			switch {
+			case m.Name == "":
+				return mp + ".name", "missing"
+			case names[m.Name]:
+				return mp + ".name", fmt.Sprintf("%q appears twice", m.Name)
+			case m.Better != run.Lower && m.Better != run.Higher:
+				return mp + ".better", fmt.Sprintf("%q is not lower or higher", m.Better)
+			}
+			names[m.Name] = true
+			for k, v := range m.Samples {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Sprintf("%s.samples[%d]", mp, k), "not a finite number"
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// ImportResult says what Import did with each document.
+type ImportResult struct {
+	Imported []string
+	// Skipped are ids already present; nothing of them was written.
+	Skipped []string
+}
+
+// Import writes runs in one transaction; a run whose id is already stored
+// is skipped and reported in the result. Validate the runs (Decode does)
+// before calling it.
+func (d *DB) Import(ctx context.Context, runs []*run.Run) (ImportResult, error) {
+	var out ImportResult
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return out, d.wrap(err)
+	}
+	defer tx.Rollback()
+	for _, r := range runs {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id=?`, r.ID).Scan(&n); err != nil {
+			return ImportResult{}, d.wrap(err)
+		}
+		if n > 0 {
+			out.Skipped = append(out.Skipped, r.ID)
+			continue
+		}
+		if err := insertRun(ctx, tx, r); err != nil {
+			return ImportResult{}, d.wrap(err)
+		}
+		out.Imported = append(out.Imported, r.ID)
+	}
+	if err := tx.Commit(); err != nil {
+		return ImportResult{}, d.wrap(err)
+	}
+	return out, nil
+}
+
+// Export writes the runs as sectax.run/v1 documents, one after another,
+// indented; Decode reads them back.
+func Export(w io.Writer, runs []*run.Run) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	for _, r := range runs {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
