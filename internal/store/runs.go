@@ -57,14 +57,16 @@ func (d *DB) insertRun(ctx context.Context, r *run.Run) error {
 		return d.wrap(err)
 	}
 	defer tx.Rollback()
-	if err := insertRun(ctx, tx, r); err != nil {
+	if err := insertRun(ctx, tx, Doc{Run: r}); err != nil {
 		return d.wrap(err)
 	}
 	return d.wrap(tx.Commit())
 }
 
-func insertRun(ctx context.Context, q querier, r *run.Run) error {
-	env, err := jsonText(r.Env)
+func insertRun(ctx context.Context, q querier, doc Doc) error {
+	r := doc.Run
+	envb, err := doc.envJSON()
+	env := string(envb)
 	if err != nil {
 		return fmt.Errorf("run %s: env: %w", r.ID, err)
 	}
@@ -353,4 +355,36 @@ func (d *DB) Delete(ctx context.Context, id string) error {
 		return &NotFoundError{Ref: id}
 	}
 	return nil
+}
+
+// Doc returns the run with this id and its environment as stored.
+func (d *DB) Doc(ctx context.Context, id string) (Doc, error) {
+	r, err := d.Get(ctx, id)
+	if err != nil {
+		return Doc{}, err
+	}
+	var env string
+	if err := d.db.QueryRowContext(ctx, `SELECT env FROM runs WHERE id=?`, id).Scan(&env); err != nil {
+		return Doc{}, d.wrap(err)
+	}
+	return Doc{Run: r, RawEnv: json.RawMessage(env)}, nil
+}
+
+// Env returns the environment of the run with this id as decoded JSON,
+// with every field that was stored, including those the Go type of this
+// build does not know (nil when the run has none).
+func (d *DB) Env(ctx context.Context, id string) (map[string]any, error) {
+	var env string
+	err := d.db.QueryRowContext(ctx, `SELECT env FROM runs WHERE id=?`, id).Scan(&env)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &NotFoundError{Ref: id}
+	}
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(env), &m); err != nil {
+		return nil, fmt.Errorf("database %s: run %s: env: %w", d.path, id, err)
+	}
+	return m, nil
 }

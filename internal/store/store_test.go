@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -414,7 +415,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	// Duplicate metric index cannot happen through Decode, but a failure
 	// inside the transaction must still leave nothing behind.
 	bad.Results[0].Metrics[1].Name = bad.Results[0].Metrics[0].Name
-	if _, err := d.Import(ctx, []*run.Run{a, bad}); err == nil {
+	if _, err := d.Import(ctx, []Doc{{Run: a}, {Run: bad}}); err == nil {
 		t.Fatal("import of a broken run succeeded")
 	}
 	if l, _ := d.List(ctx); len(l) != 0 {
@@ -442,4 +443,45 @@ func TestRunLock(t *testing.T) {
 		t.Fatalf("lock after release: %v", err)
 	}
 	release2()
+}
+
+// TestUnknownEnvFieldsSurvive: an env written by a newer sectax keeps the
+// fields this build's Go type lacks through import, Env and export.
+func TestUnknownEnvFieldsSurvive(t *testing.T) {
+	ctx := context.Background()
+	doc := strings.Replace(string(exportJSON(t, testRun("new", "off"))), `"env": {`,
+		`"env": {"boot_id": "b-1", "cpu": {"model_name": "Test CPU", "online": 16},`, 1)
+	docs, err := Decode("new.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := openTemp(t)
+	if _, err := d.Import(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	env, err := d.Env(ctx, "new")
+	if err != nil || env["boot_id"] != "b-1" || env["cpu"].(map[string]any)["online"] != float64(16) {
+		t.Fatalf("Env = %v, %v", env, err)
+	}
+	got, err := d.Doc(ctx, "new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteDocs(&b, []Doc{got}); err != nil {
+		t.Fatal(err)
+	}
+	var wantC, gotC bytes.Buffer
+	json.Compact(&wantC, []byte(doc))
+	json.Compact(&gotC, b.Bytes())
+	if diff := cmp.Diff(wantC.String(), gotC.String()); diff != "" {
+		t.Fatalf("export after import (-want +got):\n%s", diff)
+	}
+}
+
+func TestDecodeEnvMustBeObject(t *testing.T) {
+	doc := strings.Replace(string(exportJSON(t, testRun("x", ""))), `"env": {`, `"env": 7, "x": {`, 1)
+	if _, err := Decode("f.json", []byte(doc)); err == nil || !strings.Contains(err.Error(), "env") {
+		t.Fatalf("err = %v", err)
+	}
 }

@@ -34,10 +34,27 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s: %s", where, e.Msg)
 }
 
+// Doc is a run document with its environment as it was written: RawEnv
+// keeps every field, including those the Go type of this build does not
+// know, so that import and export lose nothing. RawEnv may be nil, and
+// then Run.Env is used.
+type Doc struct {
+	Run    *run.Run
+	RawEnv json.RawMessage
+}
+
+// envJSON is the env to store or write: RawEnv when present.
+func (d Doc) envJSON() ([]byte, error) {
+	if len(d.RawEnv) > 0 {
+		return d.RawEnv, nil
+	}
+	return json.Marshal(d.Run.Env)
+}
+
 // Decode reads run documents from data: one document, a JSON array of
 // documents, or several documents one after another (what Export writes).
 // name is the file name used in errors. Every document is validated.
-func Decode(name string, data []byte) ([]*run.Run, error) {
+func Decode(name string, data []byte) ([]Doc, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%s: empty file, expected sectax.run/v1 documents", name)
@@ -61,7 +78,7 @@ func Decode(name string, data []byte) ([]*run.Run, error) {
 			raws = append(raws, raw)
 		}
 	}
-	var runs []*run.Run
+	var docs []Doc
 	seen := map[string]int{}
 	for i, raw := range raws {
 		var r run.Run
@@ -81,9 +98,20 @@ func Decode(name string, data []byte) ([]*run.Run, error) {
 			return nil, &FieldError{File: name, Index: i, ID: r.ID, Field: "id", Msg: fmt.Sprintf("same id as document %d", j+1)}
 		}
 		seen[r.ID] = i
-		runs = append(runs, &r)
+		var envOnly struct {
+			Env json.RawMessage `json:"env"`
+		}
+		_ = json.Unmarshal(raw, &envOnly) // raw decoded once already
+		if len(envOnly.Env) > 0 && envOnly.Env[0] != '{' && string(envOnly.Env) != "null" {
+			return nil, &FieldError{File: name, Index: i, ID: r.ID, Field: "env", Msg: "must be an object"}
+		}
+		var env bytes.Buffer
+		if len(envOnly.Env) > 0 {
+			_ = json.Compact(&env, envOnly.Env) // valid: decoded above
+		}
+		docs = append(docs, Doc{Run: &r, RawEnv: env.Bytes()})
 	}
-	return runs, nil
+	return docs, nil
 }
 
 // Validate checks a run document and returns the bad field and what is
@@ -139,14 +167,15 @@ type ImportResult struct {
 // Import writes runs in one transaction; a run whose id is already stored
 // is skipped and reported in the result. Validate the runs (Decode does)
 // before calling it.
-func (d *DB) Import(ctx context.Context, runs []*run.Run) (ImportResult, error) {
+func (d *DB) Import(ctx context.Context, docs []Doc) (ImportResult, error) {
 	var out ImportResult
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return out, d.wrap(err)
 	}
 	defer tx.Rollback()
-	for _, r := range runs {
+	for _, doc := range docs {
+		r := doc.Run
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id=?`, r.ID).Scan(&n); err != nil {
 			return ImportResult{}, d.wrap(err)
@@ -155,7 +184,7 @@ func (d *DB) Import(ctx context.Context, runs []*run.Run) (ImportResult, error) 
 			out.Skipped = append(out.Skipped, r.ID)
 			continue
 		}
-		if err := insertRun(ctx, tx, r); err != nil {
+		if err := insertRun(ctx, tx, doc); err != nil {
 			return ImportResult{}, d.wrap(err)
 		}
 		out.Imported = append(out.Imported, r.ID)
@@ -169,11 +198,49 @@ func (d *DB) Import(ctx context.Context, runs []*run.Run) (ImportResult, error) 
 // Export writes the runs as sectax.run/v1 documents, one after another,
 // indented; Decode reads them back.
 func Export(w io.Writer, runs []*run.Run) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	for _, r := range runs {
-		if err := enc.Encode(r); err != nil {
+	docs := make([]Doc, len(runs))
+	for i, r := range runs {
+		docs[i] = Doc{Run: r}
+	}
+	return WriteDocs(w, docs)
+}
+
+// envNull is how the top-level env of a run with Env nil encodes. Every
+// field before it in a run document is a scalar (strings are escaped), so
+// its first occurrence is the top-level env.
+var envNull = []byte(`"env":null`)
+
+// WriteDocs writes documents one after another, indented, each with its
+// RawEnv in place of the typed env.
+func WriteDocs(w io.Writer, docs []Doc) error {
+	for _, d := range docs {
+		env, err := d.envJSON()
+		if err != nil {
+			return fmt.Errorf("run %s: env: %w", d.Run.ID, err)
+		}
+		r := *d.Run
+		r.Env = nil
+		var compact bytes.Buffer
+		enc := json.NewEncoder(&compact)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&r); err != nil {
+			return fmt.Errorf("run %s: %w", d.Run.ID, err)
+		}
+		b := compact.Bytes()
+		i := bytes.Index(b, envNull)
+		if i < 0 {
+			return fmt.Errorf("run %s: no env field in the encoded document", d.Run.ID)
+		}
+		spliced := make([]byte, 0, len(b)+len(env))
+		spliced = append(spliced, b[:i]...)
+		spliced = append(spliced, `"env":`...)
+		spliced = append(spliced, env...)
+		spliced = append(spliced, b[i+len(envNull):]...)
+		var out bytes.Buffer
+		if err := json.Indent(&out, spliced, "", "  "); err != nil {
+			return fmt.Errorf("run %s: %w", d.Run.ID, err)
+		}
+		if _, err := w.Write(out.Bytes()); err != nil {
 			return err
 		}
 	}
