@@ -476,8 +476,12 @@ func (rep *Report) addNotes(a, b Side) {
 		for _, c := range rep.Env.Confounders {
 			names = append(names, c.Name)
 		}
+		verb := "differs"
+		if len(names) > 1 {
+			verb = "differ"
+		}
 		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "confounded", Message: fmt.Sprintf(
-			"besides the mitigations, %s differ: the tax measured here may not be the mitigations' alone", strings.Join(names, ", "))})
+			"besides the mitigations, %s %s: the tax measured here may not be the mitigations' alone", strings.Join(names, ", "), verb)})
 	}
 	ma, mb := rep.A.MitigationMode, rep.B.MitigationMode
 	if len(ma) == 1 && len(mb) == 1 && ma[0] == mb[0] && len(rep.Env.Vulnerabilities) == 0 && !rep.Env.MitigationTokensChanged() {

@@ -165,7 +165,7 @@ func TestWSL2ToWSL3(t *testing.T) {
 	if rep.Env.CmdlineKnown {
 		t.Error("WSL2 command line is not published, yet known")
 	}
-	if !hasWarning(rep, "confounded", "besides the mitigations, kernel release differ") {
+	if !hasWarning(rep, "confounded", "besides the mitigations, kernel release differs") {
 		t.Errorf("warnings = %+v", rep.Warnings)
 	}
 	if !hasWarning(rep, "same-mitigations", "both sides ran with mitigations on") {

@@ -73,6 +73,20 @@ func (s Side) envOf(i int) map[string]any {
 	return m
 }
 
+// Env returns the environment of the i-th run as decoded JSON (nil when
+// unknown).
+func (s Side) Env(i int) map[string]any { return s.envOf(i) }
+
+// Lookup returns the value of a dotted path in a decoded env, rendered as
+// text, and whether it is known.
+func Lookup(env map[string]any, path string) (string, bool) {
+	v, ok := lookup(env, path)
+	if !ok {
+		return "", false
+	}
+	return str(v), true
+}
+
 // lookup returns the value at a dotted path ("cpu.model_name") of a decoded
 // JSON object, and whether it is known (present, not null, not "").
 func lookup(m map[string]any, path string) (any, bool) {

@@ -170,18 +170,26 @@ func Compare(a, b []float64, alpha float64) Comparison {
 	s1 := benchmath.NewSample(append([]float64(nil), a...), &th)
 	s2 := benchmath.NewSample(append([]float64(nil), b...), &th)
 	bc := benchmath.AssumeNothing.Compare(s1, s2)
-	// Set Alpha ourselves: only AssumeNothing copies it (see the package
-	// note), and this keeps it right should the assumption ever change.
-	bc.Alpha = alpha
-	c := Comparison{P: bc.P, N1: bc.N1, N2: bc.N2, Alpha: alpha, Significant: bc.P <= alpha}
+	c := Comparison{P: bc.P, N1: bc.N1, N2: bc.N2, Alpha: alpha}
+	equal := false
 	for _, w := range bc.Warnings {
 		msg := w.Error()
 		if strings.HasPrefix(msg, "need ") {
-			c.Warnings = append(c.Warnings, Warning{KindFewSamplesTest, fmt.Sprintf(
-				"%s (have %s); with fewer the U test cannot reach significance however large the change: run more repetitions (--runs)", msg, nString(c.N1, c.N2))})
-		} else {
-			c.Warnings = append(c.Warnings, Warning{KindTestFailed, "U test not possible: " + msg})
+			continue // recomputed below, against the corrected P
 		}
+		equal = true
+		c.Warnings = append(c.Warnings, Warning{KindTestFailed, "U test not possible: " + msg})
+	}
+	if !equal && len(a) <= tiesExactLimit && len(b) <= tiesExactLimit && hasTies(a, b) {
+		c.P = exactTiesP(a, b) // see the note in utest.go
+	}
+	c.Significant = c.P <= alpha
+	// Warn when the sizes cannot reach alpha however large the change (as
+	// benchmath does, but against our P).
+	if need := uTestMinN(alpha); !c.Significant && c.N1 < need && c.N2 < need {
+		c.Warnings = append(c.Warnings, Warning{KindFewSamplesTest, fmt.Sprintf(
+			"need >= %d samples to detect a difference at alpha level %v (have %s); with fewer the U test cannot reach significance however large the change: run more repetitions (--runs)",
+			need, alpha, nString(c.N1, c.N2))})
 	}
 	return c
 }

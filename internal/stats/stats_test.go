@@ -159,3 +159,56 @@ func TestCheckAlpha(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareTies: with ties the p-value is the exact permutation one
+// (checked by brute-force enumeration of every assignment), not the p = 0
+// that go-moremath's tied distribution gives at the extremes.
+func TestCompareTies(t *testing.T) {
+	for _, c := range []struct {
+		a, b []float64
+		p    float64
+	}{
+		{[]float64{0.2, 0.204}, []float64{0.08, 0.084, 0.076, 0.08, 0.088, 0.08}, 1.0 / 28},
+		{[]float64{1, 1}, []float64{2, 2}, 1.0 / 3},
+		{[]float64{1, 2, 3, 4, 5}, []float64{5, 6, 7, 8, 9}, 4.0 / 252},
+		{[]float64{1, 2, 2, 3, 4, 5}, []float64{2, 4, 6, 6, 7, 8}, 44.0 / 924},
+	} {
+		got := Compare(c.a, c.b, 0.05)
+		if math.Abs(got.P-c.p) > 1e-12 {
+			t.Errorf("Compare(%v, %v).P = %v, want %v", c.a, c.b, got.P, c.p)
+		}
+		if got.Significant != (c.p <= 0.05) {
+			t.Errorf("Compare(%v, %v).Significant = %v", c.a, c.b, got.Significant)
+		}
+	}
+	got := Compare([]float64{1, 1}, []float64{2, 2}, 0.05)
+	want := Comparison{P: 1.0 / 3, N1: 2, N2: 2, Alpha: 0.05, Warnings: []Warning{{KindFewSamplesTest,
+		"need >= 4 samples to detect a difference at alpha level 0.05 (have n=2); with fewer the U test cannot reach significance however large the change: run more repetitions (--runs)"}}}
+	if diff := cmp.Diff(want, got, aeq); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestExactTiesPMatchesNoTies: without ties, our permutation p equals
+// benchmath's exact p.
+func TestExactTiesPMatchesNoTies(t *testing.T) {
+	for _, c := range [][2][]float64{
+		{{1, 2, 3, 4}, {5, 6, 7, 8}},
+		{{1, 2, 3, 5}, {4, 6, 7, 8}},
+		{{1, 3, 5, 7, 9, 11}, {2, 4, 6, 8, 10, 12, 14}},
+		{{10, 2, 33, 4, 15}, {6, 17, 8, 19}},
+	} {
+		want := Compare(c[0], c[1], 0.05).P // no ties: benchmath's own value
+		if got := exactTiesP(c[0], c[1]); math.Abs(got-want) > 1e-12 {
+			t.Errorf("exactTiesP(%v, %v) = %v, benchmath %v", c[0], c[1], got, want)
+		}
+	}
+}
+
+func TestUTestMinN(t *testing.T) {
+	for alpha, want := range map[float64]int{0.05: 4, 0.01: 5, 0.1: 3, 0.5: 2, 1e-9: 17} {
+		if got := uTestMinN(alpha); got != want {
+			t.Errorf("uTestMinN(%v) = %d, want %d", alpha, got, want)
+		}
+	}
+}
