@@ -85,7 +85,7 @@ func runSides() (compare.Side, compare.Side) {
 	env := func(mode, boot, microcode, cmd string, vuln map[string]any) map[string]any {
 		return map[string]any{"kernel": map[string]any{"release": "6.18.0"}, "cmdline": map[string]any{"raw": cmd},
 			"mitigation_mode": mode, "boot_id": boot, "hostname": "box",
-			"cpu": map[string]any{"model_name": "Test CPU", "microcode": microcode},
+			"cpu":             map[string]any{"model_name": "Test CPU", "microcode": microcode},
 			"vulnerabilities": []any{vuln}}
 	}
 	on1, on2 := mk("20261130-on-1", "on", 1), mk("20261130-on-2", "on", 1.02)
