@@ -175,6 +175,13 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 	// The explicit list of subcommands, one file each.
 	root.AddCommand(
 		newWorkloadsCmd(g),
+		newListCmd(g),
+		newShowCmd(g),
+		newRmCmd(g),
+		newExportCmd(g),
+		newImportCmd(g),
+		newCompareCmd(g),
+		newBaselinesCmd(g),
 	)
 	return root
 }

@@ -53,8 +53,8 @@ func group(s string) string {
 	return b.String()
 }
 
-// withUnit renders a value and its unit ("8.12 µs/op", "395%").
-func withUnit(v float64, unit string) string {
+// WithUnit renders a value and its unit ("8.12 µs/op", "395%").
+func WithUnit(v float64, unit string) string {
 	if unit == "%" {
 		return Num(v) + "%"
 	}
@@ -80,7 +80,7 @@ func Interval(s stats.Summary, published bool) string {
 
 // Value renders a median, its unit and interval ("8.12 µs/op ±1.2%").
 func Value(s stats.Summary, unit string, published bool) string {
-	v := withUnit(s.Center, unit)
+	v := WithUnit(s.Center, unit)
 	if iv := Interval(s, published); iv != "" {
 		v += " " + iv
 	}

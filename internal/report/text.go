@@ -202,3 +202,24 @@ func onlyMetrics(wl compare.Workload) string {
 	}
 	return "(" + strings.Join(parts, "; ") + ")"
 }
+
+// Table is a plain aligned table for the CLI's listings.
+type Table struct{ t table }
+
+// NewTable returns an empty table.
+func NewTable() *Table { return &Table{} }
+
+// Row adds a row of cells, left-aligned.
+func (t *Table) Row(cells ...string) {
+	var cs []cell
+	for _, c := range cells {
+		cs = append(cs, cell{text: c})
+	}
+	t.t.rows = append(t.t.rows, cs)
+}
+
+// Line adds a line that spans the table and does not set column widths.
+func (t *Table) Line(s string) { t.t.rows = append(t.t.rows, []cell{{text: s}}) }
+
+// Write lays the table out.
+func (t *Table) Write(w io.Writer, color bool) error { return t.t.write(w, color) }

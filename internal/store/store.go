@@ -227,3 +227,6 @@ func (d *DB) Version(ctx context.Context) (int, error) {
 	err := d.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
 	return v, d.wrap(err)
 }
+
+// IsNoDatabase reports whether err says the database file does not exist.
+func IsNoDatabase(err error) bool { return errors.Is(err, ErrNoDatabase) }
