@@ -93,6 +93,9 @@ func dash(s string) string {
 }
 
 func writeListText(w io.Writer, runs []store.Summary, color bool) error {
+	if len(runs) == 0 {
+		return nil
+	}
 	t := report.NewTable()
 	t.Row("ID", "LABEL", "STARTED", "HOST", "KERNEL", "MITIGATIONS", "SUITE", "STATUS")
 	for _, r := range listRows(runs) {

@@ -104,7 +104,7 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any) error {
 			s := stats.Summarize(m.Samples)
 			ci := "-"
 			if s.HasCI {
-				ci = fmt.Sprintf("[%s, %s]", report.Num(s.Lo), report.Num(s.Hi))
+				ci = report.Num(s.Lo) + " … " + report.Num(s.Hi)
 			}
 			median := "-"
 			if s.N > 0 {

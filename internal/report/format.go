@@ -95,10 +95,13 @@ func Speedup(x float64) string {
 	return fmt.Sprintf("%.2f×", x)
 }
 
-// P renders the p-value ("0.002"), "–" when untested.
+// P renders the p-value ("0.002", "<0.001"), "–" when untested.
 func P(m compare.Metric) string {
-	if m.Test == nil {
+	switch {
+	case m.Test == nil:
 		return "–"
+	case m.Test.P < 0.001:
+		return "<0.001"
 	}
 	return fmt.Sprintf("%.3f", m.Test.P)
 }

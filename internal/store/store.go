@@ -76,9 +76,12 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 			return nil, err
 		}
 	}
-	// busy_timeout and foreign_keys change nothing on disk; journal_mode
-	// does, so it is set only after the file has been recognised.
-	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(BusyTimeoutMillis) + ")&_pragma=foreign_keys(1)"
+	// busy_timeout, foreign_keys and synchronous change nothing on disk;
+	// journal_mode does, so it is set only after the file has been
+	// recognised. synchronous=NORMAL in WAL mode loses no committed sample
+	// when sectax crashes or is killed (only on a power cut may the last
+	// commits roll back), and spares an fsync per sample.
+	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(BusyTimeoutMillis) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	sdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open database %s: %w", path, err)
