@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go "sqlite" database/sql driver
 )
@@ -30,9 +31,9 @@ import (
 // ApplicationID marks an SQLite file as a sectax database ("STAX").
 const ApplicationID = 0x53544158
 
-// BusyTimeoutMillis is how long a statement waits for a lock held by another
-// process before it fails with "database is locked".
-const BusyTimeoutMillis = 5000
+// BusyTimeout is how long a statement waits, by default, for a lock held
+// by another process before it fails with "database is locked".
+const BusyTimeout = 5 * time.Second
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
@@ -44,6 +45,7 @@ var ErrNoDatabase = errors.New("no database")
 type DB struct {
 	db   *sql.DB
 	path string
+	busy time.Duration
 }
 
 // Options configure Open.
@@ -51,6 +53,8 @@ type Options struct {
 	// Create makes the file (and its directory) when it does not exist.
 	// Without it, a missing file is ErrNoDatabase.
 	Create bool
+	// BusyTimeout overrides the default BusyTimeout (tests use a short one).
+	BusyTimeout time.Duration
 }
 
 // sqliteMagic starts every SQLite 3 database file.
@@ -81,7 +85,11 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	// recognised. synchronous=NORMAL in WAL mode loses no committed sample
 	// when sectax crashes or is killed (only on a power cut may the last
 	// commits roll back), and spares an fsync per sample.
-	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.Itoa(BusyTimeoutMillis) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	busy := opt.BusyTimeout
+	if busy <= 0 {
+		busy = BusyTimeout
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	sdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open database %s: %w", path, err)
@@ -89,7 +97,7 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	// One connection: SQLite serialises writers anyway, and a single
 	// connection keeps pragmas and transactions simple.
 	sdb.SetMaxOpenConns(1)
-	d := &DB{db: sdb, path: path}
+	d := &DB{db: sdb, path: path, busy: busy}
 	if err := d.init(ctx); err != nil {
 		sdb.Close()
 		return nil, err
@@ -166,7 +174,7 @@ func (d *DB) wrap(err error) error {
 	m := err.Error()
 	switch {
 	case strings.Contains(m, "database is locked") || strings.Contains(m, "SQLITE_BUSY"):
-		return fmt.Errorf("database %s is locked by another process (waited %d ms); try again when it is done", d.path, BusyTimeoutMillis)
+		return fmt.Errorf("database %s is locked by another process (waited %v); try again when it is done", d.path, d.busy)
 	case strings.Contains(m, "malformed") || strings.Contains(m, "not a database") || strings.Contains(m, "SQLITE_CORRUPT") || strings.Contains(m, "SQLITE_NOTADB"):
 		return fmt.Errorf("database %s is corrupt (%v); it was left untouched: restore a backup or choose another file with --db", d.path, err)
 	}

@@ -76,7 +76,7 @@ func TestMigrationsFromEmpty(t *testing.T) {
 		t.Fatalf("journal_mode = %q, %v; want wal", mode, err)
 	}
 	var bt int
-	if err := d.db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&bt); err != nil || bt != BusyTimeoutMillis {
+	if err := d.db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&bt); err != nil || bt != int(BusyTimeout.Milliseconds()) {
 		t.Fatalf("busy_timeout = %d, %v", bt, err)
 	}
 	if err := d.Begin(testRun("r1", "on")); err != nil {
@@ -483,5 +483,35 @@ func TestDecodeEnvMustBeObject(t *testing.T) {
 	doc := strings.Replace(string(exportJSON(t, testRun("x", ""))), `"env": {`, `"env": 7, "x": {`, 1)
 	if _, err := Decode("f.json", []byte(doc)); err == nil || !strings.Contains(err.Error(), "env") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestBusyDatabase: while another connection holds the write lock, a
+// writer waits for the busy timeout and then gets a clear error.
+func TestBusyDatabase(t *testing.T) {
+	ctx := context.Background()
+	d1, path := openTemp(t)
+	conn, err := d1.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := Open(ctx, path, Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	err = d2.Begin(testRun("r1", "on"))
+	if err == nil || !strings.Contains(err.Error(), "is locked by another process (waited 50ms); try again when it is done") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d2.Begin(testRun("r1", "on")); err != nil {
+		t.Fatalf("after the lock is gone: %v", err)
 	}
 }

@@ -78,6 +78,9 @@ func Decode(name string, data []byte) ([]Doc, error) {
 			raws = append(raws, raw)
 		}
 	}
+	if len(raws) == 0 {
+		return nil, fmt.Errorf("%s: holds no run documents", name)
+	}
 	var docs []Doc
 	seen := map[string]int{}
 	for i, raw := range raws {
