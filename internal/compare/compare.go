@@ -502,7 +502,13 @@ func (rep *Report) addNotes(a, b Side) {
 		for _, m := range w.Metrics {
 			add := func(side string, ws []stats.Warning) {
 				for _, x := range ws {
-					p := place{x.Message, x.Kind}
+					msg := x.Message
+					if side == " (A)" && rep.A.Unit == "boot" || side == " (B)" && rep.B.Unit == "boot" ||
+						side == "" && (rep.A.Unit == "boot" || rep.B.Unit == "boot") {
+						// A sample is a boot here: more repetitions do not help.
+						msg = strings.ReplaceAll(msg, "run more repetitions (--runs)", "measure in more boots (reboot, run again with the same label)")
+					}
+					p := place{msg, x.Kind}
 					if _, ok := where[p]; !ok {
 						order = append(order, p)
 					}

@@ -277,7 +277,7 @@ func TestPerBootMedians(t *testing.T) {
 	if rep.A.Unit != "boot" || rep.A.Boots != 2 || rep.B.Boots != 2 {
 		t.Errorf("sides %+v %+v", rep.A, rep.B)
 	}
-	if m.Test.Significant || m.Verdict != VerdictSame || m.Delta != "~" || !hasWarning(rep, "few-samples-test", "need >= 4 samples") {
+	if m.Test.Significant || m.Verdict != VerdictSame || m.Delta != "~" || !hasWarning(rep, "few-samples-test", "need >= 4 samples to detect a difference at alpha level 0.05 (have n=2); with fewer the U test cannot reach significance however large the change: measure in more boots (reboot, run again with the same label) [sched-pipe usecs_per_op]") {
 		t.Errorf("2+2 boots must not reach significance: %+v, %+v", m.Test, rep.Warnings)
 	}
 	if hasWarning(rep, "one-boot", "") {

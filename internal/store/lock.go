@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,9 @@ func (e *LockedError) Error() string {
 // that no other process can lock a file about to be removed.
 func AcquireRunLock(dbPath string) (release func(), err error) {
 	path := LockPath(dbPath)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create lock %s: %w", path, err)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create lock %s: %w", path, err)

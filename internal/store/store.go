@@ -89,7 +89,9 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if busy <= 0 {
 		busy = BusyTimeout
 	}
-	dsn := "file:" + path + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	// The DSN is an SQLite URI: escape what would end or re-code the path.
+	uriPath := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	dsn := "file:" + uriPath + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	sdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open database %s: %w", path, err)

@@ -97,6 +97,28 @@ func TestMigrationsFromEmpty(t *testing.T) {
 	}
 }
 
+// TestOddPath: a path with URI metacharacters opens the file it names.
+func TestOddPath(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "we?ird#100%", "s.db")
+	d, err := Open(ctx, path, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Begin(testRun("r1", "on")); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Fatalf("database not at %s: %v", path, err)
+	}
+	release, err := AcquireRunLock(filepath.Join(t.TempDir(), "new", "dir", "s.db"))
+	if err != nil {
+		t.Fatalf("lock in a directory not yet made: %v", err)
+	}
+	release()
+}
+
 func TestOpenMissingWithoutCreate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none.db")
 	_, err := Open(context.Background(), path, Options{})
