@@ -3,9 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +14,6 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // cliEnv runs sectax in-process with --db in a temporary directory.
 type cliEnv struct {
@@ -45,7 +44,7 @@ func (e *cliEnv) golden(name string, args ...string) string {
 	e.t.Helper()
 	code, stdout, stderr := e.run(args...)
 	got := "$ sectax " + strings.ReplaceAll(strings.Join(args, " "), e.dir, "$TMP") + "\n" +
-		"exit " + itoa(code) + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr
+		"exit " + strconv.Itoa(code) + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr
 	path := filepath.Join("testdata", "cli", name+".golden")
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -64,27 +63,6 @@ func (e *cliEnv) golden(name string, args ...string) string {
 	return stdout
 }
 
-func itoa(i int) string {
-	var b [20]byte
-	n := len(b)
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	for {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-		if i == 0 {
-			break
-		}
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
-}
 
 // TestStoreWorkflow goes through the stored-run commands in order on one
 // database: an empty list, import (twice), list, show, compare in every

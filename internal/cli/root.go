@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -54,6 +55,9 @@ type Deps struct {
 	WorkerArgs []string
 	// StderrIsTerminal decides whether progress is drawn.
 	StderrIsTerminal bool
+	// Now and NewRunID stamp runs; tests fix them.
+	Now      func() time.Time
+	NewRunID func() string
 }
 
 // usageError marks errors that exit with status 2.
@@ -89,6 +93,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Exe:              "/proc/self/exe",
 		WorkerArgs:       []string{workload.WorkerCommand},
 		StderrIsTerminal: isTerminal(stderr),
+		Now:              time.Now,
+		NewRunID:         newRunID,
 	}
 	return mainWith(ctx, args, stdout, stderr, deps)
 }
@@ -175,6 +181,8 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 	// The explicit list of subcommands, one file each.
 	root.AddCommand(
 		newWorkloadsCmd(g),
+		newRunCmd(g),
+		newCrosscheckCmd(g),
 		newListCmd(g),
 		newShowCmd(g),
 		newRmCmd(g),

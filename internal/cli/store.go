@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/sectax/sectax/internal/baseline"
 	"github.com/sectax/sectax/internal/compare"
@@ -94,13 +93,6 @@ func sideOf(ctx context.Context, g *Globals, db **store.DB, ref string) (compare
 		kind = compare.KindLabel
 	}
 	return compare.RunsSide(ref, kind, runs, envs), nil
-}
-
-// notice prints a line to stderr unless -q.
-func (g *Globals) notice(format string, a ...any) {
-	if !g.Quiet {
-		fmt.Fprintf(g.stderr, "sectax: "+format+"\n", a...)
-	}
 }
 
 // colorAllowed says whether stdout may carry ANSI colours.

@@ -55,7 +55,9 @@ type Run struct {
 	CPUs        string            `json:"cpus,omitempty"`
 	PerfVersion string            `json:"perf_version,omitempty"`
 	Env         *sysinfo.Snapshot `json:"env"`
-	Results     []Result          `json:"results"`
+	// Notes say what the run left out and why (a workload skipped).
+	Notes   []string `json:"notes,omitempty"`
+	Results []Result `json:"results"`
 }
 
 // Result holds the samples of one workload with one set of parameters.
@@ -67,6 +69,25 @@ type Result struct {
 	Warnings []string       `json:"warnings,omitempty"`
 	// Failures holds one line per repetition that failed.
 	Failures []string `json:"failures,omitempty"`
+	// Footprint is the largest worker footprint a repetition measured.
+	Footprint *Footprint `json:"footprint,omitempty"`
+}
+
+// Footprint is what a workload's worker processes used, measured from
+// /proc at the start barrier (all workers alive and ready).
+type Footprint struct {
+	Processes int64 `json:"processes"`
+	Threads   int64 `json:"threads"`
+	// RSSKiB counts shared pages in every process; AnonKiB is the private
+	// anonymous memory, the part that really adds up.
+	RSSKiB  int64 `json:"rss_kib"`
+	AnonKiB int64 `json:"anon_kib"`
+}
+
+// String renders the footprint for people.
+func (f Footprint) String() string {
+	return fmt.Sprintf("%d worker processes, %d threads, %.1f MiB RSS (%.1f MiB anonymous) at the start barrier",
+		f.Processes, f.Threads, float64(f.RSSKiB)/1024, float64(f.AnonKiB)/1024)
 }
 
 // Metric is one measured quantity and its samples in run order.

@@ -30,6 +30,8 @@ func NewRegistry(ws ...Workload) *Registry {
 func Default() *Registry {
 	return NewRegistry(
 		SyscallBasic{},
+		SchedPipe{},
+		SchedMessaging{},
 	)
 }
 

@@ -21,7 +21,7 @@ func (SyscallBasic) Info() Info {
 		Stresses: "kernel entry/exit: PTI CR3 switch, BHI clearing, return thunks, VERW buffer clearing",
 		Params: []ParamSpec{{
 			Key: "loops", Help: "getppid() calls per repetition",
-			Default: int64(1_000_000), Quick: int64(200_000), Study: int64(10_000_000),
+			Default: int64(2_000_000), Quick: int64(1_000_000), Study: int64(10_000_000),
 			Min: 1, Max: 1 << 40,
 		}},
 		Metrics: []MetricSpec{

@@ -9,7 +9,11 @@ const WorkerCommand = "__worker"
 // workers maps a worker name (the argument after WorkerCommand) to its
 // entry point. Each receives its remaining arguments; its file descriptors
 // start at 3, as the parent arranged them.
-var workers = map[string]func(args []string) error{}
+var workers = map[string]func(args []string) error{
+	"pipe":     pipeChild,
+	"msg-send": messagingSenderChild,
+	"msg-recv": messagingReceiverChild,
+}
 
 // WorkerMain runs a worker child with the arguments after WorkerCommand.
 // internal/cli reports its error and exits non-zero.

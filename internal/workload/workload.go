@@ -124,6 +124,8 @@ type Env struct {
 type Sample struct {
 	Values   map[string]float64
 	Warnings []string
+	// Footprint is set by workloads with worker processes.
+	Footprint *run.Footprint
 }
 
 // Workload is one benchmark.

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// TestMain lets the test binary stand in for sectax: as a worker child
+// (re-executed through /proc/self/exe) and, with SECTAX_CLI_MAIN=1, as the
+// whole command, so that signal tests run the real thing.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == workload.WorkerCommand {
+		if err := workload.WorkerMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv("SECTAX_CLI_MAIN") == "1" {
+		os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// fixedDeps are deterministic dependencies: a fixed clock and run id and,
+// unless reg is nil, the given workloads.
+func fixedDeps(reg *workload.Registry) Deps {
+	if reg == nil {
+		reg = workload.Default()
+	}
+	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	return Deps{
+		Registry:   reg,
+		Exe:        "/proc/self/exe",
+		WorkerArgs: []string{workload.WorkerCommand},
+		Now:        func() time.Time { clock = clock.Add(time.Second); return clock },
+		NewRunID:   func() string { return "20261130T090000-abcdef" },
+	}
+}
+
+// sectax runs the CLI in-process and returns stdout, stderr and the exit code.
+func sectax(t *testing.T, deps Deps, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := mainWith(context.Background(), args, &out, &errb, deps)
+	return out.String(), errb.String(), code
+}
+
+// golden compares got with testdata/NAME, or rewrites it with -update. On a
+// mismatch it writes testdata/NAME.got (ignored by git) for diffing.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		os.WriteFile(path+".got", []byte(got), 0o644)
+		t.Errorf("output differs from %s (see %s.got; go test -update refreshes)", path, path)
+	}
+}
+
+// fake is a workload with scripted samples: value i of metric m is
+// base[m] + i*step[m]. It never touches the system.
+type fake struct {
+	id   string
+	n    int
+	base map[string]float64
+}
+
+func (f *fake) Info() workload.Info {
+	return workload.Info{
+		ID: f.id, Title: "scripted test workload", Stresses: "nothing",
+		Params: []workload.ParamSpec{
+			{Key: "loops", Help: "iterations", Default: int64(100), Quick: int64(10), Study: int64(1000), Min: 1, Max: 1e6},
+			{Key: "mode", Help: "how", Default: "process", Choices: []string{"process", "thread"}},
+		},
+		Metrics: []workload.MetricSpec{
+			{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower},
+			{Name: "ops_per_sec", Unit: "ops/s", Better: run.Higher},
+		},
+	}
+}
+
+func (f *fake) Run(ctx context.Context, _ workload.Env, p workload.Params) (workload.Sample, error) {
+	i := float64(f.n)
+	f.n++
+	us := f.base["usecs_per_op"] + 0.01*i
+	return workload.Sample{Values: map[string]float64{"usecs_per_op": us, "ops_per_sec": 1e6 / us}}, nil
+}
+
+func fakeRegistry() *workload.Registry {
+	return workload.NewRegistry(
+		&fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}},
+		&fake{id: "beta", base: map[string]float64{"usecs_per_op": 8.25}},
+	)
+}
+
+func TestWorkloadsGolden(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		out, errs, code := sectax(t, fixedDeps(nil), "workloads", "--format", format)
+		if code != 0 || errs != "" {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		golden(t, "workloads."+format, out)
+	}
+}
+
+func TestRunGolden(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", "testdata/root", "--suite", "quick",
+			"--seed", "1", "--label", "on", "--param", "beta.mode=thread", "--format", format)
+		if code != 0 || errs != "" {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		golden(t, "run."+format, out)
+	}
+}
+
+// TestRunOutputFile: -o writes the file atomically and nothing to stdout.
+func TestRunOutputFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", "testdata/root", "--suite", "quick",
+		"--runs", "2", "--format", "json", "-o", path)
+	if code != 0 || out != "" || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), `"schema": "sectax.run/v1"`) {
+		t.Fatalf("%v: %s", err, b)
+	}
+	_, errs, code = sectax(t, fixedDeps(fakeRegistry()), "run", "--root", "testdata/root", "--runs", "1",
+		"-o", "/nonexistent-dir/x.txt")
+	if code != 1 || !strings.Contains(errs, "/nonexistent-dir/x.txt") {
+		t.Errorf("unwritable -o: exit %d, %q", code, errs)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--only", "nope"}, `unknown workload "nope" (accepted: syscall-basic, sched-pipe, sched-messaging`},
+		{[]string{"run", "--param", "sched-pipe.loops=0"}, "sched-pipe.loops=0 is out of range (accepted: 1..1099511627776)"},
+		{[]string{"run", "--param", "sched-pipe.size=3"}, `workload sched-pipe has no parameter "size" (accepted: loops, mode, spawn, style)`},
+		{[]string{"run", "--param", "sched-pipe.mode=fiber"}, `sched-pipe.mode="fiber" is not accepted (accepted: process, thread)`},
+		{[]string{"run", "--param", "loops=3"}, `--param "loops=3": want ID.KEY=VALUE`},
+		{[]string{"run", "--only", "syscall-basic", "--param", "sched-pipe.loops=3"}, "--param names sched-pipe, which is not selected"},
+		{[]string{"run", "--cpus", "1-0"}, `--cpus: bad CPU range "1-0"`},
+		{[]string{"run", "--cpus", "4000"}, "CPU 4000 is not online"},
+		{[]string{"run", "--suite", "huge"}, `unknown suite "huge" (accepted: quick, standard, study)`},
+		{[]string{"run", "--format", "xml"}, `--format "xml" is not accepted (accepted: text, json)`},
+		{[]string{"run", "--engine", "gpu"}, `--engine "gpu" is not accepted (accepted: native, perf)`},
+		{[]string{"run", "--runs", "-1"}, "--runs and --warmup must not be negative"},
+		{[]string{"run", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"run", "extra"}, `unknown command "extra"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, `root "/nonexistent" is not a directory`},
+	} {
+		out, errs, code := sectax(t, fixedDeps(nil), tt.args...)
+		if code != ExitUsage || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 || out != "" {
+			t.Errorf("sectax %v: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q",
+				tt.args, code, out, errs, tt.want)
+		}
+	}
+}
+
+// TestRunRealTiny runs the real workloads at tiny sizes through the CLI.
+func TestRunRealTiny(t *testing.T) {
+	out, errs, code := sectax(t, fixedDeps(nil), "run", "--root", "testdata/root", "--runs", "2", "--warmup", "0",
+		"--param", "syscall-basic.loops=1000", "--param", "sched-pipe.loops=100",
+		"--param", "sched-messaging.groups=1", "--param", "sched-messaging.loops=5", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{`"workload": "syscall-basic"`, `"workload": "sched-pipe"`, `"workload": "sched-messaging"`,
+		`"status": "complete"`, `"name": "work_s"`, `"processes": 40`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run document lacks %s", want)
+		}
+	}
+}
+
+// TestProgress: a terminal gets a status line with an ETA that is cleared at
+// the end; -q or a non-terminal stderr gets nothing.
+func TestProgress(t *testing.T) {
+	deps := fixedDeps(fakeRegistry())
+	deps.StderrIsTerminal = true
+	_, errs, code := sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"\r\x1b[K[1/6] alpha warmup 1 · 0:00 elapsed · ETA --:--", "[6/6] ", "ETA 0:00", " measure 2 "} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("progress lacks %q:\n%q", want, errs)
+		}
+	}
+	if !strings.HasSuffix(errs, "\r\x1b[K") {
+		t.Errorf("progress line not cleared at the end: %q", errs)
+	}
+	_, errs, _ = sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2", "-q")
+	deps.StderrIsTerminal = false
+	_, errs2, _ := sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2")
+	if errs != "" || errs2 != "" {
+		t.Errorf("progress drawn with -q (%q) or without a terminal (%q)", errs, errs2)
+	}
+}

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// writeRunText prints a run as a table a person reads at a glance: one row
+// per metric with its median, 95% interval (or min–max) and sample count,
+// then the notes, warnings and failures.
+func writeRunText(w io.Writer, r *run.Run) error {
+	fmt.Fprintf(w, "run %s", r.ID)
+	if r.Label != "" {
+		fmt.Fprintf(w, "  label %s", r.Label)
+	}
+	fmt.Fprintf(w, "  suite %s  engine %s  status %s\n", r.Suite, r.Engine, r.Status)
+	if r.Env != nil {
+		fmt.Fprintf(w, "kernel %s  cmdline: %s\n", r.Env.Kernel.Release, r.Env.Cmdline.Raw)
+	}
+	if r.CPUs != "" {
+		fmt.Fprintf(w, "pinned to CPUs %s\n", r.CPUs)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "workload\tparameters\tmetric\tunit\tmedian\t95% interval\tn\t")
+	for _, res := range r.Results {
+		name := res.Workload
+		if res.Engine != "" && res.Engine != r.Engine {
+			name += " (" + res.Engine + ")"
+		}
+		for i, m := range res.Metrics {
+			wl, ps := name, run.ParamsKey(res.Params)
+			if i > 0 {
+				wl, ps = "", ""
+			}
+			s := summarize(m.Samples)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", wl, ps, m.Name, m.Unit, s.median, s.interval, s.n)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var notes []string
+	notes = append(notes, r.Notes...)
+	for _, res := range r.Results {
+		if res.Footprint != nil {
+			notes = append(notes, res.Workload+": "+res.Footprint.String())
+		}
+		for _, x := range res.Warnings {
+			notes = append(notes, res.Workload+": "+x)
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range notes {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
+	var fails []string
+	for _, res := range r.Results {
+		for _, x := range res.Failures {
+			fails = append(fails, res.Workload+": "+x)
+		}
+	}
+	if len(fails) > 0 {
+		fmt.Fprintln(w, "\nfailures:")
+		for _, f := range fails {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	return nil
+}
+
+type summary struct {
+	median, interval string
+	n                int
+	center, lo, hi   float64
+	ci               bool
+}
+
+// summarize is the median with its distribution-free 95% confidence
+// interval, or the min–max range when there are too few samples for one.
+func summarize(xs []float64) summary {
+	if len(xs) == 0 {
+		return summary{median: "—", interval: "no samples"}
+	}
+	vals := slices.Clone(xs) // NewSample sorts its input
+	smp := benchmath.NewSample(vals, &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(smp, 0.95)
+	s := summary{n: len(xs), center: sum.Center, lo: sum.Lo, hi: sum.Hi, ci: len(sum.Warnings) == 0}
+	s.median = formatValue(sum.Center)
+	if s.ci {
+		s.interval = formatValue(sum.Lo) + " – " + formatValue(sum.Hi)
+	} else {
+		s.lo, s.hi = slices.Min(xs), slices.Max(xs)
+		s.interval = formatValue(s.lo) + " – " + formatValue(s.hi) + " (range)"
+	}
+	return s
+}
+
+// formatValue prints 4 significant digits, with k/M/G for large values.
+func formatValue(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	a := math.Abs(v)
+	suffix := ""
+	switch {
+	case a >= 1e9:
+		v, a, suffix = v/1e9, a/1e9, "G"
+	case a >= 1e6:
+		v, a, suffix = v/1e6, a/1e6, "M"
+	case a >= 1e4:
+		v, a, suffix = v/1e3, a/1e3, "k"
+	}
+	dec := 3
+	if a > 0 {
+		dec = max(0, 3-int(math.Floor(math.Log10(a))))
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', dec, 64), ".") + suffix
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestInterruptMessaging runs the real command (this test binary standing
+// in for sectax) on a process-mode messaging run far too long to finish,
+// sends SIGINT once its workers are up, and checks the contract: exit 130,
+// what finished is printed, and no worker process is left. The test process
+// makes itself a child subreaper, so an orphaned worker would be reparented
+// here and show up as our child.
+func TestInterruptMessaging(t *testing.T) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Skipf("cannot become a subreaper: %v", err)
+	}
+	defer unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(os.Args[0], "run", "--root", "testdata/root", "--warmup", "0", "--runs", "3",
+				"--only", "syscall-basic,sched-messaging", "--param", "syscall-basic.loops=1000",
+				"--param", "sched-messaging.groups=3", "--param", "sched-messaging.loops=100000000")
+			cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1")
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait until the 120 workers exist, then interrupt.
+			deadline := time.Now().Add(30 * time.Second)
+			for countDescendants(cmd.Process.Pid) < 120 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatalf("workers never appeared; stderr: %s", stderr.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(200 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("sectax did not exit within 30 s of the signal")
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != ExitInterrupted {
+				t.Fatalf("exit = %v, want %d; stderr: %s", err, ExitInterrupted, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "status interrupted") || !strings.Contains(stdout.String(), "syscall-basic") {
+				t.Errorf("finished samples not printed:\n%s", stdout.String())
+			}
+			if !strings.Contains(stderr.String(), "interrupted:") {
+				t.Errorf("stderr = %q", stderr.String())
+			}
+			// Reap anything reparented to us; there must be nothing.
+			time.Sleep(100 * time.Millisecond)
+			var orphans int
+			for {
+				pid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+				if err != nil || pid <= 0 {
+					break
+				}
+				orphans++
+			}
+			if orphans > 0 || len(childPIDs(os.Getpid())) > 0 {
+				t.Fatalf("%d orphaned worker(s) left behind", orphans+len(childPIDs(os.Getpid())))
+			}
+		})
+	}
+}
+
+// countDescendants counts the processes below pid.
+func countDescendants(pid int) int {
+	n := 0
+	for _, c := range childPIDs(pid) {
+		n += 1 + countDescendants(c)
+	}
+	return n
+}
+
+// childPIDs lists the pids whose parent is ppid.
+func childPIDs(ppid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

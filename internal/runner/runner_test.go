@@ -1,0 +1,211 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// scripted is a workload whose repetitions return scripted values or
+// errors, recording the order in which it ran.
+type scripted struct {
+	id     string
+	values []float64
+	errs   map[int]error
+	calls  *[]string
+	n      int
+}
+
+func (s *scripted) Info() workload.Info {
+	return workload.Info{ID: s.id, Metrics: []workload.MetricSpec{{Name: "t", Unit: "s", Better: run.Lower}}}
+}
+
+func (s *scripted) Run(ctx context.Context, _ workload.Env, _ workload.Params) (workload.Sample, error) {
+	i := s.n
+	s.n++
+	*s.calls = append(*s.calls, s.id)
+	if err := s.errs[i]; err != nil {
+		return workload.Sample{}, err
+	}
+	if i >= len(s.values) {
+		return workload.Sample{}, errors.New("script exhausted")
+	}
+	return workload.Sample{Values: map[string]float64{"t": s.values[i]}, Warnings: []string{"same note"}}, nil
+}
+
+// recorder is a Sink that keeps what it was told.
+type recorder struct {
+	begun, finished bool
+	samples         []string
+	finalStatus     run.Status
+}
+
+func (r *recorder) Begin(x *run.Run) error { r.begun = true; return nil }
+func (r *recorder) Sample(x *run.Run, i int, v map[string]float64) error {
+	r.samples = append(r.samples, x.Results[i].Workload)
+	return nil
+}
+func (r *recorder) Finish(x *run.Run) error { r.finished, r.finalStatus = true, x.Status; return nil }
+
+func TestScheduleInterleavesAndIsReproducible(t *testing.T) {
+	items := []Item{{Runs: 3}, {Runs: 3}, {Runs: 1}}
+	a := Schedule(items, 1, 42)
+	if d := cmp.Diff(a, Schedule(items, 1, 42), cmp.AllowUnexported(step{})); d != "" {
+		t.Fatalf("same seed, different schedule:\n%s", d)
+	}
+	// Warm-up first, in item order.
+	for i := 0; i < 3; i++ {
+		if a[i].phase != Warmup || a[i].item != i {
+			t.Fatalf("step %d = %+v, want warm-up of item %d", i, a[i], i)
+		}
+	}
+	// Then rounds: round 0 has all three items, rounds 1 and 2 only the first two.
+	rounds := map[int][]int{}
+	for _, st := range a[3:] {
+		rounds[st.rep] = append(rounds[st.rep], st.item)
+	}
+	for r, want := range map[int]int{0: 3, 1: 2, 2: 2} {
+		if len(rounds[r]) != want {
+			t.Errorf("round %d has %v, want %d items", r, rounds[r], want)
+		}
+	}
+	if len(a) != 3+3+3+1 {
+		t.Errorf("len = %d, want 10", len(a))
+	}
+	// Different seeds shuffle differently somewhere in 20 tries.
+	differs := false
+	for seed := int64(1); seed < 20 && !differs; seed++ {
+		differs = !cmp.Equal(a, Schedule(items, 1, seed), cmp.AllowUnexported(step{}))
+	}
+	if !differs {
+		t.Error("the seed does not change the order")
+	}
+}
+
+func TestRunRecordsSamplesFailuresAndStatus(t *testing.T) {
+	var calls []string
+	a := &scripted{id: "a", values: []float64{9, 1, 2, 3}, calls: &calls}
+	b := &scripted{id: "b", values: []float64{9, 5, 0, 6}, calls: &calls, errs: map[int]error{2: errors.New("boom")}}
+	items := []Item{{Workload: a, Runs: 3, Engine: "native"}, {Workload: b, Runs: 3, Engine: "native"}}
+	r := &run.Run{Results: NewResults(items)}
+	rec := &recorder{}
+	var events []Event
+	err := Run(context.Background(), r, items, Options{Warmup: 1, Seed: 7, Sink: rec, OnEvent: func(e Event) { events = append(events, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Results[0].Metrics[0].Samples; !cmp.Equal(got, []float64{1, 2, 3}) {
+		t.Errorf("a samples = %v (warm-up value 9 must be dropped)", got)
+	}
+	if got := r.Results[1].Metrics[0].Samples; !cmp.Equal(got, []float64{5, 6}) {
+		t.Errorf("b samples = %v", got)
+	}
+	if f := r.Results[1].Failures; len(f) != 1 || !strings.Contains(f[0], "boom") {
+		t.Errorf("b failures = %q", f)
+	}
+	if w := r.Results[0].Warnings; !cmp.Equal(w, []string{"same note"}) {
+		t.Errorf("warnings not deduplicated: %q", w)
+	}
+	if r.Status != run.StatusFailed || rec.finalStatus != run.StatusFailed || !rec.begun || len(rec.samples) != 5 {
+		t.Errorf("status %s, sink %+v", r.Status, rec)
+	}
+	if len(events) != 2*len(calls) || events[len(events)-1].Done != 8 || events[0].Total != 8 {
+		t.Errorf("events: %d for %d calls, last %+v", len(events), len(calls), events[len(events)-1])
+	}
+}
+
+func TestRunDropsAnItemAfterConsecutiveFailures(t *testing.T) {
+	var calls []string
+	bad := &scripted{id: "bad", calls: &calls, errs: map[int]error{0: errors.New("x"), 1: errors.New("y")}}
+	good := &scripted{id: "good", values: []float64{1, 2, 3, 4}, calls: &calls}
+	items := []Item{{Workload: bad, Runs: 4}, {Workload: good, Runs: 4}}
+	r := &run.Run{Results: NewResults(items)}
+	if err := Run(context.Background(), r, items, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if bad.n != 2 || good.n != 4 {
+		t.Errorf("bad ran %d times (want 2), good %d (want 4)", bad.n, good.n)
+	}
+	if f := r.Results[0].Failures; len(f) != 3 || !strings.Contains(f[2], "dropped") {
+		t.Errorf("failures = %q", f)
+	}
+}
+
+// cancelling workload cancels the run during its second repetition.
+type cancelling struct {
+	cancel context.CancelFunc
+	n      int
+}
+
+func (c *cancelling) Info() workload.Info {
+	return workload.Info{ID: "c", Metrics: []workload.MetricSpec{{Name: "t", Unit: "s", Better: run.Lower}}}
+}
+
+func (c *cancelling) Run(ctx context.Context, _ workload.Env, _ workload.Params) (workload.Sample, error) {
+	c.n++
+	if c.n == 2 {
+		c.cancel()
+		<-ctx.Done()
+		return workload.Sample{}, ctx.Err()
+	}
+	return workload.Sample{Values: map[string]float64{"t": 1}}, nil
+}
+
+func TestRunInterruptedKeepsFinishedSamples(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &cancelling{cancel: cancel}
+	items := []Item{{Workload: c, Runs: 5}}
+	r := &run.Run{Results: NewResults(items)}
+	rec := &recorder{}
+	err := Run(ctx, r, items, Options{Sink: rec})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if r.Status != run.StatusInterrupted || rec.finalStatus != run.StatusInterrupted {
+		t.Errorf("status = %s / %s", r.Status, rec.finalStatus)
+	}
+	if got := r.Results[0].Metrics[0].Samples; len(got) != 1 || len(r.Results[0].Failures) != 0 {
+		t.Errorf("samples %v failures %q: want the one finished sample and no failure", got, r.Results[0].Failures)
+	}
+}
+
+// slow never finishes before its context ends.
+type slow struct{}
+
+func (slow) Info() workload.Info {
+	return workload.Info{ID: "slow", Metrics: []workload.MetricSpec{{Name: "t", Unit: "s", Better: run.Lower}}}
+}
+func (slow) Run(ctx context.Context, _ workload.Env, _ workload.Params) (workload.Sample, error) {
+	<-ctx.Done()
+	return workload.Sample{}, ctx.Err()
+}
+
+func TestRunTimeout(t *testing.T) {
+	items := []Item{{Workload: slow{}, Runs: 1}}
+	r := &run.Run{Results: NewResults(items)}
+	err := Run(context.Background(), r, items, Options{Env: workload.Env{Timeout: 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := r.Results[0].Failures; len(f) != 1 || !strings.Contains(f[0], "timeout of 50ms") {
+		t.Errorf("failures = %q", f)
+	}
+}
+
+func TestCheckSampleRefusesNonFinite(t *testing.T) {
+	info := (&scripted{id: "x"}).Info()
+	nan := 0.0
+	nan /= nan
+	for _, s := range []workload.Sample{{}, {Values: map[string]float64{"t": nan}}} {
+		if err := checkSample(info, s); err == nil {
+			t.Errorf("checkSample(%v) = nil", s.Values)
+		}
+	}
+}

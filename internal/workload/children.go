@@ -1,0 +1,193 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"github.com/sectax/sectax/internal/run"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// childEnv is the whole environment of a worker child: a small GOMAXPROCS
+// (the worker's goroutine keeps its P while blocked in a raw system call,
+// so 2 leaves one for the runtime), no garbage collector and no
+// asynchronous preemption signals.
+var childEnv = []string{"GOMAXPROCS=2", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
+
+// tasksPerChild is how many kernel tasks (threads) one worker child costs:
+// the Go runtime starts a few threads besides the worker's.
+const tasksPerChild = 5
+
+// procGroup is a set of worker children in one process group of their
+// own, so that they can be killed and reaped together on every path.
+type procGroup struct {
+	env Env
+	// pgid is read by the watchdog goroutine while workers are started.
+	pgid atomic.Int64
+	pids []int
+	null int
+}
+
+func newProcGroup(env Env) (*procGroup, error) {
+	null, err := syscall.Open(os.DevNull, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &procGroup{env: env, null: null}, nil
+}
+
+// spawn starts `Exe WorkerArgs... args...` with fds[i] as descriptor 3+i.
+// The child's standard input and output are /dev/null; its standard error
+// is ours, so that a failing worker explains itself.
+func (g *procGroup) spawn(args []string, fds ...int) (int, error) {
+	files := []uintptr{uintptr(g.null), uintptr(g.null), 2}
+	for _, fd := range fds {
+		files = append(files, uintptr(fd))
+	}
+	argv := append([]string{g.env.Exe}, g.env.WorkerArgs...)
+	argv = append(argv, args...)
+	pid, err := syscall.ForkExec(g.env.Exe, argv, &syscall.ProcAttr{
+		Env:   childEnv,
+		Files: files,
+		Sys:   &syscall.SysProcAttr{Setpgid: true, Pgid: int(g.pgid.Load()), Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start worker %s: %w", g.env.Exe, err)
+	}
+	g.pgid.CompareAndSwap(0, int64(pid))
+	g.pids = append(g.pids, pid)
+	return pid, nil
+}
+
+// kill sends SIGKILL to every child still in the group.
+func (g *procGroup) kill() {
+	if pgid := int(g.pgid.Load()); pgid != 0 {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// reap waits for every child of the group and reports the first one that
+// did not exit with status 0.
+func (g *procGroup) reap() error {
+	var first error
+	for left := len(g.pids); left > 0; left-- {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-int(g.pgid.Load()), &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			left++
+			continue
+		}
+		if err != nil {
+			if first == nil {
+				first = fmt.Errorf("wait for workers: %w", err)
+			}
+			break
+		}
+		if first == nil && !(ws.Exited() && ws.ExitStatus() == 0) {
+			first = fmt.Errorf("worker %d %s", pid, describeWait(ws))
+		}
+	}
+	g.pids = nil
+	return first
+}
+
+// close kills and reaps whatever is left; it is safe to call on every path.
+func (g *procGroup) close() {
+	if len(g.pids) > 0 {
+		g.kill()
+		g.reap()
+	}
+	if g.null >= 0 {
+		syscall.Close(g.null)
+		g.null = -1
+	}
+}
+
+func describeWait(ws syscall.WaitStatus) string {
+	switch {
+	case ws.Exited():
+		return fmt.Sprintf("exited with status %d", ws.ExitStatus())
+	case ws.Signaled():
+		return fmt.Sprintf("was killed by %v", ws.Signal())
+	}
+	return fmt.Sprintf("ended oddly (%#x)", uint32(ws))
+}
+
+// footprint sums VmRSS, RssAnon and Threads of processes from /proc.
+func footprint(pids ...int) *run.Footprint {
+	f := &run.Footprint{}
+	for _, pid := range pids {
+		rss, anon, threads := procStatus(pid)
+		if rss == 0 {
+			continue
+		}
+		f.Processes++
+		f.RSSKiB += rss
+		f.AnonKiB += anon
+		f.Threads += threads
+	}
+	if f.Processes == 0 {
+		return nil
+	}
+	return f
+}
+
+func procStatus(pid int) (rssKB, anonKB, threads int64) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		switch k {
+		case "VmRSS":
+			rssKB = n
+		case "RssAnon":
+			anonKB = n
+		case "Threads":
+			threads = n
+		}
+	}
+	return rssKB, anonKB, threads
+}
+
+// closeAll closes every descriptor in fds that is not -1.
+func closeAll(fds ...int) {
+	for _, fd := range fds {
+		if fd >= 0 {
+			syscall.Close(fd)
+		}
+	}
+}
+
+// pipePair returns a blocking, close-on-exec pipe (read end, write end).
+// Close-on-exec keeps the descriptors out of children except where
+// ForkExec maps them explicitly.
+func pipePair() (r, w int, err error) {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		return -1, -1, fmt.Errorf("pipe2: %w", err)
+	}
+	return p[0], p[1], nil
+}
+
+// socketPair returns a blocking, close-on-exec AF_UNIX stream pair.
+func socketPair() (a, b int, err error) {
+	p, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, -1, fmt.Errorf("socketpair: %w", err)
+	}
+	return p[0], p[1], nil
+}
