@@ -14,7 +14,6 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-
 // cliEnv runs sectax in-process with --db in a temporary directory.
 type cliEnv struct {
 	t   *testing.T
@@ -62,7 +61,6 @@ func (e *cliEnv) golden(name string, args ...string) string {
 	}
 	return stdout
 }
-
 
 // TestStoreWorkflow goes through the stored-run commands in order on one
 // database: an empty list, import (twice), list, show, compare in every
