@@ -74,10 +74,14 @@ func insertRun(ctx context.Context, q querier, doc Doc) error {
 	if status == "" {
 		status = run.StatusRunning
 	}
+	extra, err := runExtra(r)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.ID, err)
+	}
 	_, err = q.ExecContext(ctx, `INSERT INTO runs(id, label, started, finished, status, suite, engine,
-		tool_version, runs, warmup, seed, cpus, perf_version, env) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		tool_version, runs, warmup, seed, cpus, perf_version, env, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Label, fmtTime(r.Started), fmtTime(r.Finished), string(status), r.Suite, r.Engine,
-		r.ToolVersion, r.Runs, r.Warmup, r.Seed, r.CPUs, r.PerfVersion, env)
+		r.ToolVersion, r.Runs, r.Warmup, r.Seed, r.CPUs, r.PerfVersion, env, extra)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.ID, err)
 	}
@@ -89,8 +93,12 @@ func insertRun(ctx context.Context, q querier, doc Doc) error {
 		}
 		warnings, _ := jsonText(nonNil(res.Warnings))
 		failures, _ := jsonText(nonNil(res.Failures))
-		if _, err := q.ExecContext(ctx, `INSERT INTO results(run_id, idx, workload, engine, params, warnings, failures)
-			VALUES (?,?,?,?,?,?,?)`, r.ID, i, res.Workload, res.Engine, params, warnings, failures); err != nil {
+		rextra, err := resultExtra(res)
+		if err != nil {
+			return fmt.Errorf("run %s: results[%d]: %w", r.ID, i, err)
+		}
+		if _, err := q.ExecContext(ctx, `INSERT INTO results(run_id, idx, workload, engine, params, warnings, failures, extra)
+			VALUES (?,?,?,?,?,?,?,?)`, r.ID, i, res.Workload, res.Engine, params, warnings, failures, rextra); err != nil {
 			return err
 		}
 		for j, m := range res.Metrics {
@@ -168,8 +176,12 @@ func (d *DB) Finish(r *run.Run) error {
 		return d.wrap(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE runs SET status=?, finished=?, perf_version=? WHERE id=?`,
-		string(r.Status), fmtTime(r.Finished), r.PerfVersion, r.ID)
+	extra, err := runExtra(r)
+	if err != nil {
+		return fmt.Errorf("store: run %s: %w", r.ID, err)
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE runs SET status=?, finished=?, perf_version=?, extra=? WHERE id=?`,
+		string(r.Status), fmtTime(r.Finished), r.PerfVersion, extra, r.ID)
 	if err != nil {
 		return d.wrap(err)
 	}
@@ -179,8 +191,12 @@ func (d *DB) Finish(r *run.Run) error {
 	for i := range r.Results {
 		warnings, _ := jsonText(nonNil(r.Results[i].Warnings))
 		failures, _ := jsonText(nonNil(r.Results[i].Failures))
-		if _, err := tx.ExecContext(ctx, `UPDATE results SET warnings=?, failures=? WHERE run_id=? AND idx=?`,
-			warnings, failures, r.ID, i); err != nil {
+		rextra, err := resultExtra(&r.Results[i])
+		if err != nil {
+			return fmt.Errorf("store: run %s: results[%d]: %w", r.ID, i, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE results SET warnings=?, failures=?, extra=? WHERE run_id=? AND idx=?`,
+			warnings, failures, rextra, r.ID, i); err != nil {
 			return d.wrap(err)
 		}
 	}
@@ -236,16 +252,19 @@ func (d *DB) Get(ctx context.Context, id string) (*run.Run, error) {
 
 func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) {
 	r := &run.Run{Schema: run.Schema, ID: id}
-	var started, finished, status, env string
+	var started, finished, status, env, extra string
 	err := q.QueryRowContext(ctx, `SELECT label, started, finished, status, suite, engine, tool_version,
-		runs, warmup, seed, cpus, perf_version, env FROM runs WHERE id=?`, id).Scan(
+		runs, warmup, seed, cpus, perf_version, env, extra FROM runs WHERE id=?`, id).Scan(
 		&r.Label, &started, &finished, &status, &r.Suite, &r.Engine, &r.ToolVersion,
-		&r.Runs, &r.Warmup, &r.Seed, &r.CPUs, &r.PerfVersion, &env)
+		&r.Runs, &r.Warmup, &r.Seed, &r.CPUs, &r.PerfVersion, &env, &extra)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, &NotFoundError{Ref: id}
 	}
 	if err != nil {
 		return nil, d.wrap(err)
+	}
+	if err := applyExtra(extra, r); err != nil {
+		return nil, fmt.Errorf("database %s: run %s: %w", d.path, id, err)
 	}
 	r.Status = run.Status(status)
 	var err1, err2 error
@@ -260,7 +279,7 @@ func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) 
 			return nil, fmt.Errorf("database %s: run %s: env: %w", d.path, id, err)
 		}
 	}
-	rows, err := q.QueryContext(ctx, `SELECT idx, workload, engine, params, warnings, failures
+	rows, err := q.QueryContext(ctx, `SELECT idx, workload, engine, params, warnings, failures, extra
 		FROM results WHERE run_id=? ORDER BY idx`, id)
 	if err != nil {
 		return nil, d.wrap(err)
@@ -268,8 +287,8 @@ func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) 
 	for rows.Next() {
 		var idx int
 		var res run.Result
-		var params, warnings, failures string
-		if err := rows.Scan(&idx, &res.Workload, &res.Engine, &params, &warnings, &failures); err != nil {
+		var params, warnings, failures, rextra string
+		if err := rows.Scan(&idx, &res.Workload, &res.Engine, &params, &warnings, &failures, &rextra); err != nil {
 			rows.Close()
 			return nil, d.wrap(err)
 		}
@@ -280,7 +299,8 @@ func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) 
 		err1 := json.Unmarshal([]byte(params), &res.Params)
 		err2 := json.Unmarshal([]byte(warnings), &res.Warnings)
 		err3 := json.Unmarshal([]byte(failures), &res.Failures)
-		if err := errors.Join(err1, err2, err3); err != nil {
+		err4 := applyExtra(rextra, &res)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("database %s: run %s: results[%d]: %w", d.path, id, idx, err)
 		}

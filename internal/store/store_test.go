@@ -39,8 +39,10 @@ func testRun(id, label string) *run.Run {
 				Warnings: []string{"first repetition was slower"}},
 			{Workload: "sched-pipe", Params: map[string]any{"loops": int64(100), "mode": "process"},
 				Metrics:  []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{8.1, 8.2, 8.0}}},
-				Failures: []string{"repetition 4: worker exited 1"}},
+				Failures:  []string{"repetition 4: worker exited 1"},
+				Footprint: &run.Footprint{Processes: 2, Threads: 2, RSSKiB: 4096, AnonKiB: 512}},
 		},
+		Notes: []string{"go-build skipped: no go toolchain"},
 	}
 }
 
@@ -117,6 +119,41 @@ func TestOddPath(t *testing.T) {
 		t.Fatalf("lock in a directory not yet made: %v", err)
 	}
 	release()
+}
+
+// TestMigrateFromV1: a database made by schema 1 is migrated forward and
+// keeps its runs; the extra fields are empty for them.
+func TestMigrateFromV1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v1.db")
+	o, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := migrationFS.ReadFile("migrations/0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{string(v1), "PRAGMA application_id = " + strconv.Itoa(ApplicationID), "PRAGMA user_version = 1",
+		`INSERT INTO runs(id, label, started, status) VALUES ('old', 'on', '2026-01-02T03:04:05Z', 'complete')`,
+		`INSERT INTO results(run_id, idx, workload) VALUES ('old', 0, 'syscall-basic')`} {
+		if _, err := o.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.Close()
+	d, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if v, _ := d.Version(ctx); v != SchemaVersion() || v != 2 {
+		t.Fatalf("version %d", v)
+	}
+	r, err := d.Get(ctx, "old")
+	if err != nil || r.Label != "on" || len(r.Results) != 1 || r.Notes != nil || r.Results[0].Footprint != nil {
+		t.Fatalf("old run after migration: %+v, %v", r, err)
+	}
 }
 
 func TestOpenMissingWithoutCreate(t *testing.T) {
@@ -216,9 +253,9 @@ func TestSinkInterruptedKeepsSamples(t *testing.T) {
 	ctx := context.Background()
 	d, _ := openTemp(t)
 	r := testRun("r-int", "on")
-	r.Status, r.Finished = run.StatusRunning, time.Time{}
+	r.Status, r.Finished, r.Notes = run.StatusRunning, time.Time{}, nil
 	for i := range r.Results {
-		r.Results[i].Warnings, r.Results[i].Failures = nil, nil
+		r.Results[i].Warnings, r.Results[i].Failures, r.Results[i].Footprint = nil, nil, nil
 		for j := range r.Results[i].Metrics {
 			r.Results[i].Metrics[j].Samples = []float64{}
 		}
@@ -259,6 +296,8 @@ func TestSinkInterruptedKeepsSamples(t *testing.T) {
 	r.Finished = r.Started.Add(3 * time.Second)
 	r.Results[0].Warnings = []string{"interrupted after 2 of 3 repetitions"}
 	r.Results[1].Failures = []string{"repetition 2: interrupted"}
+	r.Results[0].Footprint = &run.Footprint{Processes: 1, Threads: 1, RSSKiB: 2048, AnonKiB: 256}
+	r.Notes = []string{"interrupted by SIGINT"}
 	if err := d.Finish(r); err != nil {
 		t.Fatal(err)
 	}
