@@ -38,7 +38,7 @@ func testRun(id, label string) *run.Run {
 				},
 				Warnings: []string{"first repetition was slower"}},
 			{Workload: "sched-pipe", Params: map[string]any{"loops": int64(100), "mode": "process"},
-				Metrics:  []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{8.1, 8.2, 8.0}}},
+				Metrics:   []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{8.1, 8.2, 8.0}}},
 				Failures:  []string{"repetition 4: worker exited 1"},
 				Footprint: &run.Footprint{Processes: 2, Threads: 2, RSSKiB: 4096, AnonKiB: 512}},
 		},
