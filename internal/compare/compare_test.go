@@ -329,6 +329,19 @@ func TestUnknownEnvIsNoDifference(t *testing.T) {
 	if len(rep.Env.Confounders) != 0 {
 		t.Errorf("confounders from unknown values: %+v", rep.Env.Confounders)
 	}
+	// "unknown" mitigation mode and 0 online CPUs are the env's "could not
+	// tell": not values to compare.
+	ea, eb2 := envOn(), envOn()
+	ea["mitigation_mode"], eb2["mitigation_mode"] = "unknown", "unknown"
+	ea["cpu"].(map[string]any)["online"] = float64(0)
+	eb2["boot_id"] = "other"
+	rep, err = Compare(side("on", []*run.Run{a}, ea), side("off", []*run.Run{b}, eb2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Env.Confounders) != 0 || hasWarning(rep, "same-mitigations", "") || len(rep.A.MitigationMode) != 0 {
+		t.Errorf("unknown values compared: %+v %+v %+v", rep.Env.Confounders, rep.Warnings, rep.A)
+	}
 	rep, err = Compare(side("on", []*run.Run{a}), side("off", []*run.Run{b}), Options{})
 	if err != nil || rep.Env.CmdlineKnown || len(rep.Env.Vulnerabilities) != 0 {
 		t.Errorf("no env: %+v, %v", rep, err)

@@ -54,6 +54,8 @@ var confounderPaths = []struct{ name, path string }{
 	{"online CPUs", "cpu.online"},
 	{"memory", "memory.total_bytes"},
 	{"hypervisor", "hypervisor.vendor"},
+	{"running in a VM", "hypervisor.guest"},
+	{"WSL version", "wsl.wsl_package_version"},
 	{"SMT active", "smt.active"},
 	{"SMT control", "smt.control"},
 	{"sectax version", "run.tool_version"},

@@ -153,7 +153,7 @@ func (s Side) values(path string) []string {
 		default:
 			v, ok = lookup(s.envOf(i), path)
 		}
-		if !ok {
+		if !ok || unknownValue(path, v) {
 			continue
 		}
 		if k := str(v); !seen[k] {
@@ -163,4 +163,16 @@ func (s Side) values(path string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// unknownValue recognises the values the env writes for "could not tell":
+// mitigation mode "unknown", and 0 online CPUs.
+func unknownValue(path string, v any) bool {
+	switch path {
+	case "mitigation_mode":
+		return v == "unknown"
+	case "cpu.online":
+		return v == float64(0)
+	}
+	return false
 }
