@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/workload"
 )
 
 func figure(t *testing.T, d *Dataset, workload, metric string) Figure {
@@ -112,4 +113,59 @@ func TestParseRejects(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+}
+
+// TestMatchesWorkloads: each published figure must be comparable with a
+// run of the registered workload made with --suite study: the same
+// parameters and the same metric name, unit and direction. go-build built
+// the study's own backend (a directory nobody else has), so only its
+// metrics are checked.
+func TestMatchesWorkloads(t *testing.T) {
+	reg := workload.Default()
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, d := range all {
+		for _, r := range d.Results {
+			w, err := reg.Lookup(r.Workload)
+			if err != nil {
+				continue // not in this build's registry
+			}
+			info := w.Info()
+			if r.Workload != "go-build" {
+				p, err := workload.Resolve(info, workload.Study, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := run.ParamsKey(r.Params), run.ParamsKey(p.Map()); got != want {
+					t.Errorf("%s %s: params %q, the study suite runs %q", d.Name, r.Workload, got, want)
+				}
+			}
+			for _, m := range r.Metrics {
+				spec, ok := metricSpec(info, m.Name)
+				if !ok {
+					t.Errorf("%s %s: the workload has no metric %s", d.Name, r.Workload, m.Name)
+					continue
+				}
+				if spec.Unit != m.Unit || spec.Better != m.Better {
+					t.Errorf("%s %s %s: %s/%s, the workload says %s/%s", d.Name, r.Workload, m.Name, m.Unit, m.Better, spec.Unit, spec.Better)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d figures checked against the registry", checked)
+	}
+}
+
+func metricSpec(info workload.Info, name string) (workload.MetricSpec, bool) {
+	for _, m := range info.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return workload.MetricSpec{}, false
 }

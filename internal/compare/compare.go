@@ -363,8 +363,12 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 		}
 	}
 	if len(rep.Workloads) == 0 {
-		return nil, fmt.Errorf("%w (%s has %s; %s has %s): compare runs of the same workloads with the same parameters",
-			ErrNothingInCommon, a.Ref, listUnmatched(rep.OnlyA), b.Ref, listUnmatched(rep.OnlyB))
+		fix := "compare runs of the same workloads with the same parameters"
+		if a.Published() || b.Published() {
+			fix = "a baseline holds the study's parameters: measure with 'sectax run --suite study' to compare with it"
+		}
+		return nil, fmt.Errorf("%w (%s has %s; %s has %s): %s",
+			ErrNothingInCommon, a.Ref, listUnmatched(rep.OnlyA), b.Ref, listUnmatched(rep.OnlyB), fix)
 	}
 	if g, ok := stats.GeoMean(ratios); ok && len(ratios) >= 2 {
 		rep.Geomean = &Geomean{Speedup: g, N: len(ratios)}
