@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sectax/sectax/internal/store"
+
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -119,6 +121,26 @@ func TestStoreWorkflow(t *testing.T) {
 	e.golden("rm", "rm", "20261130T08")
 	e.golden("list-after-rm", "list")
 	e.golden("rm-label-of-two", "rm", "on")
+}
+
+// TestCrashedRun: a run left "running" by a killed sectax shows as cut
+// short, and its finished samples are used.
+func TestCrashedRun(t *testing.T) {
+	e := newCLIEnv(t)
+	if code, _, stderr := e.run("import", "testdata/runs.json", "testdata/crashed.json"); code != 0 {
+		t.Fatal(stderr)
+	}
+	e.golden("crashed-list", "list")
+	e.golden("crashed-show", "show", "20261130T090000")
+	release, err := store.AcquireRunLock(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	_, out, _ := e.run("list")
+	if !strings.Contains(out, "20261130T090000-crashed  on     2026-11-30 09:00Z  lab1  6.18.0-test  on           quick  running\n") {
+		t.Errorf("while a run holds the lock, the run is not shown as running:\n%s", out)
+	}
 }
 
 func TestImportBad(t *testing.T) {

@@ -48,14 +48,14 @@ every sample.`,
 			if err != nil {
 				return finish(err)
 			}
-			return finish(writeShowText(w, doc.Run, env))
+			return finish(writeShowText(w, doc.Run, env, store.MeasuringPID(g.DB)))
 		},
 	}
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
 }
 
-func writeShowText(w io.Writer, r *run.Run, env map[string]any) error {
+func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) error {
 	var b strings.Builder
 	get := func(path string) string {
 		v, _ := compare.Lookup(env, path)
@@ -65,7 +65,11 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any) error {
 	fmt.Fprintf(&b, "  label        %s\n", dash(r.Label))
 	status := string(r.Status)
 	if r.Status == run.StatusRunning {
-		status += " (not finished: still measuring, or cut short by a crash)"
+		if measuring == 0 {
+			status += " (cut short: no sectax run holds the lock; the finished samples are kept)"
+		} else {
+			status += " (a sectax run is measuring now)"
+		}
 	}
 	fmt.Fprintf(&b, "  status       %s\n", status)
 	fmt.Fprintf(&b, "  started      %s\n", fmtTime(r.Started))

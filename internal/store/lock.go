@@ -62,3 +62,26 @@ func AcquireRunLock(dbPath string) (release func(), err error) {
 		_ = f.Close()
 	}, nil
 }
+
+// MeasuringPID returns the pid of the sectax run that holds the lock beside
+// the database (-1 if it cannot be read), or 0 when none does. It creates nothing: a run whose
+// status is still "running" while no process holds the lock was cut short
+// (killed, crashed, power lost) and keeps the samples it finished.
+func MeasuringPID(dbPath string) int {
+	f, err := os.Open(LockPath(dbPath))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		return 0
+	}
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	if pid <= 0 {
+		return -1 // held, pid unreadable
+	}
+	return pid
+}

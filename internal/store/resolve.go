@@ -78,14 +78,13 @@ func (d *DB) Resolve(ctx context.Context, ref string) ([]string, Match, error) {
 // ResolveOne is Resolve for commands that act on a single run: a label
 // that holds several runs is ambiguous.
 func (d *DB) ResolveOne(ctx context.Context, ref string) (string, error) {
-	ids, how, err := d.Resolve(ctx, ref)
+	ids, _, err := d.Resolve(ctx, ref)
 	if err != nil {
 		return "", err
 	}
 	if len(ids) > 1 {
 		return "", &AmbiguousError{Ref: ref, Why: fmt.Sprintf("label of %d runs", len(ids)), Candidates: ids}
 	}
-	_ = how
 	return ids[0], nil
 }
 
@@ -102,7 +101,7 @@ func candidates(all []Summary) []string {
 	}
 	const max = 20
 	if len(ids) > max {
-		ids = append(ids[len(ids)-max:], "…")
+		ids = append([]string{fmt.Sprintf("(%d older)", len(ids)-max)}, ids[len(ids)-max:]...)
 	}
 	return append(labels, ids...)
 }

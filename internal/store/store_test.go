@@ -486,6 +486,9 @@ func TestImportIsAllOrNothing(t *testing.T) {
 
 func TestRunLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sectax.db")
+	if got := MeasuringPID(path); got != 0 {
+		t.Fatalf("MeasuringPID without a lock file = %d", got)
+	}
 	release, err := AcquireRunLock(path)
 	if err != nil {
 		t.Fatal(err)
@@ -498,7 +501,13 @@ func TestRunLock(t *testing.T) {
 	if want := "another sectax run (pid " + strconv.Itoa(os.Getpid()) + ") is measuring"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("message %q lacks %q", err, want)
 	}
+	if got := MeasuringPID(path); got != os.Getpid() {
+		t.Fatalf("MeasuringPID while held = %d", got)
+	}
 	release()
+	if got := MeasuringPID(path); got != 0 {
+		t.Fatalf("MeasuringPID after release = %d", got)
+	}
 	release2, err := AcquireRunLock(path)
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
