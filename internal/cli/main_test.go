@@ -127,7 +127,7 @@ func TestWorkloadsGolden(t *testing.T) {
 
 func TestRunGolden(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
-		out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", "testdata/root", "--suite", "quick",
+		out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--suite", "quick",
 			"--seed", "1", "--label", "on", "--param", "beta.mode=thread", "--format", format)
 		if code != 0 || errs != "" {
 			t.Fatalf("exit %d: %s", code, errs)
@@ -139,7 +139,7 @@ func TestRunGolden(t *testing.T) {
 // TestRunOutputFile: -o writes the file atomically and nothing to stdout.
 func TestRunOutputFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
-	out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", "testdata/root", "--suite", "quick",
+	out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--suite", "quick",
 		"--runs", "2", "--format", "json", "-o", path)
 	if code != 0 || out != "" || errs != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
@@ -148,7 +148,7 @@ func TestRunOutputFile(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"schema": "sectax.run/v1"`) {
 		t.Fatalf("%v: %s", err, b)
 	}
-	_, errs, code = sectax(t, fixedDeps(fakeRegistry()), "run", "--root", "testdata/root", "--runs", "1",
+	_, errs, code = sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--runs", "1",
 		"-o", "/nonexistent-dir/x.txt")
 	if code != 1 || !strings.Contains(errs, "/nonexistent-dir/x.txt") {
 		t.Errorf("unwritable -o: exit %d, %q", code, errs)
@@ -175,7 +175,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"run", "extra"}, `unknown command "extra"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"run", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, `root "/nonexistent" is not a directory`},
+		{[]string{"run", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "/nonexistent is not a directory"},
 	} {
 		out, errs, code := sectax(t, fixedDeps(nil), tt.args...)
 		if code != ExitUsage || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 || out != "" {
@@ -187,7 +187,7 @@ func TestUsageErrors(t *testing.T) {
 
 // TestRunRealTiny runs the real workloads at tiny sizes through the CLI.
 func TestRunRealTiny(t *testing.T) {
-	out, errs, code := sectax(t, fixedDeps(nil), "run", "--root", "testdata/root", "--runs", "2", "--warmup", "0",
+	out, errs, code := sectax(t, fixedDeps(nil), "run", "--root", wslOn, "--runs", "2", "--warmup", "0",
 		"--param", "syscall-basic.loops=1000", "--param", "sched-pipe.loops=100",
 		"--param", "sched-messaging.groups=1", "--param", "sched-messaging.loops=5", "--format", "json")
 	if code != 0 {
@@ -206,7 +206,7 @@ func TestRunRealTiny(t *testing.T) {
 func TestProgress(t *testing.T) {
 	deps := fixedDeps(fakeRegistry())
 	deps.StderrIsTerminal = true
-	_, errs, code := sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2", "--seed", "3")
+	_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "2", "--seed", "3")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -218,10 +218,14 @@ func TestProgress(t *testing.T) {
 	if !strings.HasSuffix(errs, "\r\x1b[K") {
 		t.Errorf("progress line not cleared at the end: %q", errs)
 	}
-	_, errs, _ = sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2", "-q")
+	_, errs, _ = sectax(t, deps, "run", "--root", wslOn, "--runs", "2", "-q")
 	deps.StderrIsTerminal = false
-	_, errs2, _ := sectax(t, deps, "run", "--root", "testdata/root", "--runs", "2")
+	_, errs2, _ := sectax(t, deps, "run", "--root", wslOn, "--runs", "2")
 	if errs != "" || errs2 != "" {
 		t.Errorf("progress drawn with -q (%q) or without a terminal (%q)", errs, errs2)
 	}
 }
+
+// wslOn is the fake tree of a WSL 2 guest with the study's default
+// (mitigations on) command line.
+var wslOn = filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-on")

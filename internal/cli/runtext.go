@@ -24,7 +24,7 @@ func writeRunText(w io.Writer, r *run.Run) error {
 	}
 	fmt.Fprintf(w, "  suite %s  engine %s  status %s\n", r.Suite, r.Engine, r.Status)
 	if r.Env != nil {
-		fmt.Fprintf(w, "kernel %s  cmdline: %s\n", r.Env.Kernel.Release, r.Env.Cmdline.Raw)
+		fmt.Fprintf(w, "kernel %s  mitigations %s (%s)\n", r.Env.Kernel.Release, r.Env.MitigationMode, r.Env.MitigationModeReason)
 	}
 	if r.CPUs != "" {
 		fmt.Fprintf(w, "pinned to CPUs %s\n", r.CPUs)

@@ -22,7 +22,7 @@ func TestResolve(t *testing.T) {
 		kv   map[string]string
 		want string
 	}{
-		{map[string]string{"loops": "0"}, "sched-messaging.loops=0 is out of range (accepted: 1..4294967296)"},
+		{map[string]string{"loops": "0"}, "sched-messaging.loops=0 is out of range (accepted: 1..4294967295)"},
 		{map[string]string{"loops": "ten"}, `sched-messaging.loops="ten" is not an integer`},
 		{map[string]string{"mode": "fiber"}, `sched-messaging.mode="fiber" is not accepted (accepted: process, thread)`},
 		{map[string]string{"size": "1"}, `workload sched-messaging has no parameter "size" (accepted: groups, loops, ipc, mode, spawn)`},

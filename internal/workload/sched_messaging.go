@@ -47,7 +47,7 @@ func (SchedMessaging) Info() Info {
 			{Key: "groups", Help: "groups of 20 senders + 20 receivers (40 tasks each)",
 				Default: int64(10), Quick: int64(5), Study: int64(20), Min: 1, Max: 1000},
 			{Key: "loops", Help: "messages each sender sends to each receiver of its group",
-				Default: int64(100), Quick: int64(100), Study: int64(1000), Min: 1, Max: 1 << 32},
+				Default: int64(100), Quick: int64(100), Study: int64(1000), Min: 1, Max: 1<<32 - 1},
 			{Key: "ipc", Help: "socket: AF_UNIX socketpair (perf default); pipe: pipes (perf -p)",
 				Default: "socket", Choices: []string{"socket", "pipe"}},
 			{Key: "mode", Help: "process: one process per task (perf default); thread: threads (perf -t)",

@@ -1,0 +1,404 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+func newEnvCmd(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "env",
+		Short: "Show this machine and its mitigation state",
+		Long: `Show what sectax knows about the machine: the kernel and its command line,
+the mitigation mode the command line asks for (on, off, custom, unknown) and
+why, every file of /sys/devices/system/cpu/vulnerabilities, the CPU and its
+bug and feature flags, SMT, the hypervisor and WSL, this process's
+speculation controls, and the rest of the environment a measurement depends
+on. Every stored run carries the same snapshot.
+
+The text output starts with one summary line; --format json prints the full
+document (the "env" object of a sectax.run/v1 run). With --root DIR the files
+are read below DIR (a captured or fake tree) and nothing live is asked.
+Files that do not exist are listed as absent, files that cannot be read as
+unreadable; neither is an error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(g, "text", "json"); err != nil {
+				return err
+			}
+			s, err := collectEnv(g)
+			if err != nil {
+				return err
+			}
+			w, finish, err := g.output()
+			if err != nil {
+				return err
+			}
+			if g.Format == "json" {
+				return finish(writeEnvJSON(w, s))
+			}
+			return finish(writeEnvText(w, s))
+		},
+	}
+	addFormatFlag(cmd, g, "text", "text", "json")
+	return cmd
+}
+
+// collectEnv takes the snapshot for --root and maps its errors to exit
+// codes: a bad root is a usage error (2), a non-Linux system a runtime
+// error (1).
+func collectEnv(g *Globals) (*sysinfo.Snapshot, error) {
+	s, err := sysinfo.Collect(g.Root)
+	switch {
+	case errors.Is(err, sysinfo.ErrBadRoot):
+		return nil, usagef("--root %s: %v; give a directory that holds proc/ and sys/ (or / for this machine)", g.Root, err)
+	case errors.Is(err, sysinfo.ErrNeedsLinux):
+		return nil, fmt.Errorf("%w (this is %s)", err, runtime.GOOS)
+	case err != nil:
+		return nil, err
+	}
+	if s.Live {
+		s.SectaxVersion = Version
+	}
+	return s, nil
+}
+
+func writeEnvJSON(w io.Writer, s *sysinfo.Snapshot) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// envSummary is the one line a person reads first.
+func envSummary(s *sysinfo.Snapshot) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Mitigations: %s (%s)", strings.ToUpper(string(s.MitigationMode)), s.Cmdline.Mitigations.Label())
+	c := s.VulnerabilityCounts
+	if s.Vulnerabilities == nil {
+		b.WriteString(" — no vulnerability files")
+	} else {
+		fmt.Fprintf(&b, " — %d mitigated, %d vulnerable, %d not affected", c.Mitigated, c.Vulnerable, c.NotAffected)
+		if c.Unknown > 0 {
+			fmt.Fprintf(&b, ", %d unknown", c.Unknown)
+		}
+	}
+	b.WriteString("; ")
+	b.WriteString(platform(s))
+	return b.String()
+}
+
+// platform says what the machine runs on, briefly.
+func platform(s *sysinfo.Snapshot) string {
+	h := s.Hypervisor
+	switch {
+	case s.WSL != nil && s.WSL.Version == 1:
+		return "WSL 1 (no Linux kernel of its own)"
+	case s.WSL != nil:
+		v := h.Vendor
+		if v == "" {
+			v = "Hyper-V"
+		}
+		return fmt.Sprintf("%s guest (WSL %d)", v, s.WSL.Version)
+	case h.Vendor != "":
+		return h.Vendor + " guest"
+	case h.Guest:
+		return "virtual machine (hypervisor not named)"
+	}
+	return "bare metal"
+}
+
+func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintln(ew, envSummary(s))
+	fmt.Fprintf(ew, "Mode %s: %s\n", s.MitigationMode, s.MitigationModeReason)
+
+	fmt.Fprintln(ew)
+	if s.Vulnerabilities == nil {
+		fmt.Fprintln(ew, "Vulnerabilities: /sys/devices/system/cpu/vulnerabilities is absent (container, old kernel, or a board without it)")
+	} else {
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "VULNERABILITY\tSTATE\tKERNEL SAYS")
+		for _, v := range s.Vulnerabilities {
+			state := strings.ReplaceAll(string(v.State), "_", " ")
+			if v.Scope != "" {
+				state += " (" + v.Scope + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, state, v.Raw)
+		}
+		tw.Flush()
+		for _, v := range s.Vulnerabilities {
+			if v.Note != "" {
+				fmt.Fprintf(ew, "  note: %s: %s\n", v.Name, v.Note)
+			}
+		}
+	}
+
+	sec := newSection(ew, "Kernel")
+	sec.kv("release", s.Kernel.Release)
+	sec.kv("version", s.Kernel.Version)
+	if s.Kernel.Preemption != "" {
+		sec.kv("preemption", fmt.Sprintf("%s (from %s)", s.Kernel.Preemption, s.Kernel.PreemptionSource))
+	}
+	if s.Kernel.Clocksource != "" {
+		sec.kv("clocksource", fmt.Sprintf("%s (available: %s)", s.Kernel.Clocksource, strings.Join(s.Kernel.ClocksourcesAvailable, " ")))
+	}
+	if s.Kernel.UptimeSeconds != nil {
+		sec.kv("uptime", (time.Duration(*s.Kernel.UptimeSeconds) * time.Second).String())
+	}
+	sec.kv("boot id", s.BootID)
+	sec.flush()
+
+	sec = newSection(ew, "Command line")
+	sec.kv("raw", s.Cmdline.Raw)
+	if g := s.Cmdline.Mitigations.Global; g != nil {
+		d := "option " + g.Option
+		if g.NoSMT {
+			d += ", nosmt"
+		}
+		if len(g.VectorsOff) > 0 {
+			d += ", attack vectors off: " + strings.Join(g.VectorsOff, ", ")
+		}
+		if len(g.Invalid) > 0 {
+			d += ", not accepted: " + strings.Join(g.Invalid, ", ")
+		}
+		sec.kv("mitigations=", g.Value+" ("+d+")")
+	}
+	for i, r := range s.Cmdline.Mitigations.Params {
+		key := ""
+		if i == 0 {
+			key = "relevant"
+		}
+		sec.kv(key, relevantText(r))
+	}
+	if len(s.Cmdline.Mitigations.Params) == 0 {
+		sec.kv("relevant", "none")
+	}
+	if len(s.Cmdline.InitArgs) > 0 {
+		sec.kv("init args", strings.Join(s.Cmdline.InitArgs, " "))
+	}
+	sec.flush()
+
+	sec = newSection(ew, "CPU")
+	c := s.CPU
+	sec.kv("model", c.ModelName)
+	ident := c.Vendor
+	if c.Family != "" || c.Model != "" {
+		ident += fmt.Sprintf(", family %s model %s stepping %s", c.Family, c.Model, c.Stepping)
+	}
+	if c.Microcode != "" {
+		ident += ", microcode " + c.Microcode
+	}
+	if c.Arch != "" {
+		ident += " (" + c.Arch + ")"
+	}
+	sec.kv("identity", strings.TrimPrefix(ident, ", "))
+	sec.kv("cpus", fmt.Sprintf("%d online (%s) of %d possible; %d in /proc/cpuinfo", c.Online, c.OnlineList, c.Possible, c.Processors))
+	sec.kv("bugs", orNone(strings.Join(c.Bugs, " ")))
+	sec.kv("flags", orNone(strings.Join(c.Flags, " ")))
+	smt := orUnknown(s.SMT.Control)
+	if s.SMT.Active != nil {
+		smt += ", active " + yesNo(*s.SMT.Active)
+	}
+	sec.kv("SMT", "control "+smt)
+	sec.flush()
+
+	sec = newSection(ew, "Virtualisation")
+	h := s.Hypervisor
+	switch {
+	case h.Vendor != "":
+		sec.kv("hypervisor", fmt.Sprintf("%s (from %s)", h.Vendor, h.Source))
+	case h.Guest:
+		sec.kv("hypervisor", "a guest, hypervisor not named")
+	default:
+		sec.kv("hypervisor", "none seen (bare metal)")
+	}
+	for i, e := range h.Evidence {
+		key := ""
+		if i == 0 {
+			key = "evidence"
+		}
+		sec.kv(key, e)
+	}
+	if wsl := s.WSL; wsl != nil {
+		sec.kv("WSL", fmt.Sprintf("version %d, distro %s, kernel flavour %s", wsl.Version, orUnknown(wsl.Distro), orUnknown(wsl.KernelFlavor)))
+		pkg := wsl.WSLPackageVersion
+		if pkg == "" {
+			pkg = "not available (needs wslinfo or Windows interop)"
+		}
+		if wsl.WindowsVersion != "" {
+			pkg += ", Windows " + wsl.WindowsVersion
+		}
+		sec.kv("WSL package", pkg)
+		if wsl.Interop != nil {
+			sec.kv("interop", yesNo(*wsl.Interop))
+		}
+		cfg := "not found"
+		if wsl.WSLConfigPath != "" {
+			cfg = wsl.WSLConfigPath
+			if !wsl.WSLConfigExists {
+				cfg += " (does not exist yet)"
+			}
+		}
+		sec.kv(".wslconfig", cfg)
+	} else {
+		sec.kv("WSL", "no")
+	}
+	sec.flush()
+
+	sec = newSection(ew, "Speculation controls of this process")
+	sp := s.Speculation
+	sec.kv("store bypass", specText(sp.StoreBypass))
+	sec.kv("indirect branch", specText(sp.IndirectBranch))
+	sec.kv("L1D flush", specText(sp.L1DFlush))
+	sec.kv("seccomp", orUnknown(sp.Seccomp))
+	sec.flush()
+
+	sec = newSection(ew, "System")
+	sec.kv("os", orUnknown(s.OSRelease))
+	sec.kv("hostname", orUnknown(s.Hostname))
+	if s.Memory.TotalBytes != nil {
+		sec.kv("memory", fmt.Sprintf("%.1f GiB", float64(*s.Memory.TotalBytes)/(1<<30)))
+	}
+	cf := "not visible"
+	if s.Cpufreq.Governor != "" || s.Cpufreq.Driver != "" || s.Cpufreq.Boost != nil {
+		cf = fmt.Sprintf("governor %s, driver %s", orUnknown(s.Cpufreq.Governor), orUnknown(s.Cpufreq.Driver))
+		if s.Cpufreq.Boost != nil {
+			cf += ", boost " + yesNo(*s.Cpufreq.Boost)
+		}
+	}
+	sec.kv("cpufreq", cf)
+	if s.THP.Enabled != "" || s.THP.Defrag != "" {
+		sec.kv("THP", fmt.Sprintf("enabled %s, defrag %s", orUnknown(s.THP.Enabled), orUnknown(s.THP.Defrag)))
+	}
+	if s.GoVersion != "" {
+		sec.kv("go", s.GoVersion)
+	}
+	if s.SectaxVersion != "" {
+		sec.kv("sectax", s.SectaxVersion)
+	}
+	sec.flush()
+
+	if len(s.Absent) > 0 || len(s.Unreadable) > 0 {
+		sec = newSection(ew, "Files")
+		for i, p := range s.Absent {
+			key := ""
+			if i == 0 {
+				key = "absent"
+			}
+			sec.kv(key, p)
+		}
+		for i, u := range s.Unreadable {
+			key := ""
+			if i == 0 {
+				key = "unreadable"
+			}
+			sec.kv(key, u.Path+" ("+u.Error+")")
+		}
+		sec.flush()
+	}
+	return ew.err
+}
+
+func relevantText(r mitigation.Relevant) string {
+	var d []string
+	d = append(d, string(r.Kind))
+	if r.Effect != "" {
+		d = append(d, string(r.Effect))
+	}
+	if len(r.Files) > 0 {
+		d = append(d, "affects "+strings.Join(r.Files, ", "))
+	}
+	if r.Note != "" {
+		d = append(d, r.Note)
+	}
+	if r.Overridden {
+		d = append(d, "overridden by a later copy")
+	}
+	return r.Raw + " — " + strings.Join(d, "; ")
+}
+
+func specText(sc sysinfo.SpecCtl) string {
+	var parts []string
+	if sc.Status != "" {
+		parts = append(parts, sc.Status)
+	}
+	if sc.Prctl != nil {
+		parts = append(parts, fmt.Sprintf("prctl %d (%s)", *sc.Prctl, strings.Join(sc.PrctlBits, ", ")))
+	}
+	if sc.PrctlError != "" {
+		parts = append(parts, "prctl failed: "+sc.PrctlError)
+	}
+	if len(parts) == 0 {
+		return "not visible"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// section prints a titled block of aligned "key  value" lines.
+type section struct {
+	tw *tabwriter.Writer
+}
+
+func newSection(w io.Writer, title string) *section {
+	fmt.Fprintf(w, "\n%s\n", title)
+	return &section{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+}
+
+func (s *section) kv(k, v string) {
+	if v == "" && k != "" {
+		v = "unknown"
+	}
+	fmt.Fprintf(s.tw, "  %s\t%s\n", k, v)
+}
+
+func (s *section) flush() { s.tw.Flush() }
+
+// errWriter remembers the first write error so that the text renderer
+// can write freely and report once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, nil
+}

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// fixtures are the fake machine trees of internal/sysinfo/testdata.
+var fixtures = []string{
+	"firecracker-dev", "wsl2-intel-on", "wsl2-intel-off", "intel-baremetal",
+	"amd-zen4-baremetal", "arm64-graviton3", "container-novulns", "old-4.15-intel",
+}
+
+func fixtureRoot(name string) string {
+	return filepath.Join("..", "sysinfo", "testdata", name)
+}
+
+// runCLI runs sectax with args through mainWith and returns its exit code,
+// stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := mainWith(context.Background(), args, &out, &errb, Deps{})
+	return code, out.String(), errb.String()
+}
+
+func TestEnvGolden(t *testing.T) {
+	for _, fx := range fixtures {
+		t.Run(fx, func(t *testing.T) {
+			for _, format := range []string{"text", "json"} {
+				code, out, errOut := runCLI(t, "env", "--root", fixtureRoot(fx), "--format", format)
+				if code != 0 || errOut != "" {
+					t.Fatalf("env --format %s: exit %d, stderr %q", format, code, errOut)
+				}
+				ext := map[string]string{"text": "txt", "json": "json"}[format]
+				golden(t, filepath.Join("env", fx+"."+ext), out)
+			}
+		})
+	}
+}
+
+// TestEnvJSONContract checks the JSON names other packages code against,
+// on the study's WSL trees, by decoding into a generic map.
+func TestEnvJSONContract(t *testing.T) {
+	for _, tt := range []struct {
+		fixture, mode string
+	}{
+		{"wsl2-intel-on", "on"},
+		{"wsl2-intel-off", "off"},
+		{"firecracker-dev", "custom"},
+		{"container-novulns", "on"},
+	} {
+		code, out, _ := runCLI(t, "env", "--root", fixtureRoot(tt.fixture), "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d", tt.fixture, code)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{
+			"kernel.release", "kernel.version", "kernel.uptime_seconds", "kernel.clocksource", "kernel.preemption",
+			"cmdline.raw", "cmdline.tokens", "cmdline.mitigations", "mitigation_mode", "mitigation_mode_reason",
+			"vulnerabilities", "cpu.vendor", "cpu.model_name", "cpu.family", "cpu.model", "cpu.stepping", "cpu.microcode",
+			"cpu.online", "cpu.possible", "cpu.bugs", "cpu.flags", "hypervisor.vendor", "wsl", "speculation",
+			"memory.total_bytes", "thp", "boot_id", "hostname", "os_release",
+		} {
+			if _, ok := lookup(doc, path); !ok {
+				t.Errorf("%s: JSON lacks %s", tt.fixture, path)
+			}
+		}
+		if m, _ := lookup(doc, "mitigation_mode"); m != tt.mode {
+			t.Errorf("%s: mitigation_mode = %v, want %s", tt.fixture, m, tt.mode)
+		}
+		// Live-only fields must not appear for a fake tree.
+		for _, live := range []string{"go_version", "sectax_version"} {
+			if _, ok := doc[live]; ok {
+				t.Errorf("%s: %s present for a fake root", tt.fixture, live)
+			}
+		}
+	}
+	// wsl is an object on WSL, null elsewhere; vulnerabilities null when absent.
+	_, out, _ := runCLI(t, "env", "--root", fixtureRoot("wsl2-intel-off"), "--format", "json")
+	var s sysinfo.Snapshot
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.WSL == nil || s.WSL.Version != 2 || s.WSL.KernelFlavor != "microsoft-standard-WSL2" || s.WSL.WSLConfigPath != "/mnt/c/Users/dev/.wslconfig" {
+		t.Errorf("wsl = %+v", s.WSL)
+	}
+	_, out, _ = runCLI(t, "env", "--root", fixtureRoot("container-novulns"), "--format", "json")
+	if !strings.Contains(out, `"vulnerabilities": null`) || !strings.Contains(out, `"wsl": null`) {
+		t.Errorf("container JSON lacks null vulnerabilities/wsl")
+	}
+}
+
+func lookup(doc map[string]any, path string) (any, bool) {
+	var cur any = doc
+	for _, k := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = m[k]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func TestEnvSummaryLines(t *testing.T) {
+	for fx, want := range map[string]string{
+		"wsl2-intel-on":      "Mitigations: ON (default) — 7 mitigated, 0 vulnerable, 9 not affected, 3 unknown; Hyper-V guest (WSL 2)",
+		"wsl2-intel-off":     "Mitigations: OFF (off) — 1 mitigated, 6 vulnerable, 9 not affected, 3 unknown; Hyper-V guest (WSL 2)",
+		"firecracker-dev":    "Mitigations: CUSTOM (auto,no_guest_host,no_guest_guest) — 4 mitigated, 0 vulnerable, 15 not affected; virtual machine (hypervisor not named)",
+		"intel-baremetal":    "Mitigations: ON (default) — 12 mitigated, 0 vulnerable, 2 not affected; bare metal",
+		"amd-zen4-baremetal": "Mitigations: ON (auto,nosmt) — 6 mitigated, 0 vulnerable, 13 not affected; bare metal",
+		"arm64-graviton3":    "Mitigations: ON (default) — 3 mitigated, 0 vulnerable, 11 not affected; KVM guest",
+		"container-novulns":  "Mitigations: ON (default) — no vulnerability files; virtual machine (hypervisor not named)",
+		"old-4.15-intel":     "Mitigations: ON (default) — 5 mitigated, 1 vulnerable, 0 not affected; bare metal",
+	} {
+		_, out, _ := runCLI(t, "env", "--root", fixtureRoot(fx))
+		if got, _, _ := strings.Cut(out, "\n"); got != want {
+			t.Errorf("%s:\n got  %s\n want %s", fx, got, want)
+		}
+	}
+}
+
+func TestEnvErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"env", "--root", filepath.Join(dir, "nowhere")}, ExitUsage, "is not a directory"},
+		{[]string{"env", "--root", dir}, ExitUsage, "holds neither proc/ nor sys/"},
+		{[]string{"env", "--format", "yaml"}, ExitUsage, `--format "yaml" is not accepted`},
+		{[]string{"env", "extra"}, ExitUsage, "unknown command"},
+	} {
+		code, out, errOut := runCLI(t, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.msg) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d with %q", tt.args, code, out, errOut, tt.code, tt.msg)
+		}
+		if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "sectax: ") {
+			t.Errorf("%v: error is not one line: %q", tt.args, errOut)
+		}
+	}
+}
+
+// TestEnvOutputFile checks -o: the file holds the JSON and nothing is left
+// behind on failure.
+func TestEnvOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env.json")
+	code, stdout, _ := runCLI(t, "env", "--root", fixtureRoot("arm64-graviton3"), "--format", "json", "-o", out)
+	if code != 0 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	var s sysinfo.Snapshot
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil || s.CPU.Arch != "arm64" {
+		t.Fatalf("decode: %v, arch %q", err, s.CPU.Arch)
+	}
+	code, _, _ = runCLI(t, "env", "--root", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "bad.txt"))
+	if code != ExitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// TestEnvLive runs env on this machine: it must work and carry the live
+// fields. It asserts nothing about the machine beyond what every Linux has.
+func TestEnvLive(t *testing.T) {
+	code, out, errOut := runCLI(t, "env", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s sysinfo.Snapshot
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Live || s.Kernel.Release == "" || s.GoVersion == "" || s.SectaxVersion != Version || s.BootID == "" {
+		t.Errorf("live snapshot lacks fields: live=%v release=%q go=%q sectax=%q boot=%q",
+			s.Live, s.Kernel.Release, s.GoVersion, s.SectaxVersion, s.BootID)
+	}
+}

@@ -1,0 +1,404 @@
+package mitigation
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Kind says why a command-line parameter matters to sectax.
+type Kind string
+
+// The kinds of mitigation-relevant parameters.
+const (
+	// KindGlobal is mitigations=, the global switch.
+	KindGlobal Kind = "global"
+	// KindBug is a per-bug parameter (pti=, spectre_v2=, mds=, …).
+	KindBug Kind = "bug"
+	// KindSMT is nosmt / nosmt=force.
+	KindSMT Kind = "smt"
+	// KindToggle is a parameter that is no speculation mitigation but that
+	// the study changes with it: audit, vsyscall, quiet, loglevel, debug.
+	KindToggle Kind = "toggle"
+)
+
+// Effect is what a parameter does to the mitigations it controls.
+type Effect string
+
+// The effects of a mitigation-relevant parameter.
+const (
+	// EffectOff turns a mitigation off or weakens it.
+	EffectOff Effect = "off"
+	// EffectOn forces a mitigation on or strengthens it (e.g. adds nosmt).
+	EffectOn Effect = "on"
+	// EffectSelect picks one method among several, or the default.
+	EffectSelect Effect = "select"
+	// EffectInvalid is a value the kernel does not accept.
+	EffectInvalid Effect = "invalid"
+	// EffectNone is for toggles, which are not mitigations.
+	EffectNone Effect = ""
+)
+
+// Relevant is a mitigation-relevant parameter with its classification.
+type Relevant struct {
+	Param
+	Kind   Kind   `json:"kind"`
+	Effect Effect `json:"effect,omitempty"`
+	// Files are the /sys/devices/system/cpu/vulnerabilities/ files whose
+	// text the parameter changes.
+	Files []string `json:"files,omitempty"`
+	// Overridden is true when a later copy of the same setting wins.
+	Overridden bool `json:"overridden,omitempty"`
+	// Note is a short plain-language remark (for toggles: what it does).
+	Note string `json:"note,omitempty"`
+}
+
+// Global is the parsed value of mitigations=.
+type Global struct {
+	// Value is the raw value ("auto,no_guest_host,no_guest_guest").
+	Value string `json:"value"`
+	// Option is the global option: "off" or "auto" (an empty option, as in
+	// "mitigations=,no_cross_thread", means auto). "" if Invalid says the
+	// whole value is unusable.
+	Option string `json:"option"`
+	// NoSMT is true for "auto,nosmt".
+	NoSMT bool `json:"nosmt,omitempty"`
+	// VectorsOff are the attack vectors turned off (Linux 6.17+):
+	// user_kernel, user_user, guest_host, guest_guest, cross_thread.
+	VectorsOff []string `json:"vectors_off,omitempty"`
+	// Invalid are the parts the kernel would reject ("Unsupported
+	// mitigations=…").
+	Invalid []string `json:"invalid,omitempty"`
+}
+
+// Mitigations is the mitigation-relevant part of a command line: the
+// `cmdline.mitigations` object of `sectax env --format json`.
+type Mitigations struct {
+	// Global is the effective (last) mitigations=, nil when there is none.
+	Global *Global `json:"global"`
+	// Params are all relevant parameters in command-line order, repeated
+	// ones included (the earlier copies marked Overridden).
+	Params []Relevant `json:"params"`
+}
+
+// Vectors are the attack-vector names of mitigations= (Linux 6.17+), each
+// written "no_<vector>" to turn it off.
+var Vectors = []string{"user_kernel", "user_user", "guest_host", "guest_guest", "cross_thread"}
+
+// ParseGlobal parses the value of mitigations= as the kernel's
+// mitigations_parse_cmdline() does: a global option ("off", "auto,nosmt",
+// "auto" or nothing) then ",no_<vector>" items.
+func ParseGlobal(value string) Global {
+	g := Global{Value: value}
+	rest := value
+	switch {
+	case strings.HasPrefix(rest, "off"):
+		g.Option, rest = "off", rest[len("off"):]
+	case strings.HasPrefix(rest, "auto,nosmt"):
+		g.Option, g.NoSMT, rest = "auto", true, rest[len("auto,nosmt"):]
+	case strings.HasPrefix(rest, "auto"):
+		g.Option, rest = "auto", rest[len("auto"):]
+	default:
+		g.Option = "auto" // an empty global option means auto
+	}
+	if rest == "" {
+		if value == "" {
+			g.Invalid = []string{""}
+			g.Option = ""
+		}
+		return g
+	}
+	if !strings.HasPrefix(rest, ",") {
+		g.Invalid = []string{value}
+		g.Option = ""
+		return g
+	}
+	for _, s := range strings.Split(rest[1:], ",") {
+		v, ok := strings.CutPrefix(s, "no_")
+		if !ok || !slices.Contains(Vectors, v) {
+			g.Invalid = append(g.Invalid, s)
+			continue
+		}
+		if !slices.Contains(g.VectorsOff, v) {
+			g.VectorsOff = append(g.VectorsOff, v)
+		}
+	}
+	if g.Option == "off" {
+		// off turns every vector off; listing them again changes nothing.
+		g.VectorsOff = nil
+	}
+	return g
+}
+
+// paramInfo describes one per-bug parameter: the sysfs files it changes
+// and how to read its values.
+type paramInfo struct {
+	files []string
+	// flag is the effect of the parameter written without a value
+	// (nopti, nospectre_v2, nosmt).
+	flag Effect
+	// off and on are the values that turn the mitigation off or force it;
+	// other accepted values select a method.
+	off, on []string
+	// accepted lists every accepted value (comma lists are checked item by
+	// item); nil accepts anything.
+	accepted []string
+	arm64    bool
+}
+
+// bugParams are the per-bug parameters of spec/platform.md §1.2, keyed by
+// Param.Key().
+var bugParams = map[string]paramInfo{
+	"pti":          {files: []string{"meltdown"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "auto"}},
+	"nopti":        {files: []string{"meltdown"}, flag: EffectOff},
+	"kpti":         {files: []string{"meltdown"}, off: []string{"0", "off", "n"}, on: []string{"1", "on", "y"}, arm64: true},
+	"nospectre_v1": {files: []string{"spectre_v1"}, flag: EffectOff},
+	"nospectre_v2": {files: []string{"spectre_v2", "indirect_target_selection"}, flag: EffectOff},
+	"spectre_v2": {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
+		accepted: []string{"on", "off", "auto", "retpoline", "retpoline,generic", "retpoline,lfence", "retpoline,amd", "eibrs", "eibrs,retpoline", "eibrs,lfence", "ibrs"}},
+	"spectre_v2_user": {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
+		accepted: []string{"auto", "on", "off", "prctl", "prctl,ibpb", "seccomp", "seccomp,ibpb"}},
+	"spectre_bhi":   {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "vmexit"}},
+	"nospectre_bhb": {files: []string{"spectre_v2"}, flag: EffectOff, arm64: true},
+	"spec_store_bypass_disable": {files: []string{"spec_store_bypass"}, off: []string{"off"}, on: []string{"on"},
+		accepted: []string{"on", "off", "auto", "prctl", "seccomp"}},
+	"nospec_store_bypass_disable": {files: []string{"spec_store_bypass"}, flag: EffectOff},
+	"ssbd": {files: []string{"spec_store_bypass"}, off: []string{"force-off"}, on: []string{"force-on"},
+		accepted: []string{"force-on", "force-off", "kernel"}, arm64: true},
+	"retbleed": {files: []string{"retbleed"}, off: []string{"off"}, on: []string{"force", "nosmt"},
+		accepted: []string{"off", "auto", "unret", "ibpb", "stuff", "nosmt", "force"}},
+	"spec_rstack_overflow": {files: []string{"spec_rstack_overflow"}, off: []string{"off"},
+		accepted: []string{"off", "microcode", "safe-ret", "ibpb", "ibpb-vmexit"}},
+	"mds":                    {files: []string{"mds"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
+	"tsx_async_abort":        {files: []string{"tsx_async_abort"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
+	"mmio_stale_data":        {files: []string{"mmio_stale_data"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
+	"reg_file_data_sampling": {files: []string{"reg_file_data_sampling"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off"}},
+	"l1tf": {files: []string{"l1tf"}, off: []string{"off"}, on: []string{"full", "full,force", "flush,nosmt"},
+		accepted: []string{"full", "full,force", "flush", "flush,nosmt", "flush,nowarn", "off"}},
+	"srbds":                     {files: []string{"srbds"}, off: []string{"off"}, accepted: []string{"off"}},
+	"gather_data_sampling":      {files: []string{"gather_data_sampling"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "force"}},
+	"indirect_target_selection": {files: []string{"indirect_target_selection"}, off: []string{"off"}, on: []string{"on", "force"}, accepted: []string{"on", "off", "force", "vmexit", "stuff"}},
+	"tsa":                       {files: []string{"tsa"}, off: []string{"off"}, accepted: []string{"on", "off", "user", "vm"}},
+	"vmscape":                   {files: []string{"vmscape"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "ibpb", "force", "auto"}},
+	"l1d_flush":                 {on: []string{"on"}, accepted: []string{"on"}},
+	// tsx=off removes TSX and with it TAA; tsx=on brings them back.
+	"tsx":                         {files: []string{"tsx_async_abort", "srbds"}, off: []string{"on"}, on: []string{"off"}, accepted: []string{"on", "off", "auto"}},
+	"kvm.nx_huge_pages":           {files: []string{"itlb_multihit"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "force", "auto"}},
+	"kvm_intel.vmentry_l1d_flush": {files: []string{"l1tf"}, off: []string{"never"}, on: []string{"always"}, accepted: []string{"never", "cond", "always"}},
+}
+
+// toggleNotes explains the non-mitigation parameters the study changes.
+var toggleNotes = map[string]string{
+	"audit":    "audit subsystem (audit=0: off until reboot; costs per syscall only once a daemon enables rules)",
+	"vsyscall": "legacy vsyscall page (hardening, not a speculation fix; WSL kernels already build it as none)",
+	"quiet":    "console log level 4 (console verbosity only)",
+	"loglevel": "console log level (console verbosity only)",
+	"debug":    "console log level to maximum (on WSL every printk goes to the host over hvc0)",
+}
+
+// BugParams lists the keys of every per-bug parameter sectax knows, sorted.
+func BugParams() []string {
+	keys := make([]string, 0, len(bugParams))
+	for k := range bugParams {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// ParamFiles returns the sysfs vulnerability files a parameter changes
+// (nil when it changes none or is not a per-bug parameter).
+func ParamFiles(name string) []string {
+	k := Param{Name: name}.Key()
+	if k == "mitigations" {
+		return nil
+	}
+	return slices.Clone(bugParams[k].files)
+}
+
+// Classify picks the mitigation-relevant parameters out of params.
+func Classify(params []Param) Mitigations {
+	m := Mitigations{Params: []Relevant{}}
+	last := map[string]int{}
+	for i, p := range params {
+		last[p.Key()] = i
+	}
+	for i, p := range params {
+		k := p.Key()
+		r := Relevant{Param: p, Overridden: last[k] != i}
+		switch {
+		case k == "mitigations":
+			r.Kind = KindGlobal
+			g := ParseGlobal(p.Value)
+			switch {
+			case len(g.Invalid) > 0 || !p.HasValue:
+				r.Effect = EffectInvalid
+			case g.Option == "off":
+				r.Effect = EffectOff
+			case len(g.VectorsOff) > 0:
+				r.Effect = EffectOff
+			case g.NoSMT:
+				r.Effect = EffectOn
+			default:
+				r.Effect = EffectSelect
+			}
+			if !r.Overridden {
+				m.Global = &g
+			}
+		case k == "nosmt":
+			r.Kind = KindSMT
+			r.Effect = EffectOn
+			if p.HasValue && p.Value != "force" {
+				r.Effect = EffectInvalid
+			}
+			r.Files = []string{"mds", "tsx_async_abort", "mmio_stale_data", "l1tf", "retbleed", "spectre_v2"}
+		case toggleNotes[k] != "":
+			r.Kind = KindToggle
+			r.Note = toggleNotes[k]
+		default:
+			info, ok := bugParams[k]
+			if !ok {
+				continue
+			}
+			r.Kind = KindBug
+			r.Files = slices.Clone(info.files)
+			r.Effect = info.effect(p)
+			if info.arm64 {
+				r.Note = "arm64 only"
+			}
+		}
+		m.Params = append(m.Params, r)
+	}
+	return m
+}
+
+// effect classifies one value of a per-bug parameter.
+func (info paramInfo) effect(p Param) Effect {
+	if !p.HasValue {
+		if info.flag != "" {
+			return info.flag
+		}
+		return EffectInvalid
+	}
+	if info.flag != "" {
+		// nopti=… : the kernel ignores a value on a flag; treat as invalid.
+		return EffectInvalid
+	}
+	v := p.Value
+	switch {
+	case slices.Contains(info.off, v):
+		return EffectOff
+	case slices.Contains(info.on, v):
+		return EffectOn
+	}
+	if info.accepted == nil || slices.Contains(info.accepted, v) {
+		return EffectSelect
+	}
+	// Comma lists such as retbleed=auto,nosmt: every item must be accepted.
+	items := strings.Split(v, ",")
+	eff := EffectSelect
+	for _, it := range items {
+		if !slices.Contains(info.accepted, it) {
+			return EffectInvalid
+		}
+		switch {
+		case slices.Contains(info.off, it):
+			return EffectOff
+		case slices.Contains(info.on, it):
+			eff = EffectOn
+		}
+	}
+	return eff
+}
+
+// Mode is the overall mitigation setting a command line asks for.
+type Mode string
+
+// The modes of DESIGN.md.
+const (
+	// ModeOn is the kernel default (mitigations=auto, possibly with nosmt).
+	ModeOn Mode = "on"
+	// ModeOff is mitigations=off.
+	ModeOff Mode = "off"
+	// ModeCustom is anything in between: attack vectors turned off,
+	// per-bug parameters that weaken, select or re-enable something.
+	ModeCustom Mode = "custom"
+	// ModeUnknown is a command line sectax cannot judge (mitigations= with
+	// a value the kernel rejects, or no command line at all).
+	ModeUnknown Mode = "unknown"
+)
+
+// Label is the short form of the global setting for a summary line: the
+// effective mitigations= value, or "default" when there is none.
+func (m Mitigations) Label() string {
+	if m.Global == nil {
+		return "default"
+	}
+	if m.Global.Value == "" {
+		return "mitigations="
+	}
+	return m.Global.Value
+}
+
+// Mode derives the mode the classified parameters give, with a one-line
+// reason a person can read.
+func (m Mitigations) Mode() (Mode, string) {
+	var weak, sel, strong []string
+	for _, r := range m.Params {
+		if r.Overridden || r.Kind == KindToggle || r.Kind == KindGlobal {
+			continue
+		}
+		switch r.Effect {
+		case EffectOff:
+			weak = append(weak, r.Raw)
+		case EffectOn:
+			strong = append(strong, r.Raw)
+		case EffectSelect:
+			sel = append(sel, r.Raw)
+		case EffectInvalid:
+			return ModeUnknown, fmt.Sprintf("%s is not a value the kernel accepts, so what it does depends on the kernel", r.Raw)
+		}
+	}
+	g := m.Global
+	if g != nil && len(g.Invalid) > 0 {
+		return ModeUnknown, fmt.Sprintf("mitigations=%s is not a value the kernel accepts (it logs \"Unsupported mitigations\"); what it then does depends on the kernel version", g.Value)
+	}
+	if g != nil && g.Option == "off" {
+		enabling := append(slices.Clone(sel), strong...)
+		if len(enabling) == 0 {
+			reason := "mitigations=off"
+			if len(weak) > 0 {
+				reason += " (also " + strings.Join(weak, ", ") + ")"
+			}
+			return ModeOff, reason
+		}
+		return ModeCustom, fmt.Sprintf("mitigations=off, but %s sets a mitigation again (Linux 6.17+ lets a per-bug option override mitigations=off; older kernels keep it off)", strings.Join(enabling, ", "))
+	}
+	base := "no mitigations= parameter: the kernel default (auto)"
+	if g != nil {
+		base = "mitigations=" + g.Value
+	}
+	var why []string
+	if g != nil && len(g.VectorsOff) > 0 {
+		why = append(why, "attack vectors off: "+strings.Join(g.VectorsOff, ", "))
+	}
+	if len(weak) > 0 {
+		why = append(why, strings.Join(weak, ", ")+" turns mitigations off")
+	}
+	if len(sel) > 0 {
+		why = append(why, strings.Join(sel, ", ")+" chooses a method explicitly")
+	}
+	if len(why) > 0 {
+		return ModeCustom, base + "; " + strings.Join(why, "; ")
+	}
+	if len(strong) > 0 {
+		return ModeOn, base + ", plus " + strings.Join(strong, ", ")
+	}
+	return ModeOn, base
+}
+
+// ModeOfCmdline is the mode of a raw command line (or PARAMS string), for
+// callers that hold text: ModeOfCmdline("mitigations=off") is ModeOff.
+func ModeOfCmdline(raw string) (Mode, string) {
+	return Classify(ParseCmdline(raw).Params).Mode()
+}

@@ -1,0 +1,268 @@
+package mitigation
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// The study's two WSL command lines (study/000_c5fdfd9e175b5f77.txt).
+const (
+	studyOn  = `initrd=\initrd.img WSL_ROOT_INIT=1 panic=-1 nr_cpus=16 hv_utils.timesync_implicit=1 printk.devkmsg=on page_reporting.page_reporting_order=5 swiotlb=force hv_pci_swiotlb=67108864 hv_storvsc.storvsc_max_hw_queues=4 console=hvc0 debug pty.legacy_count=0 WSL_ENABLE_CRASH_DUMP=1`
+	studyOff = studyOn + ` quiet loglevel=0 audit=0 mitigations=off vsyscall=none`
+	// This development machine's /proc/cmdline (Firecracker).
+	devCmdline = `mitigations=auto,no_guest_host,no_guest_guest console=ttyS0 quiet reboot=k panic=1 nomodule random.trust_cpu=1 swiotlb=noforce psi=1 nvproxy.enable=1 page_reporting.page_reporting_order=11 deferred_init=lazy nested_pvm=1 rdinit=/process_api -- --firecracker-init --addr 0.0.0.0:2024 --max-ws-buffer-size 32768`
+)
+
+func TestParseCmdline(t *testing.T) {
+	p := func(name, value string, has bool, raw string) Param {
+		return Param{Name: name, Value: value, HasValue: has, Raw: raw}
+	}
+	tests := []struct {
+		in   string
+		want Cmdline
+	}{
+		{"", Cmdline{}},
+		{"  \n", Cmdline{}},
+		{"quiet\n", Cmdline{Params: []Param{p("quiet", "", false, "quiet")}}},
+		{"a=1 b= c", Cmdline{Params: []Param{p("a", "1", true, "a=1"), p("b", "", true, "b="), p("c", "", false, "c")}}},
+		{`foo="a b" bar`, Cmdline{Params: []Param{p("foo", "a b", true, `foo="a b"`), p("bar", "", false, "bar")}}},
+		{`"foo=a b" bar`, Cmdline{Params: []Param{p("foo", "a b", true, `"foo=a b"`), p("bar", "", false, "bar")}}},
+		{`"quoted flag"`, Cmdline{Params: []Param{p("quoted flag", "", false, `"quoted flag"`)}}},
+		{`x=a=b`, Cmdline{Params: []Param{p("x", "a=b", true, "x=a=b")}}},
+		{`=foo`, Cmdline{Params: []Param{p("=foo", "", false, "=foo")}}},
+		{"a\tb", Cmdline{Params: []Param{p("a", "", false, "a"), p("b", "", false, "b")}}},
+		{`a -- b c`, Cmdline{Params: []Param{p("a", "", false, "a")}, InitArgs: []string{"b", "c"}}},
+		{`a --`, Cmdline{Params: []Param{p("a", "", false, "a")}, InitArgs: []string{}}},
+		{`a --=1`, Cmdline{Params: []Param{p("a", "", false, "a"), p("--", "1", true, "--=1")}}},
+		{`unterminated="x y`, Cmdline{Params: []Param{p("unterminated", "x y", true, `unterminated="x y`)}}},
+	}
+	for _, tt := range tests {
+		got := ParseCmdline(tt.in)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ParseCmdline(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestParseCmdlineDevMachine(t *testing.T) {
+	c := ParseCmdline(devCmdline)
+	if len(c.Params) != 14 || c.Params[0].Raw != "mitigations=auto,no_guest_host,no_guest_guest" {
+		t.Fatalf("params = %v", c.Params)
+	}
+	if want := []string{"--firecracker-init", "--addr", "0.0.0.0:2024", "--max-ws-buffer-size", "32768"}; !cmp.Equal(c.InitArgs, want) {
+		t.Errorf("init args = %q, want %q", c.InitArgs, want)
+	}
+}
+
+func TestParamString(t *testing.T) {
+	for _, tt := range []struct {
+		p    Param
+		want string
+	}{
+		{Param{Name: "nosmt"}, "nosmt"},
+		{Param{Name: "a", HasValue: true}, "a="},
+		{Param{Name: "a", Value: "x y", HasValue: true}, `a="x y"`},
+	} {
+		if got := tt.p.String(); got != tt.want {
+			t.Errorf("%+v.String() = %q, want %q", tt.p, got, tt.want)
+		}
+		// Round trip through the parser.
+		back := ParseCmdline(tt.p.String()).Params[0]
+		if back.Name != tt.p.Name || back.Value != tt.p.Value || back.HasValue != tt.p.HasValue {
+			t.Errorf("round trip of %q gave %+v", tt.p.String(), back)
+		}
+	}
+}
+
+func TestParseParams(t *testing.T) {
+	got, err := ParseParams("mitigations=off  audit=0 ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := Format(got); s != "mitigations=off audit=0" {
+		t.Errorf("Format = %q", s)
+	}
+	for _, bad := range []string{`a="b`, "a -- b", "--", "=x", "a=é", "a\x01"} {
+		if _, err := ParseParams(bad); !errors.Is(err, ErrParams) {
+			t.Errorf("ParseParams(%q) error = %v, want ErrParams", bad, err)
+		}
+	}
+}
+
+func TestMergeRemoveEffective(t *testing.T) {
+	base := ParseCmdline("console=hvc0 debug nopti spectre-v2=retpoline mitigations=auto quiet").Params
+	extra, err := ParseParams("pti=on spectre_v2=off mitigations=off quiet mitigations=auto,nosmt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Format(Merge(base, extra))
+	want := "console=hvc0 debug pti=on spectre_v2=off quiet mitigations=auto,nosmt"
+	if got != want {
+		t.Errorf("Merge = %q, want %q", got, want)
+	}
+	if got := Format(Remove(base, "pti", "spectre_v2")); got != "console=hvc0 debug mitigations=auto quiet" {
+		t.Errorf("Remove = %q", got)
+	}
+	eff := Effective(ParseCmdline("a=1 b a=2 nopti pti=on").Params)
+	if got := Format(eff); got != "b a=2 pti=on" {
+		t.Errorf("Effective = %q", got)
+	}
+	if p, ok := Lookup(base, "spectre_v2"); !ok || p.Value != "retpoline" {
+		t.Errorf("Lookup = %+v %v", p, ok)
+	}
+	if _, ok := Lookup(base, "nosmt"); ok {
+		t.Error("Lookup found nosmt")
+	}
+	// Merge must not modify its inputs.
+	if Format(base) != "console=hvc0 debug nopti spectre-v2=retpoline mitigations=auto quiet" {
+		t.Error("Merge modified base")
+	}
+}
+
+func TestParseGlobal(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Global
+	}{
+		{"off", Global{Value: "off", Option: "off"}},
+		{"auto", Global{Value: "auto", Option: "auto"}},
+		{"auto,nosmt", Global{Value: "auto,nosmt", Option: "auto", NoSMT: true}},
+		{"auto,no_guest_host,no_guest_guest", Global{Value: "auto,no_guest_host,no_guest_guest", Option: "auto", VectorsOff: []string{"guest_host", "guest_guest"}}},
+		{",no_cross_thread", Global{Value: ",no_cross_thread", Option: "auto", VectorsOff: []string{"cross_thread"}}},
+		{"auto,nosmt,no_user_user", Global{Value: "auto,nosmt,no_user_user", Option: "auto", NoSMT: true, VectorsOff: []string{"user_user"}}},
+		{"off,no_user_kernel", Global{Value: "off,no_user_kernel", Option: "off"}},
+		{"on", Global{Value: "on", Invalid: []string{"on"}}},
+		{"offx", Global{Value: "offx", Invalid: []string{"offx"}}},
+		{"", Global{Value: "", Invalid: []string{""}}},
+		{"auto,no_bogus", Global{Value: "auto,no_bogus", Option: "auto", Invalid: []string{"no_bogus"}}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ParseGlobal(tt.in)); diff != "" {
+			t.Errorf("ParseGlobal(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestModeOfCmdline(t *testing.T) {
+	tests := []struct {
+		cmdline    string
+		want       Mode
+		reasonPart string
+	}{
+		{studyOn, ModeOn, "kernel default"},
+		{studyOff, ModeOff, "mitigations=off"},
+		{"", ModeOn, "kernel default"},
+		{"mitigations=auto", ModeOn, "mitigations=auto"},
+		{"mitigations=auto,nosmt", ModeOn, "auto,nosmt"},
+		{"nosmt", ModeOn, "plus nosmt"},
+		{devCmdline, ModeCustom, "attack vectors off: guest_host, guest_guest"},
+		{"mitigations=off nopti", ModeOff, "also nopti"},
+		{"mitigations=off mds=full", ModeCustom, "mds=full sets a mitigation again"},
+		{"nopti", ModeCustom, "nopti turns mitigations off"},
+		{"spectre_v2=retpoline", ModeCustom, "chooses a method"},
+		{"mitigations=off mitigations=auto", ModeOn, "mitigations=auto"},
+		{"mitigations=auto mitigations=off", ModeOff, "mitigations=off"},
+		{"mitigations=on", ModeUnknown, "not a value the kernel accepts"},
+		{"spectre_v2=bogus", ModeUnknown, "spectre_v2=bogus"},
+		{"retbleed=auto,nosmt", ModeOn, "retbleed=auto,nosmt"},
+		{"retbleed=unret,off", ModeCustom, "turns mitigations off"},
+		{"quiet loglevel=0 audit=0 vsyscall=none", ModeOn, "kernel default"},
+	}
+	for _, tt := range tests {
+		got, reason := ModeOfCmdline(tt.cmdline)
+		if got != tt.want || !strings.Contains(reason, tt.reasonPart) {
+			t.Errorf("ModeOfCmdline(%q) = %s, %q; want %s with %q", tt.cmdline, got, reason, tt.want, tt.reasonPart)
+		}
+	}
+}
+
+func TestClassifyStudyOff(t *testing.T) {
+	m := Classify(ParseCmdline(studyOff).Params)
+	got := []string{}
+	for _, r := range m.Params {
+		got = append(got, string(r.Kind)+":"+r.Raw+":"+string(r.Effect))
+	}
+	want := []string{"toggle:debug:", "toggle:quiet:", "toggle:loglevel=0:", "toggle:audit=0:", "global:mitigations=off:off", "toggle:vsyscall=none:"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&Global{Value: "off", Option: "off"}, m.Global); diff != "" {
+		t.Error(diff)
+	}
+	if m.Label() != "off" {
+		t.Errorf("Label = %q", m.Label())
+	}
+}
+
+func TestClassifyFilesAndOverride(t *testing.T) {
+	m := Classify(ParseCmdline("spectre-v2=off nosmt nospectre_v2 kvm-intel.vmentry_l1d_flush=never ssbd=force-off mds=full mds=off").Params)
+	want := []Relevant{
+		{Param: Param{Name: "spectre-v2", Value: "off", HasValue: true, Raw: "spectre-v2=off"}, Kind: KindBug, Effect: EffectOff, Files: []string{"spectre_v2"}},
+		{Param: Param{Name: "nosmt", Raw: "nosmt"}, Kind: KindSMT, Effect: EffectOn, Files: []string{"mds", "tsx_async_abort", "mmio_stale_data", "l1tf", "retbleed", "spectre_v2"}},
+		{Param: Param{Name: "nospectre_v2", Raw: "nospectre_v2"}, Kind: KindBug, Effect: EffectOff, Files: []string{"spectre_v2", "indirect_target_selection"}},
+		{Param: Param{Name: "kvm-intel.vmentry_l1d_flush", Value: "never", HasValue: true, Raw: "kvm-intel.vmentry_l1d_flush=never"}, Kind: KindBug, Effect: EffectOff, Files: []string{"l1tf"}},
+		{Param: Param{Name: "ssbd", Value: "force-off", HasValue: true, Raw: "ssbd=force-off"}, Kind: KindBug, Effect: EffectOff, Files: []string{"spec_store_bypass"}, Note: "arm64 only"},
+		{Param: Param{Name: "mds", Value: "full", HasValue: true, Raw: "mds=full"}, Kind: KindBug, Effect: EffectSelect, Files: []string{"mds"}, Overridden: true},
+		{Param: Param{Name: "mds", Value: "off", HasValue: true, Raw: "mds=off"}, Kind: KindBug, Effect: EffectOff, Files: []string{"mds"}},
+	}
+	if diff := cmp.Diff(want, m.Params, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if m.Global != nil || m.Label() != "default" {
+		t.Errorf("global = %+v", m.Global)
+	}
+	if got := ParamFiles("spectre-v2"); !cmp.Equal(got, []string{"spectre_v2"}) {
+		t.Errorf("ParamFiles = %v", got)
+	}
+	if len(BugParams()) != len(bugParams) || BugParams()[0] != "gather_data_sampling" {
+		t.Errorf("BugParams = %v", BugParams())
+	}
+}
+
+// FuzzParseCmdline checks that any text parses without panic, that every
+// parameter's Raw is a piece of the input, and that formatting the
+// parameters and parsing again gives the same names and values (for input
+// without quotes, whose round trip is exact).
+func FuzzParseCmdline(f *testing.F) {
+	for _, s := range []string{studyOn, studyOff, devCmdline, `foo="a b" "c=d e" --`, `"`, `a="`, "=\x00=", "mitigations=auto,nosmt,no_user_user"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := ParseCmdline(s)
+		for _, p := range c.Params {
+			if p.Raw == "" || !strings.Contains(s, p.Raw) {
+				t.Fatalf("Raw %q not in input", p.Raw)
+			}
+			if strings.ContainsAny(p.Raw, " \t\n") && !strings.Contains(p.Raw, `"`) {
+				t.Fatalf("unquoted Raw %q contains a space", p.Raw)
+			}
+		}
+		m := Classify(c.Params)
+		mode, reason := m.Mode()
+		if reason == "" {
+			t.Fatal("empty reason")
+		}
+		switch mode {
+		case ModeOn, ModeOff, ModeCustom, ModeUnknown:
+		default:
+			t.Fatalf("mode %q", mode)
+		}
+		if strings.ContainsAny(s, "\"\x00") {
+			return
+		}
+		again := ParseCmdline(Format(c.Params))
+		if len(again.Params) != len(c.Params) {
+			t.Fatalf("round trip: %d params, want %d", len(again.Params), len(c.Params))
+		}
+		for i := range c.Params {
+			a, b := c.Params[i], again.Params[i]
+			if a.Name != b.Name || a.Value != b.Value || a.HasValue != b.HasValue {
+				t.Fatalf("round trip changed %+v into %+v", a, b)
+			}
+		}
+	})
+}

@@ -1,0 +1,642 @@
+//go:build linux
+
+package sysinfo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/sysfs"
+
+	"github.com/sectax/sectax/internal/mitigation"
+)
+
+// programTimeout bounds every external program Collect runs (wslinfo,
+// wsl.exe, cmd.exe): a run must not wait on a hung Windows interop.
+const programTimeout = 800 * time.Millisecond
+
+// Collect reads the snapshot below root ("/" for the running machine).
+// Missing and unreadable files are recorded in the snapshot, not returned
+// as errors; the only error is a root that is not a directory holding
+// proc/ or sys/ (wrapping ErrBadRoot).
+func Collect(root string) (*Snapshot, error) {
+	return collect(context.Background(), root)
+}
+
+func collect(ctx context.Context, root string) (*Snapshot, error) {
+	if root == "" {
+		root = "/"
+	}
+	st, err := os.Stat(root)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%w: %s is not a directory", ErrBadRoot, root)
+	}
+	c := &collector{root: root, live: filepath.Clean(root) == "/"}
+	if !c.isDir("proc") && !c.isDir("sys") {
+		return nil, fmt.Errorf("%w: %s holds neither proc/ nor sys/", ErrBadRoot, root)
+	}
+	if p, err := procfs.NewFS(filepath.Join(root, "proc")); err == nil {
+		c.proc = &p
+	}
+	if s, err := sysfs.NewFS(filepath.Join(root, "sys")); err == nil {
+		c.sys = &s
+	}
+	s := &Snapshot{Live: c.live}
+	c.kernel(s)
+	c.cmdline(s)
+	c.vulnerabilities(s)
+	c.cpu(s)
+	c.smt(s)
+	c.misc(s)
+	c.speculation(s)
+	c.hypervisor(s)
+	c.wsl(ctx, s)
+	if c.live {
+		s.GoVersion = runtime.Version()
+	}
+	s.Absent, s.Unreadable = c.absent, c.unreadable
+	return s, nil
+}
+
+// collector reads files below root and remembers which were absent or
+// unreadable.
+type collector struct {
+	root       string
+	live       bool
+	proc       *procfs.FS
+	sys        *sysfs.FS
+	absent     []string
+	unreadable []FileError
+}
+
+func (c *collector) path(rel string) string { return filepath.Join(c.root, rel) }
+
+func (c *collector) isDir(rel string) bool {
+	st, err := os.Stat(c.path(rel))
+	return err == nil && st.IsDir()
+}
+
+func (c *collector) exists(rel string) bool {
+	_, err := os.Lstat(c.path(rel))
+	return err == nil
+}
+
+// note records err for the file rel: absent or unreadable.
+func (c *collector) note(rel string, err error) {
+	if err == nil {
+		return
+	}
+	p := "/" + strings.TrimPrefix(rel, "/")
+	if errors.Is(err, fs.ErrNotExist) {
+		c.absent = append(c.absent, p)
+		return
+	}
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err.Error()
+	}
+	c.unreadable = append(c.unreadable, FileError{Path: p, Error: msg})
+}
+
+// read returns the text of rel with trailing white space removed,
+// recording an absent or unreadable file. Files are small; reads are
+// capped at 1 MiB and do not trust stat sizes (procfs does the same).
+func (c *collector) read(rel string) (string, bool) {
+	s, err := c.readErr(rel)
+	if err != nil {
+		c.note(rel, err)
+		return "", false
+	}
+	return s, true
+}
+
+// readQuiet is read for optional files: nothing is recorded.
+func (c *collector) readQuiet(rel string) (string, bool) {
+	s, err := c.readErr(rel)
+	return s, err == nil
+}
+
+// errNotRegular is the error for a path that is not a regular file:
+// opening a FIFO or a device in a fake tree could block forever, and /proc
+// and /sys files are all regular.
+var errNotRegular = errors.New("not a regular file")
+
+// regular reports whether every one of rels is a regular file, so that a
+// procfs call on them cannot block; it records the first that is not.
+func (c *collector) regular(rels ...string) bool {
+	for _, rel := range rels {
+		st, err := os.Stat(c.path(rel))
+		if err != nil {
+			c.note(rel, err)
+			return false
+		}
+		if !st.Mode().IsRegular() {
+			c.note(rel, &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular})
+			return false
+		}
+	}
+	return true
+}
+
+func (c *collector) readErr(rel string) (string, error) {
+	st, err := os.Stat(c.path(rel))
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() {
+		return "", &fs.PathError{Op: "read", Path: c.path(rel), Err: syscall.EISDIR}
+	}
+	if !st.Mode().IsRegular() {
+		return "", &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular}
+	}
+	f, err := os.Open(c.path(rel))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(b), " \t\r\n\x00"), nil
+}
+
+func (c *collector) kernel(s *Snapshot) {
+	if c.proc != nil {
+		if c.regular("proc/sys/kernel/osrelease") {
+			if v, err := c.proc.SysctlStrings("kernel.osrelease"); err == nil {
+				s.Kernel.Release = strings.Join(v, " ")
+			} else {
+				c.note("proc/sys/kernel/osrelease", err)
+			}
+		}
+		if c.regular("proc/sys/kernel/hostname") {
+			if v, err := c.proc.SysctlStrings("kernel.hostname"); err == nil {
+				s.Hostname = strings.Join(v, " ")
+			} else {
+				c.note("proc/sys/kernel/hostname", err)
+			}
+		}
+	} else {
+		c.absent = append(c.absent, "/proc")
+	}
+	if v, ok := c.read("proc/version"); ok {
+		s.Kernel.Version = v
+	}
+	if v, ok := c.read("proc/uptime"); ok {
+		if f := strings.Fields(v); len(f) > 0 {
+			if u, err := strconv.ParseFloat(f[0], 64); err == nil {
+				s.Kernel.UptimeSeconds = &u
+			}
+		}
+	}
+	const cs0 = "sys/devices/system/clocksource/clocksource0"
+	if c.sys != nil && c.isDir(cs0) && c.regular(cs0+"/current_clocksource", cs0+"/available_clocksource") {
+		cs, err := c.sys.ClockSources()
+		switch {
+		case err != nil:
+			c.note("sys/devices/system/clocksource/clocksource0", err)
+		case len(cs) == 0:
+			c.absent = append(c.absent, "/"+cs0)
+		default:
+			s.Kernel.Clocksource = cs[0].Current
+			s.Kernel.ClocksourcesAvailable = cs[0].Available
+		}
+	} else if c.sys == nil {
+		c.absent = append(c.absent, "/sys")
+	} else if !c.isDir(cs0) {
+		c.absent = append(c.absent, "/"+cs0)
+	}
+	if v, ok := c.readQuiet("sys/kernel/debug/sched/preempt"); ok {
+		if i := strings.Index(v, "("); i >= 0 {
+			if j := strings.Index(v[i:], ")"); j > 0 {
+				s.Kernel.Preemption = v[i+1 : i+j]
+				s.Kernel.PreemptionSource = "debugfs"
+			}
+		}
+	}
+	if s.Kernel.Preemption == "" {
+		if v, ok := c.readQuiet("sys/kernel/realtime"); ok && v == "1" {
+			s.Kernel.Preemption, s.Kernel.PreemptionSource = "rt", "/sys/kernel/realtime"
+		}
+	}
+	if s.Kernel.Preemption == "" && s.Kernel.Version != "" {
+		if p := PreemptionFromVersion(s.Kernel.Version); p != "" {
+			s.Kernel.Preemption, s.Kernel.PreemptionSource = p, "/proc/version"
+		}
+	}
+}
+
+func (c *collector) cmdline(s *Snapshot) {
+	// Note: procfs.FS.CmdLine splits on white space and so breaks quoted
+	// values; the raw text is read here and split with the kernel's rules.
+	raw, ok := c.read("proc/cmdline")
+	s.Cmdline.Raw = raw
+	parsed := mitigation.ParseCmdline(raw)
+	s.Cmdline.Tokens = []string{}
+	for _, p := range parsed.Params {
+		s.Cmdline.Tokens = append(s.Cmdline.Tokens, p.Raw)
+	}
+	s.Cmdline.InitArgs = parsed.InitArgs
+	s.Cmdline.Mitigations = mitigation.Classify(parsed.Params)
+	if !ok {
+		s.MitigationMode = mitigation.ModeUnknown
+		s.MitigationModeReason = "/proc/cmdline could not be read"
+		return
+	}
+	s.MitigationMode, s.MitigationModeReason = s.Cmdline.Mitigations.Mode()
+}
+
+// vulnDir is where the kernel lists CPU vulnerabilities.
+const vulnDir = "sys/devices/system/cpu/vulnerabilities"
+
+func (c *collector) vulnerabilities(s *Snapshot) {
+	// Note: sysfs.FS.CPUVulnerabilities fails as a whole when one file is
+	// unreadable and drops the raw text, so the directory is read here:
+	// every file that exists is listed, whatever its name.
+	entries, err := os.ReadDir(c.path(vulnDir))
+	if err != nil {
+		c.note(vulnDir, err)
+		return
+	}
+	s.Vulnerabilities = []mitigation.Vulnerability{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		rel := vulnDir + "/" + e.Name()
+		raw, err := c.readErr(rel)
+		if err != nil {
+			c.note(rel, err)
+			s.Vulnerabilities = append(s.Vulnerabilities, mitigation.Vulnerability{
+				Name: e.Name(), State: mitigation.Unknown, Mitigation: "unreadable: " + errText(err), Fields: map[string]string{}})
+			continue
+		}
+		s.Vulnerabilities = append(s.Vulnerabilities, mitigation.ParseVulnerability(e.Name(), raw))
+	}
+	slices.SortFunc(s.Vulnerabilities, func(a, b mitigation.Vulnerability) int { return strings.Compare(a.Name, b.Name) })
+	s.VulnerabilityCounts = mitigation.Count(s.Vulnerabilities)
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func (c *collector) cpu(s *Snapshot) {
+	raw, ok := c.read("proc/cpuinfo")
+	if ok {
+		s.CPU = ParseCPUInfo([]byte(raw))
+	} else {
+		s.CPU.Bugs, s.CPU.Flags = []string{}, []string{}
+	}
+	if v, ok := c.read("sys/devices/system/cpu/online"); ok {
+		s.CPU.OnlineList, s.CPU.Online = v, ParseCPUList(v)
+	}
+	if v, ok := c.read("sys/devices/system/cpu/possible"); ok {
+		s.CPU.PossibleList, s.CPU.Possible = v, ParseCPUList(v)
+	}
+}
+
+func (c *collector) smt(s *Snapshot) {
+	if v, ok := c.read("sys/devices/system/cpu/smt/control"); ok {
+		s.SMT.Control = v
+	}
+	if v, ok := c.read("sys/devices/system/cpu/smt/active"); ok {
+		switch v {
+		case "1":
+			t := true
+			s.SMT.Active = &t
+		case "0":
+			f := false
+			s.SMT.Active = &f
+		}
+	}
+}
+
+func (c *collector) misc(s *Snapshot) {
+	if v, ok := c.read("proc/sys/kernel/random/boot_id"); ok {
+		s.BootID = v
+	}
+	if c.proc != nil && c.regular("proc/meminfo") {
+		if m, err := c.proc.Meminfo(); err == nil && m.MemTotalBytes != nil {
+			t := *m.MemTotalBytes
+			s.Memory.TotalBytes = &t
+		} else if err != nil {
+			c.note("proc/meminfo", err)
+		}
+	}
+	// Note: sysfs.FS.SystemCpufreq reads every CPU's cpuinfo_cur_freq,
+	// which the kernel makes slow on purpose; cpu0's policy is enough here
+	// and keeps Collect quick.
+	if v, ok := c.readQuiet("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); ok {
+		s.Cpufreq.Governor = v
+	}
+	if v, ok := c.readQuiet("sys/devices/system/cpu/cpu0/cpufreq/scaling_driver"); ok {
+		s.Cpufreq.Driver = v
+	}
+	if v, ok := c.readQuiet("sys/devices/system/cpu/cpufreq/boost"); ok {
+		b := v == "1"
+		s.Cpufreq.Boost = &b
+	} else if v, ok := c.readQuiet("sys/devices/system/cpu/intel_pstate/no_turbo"); ok {
+		b := v == "0"
+		s.Cpufreq.Boost = &b
+	}
+	if v, ok := c.read("sys/kernel/mm/transparent_hugepage/enabled"); ok {
+		s.THP.EnabledRaw, s.THP.Enabled = v, selected(v)
+	}
+	if v, ok := c.read("sys/kernel/mm/transparent_hugepage/defrag"); ok {
+		s.THP.DefragRaw, s.THP.Defrag = v, selected(v)
+	}
+	osr, ok := c.readQuiet("etc/os-release")
+	if !ok {
+		osr, ok = c.read("usr/lib/os-release")
+	}
+	if ok {
+		s.OSRelease = osReleaseValue(osr, "PRETTY_NAME")
+	}
+}
+
+func (c *collector) speculation(s *Snapshot) {
+	if v, ok := c.read("proc/self/status"); ok {
+		for _, line := range strings.Split(v, "\n") {
+			k, val, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			val = strings.TrimSpace(val)
+			switch k {
+			case "Speculation_Store_Bypass":
+				s.Speculation.StoreBypass.Status = val
+			case "SpeculationIndirectBranch":
+				s.Speculation.IndirectBranch.Status = val
+			case "Seccomp":
+				s.Speculation.Seccomp = val
+			}
+		}
+	}
+	if c.live {
+		prctlSpec(&s.Speculation.StoreBypass, 0)
+		prctlSpec(&s.Speculation.IndirectBranch, 1)
+		prctlSpec(&s.Speculation.L1DFlush, 2)
+	}
+}
+
+func (c *collector) hypervisor(s *Snapshot) {
+	h := &s.Hypervisor
+	set := func(vendor, source string) {
+		if h.Vendor == "" && vendor != "" {
+			h.Vendor, h.Source = vendor, source
+		}
+	}
+	if c.live {
+		if present, sig, ok := cpuidHypervisor(); ok && present {
+			h.Guest = true
+			h.Signature = sig
+			h.Evidence = append(h.Evidence, fmt.Sprintf("cpuid leaf 0x40000000: %q", sig))
+			set(HypervisorFromSignature(sig), "cpuid")
+		}
+	}
+	if v, ok := c.readQuiet("sys/hypervisor/type"); ok && v != "" {
+		h.Guest = true
+		h.Evidence = append(h.Evidence, "/sys/hypervisor/type: "+v)
+		if v == "xen" {
+			set("Xen", "/sys/hypervisor")
+		}
+	}
+	if slices.Contains(s.CPU.Flags, "hypervisor") {
+		h.Guest = true
+		h.Evidence = append(h.Evidence, "cpuinfo flag hypervisor")
+	}
+	if c.sys != nil && c.dmiSafe() {
+		if d, err := c.sys.DMIClass(); err == nil {
+			str := func(p *string) string {
+				if p == nil {
+					return ""
+				}
+				return *p
+			}
+			vendor, product, version := str(d.SystemVendor), str(d.ProductName), str(d.ProductVersion)
+			if name := HypervisorFromDMI(vendor, product, version); name != "" {
+				h.Guest = true
+				h.Evidence = append(h.Evidence, fmt.Sprintf("dmi: %s / %s / %s", vendor, product, version))
+				set(name, "dmi")
+			}
+		}
+	}
+	if entries, err := os.ReadDir(c.path("sys/bus/vmbus/devices")); err == nil && len(entries) > 0 {
+		h.Guest = true
+		h.Evidence = append(h.Evidence, "/sys/bus/vmbus/devices")
+		set("Hyper-V", "vmbus")
+	}
+	for _, v := range s.Vulnerabilities {
+		for _, sign := range []string{"SMT Host state unknown", "Dependent on hypervisor status", "running under hypervisor"} {
+			if strings.Contains(v.Raw, sign) {
+				h.Guest = true
+				h.Evidence = append(h.Evidence, "vulnerabilities/"+v.Name+": "+sign)
+			}
+		}
+	}
+}
+
+// dmiSafe reports whether /sys/class/dmi/id exists and holds no FIFO,
+// device or socket, so that sysfs.FS.DMIClass cannot block on it (it skips
+// links and directories itself).
+func (c *collector) dmiSafe() bool {
+	entries, err := os.ReadDir(c.path("sys/class/dmi/id"))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Type()&(fs.ModeNamedPipe|fs.ModeDevice|fs.ModeCharDevice|fs.ModeSocket) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *collector) wsl(ctx context.Context, s *Snapshot) {
+	var evidence []string
+	version, flavor := WSLKernel(s.Kernel.Release)
+	if version != 0 {
+		evidence = append(evidence, "kernel release "+s.Kernel.Release)
+	}
+	if c.isDir("run/WSL") {
+		evidence = append(evidence, "/run/WSL")
+	}
+	interopFile := c.exists("proc/sys/fs/binfmt_misc/WSLInterop") || c.exists("proc/sys/fs/binfmt_misc/WSLInterop-late")
+	if interopFile {
+		evidence = append(evidence, "binfmt_misc WSLInterop")
+	}
+	if c.live {
+		for _, k := range []string{"WSL_DISTRO_NAME", "WSL_INTEROP"} {
+			if os.Getenv(k) != "" {
+				evidence = append(evidence, "$"+k)
+			}
+		}
+	}
+	if len(evidence) == 0 {
+		return
+	}
+	w := &WSL{Version: version, KernelFlavor: flavor, Evidence: evidence}
+	if w.Version == 0 {
+		// A custom kernel: the root file system type tells WSL 1 (wslfs,
+		// lxfs) from WSL 2 (ext4).
+		w.Version, w.KernelFlavor = 2, "custom"
+		if m, ok := c.readQuiet("proc/mounts"); ok {
+			for _, line := range strings.Split(m, "\n") {
+				f := strings.Fields(line)
+				if len(f) >= 3 && f[1] == "/" && (f[2] == "wslfs" || f[2] == "lxfs") {
+					w.Version = 1
+				}
+			}
+		}
+	}
+	if c.live {
+		w.Distro = os.Getenv("WSL_DISTRO_NAME")
+	}
+	if w.Distro == "" {
+		osr, ok := c.readQuiet("etc/os-release")
+		if !ok {
+			osr, _ = c.readQuiet("usr/lib/os-release")
+		}
+		w.Distro = osReleaseValue(osr, "NAME")
+	}
+	interop := interopFile || (c.live && os.Getenv("WSL_INTEROP") != "")
+	conf, _ := c.readQuiet("etc/wsl.conf")
+	if strings.EqualFold(iniValue(conf, "interop", "enabled"), "false") {
+		interop = false
+	}
+	w.Interop = &interop
+	mountRoot := iniValue(conf, "automount", "root")
+	if mountRoot == "" {
+		mountRoot = "/mnt/"
+	}
+	if s.Hypervisor.Vendor == "" && w.Version == 2 {
+		s.Hypervisor.Vendor, s.Hypervisor.Source = "Hyper-V", "wsl"
+		s.Hypervisor.Guest = true
+	}
+
+	// .wslconfig: a profile directory under the automount root that has
+	// one, preferring the Linux user's name (live).
+	w.WSLConfigPath, w.WSLConfigExists = c.findWSLConfig(mountRoot)
+
+	if c.live {
+		c.wslPrograms(ctx, w, interop, mountRoot)
+	}
+	s.WSL = w
+}
+
+// findWSLConfig looks for <mountRoot>c/Users/*/.wslconfig below the root.
+func (c *collector) findWSLConfig(mountRoot string) (string, bool) {
+	users := strings.TrimPrefix(mountRoot, "/") + "c/Users"
+	entries, err := os.ReadDir(c.path(users))
+	if err != nil {
+		return "", false
+	}
+	var found []string
+	for _, e := range entries {
+		if c.exists(users + "/" + e.Name() + "/.wslconfig") {
+			found = append(found, e.Name())
+		}
+	}
+	if len(found) == 0 {
+		return "", false
+	}
+	pick := found[0]
+	if c.live {
+		if u := os.Getenv("USER"); u != "" {
+			for _, f := range found {
+				if strings.EqualFold(f, u) {
+					pick = f
+				}
+			}
+		}
+	}
+	return "/" + users + "/" + pick + "/.wslconfig", true
+}
+
+// wslPrograms asks the running WSL for its package version (wslinfo, then
+// wsl.exe) and, when no .wslconfig was found, for %USERPROFILE% (cmd.exe),
+// all within programTimeout and concurrently. Anything that fails leaves
+// its field empty.
+func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mountRoot string) {
+	ctx, cancel := context.WithTimeout(ctx, programTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	var pkg, win, profile string
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if out, err := runProgram(ctx, nil, "", "wslinfo", "--version"); err == nil {
+			pkg, _ = ParseWSLVersion(DecodeConsoleText(out))
+		}
+		if !interop {
+			return
+		}
+		env := []string{"WSL_UTF8=1", "WSLENV=" + os.Getenv("WSLENV") + ":WSL_UTF8"}
+		if out, err := runProgram(ctx, env, "", windowsProgram(mountRoot, "wsl.exe"), "--version"); err == nil {
+			p, wv := ParseWSLVersion(DecodeConsoleText(out))
+			if pkg == "" {
+				pkg = p
+			}
+			win = wv
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if w.WSLConfigPath != "" {
+			return
+		}
+		if up := os.Getenv("USERPROFILE"); up != "" {
+			// WSLENV=USERPROFILE/p hands it over already translated.
+			if strings.HasPrefix(up, "/") {
+				profile = up
+			} else {
+				profile = WindowsToWSLPath(up, mountRoot)
+			}
+			return
+		}
+		if !interop {
+			return
+		}
+		drive := strings.TrimSuffix(mountRoot, "/") + "/c"
+		out, err := runProgram(ctx, nil, drive, windowsProgram(mountRoot, "cmd.exe"), "/c", "echo %USERPROFILE%")
+		if err == nil {
+			profile = WindowsToWSLPath(DecodeConsoleText(out), mountRoot)
+		}
+	}()
+	wg.Wait()
+	w.WSLPackageVersion, w.WindowsVersion = pkg, win
+	if w.WSLConfigPath == "" && profile != "" {
+		w.WSLConfigPath = strings.TrimRight(profile, "/") + "/.wslconfig"
+		w.WSLConfigExists = c.exists(strings.TrimPrefix(w.WSLConfigPath, "/"))
+	}
+}
+
+// windowsProgram finds a Windows program: on PATH, else in System32 under
+// the automount root (appendWindowsPath=false removes it from PATH).
+func windowsProgram(mountRoot, name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return strings.TrimSuffix(mountRoot, "/") + "/c/Windows/System32/" + name
+}

@@ -1,0 +1,525 @@
+//go:build linux
+
+package sysinfo
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sectax/sectax/internal/mitigation"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// TestCollectFixtures checks the facts each fake tree was built to show.
+// (The full documents are golden-tested through `sectax env` in
+// internal/cli.)
+func TestCollectFixtures(t *testing.T) {
+	type want struct {
+		release    string
+		mode       mitigation.Mode
+		vulns      int // -1: directory absent
+		counts     mitigation.Counts
+		arch       string
+		vendor     string
+		hypervisor string
+		guest      bool
+		wsl        int
+		smtControl string
+		absent     []string
+	}
+	tests := map[string]want{
+		"firecracker-dev": {release: "6.18.44-fc-v657", mode: mitigation.ModeCustom, vulns: 19,
+			counts: mitigation.Counts{Mitigated: 4, NotAffected: 15}, arch: "x86", vendor: "GenuineIntel",
+			guest: true, smtControl: "notsupported"},
+		"wsl2-intel-on": {release: "6.18.40.1-microsoft-standard-WSL2", mode: mitigation.ModeOn, vulns: 19,
+			counts: mitigation.Counts{Mitigated: 7, NotAffected: 9, Unknown: 3}, arch: "x86", vendor: "GenuineIntel",
+			hypervisor: "Hyper-V", guest: true, wsl: 2, smtControl: "on"},
+		"wsl2-intel-off": {release: "6.18.40.1-microsoft-standard-WSL2", mode: mitigation.ModeOff, vulns: 19,
+			counts: mitigation.Counts{Mitigated: 1, Vulnerable: 6, NotAffected: 9, Unknown: 3}, arch: "x86", vendor: "GenuineIntel",
+			hypervisor: "Hyper-V", guest: true, wsl: 2, smtControl: "on"},
+		"intel-baremetal": {release: "6.8.0-85-generic", mode: mitigation.ModeOn, vulns: 14,
+			counts: mitigation.Counts{Mitigated: 12, NotAffected: 2}, arch: "x86", vendor: "GenuineIntel", smtControl: "on"},
+		"amd-zen4-baremetal": {release: "6.17.4-200.fc42.x86_64", mode: mitigation.ModeOn, vulns: 19,
+			counts: mitigation.Counts{Mitigated: 6, NotAffected: 13}, arch: "x86", vendor: "AuthenticAMD", smtControl: "off"},
+		"arm64-graviton3": {release: "6.8.0-1036-aws", mode: mitigation.ModeOn, vulns: 14,
+			counts: mitigation.Counts{Mitigated: 3, NotAffected: 11}, arch: "arm64", vendor: "ARM",
+			hypervisor: "KVM", guest: true, smtControl: "notsupported"},
+		"container-novulns": {release: "4.4.0", mode: mitigation.ModeOn, vulns: -1, arch: "x86", vendor: "GenuineIntel",
+			guest: true, absent: []string{"/sys/devices/system/cpu/vulnerabilities", "/sys/devices/system/cpu/smt/control"}},
+		"old-4.15-intel": {release: "4.15.0-20-generic", mode: mitigation.ModeOn, vulns: 6,
+			counts: mitigation.Counts{Mitigated: 5, Vulnerable: 1}, arch: "x86", vendor: "GenuineIntel",
+			absent: []string{"/sys/devices/system/cpu/smt/control"}},
+	}
+	for name, w := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := Collect(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Live || s.GoVersion != "" || s.Speculation.StoreBypass.Prctl != nil || s.Hypervisor.Signature != "" {
+				t.Error("live-only fields filled for a fake root")
+			}
+			if s.Kernel.Release != w.release || s.MitigationMode != w.mode {
+				t.Errorf("release %q mode %s, want %q %s", s.Kernel.Release, s.MitigationMode, w.release, w.mode)
+			}
+			if w.vulns < 0 {
+				if s.Vulnerabilities != nil {
+					t.Errorf("vulnerabilities = %v, want nil", s.Vulnerabilities)
+				}
+			} else if len(s.Vulnerabilities) != w.vulns {
+				t.Errorf("%d vulnerabilities, want %d", len(s.Vulnerabilities), w.vulns)
+			}
+			if diff := cmp.Diff(w.counts, s.VulnerabilityCounts); diff != "" {
+				t.Errorf("counts (-want +got):\n%s", diff)
+			}
+			if s.CPU.Arch != w.arch || s.CPU.Vendor != w.vendor {
+				t.Errorf("cpu %s %s, want %s %s", s.CPU.Arch, s.CPU.Vendor, w.arch, w.vendor)
+			}
+			if s.Hypervisor.Vendor != w.hypervisor || s.Hypervisor.Guest != w.guest {
+				t.Errorf("hypervisor %q guest %v, want %q %v", s.Hypervisor.Vendor, s.Hypervisor.Guest, w.hypervisor, w.guest)
+			}
+			gotWSL := 0
+			if s.WSL != nil {
+				gotWSL = s.WSL.Version
+			}
+			if gotWSL != w.wsl {
+				t.Errorf("wsl %d, want %d", gotWSL, w.wsl)
+			}
+			if s.SMT.Control != w.smtControl {
+				t.Errorf("smt control %q, want %q", s.SMT.Control, w.smtControl)
+			}
+			for _, a := range w.absent {
+				if !slices.Contains(s.Absent, a) {
+					t.Errorf("absent %v lacks %s", s.Absent, a)
+				}
+			}
+			if !slices.IsSortedFunc(s.Vulnerabilities, func(a, b mitigation.Vulnerability) int { return strings.Compare(a.Name, b.Name) }) {
+				t.Error("vulnerabilities not sorted")
+			}
+			if s.CPU.Online == 0 || s.CPU.Online > s.CPU.Possible || s.CPU.Processors == 0 {
+				t.Errorf("cpu counts online %d possible %d processors %d", s.CPU.Online, s.CPU.Possible, s.CPU.Processors)
+			}
+			if len(s.Unreadable) != 0 {
+				t.Errorf("unreadable: %v", s.Unreadable)
+			}
+		})
+	}
+}
+
+func TestCollectWSLDetails(t *testing.T) {
+	s, err := Collect(filepath.Join("testdata", "wsl2-intel-off"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	interop := true
+	want := &WSL{
+		Version: 2, Distro: "Debian GNU/Linux", KernelFlavor: "microsoft-standard-WSL2",
+		WSLConfigPath: "/mnt/c/Users/dev/.wslconfig", WSLConfigExists: true, Interop: &interop,
+		Evidence: []string{"kernel release 6.18.40.1-microsoft-standard-WSL2", "/run/WSL", "binfmt_misc WSLInterop"},
+	}
+	if diff := cmp.Diff(want, s.WSL); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The study's off line: the global switch and every toggle.
+	g := s.Cmdline.Mitigations.Global
+	if g == nil || g.Option != "off" {
+		t.Fatalf("global = %+v", g)
+	}
+	var toggles []string
+	for _, r := range s.Cmdline.Mitigations.Params {
+		if r.Kind == mitigation.KindToggle {
+			toggles = append(toggles, r.Name)
+		}
+	}
+	if want := []string{"debug", "quiet", "loglevel", "audit", "vsyscall"}; !cmp.Equal(toggles, want) {
+		t.Errorf("toggles = %v, want %v", toggles, want)
+	}
+	// old_microcode has no trailing newline in the tree; it must parse.
+	for _, v := range s.Vulnerabilities {
+		if v.Name == "old_microcode" && (v.State != mitigation.Unknown || v.Mitigation != "running under hypervisor") {
+			t.Errorf("old_microcode = %+v", v)
+		}
+	}
+}
+
+// copyTree copies a fixture into a temporary directory so a test can break
+// files in it.
+func copyTree(t *testing.T, name string) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join("testdata", name)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestCollectUnreadable breaks files in a copy of a tree: a file replaced
+// by a directory cannot be read (EISDIR), a chmod 000 file cannot be read
+// by a non-root user (EACCES), and a dangling link is absent. None is fatal.
+func TestCollectUnreadable(t *testing.T) {
+	root := copyTree(t, "intel-baremetal")
+	for _, rel := range []string{"proc/cmdline", "proc/version"} {
+		p := filepath.Join(root, rel)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vdir := filepath.Join(root, "sys/devices/system/cpu/vulnerabilities")
+	if err := os.Symlink("nowhere", filepath.Join(vdir, "ghost")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(vdir, "mds"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "sys/devices/system/cpu/smt/active")); err != nil {
+		t.Fatal(err)
+	}
+	// A FIFO would block a plain open forever; it must be refused.
+	fifo := filepath.Join(root, "proc/sys/kernel/random/boot_id")
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Collect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUnreadable := []FileError{
+		{Path: "/proc/version", Error: "is a directory"},
+		{Path: "/proc/cmdline", Error: "is a directory"},
+		{Path: "/proc/sys/kernel/random/boot_id", Error: "not a regular file"},
+	}
+	if os.Geteuid() != 0 {
+		wantUnreadable = append(wantUnreadable, FileError{Path: "/sys/devices/system/cpu/vulnerabilities/mds", Error: "permission denied"})
+	}
+	if diff := cmp.Diff(wantUnreadable, s.Unreadable); diff != "" {
+		t.Errorf("unreadable (-want +got):\n%s", diff)
+	}
+	for _, a := range []string{"/sys/devices/system/cpu/vulnerabilities/ghost", "/sys/devices/system/cpu/smt/active"} {
+		if !slices.Contains(s.Absent, a) {
+			t.Errorf("absent %v lacks %s", s.Absent, a)
+		}
+	}
+	if s.MitigationMode != mitigation.ModeUnknown || !strings.Contains(s.MitigationModeReason, "could not be read") {
+		t.Errorf("mode %s %q", s.MitigationMode, s.MitigationModeReason)
+	}
+	if len(s.Vulnerabilities) != 15 {
+		t.Errorf("%d vulnerabilities, want 15 (14 + the dangling link)", len(s.Vulnerabilities))
+	}
+	if s.SMT.Control != "on" || s.SMT.Active != nil {
+		t.Errorf("smt = %+v", s.SMT)
+	}
+}
+
+func TestCollectBadRoot(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, root := range []string{filepath.Join(dir, "missing"), file, dir} {
+		if _, err := Collect(root); !errors.Is(err, ErrBadRoot) {
+			t.Errorf("Collect(%q) error = %v, want ErrBadRoot", root, err)
+		}
+	}
+}
+
+// TestCollectLive reads this machine. It asserts only what holds on every
+// Linux: a release, a boot id, the live fields.
+func TestCollectLive(t *testing.T) {
+	s, err := Collect("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Live || s.Kernel.Release == "" || s.BootID == "" || s.GoVersion == "" || s.CPU.Processors == 0 {
+		t.Errorf("live snapshot incomplete: %+v", s.Kernel)
+	}
+	if s.Speculation.StoreBypass.Prctl == nil && s.Speculation.StoreBypass.PrctlError == "" {
+		t.Error("prctl neither answered nor failed")
+	}
+}
+
+func TestParseCPUInfo(t *testing.T) {
+	x86 := "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 97\nmodel name\t: AMD Ryzen\nstepping\t: 2\nmicrocode\t: 0xa601209\nflags\t\t: fpu ibpb stibp pcid\nbugs\t\t: spectre_v1 srso\n\nprocessor\t: 1\nvendor_id\t: AuthenticAMD\n"
+	arm := "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd ssbs sb\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n"
+	oldArm := "Processor\t: AArch64 Processor rev 4 (aarch64)\nFeatures\t: fp asimd\nCPU implementer\t: 0x51\nCPU part\t: 0x801\n\nprocessor\t: 0\n\nprocessor\t: 1\n"
+	noBlank := "processor : 0\nvendor_id : GenuineIntel\nprocessor : 1\nvendor_id : GenuineIntel\nprocessor : 2\n"
+	tests := []struct {
+		name, in string
+		want     CPU
+	}{
+		{"x86", x86, CPU{Arch: "x86", Vendor: "AuthenticAMD", ModelName: "AMD Ryzen", Family: "25", Model: "97", Stepping: "2",
+			Microcode: "0xa601209", Processors: 2, Bugs: []string{"spectre_v1", "srso"}, Flags: []string{"pcid", "ibpb", "stibp"}, FlagCount: 4}},
+		{"arm64", arm, CPU{Arch: "arm64", Vendor: "ARM", ModelName: "Neoverse-N1", Family: "8", Model: "0xd0c", Stepping: "r3p1",
+			Processors: 1, Bugs: []string{}, Flags: []string{"ssbs", "sb"}, FlagCount: 4}},
+		{"old arm header", oldArm, CPU{Arch: "arm64", Vendor: "Qualcomm", Model: "0x801", Processors: 2, Bugs: []string{}, Flags: []string{}, FlagCount: 2}},
+		{"no blank lines", noBlank, CPU{Arch: "x86", Vendor: "GenuineIntel", Processors: 3, Bugs: []string{}, Flags: []string{}}},
+		{"empty", "", CPU{}},
+		{"garbage", "hello\nworld: 1\n", CPU{}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ParseCPUInfo([]byte(tt.in))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// FuzzParseCPUInfo: any text parses without panic and the counts stay
+// sane.
+func FuzzParseCPUInfo(f *testing.F) {
+	for _, name := range []string{"firecracker-dev", "arm64-graviton3", "old-4.15-intel"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name, "proc", "cpuinfo"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("processor:\n\n:\nprocessor : x\nFeatures"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := ParseCPUInfo(b)
+		if c.Processors < 0 || c.Processors > len(b) || len(c.Flags) > c.FlagCount || len(c.Flags) > len(RelevantFlags) {
+			t.Fatalf("implausible summary %+v", c)
+		}
+		for _, fl := range c.Flags {
+			if !slices.Contains(RelevantFlags, fl) {
+				t.Fatalf("flag %q not relevant", fl)
+			}
+		}
+	})
+}
+
+func TestParseCPUList(t *testing.T) {
+	for in, want := range map[string]int{
+		"0-1": 2, "0": 1, "0-3,8,10-11\n": 7, "": 0, "3-1": 0, "a": 0, "0-": 0, "0,,1": 0, "99999999": 0,
+	} {
+		if got := ParseCPUList(in); got != want {
+			t.Errorf("ParseCPUList(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestWSLKernel(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		version int
+		flavor  string
+	}{
+		{"6.6.87.2-microsoft-standard-WSL2", 2, "microsoft-standard-WSL2"},
+		{"5.10.16.3-microsoft-standard", 2, "microsoft-standard"},
+		{"4.4.0-19041-Microsoft", 1, "Microsoft"},
+		{"6.18.44-fc-v657", 0, ""},
+		{"6.8.0-85-generic", 0, ""},
+	} {
+		v, f := WSLKernel(tt.in)
+		if v != tt.version || f != tt.flavor {
+			t.Errorf("WSLKernel(%q) = %d %q, want %d %q", tt.in, v, f, tt.version, tt.flavor)
+		}
+	}
+}
+
+// wslVersionOutput is what `wsl.exe --version` prints (WSL 2.6.3).
+const wslVersionOutput = "WSL version: 2.6.3.0\r\nKernel version: 6.6.87.2-1\r\nWSLg version: 1.0.71\r\nMSRDC version: 1.2.6353\r\nDirect3D version: 1.611.1-81528511\r\nDXCore version: 10.0.26100.1-240331-1435.ge-release\r\nWindows version: 10.0.26100.6584\r\n"
+
+func utf16le(s string, bom bool) []byte {
+	var b []byte
+	if bom {
+		b = append(b, 0xff, 0xfe)
+	}
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return b
+}
+
+func TestDecodeAndParseWSLVersion(t *testing.T) {
+	for name, in := range map[string][]byte{
+		"utf16le":     utf16le(wslVersionOutput, false),
+		"utf16le bom": utf16le(wslVersionOutput, true),
+		"utf8":        []byte(wslVersionOutput),
+		"utf8 bom":    append([]byte("\ufeff"), wslVersionOutput...),
+	} {
+		text := DecodeConsoleText(in)
+		if strings.ContainsAny(text, "\r\x00") || !strings.HasPrefix(text, "WSL version: 2.6.3.0\n") {
+			t.Errorf("%s: decoded %q", name, text)
+		}
+		pkg, win := ParseWSLVersion(text)
+		if pkg != "2.6.3.0" || win != "10.0.26100.6584" {
+			t.Errorf("%s: ParseWSLVersion = %q %q", name, pkg, win)
+		}
+	}
+	// Localised labels do not matter; wslinfo prints just the version.
+	if pkg, win := ParseWSLVersion("Version de WSL : 2.5.10.0\nVersion de Windows : 10.0.22631.4890\n"); pkg != "2.5.10.0" || win != "10.0.22631.4890" {
+		t.Errorf("french: %q %q", pkg, win)
+	}
+	if pkg, win := ParseWSLVersion("2.6.3\n"); pkg != "2.6.3" || win != "" {
+		t.Errorf("wslinfo: %q %q", pkg, win)
+	}
+	if pkg, _ := ParseWSLVersion("Invalid command line option: --version\n"); pkg != "" {
+		t.Errorf("old wsl.exe: %q", pkg)
+	}
+}
+
+// FuzzParseWSLVersion: decoding and parsing any bytes never panics.
+func FuzzParseWSLVersion(f *testing.F) {
+	f.Add(utf16le(wslVersionOutput, true))
+	f.Add([]byte(wslVersionOutput))
+	f.Add([]byte{0xff, 0xfe, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		text := DecodeConsoleText(b)
+		if strings.ContainsAny(text, "\r\x00") {
+			t.Fatalf("decoded text keeps CR or NUL: %q", text)
+		}
+		pkg, _ := ParseWSLVersion(text)
+		if pkg != "" && !strings.Contains(text, pkg) {
+			t.Fatalf("version %q not in text", pkg)
+		}
+	})
+}
+
+func TestWindowsToWSLPath(t *testing.T) {
+	for _, tt := range []struct{ in, root, want string }{
+		{`C:\Users\ana`, "/mnt/", "/mnt/c/Users/ana"},
+		{"C:\\Users\\ana\r\n", "", "/mnt/c/Users/ana"},
+		{`D:\`, "/", "/d"},
+		{`\\server\share`, "/mnt/", ""},
+		{"%USERPROFILE%", "/mnt/", ""},
+	} {
+		if got := WindowsToWSLPath(tt.in, tt.root); got != tt.want {
+			t.Errorf("WindowsToWSLPath(%q, %q) = %q, want %q", tt.in, tt.root, got, tt.want)
+		}
+	}
+}
+
+func TestIniAndOSRelease(t *testing.T) {
+	conf := "[boot]\nsystemd=true\n[interop]\n  Enabled = false # no Windows\n[automount]\nroot = /win/\n"
+	if got := iniValue(conf, "interop", "enabled"); got != "false" {
+		t.Errorf("interop.enabled = %q", got)
+	}
+	if got := iniValue(conf, "automount", "root"); got != "/win/" {
+		t.Errorf("automount.root = %q", got)
+	}
+	if got := iniValue(conf, "boot", "missing"); got != "" {
+		t.Errorf("missing = %q", got)
+	}
+	osr := "NAME=\"Ubuntu\"\nPRETTY_NAME='Ubuntu 24.04 LTS'\nID=ubuntu\n"
+	if got := osReleaseValue(osr, "PRETTY_NAME"); got != "Ubuntu 24.04 LTS" {
+		t.Errorf("PRETTY_NAME = %q", got)
+	}
+}
+
+func TestHypervisorNames(t *testing.T) {
+	if got := signatureString(0x7263694d, 0x666f736f, 0x76482074); got != "Microsoft Hv" {
+		t.Errorf("signatureString = %q", got)
+	}
+	if got := signatureString(0x4b4d564b, 0x564b4d56, 0x0000004d); got != "KVMKVMKVM" {
+		t.Errorf("signatureString = %q", got)
+	}
+	for sig, want := range map[string]string{"Microsoft Hv": "Hyper-V", "KVMKVMKVM": "KVM", "XenVMMXenVMM": "Xen", "VMwareVMware": "VMware", "nope": ""} {
+		if got := HypervisorFromSignature(sig); got != want {
+			t.Errorf("HypervisorFromSignature(%q) = %q, want %q", sig, got, want)
+		}
+	}
+	for _, tt := range []struct{ vendor, product, version, want string }{
+		{"Microsoft Corporation", "Virtual Machine", "Hyper-V UEFI Release v4.1", "Hyper-V"},
+		{"Microsoft Corporation", "Surface Laptop 5", "124I:00037T:000M:0300000D:11B:00F", ""},
+		{"QEMU", "Standard PC (Q35 + ICH9, 2009)", "pc-q35-8.2", "KVM"},
+		{"Amazon EC2", "c7g.large", "", "KVM"},
+		{"Amazon EC2", "m7i.metal-24xl", "", ""},
+		{"Dell Inc.", "PowerEdge R630", "", ""},
+	} {
+		if got := HypervisorFromDMI(tt.vendor, tt.product, tt.version); got != tt.want {
+			t.Errorf("HypervisorFromDMI(%q, %q, %q) = %q, want %q", tt.vendor, tt.product, tt.version, got, tt.want)
+		}
+	}
+}
+
+func TestPreemptionFromVersion(t *testing.T) {
+	for v, want := range map[string]string{
+		"Linux version 6.18.44 #1 SMP PREEMPT_DYNAMIC @0":    "dynamic",
+		"Linux version 6.6.0-rt #1 SMP PREEMPT_RT Mon":       "rt",
+		"Linux version 5.4.0 #1 SMP PREEMPT Tue":             "full",
+		"Linux version 4.15.0-20-generic #21-Ubuntu SMP Tue": "",
+	} {
+		if got := PreemptionFromVersion(v); got != want {
+			t.Errorf("PreemptionFromVersion(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestSpecBitsAndSelected(t *testing.T) {
+	for v, want := range map[int][]string{0: {"not_affected"}, 2: {"enable"}, 3: {"prctl", "enable"}, 8: {"force_disable"}, 0x14: {"disable", "disable_noexec"}} {
+		if got := SpecBits(v); !cmp.Equal(got, want) {
+			t.Errorf("SpecBits(%d) = %v, want %v", v, got, want)
+		}
+	}
+	for in, want := range map[string]string{"always [madvise] never": "madvise", "[always] madvise never": "always", "never": "never"} {
+		if got := selected(in); got != want {
+			t.Errorf("selected(%q) = %q", in, got)
+		}
+	}
+}
+
+// TestCPUInfoGolden records the CPU summary of every fixture in one file a
+// person can review.
+func TestCPUInfoGolden(t *testing.T) {
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "fuzz" {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("testdata", e.Name(), "proc", "cpuinfo"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := ParseCPUInfo(raw)
+		b.WriteString(e.Name() + ": " + strings.Join([]string{c.Arch, c.Vendor, c.ModelName, c.Family, c.Model, c.Stepping, c.Microcode}, " | ") +
+			"\n  bugs: " + strings.Join(c.Bugs, " ") + "\n  flags: " + strings.Join(c.Flags, " ") + "\n")
+	}
+	path := filepath.Join("testdata", "cpuinfo.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if diff := cmp.Diff(string(want), b.String()); diff != "" {
+		t.Errorf("cpuinfo.golden differs (-want +got):\n%s", diff)
+	}
+}

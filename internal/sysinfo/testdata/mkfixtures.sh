@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# Writes the synthetic fake trees (every tree except the captured
+# firecracker-dev). They are built from spec/platform.md's exact kernel
+# strings and the study's command lines (study/000_c5fdfd9e175b5f77.txt);
+# CPU identities and flags follow real machines of each kind. Rerun after
+# editing; the trees are committed as plain files.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+w() { # w TREE PATH TEXT: write TEXT (with a trailing newline) to TREE/PATH
+	mkdir -p "$1/$(dirname "$2")"
+	printf '%s\n' "$3" >"$1/$2"
+}
+wn() { # like w, without the trailing newline
+	mkdir -p "$1/$(dirname "$2")"
+	printf '%s' "$3" >"$1/$2"
+}
+vuln() { w "$1" "sys/devices/system/cpu/vulnerabilities/$2" "$3"; }
+cpuinfo_x86() { # TREE COUNT VENDOR FAMILY MODEL NAME STEPPING MICROCODE FLAGS BUGS
+	local t=$1 n=$2 out=""
+	for ((i = 0; i < n; i++)); do
+		out+="processor	: $i
+vendor_id	: $3
+cpu family	: $4
+model		: $5
+model name	: $6
+stepping	: $7
+microcode	: $8
+cpu MHz		: 2300.000
+cache size	: 16384 KB
+physical id	: 0
+siblings	: $n
+core id		: $((i / 2))
+cpu cores	: $((n / 2))
+apicid		: $i
+fpu		: yes
+fpu_exception	: yes
+cpuid level	: 22
+wp		: yes
+flags		: $9
+bugs		: ${10}
+bogomips	: 4608.00
+clflush size	: 64
+cache_alignment	: 64
+address sizes	: 39 bits physical, 48 bits virtual
+power management:
+
+"
+	done
+	mkdir -p "$t/proc"
+	printf '%s' "$out" >"$t/proc/cpuinfo"
+}
+meminfo() { w "$1" proc/meminfo "MemTotal:       $2 kB
+MemFree:        $(($2 / 2)) kB
+MemAvailable:   $(($2 * 3 / 4)) kB"; }
+status() { # TREE SSB IB
+	local s="Name:	sectax
+Seccomp:	0"
+	[ -n "$2" ] && s+="
+Speculation_Store_Bypass:	$2"
+	[ -n "$3" ] && s+="
+SpeculationIndirectBranch:	$3"
+	w "$1" proc/self/status "$s"
+}
+common() { # TREE RELEASE VERSION HOSTNAME BOOTID UPTIME CMDLINE
+	w "$1" proc/sys/kernel/osrelease "$2"
+	w "$1" proc/version "$3"
+	w "$1" proc/sys/kernel/hostname "$4"
+	w "$1" proc/sys/kernel/random/boot_id "$5"
+	w "$1" proc/uptime "$6"
+	w "$1" proc/cmdline "$7"
+}
+thp() { w "$1" sys/kernel/mm/transparent_hugepage/enabled "$2"; w "$1" sys/kernel/mm/transparent_hugepage/defrag "$3"; }
+clock() {
+	w "$1" sys/devices/system/clocksource/clocksource0/current_clocksource "$2"
+	w "$1" sys/devices/system/clocksource/clocksource0/available_clocksource "$3"
+}
+cpus() { w "$1" sys/devices/system/cpu/online "$2"; w "$1" sys/devices/system/cpu/possible "$3"; }
+smt() { w "$1" sys/devices/system/cpu/smt/control "$2"; w "$1" sys/devices/system/cpu/smt/active "$3"; }
+
+# ---------------------------------------------------------------- WSL 2 on Intel (Comet Lake, 16 vCPUs)
+STUDY_ON='initrd=\initrd.img WSL_ROOT_INIT=1 panic=-1 nr_cpus=16 hv_utils.timesync_implicit=1 printk.devkmsg=on page_reporting.page_reporting_order=5 swiotlb=force hv_pci_swiotlb=67108864 hv_storvsc.storvsc_max_hw_queues=4 console=hvc0 debug pty.legacy_count=0 WSL_ENABLE_CRASH_DUMP=1'
+STUDY_OFF="$STUDY_ON quiet loglevel=0 audit=0 mitigations=off vsyscall=none"
+WSL_FLAGS='fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl xtopology tsc_reliable nonstop_tsc cpuid tsc_known_freq pni pclmulqdq vmx ssse3 fma cx16 pcid sse4_1 sse4_2 movbe popcnt aes xsave avx f16c rdrand hypervisor lahf_lm abm 3dnowprefetch ssbd ibrs ibpb stibp ibrs_enhanced tpr_shadow ept vpid ept_ad fsgsbase bmi1 avx2 smep bmi2 erms invpcid rdseed adx smap clflushopt xsaveopt xsavec xgetbv1 xsaves md_clear flush_l1d arch_capabilities'
+WSL_BUGS='spectre_v1 spectre_v2 spec_store_bypass swapgs itlb_multihit srbds mmio_stale_data retbleed eibrs_pbrsb gds bhi its'
+for mode in on off; do
+	t=wsl2-intel-$mode
+	rm -rf "$t"
+	cmd=$STUDY_ON
+	[ $mode = off ] && cmd=$STUDY_OFF
+	common $t 6.18.40.1-microsoft-standard-WSL2 \
+		'Linux version 6.18.40.1-microsoft-standard-WSL2 (root@a8b34c2e1d7f) (gcc (GCC) 13.2.0, GNU ld (GNU Binutils) 2.41) #1 SMP PREEMPT_DYNAMIC Tue Oct 14 19:21:43 UTC 2026' \
+		DESKTOP-7QK2M1A 9b7c1e52-2f4a-4c1e-9e0d-3a5b6c7d8e9f "312.57 4803.12" "$cmd"
+	cpuinfo_x86 $t 16 GenuineIntel 6 165 'Intel(R) Core(TM) i7-10875H CPU @ 2.30GHz' 2 0xffffffff "$WSL_FLAGS" "$WSL_BUGS"
+	meminfo $t 16303844
+	cpus $t 0-15 0-15
+	smt $t on 1
+	clock $t hyperv_clocksource_tsc_page "hyperv_clocksource_tsc_page acpi_pm "
+	thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
+	w $t etc/os-release 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"
+NAME="Debian GNU/Linux"
+VERSION_ID="13"
+ID=debian'
+	w $t etc/wsl.conf '[boot]
+systemd=true'
+	w $t run/WSL/2_interop ''
+	w $t proc/sys/fs/binfmt_misc/WSLInterop 'enabled
+interpreter /init
+flags: PF
+offset 0
+magic 4d5a'
+	w $t sys/bus/vmbus/devices/242ff919-07db-4180-9c2e-b86cb68c8c55/class_id '{da0a7802-e377-4aac-8e77-0558eb1073f8}'
+	vuln $t gather_data_sampling 'Unknown: Dependent on hypervisor status'
+	vuln $t ghostwrite 'Not affected'
+	vuln $t itlb_multihit 'KVM: Mitigation: VMX unsupported'
+	vuln $t l1tf 'Not affected'
+	vuln $t mds 'Not affected'
+	vuln $t meltdown 'Not affected'
+	vuln $t reg_file_data_sampling 'Not affected'
+	vuln $t spec_rstack_overflow 'Not affected'
+	vuln $t srbds 'Unknown: Dependent on hypervisor status'
+	vuln $t tsa 'Not affected'
+	vuln $t tsx_async_abort 'Not affected'
+	vuln $t vmscape 'Not affected'
+	wn $t sys/devices/system/cpu/vulnerabilities/old_microcode 'Unknown: running under hypervisor'
+	if [ $mode = on ]; then
+		w $t mnt/c/Users/dev/.wslconfig '[wsl2]
+memory=16GB
+processors=16'
+		status $t 'thread vulnerable' 'conditional enabled'
+		vuln $t indirect_target_selection 'Mitigation: Aligned branch/return thunks'
+		vuln $t mmio_stale_data 'Mitigation: Clear CPU buffers; SMT Host state unknown'
+		vuln $t retbleed 'Mitigation: Enhanced IBRS'
+		vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl'
+		vuln $t spectre_v1 'Mitigation: usercopy/swapgs barriers and __user pointer sanitization'
+		vuln $t spectre_v2 'Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: SW loop, KVM: SW loop'
+	else
+		w $t mnt/c/Users/dev/.wslconfig '[wsl2]
+memory=16GB
+processors=16
+kernelCommandLine=quiet loglevel=0 audit=0 mitigations=off vsyscall=none'
+		status $t 'vulnerable' 'always enabled'
+		vuln $t indirect_target_selection 'Vulnerable'
+		vuln $t mmio_stale_data 'Vulnerable; SMT Host state unknown'
+		vuln $t retbleed 'Vulnerable'
+		vuln $t spec_store_bypass 'Vulnerable'
+		vuln $t spectre_v1 'Vulnerable: __user pointer sanitization and usercopy barriers only; no swapgs barriers'
+		vuln $t spectre_v2 'Vulnerable; IBPB: disabled; STIBP: disabled; PBRSB-eIBRS: Vulnerable; BHI: Vulnerable'
+	fi
+done
+
+# ---------------------------------------------------------------- bare-metal Intel (Coffee Lake i7-8700K, Ubuntu 24.04, 6.8)
+t=intel-baremetal
+rm -rf $t
+common $t 6.8.0-85-generic \
+	'Linux version 6.8.0-85-generic (buildd@lcy02-amd64-046) (x86_64-linux-gnu-gcc-13 (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #85-Ubuntu SMP PREEMPT_DYNAMIC Thu Sep 18 15:26:59 UTC 2025' \
+	workstation 0d6f1b8e-41a7-4c55-8a0e-7c2d9b3e5f10 "86400.25 1012345.67" \
+	'BOOT_IMAGE=/boot/vmlinuz-6.8.0-85-generic root=UUID=5c1d7e0a-9b2f-4f3e-8a6d-1e2f3a4b5c6d ro quiet splash vt.handoff=7'
+cpuinfo_x86 $t 12 GenuineIntel 6 158 'Intel(R) Core(TM) i7-8700K CPU @ 3.70GHz' 10 0xf8 \
+	'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr sse sse2 ss ht tm pbe syscall nx pdpe1gb rdtscp lm constant_tsc art arch_perfmon pebs bts rep_good nopl xtopology nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx smx est tm2 ssse3 sdbg fma cx16 xtpr pdcm pcid sse4_1 sse4_2 x2apic movbe popcnt tsc_deadline_timer aes xsave avx f16c rdrand lahf_lm abm 3dnowprefetch cpuid_fault epb pti ssbd ibrs ibpb stibp tpr_shadow flexpriority ept vpid ept_ad fsgsbase tsc_adjust bmi1 avx2 smep bmi2 erms invpcid mpx rdseed adx smap clflushopt intel_pt xsaveopt xsavec xgetbv1 xsaves dtherm ida arat pln pts hwp hwp_notify hwp_act_window hwp_epp vnmi md_clear flush_l1d arch_capabilities' \
+	'cpu_meltdown spectre_v1 spectre_v2 spec_store_bypass l1tf mds swapgs taa itlb_multihit srbds mmio_stale_data retbleed gds bhi'
+meminfo $t 32778476
+cpus $t 0-11 0-11
+smt $t on 1
+clock $t tsc "tsc hpet acpi_pm "
+thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
+w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_governor powersave
+w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_driver intel_pstate
+w $t sys/devices/system/cpu/intel_pstate/no_turbo 0
+w $t sys/class/dmi/id/sys_vendor 'Micro-Star International Co., Ltd.'
+w $t sys/class/dmi/id/product_name 'MS-7B61'
+w $t sys/class/dmi/id/product_version '1.0'
+w $t etc/os-release 'PRETTY_NAME="Ubuntu 24.04.3 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+ID=ubuntu'
+status $t 'thread vulnerable' 'conditional enabled'
+vuln $t gather_data_sampling 'Mitigation: Microcode'
+vuln $t itlb_multihit 'KVM: Mitigation: VMX disabled'
+vuln $t l1tf 'Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable'
+vuln $t mds 'Mitigation: Clear CPU buffers; SMT vulnerable'
+vuln $t meltdown 'Mitigation: PTI'
+vuln $t mmio_stale_data 'Mitigation: Clear CPU buffers; SMT vulnerable'
+vuln $t reg_file_data_sampling 'Not affected'
+vuln $t retbleed 'Mitigation: IBRS'
+vuln $t spec_rstack_overflow 'Not affected'
+vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl'
+vuln $t spectre_v1 'Mitigation: usercopy/swapgs barriers and __user pointer sanitization'
+vuln $t spectre_v2 'Mitigation: IBRS; IBPB: conditional; STIBP: conditional; RSB filling; PBRSB-eIBRS: Not affected; BHI: SW loop, KVM: SW loop'
+vuln $t srbds 'Mitigation: Microcode'
+vuln $t tsx_async_abort 'Mitigation: TSX disabled'
+
+# ---------------------------------------------------------------- bare-metal AMD Zen 4 (Ryzen 9 7950X, Fedora 42, 6.17, mitigations=auto,nosmt)
+t=amd-zen4-baremetal
+rm -rf $t
+common $t 6.17.4-200.fc42.x86_64 \
+	'Linux version 6.17.4-200.fc42.x86_64 (mockbuild@c1f3b2a4d5e6) (gcc (GCC) 15.2.1 20250808 (Red Hat 15.2.1-1), GNU ld version 2.44-6.fc42) #1 SMP PREEMPT_DYNAMIC Sun Oct 19 18:47:49 UTC 2025' \
+	ryzen 6a1e2c3d-4b5f-4a6b-9c7d-8e9f0a1b2c3d "5400.00 170000.00" \
+	'BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.17.4-200.fc42.x86_64 root=UUID=2b4c6d8e-0f1a-4b3c-8d5e-7f9a1b3c5d7e ro rootflags=subvol=root rhgb quiet mitigations=auto,nosmt'
+cpuinfo_x86 $t 16 AuthenticAMD 25 97 'AMD Ryzen 9 7950X 16-Core Processor' 2 0xa601209 \
+	'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx mmxext fxsr_opt pdpe1gb rdtscp lm constant_tsc rep_good amd_lbr_v2 nopl nonstop_tsc cpuid extd_apicid aperfmperf rapl pni pclmulqdq monitor ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand lahf_lm cmp_legacy svm extapic cr8_legacy abm sse4a misalignsse 3dnowprefetch osvw ibs skinit wdt tce topoext perfctr_core perfctr_nb bpext perfctr_llc mwaitx cpb cat_l3 cdp_l3 hw_pstate ssbd mba perfmon_v2 ibrs ibpb stibp ibrs_enhanced vmmcall fsgsbase bmi1 avx2 smep bmi2 erms invpcid cqm rdt_a avx512f avx512dq rdseed adx smap avx512ifma clflushopt clwb avx512cd sha_ni avx512bw avx512vl xsaveopt xsavec xgetbv1 xsaves cqm_llc cqm_occup_llc cqm_mbm_total cqm_mbm_local user_shstk avx512_bf16 clzero irperf xsaveerptr rdpru wbnoinvd cppc arat npt lbrv svm_lock nrip_save tsc_scale vmcb_clean flushbyasid decodeassists pausefilter pfthreshold avic v_vmsave_vmload vgif x2avic v_spec_ctrl vnmi avx512vbmi umip pku ospke avx512_vbmi2 gfni vaes vpclmulqdq avx512_vnni avx512_bitalg avx512_vpopcntdq rdpid overflow_recov succor smca fsrm flush_l1d amd_lbr_pmc_freeze' \
+	'sysret_ss_attrs spectre_v1 spectre_v2 spec_store_bypass srso tsa vmscape'
+meminfo $t 65019700
+cpus $t 0-15 0-31
+smt $t off 0
+clock $t tsc "tsc hpet acpi_pm "
+thp $t '[always] madvise never' 'always defer defer+madvise [madvise] never'
+w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_governor powersave
+w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_driver amd-pstate-epp
+w $t sys/devices/system/cpu/cpufreq/boost 1
+w $t sys/class/dmi/id/sys_vendor 'ASUS'
+w $t sys/class/dmi/id/product_name 'System Product Name'
+w $t sys/class/dmi/id/product_version 'System Version'
+w $t etc/os-release 'PRETTY_NAME="Fedora Linux 42 (Workstation Edition)"
+NAME="Fedora Linux"
+VERSION_ID=42
+ID=fedora'
+status $t 'thread vulnerable' 'conditional enabled'
+for v in gather_data_sampling ghostwrite indirect_target_selection itlb_multihit l1tf mds meltdown mmio_stale_data old_microcode reg_file_data_sampling retbleed srbds tsx_async_abort; do
+	vuln $t $v 'Not affected'
+done
+vuln $t spec_rstack_overflow 'Mitigation: Safe RET'
+vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl'
+vuln $t spectre_v1 'Mitigation: usercopy/swapgs barriers and __user pointer sanitization'
+vuln $t spectre_v2 'Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected'
+vuln $t tsa 'Mitigation: Clear CPU buffers'
+vuln $t vmscape 'Mitigation: IBPB before exit to userspace'
+
+# ---------------------------------------------------------------- arm64 (AWS Graviton3, Neoverse-V1, Ubuntu 24.04)
+t=arm64-graviton3
+rm -rf $t
+common $t 6.8.0-1036-aws \
+	'Linux version 6.8.0-1036-aws (buildd@bos03-arm64-061) (aarch64-linux-gnu-gcc-13 (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #38-Ubuntu SMP Fri Aug 29 21:58:55 UTC 2025' \
+	ip-172-31-9-20 3c5e7a9b-1d2f-4e6a-8b0c-2d4f6a8c0e1f "1234.56 2400.00" \
+	'BOOT_IMAGE=/vmlinuz-6.8.0-1036-aws root=PARTUUID=7a0b1c2d-3e4f-5a6b-7c8d-9e0f1a2b3c4d ro console=tty1 console=ttyS0 nvme_core.io_timeout=4294967295 panic=-1'
+out=""
+for i in 0 1; do
+	out+="processor	: $i
+BogoMIPS	: 2100.00
+Features	: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm ssbs paca pacg dcpodp svei8mm svebf16 i8mm bf16 dgh rng
+CPU implementer	: 0x41
+CPU architecture: 8
+CPU variant	: 0x1
+CPU part	: 0xd40
+CPU revision	: 1
+
+"
+done
+mkdir -p $t/proc
+printf '%s' "$out" >$t/proc/cpuinfo
+meminfo $t 3926476
+cpus $t 0-1 0-1
+smt $t notsupported 0
+clock $t arch_sys_counter "arch_sys_counter "
+thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
+w $t sys/class/dmi/id/sys_vendor 'Amazon EC2'
+w $t sys/class/dmi/id/product_name 'c7g.large'
+w $t sys/class/dmi/id/product_version ''
+w $t etc/os-release 'PRETTY_NAME="Ubuntu 24.04.3 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+ID=ubuntu'
+status $t 'thread vulnerable' 'unknown'
+for v in gather_data_sampling itlb_multihit l1tf mds meltdown mmio_stale_data reg_file_data_sampling retbleed spec_rstack_overflow srbds tsx_async_abort; do
+	vuln $t $v 'Not affected'
+done
+vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl'
+vuln $t spectre_v1 'Mitigation: __user pointer sanitization'
+vuln $t spectre_v2 'Mitigation: CSV2, BHB'
+
+# ---------------------------------------------------------------- container (gVisor-like: no vulnerabilities, no smt, sparse /sys)
+t=container-novulns
+rm -rf $t
+common $t 4.4.0 '#1 SMP Sun Jan 10 15:06:54 PST 2016' 3f2a9c1b7d4e 0e1d2c3b-4a59-4687-9a8b-7c6d5e4f3a2b "42.00 80.00" \
+	'BOOT_IMAGE=/vmlinuz-4.4.0-gvisor quiet'
+cpuinfo_x86 $t 4 GenuineIntel 6 85 'Intel(R) Xeon(R) CPU @ 2.20GHz' 7 0x1 \
+	'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl xtopology nonstop_tsc cpuid pni pclmulqdq ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand hypervisor lahf_lm abm 3dnowprefetch ssbd ibrs ibpb stibp fsgsbase bmi1 avx2 smep bmi2 erms invpcid avx512f avx512dq rdseed adx smap clflushopt clwb avx512cd avx512bw avx512vl xsaveopt xsavec xgetbv1 xsaves arat md_clear arch_capabilities' \
+	'spectre_v1 spectre_v2 spec_store_bypass swapgs taa mmio_stale_data retbleed eibrs_pbrsb gds bhi'
+meminfo $t 8388608
+cpus $t 0-3 0-3
+w $t etc/os-release 'PRETTY_NAME="Alpine Linux v3.22"
+NAME="Alpine Linux"
+ID=alpine'
+status $t '' ''
+mkdir -p $t/sys/devices/system/cpu
+
+# ---------------------------------------------------------------- old 4.15 kernel with ", " separators (Ubuntu 18.04, Broadwell Xeon)
+t=old-4.15-intel
+rm -rf $t
+common $t 4.15.0-20-generic \
+	'Linux version 4.15.0-20-generic (buildd@lgw01-amd64-039) (gcc version 7.3.0 (Ubuntu 7.3.0-16ubuntu3)) #21-Ubuntu SMP Tue Apr 24 06:16:15 UTC 2018' \
+	legacy-db 7f8e9d0c-1b2a-4394-a5b6-c7d8e9f0a1b2 "8640000.00 34000000.00" \
+	'BOOT_IMAGE=/boot/vmlinuz-4.15.0-20-generic root=UUID=9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a ro maybe-ubiquity'
+cpuinfo_x86 $t 8 GenuineIntel 6 79 'Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz' 1 0xb000038 \
+	'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush dts acpi mmx fxsr sse sse2 ss ht tm pbe syscall nx pdpe1gb rdtscp lm constant_tsc arch_perfmon pebs bts rep_good nopl xtopology nonstop_tsc cpuid aperfmperf pni pclmulqdq dtes64 monitor ds_cpl vmx smx est tm2 ssse3 sdbg fma cx16 xtpr pdcm pcid dca sse4_1 sse4_2 x2apic movbe popcnt tsc_deadline_timer aes xsave avx f16c rdrand lahf_lm abm 3dnowprefetch cpuid_fault epb cat_l3 cdp_l3 invpcid_single pti retpoline intel_ppin tpr_shadow vnmi flexpriority ept vpid fsgsbase tsc_adjust bmi1 hle avx2 smep bmi2 erms invpcid rtm cqm rdt_a rdseed adx smap intel_pt xsaveopt cqm_llc cqm_occup_llc cqm_mbm_total cqm_mbm_local dtherm ida arat pln pts' \
+	'cpu_meltdown spectre_v1 spectre_v2 spec_store_bypass l1tf mds swapgs taa itlb_multihit'
+meminfo $t 65865216
+cpus $t 0-7 0-7
+clock $t tsc "tsc hpet acpi_pm "
+thp $t '[always] madvise never' 'always defer defer+madvise [madvise] never'
+w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_governor performance
+w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_driver intel_pstate
+w $t sys/devices/system/cpu/intel_pstate/no_turbo 1
+w $t sys/class/dmi/id/sys_vendor 'Dell Inc.'
+w $t sys/class/dmi/id/product_name 'PowerEdge R630'
+w $t sys/class/dmi/id/product_version ''
+w $t etc/os-release 'PRETTY_NAME="Ubuntu 18.04 LTS"
+NAME="Ubuntu"
+VERSION_ID="18.04"
+ID=ubuntu'
+status $t 'thread force mitigated' ''
+vuln $t meltdown 'Mitigation: PTI'
+vuln $t spectre_v1 'Mitigation: __user pointer sanitization'
+vuln $t spectre_v2 'Mitigation: Full generic retpoline, IBPB: conditional, IBRS_FW, STIBP: conditional, RSB filling'
+vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl and seccomp'
+vuln $t l1tf 'Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable'
+vuln $t mds 'Vulnerable: Clear CPU buffers attempted, no microcode; SMT vulnerable'
