@@ -298,7 +298,6 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence,
 		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},
 		Workloads: []Workload{}, Controls: []ControlFinding{}, Notes: []string{}, Warnings: []stats.Warning{}}
-	published := a.Published() || b.Published()
 	perBootA, perBootB := rep.A.Unit == "boot", rep.B.Unit == "boot"
 
 	ga, gb := groups(a), groups(b)
@@ -339,7 +338,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 				continue
 			}
 			delete(inB, ma.Name)
-			m := metric(ma, mb, sideSamples(a, x, ma.Name, perBootA), sideSamples(b, y, ma.Name, perBootB), alpha, published)
+			m := metric(ma, mb, sideSamples(a, x, ma.Name, perBootA), sideSamples(b, y, ma.Name, perBootB), alpha, a.Published(), b.Published())
 			w.Metrics = append(w.Metrics, m)
 		}
 		for _, mb := range y.metrics {
@@ -390,14 +389,20 @@ func listUnmatched(us []Unmatched) string {
 	return strings.Join(s, ", ")
 }
 
-func metric(ma, mb run.Metric, sa, sb []float64, alpha float64, published bool) Metric {
+func metric(ma, mb run.Metric, sa, sb []float64, alpha float64, pubA, pubB bool) Metric {
 	m := Metric{Name: ma.Name, Unit: ma.Unit, Better: ma.Better, A: stats.Summarize(sa), B: stats.Summarize(sb)}
 	m.ChangePct = stats.ChangePct(m.A.Center, m.B.Center)
 	m.Speedup = stats.Speedup(m.A.Center, m.B.Center, ma.Better == run.Higher)
-	if published {
-		// Single published figures: there is nothing to test, and the
-		// "too few samples" warnings would only repeat that.
-		m.A.Warnings, m.B.Warnings = nil, nil
+	if pubA || pubB {
+		// Single published figures: there is nothing to test, and their
+		// "too few samples" warnings would only repeat that. A measured
+		// side keeps its own warnings.
+		if pubA {
+			m.A.Warnings = nil
+		}
+		if pubB {
+			m.B.Warnings = nil
+		}
 		m.Verdict = VerdictUntested
 		m.Delta = stats.FormatPct(m.ChangePct)
 		return m

@@ -363,3 +363,24 @@ func TestIncompleteRunWarned(t *testing.T) {
 		t.Errorf("warnings: %+v", rep.Warnings)
 	}
 }
+
+// TestRunAgainstBaseline: the measured side keeps its warnings, the
+// published side has none, and nothing is tested.
+func TestRunAgainstBaseline(t *testing.T) {
+	r := mkRun("mine", "on", res("syscall-basic", map[string]any{"loops": int64(10000000)},
+		lower("usecs_per_op", 0.30, 0.31, 0.29), higher("ops_per_sec", 3.3e6, 3.2e6, 3.4e6)))
+	rep, err := Compare(baselineSide(t, "study-wsl3-on"), side("mine", []*run.Run{r}, envOn()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := findMetric(t, rep, "syscall-basic", "usecs_per_op")
+	if m.Test != nil || m.Verdict != VerdictUntested || len(m.A.Warnings) != 0 || len(m.B.Warnings) != 1 || m.B.Warnings[0].Kind != "few-samples-ci" {
+		t.Errorf("metric = %+v", m)
+	}
+	if !hasWarning(rep, "few-samples-ci", "[syscall-basic ops_per_sec (B), syscall-basic usecs_per_op (B)]") {
+		t.Errorf("warnings = %+v", rep.Warnings)
+	}
+	if hasWarning(rep, "one-boot", "") {
+		t.Error("one-boot warning against published figures")
+	}
+}

@@ -134,12 +134,14 @@ func Summarize(values []float64) Summary {
 		}
 	}
 	if rel := s.RelSpread(); rel > HighVariance {
-		what := "the 95% interval spans"
+		// The message names the threshold, not the value (the report shows
+		// ±x% beside the median), so that reports can group it.
+		what := "the 95% interval is wider than"
 		if !s.HasCI {
-			what = "the samples spread"
+			what = "the samples spread more than"
 		}
 		s.Warnings = append(s.Warnings, Warning{KindHighVariance, fmt.Sprintf(
-			"high variance: %s ±%.1f%% around the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions", what, 100*rel)})
+			"high variance: %s ±%.0f%% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions", what, 100*HighVariance)})
 	}
 	return s
 }

@@ -29,7 +29,7 @@ func TestSummarize(t *testing.T) {
 	// = 1 − 22/1024.
 	check("ten", []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}, Summary{
 		Center: 5.5, Lo: 2, Hi: 9, Confidence: 1 - 22.0/1024, HasCI: true, N: 10, Min: 1, Max: 10,
-		Warnings: []Warning{{KindHighVariance, "high variance: the 95% interval spans ±63.6% around the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}},
+		Warnings: []Warning{{KindHighVariance, "high variance: the 95% interval is wider than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}},
 	})
 	// n=6 is the smallest with an interval: [x(1), x(6)], 1 − 2/64.
 	check("six tight", []float64{100, 101, 99, 100.5, 99.5, 100.2}, Summary{
@@ -40,7 +40,7 @@ func TestSummarize(t *testing.T) {
 		Center: 3, Lo: -inf, Hi: 5, Confidence: 1 - 1.0/32, N: 5, Min: 1, Max: 5,
 		Warnings: []Warning{
 			{KindFewSamplesCI, "need >= 6 samples for confidence interval at level 0.95 (have 5); run more repetitions (--runs)"},
-			{KindHighVariance, "high variance: the samples spread ±66.7% around the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"},
+			{KindHighVariance, "high variance: the samples spread more than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"},
 		},
 	})
 	check("one", []float64{7}, Summary{
@@ -58,12 +58,12 @@ func TestSummaryJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"median":2,"lo":null,"hi":null,"confidence":null,"n":3,"min":1,"max":3,"warnings":[{"kind":"few-samples-ci","message":"need \u003e= 6 samples for confidence interval at level 0.95 (have 3); run more repetitions (--runs)"},{"kind":"high-variance","message":"high variance: the samples spread ±50.0% around the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}]}`
+	want := `{"median":2,"lo":null,"hi":null,"confidence":null,"n":3,"min":1,"max":3,"warnings":[{"kind":"few-samples-ci","message":"need \u003e= 6 samples for confidence interval at level 0.95 (have 3); run more repetitions (--runs)"},{"kind":"high-variance","message":"high variance: the samples spread more than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}]}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 	b, _ = json.Marshal(Summarize([]float64{1, 2, 3, 4, 5, 6}))
-	if want := `{"median":3.5,"lo":1,"hi":6,"confidence":0.96875,"n":6,"min":1,"max":6,"warnings":[{"kind":"high-variance","message":"high variance: the 95% interval spans ±71.4% around the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}]}`; string(b) != want {
+	if want := `{"median":3.5,"lo":1,"hi":6,"confidence":0.96875,"n":6,"min":1,"max":6,"warnings":[{"kind":"high-variance","message":"high variance: the 95% interval is wider than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}]}`; string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }
