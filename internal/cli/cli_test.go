@@ -185,3 +185,24 @@ func TestStudyBaselines(t *testing.T) {
 		t.Error("comparing baselines created a database")
 	}
 }
+
+// TestRunOutputImports: the document 'sectax run --format json' writes (the
+// run command's own golden) imports and exports byte for byte, env
+// included.
+func TestRunOutputImports(t *testing.T) {
+	e := newCLIEnv(t)
+	want, err := os.ReadFile(filepath.Join("testdata", "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := e.run("import", "testdata/run.json"); code != 0 {
+		t.Fatalf("import: %s", stderr)
+	}
+	code, got, stderr := e.run("export", "20261130T090000-abcdef")
+	if code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("run output → import → export (-run +export):\n%s", diff)
+	}
+}
