@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/sectax/sectax/internal/baseline"
 	"github.com/sectax/sectax/internal/compare"
@@ -53,7 +54,7 @@ func resolveOne(ctx context.Context, g *Globals, ref string) (*store.DB, string,
 // sideOf resolves a compare argument: baseline:NAME, a run id, a label or a
 // unique run-id prefix. db is opened on first need and returned.
 func sideOf(ctx context.Context, g *Globals, db **store.DB, ref string) (compare.Side, error) {
-	if len(ref) > len(baseline.Prefix) && ref[:len(baseline.Prefix)] == baseline.Prefix {
+	if strings.HasPrefix(ref, baseline.Prefix) {
 		d, err := baseline.Get(ref)
 		if err != nil {
 			return compare.Side{}, refError(err)

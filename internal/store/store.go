@@ -7,6 +7,16 @@
 // user_version; migrations are embedded and only move forward. A file that
 // is not an SQLite database, or an SQLite database that belongs to another
 // program, is refused with a clear error and never written to.
+//
+// sectax run uses it like this:
+//
+//	release, err := store.AcquireRunLock(dbPath) // one measurer at a time;
+//	if err != nil { ... }                         // *LockedError names the holder's pid
+//	defer release()
+//	db, err := store.Open(ctx, dbPath, store.Options{Create: true})
+//	if err != nil { ... }
+//	defer db.Close()
+//	err = runner.Run(ctx, r, items, runner.Options{Sink: db, ...})
 package store
 
 import (
