@@ -132,6 +132,7 @@ func TestCrashedRun(t *testing.T) {
 	}
 	e.golden("crashed-list", "list")
 	e.golden("crashed-show", "show", "20261130T090000")
+	e.golden("crashed-compare", "compare", "20261130T090000", "off", "--format", "json")
 	release, err := store.AcquireRunLock(e.db)
 	if err != nil {
 		t.Fatal(err)

@@ -303,6 +303,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 	ga, gb := groups(a), groups(b)
 	usedB := make([]bool, len(gb))
 	var ratios []float64
+	var noSamples []string
 	for _, x := range ga {
 		j := -1
 		for k, y := range gb {
@@ -327,6 +328,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 		if w.Params == nil {
 			w.Params = map[string]any{}
 		}
+		common := 0
 		inB := map[string]run.Metric{}
 		for _, m := range y.metrics {
 			inB[m.Name] = m
@@ -338,7 +340,22 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 				continue
 			}
 			delete(inB, ma.Name)
-			m := metric(ma, mb, sideSamples(a, x, ma.Name, perBootA), sideSamples(b, y, ma.Name, perBootB), alpha, a.Published(), b.Published())
+			common++
+			sa, sb := sideSamples(a, x, ma.Name, perBootA), sideSamples(b, y, ma.Name, perBootB)
+			if len(sa) == 0 || len(sb) == 0 {
+				// A run cut short before its first repetition of this
+				// workload: nothing to compare.
+				empty := []string{}
+				if len(sa) == 0 {
+					empty = append(empty, a.Ref)
+				}
+				if len(sb) == 0 {
+					empty = append(empty, b.Ref)
+				}
+				noSamples = append(noSamples, fmt.Sprintf("%s %s (%s)", x.id, ma.Name, strings.Join(empty, ", ")))
+				continue
+			}
+			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
 			w.Metrics = append(w.Metrics, m)
 		}
 		for _, mb := range y.metrics {
@@ -347,8 +364,10 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 			}
 		}
 		if len(w.Metrics) == 0 {
-			rep.OnlyA = append(rep.OnlyA, Unmatched{x.id, x.paramsKey, x.engine})
-			rep.OnlyB = append(rep.OnlyB, Unmatched{y.id, y.paramsKey, y.engine})
+			if common == 0 { // no metric in common: unmatched
+				rep.OnlyA = append(rep.OnlyA, Unmatched{x.id, x.paramsKey, x.engine})
+				rep.OnlyB = append(rep.OnlyB, Unmatched{y.id, y.paramsKey, y.engine})
+			} // else: every common metric lacks samples, and the warning says so
 			continue
 		}
 		if !w.Control && w.Metrics[0].Speedup > 0 && !math.IsInf(w.Metrics[0].Speedup, 0) {
@@ -371,6 +390,10 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 	}
 	if g, ok := stats.GeoMean(ratios); ok && len(ratios) >= 2 {
 		rep.Geomean = &Geomean{Speedup: g, N: len(ratios)}
+	}
+	if len(noSamples) > 0 {
+		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: stats.KindNoSamples, Message: fmt.Sprintf(
+			"not compared, no samples on a side (a run cut short?): %s", strings.Join(noSamples, "; "))})
 	}
 	rep.Env = envDiff(a, b)
 	rep.addControls()
