@@ -8,6 +8,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -130,6 +131,26 @@ type Metric struct {
 	// Delta is benchstat's column: "~" or the signed percentage.
 	Delta    string          `json:"delta"`
 	Warnings []stats.Warning `json:"warnings,omitempty"`
+}
+
+// finite returns a pointer to v, or nil (JSON null) when v is not a finite
+// number: a change from a median of 0 has no percentage.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// MarshalJSON renders change_pct and speedup as null when they are not
+// finite (JSON has no infinities).
+func (m Metric) MarshalJSON() ([]byte, error) {
+	type plain Metric
+	return json.Marshal(struct {
+		plain
+		ChangePct *float64 `json:"change_pct"`
+		Speedup   *float64 `json:"speedup"`
+	}{plain(m), finite(m.ChangePct), finite(m.Speedup)})
 }
 
 // Unmatched is a workload only one side has.

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -382,5 +383,23 @@ func TestRunAgainstBaseline(t *testing.T) {
 	}
 	if hasWarning(rep, "one-boot", "") {
 		t.Error("one-boot warning against published figures")
+	}
+}
+
+// TestZeroMedianJSON: a metric whose A median is 0 has no percentage
+// change; the report still encodes, with null.
+func TestZeroMedianJSON(t *testing.T) {
+	a := mkRun("a", "on", res("cmd", nil, lower("nvcsw", 0, 0, 0, 0, 0, 1)))
+	b := mkRun("b", "off", res("cmd", nil, lower("nvcsw", 3, 4, 3, 5, 4, 3)))
+	rep, err := Compare(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	if !strings.Contains(string(out), `"delta":"?","change_pct":null,"speedup":0}`) {
+		t.Errorf("JSON = %s", out)
 	}
 }
