@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/sectax/sectax/internal/compare"
@@ -14,7 +15,14 @@ var CSVHeader = []string{"workload", "params", "engine", "control", "metric", "u
 	"a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n",
 	"change_pct", "speedup", "p", "alpha", "significant", "verdict"}
 
-func f(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// f renders a number unscaled; a value that is not finite (the change from
+// a median of 0) is an empty cell.
+func f(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
 
 func ci(s stats.Summary) (lo, hi string) {
 	if !s.HasCI {
