@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/google/go-cmp v0.7.0
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/prometheus/procfs v0.23.0
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

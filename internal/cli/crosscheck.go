@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
-	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -55,53 +52,7 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	env, err := sysinfo.Collect(g.Root)
-	if err != nil {
-		return usageError{err}
-	}
-	if pl.cpus != nil {
-		if err := runner.SetAffinity(pl.cpus); err != nil {
-			return usageError{fmt.Errorf("--cpus: %w", err)}
-		}
-	}
-	seed := o.seed
-	if seed == 0 {
-		seed = randomSeed()
-	}
-	r := &run.Run{
-		Schema: run.Schema, ID: g.deps.NewRunID(), Label: "crosscheck", Started: g.deps.Now().UTC(),
-		Suite: string(pl.suite), Engine: "native+perf", ToolVersion: Version, PerfVersion: pl.perf.Version,
-		Runs: effectiveRuns(o.runs, pl.suite), Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env, Notes: pl.notes,
-		Results: runner.NewResults(pl.items),
-	}
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	prog := newProgress(g)
-	runErr := runner.Run(ctx, r, pl.items, runner.Options{
-		Warmup: o.warmup, Seed: seed, OnEvent: prog.event, Now: g.deps.Now,
-		Env: workload.Env{Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Timeout: o.timeout},
-	})
-	prog.done()
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
-		return finish(runErr)
-	}
-	if g.Format == "json" {
-		err = writeRunJSON(w, r)
-	} else {
-		err = writeCrosscheckText(w, r)
-	}
-	if err = finish(err); err != nil {
-		return err
-	}
-	if r.Status == run.StatusInterrupted {
-		return &exitError{ExitInterrupted, "interrupted: " + countSamples(r)}
-	}
-	if r.Status == run.StatusFailed {
-		return &exitError{ExitError, "some repetitions failed (see the failures above)"}
-	}
-	return nil
+	return measure(ctx, g, o, pl, session{label: "crosscheck", engine: "native+perf", text: writeCrosscheckText})
 }
 
 // writeCrosscheckText pairs each native result with the perf result of the

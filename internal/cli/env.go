@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ unreadable; neither is an error.`,
 			if err := checkFormat(g, "text", "json"); err != nil {
 				return err
 			}
-			s, err := collectEnv(g)
+			s, err := collectEnv(cmd.Context(), g)
 			if err != nil {
 				return err
 			}
@@ -58,8 +59,8 @@ unreadable; neither is an error.`,
 // collectEnv takes the snapshot for --root and maps its errors to exit
 // codes: a bad root is a usage error (2), a non-Linux system a runtime
 // error (1).
-func collectEnv(g *Globals) (*sysinfo.Snapshot, error) {
-	s, err := sysinfo.Collect(g.Root)
+func collectEnv(ctx context.Context, g *Globals) (*sysinfo.Snapshot, error) {
+	s, err := sysinfo.CollectContext(ctx, g.Root)
 	switch {
 	case errors.Is(err, sysinfo.ErrBadRoot):
 		return nil, usagef("--root %s: %v; give a directory that holds proc/ and sys/ (or / for this machine)", g.Root, err)
@@ -134,7 +135,11 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 			if v.Scope != "" {
 				state += " (" + v.Scope + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, state, v.Raw)
+			says := v.Raw
+			if says == "" {
+				says = "(" + orNone(v.Mitigation) + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, state, says)
 		}
 		tw.Flush()
 		for _, v := range s.Vulnerabilities {
@@ -148,7 +153,7 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 	sec.kv("release", s.Kernel.Release)
 	sec.kv("version", s.Kernel.Version)
 	if s.Kernel.Preemption != "" {
-		sec.kv("preemption", fmt.Sprintf("%s (from %s)", s.Kernel.Preemption, s.Kernel.PreemptionSource))
+		sec.kv("preemption", fmt.Sprintf("%s, from %s", s.Kernel.Preemption, s.Kernel.PreemptionSource))
 	}
 	if s.Kernel.Clocksource != "" {
 		sec.kv("clocksource", fmt.Sprintf("%s (available: %s)", s.Kernel.Clocksource, strings.Join(s.Kernel.ClocksourcesAvailable, " ")))
@@ -156,7 +161,11 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 	if s.Kernel.UptimeSeconds != nil {
 		sec.kv("uptime", (time.Duration(*s.Kernel.UptimeSeconds) * time.Second).String())
 	}
+	if kc := s.Kernel.Config; kc != nil {
+		sec.kv("config", kconfigText(kc))
+	}
 	sec.kv("boot id", s.BootID)
+	sec.kv("fingerprint", fmt.Sprintf("cmdline %s, vulnerabilities %s", short(s.Fingerprint.Cmdline), short(s.Fingerprint.Vulnerabilities)))
 	sec.flush()
 
 	sec = newSection(ew, "Command line")
@@ -204,6 +213,9 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 	}
 	sec.kv("identity", strings.TrimPrefix(ident, ", "))
 	sec.kv("cpus", fmt.Sprintf("%d online (%s) of %d possible; %d in /proc/cpuinfo", c.Online, c.OnlineList, c.Possible, c.Processors))
+	if c.Isolated != "" || c.NohzFull != "" {
+		sec.kv("isolated", fmt.Sprintf("%s (nohz_full %s)", orNone(c.Isolated), orNone(c.NohzFull)))
+	}
 	sec.kv("bugs", orNone(strings.Join(c.Bugs, " ")))
 	sec.kv("flags", orNone(strings.Join(c.Flags, " ")))
 	smt := orUnknown(s.SMT.Control)
@@ -343,6 +355,31 @@ func specText(sc sysinfo.SpecCtl) string {
 		return "not visible"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// kconfigText summarises the build configuration in one line.
+func kconfigText(kc *sysinfo.KernelConfig) string {
+	parts := []string{"CPU mitigations " + orUnknown(kc.CPUMitigations)}
+	if v := kc.Options["CONFIG_HZ"]; v != "" {
+		parts = append(parts, "HZ "+v)
+	}
+	for _, v := range []string{"NONE", "XONLY", "EMULATE"} {
+		if kc.Options["CONFIG_LEGACY_VSYSCALL_"+v] == "y" {
+			parts = append(parts, "vsyscall "+strings.ToLower(v))
+		}
+	}
+	if v := kc.Options["CONFIG_AUDITSYSCALL"]; v != "" {
+		parts = append(parts, "audit syscalls "+v)
+	}
+	return kc.Source + ": " + strings.Join(parts, ", ")
+}
+
+// short abbreviates a hex hash for people ("none" when empty).
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return orNone(h)
 }
 
 func orUnknown(s string) string {

@@ -120,7 +120,7 @@ func TestEnvSummaryLines(t *testing.T) {
 	for fx, want := range map[string]string{
 		"wsl2-intel-on":      "Mitigations: ON (default) — 7 mitigated, 0 vulnerable, 9 not affected, 3 unknown; Hyper-V guest (WSL 2)",
 		"wsl2-intel-off":     "Mitigations: OFF (off) — 1 mitigated, 6 vulnerable, 9 not affected, 3 unknown; Hyper-V guest (WSL 2)",
-		"firecracker-dev":    "Mitigations: CUSTOM (auto,no_guest_host,no_guest_guest) — 4 mitigated, 0 vulnerable, 15 not affected; virtual machine (hypervisor not named)",
+		"firecracker-dev":    "Mitigations: CUSTOM (auto,no_guest_host,no_guest_guest) — 4 mitigated, 0 vulnerable, 15 not affected; KVM guest",
 		"intel-baremetal":    "Mitigations: ON (default) — 12 mitigated, 0 vulnerable, 2 not affected; bare metal",
 		"amd-zen4-baremetal": "Mitigations: ON (auto,nosmt) — 6 mitigated, 0 vulnerable, 13 not affected; bare metal",
 		"arm64-graviton3":    "Mitigations: ON (default) — 3 mitigated, 0 vulnerable, 11 not affected; KVM guest",
@@ -197,5 +197,47 @@ func TestEnvLive(t *testing.T) {
 	if !s.Live || s.Kernel.Release == "" || s.GoVersion == "" || s.SectaxVersion != Version || s.BootID == "" {
 		t.Errorf("live snapshot lacks fields: live=%v release=%q go=%q sectax=%q boot=%q",
 			s.Live, s.Kernel.Release, s.GoVersion, s.SectaxVersion, s.BootID)
+	}
+}
+
+// TestEnvBrokenTree: an unreadable command line and an unreadable
+// vulnerability entry are reported, not fatal.
+func TestEnvBrokenTree(t *testing.T) {
+	root := t.TempDir()
+	src := fixtureRoot("old-4.15-intel")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(root, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(root, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "proc", "cmdline"))
+	os.Mkdir(filepath.Join(root, "proc", "cmdline"), 0o755)
+	os.Symlink("gone", filepath.Join(root, "sys/devices/system/cpu/vulnerabilities/newbug"))
+	code, out, errOut := runCLI(t, "env", "--root", root)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"Mitigations: UNKNOWN (default) — 5 mitigated, 1 vulnerable, 0 not affected, 1 unknown; bare metal",
+		"Mode unknown: /proc/cmdline could not be read",
+		"newbug             unknown     (unreadable: no such file or directory)",
+		"unreadable  /proc/cmdline (is a directory)",
+		"            /sys/devices/system/cpu/smt/control",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

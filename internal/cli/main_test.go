@@ -175,7 +175,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"run", "extra"}, `unknown command "extra"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"run", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "/nonexistent is not a directory"},
+		{[]string{"run", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "--root /nonexistent: bad root directory: /nonexistent is not a directory"},
 	} {
 		out, errs, code := sectax(t, fixedDeps(nil), tt.args...)
 		if code != ExitUsage || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 || out != "" {
@@ -188,12 +188,15 @@ func TestUsageErrors(t *testing.T) {
 // TestRunRealTiny runs the real workloads at tiny sizes through the CLI.
 func TestRunRealTiny(t *testing.T) {
 	out, errs, code := sectax(t, fixedDeps(nil), "run", "--root", wslOn, "--runs", "2", "--warmup", "0",
-		"--param", "syscall-basic.loops=1000", "--param", "sched-pipe.loops=100",
-		"--param", "sched-messaging.groups=1", "--param", "sched-messaging.loops=5", "--format", "json")
+		"--skip", "go-build", "--param", "syscall-basic.loops=1000", "--param", "sched-pipe.loops=100",
+		"--param", "sched-messaging.groups=1", "--param", "sched-messaging.loops=5",
+		"--param", "spawn.loops=3", "--param", "file-churn.files=5", "--param", "ctl-user.loops=1000",
+		"--param", "ctl-vdso.loops=1000", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{`"workload": "syscall-basic"`, `"workload": "sched-pipe"`, `"workload": "sched-messaging"`,
+		`"workload": "spawn"`, `"workload": "file-churn"`, `"workload": "ctl-user"`, `"workload": "ctl-vdso"`,
 		`"status": "complete"`, `"name": "work_s"`, `"processes": 40`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run document lacks %s", want)

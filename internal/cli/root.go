@@ -58,6 +58,8 @@ type Deps struct {
 	// Now and NewRunID stamp runs; tests fix them.
 	Now      func() time.Time
 	NewRunID func() string
+	// WSL is what 'sectax wslconfig' runs and reads (zero: the real system).
+	WSL wslDeps
 }
 
 // usageError marks errors that exit with status 2.
@@ -184,6 +186,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newRunCmd(g),
 		newCrosscheckCmd(g),
 		newEnvCmd(g),
+		newWSLConfigCmd(g),
 		newListCmd(g),
 		newShowCmd(g),
 		newRmCmd(g),

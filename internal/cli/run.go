@@ -18,7 +18,6 @@ import (
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
-	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -34,6 +33,8 @@ type runOptions struct {
 	engine  string
 	cpus    string
 	noStore bool
+	cmd     string
+	prepare string
 	seed    int64
 	timeout time.Duration
 }
@@ -76,7 +77,8 @@ the run, prints what finished and exits with status 130.`,
 		Example: `  sectax run --suite quick
   sectax run --label on
   sectax run --only sched-pipe --param sched-pipe.mode=thread --cpus 0
-  sectax run --suite study --engine perf --format json -o run.json`,
+  sectax run --suite study --engine perf --format json -o run.json
+  sectax run --cmd 'make -j16' --prepare 'make clean' --runs 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), g, o) },
 	}
@@ -84,6 +86,8 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().StringVar(&o.label, "label", "", "label of the run, e.g. on or off (compare takes labels)")
 	cmd.Flags().StringVar(&o.engine, "engine", "native", "native|perf")
 	cmd.Flags().BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
+	cmd.Flags().StringVar(&o.cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
+	cmd.Flags().StringVar(&o.prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
 }
@@ -217,13 +221,43 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err := checkFormat(g, "text", "json"); err != nil {
 		return err
 	}
+	if o.prepare != "" && o.cmd == "" {
+		return usagef("--prepare needs --cmd")
+	}
+	if o.cmd != "" {
+		// --cmd X is --only cmd --param cmd.cmd=X.
+		if !slices.Contains(o.only, "cmd") {
+			o.only = append(o.only, "cmd")
+		}
+		o.params = append(o.params, "cmd.cmd="+o.cmd)
+		if o.prepare != "" {
+			o.params = append(o.params, "cmd.prepare="+o.prepare)
+		}
+	}
 	pl, err := makePlan(ctx, g, o, []string{o.engine})
 	if err != nil {
 		return err
 	}
-	env, err := sysinfo.Collect(g.Root)
+	return measure(ctx, g, o, pl, session{label: o.label, engine: o.engine, text: writeRunText})
+}
+
+// session is what differs between the commands that measure.
+type session struct {
+	label, engine string
+	// sink records the run as it goes (the store); nil records nothing.
+	sink runner.Sink
+	// text renders the result for --format text.
+	text func(io.Writer, *run.Run) error
+}
+
+// measure runs a plan: it snapshots the environment, pins the CPUs, runs
+// the repetitions with progress on a terminal, prints the run (also when it
+// was interrupted, so that nothing finished is lost) and turns its status
+// into the exit code.
+func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss session) error {
+	env, err := collectEnv(ctx, g)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	if pl.cpus != nil {
 		if err := runner.SetAffinity(pl.cpus); err != nil {
@@ -234,11 +268,10 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if seed == 0 {
 		seed = randomSeed()
 	}
-	runs := effectiveRuns(o.runs, pl.suite)
 	r := &run.Run{
-		Schema: run.Schema, ID: g.deps.NewRunID(), Label: o.label, Started: g.deps.Now().UTC(),
-		Suite: string(pl.suite), Engine: o.engine, ToolVersion: Version,
-		Runs: runs, Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
+		Schema: run.Schema, ID: g.deps.NewRunID(), Label: ss.label, Started: g.deps.Now().UTC(),
+		Suite: string(pl.suite), Engine: ss.engine, ToolVersion: Version,
+		Runs: effectiveRuns(o.runs, pl.suite), Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
 		Notes:   pl.notes,
 		Results: runner.NewResults(pl.items),
 	}
@@ -254,7 +287,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	}
 	prog := newProgress(g)
 	runErr := runner.Run(ctx, r, pl.items, runner.Options{
-		Warmup: o.warmup, Seed: seed, OnEvent: prog.event, Now: g.deps.Now,
+		Warmup: o.warmup, Seed: seed, OnEvent: prog.event, Now: g.deps.Now, Sink: ss.sink,
 		Env: workload.Env{Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Timeout: o.timeout},
 	})
 	prog.done()
@@ -264,7 +297,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if g.Format == "json" {
 		err = writeRunJSON(w, r)
 	} else {
-		err = writeRunText(w, r)
+		err = ss.text(w, r)
 	}
 	if err = finish(err); err != nil {
 		return err

@@ -3,9 +3,9 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,7 +39,7 @@ func TestInterruptMessaging(t *testing.T) {
 			}
 			// Wait until the 120 workers exist, then interrupt.
 			deadline := time.Now().Add(30 * time.Second)
-			for countDescendants(cmd.Process.Pid) < 120 {
+			for proctest.Descendants(cmd.Process.Pid) < 120 {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					cmd.Wait()
@@ -78,44 +78,9 @@ func TestInterruptMessaging(t *testing.T) {
 				}
 				orphans++
 			}
-			if orphans > 0 || len(childPIDs(os.Getpid())) > 0 {
-				t.Fatalf("%d orphaned worker(s) left behind", orphans+len(childPIDs(os.Getpid())))
+			if orphans > 0 || len(proctest.Children(os.Getpid())) > 0 {
+				t.Fatalf("%d orphaned worker(s) left behind", orphans+len(proctest.Children(os.Getpid())))
 			}
 		})
 	}
-}
-
-// countDescendants counts the processes below pid.
-func countDescendants(pid int) int {
-	n := 0
-	for _, c := range childPIDs(pid) {
-		n += 1 + countDescendants(c)
-	}
-	return n
-}
-
-// childPIDs lists the pids whose parent is ppid.
-func childPIDs(ppid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }

@@ -31,8 +31,11 @@ const (
 	EffectOff Effect = "off"
 	// EffectOn forces a mitigation on or strengthens it (e.g. adds nosmt).
 	EffectOn Effect = "on"
-	// EffectSelect picks one method among several, or the default.
+	// EffectSelect picks one method among several.
 	EffectSelect Effect = "select"
+	// EffectDefault writes out the value the kernel uses anyway
+	// (spectre_v2=auto, spec_store_bypass_disable=prctl).
+	EffectDefault Effect = "default"
 	// EffectInvalid is a value the kernel does not accept.
 	EffectInvalid Effect = "invalid"
 	// EffectNone is for toggles, which are not mitigations.
@@ -138,8 +141,9 @@ type paramInfo struct {
 	// (nopti, nospectre_v2, nosmt).
 	flag Effect
 	// off and on are the values that turn the mitigation off or force it;
-	// other accepted values select a method.
-	off, on []string
+	// def are the kernel's default values; other accepted values select a
+	// method.
+	off, on, def []string
 	// accepted lists every accepted value (comma lists are checked item by
 	// item); nil accepts anything.
 	accepted []string
@@ -149,42 +153,42 @@ type paramInfo struct {
 // bugParams are the per-bug parameters of spec/platform.md §1.2, keyed by
 // Param.Key().
 var bugParams = map[string]paramInfo{
-	"pti":          {files: []string{"meltdown"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "auto"}},
+	"pti":          {def: []string{"auto"}, files: []string{"meltdown"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "auto"}},
 	"nopti":        {files: []string{"meltdown"}, flag: EffectOff},
 	"kpti":         {files: []string{"meltdown"}, off: []string{"0", "off", "n"}, on: []string{"1", "on", "y"}, arm64: true},
 	"nospectre_v1": {files: []string{"spectre_v1"}, flag: EffectOff},
 	"nospectre_v2": {files: []string{"spectre_v2", "indirect_target_selection"}, flag: EffectOff},
-	"spectre_v2": {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
+	"spectre_v2": {def: []string{"auto"}, files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
 		accepted: []string{"on", "off", "auto", "retpoline", "retpoline,generic", "retpoline,lfence", "retpoline,amd", "eibrs", "eibrs,retpoline", "eibrs,lfence", "ibrs"}},
-	"spectre_v2_user": {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
+	"spectre_v2_user": {def: []string{"auto", "prctl"}, files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
 		accepted: []string{"auto", "on", "off", "prctl", "prctl,ibpb", "seccomp", "seccomp,ibpb"}},
-	"spectre_bhi":   {files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "vmexit"}},
+	"spectre_bhi":   {def: []string{"on"}, files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "vmexit"}},
 	"nospectre_bhb": {files: []string{"spectre_v2"}, flag: EffectOff, arm64: true},
-	"spec_store_bypass_disable": {files: []string{"spec_store_bypass"}, off: []string{"off"}, on: []string{"on"},
+	"spec_store_bypass_disable": {def: []string{"auto", "prctl"}, files: []string{"spec_store_bypass"}, off: []string{"off"}, on: []string{"on"},
 		accepted: []string{"on", "off", "auto", "prctl", "seccomp"}},
 	"nospec_store_bypass_disable": {files: []string{"spec_store_bypass"}, flag: EffectOff},
-	"ssbd": {files: []string{"spec_store_bypass"}, off: []string{"force-off"}, on: []string{"force-on"},
+	"ssbd": {def: []string{"kernel"}, files: []string{"spec_store_bypass"}, off: []string{"force-off"}, on: []string{"force-on"},
 		accepted: []string{"force-on", "force-off", "kernel"}, arm64: true},
-	"retbleed": {files: []string{"retbleed"}, off: []string{"off"}, on: []string{"force", "nosmt"},
+	"retbleed": {def: []string{"auto"}, files: []string{"retbleed"}, off: []string{"off"}, on: []string{"force", "nosmt"},
 		accepted: []string{"off", "auto", "unret", "ibpb", "stuff", "nosmt", "force"}},
-	"spec_rstack_overflow": {files: []string{"spec_rstack_overflow"}, off: []string{"off"},
+	"spec_rstack_overflow": {def: []string{"safe-ret"}, files: []string{"spec_rstack_overflow"}, off: []string{"off"},
 		accepted: []string{"off", "microcode", "safe-ret", "ibpb", "ibpb-vmexit"}},
-	"mds":                    {files: []string{"mds"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
-	"tsx_async_abort":        {files: []string{"tsx_async_abort"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
-	"mmio_stale_data":        {files: []string{"mmio_stale_data"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
-	"reg_file_data_sampling": {files: []string{"reg_file_data_sampling"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off"}},
-	"l1tf": {files: []string{"l1tf"}, off: []string{"off"}, on: []string{"full", "full,force", "flush,nosmt"},
+	"mds":                    {def: []string{"full"}, files: []string{"mds"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
+	"tsx_async_abort":        {def: []string{"full"}, files: []string{"tsx_async_abort"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
+	"mmio_stale_data":        {def: []string{"full"}, files: []string{"mmio_stale_data"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
+	"reg_file_data_sampling": {def: []string{"on"}, files: []string{"reg_file_data_sampling"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off"}},
+	"l1tf": {def: []string{"flush"}, files: []string{"l1tf"}, off: []string{"off"}, on: []string{"full", "full,force", "flush,nosmt"},
 		accepted: []string{"full", "full,force", "flush", "flush,nosmt", "flush,nowarn", "off"}},
 	"srbds":                     {files: []string{"srbds"}, off: []string{"off"}, accepted: []string{"off"}},
 	"gather_data_sampling":      {files: []string{"gather_data_sampling"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "force"}},
-	"indirect_target_selection": {files: []string{"indirect_target_selection"}, off: []string{"off"}, on: []string{"on", "force"}, accepted: []string{"on", "off", "force", "vmexit", "stuff"}},
-	"tsa":                       {files: []string{"tsa"}, off: []string{"off"}, accepted: []string{"on", "off", "user", "vm"}},
-	"vmscape":                   {files: []string{"vmscape"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "ibpb", "force", "auto"}},
+	"indirect_target_selection": {def: []string{"on"}, files: []string{"indirect_target_selection"}, off: []string{"off"}, on: []string{"on", "force"}, accepted: []string{"on", "off", "force", "vmexit", "stuff"}},
+	"tsa":                       {def: []string{"on"}, files: []string{"tsa"}, off: []string{"off"}, accepted: []string{"on", "off", "user", "vm"}},
+	"vmscape":                   {def: []string{"auto"}, files: []string{"vmscape"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "ibpb", "force", "auto"}},
 	"l1d_flush":                 {on: []string{"on"}, accepted: []string{"on"}},
 	// tsx=off removes TSX and with it TAA; tsx=on brings them back.
 	"tsx":                         {files: []string{"tsx_async_abort", "srbds"}, off: []string{"on"}, on: []string{"off"}, accepted: []string{"on", "off", "auto"}},
-	"kvm.nx_huge_pages":           {files: []string{"itlb_multihit"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "force", "auto"}},
-	"kvm_intel.vmentry_l1d_flush": {files: []string{"l1tf"}, off: []string{"never"}, on: []string{"always"}, accepted: []string{"never", "cond", "always"}},
+	"kvm.nx_huge_pages":           {def: []string{"auto"}, files: []string{"itlb_multihit"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "force", "auto"}},
+	"kvm_intel.vmentry_l1d_flush": {def: []string{"cond"}, files: []string{"l1tf"}, off: []string{"never"}, on: []string{"always"}, accepted: []string{"never", "cond", "always"}},
 }
 
 // toggleNotes explains the non-mitigation parameters the study changes.
@@ -247,10 +251,9 @@ func Classify(params []Param) Mitigations {
 			}
 		case k == "nosmt":
 			r.Kind = KindSMT
+			// nosmt=force also forbids turning SMT back on; any other
+			// value is taken as plain nosmt (kernel/cpu.c smt_cmdline_disable).
 			r.Effect = EffectOn
-			if p.HasValue && p.Value != "force" {
-				r.Effect = EffectInvalid
-			}
 			r.Files = []string{"mds", "tsx_async_abort", "mmio_stale_data", "l1tf", "retbleed", "spectre_v2"}
 		case toggleNotes[k] != "":
 			r.Kind = KindToggle
@@ -281,8 +284,9 @@ func (info paramInfo) effect(p Param) Effect {
 		return EffectInvalid
 	}
 	if info.flag != "" {
-		// nopti=… : the kernel ignores a value on a flag; treat as invalid.
-		return EffectInvalid
+		// nopti=1: the early_param handler of a flag ignores its
+		// argument, so the flag takes effect all the same.
+		return info.flag
 	}
 	v := p.Value
 	switch {
@@ -290,6 +294,8 @@ func (info paramInfo) effect(p Param) Effect {
 		return EffectOff
 	case slices.Contains(info.on, v):
 		return EffectOn
+	case slices.Contains(info.def, v):
+		return EffectDefault
 	}
 	if info.accepted == nil || slices.Contains(info.accepted, v) {
 		return EffectSelect
@@ -343,7 +349,7 @@ func (m Mitigations) Label() string {
 // Mode derives the mode the classified parameters give, with a one-line
 // reason a person can read.
 func (m Mitigations) Mode() (Mode, string) {
-	var weak, sel, strong []string
+	var weak, sel, strong, def, defExplicit []string
 	for _, r := range m.Params {
 		if r.Overridden || r.Kind == KindToggle || r.Kind == KindGlobal {
 			continue
@@ -355,6 +361,13 @@ func (m Mitigations) Mode() (Mode, string) {
 			strong = append(strong, r.Raw)
 		case EffectSelect:
 			sel = append(sel, r.Raw)
+		case EffectDefault:
+			def = append(def, r.Raw)
+			if r.Value != "auto" {
+				// On 6.17+ an explicit method (mds=full) overrides
+				// mitigations=off; "auto" follows it.
+				defExplicit = append(defExplicit, r.Raw)
+			}
 		case EffectInvalid:
 			return ModeUnknown, fmt.Sprintf("%s is not a value the kernel accepts, so what it does depends on the kernel", r.Raw)
 		}
@@ -364,7 +377,7 @@ func (m Mitigations) Mode() (Mode, string) {
 		return ModeUnknown, fmt.Sprintf("mitigations=%s is not a value the kernel accepts (it logs \"Unsupported mitigations\"); what it then does depends on the kernel version", g.Value)
 	}
 	if g != nil && g.Option == "off" {
-		enabling := append(slices.Clone(sel), strong...)
+		enabling := append(append(slices.Clone(sel), strong...), defExplicit...)
 		if len(enabling) == 0 {
 			reason := "mitigations=off"
 			if len(weak) > 0 {
@@ -392,7 +405,10 @@ func (m Mitigations) Mode() (Mode, string) {
 		return ModeCustom, base + "; " + strings.Join(why, "; ")
 	}
 	if len(strong) > 0 {
-		return ModeOn, base + ", plus " + strings.Join(strong, ", ")
+		base += ", plus " + strings.Join(strong, ", ")
+	}
+	if len(def) > 0 {
+		base += " (" + strings.Join(def, ", ") + " spelled out, the default)"
 	}
 	return ModeOn, base
 }

@@ -161,8 +161,10 @@ func TestModeOfCmdline(t *testing.T) {
 		{"nosmt", ModeOn, "plus nosmt"},
 		{devCmdline, ModeCustom, "attack vectors off: guest_host, guest_guest"},
 		{"mitigations=off nopti", ModeOff, "also nopti"},
-		{"mitigations=off mds=full", ModeCustom, "mds=full sets a mitigation again"},
+		{"mitigations=off mds=full,nosmt", ModeCustom, "mds=full,nosmt sets a mitigation again"},
+		{"mitigations=off spectre_v2=retpoline", ModeCustom, "spectre_v2=retpoline sets a mitigation again"},
 		{"nopti", ModeCustom, "nopti turns mitigations off"},
+		{"nopti=1", ModeCustom, "nopti=1 turns mitigations off"},
 		{"spectre_v2=retpoline", ModeCustom, "chooses a method"},
 		{"mitigations=off mitigations=auto", ModeOn, "mitigations=auto"},
 		{"mitigations=auto mitigations=off", ModeOff, "mitigations=off"},
@@ -171,6 +173,10 @@ func TestModeOfCmdline(t *testing.T) {
 		{"retbleed=auto,nosmt", ModeOn, "retbleed=auto,nosmt"},
 		{"retbleed=unret,off", ModeCustom, "turns mitigations off"},
 		{"quiet loglevel=0 audit=0 vsyscall=none", ModeOn, "kernel default"},
+		{"spectre_v2=auto spec_store_bypass_disable=prctl", ModeOn, "spelled out, the default"},
+		{"mitigations=off spectre_v2=auto", ModeOff, "mitigations=off"},
+		{"mitigations=off mds=full", ModeCustom, "mds=full sets a mitigation again"},
+		{"mitigations=auto,nosmt mds=full", ModeOn, "auto,nosmt (mds=full spelled out"},
 	}
 	for _, tt := range tests {
 		got, reason := ModeOfCmdline(tt.cmdline)
@@ -206,7 +212,7 @@ func TestClassifyFilesAndOverride(t *testing.T) {
 		{Param: Param{Name: "nospectre_v2", Raw: "nospectre_v2"}, Kind: KindBug, Effect: EffectOff, Files: []string{"spectre_v2", "indirect_target_selection"}},
 		{Param: Param{Name: "kvm-intel.vmentry_l1d_flush", Value: "never", HasValue: true, Raw: "kvm-intel.vmentry_l1d_flush=never"}, Kind: KindBug, Effect: EffectOff, Files: []string{"l1tf"}},
 		{Param: Param{Name: "ssbd", Value: "force-off", HasValue: true, Raw: "ssbd=force-off"}, Kind: KindBug, Effect: EffectOff, Files: []string{"spec_store_bypass"}, Note: "arm64 only"},
-		{Param: Param{Name: "mds", Value: "full", HasValue: true, Raw: "mds=full"}, Kind: KindBug, Effect: EffectSelect, Files: []string{"mds"}, Overridden: true},
+		{Param: Param{Name: "mds", Value: "full", HasValue: true, Raw: "mds=full"}, Kind: KindBug, Effect: EffectDefault, Files: []string{"mds"}, Overridden: true},
 		{Param: Param{Name: "mds", Value: "off", HasValue: true, Raw: "mds=off"}, Kind: KindBug, Effect: EffectOff, Files: []string{"mds"}},
 	}
 	if diff := cmp.Diff(want, m.Params, cmpopts.EquateEmpty()); diff != "" {

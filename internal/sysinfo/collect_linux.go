@@ -27,17 +27,19 @@ import (
 
 // programTimeout bounds every external program Collect runs (wslinfo,
 // wsl.exe, cmd.exe): a run must not wait on a hung Windows interop.
-const programTimeout = 800 * time.Millisecond
+const programTimeout = 600 * time.Millisecond
 
 // Collect reads the snapshot below root ("/" for the running machine).
 // Missing and unreadable files are recorded in the snapshot, not returned
 // as errors; the only error is a root that is not a directory holding
 // proc/ or sys/ (wrapping ErrBadRoot).
 func Collect(root string) (*Snapshot, error) {
-	return collect(context.Background(), root)
+	return CollectContext(context.Background(), root)
 }
 
-func collect(ctx context.Context, root string) (*Snapshot, error) {
+// CollectContext is Collect with a context: cancelling it stops waiting
+// for the external programs asked on a live WSL guest.
+func CollectContext(ctx context.Context, root string) (*Snapshot, error) {
 	if root == "" {
 		root = "/"
 	}
@@ -154,26 +156,36 @@ func (c *collector) regular(rels ...string) bool {
 }
 
 func (c *collector) readErr(rel string) (string, error) {
-	st, err := os.Stat(c.path(rel))
-	if err != nil {
-		return "", err
-	}
-	if st.IsDir() {
-		return "", &fs.PathError{Op: "read", Path: c.path(rel), Err: syscall.EISDIR}
-	}
-	if !st.Mode().IsRegular() {
-		return "", &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular}
-	}
-	f, err := os.Open(c.path(rel))
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	b, err := c.readBytes(rel)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimRight(string(b), " \t\r\n\x00"), nil
+}
+
+// readBytes reads a regular file below the root, at most 1 MiB.
+func (c *collector) readBytes(rel string) ([]byte, error) {
+	return c.readBytesMax(rel, 1<<20)
+}
+
+// readBytesMax is readBytes with a size limit.
+func (c *collector) readBytesMax(rel string, max int64) ([]byte, error) {
+	st, err := os.Stat(c.path(rel))
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: c.path(rel), Err: syscall.EISDIR}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular}
+	}
+	f, err := os.Open(c.path(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }
 
 func (c *collector) kernel(s *Snapshot) {
@@ -240,6 +252,37 @@ func (c *collector) kernel(s *Snapshot) {
 			s.Kernel.Preemption, s.Kernel.PreemptionSource = p, "/proc/version"
 		}
 	}
+	c.kernelConfig(s)
+	if kc := s.Kernel.Config; kc != nil && kc.Preempt != "" && (s.Kernel.Preemption == "" || s.Kernel.Preemption == "dynamic") {
+		// The version string does not tell none from voluntary; the
+		// config does, and for a dynamic kernel it gives the default.
+		p := kc.Preempt
+		if kc.PreemptDynamic {
+			p = "dynamic (default " + p + ")"
+		}
+		s.Kernel.Preemption, s.Kernel.PreemptionSource = p, "config"
+	}
+}
+
+// kernelConfig reads /proc/config.gz, else /boot/config-<release>.
+func (c *collector) kernelConfig(s *Snapshot) {
+	cands := []string{"proc/config.gz"}
+	if r := s.Kernel.Release; r != "" && !strings.ContainsAny(r, "/\x00") {
+		cands = append(cands, "boot/config-"+r)
+	}
+	for _, rel := range cands {
+		b, err := c.readBytes(rel)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				c.note(rel, err)
+			}
+			continue
+		}
+		kc := ParseKernelConfig(b)
+		kc.Source = "/" + rel
+		s.Kernel.Config = &kc
+		return
+	}
 }
 
 func (c *collector) cmdline(s *Snapshot) {
@@ -260,6 +303,12 @@ func (c *collector) cmdline(s *Snapshot) {
 		return
 	}
 	s.MitigationMode, s.MitigationModeReason = s.Cmdline.Mitigations.Mode()
+	if kc := s.Kernel.Config; kc != nil && kc.CPUMitigations == "n" {
+		s.MitigationMode = mitigation.ModeOff
+		s.MitigationModeReason = "the kernel was built without CONFIG_CPU_MITIGATIONS (" + kc.Source +
+			"): the mitigations are not compiled in, whatever the command line says (" + s.MitigationModeReason + ")"
+	}
+	s.Fingerprint.Cmdline = hashText(raw)
 }
 
 // vulnDir is where the kernel lists CPU vulnerabilities.
@@ -291,6 +340,7 @@ func (c *collector) vulnerabilities(s *Snapshot) {
 	}
 	slices.SortFunc(s.Vulnerabilities, func(a, b mitigation.Vulnerability) int { return strings.Compare(a.Name, b.Name) })
 	s.VulnerabilityCounts = mitigation.Count(s.Vulnerabilities)
+	s.Fingerprint.Vulnerabilities = hashVulnerabilities(s.Vulnerabilities)
 }
 
 func errText(err error) string {
@@ -302,10 +352,13 @@ func errText(err error) string {
 }
 
 func (c *collector) cpu(s *Snapshot) {
-	raw, ok := c.read("proc/cpuinfo")
-	if ok {
-		s.CPU = ParseCPUInfo([]byte(raw))
+	// cpuinfo grows with the CPU count (about 2 KiB each on x86), so it
+	// gets a larger limit than other files.
+	raw, err := c.readBytesMax("proc/cpuinfo", 32<<20)
+	if err == nil {
+		s.CPU = ParseCPUInfo(raw)
 	} else {
+		c.note("proc/cpuinfo", err)
 		s.CPU.Bugs, s.CPU.Flags = []string{}, []string{}
 	}
 	if v, ok := c.read("sys/devices/system/cpu/online"); ok {
@@ -313,6 +366,14 @@ func (c *collector) cpu(s *Snapshot) {
 	}
 	if v, ok := c.read("sys/devices/system/cpu/possible"); ok {
 		s.CPU.PossibleList, s.CPU.Possible = v, ParseCPUList(v)
+	}
+	// Note: read directly; sysfs.FS.IsolatedCPUs parses the list but we keep
+	// the kernel's text, and nohz_full has no procfs reader.
+	if v, ok := c.readQuiet("sys/devices/system/cpu/isolated"); ok && v != "(null)" {
+		s.CPU.Isolated = v
+	}
+	if v, ok := c.readQuiet("sys/devices/system/cpu/nohz_full"); ok && v != "(null)" {
+		s.CPU.NohzFull = v
 	}
 }
 
@@ -447,6 +508,15 @@ func (c *collector) hypervisor(s *Snapshot) {
 		h.Evidence = append(h.Evidence, "/sys/bus/vmbus/devices")
 		set("Hyper-V", "vmbus")
 	}
+	// Paravirtual clock sources name their hypervisor (kvm-clock,
+	// hyperv_clocksource_tsc_page, xen).
+	for _, cs := range s.Kernel.ClocksourcesAvailable {
+		if name := HypervisorFromClocksource(cs); name != "" {
+			h.Guest = true
+			h.Evidence = append(h.Evidence, "clocksource "+cs)
+			set(name, "clocksource")
+		}
+	}
 	for _, v := range s.Vulnerabilities {
 		for _, sign := range []string{"SMT Host state unknown", "Dependent on hypervisor status", "running under hypervisor"} {
 			if strings.Contains(v.Raw, sign) {
@@ -530,17 +600,18 @@ func (c *collector) wsl(ctx context.Context, s *Snapshot) {
 	if mountRoot == "" {
 		mountRoot = "/mnt/"
 	}
+	if !strings.HasSuffix(mountRoot, "/") {
+		mountRoot += "/"
+	}
 	if s.Hypervisor.Vendor == "" && w.Version == 2 {
 		s.Hypervisor.Vendor, s.Hypervisor.Source = "Hyper-V", "wsl"
 		s.Hypervisor.Guest = true
 	}
 
-	// .wslconfig: a profile directory under the automount root that has
-	// one, preferring the Linux user's name (live).
-	w.WSLConfigPath, w.WSLConfigExists = c.findWSLConfig(mountRoot)
-
 	if c.live {
 		c.wslPrograms(ctx, w, interop, mountRoot)
+	} else {
+		w.WSLConfigPath, w.WSLConfigExists = c.findWSLConfig(mountRoot)
 	}
 	s.WSL = w
 }
@@ -575,34 +646,52 @@ func (c *collector) findWSLConfig(mountRoot string) (string, bool) {
 }
 
 // wslPrograms asks the running WSL for its package version (wslinfo, then
-// wsl.exe) and, when no .wslconfig was found, for %USERPROFILE% (cmd.exe),
-// all within programTimeout and concurrently. Anything that fails leaves
-// its field empty.
+// wsl.exe, which also gives the Windows version) and, when no .wslconfig
+// was found, for %USERPROFILE% (cmd.exe), all concurrently within
+// programTimeout. Anything that fails leaves its field empty.
 func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mountRoot string) {
 	ctx, cancel := context.WithTimeout(ctx, programTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
-	var pkg, win, profile string
-	wg.Add(2)
+	var pkg, exePkg, win, profile string
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		if out, err := runProgram(ctx, nil, "", "wslinfo", "--version"); err == nil {
 			pkg, _ = ParseWSLVersion(DecodeConsoleText(out))
 		}
+	}()
+	go func() {
+		defer wg.Done()
 		if !interop {
 			return
 		}
 		env := []string{"WSL_UTF8=1", "WSLENV=" + os.Getenv("WSLENV") + ":WSL_UTF8"}
 		if out, err := runProgram(ctx, env, "", windowsProgram(mountRoot, "wsl.exe"), "--version"); err == nil {
-			p, wv := ParseWSLVersion(DecodeConsoleText(out))
-			if pkg == "" {
-				pkg = p
-			}
-			win = wv
+			exePkg, win = ParseWSLVersion(DecodeConsoleText(out))
 		}
 	}()
 	go func() {
 		defer wg.Done()
+		// .wslconfig: a profile directory under the automount root that
+		// has one, preferring the Linux user's name. A Windows drive can
+		// be slow (9p), so even this scan runs under the deadline: a scan
+		// that does not finish in time is abandoned.
+		type found struct {
+			path   string
+			exists bool
+		}
+		ch := make(chan found, 1)
+		go func() {
+			p, ok := c.findWSLConfig(mountRoot)
+			ch <- found{p, ok}
+		}()
+		select {
+		case f := <-ch:
+			w.WSLConfigPath, w.WSLConfigExists = f.path, f.exists
+		case <-ctx.Done():
+			return
+		}
 		if w.WSLConfigPath != "" {
 			return
 		}
@@ -618,13 +707,20 @@ func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mount
 		if !interop {
 			return
 		}
+		// cmd.exe warns about UNC paths unless it starts on a drive.
 		drive := strings.TrimSuffix(mountRoot, "/") + "/c"
+		if st, err := os.Stat(drive); err != nil || !st.IsDir() {
+			drive = ""
+		}
 		out, err := runProgram(ctx, nil, drive, windowsProgram(mountRoot, "cmd.exe"), "/c", "echo %USERPROFILE%")
 		if err == nil {
 			profile = WindowsToWSLPath(DecodeConsoleText(out), mountRoot)
 		}
 	}()
 	wg.Wait()
+	if pkg == "" {
+		pkg = exePkg
+	}
 	w.WSLPackageVersion, w.WindowsVersion = pkg, win
 	if w.WSLConfigPath == "" && profile != "" {
 		w.WSLConfigPath = strings.TrimRight(profile, "/") + "/.wslconfig"

@@ -74,3 +74,19 @@ func HypervisorFromDMI(vendor, product, version string) string {
 	}
 	return ""
 }
+
+// HypervisorFromClocksource names the hypervisor behind a paravirtual
+// clock source; "" for a hardware one (tsc, hpet, acpi_pm).
+func HypervisorFromClocksource(cs string) string {
+	switch {
+	case cs == "kvm-clock":
+		return "KVM"
+	case strings.HasPrefix(cs, "hyperv_clocksource"):
+		return "Hyper-V"
+	case cs == "xen":
+		return "Xen"
+	case cs == "vmware-tsc" || cs == "vmware-clock":
+		return "VMware"
+	}
+	return ""
+}

@@ -1,6 +1,12 @@
 package sysinfo
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
+)
 
 // PreemptionFromVersion reads the preemption model from the build flags in
 // /proc/version ("#1 SMP PREEMPT_DYNAMIC …"): rt, lazy, dynamic, full, or
@@ -34,4 +40,20 @@ func selected(v string) string {
 		return v[i+1 : j]
 	}
 	return v
+}
+
+// hashText is the hex SHA-256 of s.
+func hashText(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// hashVulnerabilities is the hex SHA-256 of "name\x00raw\n" for each entry,
+// in the given (sorted) order.
+func hashVulnerabilities(vs []mitigation.Vulnerability) string {
+	h := sha256.New()
+	for _, v := range vs {
+		h.Write([]byte(v.Name + "\x00" + v.Raw + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -30,7 +31,15 @@ func runProgram(ctx context.Context, env []string, dir, name string, args ...str
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.WaitDelay = 100 * time.Millisecond
+	// The program runs in its own process group, and the whole group is
+	// killed on timeout and after the program ends, so nothing it started
+	// outlives the probe.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	if err != nil {
 		return nil, err
 	}

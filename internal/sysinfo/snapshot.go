@@ -62,6 +62,9 @@ type Snapshot struct {
 	Hostname string `json:"hostname"`
 	// OSRelease is PRETTY_NAME of /etc/os-release (or /usr/lib/os-release).
 	OSRelease string `json:"os_release"`
+	// Fingerprint hashes what decides the mitigation state, so that two
+	// runs can be told to share it or not at a glance.
+	Fingerprint Fingerprint `json:"fingerprint"`
 	// GoVersion is the Go runtime sectax was built with (live only).
 	GoVersion string `json:"go_version,omitempty"`
 	// SectaxVersion is set by the caller (the cli knows its version), live
@@ -72,6 +75,14 @@ type Snapshot struct {
 	Absent []string `json:"absent,omitempty"`
 	// Unreadable lists the files that exist but could not be read.
 	Unreadable []FileError `json:"unreadable,omitempty"`
+}
+
+// Fingerprint is a pair of SHA-256 hashes (hex): of the raw kernel command
+// line, and of the vulnerability files ("name\x00raw\n" for each, sorted by
+// name). Empty when the input could not be read.
+type Fingerprint struct {
+	Cmdline         string `json:"cmdline_sha256"`
+	Vulnerabilities string `json:"vulnerabilities_sha256"`
 }
 
 // FileError is a file that could not be read and why.
@@ -98,8 +109,11 @@ type Kernel struct {
 	// (debugfs needs root); "" when nothing says.
 	Preemption string `json:"preemption"`
 	// PreemptionSource says where Preemption came from ("debugfs",
-	// "/proc/version").
+	// "/proc/version", "config").
 	PreemptionSource string `json:"preemption_source,omitempty"`
+	// Config is the build configuration when /proc/config.gz or
+	// /boot/config-<release> exists below the root; null otherwise.
+	Config *KernelConfig `json:"config"`
 }
 
 // Cmdline is the kernel command line of the running boot.
@@ -148,6 +162,11 @@ type CPU struct {
 	Flags []string `json:"flags"`
 	// FlagCount is the number of all feature flags.
 	FlagCount int `json:"flag_count"`
+	// Isolated and NohzFull are the CPU lists of
+	// /sys/devices/system/cpu/{isolated,nohz_full} ("" when none or absent):
+	// isolated CPUs make pinned measurements quieter.
+	Isolated string `json:"isolated,omitempty"`
+	NohzFull string `json:"nohz_full,omitempty"`
 }
 
 // RelevantFlags are the CPU feature flags sectax reports: the ones that
@@ -177,7 +196,7 @@ type Hypervisor struct {
 	// "VMware", …); "" on bare metal or when no source names it.
 	Vendor string `json:"vendor"`
 	// Source is where Vendor came from: "cpuid", "/sys/hypervisor",
-	// "dmi", "vmbus", "wsl".
+	// "dmi", "vmbus", "clocksource", "wsl".
 	Source string `json:"source"`
 	// Guest is true when anything says the machine is virtual (the
 	// cpuinfo "hypervisor" flag, a vendor, a guest-only sysfs string).

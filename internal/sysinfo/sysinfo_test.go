@@ -3,6 +3,10 @@
 package sysinfo
 
 import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"os"
@@ -40,7 +44,7 @@ func TestCollectFixtures(t *testing.T) {
 	tests := map[string]want{
 		"firecracker-dev": {release: "6.18.44-fc-v657", mode: mitigation.ModeCustom, vulns: 19,
 			counts: mitigation.Counts{Mitigated: 4, NotAffected: 15}, arch: "x86", vendor: "GenuineIntel",
-			guest: true, smtControl: "notsupported"},
+			hypervisor: "KVM", guest: true, smtControl: "notsupported"},
 		"wsl2-intel-on": {release: "6.18.40.1-microsoft-standard-WSL2", mode: mitigation.ModeOn, vulns: 19,
 			counts: mitigation.Counts{Mitigated: 7, NotAffected: 9, Unknown: 3}, arch: "x86", vendor: "GenuineIntel",
 			hypervisor: "Hyper-V", guest: true, wsl: 2, smtControl: "on"},
@@ -143,6 +147,18 @@ func TestCollectWSLDetails(t *testing.T) {
 	}
 	if want := []string{"debug", "quiet", "loglevel", "audit", "vsyscall"}; !cmp.Equal(toggles, want) {
 		t.Errorf("toggles = %v, want %v", toggles, want)
+	}
+	// The fingerprints tell the on and off trees apart by command line
+	// and by vulnerability text, and equal a hash computed here.
+	on, err := Collect(filepath.Join("testdata", "wsl2-intel-on"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Fingerprint.Cmdline == on.Fingerprint.Cmdline || s.Fingerprint.Vulnerabilities == on.Fingerprint.Vulnerabilities {
+		t.Error("on and off trees share a fingerprint")
+	}
+	if sum := sha256.Sum256([]byte(s.Cmdline.Raw)); s.Fingerprint.Cmdline != hex.EncodeToString(sum[:]) {
+		t.Errorf("cmdline fingerprint %s", s.Fingerprint.Cmdline)
 	}
 	// old_microcode has no trailing newline in the tree; it must parse.
 	for _, v := range s.Vulnerabilities {
@@ -462,6 +478,14 @@ func TestHypervisorNames(t *testing.T) {
 	}
 }
 
+func TestHypervisorFromClocksource(t *testing.T) {
+	for cs, want := range map[string]string{"kvm-clock": "KVM", "hyperv_clocksource_tsc_page": "Hyper-V", "xen": "Xen", "tsc": "", "arch_sys_counter": ""} {
+		if got := HypervisorFromClocksource(cs); got != want {
+			t.Errorf("HypervisorFromClocksource(%q) = %q, want %q", cs, got, want)
+		}
+	}
+}
+
 func TestPreemptionFromVersion(t *testing.T) {
 	for v, want := range map[string]string{
 		"Linux version 6.18.44 #1 SMP PREEMPT_DYNAMIC @0":    "dynamic",
@@ -521,5 +545,73 @@ func TestCPUInfoGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), b.String()); diff != "" {
 		t.Errorf("cpuinfo.golden differs (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseKernelConfig(t *testing.T) {
+	text := "# comment\nCONFIG_CPU_MITIGATIONS=y\n# CONFIG_PREEMPT_NONE is not set\nCONFIG_PREEMPT_VOLUNTARY=y\nCONFIG_PREEMPT_DYNAMIC=y\n" +
+		"CONFIG_HZ=250\nCONFIG_DEFAULT_HOSTNAME=\"(none)\"\n# CONFIG_MITIGATION_SLS is not set\nCONFIG_PREEMPT_RCU=y\n"
+	want := KernelConfig{CPUMitigations: "y", Preempt: "voluntary", PreemptDynamic: true, Options: map[string]string{
+		"CONFIG_CPU_MITIGATIONS": "y", "CONFIG_PREEMPT_NONE": "n", "CONFIG_PREEMPT_VOLUNTARY": "y",
+		"CONFIG_PREEMPT_DYNAMIC": "y", "CONFIG_HZ": "250", "CONFIG_MITIGATION_SLS": "n"}}
+	if diff := cmp.Diff(want, ParseKernelConfig([]byte(text))); diff != "" {
+		t.Errorf("plain (-want +got):\n%s", diff)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(text))
+	zw.Close()
+	if diff := cmp.Diff(want, ParseKernelConfig(gz.Bytes())); diff != "" {
+		t.Errorf("gzip (-want +got):\n%s", diff)
+	}
+	old := ParseKernelConfig([]byte("CONFIG_SPECULATION_MITIGATIONS=y\nCONFIG_PREEMPT=y\n"))
+	if old.CPUMitigations != "y" || old.Preempt != "full" || old.PreemptDynamic {
+		t.Errorf("6.8-style config: %+v", old)
+	}
+	if bad := ParseKernelConfig([]byte{0x1f, 0x8b, 1, 2}); bad.Options == nil || len(bad.Options) != 0 {
+		t.Errorf("broken gzip: %+v", bad)
+	}
+}
+
+// FuzzParseKernelConfig: any bytes (plain or claiming to be gzip) parse
+// without panic.
+func FuzzParseKernelConfig(f *testing.F) {
+	f.Add([]byte("CONFIG_CPU_MITIGATIONS=y\n# CONFIG_PREEMPT is not set\n"))
+	f.Add([]byte{0x1f, 0x8b, 8, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		kc := ParseKernelConfig(b)
+		if kc.Options == nil {
+			t.Fatal("nil options")
+		}
+		for k := range kc.Options {
+			if !relevantConfig(k) {
+				t.Fatalf("kept %q", k)
+			}
+		}
+	})
+}
+
+// TestCollectNoMitigationsBuilt: a kernel built without
+// CONFIG_CPU_MITIGATIONS is off whatever its command line asks.
+func TestCollectNoMitigationsBuilt(t *testing.T) {
+	root := copyTree(t, "wsl2-intel-on")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("# CONFIG_CPU_MITIGATIONS is not set\nCONFIG_PREEMPT_NONE=y\n"))
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(root, "proc", "config.gz"), gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Collect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MitigationMode != mitigation.ModeOff || !strings.Contains(s.MitigationModeReason, "without CONFIG_CPU_MITIGATIONS") {
+		t.Errorf("mode %s: %s", s.MitigationMode, s.MitigationModeReason)
+	}
+	// /proc/version says PREEMPT_DYNAMIC without the mode; the config
+	// names it.
+	if s.Kernel.Preemption != "none" || s.Kernel.PreemptionSource != "config" {
+		t.Errorf("preemption %q from %q", s.Kernel.Preemption, s.Kernel.PreemptionSource)
 	}
 }

@@ -3,31 +3,13 @@ package workload
 import (
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
-
-// microEnv re-executes the test binary as the worker (see TestMain).
-func microEnv(t *testing.T) Env {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Env{Exe: exe, WorkerArgs: []string{WorkerCommand}, Timeout: 60 * time.Second}
-}
-
-func resolve(t *testing.T, w Workload, kv map[string]string) Params {
-	t.Helper()
-	p, err := Resolve(w.Info(), Quick, kv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // checkPerOp checks that a per-op sample is consistent: both metrics
 // positive and ops_per_sec * usecs_per_op == 1e6.
@@ -44,7 +26,7 @@ func checkPerOp(t *testing.T, s Sample) {
 
 func TestSyscallBasic(t *testing.T) {
 	w := SyscallBasic{}
-	s, err := w.Run(context.Background(), microEnv(t), resolve(t, w, map[string]string{"loops": "1000"}))
+	s, err := w.Run(context.Background(), testEnv(t), moreParams(t, w, map[string]string{"loops": "1000"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +37,7 @@ func TestSyscallBasicCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	w := SyscallBasic{}
-	_, err := w.Run(ctx, microEnv(t), resolve(t, w, map[string]string{"loops": strconv.Itoa(3 * syscallChunk)}))
+	_, err := w.Run(ctx, testEnv(t), moreParams(t, w, map[string]string{"loops": strconv.Itoa(3 * syscallChunk)}))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -67,8 +49,8 @@ func TestSchedPipe(t *testing.T) {
 			t.Run(mode+"/"+style, func(t *testing.T) {
 				w := SchedPipe{}
 				mode, spawn, _ := strings.Cut(mode, "/")
-				p := resolve(t, w, map[string]string{"loops": "200", "mode": mode, "style": style, "spawn": or(spawn, "fork")})
-				s, err := w.Run(context.Background(), microEnv(t), p)
+				p := moreParams(t, w, map[string]string{"loops": "200", "mode": mode, "style": style, "spawn": or(spawn, "fork")})
+				s, err := w.Run(context.Background(), testEnv(t), p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -89,8 +71,8 @@ func TestSchedMessaging(t *testing.T) {
 			t.Run(mode+"/"+ipc, func(t *testing.T) {
 				w := SchedMessaging{}
 				mode, spawn, _ := strings.Cut(mode, "/")
-				p := resolve(t, w, map[string]string{"groups": "1", "loops": "5", "mode": mode, "ipc": ipc, "spawn": or(spawn, "fork")})
-				s, err := w.Run(context.Background(), microEnv(t), p)
+				p := moreParams(t, w, map[string]string{"groups": "1", "loops": "5", "mode": mode, "ipc": ipc, "spawn": or(spawn, "fork")})
+				s, err := w.Run(context.Background(), testEnv(t), p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -118,11 +100,11 @@ func TestSchedMessagingCancel(t *testing.T) {
 	for _, spawn := range []string{"fork", "exec"} {
 		t.Run(spawn, func(t *testing.T) {
 			w := SchedMessaging{}
-			p := resolve(t, w, map[string]string{"groups": "2", "loops": "1000000", "mode": "process", "spawn": spawn})
+			p := moreParams(t, w, map[string]string{"groups": "2", "loops": "1000000", "mode": "process", "spawn": spawn})
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(2*time.Second, cancel)
 			start := time.Now()
-			_, err := w.Run(ctx, microEnv(t), p)
+			_, err := w.Run(ctx, testEnv(t), p)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
@@ -138,8 +120,8 @@ func TestSchedMessagingCancel(t *testing.T) {
 // with a clear error instead of hanging, and leaves no child.
 func TestSchedMessagingTimeout(t *testing.T) {
 	w := SchedMessaging{}
-	p := resolve(t, w, map[string]string{"groups": "1", "loops": "1000000", "mode": "process", "spawn": "exec"})
-	env := microEnv(t)
+	p := moreParams(t, w, map[string]string{"groups": "1", "loops": "1000000", "mode": "process", "spawn": "exec"})
+	env := testEnv(t)
 	env.Timeout = 2 * time.Second
 	_, err := w.Run(context.Background(), env, p)
 	if err == nil || !strings.Contains(err.Error(), "timeout") {
@@ -159,35 +141,9 @@ func TestWorkerMainErrors(t *testing.T) {
 // assertNoChildren fails if this process has any child left.
 func assertNoChildren(t *testing.T) {
 	t.Helper()
-	if kids := children(os.Getpid()); len(kids) > 0 {
+	if kids := proctest.Children(os.Getpid()); len(kids) > 0 {
 		t.Fatalf("children left behind: %v", kids)
 	}
-}
-
-// children lists the pids whose parent is ppid.
-func children(ppid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // checkFootprint: process mode measures every worker process, thread mode

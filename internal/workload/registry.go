@@ -32,6 +32,12 @@ func Default() *Registry {
 		SyscallBasic{},
 		SchedPipe{},
 		SchedMessaging{},
+		GoBuild{},
+		Spawn{},
+		FileChurn{},
+		Cmd{},
+		CtlUser{},
+		CtlVDSO{},
 	)
 }
 

@@ -10,9 +10,10 @@ const WorkerCommand = "__worker"
 // entry point. Each receives its remaining arguments; its file descriptors
 // start at 3, as the parent arranged them.
 var workers = map[string]func(args []string) error{
-	"pipe":     pipeChild,
-	"msg-send": messagingSenderChild,
-	"msg-recv": messagingReceiverChild,
+	"pipe":         pipeChild,
+	"msg-send":     messagingSenderChild,
+	"msg-recv":     messagingReceiverChild,
+	spawnNopWorker: func([]string) error { return nil },
 }
 
 // WorkerMain runs a worker child with the arguments after WorkerCommand.

@@ -10,7 +10,7 @@ copy() { # copy ABS-PATH: keep the file, skip what does not exist
 	mkdir -p "$dst$(dirname "$1")"
 	cat "$1" >"$dst$1"
 }
-for f in /proc/cmdline /proc/version /proc/uptime /proc/cpuinfo /proc/meminfo /proc/mounts \
+for f in /proc/config.gz /proc/cmdline /proc/version /proc/uptime /proc/cpuinfo /proc/meminfo /proc/mounts \
 	/proc/sys/kernel/osrelease /proc/sys/kernel/hostname /proc/sys/kernel/random/boot_id \
 	/sys/devices/system/cpu/online /sys/devices/system/cpu/possible \
 	/sys/devices/system/cpu/smt/control /sys/devices/system/cpu/smt/active \

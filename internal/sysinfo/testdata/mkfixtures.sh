@@ -70,6 +70,13 @@ common() { # TREE RELEASE VERSION HOSTNAME BOOTID UPTIME CMDLINE
 	w "$1" proc/uptime "$6"
 	w "$1" proc/cmdline "$7"
 }
+kconfig() { # TREE PATH TEXT: a kernel config, gzip-compressed if PATH ends in .gz
+	mkdir -p "$1/$(dirname "$2")"
+	case $2 in
+	*.gz) printf '%s\n' "$3" | gzip -9 -n >"$1/$2" ;;
+	*) printf '%s\n' "$3" >"$1/$2" ;;
+	esac
+}
 thp() { w "$1" sys/kernel/mm/transparent_hugepage/enabled "$2"; w "$1" sys/kernel/mm/transparent_hugepage/defrag "$3"; }
 clock() {
 	w "$1" sys/devices/system/clocksource/clocksource0/current_clocksource "$2"
@@ -101,6 +108,29 @@ for mode in on off; do
 NAME="Debian GNU/Linux"
 VERSION_ID="13"
 ID=debian'
+	kconfig $t proc/config.gz '#
+# Automatically generated file; DO NOT EDIT.
+# Linux/x86 6.18.40.1 Kernel Configuration
+#
+CONFIG_AUDIT=y
+CONFIG_AUDITSYSCALL=y
+# CONFIG_PREEMPT_NONE is not set
+CONFIG_PREEMPT_VOLUNTARY=y
+# CONFIG_PREEMPT is not set
+# CONFIG_PREEMPT_LAZY is not set
+CONFIG_PREEMPT_DYNAMIC=y
+CONFIG_HYPERV=y
+CONFIG_HZ=250
+CONFIG_CPU_MITIGATIONS=y
+CONFIG_MITIGATION_PAGE_TABLE_ISOLATION=y
+CONFIG_MITIGATION_RETPOLINE=y
+CONFIG_MITIGATION_RETHUNK=y
+CONFIG_MITIGATION_SPECTRE_BHI=y
+CONFIG_MITIGATION_MDS=y
+CONFIG_MITIGATION_ITS=y
+# CONFIG_LEGACY_VSYSCALL_XONLY is not set
+CONFIG_LEGACY_VSYSCALL_NONE=y
+CONFIG_KVM=y'
 	w $t etc/wsl.conf '[boot]
 systemd=true'
 	w $t run/WSL/2_interop ''
@@ -167,6 +197,27 @@ thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
 w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_governor powersave
 w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_driver intel_pstate
 w $t sys/devices/system/cpu/intel_pstate/no_turbo 0
+w $t sys/devices/system/cpu/isolated ''
+kconfig $t boot/config-6.8.0-85-generic '#
+# Automatically generated file; DO NOT EDIT.
+# Linux/x86 6.8.12 Kernel Configuration
+#
+CONFIG_AUDIT=y
+CONFIG_AUDITSYSCALL=y
+# CONFIG_PREEMPT_NONE is not set
+CONFIG_PREEMPT_VOLUNTARY=y
+# CONFIG_PREEMPT is not set
+CONFIG_PREEMPT_DYNAMIC=y
+CONFIG_HZ=1000
+CONFIG_NO_HZ_FULL=y
+CONFIG_SPECULATION_MITIGATIONS=y
+CONFIG_PAGE_TABLE_ISOLATION=y
+CONFIG_RETPOLINE=y
+CONFIG_CPU_IBRS_ENTRY=y
+CONFIG_MITIGATION_RFDS=y
+CONFIG_LEGACY_VSYSCALL_XONLY=y
+# CONFIG_LEGACY_VSYSCALL_NONE is not set'
+w $t sys/devices/system/cpu/nohz_full '(null)'
 w $t sys/class/dmi/id/sys_vendor 'Micro-Star International Co., Ltd.'
 w $t sys/class/dmi/id/product_name 'MS-7B61'
 w $t sys/class/dmi/id/product_version '1.0'
@@ -196,7 +247,7 @@ rm -rf $t
 common $t 6.17.4-200.fc42.x86_64 \
 	'Linux version 6.17.4-200.fc42.x86_64 (mockbuild@c1f3b2a4d5e6) (gcc (GCC) 15.2.1 20250808 (Red Hat 15.2.1-1), GNU ld version 2.44-6.fc42) #1 SMP PREEMPT_DYNAMIC Sun Oct 19 18:47:49 UTC 2025' \
 	ryzen 6a1e2c3d-4b5f-4a6b-9c7d-8e9f0a1b2c3d "5400.00 170000.00" \
-	'BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.17.4-200.fc42.x86_64 root=UUID=2b4c6d8e-0f1a-4b3c-8d5e-7f9a1b3c5d7e ro rootflags=subvol=root rhgb quiet mitigations=auto,nosmt'
+	'BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.17.4-200.fc42.x86_64 root=UUID=2b4c6d8e-0f1a-4b3c-8d5e-7f9a1b3c5d7e ro rootflags=subvol=root rhgb quiet mitigations=auto,nosmt isolcpus=14,15 nohz_full=14,15'
 cpuinfo_x86 $t 16 AuthenticAMD 25 97 'AMD Ryzen 9 7950X 16-Core Processor' 2 0xa601209 \
 	'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx mmxext fxsr_opt pdpe1gb rdtscp lm constant_tsc rep_good amd_lbr_v2 nopl nonstop_tsc cpuid extd_apicid aperfmperf rapl pni pclmulqdq monitor ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand lahf_lm cmp_legacy svm extapic cr8_legacy abm sse4a misalignsse 3dnowprefetch osvw ibs skinit wdt tce topoext perfctr_core perfctr_nb bpext perfctr_llc mwaitx cpb cat_l3 cdp_l3 hw_pstate ssbd mba perfmon_v2 ibrs ibpb stibp ibrs_enhanced vmmcall fsgsbase bmi1 avx2 smep bmi2 erms invpcid cqm rdt_a avx512f avx512dq rdseed adx smap avx512ifma clflushopt clwb avx512cd sha_ni avx512bw avx512vl xsaveopt xsavec xgetbv1 xsaves cqm_llc cqm_occup_llc cqm_mbm_total cqm_mbm_local user_shstk avx512_bf16 clzero irperf xsaveerptr rdpru wbnoinvd cppc arat npt lbrv svm_lock nrip_save tsc_scale vmcb_clean flushbyasid decodeassists pausefilter pfthreshold avic v_vmsave_vmload vgif x2avic v_spec_ctrl vnmi avx512vbmi umip pku ospke avx512_vbmi2 gfni vaes vpclmulqdq avx512_vnni avx512_bitalg avx512_vpopcntdq rdpid overflow_recov succor smca fsrm flush_l1d amd_lbr_pmc_freeze' \
 	'sysret_ss_attrs spectre_v1 spectre_v2 spec_store_bypass srso tsa vmscape'
@@ -208,6 +259,8 @@ thp $t '[always] madvise never' 'always defer defer+madvise [madvise] never'
 w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_governor powersave
 w $t sys/devices/system/cpu/cpu0/cpufreq/scaling_driver amd-pstate-epp
 w $t sys/devices/system/cpu/cpufreq/boost 1
+w $t sys/devices/system/cpu/isolated 14-15
+w $t sys/devices/system/cpu/nohz_full 14-15
 w $t sys/class/dmi/id/sys_vendor 'ASUS'
 w $t sys/class/dmi/id/product_name 'System Product Name'
 w $t sys/class/dmi/id/product_version 'System Version'

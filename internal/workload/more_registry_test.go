@@ -1,0 +1,55 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+)
+
+// The workloads of issue 5 are registered, declare what they stress and
+// resolve in every suite.
+func TestIssue5Registered(t *testing.T) {
+	reg := Default()
+	for _, id := range []string{"go-build", "spawn", "file-churn", "cmd", "ctl-user", "ctl-vdso"} {
+		w, err := reg.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := w.Info()
+		if in.Title == "" || in.Stresses == "" || len(in.Metrics) == 0 {
+			t.Errorf("%s: incomplete Info %+v", id, in)
+		}
+		for _, m := range in.Metrics {
+			if m.Better != "lower" && m.Better != "higher" || m.Unit == "" || m.Help == "" {
+				t.Errorf("%s: metric %+v", id, m)
+			}
+		}
+		for _, s := range Suites {
+			if _, err := Resolve(in, s, nil); err != nil {
+				t.Errorf("%s in %s: %v", id, s, err)
+			}
+		}
+		for _, p := range in.Params {
+			if p.Help == "" || (p.IsInt() && (p.Min > p.Max || p.Default.(int64) < p.Min)) {
+				t.Errorf("%s.%s: %+v", id, p.Key, p)
+			}
+			if !p.IsInt() && !p.Free && len(p.Choices) == 0 {
+				t.Errorf("%s.%s: a string parameter needs Choices or Free", id, p.Key)
+			}
+		}
+	}
+	// Suites skip cmd without a command; the others need nothing.
+	for _, w := range reg.All() {
+		a, ok := w.(Availability)
+		if !ok || w.Info().ID == "go-build" {
+			continue
+		}
+		p, _ := Resolve(w.Info(), Quick, nil)
+		err := a.Available(p)
+		if (err != nil) != (w.Info().ID == "cmd") {
+			t.Errorf("%s: Available = %v", w.Info().ID, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: multi-line note %q", w.Info().ID, err)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"github.com/sectax/sectax/internal/proctest"
+	"os"
+	"testing"
+	"time"
+)
+
+func TestSpawnSelf(t *testing.T) {
+	w := Spawn{}
+	s, err := w.Run(context.Background(), testEnv(t), moreParams(t, w, map[string]string{"loops": "5"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFinite(t, w, s)
+	if got := s.Values["usecs_per_spawn"] * s.Values["spawns_per_sec"]; got < 0.999e6 || got > 1.001e6 {
+		t.Errorf("usecs_per_spawn × spawns_per_sec = %v, want 1e6", got)
+	}
+	if kids := proctest.LiveChildren(os.Getpid()); len(kids) > 0 {
+		t.Fatalf("children left: %v", kids)
+	}
+}
+
+func TestSpawnTrue(t *testing.T) {
+	w := Spawn{}
+	p := moreParams(t, w, map[string]string{"loops": "5", "program": "true"})
+	if err := w.Preflight(p); err != nil {
+		t.Skip(err)
+	}
+	s, err := w.Run(context.Background(), Env{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFinite(t, w, s)
+}
+
+// A child that fails fails the repetition: the worker name is unknown.
+func TestSpawnFailingChild(t *testing.T) {
+	env := testEnv(t)
+	env.WorkerArgs = []string{WorkerCommand, "no-such-worker"}
+	w := Spawn{}
+	_, err := w.Run(context.Background(), env, moreParams(t, w, map[string]string{"loops": "3"}))
+	if err == nil {
+		t.Fatal("a failing child passed")
+	}
+}
+
+func TestSpawnMissingExe(t *testing.T) {
+	w := Spawn{}
+	_, err := w.Run(context.Background(), Env{Exe: "/nonexistent/sectax"}, moreParams(t, w, map[string]string{"loops": "3"}))
+	if err == nil {
+		t.Fatal("spawned a missing program")
+	}
+	if _, err := w.Run(context.Background(), Env{}, moreParams(t, w, nil)); err == nil {
+		t.Fatal("spawned without Env.Exe")
+	}
+}
+
+// Cancelled mid-loop: Run returns soon and no child is left.
+func TestSpawnCancelled(t *testing.T) {
+	w := Spawn{}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := w.Run(ctx, testEnv(t), moreParams(t, w, map[string]string{"loops": "1000000"}))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("returned %v after the cancellation", d)
+	}
+	if !eventually(func() bool { return len(proctest.LiveChildren(os.Getpid())) == 0 }) {
+		t.Fatalf("children left: %v", proctest.LiveChildren(os.Getpid()))
+	}
+}

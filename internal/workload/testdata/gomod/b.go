@@ -1,0 +1,3 @@
+package tiny
+
+func square(x int) int { return x * x }

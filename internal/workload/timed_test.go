@@ -1,0 +1,115 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"github.com/sectax/sectax/internal/proctest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTailBuffer(t *testing.T) {
+	tb := &tailBuffer{max: 17}
+	tb.Write([]byte("first line\nsecond\n"))
+	tb.Write([]byte("\nthird\n  \n"))
+	if got, want := string(tb.b), "second\n\nthird\n  \n"; got != want {
+		t.Fatalf("kept %q, want %q", got, want)
+	}
+	if got, want := tb.lastLines(2), "second | third"; got != want {
+		t.Fatalf("lastLines(2) = %q, want %q", got, want)
+	}
+	if got, want := tb.lastLines(5), "second | third"; got != want {
+		t.Fatalf("lastLines(5) = %q, want %q", got, want)
+	}
+	tb.Write([]byte("x"))
+	if got, want := tb.lastLines(5), "econd | third | x"; got != want {
+		t.Fatalf("after overflow lastLines = %q, want %q", got, want)
+	}
+	if got := (&tailBuffer{max: 8}).lastLines(3); got != "" {
+		t.Fatalf("empty lastLines = %q", got)
+	}
+}
+
+func TestRunTimedTrue(t *testing.T) {
+	path, err := lookProgram("test", "true")
+	if err != nil {
+		t.Skip(err)
+	}
+	s, err := runTimed(context.Background(), timedChild{path: path, argv: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFinite(t, Cmd{}, s, "user_s", "sys_s", "cpu_pct", "nvcsw", "nivcsw")
+	if s.Values["max_rss_kb"] < 100 {
+		t.Errorf("max_rss_kb = %v, want the RSS of a real process", s.Values["max_rss_kb"])
+	}
+	if w := s.Values["wall_s"]; w > 10 {
+		t.Errorf("wall_s = %v for true", w)
+	}
+}
+
+// A command's background jobs are killed when it exits.
+func TestRunTimedKillsLeftovers(t *testing.T) {
+	sh, err := lookProgram("test", "sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	_, err = runTimed(context.Background(), timedChild{path: sh,
+		argv: []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(func() bool { st := proctest.State(pid); return st == "" || st == "Z" }) {
+		t.Fatalf("background sleep %d survived its command (state %s)", pid, proctest.State(pid))
+	}
+}
+
+func TestRunTimedCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := runTimed(ctx, timedChild{path: "/bin/true", argv: []string{"true"}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestRunTimedMissingProgram(t *testing.T) {
+	_, err := runTimed(context.Background(), timedChild{path: "/nonexistent/prog", argv: []string{"prog"}})
+	assertUsage(t, err, "/nonexistent/prog")
+}
+
+func TestRunTimedMissingDir(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	_, err := runTimed(context.Background(), timedChild{path: "/bin/true", argv: []string{"true"}, dir: missing})
+	assertUsage(t, err, missing)
+}
+
+func TestRunTimedDeadline(t *testing.T) {
+	sh, err := lookProgram("test", "sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = runTimed(ctx, timedChild{path: sh, argv: []string{"sh", "-c", "sleep 30"}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %v after the deadline", d)
+	}
+}

@@ -1,0 +1,119 @@
+package wslconfig
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSplitParams(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                           nil,
+		"  a  b\tc\n":                {"a", "b", "c"},
+		`dyndbg="file x.c +p" quiet`: {`dyndbg="file x.c +p"`, "quiet"},
+		`"quoted param" x`:           {`"quoted param"`, "x"},
+		"mitigations=off -- single":  {"mitigations=off", "--", "single"},
+		`a="unterminated b c`:        {`a="unterminated b c`},
+	} {
+		if got := SplitParams(in); !slices.Equal(got, want) {
+			t.Errorf("SplitParams(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParamKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"mitigations=off": "mitigations", "spectre-v2=off": "spectre_v2", "nosmt": "nosmt",
+		`"foo=a b"`: "foo", "a=b=c": "a",
+	} {
+		if got := ParamKey(in); got != want {
+			t.Errorf("ParamKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCheckParamsRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		params []string
+		why    string
+	}{
+		{nil, "no kernel parameters"},
+		{[]string{""}, "empty"},
+		{[]string{"mitigations=off nosmt"}, "contains a blank"},
+		{[]string{`dyndbg="file x.c +p"`}, "contains a blank"},
+		{[]string{`foo="bar"`}, "double quote"},
+		{[]string{"--"}, "goes to init"},
+		{[]string{"=off"}, "no name"},
+		{[]string{"mitigations=öff"}, "non-ASCII"},
+		{[]string{"mitigations=off", "mitigations=auto"}, "given twice"},
+		{[]string{"spectre_v2=off", "spectre-v2=on"}, "given twice"},
+	} {
+		err := CheckParams(tc.params)
+		if err == nil || !strings.Contains(err.Error(), tc.why) {
+			t.Errorf("CheckParams(%q) = %v, want an error about %q", tc.params, err, tc.why)
+		}
+	}
+	if err := CheckParams([]string{"mitigations=off", "audit=0", `acpi_osi=!Windows`, `root=C:\x`}); err != nil {
+		t.Errorf("valid params refused: %v", err)
+	}
+}
+
+func TestMergeAndRemove(t *testing.T) {
+	toks := []string{"spectre-v2=retpoline", "nosmt", "mitigations=auto", "mitigations=auto,nosmt", "--", "mitigations=init"}
+	got, ch := mergeParams(toks, []string{"mitigations=off", "spectre_v2=off", "audit=0"})
+	want := []string{"spectre_v2=off", "nosmt", "mitigations=off", "audit=0", "--", "mitigations=init"}
+	if !slices.Equal(got, want) || len(ch) != 4 {
+		t.Fatalf("merge: %q %+v", got, ch)
+	}
+	got, ch, absent := removeParams(want, []string{"nosmt", "mitigations=auto", "audit=0", "nopti"})
+	if !slices.Equal(got, []string{"spectre_v2=off", "mitigations=off", "--", "mitigations=init"}) ||
+		len(ch) != 2 || !slices.Equal(absent, []string{"mitigations=auto", "nopti"}) {
+		t.Fatalf("remove: %q %+v %q", got, ch, absent)
+	}
+}
+
+// TestEncodeValueRoundTrip: what encodeValue writes, WSL reads back as
+// the same parameters.
+func TestEncodeValueRoundTrip(t *testing.T) {
+	for _, toks := range [][]string{
+		{"mitigations=off"},
+		{`root=C:\x\y`, "quiet"},
+		{"a#b", "c"},
+		{`dyndbg="file x.c +p"`, "nosmt"},
+	} {
+		for _, quoted := range []bool{false, true} {
+			text := "[wsl2]\nkernelCommandLine = " + encodeValue(toks, quoted) + "\n"
+			f, err := Parse([]byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, ok := f.KernelCommandLine()
+			if !ok || len(f.Diagnostics()) > 0 || !slices.Equal(SplitParams(e.Value), toks) {
+				t.Errorf("%q (quoted %v) → %q read back as %q %v", toks, quoted, text, e.Value, f.Diagnostics())
+			}
+		}
+	}
+}
+
+// TestBadHeaderQuirk: after a rejected section header WSL files keys under
+// whatever its name buffer holds: the old section cut to its length, or the
+// bad name padded with NULs (a C string that ends there).
+func TestBadHeaderQuirk(t *testing.T) {
+	for text, want := range map[string]string{
+		"[experimental]\n[wsl x]\nkernelCommandLine=a\n":  "wsl",
+		"[wsl2]\n[experimental x]\nkernelCommandLine=a\n": "expe.kernelCommandLine",
+		"[wsl2]\n[ wsl2 ]\nkernelCommandLine=a\n":         "wsl2.kernelCommandLine",
+	} {
+		f, err := Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		es := f.Entries()
+		if len(es) != 1 || es[0].Name() != want {
+			t.Errorf("%q: entries %+v, want the name %q", text, es, want)
+		}
+		if _, _, err := f.Set([]string{"mitigations=off"}); err == nil {
+			t.Errorf("%q: set should refuse a file with a bad header", text)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package wslconfig
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Target is where a .wslconfig path really is: the path itself, or the
+// file a symbolic link points to, which is what gets replaced.
+func Target(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	t, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		dest, _ := os.Readlink(path)
+		return "", fmt.Errorf("%s is a symbolic link to %s, which cannot be reached (%v); fix the link or pass --path with the real file", path, dest, unwrapPath(err))
+	}
+	return t, nil
+}
+
+// ReadFile reads the file at path (through a symbolic link). A missing
+// file is not an error: exists is false and data empty, as WSL treats it.
+func ReadFile(path string) (data []byte, exists bool, err error) {
+	t, err := Target(path)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err = readLimited(t)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, derr := os.Stat(filepath.Dir(t)); derr != nil {
+			return nil, false, fmt.Errorf("the folder %s does not exist (%v); check the path or pass --path", filepath.Dir(t), unwrapPath(derr))
+		}
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("cannot read %s: %v", t, unwrapPath(err))
+	}
+	return data, true, nil
+}
+
+// readLimited reads at most MaxSize+1 bytes: enough for Parse to refuse
+// a file that is too large without reading all of it.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxSize+1))
+}
+
+// Written says what WriteFile did.
+type Written struct {
+	// Path is the file that was replaced (the link target for a link).
+	Path string
+	// Backup is the copy of the previous content ("" for a new file).
+	Backup string
+}
+
+// WriteFile replaces the file at path with data. It checks that the file
+// still holds old (nil: that it still does not exist), copies it to a
+// timestamped backup beside it, writes data to a temporary file in the same
+// folder, syncs it, gives it the old file's mode, and renames it over the
+// file; a symbolic link is followed and stays a link. On any failure the
+// original is left as it was and the temporary file and the backup are
+// removed.
+func WriteFile(path string, old, data []byte, now time.Time) (w Written, err error) {
+	target, err := Target(path)
+	if err != nil {
+		return w, err
+	}
+	w.Path = target
+	dir := filepath.Dir(target)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = errors.New("not a folder")
+		}
+		return w, fmt.Errorf("cannot write %s: the folder %s does not exist (%v); check the path or pass --path", target, dir, unwrapPath(err))
+	}
+	mode := fs.FileMode(0o644)
+	var st *syscall.Stat_t
+	cur, err := os.ReadFile(target)
+	exists := err == nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if old != nil {
+			return w, fmt.Errorf("%s disappeared while sectax was editing it; run the command again", target)
+		}
+	case err != nil:
+		return w, fmt.Errorf("cannot read %s: %v", target, unwrapPath(err))
+	case old == nil || !bytes.Equal(cur, old):
+		return w, fmt.Errorf("%s changed while sectax was editing it (another program wrote it); run the command again", target)
+	}
+	if exists {
+		fi, err := os.Stat(target)
+		if err != nil {
+			return w, fmt.Errorf("cannot read %s: %v", target, unwrapPath(err))
+		}
+		if !fi.Mode().IsRegular() {
+			return w, fmt.Errorf("%s is not a regular file", target)
+		}
+		mode = fi.Mode().Perm()
+		st, _ = fi.Sys().(*syscall.Stat_t)
+		if mode&0o222 == 0 || unix.Access(target, unix.W_OK) != nil {
+			return w, fmt.Errorf("%s is read-only (mode %04o); make it writable (Windows: clear the Read-only box in its Properties; Linux: chmod u+w) and run the command again", target, mode)
+		}
+	}
+	fail := func(what string, err error) (Written, error) {
+		return Written{}, fmt.Errorf("cannot write %s: %s: %v; the file is unchanged", target, what, unwrapPath(err))
+	}
+	backup := ""
+	if exists {
+		backup, err = writeBackup(target, cur, mode, now)
+		if err != nil {
+			return fail("cannot make the backup", err)
+		}
+	}
+	defer func() {
+		if err != nil && backup != "" {
+			os.Remove(backup)
+		}
+	}()
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".sectax-tmp-*")
+	if err != nil {
+		return fail("cannot create a temporary file beside it", err)
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fail("writing the new content", err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fail("syncing the new content", err)
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return fail("setting the file mode", err)
+	}
+	if st != nil && os.Geteuid() == 0 && (int(st.Uid) != 0 || int(st.Gid) != 0) {
+		if err = tmp.Chown(int(st.Uid), int(st.Gid)); err != nil {
+			return fail("keeping the file owner", err)
+		}
+	}
+	if err = tmp.Close(); err != nil {
+		return fail("closing the temporary file", err)
+	}
+	if err = os.Rename(tmp.Name(), target); err != nil {
+		return fail("replacing the file", err)
+	}
+	renamed = true
+	w.Backup = backup
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // best effort: some file systems (drvfs) do not sync folders
+		d.Close()
+	}
+	return w, nil
+}
+
+// writeBackup copies data to PATH.sectax-YYYYMMDD-HHMMSS.bak (UTC, no
+// colons: the file usually lives on NTFS), adding -2, -3… if that exists.
+func writeBackup(target string, data []byte, mode fs.FileMode, now time.Time) (string, error) {
+	base := target + ".sectax-" + now.UTC().Format("20060102-150405")
+	for i := 1; i < 100; i++ {
+		name := base + ".bak"
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d.bak", base, i)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode|0o200)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(name)
+			return "", err
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("too many backups named %s*", base)
+}
+
+// unwrapPath drops the operation and path of a *fs.PathError, which the
+// messages already name.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}

@@ -1,0 +1,143 @@
+package wslconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// The edits every corpus file gets; the goldens hold their results.
+var (
+	setParams   = []string{"mitigations=off", "audit=0"}
+	unsetParams = []string{"mitigations"}
+)
+
+func corpus(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/corpus/*.wslconfig")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("corpus: %v files, %v", len(files), err)
+	}
+	return files
+}
+
+// describe is the golden text of what sectax reads from a file and what
+// set and unset make of it.
+func describe(data []byte) (desc string, set, unset []byte) {
+	var b strings.Builder
+	f, err := Parse(data)
+	if err != nil {
+		fmt.Fprintf(&b, "parse error: %v\n", err)
+		return b.String(), nil, nil
+	}
+	fmt.Fprintf(&b, "encoding: %s\nline endings: %s\n", f.Encoding(), f.LineEndings())
+	for _, s := range f.sections {
+		fmt.Fprintf(&b, "section: line %d: [%s]\n", s.line, s.name)
+	}
+	for _, e := range f.Entries() {
+		sh := ""
+		if e.Shadowed {
+			sh = " (shadowed)"
+		}
+		fmt.Fprintf(&b, "entry: line %d: %q = %q raw %q%s\n", e.Line, e.Name(), e.Value, e.Raw, sh)
+	}
+	if e, ok := f.KernelCommandLine(); ok {
+		fmt.Fprintf(&b, "kernelCommandLine: line %d: %q params %q\n", e.Line, e.Value, SplitParams(e.Value))
+	} else {
+		fmt.Fprintf(&b, "kernelCommandLine: absent\n")
+	}
+	for _, d := range f.Diagnostics() {
+		fmt.Fprintf(&b, "diagnostic: line %d: refuse=%v: %s\n", d.Line, d.Refuse, d.Msg)
+	}
+	for _, d := range f.Warnings() {
+		fmt.Fprintf(&b, "warning: line %d: %s\n", d.Line, d.Msg)
+	}
+	edit := func(name string, params []string, fn func([]string) (*File, Result, error)) []byte {
+		nf, res, err := fn(params)
+		if err != nil {
+			fmt.Fprintf(&b, "%s %s: error: %v\n", name, strings.Join(params, " "), err)
+			return nil
+		}
+		j, _ := json.Marshal(res)
+		fmt.Fprintf(&b, "%s %s: %s\n", name, strings.Join(params, " "), j)
+		if !res.Changed {
+			return nil
+		}
+		return nf.Bytes()
+	}
+	set = edit("set", setParams, f.Set)
+	unset = edit("unset", unsetParams, f.Unset)
+	return b.String(), set, unset
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if got == nil {
+			os.Remove(path)
+			return
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if got == nil {
+		if err == nil {
+			t.Errorf("%s exists but the edit produced nothing", path)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestCorpusGolden(t *testing.T) {
+	for _, file := range corpus(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".wslconfig")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			desc, set, unset := describe(data)
+			golden(t, filepath.Join("testdata/golden", name+".show.txt"), []byte(desc))
+			golden(t, filepath.Join("testdata/golden", name+".set.wslconfig"), set)
+			golden(t, filepath.Join("testdata/golden", name+".unset.wslconfig"), unset)
+		})
+	}
+}
+
+// TestRoundTrip: every file WSL can read comes back byte for byte.
+func TestRoundTrip(t *testing.T) {
+	parsed := 0
+	for _, file := range corpus(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(data)
+		if err != nil {
+			continue
+		}
+		parsed++
+		if got := f.Bytes(); !bytes.Equal(got, data) {
+			t.Errorf("%s: round trip changed the bytes:\n got %q\nwant %q", file, got, data)
+		}
+	}
+	if parsed < 20 {
+		t.Errorf("only %d corpus files parsed", parsed)
+	}
+}
