@@ -400,7 +400,7 @@ func TestDecodeErrorsNameFileAndField(t *testing.T) {
 		{"schema", strings.Replace(good, `"sectax.run/v1"`, `"sectax.run/v9"`, 1), `bad.json: document 1 (run a): schema: "sectax.run/v9" is not "sectax.run/v1"`},
 		{"better", strings.Replace(good, `"better": "higher"`, `"better": "up"`, 1), `bad.json: document 1 (run a): results[0].metrics[1].better: "up" is not lower or higher`},
 		{"status", strings.Replace(good, `"complete"`, `"done"`, 1), `status: "done" is not running`},
-		{"type", strings.Replace(good, `"runs": 3`, `"runs": "three"`, 1), `bad.json: document 1: runs: a JSON string cannot be a int`},
+		{"type", strings.Replace(good, `"runs": 3`, `"runs": "three"`, 1), `bad.json: document 1 (run a): runs: a JSON string cannot be a int`},
 		{"id", strings.Replace(good, `"id": "a"`, `"id": ""`, 1), `id: missing`},
 		{"dup", good + good, `bad.json: document 2 (run a): id: same id as document 1`},
 		{"workload", strings.Replace(good, `"workload": "sched-pipe"`, `"workload": ""`, 1), `results[1].workload: missing`},

@@ -87,7 +87,11 @@ func Decode(name string, data []byte) ([]Doc, error) {
 		var r run.Run
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		if err := dec.Decode(&r); err != nil {
-			fe := &FieldError{File: name, Index: i, Msg: err.Error()}
+			var idOnly struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(raw, &idOnly) // best effort, for the message
+			fe := &FieldError{File: name, Index: i, ID: idOnly.ID, Msg: err.Error()}
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				fe.Field, fe.Msg = te.Field, fmt.Sprintf("a JSON %s cannot be a %s", te.Value, te.Type)
