@@ -187,6 +187,13 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newCrosscheckCmd(g),
 		newEnvCmd(g),
 		newWSLConfigCmd(g),
+		newListCmd(g),
+		newShowCmd(g),
+		newRmCmd(g),
+		newExportCmd(g),
+		newImportCmd(g),
+		newCompareCmd(g),
+		newBaselinesCmd(g),
 	)
 	return root
 }

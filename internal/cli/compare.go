@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/stats"
+	"github.com/sectax/sectax/internal/store"
+)
+
+var compareFormats = []string{"text", "md", "json", "csv", "benchfmt"}
+
+func newCompareCmd(g *Globals) *cobra.Command {
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two runs, labels or baselines: medians with CIs, change, speedup, p-value",
+		Long: `Compare side A (usually mitigations on) with side B (usually off).
+
+A and B are each a run id (or a unique prefix of one), a label (every run
+with that label; when the label spans two or more boots, one median per boot
+is a sample), or baseline:NAME (published figures, see 'sectax baselines').
+
+For each workload both sides ran with the same parameters, and each metric:
+the median of A and B with a 95% confidence interval, the change in percent,
+the speedup (×, how many times better B is), the p-value of a Mann-Whitney U
+test and the verdict ("~" when not significant at --alpha). Under the table:
+kernel command-line tokens added and removed, vulnerabilities whose state
+changed, and confounders (anything else that differs, such as the kernel or
+the microcode). A negative control (ctl-*) that moved flags the comparison as
+confounded.
+
+Formats: text (terminal), md (Markdown for an issue or a blog post), json,
+csv, benchfmt (the Go benchmark format, for benchstat).`,
+		Example: `  sectax compare on off
+  sectax compare on off --format md -o tax.md
+  sectax compare baseline:study-wsl3-on baseline:study-wsl3-off`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(g, compareFormats...); err != nil {
+				return err
+			}
+			if err := stats.CheckAlpha(alpha); err != nil {
+				return usagef("--alpha: %v", err)
+			}
+			ctx := cmd.Context()
+			var db *store.DB
+			defer func() {
+				if db != nil {
+					db.Close()
+				}
+			}()
+			a, err := sideOf(ctx, g, &db, args[0])
+			if err != nil {
+				return err
+			}
+			b, err := sideOf(ctx, g, &db, args[1])
+			if err != nil {
+				return err
+			}
+			rep, err := compare.Compare(a, b, compare.Options{Alpha: alpha})
+			if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			w, finish, err := g.output()
+			if err != nil {
+				return err
+			}
+			switch g.Format {
+			case "md":
+				err = report.Markdown(w, rep)
+			case "json":
+				err = report.JSON(w, rep)
+			case "csv":
+				err = report.CSV(w, rep)
+			case "benchfmt":
+				err = report.Benchfmt(w, a, b)
+			default:
+				err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
+			}
+			return finish(err)
+		},
+	}
+	addFormatFlag(cmd, g, "text", compareFormats...)
+	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	return cmd
+}

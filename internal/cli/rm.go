@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newRmCmd(g *Globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm RUN",
+		Short: "Delete one stored run and its samples",
+		Long: `Delete one stored run and all its samples. RUN is a run id, a unique prefix
+of one, or a label that holds a single run (a label of several runs is
+refused: name the run). 'sectax export RUN -o FILE' first keeps a copy.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			db, id, err := resolveOne(ctx, g, args[0])
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := db.Delete(ctx, id); err != nil {
+				return err
+			}
+			if !g.Quiet {
+				fmt.Fprintf(g.stdout, "removed run %s\n", id)
+			}
+			return nil
+		},
+	}
+}

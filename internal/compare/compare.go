@@ -1,0 +1,587 @@
+// Package compare builds the A/B model of `sectax compare`: it matches the
+// workloads of two sides (runs, labels or published baselines) by id,
+// parameters and engine, summarises each metric (median and 95% CI, or per-
+// boot medians when a side spans several boots), tests each difference,
+// and diffs the two environments: kernel command-line tokens, vulnerability
+// states, and confounders that are not the mitigations. Reports render the
+// Report it returns; nothing here prints.
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// Schema is the value of the "schema" field of the JSON report.
+const Schema = "sectax.compare/v1"
+
+// ControlPrefix marks negative-control workloads: they should not move with
+// the mitigations.
+const ControlPrefix = "ctl-"
+
+// Errors for comparisons that make no sense; the CLI exits 2 on them.
+var (
+	ErrSameRun         = errors.New("the two sides are the same run")
+	ErrNothingInCommon = errors.New("the two sides have no workload in common")
+)
+
+// Options configure Compare.
+type Options struct {
+	// Alpha is the significance level of the U test (stats.DefaultAlpha
+	// when zero).
+	Alpha float64
+}
+
+// Verdicts of a metric.
+const (
+	VerdictBetter   = "better"   // B is significantly better than A
+	VerdictWorse    = "worse"    // B is significantly worse than A
+	VerdictSame     = "~"        // no significant difference
+	VerdictUntested = "untested" // published single figures: no test possible
+)
+
+// Report is the whole comparison.
+type Report struct {
+	Schema     string   `json:"schema"`
+	Alpha      float64  `json:"alpha"`
+	Confidence float64  `json:"confidence"`
+	A          SideInfo `json:"a"`
+	B          SideInfo `json:"b"`
+	// Workloads are the matched workloads, in A's order.
+	Workloads []Workload `json:"workloads"`
+	// OnlyA and OnlyB are the workloads without a partner.
+	OnlyA []Unmatched `json:"only_a"`
+	OnlyB []Unmatched `json:"only_b"`
+	// Geomean is the geometric mean of the primary metric's speedup over
+	// the matched workloads that are not negative controls.
+	Geomean  *Geomean         `json:"geomean"`
+	Env      EnvDiff          `json:"env"`
+	Controls []ControlFinding `json:"controls"`
+	Notes    []string         `json:"notes"`
+	Warnings []stats.Warning  `json:"warnings"`
+}
+
+// SideInfo describes one side.
+type SideInfo struct {
+	Ref  string `json:"ref"`
+	Kind string `json:"kind"`
+	// Runs are the run ids (the baseline's name for a baseline).
+	Runs   []string `json:"runs"`
+	Labels []string `json:"labels"`
+	// Boots is the number of distinct boots among the runs.
+	Boots int `json:"boots"`
+	// Unit is what one sample is: "repetition", "boot" (per-boot medians)
+	// or "published figure".
+	Unit           string   `json:"unit"`
+	MitigationMode []string `json:"mitigation_mode"`
+	Kernel         []string `json:"kernel"`
+	Hosts          []string `json:"hosts"`
+	Published      bool     `json:"published"`
+	Title          string   `json:"title,omitempty"`
+	Source         string   `json:"source,omitempty"`
+	Environment    string   `json:"environment,omitempty"`
+}
+
+// Name is how reports title the side: its reference.
+func (s SideInfo) Name() string { return s.Ref }
+
+// Workload is one matched workload.
+type Workload struct {
+	ID        string         `json:"workload"`
+	Params    map[string]any `json:"params"`
+	ParamsKey string         `json:"params_key"`
+	Engine    string         `json:"engine,omitempty"`
+	Control   bool           `json:"control"`
+	Metrics   []Metric       `json:"metrics"`
+	// MetricsOnlyA and MetricsOnlyB are metrics one side lacks.
+	MetricsOnlyA []string `json:"metrics_only_a,omitempty"`
+	MetricsOnlyB []string `json:"metrics_only_b,omitempty"`
+}
+
+// Title is the workload with its parameters ("sched-pipe loops=100000").
+func (w Workload) Title() string {
+	if w.ParamsKey == "" {
+		return w.ID
+	}
+	return w.ID + " " + w.ParamsKey
+}
+
+// Metric is one metric of a matched workload.
+type Metric struct {
+	Name   string        `json:"name"`
+	Unit   string        `json:"unit"`
+	Better run.Better    `json:"better"`
+	A      stats.Summary `json:"a"`
+	B      stats.Summary `json:"b"`
+	// ChangePct is the change of the median from A to B in percent.
+	ChangePct float64 `json:"change_pct"`
+	// Speedup is how many times better B is than A in the metric's better
+	// direction (above 1: B is better).
+	Speedup float64 `json:"speedup"`
+	// Test is the U test, nil when a side holds published figures.
+	Test    *stats.Comparison `json:"test"`
+	Verdict string            `json:"verdict"`
+	// Delta is benchstat's column: "~" or the signed percentage.
+	Delta    string          `json:"delta"`
+	Warnings []stats.Warning `json:"warnings,omitempty"`
+}
+
+// finite returns a pointer to v, or nil (JSON null) when v is not a finite
+// number: a change from a median of 0 has no percentage.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// MarshalJSON renders change_pct and speedup as null when they are not
+// finite (JSON has no infinities).
+func (m Metric) MarshalJSON() ([]byte, error) {
+	type plain Metric
+	return json.Marshal(struct {
+		plain
+		ChangePct *float64 `json:"change_pct"`
+		Speedup   *float64 `json:"speedup"`
+	}{plain(m), finite(m.ChangePct), finite(m.Speedup)})
+}
+
+// Unmatched is a workload only one side has.
+type Unmatched struct {
+	ID        string `json:"workload"`
+	ParamsKey string `json:"params_key"`
+	Engine    string `json:"engine,omitempty"`
+}
+
+func (u Unmatched) String() string {
+	s := u.ID
+	if u.ParamsKey != "" {
+		s += " " + u.ParamsKey
+	}
+	if u.Engine != "" {
+		s += " (engine " + u.Engine + ")"
+	}
+	return s
+}
+
+// Geomean summarises the matched workloads.
+type Geomean struct {
+	Speedup float64 `json:"speedup"`
+	// N is the number of workloads it is over.
+	N int `json:"n"`
+}
+
+// ControlFinding is a negative control that moved significantly.
+type ControlFinding struct {
+	Workload  string  `json:"workload"`
+	Metric    string  `json:"metric"`
+	ChangePct float64 `json:"change_pct"`
+	P         float64 `json:"p"`
+	Message   string  `json:"message"`
+}
+
+// group is the pooled samples of one workload key on one side.
+type group struct {
+	id, paramsKey, engine string
+	params                map[string]any
+	metrics               []run.Metric // declarations, in first-seen order
+	// perRun[metric] holds, per run index, the run's samples.
+	samples map[string]map[int][]float64
+}
+
+func resultEngine(r *run.Run, res *run.Result) string {
+	if res.Engine != "" {
+		return res.Engine
+	}
+	return r.Engine
+}
+
+// groups pools a side's results by workload, parameters and engine.
+func groups(s Side) []*group {
+	var out []*group
+	index := map[string]*group{}
+	for ri, r := range s.Runs {
+		for i := range r.Results {
+			res := &r.Results[i]
+			eng := resultEngine(r, res)
+			if s.Published() {
+				eng = "" // published figures match any engine
+			}
+			pk := run.ParamsKey(res.Params)
+			key := res.Workload + "\x00" + pk + "\x00" + eng
+			g := index[key]
+			if g == nil {
+				g = &group{id: res.Workload, paramsKey: pk, engine: eng, params: res.Params,
+					samples: map[string]map[int][]float64{}}
+				index[key] = g
+				out = append(out, g)
+			}
+			for _, m := range res.Metrics {
+				if g.samples[m.Name] == nil {
+					g.samples[m.Name] = map[int][]float64{}
+					g.metrics = append(g.metrics, run.Metric{Name: m.Name, Unit: m.Unit, Better: m.Better})
+				}
+				g.samples[m.Name][ri] = append(g.samples[m.Name][ri], m.Samples...)
+			}
+		}
+	}
+	return out
+}
+
+// sideSamples returns the samples of one metric: every repetition of every
+// run, or, when the side spans two or more boots, one median per boot.
+func sideSamples(s Side, g *group, metric string, perBoot bool) []float64 {
+	byRun := g.samples[metric]
+	var out []float64
+	if !perBoot {
+		for ri := range s.Runs {
+			out = append(out, byRun[ri]...)
+		}
+		return out
+	}
+	var order []string
+	byBoot := map[string][]float64{}
+	for ri := range s.Runs {
+		if len(byRun[ri]) == 0 {
+			continue
+		}
+		k := s.bootKey(ri)
+		if _, ok := byBoot[k]; !ok {
+			order = append(order, k)
+		}
+		byBoot[k] = append(byBoot[k], byRun[ri]...)
+	}
+	for _, k := range order {
+		out = append(out, stats.Summarize(byBoot[k]).Center)
+	}
+	return out
+}
+
+func sideInfo(s Side) SideInfo {
+	si := SideInfo{Ref: s.Ref, Kind: s.Kind, Published: s.Published(),
+		MitigationMode: s.values("mitigation_mode"), Kernel: s.values("kernel.release"),
+		Hosts: s.values("hostname")}
+	boots := map[string]bool{}
+	labels := map[string]bool{}
+	for i, r := range s.Runs {
+		si.Runs = append(si.Runs, r.ID)
+		boots[s.bootKey(i)] = true
+		if r.Label != "" && !labels[r.Label] {
+			labels[r.Label] = true
+			si.Labels = append(si.Labels, r.Label)
+		}
+	}
+	si.Boots = len(boots)
+	switch {
+	case s.Published():
+		si.Unit = "published figure"
+		si.Title, si.Source, si.Environment = s.Dataset.Title, s.Dataset.Source, s.Dataset.Environment
+		si.Boots = 1
+	case si.Boots >= 2:
+		si.Unit = "boot"
+	default:
+		si.Unit = "repetition"
+	}
+	return si
+}
+
+// Compare builds the report of A against B.
+func Compare(a, b Side, opt Options) (*Report, error) {
+	alpha := opt.Alpha
+	if alpha == 0 {
+		alpha = stats.DefaultAlpha
+	}
+	if err := stats.CheckAlpha(alpha); err != nil {
+		return nil, err
+	}
+	if len(a.Runs) == 0 || len(b.Runs) == 0 {
+		return nil, fmt.Errorf("a side holds no runs")
+	}
+	inA := map[string]bool{}
+	for _, r := range a.Runs {
+		inA[r.ID] = true
+	}
+	for _, r := range b.Runs {
+		if inA[r.ID] {
+			if len(a.Runs) == 1 && len(b.Runs) == 1 {
+				return nil, fmt.Errorf("%w (%s): compare two different runs or labels", ErrSameRun, r.ID)
+			}
+			return nil, fmt.Errorf("%w: run %s is on both sides (%s and %s); compare disjoint sets of runs", ErrSameRun, r.ID, a.Ref, b.Ref)
+		}
+	}
+	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence,
+		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},
+		Workloads: []Workload{}, Controls: []ControlFinding{}, Notes: []string{}, Warnings: []stats.Warning{}}
+	perBootA, perBootB := rep.A.Unit == "boot", rep.B.Unit == "boot"
+
+	ga, gb := groups(a), groups(b)
+	usedB := make([]bool, len(gb))
+	var ratios []float64
+	var noSamples []string
+	for _, x := range ga {
+		j := -1
+		for k, y := range gb {
+			if !usedB[k] && y.id == x.id && y.paramsKey == x.paramsKey &&
+				(x.engine == y.engine || x.engine == "" || y.engine == "") {
+				j = k
+				break
+			}
+		}
+		if j < 0 {
+			rep.OnlyA = append(rep.OnlyA, Unmatched{x.id, x.paramsKey, x.engine})
+			continue
+		}
+		usedB[j] = true
+		y := gb[j]
+		eng := x.engine
+		if eng == "" {
+			eng = y.engine
+		}
+		w := Workload{ID: x.id, Params: x.params, ParamsKey: x.paramsKey, Engine: eng,
+			Control: strings.HasPrefix(x.id, ControlPrefix)}
+		if w.Params == nil {
+			w.Params = map[string]any{}
+		}
+		common := 0
+		inB := map[string]run.Metric{}
+		for _, m := range y.metrics {
+			inB[m.Name] = m
+		}
+		for _, ma := range x.metrics {
+			mb, ok := inB[ma.Name]
+			if !ok {
+				w.MetricsOnlyA = append(w.MetricsOnlyA, ma.Name)
+				continue
+			}
+			delete(inB, ma.Name)
+			common++
+			sa, sb := sideSamples(a, x, ma.Name, perBootA), sideSamples(b, y, ma.Name, perBootB)
+			if len(sa) == 0 || len(sb) == 0 {
+				// A run cut short before its first repetition of this
+				// workload: nothing to compare.
+				empty := []string{}
+				if len(sa) == 0 {
+					empty = append(empty, a.Ref)
+				}
+				if len(sb) == 0 {
+					empty = append(empty, b.Ref)
+				}
+				noSamples = append(noSamples, fmt.Sprintf("%s %s (%s)", x.id, ma.Name, strings.Join(empty, ", ")))
+				continue
+			}
+			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
+			w.Metrics = append(w.Metrics, m)
+		}
+		for _, mb := range y.metrics {
+			if _, left := inB[mb.Name]; left {
+				w.MetricsOnlyB = append(w.MetricsOnlyB, mb.Name)
+			}
+		}
+		if len(w.Metrics) == 0 {
+			if common == 0 { // no metric in common: unmatched
+				rep.OnlyA = append(rep.OnlyA, Unmatched{x.id, x.paramsKey, x.engine})
+				rep.OnlyB = append(rep.OnlyB, Unmatched{y.id, y.paramsKey, y.engine})
+			} // else: every common metric lacks samples, and the warning says so
+			continue
+		}
+		if !w.Control && w.Metrics[0].Speedup > 0 && !math.IsInf(w.Metrics[0].Speedup, 0) {
+			ratios = append(ratios, w.Metrics[0].Speedup)
+		}
+		rep.Workloads = append(rep.Workloads, w)
+	}
+	for k, y := range gb {
+		if !usedB[k] {
+			rep.OnlyB = append(rep.OnlyB, Unmatched{y.id, y.paramsKey, y.engine})
+		}
+	}
+	if len(rep.Workloads) == 0 {
+		fix := "compare runs of the same workloads with the same parameters"
+		if a.Published() || b.Published() {
+			fix = "a baseline holds the study's parameters: measure with 'sectax run --suite study' to compare with it"
+		}
+		return nil, fmt.Errorf("%w (%s has %s; %s has %s): %s",
+			ErrNothingInCommon, a.Ref, listUnmatched(rep.OnlyA), b.Ref, listUnmatched(rep.OnlyB), fix)
+	}
+	if g, ok := stats.GeoMean(ratios); ok && len(ratios) >= 2 {
+		rep.Geomean = &Geomean{Speedup: g, N: len(ratios)}
+	}
+	if len(noSamples) > 0 {
+		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: stats.KindNoSamples, Message: fmt.Sprintf(
+			"not compared, no samples on a side (a run cut short?): %s", strings.Join(noSamples, "; "))})
+	}
+	rep.Env = envDiff(a, b)
+	rep.addControls()
+	rep.addNotes(a, b)
+	return rep, nil
+}
+
+func listUnmatched(us []Unmatched) string {
+	if len(us) == 0 {
+		return "nothing"
+	}
+	var s []string
+	for _, u := range us {
+		s = append(s, u.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+func metric(ma, mb run.Metric, sa, sb []float64, alpha float64, pubA, pubB bool) Metric {
+	m := Metric{Name: ma.Name, Unit: ma.Unit, Better: ma.Better, A: stats.Summarize(sa), B: stats.Summarize(sb)}
+	m.ChangePct = stats.ChangePct(m.A.Center, m.B.Center)
+	m.Speedup = stats.Speedup(m.A.Center, m.B.Center, ma.Better == run.Higher)
+	if pubA || pubB {
+		// Single published figures: there is nothing to test, and their
+		// "too few samples" warnings would only repeat that. A measured
+		// side keeps its own warnings.
+		if pubA {
+			m.A.Warnings = nil
+		}
+		if pubB {
+			m.B.Warnings = nil
+		}
+		m.Verdict = VerdictUntested
+		m.Delta = stats.FormatPct(m.ChangePct)
+		return m
+	}
+	c := stats.Compare(sa, sb, alpha)
+	m.Test = &c
+	m.Delta = c.Delta(m.A.Center, m.B.Center)
+	switch {
+	case !c.Significant:
+		m.Verdict = VerdictSame
+	case m.Speedup > 1:
+		m.Verdict = VerdictBetter
+	default:
+		m.Verdict = VerdictWorse
+	}
+	if mb.Unit != ma.Unit {
+		m.Warnings = append(m.Warnings, stats.Warning{Kind: "unit-mismatch",
+			Message: fmt.Sprintf("A measures %s in %q but B in %q", ma.Name, ma.Unit, mb.Unit)})
+	}
+	return m
+}
+
+func (rep *Report) addControls() {
+	for _, w := range rep.Workloads {
+		if !w.Control {
+			continue
+		}
+		for _, m := range w.Metrics {
+			if m.Test == nil || !m.Test.Significant {
+				continue
+			}
+			msg := fmt.Sprintf("negative control %s moved %s in %s (p=%.3f) although it does not depend on the mitigations: "+
+				"the comparison is confounded (CPU frequency, host load or different hardware), so changes of about %.1f%% elsewhere may not be the mitigations' doing",
+				w.ID, stats.FormatPct(m.ChangePct), m.Name, m.Test.P, math.Abs(m.ChangePct))
+			rep.Controls = append(rep.Controls, ControlFinding{Workload: w.ID, Metric: m.Name, ChangePct: m.ChangePct, P: m.Test.P, Message: msg})
+			rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "control-moved", Message: msg})
+		}
+	}
+}
+
+func (rep *Report) addNotes(a, b Side) {
+	var pub []string
+	for _, s := range []Side{a, b} {
+		if s.Published() {
+			pub = append(pub, s.Ref)
+		}
+	}
+	if len(pub) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: published single figures carry no interval and allow no significance test; "+
+			"changes involving them are shown untested, as the source reported them", strings.Join(pub, ", ")))
+	}
+	for _, s := range []SideInfo{rep.A, rep.B} {
+		if s.Unit == "boot" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s spans %d boots: its samples are per-boot medians (the boot is the unit)", s.Ref, s.Boots))
+		}
+	}
+	if len(pub) == 0 {
+		var single []string
+		for _, s := range []SideInfo{rep.A, rep.B} {
+			if s.Boots < 2 {
+				single = append(single, s.Ref)
+			}
+		}
+		if len(single) > 0 {
+			rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "one-boot", Message: fmt.Sprintf(
+				"one boot per side (%s): boot-to-boot variation is not in the intervals; repeat each side after another reboot with the same label, so that the boot becomes the unit",
+				strings.Join(single, ", "))})
+		}
+	}
+	for _, s := range []Side{a, b} {
+		for _, r := range s.Runs {
+			if r.Status != run.StatusComplete && r.Status != "" {
+				rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "incomplete-run", Message: fmt.Sprintf(
+					"run %s (%s) is %s: the samples it finished are used", r.ID, s.Ref, r.Status)})
+			}
+		}
+	}
+	if len(rep.Env.Confounders) > 0 {
+		var names []string
+		for _, c := range rep.Env.Confounders {
+			names = append(names, c.Name)
+		}
+		verb := "differs"
+		if len(names) > 1 {
+			verb = "differ"
+		}
+		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "confounded", Message: fmt.Sprintf(
+			"besides the mitigations, %s %s: the tax measured here may not be the mitigations' alone", strings.Join(names, ", "), verb)})
+	}
+	ma, mb := rep.A.MitigationMode, rep.B.MitigationMode
+	if len(ma) == 1 && len(mb) == 1 && ma[0] == mb[0] && len(rep.Env.Vulnerabilities) == 0 && !rep.Env.MitigationTokensChanged() {
+		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "same-mitigations", Message: fmt.Sprintf(
+			"both sides ran with mitigations %s and no vulnerability changed state: this comparison does not measure a mitigation change", ma[0])})
+	}
+	for _, s := range []SideInfo{rep.A, rep.B} {
+		if len(s.MitigationMode) > 1 {
+			rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "mixed-side", Message: fmt.Sprintf(
+				"%s mixes runs with mitigations %s: give each side runs of one setting", s.Ref, strings.Join(s.MitigationMode, " and "))})
+		}
+	}
+	// Statistical warnings of the metrics, once per message, naming where.
+	type place struct{ msg, kind string }
+	where := map[place][]string{}
+	var order []place
+	for _, w := range rep.Workloads {
+		for _, m := range w.Metrics {
+			add := func(side string, ws []stats.Warning) {
+				for _, x := range ws {
+					msg := x.Message
+					if side == " (A)" && rep.A.Unit == "boot" || side == " (B)" && rep.B.Unit == "boot" ||
+						side == "" && (rep.A.Unit == "boot" || rep.B.Unit == "boot") {
+						// A sample is a boot here: more repetitions do not help.
+						msg = strings.ReplaceAll(msg, "run more repetitions (--runs)", "measure in more boots (reboot, run again with the same label)")
+					}
+					p := place{msg, x.Kind}
+					if _, ok := where[p]; !ok {
+						order = append(order, p)
+					}
+					where[p] = append(where[p], w.ID+" "+m.Name+side)
+				}
+			}
+			add(" (A)", m.A.Warnings)
+			add(" (B)", m.B.Warnings)
+			if m.Test != nil {
+				add("", m.Test.Warnings)
+			}
+			add("", m.Warnings)
+		}
+	}
+	for _, p := range order {
+		places := where[p]
+		sort.Strings(places)
+		if len(places) > 4 {
+			places = append(places[:4], fmt.Sprintf("and %d more", len(places)-4))
+		}
+		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: p.kind, Message: p.msg + " [" + strings.Join(places, ", ") + "]"})
+	}
+}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/run"
+)
+
+// BenchfmtConfig are the configuration keys each result carries.
+var BenchfmtConfig = []string{"label", "mitigations", "kernel"}
+
+// benchUnit maps a metric to a benchfmt unit. Units must differ within a
+// result line, so seconds and percentages carry the metric's name
+// ("total-sec", "cpu-pct"); µs/op becomes Go's own sec/op so that
+// benchstat scales and orders it as it does for Go benchmarks.
+func benchUnit(m run.Metric) (unit string, scale float64) {
+	base := strings.ReplaceAll(m.Name, "_", "-")
+	switch {
+	case m.Unit == "µs/op" || m.Unit == "us/op":
+		return "sec/op", 1e-6
+	case m.Unit == "ns/op":
+		return "sec/op", 1e-9
+	case m.Unit == "ops/s":
+		return "ops/s", 1
+	case m.Unit == "s":
+		return strings.TrimSuffix(base, "-s") + "-sec", 1
+	case m.Unit == "%":
+		return strings.TrimSuffix(base, "-pct") + "-pct", 1
+	}
+	return base, 1
+}
+
+// benchName is "BenchmarkWORKLOAD/key=value/…", with spaces and slashes in
+// values replaced so that the name stays one field.
+func benchName(res *run.Result) string {
+	keys := make([]string, 0, len(res.Params))
+	for k := range res.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(res.Workload)
+	clean := strings.NewReplacer(" ", "_", "\t", "_", "/", "∕")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "/%s=%s", clean.Replace(k), clean.Replace(run.FormatParam(res.Params[k])))
+	}
+	return b.String()
+}
+
+// Benchfmt writes every sample of both sides in the Go benchmark format:
+// one result line per repetition (a published figure is one line), with
+// label, mitigations and kernel as configuration keys. Compare the sides
+// with: benchstat -col label FILE (add -ignore kernel,mitigations when the
+// kernels differ, or the sides fall into separate tables).
+func Benchfmt(w io.Writer, sides ...compare.Side) error {
+	if _, err := fmt.Fprintf(w, "# sectax samples in the Go benchmark format; compare with: benchstat -col label -ignore kernel,mitigations FILE\n"); err != nil {
+		return err
+	}
+	bw := benchfmt.NewWriter(w)
+	for _, s := range sides {
+		for i, r := range s.Runs {
+			env := s.Env(i)
+			cfg := map[string]string{"label": s.Ref}
+			if v, ok := compare.Lookup(env, "mitigation_mode"); ok {
+				cfg["mitigations"] = v
+			}
+			if v, ok := compare.Lookup(env, "kernel.release"); ok {
+				cfg["kernel"] = v
+			}
+			for ri := range r.Results {
+				res := &r.Results[ri]
+				if err := writeResult(bw, cfg, res); err != nil {
+					return fmt.Errorf("run %s: %w", r.ID, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) error {
+	n := 0
+	for _, m := range res.Metrics {
+		n = max(n, len(m.Samples))
+	}
+	for rep := 0; rep < n; rep++ {
+		br := &benchfmt.Result{Name: benchfmt.Name(benchName(res)), Iters: 1}
+		for _, k := range BenchfmtConfig {
+			if v, ok := cfg[k]; ok {
+				br.Config = append(br.Config, benchfmt.Config{Key: k, Value: []byte(strings.ReplaceAll(v, "\n", " ")), File: true})
+			}
+		}
+		seen := map[string]bool{}
+		for _, m := range res.Metrics {
+			if rep >= len(m.Samples) {
+				continue
+			}
+			unit, scale := benchUnit(m)
+			if seen[unit] {
+				unit = strings.ReplaceAll(m.Name, "_", "-") + "-" + unit
+			}
+			seen[unit] = true
+			// Round away the float noise of the scaling (2.0999999999999997e-07).
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(m.Samples[rep]*scale, 'g', 12, 64), 64)
+			br.Values = append(br.Values, benchfmt.Value{Value: v, Unit: unit})
+		}
+		if err := bw.Write(br); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// CSVHeader is the first row of the CSV output.
+var CSVHeader = []string{"workload", "params", "engine", "control", "metric", "unit", "better",
+	"a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n",
+	"change_pct", "speedup", "p", "alpha", "significant", "verdict"}
+
+// f renders a number unscaled; a value that is not finite (the change from
+// a median of 0) is an empty cell.
+func f(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func ci(s stats.Summary) (lo, hi string) {
+	if !s.HasCI {
+		return "", ""
+	}
+	return f(s.Lo), f(s.Hi)
+}
+
+// CSV writes one row per compared metric, numbers unscaled; empty cells
+// stand for a missing interval or an untested difference.
+func CSV(w io.Writer, rep *compare.Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, wl := range rep.Workloads {
+		for _, m := range wl.Metrics {
+			alo, ahi := ci(m.A)
+			blo, bhi := ci(m.B)
+			p, alpha, sig := "", "", ""
+			if m.Test != nil {
+				p, alpha, sig = f(m.Test.P), f(m.Test.Alpha), strconv.FormatBool(m.Test.Significant)
+			}
+			if err := cw.Write([]string{wl.ID, wl.ParamsKey, wl.Engine, strconv.FormatBool(wl.Control), m.Name, m.Unit, string(m.Better),
+				f(m.A.Center), alo, ahi, strconv.Itoa(m.A.N), f(m.B.Center), blo, bhi, strconv.Itoa(m.B.N),
+				f(m.ChangePct), f(m.Speedup), p, alpha, sig, m.Verdict}); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

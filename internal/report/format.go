@@ -1,0 +1,151 @@
+// Package report renders a compare.Report: one file per format (text for
+// the terminal, Markdown for a blog post or an issue, JSON, CSV) and the
+// Go benchmark format (benchfmt) of the compared samples, so that
+// `benchstat` can read sectax data.
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// Formats lists the formats Write accepts.
+var Formats = []string{"text", "md", "json", "csv"}
+
+// Options configure rendering.
+type Options struct {
+	// Color allows ANSI colours (text only).
+	Color bool
+}
+
+// Num renders a value: thousands grouped from 1000 up ("5,353,135"), else
+// four significant digits ("0.1868", "8.12", "1.682").
+func Num(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "?"
+	case math.IsInf(v, 0):
+		return "∞"
+	case math.Abs(v) >= 1000:
+		return group(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func group(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "−" + b.String()
+	}
+	return b.String()
+}
+
+// WithUnit renders a value and its unit ("8.12 µs/op", "395%").
+func WithUnit(v float64, unit string) string {
+	if unit == "%" {
+		return Num(v) + "%"
+	}
+	return Num(v) + " " + unit
+}
+
+// Interval renders a summary's confidence interval as a relative
+// half-width, as benchstat does ("±1.2%", "±∞" without an interval, ""
+// for a published figure).
+func Interval(s stats.Summary, published bool) string {
+	switch {
+	case published:
+		return ""
+	case !s.HasCI:
+		return "±∞"
+	}
+	r := s.RelSpread() * 100
+	if r < 10 {
+		return fmt.Sprintf("±%.1f%%", r)
+	}
+	return fmt.Sprintf("±%.0f%%", r)
+}
+
+// Value renders a median, its unit and interval ("8.12 µs/op ±1.2%").
+func Value(s stats.Summary, unit string, published bool) string {
+	v := WithUnit(s.Center, unit)
+	if iv := Interval(s, published); iv != "" {
+		v += " " + iv
+	}
+	return v
+}
+
+// Speedup renders "2.76×".
+func Speedup(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.2f×", x)
+}
+
+// P renders the p-value ("0.002", "<0.001"), "–" when untested.
+func P(m compare.Metric) string {
+	switch {
+	case m.Test == nil:
+		return "–"
+	case m.Test.P < 0.001:
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", m.Test.P)
+}
+
+// N renders the sample sizes ("6+6").
+func N(m compare.Metric) string { return fmt.Sprintf("%d+%d", m.A.N, m.B.N) }
+
+// sideLine describes a side in one line.
+func sideLine(s compare.SideInfo) string {
+	var parts []string
+	if s.Title != "" {
+		parts = append(parts, s.Title)
+	}
+	switch s.Kind {
+	case compare.KindBaseline:
+		parts = append(parts, "published figures")
+	default:
+		n := fmt.Sprintf("%d run", len(s.Runs))
+		if len(s.Runs) != 1 {
+			n += "s"
+		}
+		b := fmt.Sprintf("%d boot", s.Boots)
+		if s.Boots != 1 {
+			b += "s"
+		}
+		parts = append(parts, n+", "+b+", a sample is one "+s.Unit)
+	}
+	parts = append(parts, "mitigations "+orUnknown(s.MitigationMode))
+	parts = append(parts, "kernel "+orUnknown(s.Kernel))
+	if len(s.Hosts) > 0 {
+		parts = append(parts, "host "+strings.Join(s.Hosts, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func orUnknown(v []string) string {
+	if len(v) == 0 {
+		return "unknown"
+	}
+	return strings.Join(v, " | ")
+}
+
+// legend explains the columns.
+func legend(rep *compare.Report) string {
+	return fmt.Sprintf("median ± %.0f%% confidence interval; change = B against A; × = how many times better B is; "+
+		"p = Mann-Whitney U test, α = %v; ~ = no significant difference", rep.Confidence*100, rep.Alpha)
+}

@@ -1,0 +1,142 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sectax/sectax/internal/compare"
+)
+
+// mdEscape makes text safe inside a Markdown table cell.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "<", "&lt;").Replace(s)
+}
+
+func code(s string) string {
+	if strings.Contains(s, "`") {
+		return "``" + s + "``"
+	}
+	return "`" + s + "`"
+}
+
+func codes(ts []string) string {
+	if len(ts) == 0 {
+		return "nothing"
+	}
+	var out []string
+	for _, t := range ts {
+		out = append(out, code(t))
+	}
+	return strings.Join(out, " ")
+}
+
+// Markdown writes the comparison as GitHub-flavoured Markdown, to paste
+// into a blog post or an issue.
+func Markdown(w io.Writer, rep *compare.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### sectax compare: %s vs %s\n\n", code(rep.A.Ref), code(rep.B.Ref))
+	b.WriteString("| | A | B |\n|---|---|---|\n")
+	row := func(name, a, c string) { fmt.Fprintf(&b, "| %s | %s | %s |\n", name, a, c) }
+	row("reference", code(rep.A.Ref), code(rep.B.Ref))
+	if rep.A.Title != "" || rep.B.Title != "" {
+		row("what", mdEscape(rep.A.Title), mdEscape(rep.B.Title))
+	}
+	row("mitigations", mdEscape(orUnknown(rep.A.MitigationMode)), mdEscape(orUnknown(rep.B.MitigationMode)))
+	row("kernel", mdEscape(orUnknown(rep.A.Kernel)), mdEscape(orUnknown(rep.B.Kernel)))
+	row("runs", sideRuns(rep.A), sideRuns(rep.B))
+	row("one sample is", "one "+rep.A.Unit, "one "+rep.B.Unit)
+	if rep.A.Source != "" || rep.B.Source != "" {
+		row("source", mdEscape(rep.A.Source), mdEscape(rep.B.Source))
+		row("environment", mdEscape(rep.A.Environment), mdEscape(rep.B.Environment))
+	}
+
+	b.WriteString("\n| workload | metric | A | B | change | speedup | p | n | verdict |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|\n")
+	for _, wl := range rep.Workloads {
+		title := code(wl.ID)
+		if wl.ParamsKey != "" {
+			title += " " + mdEscape(wl.ParamsKey)
+		}
+		if wl.Control {
+			title += " (negative control)"
+		}
+		for i, m := range wl.Metrics {
+			t := title
+			if i > 0 {
+				t = ""
+			}
+			verdict := m.Verdict
+			if verdict == compare.VerdictBetter || verdict == compare.VerdictWorse {
+				verdict = "**" + verdict + "**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t, mdEscape(m.Name),
+				Value(m.A, m.Unit, rep.A.Published), Value(m.B, m.Unit, rep.B.Published),
+				m.Delta, Speedup(m.Speedup), P(m), N(m), verdict)
+		}
+	}
+	if rep.Geomean != nil {
+		fmt.Fprintf(&b, "| **geomean** | primary metrics, %d workloads | | | | **%s** | | | |\n", rep.Geomean.N, Speedup(rep.Geomean.Speedup))
+	}
+	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legend(rep)))
+
+	for _, wl := range rep.Workloads {
+		if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
+			fmt.Fprintf(&b, "\n%s: %s\n", code(wl.ID), mdEscape(onlyMetrics(wl)))
+		}
+	}
+	if len(rep.OnlyA)+len(rep.OnlyB) > 0 {
+		b.WriteString("\n**Not compared** (no partner on the other side):\n\n")
+		for _, u := range rep.OnlyA {
+			fmt.Fprintf(&b, "- only in A: %s\n", code(u.String()))
+		}
+		for _, u := range rep.OnlyB {
+			fmt.Fprintf(&b, "- only in B: %s\n", code(u.String()))
+		}
+	}
+
+	b.WriteString("\n#### Environment differences\n\n")
+	env := rep.Env
+	if env.CmdlineKnown {
+		fmt.Fprintf(&b, "- Kernel command line: added %s; removed %s\n", codes(env.CmdlineAdded), codes(env.CmdlineRemoved))
+	} else {
+		b.WriteString("- Kernel command line: unknown on a side\n")
+	}
+	if len(env.Vulnerabilities) == 0 {
+		b.WriteString("- Vulnerabilities: no change known\n")
+	} else {
+		b.WriteString("- Vulnerabilities:\n")
+		for _, v := range env.Vulnerabilities {
+			fmt.Fprintf(&b, "  - %s: %s → %s\n", code(v.Name), mdEscape(v.A), mdEscape(v.B))
+		}
+	}
+	if len(env.Confounders) == 0 {
+		b.WriteString("- Confounders: none found (unknown values are not compared)\n")
+	} else {
+		b.WriteString("- **Confounders** (differ besides the mitigations):\n")
+		for _, c := range env.Confounders {
+			fmt.Fprintf(&b, "  - %s: %s → %s\n", c.Name, code(c.A), code(c.B))
+		}
+	}
+	if len(rep.Notes) > 0 {
+		b.WriteString("\n#### Notes\n\n")
+		for _, n := range rep.Notes {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(n))
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		b.WriteString("\n#### Warnings\n\n")
+		for _, x := range rep.Warnings {
+			fmt.Fprintf(&b, "- ⚠️ %s\n", mdEscape(x.Message))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func sideRuns(s compare.SideInfo) string {
+	if s.Kind == compare.KindBaseline {
+		return "published figures"
+	}
+	return fmt.Sprintf("%d (%d boot%s)", len(s.Runs), s.Boots, map[bool]string{true: "", false: "s"}[s.Boots == 1])
+}

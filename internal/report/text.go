@@ -1,0 +1,225 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sectax/sectax/internal/compare"
+)
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+)
+
+// cell is a table cell with an optional colour applied after alignment.
+type cell struct {
+	text  string
+	color string
+	right bool
+}
+
+// table lays out rows of cells in aligned columns; widths count runes, and
+// colour codes are added after padding so that they do not skew them.
+type table struct {
+	rows [][]cell
+}
+
+func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer, color bool) error {
+	var widths []int
+	for _, r := range t.rows {
+		if len(r) == 1 {
+			continue // a spanning line
+		}
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			if n := utf8.RuneCountInString(c.text); n > widths[i] {
+				widths[i] = n
+			}
+		}
+	}
+	var b strings.Builder
+	for _, r := range t.rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := 0
+			if len(r) > 1 {
+				pad = widths[i] - utf8.RuneCountInString(c.text)
+			}
+			text := c.text
+			if color && c.color != "" {
+				text = c.color + text + ansiReset
+			}
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			switch {
+			case c.right:
+				line.WriteString(strings.Repeat(" ", pad) + text)
+			case i == len(r)-1:
+				line.WriteString(text)
+			default:
+				line.WriteString(text + strings.Repeat(" ", pad))
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func verdictColor(v string) string {
+	switch v {
+	case compare.VerdictBetter:
+		return ansiGreen
+	case compare.VerdictWorse:
+		return ansiRed
+	}
+	return ""
+}
+
+// Text writes the comparison for a terminal.
+func Text(w io.Writer, rep *compare.Report, opt Options) error {
+	paint := func(code, s string) string {
+		if opt.Color {
+			return code + s + ansiReset
+		}
+		return s
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", paint(ansiBold, "sectax compare: A = "+rep.A.Ref+"  B = "+rep.B.Ref))
+	fmt.Fprintf(&b, "  A  %s\n", sideLine(rep.A))
+	fmt.Fprintf(&b, "  B  %s\n", sideLine(rep.B))
+	fmt.Fprintf(&b, "  %s\n\n", legend(rep))
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	b.Reset()
+
+	var t table
+	t.add(cell{text: "workload / metric"}, cell{text: "A", right: true}, cell{text: "B", right: true},
+		cell{text: "change", right: true}, cell{text: "×", right: true}, cell{text: "p", right: true},
+		cell{text: "n", right: true}, cell{text: "verdict"})
+	for _, wl := range rep.Workloads {
+		title := wl.Title()
+		if wl.Control {
+			title += "  (negative control)"
+		}
+		t.add(cell{text: title})
+		for _, m := range wl.Metrics {
+			t.add(cell{text: "  " + m.Name},
+				cell{text: Value(m.A, m.Unit, rep.A.Published), right: true},
+				cell{text: Value(m.B, m.Unit, rep.B.Published), right: true},
+				cell{text: m.Delta, right: true, color: verdictColor(m.Verdict)},
+				cell{text: Speedup(m.Speedup), right: true},
+				cell{text: P(m), right: true},
+				cell{text: N(m), right: true},
+				cell{text: m.Verdict, color: verdictColor(m.Verdict)})
+		}
+		if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
+			t.add(cell{text: "  " + onlyMetrics(wl)})
+		}
+	}
+	if err := t.write(w, opt.Color); err != nil {
+		return err
+	}
+	if rep.Geomean != nil {
+		fmt.Fprintf(&b, "geomean speedup of the primary metrics over %d workloads: %s\n", rep.Geomean.N, Speedup(rep.Geomean.Speedup))
+	}
+
+	if len(rep.OnlyA)+len(rep.OnlyB) > 0 {
+		b.WriteString("\nUnmatched workloads (not compared):\n")
+		for _, u := range rep.OnlyA {
+			fmt.Fprintf(&b, "  only in A: %s\n", u)
+		}
+		for _, u := range rep.OnlyB {
+			fmt.Fprintf(&b, "  only in B: %s\n", u)
+		}
+	}
+
+	b.WriteString("\nEnvironment differences:\n")
+	env := rep.Env
+	if env.CmdlineKnown {
+		fmt.Fprintf(&b, "  kernel command line: added %s; removed %s\n", tokens(env.CmdlineAdded), tokens(env.CmdlineRemoved))
+	} else {
+		b.WriteString("  kernel command line: unknown on a side\n")
+	}
+	if len(env.Vulnerabilities) == 0 {
+		b.WriteString("  vulnerabilities: no change known\n")
+	} else {
+		b.WriteString("  vulnerabilities:\n")
+		for _, v := range env.Vulnerabilities {
+			fmt.Fprintf(&b, "    %s\n", v)
+		}
+	}
+	if len(env.Confounders) == 0 {
+		b.WriteString("  confounders: none found (unknown values are not compared)\n")
+	} else {
+		fmt.Fprintf(&b, "  %s\n", paint(ansiYellow, "confounders (differ besides the mitigations):"))
+		for _, c := range env.Confounders {
+			fmt.Fprintf(&b, "    %s: %s → %s\n", c.Name, c.A, c.B)
+		}
+	}
+	if len(rep.Notes) > 0 {
+		b.WriteString("\nNotes:\n")
+		for _, n := range rep.Notes {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", paint(ansiYellow, "Warnings:"))
+		for _, x := range rep.Warnings {
+			fmt.Fprintf(&b, "  - %s\n", x.Message)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func tokens(ts []string) string {
+	if len(ts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(ts, " ")
+}
+
+func onlyMetrics(wl compare.Workload) string {
+	var parts []string
+	if len(wl.MetricsOnlyA) > 0 {
+		parts = append(parts, "only A has "+strings.Join(wl.MetricsOnlyA, ", "))
+	}
+	if len(wl.MetricsOnlyB) > 0 {
+		parts = append(parts, "only B has "+strings.Join(wl.MetricsOnlyB, ", "))
+	}
+	return "(" + strings.Join(parts, "; ") + ")"
+}
+
+// Table is a plain aligned table for the CLI's listings.
+type Table struct{ t table }
+
+// NewTable returns an empty table.
+func NewTable() *Table { return &Table{} }
+
+// Row adds a row of cells, left-aligned.
+func (t *Table) Row(cells ...string) {
+	var cs []cell
+	for _, c := range cells {
+		cs = append(cs, cell{text: c})
+	}
+	t.t.rows = append(t.t.rows, cs)
+}
+
+// Line adds a line that spans the table and does not set column widths.
+func (t *Table) Line(s string) { t.t.rows = append(t.t.rows, []cell{{text: s}}) }
+
+// Write lays the table out.
+func (t *Table) Write(w io.Writer, color bool) error { return t.t.write(w, color) }

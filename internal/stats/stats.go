@@ -1,0 +1,254 @@
+// Package stats is sectax's thin layer over golang.org/x/perf/benchmath,
+// following benchstat: the median with a distribution-free 95% confidence
+// interval, the Mann-Whitney U test with α set explicitly, "~" when a
+// change is not significant, a geometric mean of ratios, and caveats carried
+// as data (Warnings), never printed.
+//
+// Note: benchmath.NewSample sorts the slice it is given, so every function
+// here copies its input; callers may keep their samples in run order.
+// benchmath.AssumeNormal and AssumeExact leave Comparison.Alpha at zero, so
+// this package uses AssumeNothing only and sets Alpha itself.
+package stats
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	mstats "github.com/aclements/go-moremath/stats"
+	"golang.org/x/perf/benchmath"
+)
+
+// Confidence is the level of every confidence interval.
+const Confidence = 0.95
+
+// DefaultAlpha is the significance level of the U test unless --alpha says
+// otherwise.
+const DefaultAlpha = 0.05
+
+// HighVariance is the relative half-width (of the confidence interval, or
+// of the range when there is no interval) above which a sample is flagged.
+const HighVariance = 0.05
+
+// Warning kinds: stable identifiers for machine readers.
+const (
+	KindFewSamplesCI   = "few-samples-ci"
+	KindFewSamplesTest = "few-samples-test"
+	KindHighVariance   = "high-variance"
+	KindTestFailed     = "test-failed"
+	KindNoSamples      = "no-samples"
+)
+
+// Warning is a statistical caveat: a stable kind and a message that names
+// the cause and the fix.
+type Warning struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string { return w.Message }
+
+// CheckAlpha refuses a significance level outside (0, 1).
+func CheckAlpha(alpha float64) error {
+	if !(alpha > 0 && alpha < 1) {
+		return fmt.Errorf("alpha %v is out of range: it must be between 0 and 1 (exclusive), typically 0.05", alpha)
+	}
+	return nil
+}
+
+// Summary is the median of a sample with its confidence interval.
+type Summary struct {
+	// Center is the median.
+	Center float64
+	// Lo and Hi bound the confidence interval; both are infinite when the
+	// sample is too small for one (see HasCI).
+	Lo, Hi float64
+	// Confidence is the actual level of [Lo, Hi], at least Confidence.
+	Confidence float64
+	// HasCI is false when the sample is too small for an interval.
+	HasCI bool
+	// N is the number of values; Min and Max their range.
+	N        int
+	Min, Max float64
+	Warnings []Warning
+}
+
+// RelSpread is the relative half-width used for the high-variance check:
+// of the interval when there is one, else of the range.
+func (s Summary) RelSpread() float64 {
+	if s.Center == 0 || s.N < 2 {
+		return 0
+	}
+	lo, hi := s.Lo, s.Hi
+	if !s.HasCI {
+		lo, hi = s.Min, s.Max
+	}
+	return math.Max(hi/s.Center-1, 1-lo/s.Center) * math.Copysign(1, s.Center)
+}
+
+// summaryJSON is Summary with the interval as null when there is none (JSON
+// has no infinities).
+type summaryJSON struct {
+	Median     float64   `json:"median"`
+	Lo         *float64  `json:"lo"`
+	Hi         *float64  `json:"hi"`
+	Confidence *float64  `json:"confidence"`
+	N          int       `json:"n"`
+	Min        float64   `json:"min"`
+	Max        float64   `json:"max"`
+	Warnings   []Warning `json:"warnings,omitempty"`
+}
+
+// MarshalJSON renders the summary with lo/hi null when there is no
+// interval.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	j := summaryJSON{Median: s.Center, N: s.N, Min: s.Min, Max: s.Max, Warnings: s.Warnings}
+	if s.HasCI {
+		lo, hi, c := s.Lo, s.Hi, s.Confidence
+		j.Lo, j.Hi, j.Confidence = &lo, &hi, &c
+	}
+	return json.Marshal(j)
+}
+
+// Summarize returns the median of values with its 95% confidence interval
+// (assume nothing: order statistics). values is not modified.
+func Summarize(values []float64) Summary {
+	if len(values) == 0 {
+		return Summary{Center: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1),
+			Warnings: []Warning{{KindNoSamples, "no samples"}}}
+	}
+	smp := benchmath.NewSample(append([]float64(nil), values...), &benchmath.DefaultThresholds)
+	bs := benchmath.AssumeNothing.Summary(smp, Confidence)
+	s := Summary{
+		Center: bs.Center, Lo: bs.Lo, Hi: bs.Hi, Confidence: bs.Confidence,
+		HasCI: !math.IsInf(bs.Lo, 0) && !math.IsInf(bs.Hi, 0),
+		N:     len(values), Min: smp.Values[0], Max: smp.Values[len(smp.Values)-1],
+	}
+	for _, w := range bs.Warnings {
+		msg := w.Error()
+		if strings.HasPrefix(msg, "need ") {
+			s.Warnings = append(s.Warnings, Warning{KindFewSamplesCI, msg + " (have " + fmt.Sprint(s.N) + "); run more repetitions (--runs)"})
+		} else {
+			s.Warnings = append(s.Warnings, Warning{KindFewSamplesCI, msg})
+		}
+	}
+	if rel := s.RelSpread(); rel > HighVariance {
+		// The message names the threshold, not the value (the report shows
+		// ±x% beside the median), so that reports can group it.
+		what := "the 95% interval is wider than"
+		if !s.HasCI {
+			what = "the samples spread more than"
+		}
+		s.Warnings = append(s.Warnings, Warning{KindHighVariance, fmt.Sprintf(
+			"high variance: %s ±%.0f%% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions", what, 100*HighVariance)})
+	}
+	return s
+}
+
+// Comparison is the Mann-Whitney U test of two samples.
+type Comparison struct {
+	// P is the two-sided p-value; 1 when the test could not run.
+	P float64 `json:"p"`
+	// N1 and N2 are the sample sizes.
+	N1 int `json:"n1"`
+	N2 int `json:"n2"`
+	// Alpha is the significance level the test was judged at.
+	Alpha float64 `json:"alpha"`
+	// Significant is P <= Alpha: the samples differ.
+	Significant bool      `json:"significant"`
+	Warnings    []Warning `json:"warnings,omitempty"`
+}
+
+// Compare tests whether a and b come from the same distribution, at
+// significance level alpha (which must pass CheckAlpha). a and b are not
+// modified.
+func Compare(a, b []float64, alpha float64) Comparison {
+	if len(a) == 0 || len(b) == 0 {
+		return Comparison{P: 1, N1: len(a), N2: len(b), Alpha: alpha,
+			Warnings: []Warning{{KindNoSamples, "a side has no samples; nothing to test"}}}
+	}
+	th := benchmath.Thresholds{CompareAlpha: alpha}
+	s1 := benchmath.NewSample(append([]float64(nil), a...), &th)
+	s2 := benchmath.NewSample(append([]float64(nil), b...), &th)
+	bc := benchmath.AssumeNothing.Compare(s1, s2)
+	c := Comparison{P: bc.P, N1: bc.N1, N2: bc.N2, Alpha: alpha}
+	equal := false
+	for _, w := range bc.Warnings {
+		msg := w.Error()
+		if strings.HasPrefix(msg, "need ") {
+			continue // recomputed below, against the corrected P
+		}
+		equal = true
+		c.Warnings = append(c.Warnings, Warning{KindTestFailed, "U test not possible: " + msg})
+	}
+	if !equal && len(a) <= tiesExactLimit && len(b) <= tiesExactLimit && hasTies(a, b) {
+		c.P = exactTiesP(a, b) // see the note in utest.go
+	}
+	c.Significant = c.P <= alpha
+	// Warn when the sizes cannot reach alpha however large the change (as
+	// benchmath does, but against our P).
+	if need := uTestMinN(alpha); !c.Significant && c.N1 < need && c.N2 < need {
+		c.Warnings = append(c.Warnings, Warning{KindFewSamplesTest, fmt.Sprintf(
+			"need >= %d samples to detect a difference at alpha level %v (have %s); with fewer the U test cannot reach significance however large the change: run more repetitions (--runs)",
+			need, alpha, nString(c.N1, c.N2))})
+	}
+	return c
+}
+
+func nString(n1, n2 int) string {
+	if n1 == n2 {
+		return fmt.Sprintf("n=%d", n1)
+	}
+	return fmt.Sprintf("n=%d+%d", n1, n2)
+}
+
+// N renders the sample sizes as benchstat does: "n=10" or "n=4+5".
+func (c Comparison) N() string { return nString(c.N1, c.N2) }
+
+// Delta is benchstat's verdict: "~" when not significant, else the signed
+// change from old to new in percent ("+27.27%").
+func (c Comparison) Delta(old, new float64) string {
+	if !c.Significant {
+		return "~"
+	}
+	return FormatPct(ChangePct(old, new))
+}
+
+// ChangePct is the change from a to b in percent: (b/a − 1)·100.
+func ChangePct(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return (b/a - 1) * 100
+}
+
+// FormatPct renders a percentage with a sign and two decimals ("+176.45%",
+// "−40.73%" with a true minus sign); "?" when it is not a number.
+func FormatPct(pct float64) string {
+	if math.IsNaN(pct) || math.IsInf(pct, 0) {
+		return "?"
+	}
+	s := fmt.Sprintf("%+.2f%%", pct)
+	return strings.Replace(s, "-", "−", 1)
+}
+
+// Speedup is how many times better b is than a in the metric's better
+// direction: b/a when higher is better, a/b when lower is. Above 1 means b
+// is better.
+func Speedup(a, b float64, higherIsBetter bool) float64 {
+	if higherIsBetter {
+		return b / a
+	}
+	return a / b
+}
+
+// GeoMean is the geometric mean of ratios; ok is false when xs is empty or
+// holds a ratio that is not positive.
+func GeoMean(xs []float64) (g float64, ok bool) {
+	g = mstats.GeoMean(xs)
+	if math.IsNaN(g) {
+		return 0, false
+	}
+	return g, true
+}

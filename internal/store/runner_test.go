@@ -1,0 +1,79 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// runWithStore measures syscall-basic (a real getppid loop, 2000
+// iterations) through the real runner into the store; cancelAfter > 0
+// cancels the run after that many measured repetitions.
+func runWithStore(t *testing.T, d *DB, id string, reps, cancelAfter int) *run.Run {
+	t.Helper()
+	w, err := workload.Default().Lookup("syscall-basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := []runner.Item{{Workload: w, Params: workload.Params{"loops": int64(2000)}, Engine: "native", Runs: reps}}
+	r := &run.Run{Schema: run.Schema, ID: id, Label: "on", Started: time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC),
+		Suite: "quick", Engine: "native", Runs: reps, Warmup: 1, Seed: 3, Results: runner.NewResults(items)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	measured := 0
+	opt := runner.Options{Warmup: 1, Seed: 3, Sink: d, Env: workload.Env{Timeout: 10 * time.Second},
+		OnEvent: func(e runner.Event) {
+			if e.Phase == runner.Measure && e.Finished {
+				measured++
+				if cancelAfter > 0 && measured == cancelAfter {
+					cancel()
+				}
+			}
+		}}
+	if err := runner.Run(ctx, r, items, opt); err != nil && cancelAfter == 0 {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestRunnerIntoStore: what the runner measured is what the store holds,
+// for a complete run and for one interrupted after two repetitions.
+func TestRunnerIntoStore(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTemp(t)
+	for _, c := range []struct {
+		id          string
+		cancelAfter int
+		status      run.Status
+		samples     int
+	}{
+		{"complete", 0, run.StatusComplete, 4},
+		{"interrupted", 2, run.StatusInterrupted, 2},
+	} {
+		r := runWithStore(t, d, c.id, 4, c.cancelAfter)
+		if r.Status != c.status {
+			t.Fatalf("%s: status %s, want %s", c.id, r.Status, c.status)
+		}
+		got, err := d.Get(ctx, c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != c.status || len(got.Results[0].Metrics[0].Samples) != c.samples {
+			t.Fatalf("%s: stored status %s with %d samples, want %s with %d", c.id, got.Status,
+				len(got.Results[0].Metrics[0].Samples), c.status, c.samples)
+		}
+		var want, have bytes.Buffer
+		Export(&want, []*run.Run{r})
+		Export(&have, []*run.Run{got})
+		if diff := cmp.Diff(want.String(), have.String()); diff != "" {
+			t.Errorf("%s: stored run differs from the measured one (-measured +stored):\n%s", c.id, diff)
+		}
+	}
+}

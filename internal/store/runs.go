@@ -1,0 +1,410 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const timeLayout = time.RFC3339Nano
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(timeLayout)
+}
+
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(timeLayout, s)
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// Begin records a new run with status running: its results with their
+// metric declarations and the samples they already hold (none, for a run
+// that is starting).
+func (d *DB) Begin(r *run.Run) error {
+	return d.insertRun(context.Background(), r)
+}
+
+func (d *DB) insertRun(ctx context.Context, r *run.Run) error {
+	if r.ID == "" {
+		return errors.New("store: run has no id")
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err)
+	}
+	defer tx.Rollback()
+	if err := insertRun(ctx, tx, Doc{Run: r}); err != nil {
+		return d.wrap(err)
+	}
+	return d.wrap(tx.Commit())
+}
+
+func insertRun(ctx context.Context, q querier, doc Doc) error {
+	r := doc.Run
+	envb, err := doc.envJSON()
+	env := string(envb)
+	if err != nil {
+		return fmt.Errorf("run %s: env: %w", r.ID, err)
+	}
+	status := r.Status
+	if status == "" {
+		status = run.StatusRunning
+	}
+	extra, err := runExtra(r)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	_, err = q.ExecContext(ctx, `INSERT INTO runs(id, label, started, finished, status, suite, engine,
+		tool_version, runs, warmup, seed, cpus, perf_version, env, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		r.ID, r.Label, fmtTime(r.Started), fmtTime(r.Finished), string(status), r.Suite, r.Engine,
+		r.ToolVersion, r.Runs, r.Warmup, r.Seed, r.CPUs, r.PerfVersion, env, extra)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	for i := range r.Results {
+		res := &r.Results[i]
+		params, err := jsonText(nonNilMap(res.Params))
+		if err != nil {
+			return fmt.Errorf("run %s: results[%d].params: %w", r.ID, i, err)
+		}
+		warnings, _ := jsonText(nonNil(res.Warnings))
+		failures, _ := jsonText(nonNil(res.Failures))
+		rextra, err := resultExtra(res)
+		if err != nil {
+			return fmt.Errorf("run %s: results[%d]: %w", r.ID, i, err)
+		}
+		if _, err := q.ExecContext(ctx, `INSERT INTO results(run_id, idx, workload, engine, params, warnings, failures, extra)
+			VALUES (?,?,?,?,?,?,?,?)`, r.ID, i, res.Workload, res.Engine, params, warnings, failures, rextra); err != nil {
+			return err
+		}
+		for j, m := range res.Metrics {
+			if _, err := q.ExecContext(ctx, `INSERT INTO metrics(run_id, result_idx, idx, name, unit, better)
+				VALUES (?,?,?,?,?,?)`, r.ID, i, j, m.Name, m.Unit, string(m.Better)); err != nil {
+				return fmt.Errorf("results[%d].metrics[%d] %q: %w", i, j, m.Name, err)
+			}
+			for k, v := range m.Samples {
+				if _, err := q.ExecContext(ctx, `INSERT INTO samples(run_id, result_idx, metric_idx, seq, value)
+					VALUES (?,?,?,?,?)`, r.ID, i, j, k, v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// Sample appends one repetition of r.Results[result]: a value per metric
+// name. Names the result does not declare are an error; declared metrics
+// missing from values get no sample for this repetition.
+func (d *DB) Sample(r *run.Run, result int, values map[string]float64) error {
+	if result < 0 || result >= len(r.Results) {
+		return fmt.Errorf("store: run %s has no result %d", r.ID, result)
+	}
+	res := &r.Results[result]
+	ctx := context.Background()
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err)
+	}
+	defer tx.Rollback()
+	for name, v := range values {
+		mi := -1
+		for j := range res.Metrics {
+			if res.Metrics[j].Name == name {
+				mi = j
+			}
+		}
+		if mi < 0 {
+			return fmt.Errorf("store: run %s: workload %s declares no metric %q", r.ID, res.Workload, name)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("store: run %s: %s %s: sample %v is not a finite number", r.ID, res.Workload, name, v)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO samples(run_id, result_idx, metric_idx, seq, value)
+			VALUES (?1, ?2, ?3, (SELECT COALESCE(MAX(seq)+1, 0) FROM samples WHERE run_id=?1 AND result_idx=?2 AND metric_idx=?3), ?4)`,
+			r.ID, result, mi, v); err != nil {
+			return d.wrap(err)
+		}
+	}
+	return d.wrap(tx.Commit())
+}
+
+// Finish records the final state of r: status, finish time, and the
+// warnings and failures of every result.
+func (d *DB) Finish(r *run.Run) error {
+	ctx := context.Background()
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err)
+	}
+	defer tx.Rollback()
+	extra, err := runExtra(r)
+	if err != nil {
+		return fmt.Errorf("store: run %s: %w", r.ID, err)
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE runs SET status=?, finished=?, perf_version=?, extra=? WHERE id=?`,
+		string(r.Status), fmtTime(r.Finished), r.PerfVersion, extra, r.ID)
+	if err != nil {
+		return d.wrap(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("store: run %s was never begun", r.ID)
+	}
+	for i := range r.Results {
+		warnings, _ := jsonText(nonNil(r.Results[i].Warnings))
+		failures, _ := jsonText(nonNil(r.Results[i].Failures))
+		rextra, err := resultExtra(&r.Results[i])
+		if err != nil {
+			return fmt.Errorf("store: run %s: results[%d]: %w", r.ID, i, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE results SET warnings=?, failures=?, extra=? WHERE run_id=? AND idx=?`,
+			warnings, failures, rextra, r.ID, i); err != nil {
+			return d.wrap(err)
+		}
+	}
+	return d.wrap(tx.Commit())
+}
+
+// Summary is one row of List: a run without its samples.
+type Summary struct {
+	ID       string
+	Label    string
+	Started  time.Time
+	Finished time.Time
+	Status   run.Status
+	Suite    string
+	Engine   string
+	// Env is the run's environment as decoded JSON (nil when absent), read
+	// generically so that fields this build does not know still show.
+	Env map[string]any
+}
+
+// List returns every run, oldest first.
+func (d *DB) List(ctx context.Context) ([]Summary, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id, label, started, finished, status, suite, engine, env
+		FROM runs ORDER BY started, id`)
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	defer rows.Close()
+	var out []Summary
+	for rows.Next() {
+		var s Summary
+		var started, finished, status, env string
+		if err := rows.Scan(&s.ID, &s.Label, &started, &finished, &status, &s.Suite, &s.Engine, &env); err != nil {
+			return nil, d.wrap(err)
+		}
+		s.Status = run.Status(status)
+		var err1, err2 error
+		s.Started, err1 = parseTime(started)
+		s.Finished, err2 = parseTime(finished)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, fmt.Errorf("database %s: run %s: bad time: %w", d.path, s.ID, err)
+		}
+		_ = json.Unmarshal([]byte(env), &s.Env)
+		out = append(out, s)
+	}
+	return out, d.wrap(rows.Err())
+}
+
+// Get returns the run with exactly this id, or a *NotFoundError.
+func (d *DB) Get(ctx context.Context, id string) (*run.Run, error) {
+	return getRun(ctx, d.db, d, id)
+}
+
+func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) {
+	r := &run.Run{Schema: run.Schema, ID: id}
+	var started, finished, status, env, extra string
+	err := q.QueryRowContext(ctx, `SELECT label, started, finished, status, suite, engine, tool_version,
+		runs, warmup, seed, cpus, perf_version, env, extra FROM runs WHERE id=?`, id).Scan(
+		&r.Label, &started, &finished, &status, &r.Suite, &r.Engine, &r.ToolVersion,
+		&r.Runs, &r.Warmup, &r.Seed, &r.CPUs, &r.PerfVersion, &env, &extra)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &NotFoundError{Ref: id}
+	}
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	if err := applyExtra(extra, r); err != nil {
+		return nil, fmt.Errorf("database %s: run %s: %w", d.path, id, err)
+	}
+	r.Status = run.Status(status)
+	var err1, err2 error
+	r.Started, err1 = parseTime(started)
+	r.Finished, err2 = parseTime(finished)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("database %s: run %s: bad time: %w", d.path, id, err)
+	}
+	if env != "null" && env != "" {
+		r.Env = new(sysinfo.Snapshot)
+		if err := json.Unmarshal([]byte(env), r.Env); err != nil {
+			return nil, fmt.Errorf("database %s: run %s: env: %w", d.path, id, err)
+		}
+	}
+	rows, err := q.QueryContext(ctx, `SELECT idx, workload, engine, params, warnings, failures, extra
+		FROM results WHERE run_id=? ORDER BY idx`, id)
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	for rows.Next() {
+		var idx int
+		var res run.Result
+		var params, warnings, failures, rextra string
+		if err := rows.Scan(&idx, &res.Workload, &res.Engine, &params, &warnings, &failures, &rextra); err != nil {
+			rows.Close()
+			return nil, d.wrap(err)
+		}
+		if idx != len(r.Results) {
+			rows.Close()
+			return nil, fmt.Errorf("database %s: run %s: results are not numbered 0..n-1", d.path, id)
+		}
+		err1 := json.Unmarshal([]byte(params), &res.Params)
+		err2 := json.Unmarshal([]byte(warnings), &res.Warnings)
+		err3 := json.Unmarshal([]byte(failures), &res.Failures)
+		err4 := applyExtra(rextra, &res)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("database %s: run %s: results[%d]: %w", d.path, id, idx, err)
+		}
+		if len(res.Warnings) == 0 {
+			res.Warnings = nil
+		}
+		if len(res.Failures) == 0 {
+			res.Failures = nil
+		}
+		r.Results = append(r.Results, res)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, d.wrap(err)
+	}
+	mrows, err := q.QueryContext(ctx, `SELECT result_idx, idx, name, unit, better FROM metrics
+		WHERE run_id=? ORDER BY result_idx, idx`, id)
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	for mrows.Next() {
+		var ri, mi int
+		var m run.Metric
+		var better string
+		if err := mrows.Scan(&ri, &mi, &m.Name, &m.Unit, &better); err != nil {
+			mrows.Close()
+			return nil, d.wrap(err)
+		}
+		if ri >= len(r.Results) || mi != len(r.Results[ri].Metrics) {
+			mrows.Close()
+			return nil, fmt.Errorf("database %s: run %s: metrics are not numbered 0..n-1", d.path, id)
+		}
+		m.Better = run.Better(better)
+		m.Samples = []float64{}
+		r.Results[ri].Metrics = append(r.Results[ri].Metrics, m)
+	}
+	mrows.Close()
+	if err := mrows.Err(); err != nil {
+		return nil, d.wrap(err)
+	}
+	srows, err := q.QueryContext(ctx, `SELECT result_idx, metric_idx, value FROM samples
+		WHERE run_id=? ORDER BY result_idx, metric_idx, seq`, id)
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	defer srows.Close()
+	for srows.Next() {
+		var ri, mi int
+		var v float64
+		if err := srows.Scan(&ri, &mi, &v); err != nil {
+			return nil, d.wrap(err)
+		}
+		if ri >= len(r.Results) || mi >= len(r.Results[ri].Metrics) {
+			return nil, fmt.Errorf("database %s: run %s: sample of an undeclared metric", d.path, id)
+		}
+		m := &r.Results[ri].Metrics[mi]
+		m.Samples = append(m.Samples, v)
+	}
+	if r.Results == nil {
+		r.Results = []run.Result{}
+	}
+	return r, d.wrap(srows.Err())
+}
+
+// Delete removes the run with exactly this id and all its samples.
+func (d *DB) Delete(ctx context.Context, id string) error {
+	res, err := d.db.ExecContext(ctx, `DELETE FROM runs WHERE id=?`, id)
+	if err != nil {
+		return d.wrap(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return &NotFoundError{Ref: id}
+	}
+	return nil
+}
+
+// Doc returns the run with this id and its environment as stored.
+func (d *DB) Doc(ctx context.Context, id string) (Doc, error) {
+	r, err := d.Get(ctx, id)
+	if err != nil {
+		return Doc{}, err
+	}
+	var env string
+	if err := d.db.QueryRowContext(ctx, `SELECT env FROM runs WHERE id=?`, id).Scan(&env); err != nil {
+		return Doc{}, d.wrap(err)
+	}
+	return Doc{Run: r, RawEnv: json.RawMessage(env)}, nil
+}
+
+// Env returns the environment of the run with this id as decoded JSON,
+// with every field that was stored, including those the Go type of this
+// build does not know (nil when the run has none).
+func (d *DB) Env(ctx context.Context, id string) (map[string]any, error) {
+	var env string
+	err := d.db.QueryRowContext(ctx, `SELECT env FROM runs WHERE id=?`, id).Scan(&env)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &NotFoundError{Ref: id}
+	}
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(env), &m); err != nil {
+		return nil, fmt.Errorf("database %s: run %s: env: %w", d.path, id, err)
+	}
+	return m, nil
+}

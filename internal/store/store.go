@@ -1,0 +1,255 @@
+// Package store keeps sectax runs in an SQLite database (modernc.org/sqlite,
+// pure Go, so the binary stays static). A run is inserted when it starts,
+// each sample as it completes, and its final state at the end, so that a
+// crash or Ctrl-C loses nothing that finished.
+//
+// The database is identified by an SQLite application_id and versioned by
+// user_version; migrations are embedded and only move forward. A file that
+// is not an SQLite database, or an SQLite database that belongs to another
+// program, is refused with a clear error and never written to.
+//
+// sectax run uses it like this:
+//
+//	release, err := store.AcquireRunLock(dbPath) // one measurer at a time;
+//	if err != nil { ... }                         // *LockedError names the holder's pid
+//	defer release()
+//	db, err := store.Open(ctx, dbPath, store.Options{Create: true})
+//	if err != nil { ... }
+//	defer db.Close()
+//	err = runner.Run(ctx, r, items, runner.Options{Sink: db, ...})
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go "sqlite" database/sql driver
+)
+
+// ApplicationID marks an SQLite file as a sectax database ("STAX").
+const ApplicationID = 0x53544158
+
+// BusyTimeout is how long a statement waits, by default, for a lock held
+// by another process before it fails with "database is locked".
+const BusyTimeout = 5 * time.Second
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// ErrNoDatabase is returned by Open without Create when the file is absent.
+var ErrNoDatabase = errors.New("no database")
+
+// DB is an open sectax database. It implements runner.Sink.
+type DB struct {
+	db   *sql.DB
+	path string
+	busy time.Duration
+}
+
+// Options configure Open.
+type Options struct {
+	// Create makes the file (and its directory) when it does not exist.
+	// Without it, a missing file is ErrNoDatabase.
+	Create bool
+	// BusyTimeout overrides the default BusyTimeout (tests use a short one).
+	BusyTimeout time.Duration
+}
+
+// sqliteMagic starts every SQLite 3 database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// Open opens (and migrates) the sectax database at path.
+func Open(ctx context.Context, path string, opt Options) (*DB, error) {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !opt.Create {
+			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the database directory: %w", err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("cannot open database %s: %w", path, err)
+	case st.IsDir():
+		return nil, fmt.Errorf("database %s is a directory; pass a file path with --db", path)
+	case st.Size() > 0:
+		if err := checkMagic(path); err != nil {
+			return nil, err
+		}
+	}
+	// busy_timeout, foreign_keys and synchronous change nothing on disk;
+	// journal_mode does, so it is set only after the file has been
+	// recognised. synchronous=NORMAL in WAL mode loses no committed sample
+	// when sectax crashes or is killed (only on a power cut may the last
+	// commits roll back), and spares an fsync per sample.
+	busy := opt.BusyTimeout
+	if busy <= 0 {
+		busy = BusyTimeout
+	}
+	// The DSN is an SQLite URI: escape what would end or re-code the path.
+	uriPath := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	dsn := "file:" + uriPath + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open database %s: %w", path, err)
+	}
+	// One connection: SQLite serialises writers anyway, and a single
+	// connection keeps pragmas and transactions simple.
+	sdb.SetMaxOpenConns(1)
+	d := &DB{db: sdb, path: path, busy: busy}
+	if err := d.init(ctx); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func checkMagic(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("cannot open database %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, sqliteMagic) {
+		return fmt.Errorf("%s is not an SQLite database (corrupt or some other file); it was left untouched: move it away or choose another file with --db", path)
+	}
+	return nil
+}
+
+// Path returns the file the database lives in.
+func (d *DB) Path() string { return d.path }
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// migration is one embedded schema step; version is its file-name number.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	ents, err := migrationFS.ReadDir("migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range ents {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", e.Name())
+		}
+		b, err := migrationFS.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{v, e.Name(), string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// SchemaVersion is the newest schema this build knows.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil {
+		return 0
+	}
+	return len(ms)
+}
+
+func (d *DB) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	m := err.Error()
+	switch {
+	case strings.Contains(m, "database is locked") || strings.Contains(m, "SQLITE_BUSY"):
+		return fmt.Errorf("database %s is locked by another process (waited %v); try again when it is done", d.path, d.busy)
+	case strings.Contains(m, "malformed") || strings.Contains(m, "not a database") || strings.Contains(m, "SQLITE_CORRUPT") || strings.Contains(m, "SQLITE_NOTADB"):
+		return fmt.Errorf("database %s is corrupt (%v); it was left untouched: restore a backup or choose another file with --db", d.path, err)
+	}
+	return fmt.Errorf("database %s: %w", d.path, err)
+}
+
+func (d *DB) init(ctx context.Context) error {
+	var appID, version, tables int
+	if err := d.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return d.wrap(err)
+	}
+	if err := d.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return d.wrap(err)
+	}
+	if err := d.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+		return d.wrap(err)
+	}
+	if appID != ApplicationID && (appID != 0 || tables > 0 || version != 0) {
+		return fmt.Errorf("%s is an SQLite database of another program (application_id %#x), not a sectax database; it was left untouched: choose another file with --db", d.path, uint32(appID))
+	}
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	if version > len(ms) {
+		return fmt.Errorf("database %s has schema version %d, newer than this sectax knows (%d); upgrade sectax", d.path, version, len(ms))
+	}
+	if _, err := d.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+		return d.wrap(err)
+	}
+	for _, m := range ms[version:] {
+		if err := d.migrate(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *DB) migrate(ctx context.Context, m migration) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, d.wrap(err))
+	}
+	// PRAGMAs take no parameters; both values are integers we control.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+		return d.wrap(err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		return d.wrap(err)
+	}
+	return d.wrap(tx.Commit())
+}
+
+// Version returns the schema version recorded in the database.
+func (d *DB) Version(ctx context.Context) (int, error) {
+	var v int
+	err := d.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, d.wrap(err)
+}
+
+// IsNoDatabase reports whether err says the database file does not exist.
+func IsNoDatabase(err error) bool { return errors.Is(err, ErrNoDatabase) }
