@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/sectax/sectax/internal/store"
 	"io"
 	"text/tabwriter"
 
@@ -52,6 +53,11 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	release, err := store.AcquireRunLock(g.DB)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return measure(ctx, g, o, pl, session{label: "crosscheck", engine: "native+perf", text: writeCrosscheckText})
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -53,6 +54,10 @@ func fixedDeps(reg *workload.Registry) Deps {
 // sectax runs the CLI in-process and returns stdout, stderr and the exit code.
 func sectax(t *testing.T, deps Deps, args ...string) (string, string, int) {
 	t.Helper()
+	// Never the user's database: a fresh one per test unless one is set.
+	if os.Getenv("SECTAX_DB") == "" {
+		t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+	}
 	var out, errb bytes.Buffer
 	code := mainWith(context.Background(), args, &out, &errb, deps)
 	return out.String(), errb.String(), code
@@ -128,7 +133,7 @@ func TestWorkloadsGolden(t *testing.T) {
 func TestRunGolden(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--suite", "quick",
-			"--seed", "1", "--label", "on", "--param", "beta.mode=thread", "--format", format)
+			"--seed", "1", "--label", "on", "--param", "beta.mode=thread", "--format", format, "--no-store")
 		if code != 0 || errs != "" {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
@@ -140,7 +145,7 @@ func TestRunGolden(t *testing.T) {
 func TestRunOutputFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
 	out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--suite", "quick",
-		"--runs", "2", "--format", "json", "-o", path)
+		"--runs", "2", "--format", "json", "-o", path, "--no-store")
 	if code != 0 || out != "" || errs != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -209,7 +214,7 @@ func TestRunRealTiny(t *testing.T) {
 func TestProgress(t *testing.T) {
 	deps := fixedDeps(fakeRegistry())
 	deps.StderrIsTerminal = true
-	_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "2", "--seed", "3")
+	_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "2", "--seed", "3", "--no-store")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -221,9 +226,9 @@ func TestProgress(t *testing.T) {
 	if !strings.HasSuffix(errs, "\r\x1b[K") {
 		t.Errorf("progress line not cleared at the end: %q", errs)
 	}
-	_, errs, _ = sectax(t, deps, "run", "--root", wslOn, "--runs", "2", "-q")
+	_, errs, _ = sectax(t, deps, "run", "--root", wslOn, "--runs", "2", "-q", "--no-store")
 	deps.StderrIsTerminal = false
-	_, errs2, _ := sectax(t, deps, "run", "--root", wslOn, "--runs", "2")
+	_, errs2, _ := sectax(t, deps, "run", "--root", wslOn, "--runs", "2", "--no-store")
 	if errs != "" || errs2 != "" {
 		t.Errorf("progress drawn with -q (%q) or without a terminal (%q)", errs, errs2)
 	}
@@ -232,3 +237,42 @@ func TestProgress(t *testing.T) {
 // wslOn is the fake tree of a WSL 2 guest with the study's default
 // (mitigations on) command line.
 var wslOn = filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-on")
+
+// TestRunStores: a run is stored by default (list shows it, show prints
+// it), --no-store leaves the database alone, and a second measurer is
+// refused while the lock is held.
+func TestRunStores(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SECTAX_DB", filepath.Join(dir, "sectax.db"))
+	deps := fixedDeps(fakeRegistry())
+	_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--suite", "quick", "--label", "on", "--seed", "1")
+	if code != 0 || !strings.Contains(errs, "stored run 20261130T090000-abcdef") {
+		t.Fatalf("exit %d: %q", code, errs)
+	}
+	out, errs, code := sectax(t, deps, "list")
+	if code != 0 || !strings.Contains(out, "20261130T090000-abcdef") || !strings.Contains(out, "complete") {
+		t.Fatalf("list: exit %d %q\n%s", code, errs, out)
+	}
+	out, _, code = sectax(t, deps, "show", "20261130T090000-abcdef", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"label": "on"`) || !strings.Contains(out, "1.51") {
+		t.Fatalf("show: exit %d\n%s", code, out)
+	}
+
+	t.Setenv("SECTAX_DB", filepath.Join(dir, "other.db"))
+	if _, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "1", "--no-store"); code != 0 || strings.Contains(errs, "stored") {
+		t.Fatalf("--no-store: exit %d %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "other.db")); !os.IsNotExist(err) {
+		t.Errorf("--no-store created the database (%v)", err)
+	}
+
+	release, err := store.AcquireRunLock(filepath.Join(dir, "other.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	_, errs, code = sectax(t, deps, "run", "--root", wslOn, "--runs", "1", "--no-store")
+	if code != 1 || !strings.Contains(errs, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("second measurer: exit %d, %q", code, errs)
+	}
+}

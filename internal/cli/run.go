@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -238,7 +239,26 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	return measure(ctx, g, o, pl, session{label: o.label, engine: o.engine, text: writeRunText})
+	// One measurer at a time, stored or not: a second run would disturb
+	// the first one's numbers.
+	release, err := store.AcquireRunLock(g.DB)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ss := session{label: o.label, engine: o.engine, text: writeRunText}
+	if !o.noStore {
+		db, err := openStore(ctx, g, true)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		ss.sink = db
+		ss.stored = func(r *run.Run) {
+			g.notice("stored run %s in %s", r.ID, g.DB)
+		}
+	}
+	return measure(ctx, g, o, pl, ss)
 }
 
 // session is what differs between the commands that measure.
@@ -248,6 +268,8 @@ type session struct {
 	sink runner.Sink
 	// text renders the result for --format text.
 	text func(io.Writer, *run.Run) error
+	// stored, when set, is told about the run once the sink has it all.
+	stored func(*run.Run)
 }
 
 // measure runs a plan: it snapshots the environment, pins the CPUs, runs
@@ -293,6 +315,9 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	prog.done()
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return finish(runErr)
+	}
+	if ss.stored != nil {
+		ss.stored(r)
 	}
 	if g.Format == "json" {
 		err = writeRunJSON(w, r)

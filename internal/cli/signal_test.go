@@ -2,10 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"github.com/sectax/sectax/internal/proctest"
+	"github.com/sectax/sectax/internal/store"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,15 +32,18 @@ func TestInterruptMessaging(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(os.Args[0], "run", "--root", wslOn, "--warmup", "0", "--runs", "3",
+			cmd := exec.Command(os.Args[0], "run", "--root", wslOn, "--warmup", "0", "--runs", "3", "--seed", "1",
 				"--only", "syscall-basic,sched-messaging", "--param", "syscall-basic.loops=1000",
 				"--param", "sched-messaging.groups=3", "--param", "sched-messaging.loops=100000000")
-			cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1")
+			dbPath := filepath.Join(t.TempDir(), "sectax.db")
+			cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1", "SECTAX_DB="+dbPath)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// Wait until the 120 workers exist, then interrupt.
+			// Seed 1 runs syscall-basic first in round 1, so a sample of it has
+			// finished when the messaging run is interrupted. Wait until the
+			// 120 workers exist, then interrupt.
 			deadline := time.Now().Add(30 * time.Second)
 			for proctest.Descendants(cmd.Process.Pid) < 120 {
 				if time.Now().After(deadline) {
@@ -80,6 +86,23 @@ func TestInterruptMessaging(t *testing.T) {
 			}
 			if orphans > 0 || len(proctest.Children(os.Getpid())) > 0 {
 				t.Fatalf("%d orphaned worker(s) left behind", orphans+len(proctest.Children(os.Getpid())))
+			}
+			// The store kept the run, marked interrupted, with what finished.
+			db, err := store.Open(context.Background(), dbPath, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			runs, err := db.List(context.Background())
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("stored runs: %v, %v", runs, err)
+			}
+			r, err := db.Get(context.Background(), runs[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != "interrupted" || len(r.Results[0].Metrics[0].Samples) == 0 {
+				t.Errorf("stored run: status %s, syscall-basic samples %v", r.Status, r.Results[0].Metrics[0].Samples)
 			}
 		})
 	}
