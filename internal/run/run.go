@@ -78,16 +78,16 @@ type Result struct {
 type Footprint struct {
 	Processes int64 `json:"processes"`
 	Threads   int64 `json:"threads"`
-	// RSSKiB counts shared pages in every process; AnonKiB is the private
-	// anonymous memory, the part that really adds up.
-	RSSKiB  int64 `json:"rss_kib"`
-	AnonKiB int64 `json:"anon_kib"`
+	// RSSKiB counts a shared page once in every process that maps it;
+	// PSSKiB divides it among them, so it is the memory really used.
+	RSSKiB int64 `json:"rss_kib"`
+	PSSKiB int64 `json:"pss_kib"`
 }
 
 // String renders the footprint for people.
 func (f Footprint) String() string {
-	return fmt.Sprintf("%d worker processes, %d threads, %.1f MiB RSS (%.1f MiB anonymous) at the start barrier",
-		f.Processes, f.Threads, float64(f.RSSKiB)/1024, float64(f.AnonKiB)/1024)
+	return fmt.Sprintf("%d worker processes, %d threads, %.1f MiB proportional set size (RSS summed: %.1f MiB) at the start barrier",
+		f.Processes, f.Threads, float64(f.PSSKiB)/1024, float64(f.RSSKiB)/1024)
 }
 
 // Metric is one measured quantity and its samples in run order.

@@ -40,7 +40,7 @@ func testRun(id, label string) *run.Run {
 			{Workload: "sched-pipe", Params: map[string]any{"loops": int64(100), "mode": "process"},
 				Metrics:   []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{8.1, 8.2, 8.0}}},
 				Failures:  []string{"repetition 4: worker exited 1"},
-				Footprint: &run.Footprint{Processes: 2, Threads: 2, RSSKiB: 4096, AnonKiB: 512}},
+				Footprint: &run.Footprint{Processes: 2, Threads: 2, RSSKiB: 4096, PSSKiB: 512}},
 		},
 		Notes: []string{"go-build skipped: no go toolchain"},
 	}
@@ -296,7 +296,7 @@ func TestSinkInterruptedKeepsSamples(t *testing.T) {
 	r.Finished = r.Started.Add(3 * time.Second)
 	r.Results[0].Warnings = []string{"interrupted after 2 of 3 repetitions"}
 	r.Results[1].Failures = []string{"repetition 2: interrupted"}
-	r.Results[0].Footprint = &run.Footprint{Processes: 1, Threads: 1, RSSKiB: 2048, AnonKiB: 256}
+	r.Results[0].Footprint = &run.Footprint{Processes: 1, Threads: 1, RSSKiB: 2048, PSSKiB: 256}
 	r.Notes = []string{"interrupted by SIGINT"}
 	if err := d.Finish(r); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -117,18 +118,24 @@ func describeWait(ws syscall.WaitStatus) string {
 	return fmt.Sprintf("ended oddly (%#x)", uint32(ws))
 }
 
-// footprint sums VmRSS, RssAnon and Threads of processes from /proc.
+// footprint sums what processes use, from /proc: Threads from status, Rss
+// and Pss from smaps_rollup. Forked workers share most of their pages
+// copy-on-write with the parent and each other, so only the proportional
+// set size (each shared page divided among its sharers) adds up to memory
+// really used; the RSS sum counts a shared page once per process.
 func footprint(pids ...int) *run.Footprint {
 	f := &run.Footprint{}
 	for _, pid := range pids {
-		rss, anon, threads := procStatus(pid)
-		if rss == 0 {
+		dir := filepath.Join("/proc", strconv.Itoa(pid))
+		st := procFields(filepath.Join(dir, "status"), "Threads")
+		mem := procFields(filepath.Join(dir, "smaps_rollup"), "Rss", "Pss")
+		if mem["Rss"] == 0 {
 			continue
 		}
 		f.Processes++
-		f.RSSKiB += rss
-		f.AnonKiB += anon
-		f.Threads += threads
+		f.Threads += st["Threads"]
+		f.RSSKiB += mem["Rss"]
+		f.PSSKiB += mem["Pss"]
 	}
 	if f.Processes == 0 {
 		return nil
@@ -136,31 +143,23 @@ func footprint(pids ...int) *run.Footprint {
 	return f
 }
 
-func procStatus(pid int) (rssKB, anonKB, threads int64) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+// procFields reads "Key: N …" lines of a /proc file, for the given keys.
+func procFields(path string, keys ...string) map[string]int64 {
+	out := map[string]int64{}
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0, 0, 0
+		return out
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		k, v, ok := strings.Cut(line, ":")
-		if !ok {
+		if !ok || !slices.Contains(keys, k) {
 			continue
 		}
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[0], 10, 64)
-		switch k {
-		case "VmRSS":
-			rssKB = n
-		case "RssAnon":
-			anonKB = n
-		case "Threads":
-			threads = n
+		if f := strings.Fields(v); len(f) > 0 {
+			out[k], _ = strconv.ParseInt(f[0], 10, 64)
 		}
 	}
-	return rssKB, anonKB, threads
+	return out
 }
 
 // closeAll closes every descriptor in fds that is not -1.

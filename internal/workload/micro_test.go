@@ -157,7 +157,7 @@ func checkFootprint(t *testing.T, s Sample, mode string, procs int64) {
 		return
 	}
 	f := s.Footprint
-	if f == nil || f.Processes != procs || f.Threads < procs || f.RSSKiB <= 0 || f.AnonKiB <= 0 || f.AnonKiB > f.RSSKiB {
-		t.Errorf("footprint = %+v, want %d processes with threads, RSS >= anon > 0", f, procs)
+	if f == nil || f.Processes != procs || f.Threads < procs || f.RSSKiB <= 0 || f.PSSKiB <= 0 || f.PSSKiB > f.RSSKiB {
+		t.Errorf("footprint = %+v, want %d processes with threads, RSS >= PSS > 0", f, procs)
 	}
 }
