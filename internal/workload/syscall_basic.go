@@ -3,7 +3,8 @@ package workload
 import (
 	"context"
 	"runtime"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 	"time"
 )
 
@@ -44,7 +45,9 @@ func (SyscallBasic) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 	for done := int64(0); done < loops; {
 		n := min(loops-done, syscallChunk)
 		for i := int64(0); i < n; i++ {
-			syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
+			// One assembly stub around SYSCALL, as glibc's inline getppid():
+			// no wrapper frames, no errno handling (getppid cannot fail).
+			unix.RawSyscallNoError(unix.SYS_GETPPID, 0, 0, 0)
 		}
 		done += n
 		if done < loops && ctx.Err() != nil {
