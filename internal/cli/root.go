@@ -187,6 +187,8 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newCrosscheckCmd(g),
 		newEnvCmd(g),
 		newWSLConfigCmd(g),
+		newAdviseCmd(g),
+		newVerifyCmd(g),
 	)
 	return root
 }
