@@ -163,7 +163,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) A
 			case now.partial && !before.partial:
 				loss.To, loss.By = loss.From+" (with "+now.by+")", now.by
 				one, _ := kb.OneLiner(v.Name)
-				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s turns part of it off — %s", v.Name, now.by, one)
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s weakens part of it — %s", v.Name, now.by, one)
 				a.Weakened = append(a.Weakened, loss)
 			case now.kept != "" && before.kept == "":
 				loss.To, loss.By = loss.From, now.kept

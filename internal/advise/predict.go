@@ -48,7 +48,9 @@ func predict(params []mitigation.Param, file string, vectors []string, newer boo
 			continue
 		}
 		if subFieldOnly[r.Key()] {
-			if r.Effect == mitigation.EffectOff {
+			// spectre_bhi=vmexit keeps BHI protection only at VM exits:
+			// it weakens the file as much as an "off" sub-field does.
+			if r.Effect == mitigation.EffectOff || r.Key() == "spectre_bhi" && r.Effect == mitigation.EffectSelect {
 				sub = r
 			}
 			continue

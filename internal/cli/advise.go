@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -49,7 +48,7 @@ split them differently.`,
 			}
 			t, err := advise.ParseTarget(target)
 			if err != nil {
-				return usagef("--target: %v", errors.Unwrap(err))
+				return usagef("--target: %s", strings.TrimPrefix(err.Error(), advise.ErrTarget.Error()+": "))
 			}
 			kb, err := mitigation.KnowledgeBase()
 			if err != nil {

@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +43,7 @@ overrides it or the kernel ignores it.`,
 			}
 			t, err := advise.ParseTarget(expect)
 			if err != nil {
-				return usagef("--expect: %v", errors.Unwrap(err))
+				return usagef("--expect: %s", strings.TrimPrefix(err.Error(), advise.ErrTarget.Error()+": "))
 			}
 			kb, err := mitigation.KnowledgeBase()
 			if err != nil {
