@@ -2,6 +2,7 @@ package advise
 
 import (
 	"errors"
+	"os"
 	"flag"
 	"path/filepath"
 	"slices"
@@ -317,6 +318,51 @@ func FuzzParseTarget(f *testing.F) {
 		again, err := ParseTarget(tg.String())
 		if err != nil || !slices.Equal(again.Params, tg.Params) {
 			t.Fatalf("ParseTarget(%q) → %q → %v, %v", s, tg.String(), again.Params, err)
+		}
+	})
+}
+
+// TestGRUBAllEntries: GRUB_CMDLINE_LINUX is read and a mitigation
+// parameter in it is warned about, since the edit goes to the _DEFAULT line.
+func TestGRUBAllEntries(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "etc", "default"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	grub := "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\nGRUB_CMDLINE_LINUX=\"nopti audit=0\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "etc", "default", "grub"), []byte(grub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Probe(dir, nil)
+	if p.Kind != PlatformGRUB || p.Configured != "quiet" || p.AllEntries != "nopti audit=0" || p.ConfigLine != 1 {
+		t.Fatalf("probe %+v", p)
+	}
+	s, _, kb := load(t, "debian-grub")
+	a := Plan(s, p, mustTarget(t, "auto"), kb)
+	var hit []string
+	for _, w := range a.Warnings {
+		if strings.Contains(w, "GRUB_CMDLINE_LINUX in /etc/default/grub also sets") {
+			hit = append(hit, w)
+		}
+	}
+	if len(hit) != 1 || !strings.Contains(hit[0], "sets nopti") {
+		t.Errorf("warnings %q", a.Warnings)
+	}
+}
+
+// FuzzGRUBLine: the /etc/default/grub line reader never panics, and a value
+// it returns is a substring of the line with no newline.
+func FuzzGRUBLine(f *testing.F) {
+	for _, s := range []string{`GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"`, `GRUB_CMDLINE_LINUX_DEFAULT='a'`, `GRUB_CMDLINE_LINUX_DEFAULT="`, `export GRUB_CMDLINE_LINUX_DEFAULT=x #c`, `GRUB_CMDLINE_LINUX_DEFAULT=`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		v, ok := grubAssignment(line, "GRUB_CMDLINE_LINUX_DEFAULT")
+		if !ok {
+			return
+		}
+		if !strings.Contains(line, v) || strings.Contains(v, "\n") && !strings.Contains(line, "\n") {
+			t.Fatalf("grubAssignment(%q) = %q", line, v)
 		}
 	})
 }

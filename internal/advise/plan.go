@@ -329,6 +329,14 @@ func warnings(s *sysinfo.Snapshot, p Platform, t Target, a Advice, newer bool) [
 	if c := s.Kernel.Config; c != nil && c.CPUMitigations == "n" && len(t.Params) > 0 {
 		w = append(w, fmt.Sprintf("this kernel is built without CONFIG_CPU_MITIGATIONS (%s): it does not support mitigations= at all", c.Source))
 	}
+	if p.AllEntries != "" {
+		for _, r := range mitigation.Classify(mitigation.ParseCmdline(p.AllEntries).Params).Params {
+			if r.Kind == mitigation.KindToggle {
+				continue
+			}
+			w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line, so GRUB_CMDLINE_LINUX_DEFAULT overrides a repeated parameter, but a different one (nopti next to mitigations=auto) still counts; remove it there if it works against the target", r.Raw))
+		}
+	}
 	for _, d := range p.DropIns {
 		w = append(w, fmt.Sprintf("%s sets a GRUB_CMDLINE_LINUX variable and is read after /etc/default/grub: check that it does not override the change", d))
 	}

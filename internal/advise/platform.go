@@ -59,6 +59,10 @@ type Platform struct {
 	ConfigNote string `json:"config_note,omitempty"`
 	// ConfigError says why the configuration could not be read.
 	ConfigError string `json:"config_error,omitempty"`
+	// AllEntries is GRUB_CMDLINE_LINUX of /etc/default/grub (the
+	// parameters of every entry, recovery included), which GRUB puts
+	// before GRUB_CMDLINE_LINUX_DEFAULT.
+	AllEntries string `json:"all_entries,omitempty"`
 	// DropIns are GRUB drop-ins (/etc/default/grub.d/*.cfg) that set a
 	// GRUB_CMDLINE_LINUX variable and so can override the main file.
 	DropIns []string `json:"drop_ins,omitempty"`
@@ -214,6 +218,10 @@ func probeKernelstub(fs fsys, p *Platform) {
 func probeGRUB(fs fsys, p *Platform) {
 	found := false
 	for i, line := range strings.Split(fs.read("etc/default/grub"), "\n") {
+		if v, ok := grubAssignment(line, "GRUB_CMDLINE_LINUX"); ok {
+			p.AllEntries = v
+			continue
+		}
 		v, ok := grubAssignment(line, "GRUB_CMDLINE_LINUX_DEFAULT")
 		if !ok {
 			continue

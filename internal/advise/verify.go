@@ -137,7 +137,7 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 		}
 		v.Checks = append(v.Checks, Check{Name: "sysfs", OK: false, Detail: "still mitigated: " + strings.Join(ns, ", ")})
 	case expectOff > 0:
-		v.Checks = append(v.Checks, Check{Name: "sysfs", OK: true, Detail: fmt.Sprintf("none of the %s the expectation turns off says \"Mitigation:\" (apart from always-on parts)", plural(expectOff, "file"))})
+		v.Checks = append(v.Checks, Check{Name: "sysfs", OK: true, Detail: fmt.Sprintf("%s the expectation turns off: none says \"Mitigation:\" (always-on parts aside)", plural(expectOff, "file"))})
 	default:
 		v.Checks = append(v.Checks, Check{Name: "sysfs", OK: true, Detail: "the expectation turns no vulnerability file off; nothing to compare"})
 	}
