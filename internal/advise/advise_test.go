@@ -2,8 +2,8 @@ package advise
 
 import (
 	"errors"
-	"os"
 	"flag"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
