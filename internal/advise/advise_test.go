@@ -272,6 +272,7 @@ func TestVerify(t *testing.T) {
 		{"wsl2-off-overridden", "off", false, "per-bug parameter overrides"},
 		{"debian-grub-pending", "off", false, "has not rebooted"},
 		{"sys:container-novulns", "auto", true, ""},
+		{"old-kernel-ignored", "off", false, "older than some of them"},
 	} {
 		s, p, kb := load(t, tt.root)
 		v := Verify(s, p, mustTarget(t, tt.expect), kb)
@@ -365,4 +366,22 @@ func FuzzGRUBLine(f *testing.F) {
 			t.Fatalf("grubAssignment(%q) = %q", line, v)
 		}
 	})
+}
+
+func TestVersionBelow(t *testing.T) {
+	for _, tt := range []struct {
+		release, min string
+		want         bool
+	}{
+		{"4.15.0-20-generic", "5.2", true},
+		{"5.2.0", "5.2", false},
+		{"6.18.40.1-microsoft-standard-WSL2", "6.17", false},
+		{"6.8.0-85-generic", "6.17", true},
+		{"garbage", "5.2", false},
+		{"6.8", "", false},
+	} {
+		if got := versionBelow(tt.release, tt.min); got != tt.want {
+			t.Errorf("versionBelow(%q, %q) = %v, want %v", tt.release, tt.min, got, tt.want)
+		}
+	}
 }

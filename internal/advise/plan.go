@@ -100,13 +100,19 @@ func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) A
 		Toggles: []Toggle{}, Alternatives: []mitigation.KBAlternative{}, Warnings: []string{}}
 	running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
 
+	// The edit applies to what is configured; WSL's own part of the
+	// command line is not in .wslconfig, so an unreadable .wslconfig
+	// counts as empty, and any other unreadable file as the running line.
 	base := running
-	if p.Kind == PlatformWSL || p.Kind == PlatformGRUB || p.Kind == PlatformGRUBDebian ||
-		p.Kind == PlatformKernelstub || p.Kind == PlatformSystemdBoot || p.Kind == PlatformGrubby {
+	switch {
+	case p.Kind == PlatformUnknown:
+	case p.Known:
 		base = mitigation.ParseCmdline(p.Configured).Params
-	}
-	if p.ConfigError != "" {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("cannot read %s (%s); the changes below are relative to the running command line", p.ConfigPath, p.ConfigError))
+	case p.Kind == PlatformWSL:
+		base = nil
+		a.Warnings = append(a.Warnings, fmt.Sprintf("cannot read the .wslconfig (%s); the changes below assume it has no kernelCommandLine: check with sectax wslconfig show", orUnknownErr(p.ConfigError)))
+	default:
+		a.Warnings = append(a.Warnings, fmt.Sprintf("cannot read %s (%s); the changes below are relative to the running command line", p.ConfigPath, orUnknownErr(p.ConfigError)))
 	}
 	after := applyTarget(base, t)
 	a.Changes = diff(base, after)
@@ -132,6 +138,9 @@ func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) A
 	newer := newPrecedence(kb, release)
 	for _, v := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(v.Name)
+		// Parameters newer than the kernel's mainline version are kept:
+		// distributions backport them (so the list errs towards showing
+		// what may be given up), and a warning says so.
 		before := predict(running, v.Name, e.Vectors, newer)
 		now := predict(predicted, v.Name, e.Vectors, newer)
 		loss := Loss{Name: v.Name, From: strings.TrimSpace(v.Raw)}
@@ -193,7 +202,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) A
 	if t.Kind == KindOff || hasGlobalOff(t.Params) {
 		a.Alternatives = kb.AlternativesFor("off", release)
 	}
-	a.Warnings = append(a.Warnings, warnings(s, p, t, a, newer)...)
+	a.Warnings = append(a.Warnings, warnings(s, p, t, a, newer, kb)...)
 	return a
 }
 
@@ -313,7 +322,7 @@ func applyChanges(running []mitigation.Param, changes []Change) []mitigation.Par
 }
 
 // warnings are the remarks that do not fit elsewhere.
-func warnings(s *sysinfo.Snapshot, p Platform, t Target, a Advice, newer bool) []string {
+func warnings(s *sysinfo.Snapshot, p Platform, t Target, a Advice, newer bool, kb *mitigation.Knowledge) []string {
 	var w []string
 	if len(a.Changes) == 0 {
 		w = append(w, fmt.Sprintf("the configuration already says this: nothing to change%s", restartHint(p)))
@@ -335,6 +344,12 @@ func warnings(s *sysinfo.Snapshot, p Platform, t Target, a Advice, newer bool) [
 				continue
 			}
 			w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line, so GRUB_CMDLINE_LINUX_DEFAULT overrides a repeated parameter, but a different one (nopti next to mitigations=auto) still counts; remove it there if it works against the target", r.Raw))
+		}
+	}
+	old := tooOld(kb, s.Kernel.Release, t.Params)
+	for _, tp := range t.Params {
+		if since, ok := old[tp.Raw]; ok {
+			w = append(w, fmt.Sprintf("%s came with mainline Linux %s; kernel %s ignores it (passes it on to init) unless its distribution backported it: after the reboot, sectax verify shows which", tp.Raw, since, s.Kernel.Release))
 		}
 	}
 	for _, d := range p.DropIns {
@@ -397,4 +412,11 @@ func tokens(changes []Change, ops ...string) []string {
 		}
 	}
 	return out
+}
+
+func orUnknownErr(s string) string {
+	if s == "" {
+		return "unknown error"
+	}
+	return s
 }

@@ -116,7 +116,16 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 		fs := FileState{Name: f.Name, Raw: strings.TrimSpace(f.Raw)}
 		if cmdOK {
 			got := predict(running, f.Name, e.Vectors, newer)
+			old := tooOld(kb, s.Kernel.Release, t.Params)
 			switch {
+			case len(old) > 0:
+				var ps []string
+				for _, p := range t.Params {
+					if since, ok := old[p.Raw]; ok {
+						ps = append(ps, fmt.Sprintf("%s (Linux %s+)", p.Raw, since))
+					}
+				}
+				fs.Why = fmt.Sprintf("kernel %s predates %s in mainline and, without a distribution backport, ignores it", s.Kernel.Release, strings.Join(ps, ", "))
 			case got.kept != "":
 				fs.Why = fmt.Sprintf("%s on the command line overrides mitigations=off (Linux 6.17+)", got.kept)
 			case s.Kernel.Config != nil && s.Kernel.Config.CPUMitigations == "n":
@@ -159,7 +168,10 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 	if !cmdOK {
 		v.Reasons, v.Fix = cmdlineReasons(p, t, asked, askedKnown)
 	}
-	if len(v.StillMitigated) > 0 && cmdOK {
+	if old := tooOld(kb, s.Kernel.Release, t.Params); len(v.StillMitigated) > 0 && cmdOK && len(old) > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("the parameters are on the command line but kernel %s is older than some of them (see above) and evidently ignores them", s.Kernel.Release))
+		v.Fix = append(v.Fix, "use the per-bug parameters this kernel knows (sectax advise --target off lists the alternatives), or boot a newer kernel")
+	} else if len(v.StillMitigated) > 0 && cmdOK {
 		v.Reasons = append(v.Reasons, "the parameters are on the command line but sysfs still reports mitigations: a per-bug parameter overrides mitigations=off (Linux 6.17+), or the kernel ignores the parameter (built without CONFIG_CPU_MITIGATIONS)")
 		v.Fix = append(v.Fix, "remove the per-bug parameters named above (sectax advise --target "+verifyArg(t)+" lists the edit), or boot a kernel built with CONFIG_CPU_MITIGATIONS=y; then restart and verify again")
 	}

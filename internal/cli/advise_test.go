@@ -28,6 +28,7 @@ func TestAdviseGolden(t *testing.T) {
 		{"kernelstub-off", "kernelstub", "off"},
 		{"unknown-off", "sys:firecracker-dev", "off"},
 		{"wsl-params", "sys:wsl2-intel-on", "spectre_bhi=vmexit audit=0"},
+		{"old-kernel-off", "sys:old-4.15-intel", "off"},
 	} {
 		for _, format := range []string{"text", "json"} {
 			out, errs, code := sectax(t, fixedDeps(nil), "advise", "--root", adviseRoot(tt.root), "--target", tt.target, "--format", format)
@@ -95,6 +96,7 @@ func TestVerifyGolden(t *testing.T) {
 		{"asked-off-not-applied", "wsl2-asked-off", "off", ExitUnmet, "has not restarted since the edit"},
 		{"off-overridden", "wsl2-off-overridden", "off", ExitUnmet, "a per-bug parameter overrides"},
 		{"grub-pending", "debian-grub-pending", "off", ExitUnmet, "has not rebooted"},
+		{"old-kernel-ignored", "old-kernel-ignored", "off", ExitUnmet, "is older than some of them"},
 	} {
 		for _, format := range []string{"text", "json"} {
 			out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", adviseRoot(tt.root), "--expect", tt.expect, "--format", format)

@@ -104,3 +104,9 @@ memory=16GB
 processors=16
 kernelCommandLine=quiet loglevel=0 audit=0 mitigations=off vsyscall=none spectre_v2=eibrs'
 vuln wsl2-off-overridden spectre_v2 'Mitigation: Enhanced / Automatic IBRS; IBPB: disabled; STIBP: disabled; PBRSB-eIBRS: SW sequence; BHI: Vulnerable'
+
+# Ubuntu 18.04's first 4.15 kernel booted with mitigations=off: the
+# parameter came with mainline 5.2, so this kernel ignores it and sysfs
+# still says mitigated.
+from old-kernel-ignored old-4.15-intel
+w old-kernel-ignored proc/cmdline "$(cat "$src/old-4.15-intel/proc/cmdline") mitigations=off"
