@@ -385,3 +385,17 @@ func TestVersionBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedVERW: mds=off alone keeps MDS mitigated while mmio_stale_data
+// still needs the same buffer clear; turning both off gives both up.
+func TestSharedVERW(t *testing.T) {
+	s, p, kb := load(t, "debian-grub")
+	a := Plan(s, p, mustTarget(t, "mds=off"), kb)
+	if len(a.GivenUp) != 0 || !slices.Contains(lossNames(a.Kept), "mds") {
+		t.Errorf("mds=off: given up %v, kept %v", lossNames(a.GivenUp), lossNames(a.Kept))
+	}
+	a = Plan(s, p, mustTarget(t, "mds=off mmio_stale_data=off"), kb)
+	if got := lossNames(a.GivenUp); !slices.Equal(got, []string{"mds", "mmio_stale_data"}) {
+		t.Errorf("mds=off mmio_stale_data=off: given up %v, kept %v", got, lossNames(a.Kept))
+	}
+}

@@ -188,6 +188,8 @@ func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) A
 		}
 	}
 
+	a.GivenUp, a.Kept = sharedVERW(s, a.GivenUp, a.Kept, predicted, kb, newer)
+
 	for _, tp := range t.Params {
 		if kp, ok := kb.LookupParam(tp.Key()); ok && !kp.Mitigation {
 			a.Toggles = append(a.Toggles, Toggle{Param: tp.Raw, Summary: kp.Summary})
@@ -419,4 +421,43 @@ func orUnknownErr(s string) string {
 		return "unknown error"
 	}
 	return s
+}
+
+// verwUsers are the files whose mitigation is the same VERW CPU-buffer
+// clear: it goes away only when all of them are off (spec/platform.md
+// §1.2, mds=), and the kernel reports the ones turned off alone as
+// mitigated again.
+var verwUsers = map[string]bool{"mds": true, "tsx_async_abort": true, "mmio_stale_data": true, "reg_file_data_sampling": true}
+
+// sharedVERW moves a VERW user that a per-bug parameter turns off back
+// to kept while another VERW user stays mitigated by a buffer clear.
+func sharedVERW(s *sysinfo.Snapshot, givenUp, kept []Loss, predicted []mitigation.Param, kb *mitigation.Knowledge, newer bool) ([]Loss, []Loss) {
+	still := ""
+	for _, v := range s.Vulnerabilities {
+		if !verwUsers[v.Name] || v.State != mitigation.Mitigated || alwaysOn(kb, v.Name, v.Raw) {
+			continue
+		}
+		e, _ := kb.LookupVulnerability(v.Name)
+		if !predict(predicted, v.Name, e.Vectors, newer).off {
+			still = v.Name
+			break
+		}
+	}
+	if still == "" {
+		return givenUp, kept
+	}
+	var out []Loss
+	for _, l := range givenUp {
+		if verwUsers[l.Name] && !strings.HasPrefix(l.By, "mitigations=") {
+			l.To = l.From
+			l.Explanation = fmt.Sprintf("%s: stays %q: its CPU-buffer clear (VERW) is shared with %s, which stays mitigated, so the kernel keeps it; turn all of mds, tsx_async_abort, mmio_stale_data and reg_file_data_sampling off to drop it", l.Name, l.From, still)
+			kept = append(kept, l)
+			continue
+		}
+		out = append(out, l)
+	}
+	if out == nil {
+		out = []Loss{}
+	}
+	return out, kept
 }
