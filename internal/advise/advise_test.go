@@ -399,3 +399,71 @@ func TestSharedVERW(t *testing.T) {
 		t.Errorf("mds=off mmio_stale_data=off: given up %v, kept %v", got, lossNames(a.Kept))
 	}
 }
+
+// copyTree copies a fake root into a temporary directory.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestWSLConfigProblems: a .wslconfig WSL cannot read, or one with a
+// shadowed kernelCommandLine, is reported, not trusted.
+func TestWSLConfigProblems(t *testing.T) {
+	kb, _ := mitigation.KnowledgeBase()
+	dir := copyTree(t, root("sys:wsl2-intel-on"))
+	cfg := filepath.Join(dir, "mnt", "c", "Users", "dev", ".wslconfig")
+	// UTF-16BE with BOM: WSL does not read it.
+	if err := os.WriteFile(cfg, []byte("\xfe\xff\x00[\x00w"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sysinfo.Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Probe(dir, s)
+	if p.Known || p.ConfigError == "" {
+		t.Fatalf("probe %+v", p)
+	}
+	v := Verify(s, p, mustTarget(t, "off"), kb)
+	if v.Holds || !strings.Contains(strings.Join(v.Reasons, " "), "cannot be read") {
+		t.Errorf("reasons %q", v.Reasons)
+	}
+	a := Plan(s, p, mustTarget(t, "off"), kb)
+	if a.ConfiguredAfter != "mitigations=off" || !strings.Contains(strings.Join(a.Warnings, " "), "cannot read the .wslconfig") {
+		t.Errorf("after %q, warnings %q", a.ConfiguredAfter, a.Warnings)
+	}
+
+	if err := os.WriteFile(cfg, []byte("[wsl2]\nkernelCommandLine=audit=0\nkernelCommandLine=mitigations=off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = Probe(dir, s)
+	if p.Configured != "audit=0" || len(p.ConfigWarnings) == 0 {
+		t.Fatalf("duplicate: configured %q, warnings %q", p.Configured, p.ConfigWarnings)
+	}
+	// The second line is ignored by WSL: verify must not count it as asked.
+	v = Verify(s, p, mustTarget(t, "off"), kb)
+	if !strings.Contains(strings.Join(v.Reasons, " "), "does not ask for it") {
+		t.Errorf("duplicate: reasons %q", v.Reasons)
+	}
+	if a := Plan(s, p, mustTarget(t, "off"), kb); !strings.Contains(strings.Join(a.Warnings, "\n"), "line 3") {
+		t.Errorf("duplicate: warnings %q", a.Warnings)
+	}
+}

@@ -326,6 +326,7 @@ func applyChanges(running []mitigation.Param, changes []Change) []mitigation.Par
 // warnings are the remarks that do not fit elsewhere.
 func warnings(s *sysinfo.Snapshot, p Platform, t Target, a Advice, newer bool, kb *mitigation.Knowledge) []string {
 	var w []string
+	w = append(w, p.ConfigWarnings...)
 	if len(a.Changes) == 0 {
 		w = append(w, fmt.Sprintf("the configuration already says this: nothing to change%s", restartHint(p)))
 	}

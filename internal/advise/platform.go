@@ -2,6 +2,7 @@ package advise
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -57,6 +58,9 @@ type Platform struct {
 	// ConfigNote says where the configured parameters come from when the
 	// file itself is absent.
 	ConfigNote string `json:"config_note,omitempty"`
+	// ConfigWarnings are remarks about the configuration file (for a
+	// .wslconfig: lines WSL skips, a second kernelCommandLine it ignores).
+	ConfigWarnings []string `json:"config_warnings,omitempty"`
 	// ConfigError says why the configuration could not be read.
 	ConfigError string `json:"config_error,omitempty"`
 	// AllEntries is GRUB_CMDLINE_LINUX of /etc/default/grub (the
@@ -194,6 +198,13 @@ func probeWSLConfig(fs fsys, p *Platform) {
 		return
 	}
 	p.Known = true
+	for _, d := range f.Warnings() {
+		msg := fmt.Sprintf("%s line %d: %s", p.ConfigPath, d.Line, d.Msg)
+		if d.Refuse {
+			msg += " (sectax wslconfig refuses to edit the file until this line is fixed)"
+		}
+		p.ConfigWarnings = append(p.ConfigWarnings, msg)
+	}
 	if e, ok := f.KernelCommandLine(); ok {
 		p.Configured, p.ConfigLine = e.Value, e.Line
 	}

@@ -153,6 +153,9 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 
 	// 3. What the configuration asks for, to tell why the command line differs.
 	asked, askedKnown := configuredAsks(p, t)
+	if p.ConfigError != "" {
+		v.Checks = append(v.Checks, Check{Name: "config", OK: true, Detail: fmt.Sprintf("cannot read %s: %s", configName(p), p.ConfigError)})
+	}
 	if p.Known && p.ConfigPath != "" {
 		d := fmt.Sprintf("%s asks for %s", configName(p), t.String())
 		if !asked {
@@ -216,6 +219,9 @@ func configName(p Platform) string {
 func cmdlineReasons(p Platform, t Target, asked, known bool) (reasons, fix []string) {
 	advise := "sectax advise --target " + verifyArg(t)
 	switch {
+	case p.Kind == PlatformWSL && !known:
+		reasons = append(reasons, fmt.Sprintf("the running kernel's command line does not have it, and the .wslconfig cannot be read (%s)", orUnknownErr(p.ConfigError)))
+		fix = append(fix, "sectax wslconfig show says what is wrong with the file; after fixing it, "+advise+" prints the edit; then wsl --shutdown in Windows and verify again")
 	case p.Kind == PlatformWSL && asked:
 		reasons = append(reasons,
 			"the .wslconfig asks for it but the running kernel did not get it: the WSL VM has not restarted since the edit, or a Windows policy (AllowKernelCommandLineUserSetting) dropped kernelCommandLine — WSL then warns \"The .wslconfig setting 'wsl2.kernelCommandLine' is disabled by the computer policy.\"")
