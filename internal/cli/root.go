@@ -194,6 +194,8 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newImportCmd(g),
 		newCompareCmd(g),
 		newBaselinesCmd(g),
+		newAdviseCmd(g),
+		newVerifyCmd(g),
 	)
 	return root
 }

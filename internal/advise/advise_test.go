@@ -1,0 +1,469 @@
+package advise
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// update is accepted so that `go test ./... -update` works in every package;
+// the golden files of advise and verify live in internal/cli.
+var _ = flag.Bool("update", false, "rewrite golden files (none in this package)")
+
+func root(name string) string {
+	if strings.HasPrefix(name, "sys:") {
+		return filepath.Join("..", "sysinfo", "testdata", strings.TrimPrefix(name, "sys:"))
+	}
+	return filepath.Join("testdata", "roots", name)
+}
+
+func load(t *testing.T, name string) (*sysinfo.Snapshot, Platform, *mitigation.Knowledge) {
+	t.Helper()
+	s, err := sysinfo.Collect(root(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, Probe(root(name), s), kb
+}
+
+func mustTarget(t *testing.T, s string) Target {
+	t.Helper()
+	tg, err := ParseTarget(s)
+	if err != nil {
+		t.Fatalf("ParseTarget(%q): %v", s, err)
+	}
+	return tg
+}
+
+func TestParseTarget(t *testing.T) {
+	for _, tt := range []struct {
+		in, kind, str string
+	}{
+		{"off", KindOff, "off"},
+		{" auto ", KindAuto, "auto"},
+		{"on", KindAuto, "auto"},
+		{"mitigations=off audit=0", KindParams, "mitigations=off audit=0"},
+		{"nopti\tnosmt", KindParams, "nopti nosmt"},
+		{"spectre_bhi=vmexit spectre_bhi=vmexit", KindParams, "spectre_bhi=vmexit"},
+	} {
+		tg := mustTarget(t, tt.in)
+		if tg.Kind != tt.kind || tg.String() != tt.str {
+			t.Errorf("ParseTarget(%q) = %s %q, want %s %q", tt.in, tg.Kind, tg.String(), tt.kind, tt.str)
+		}
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"", "empty target"},
+		{"   ", "empty target"},
+		{`foo="a b"`, "contains a double quote"},
+		{`mitigations="off`, "unbalanced double quote"},
+		{`"nopti"`, "contains a double quote"},
+		{"mitigations=off -- init", `contains "--"`},
+		{"=off", "no parameter name"},
+		{"mitigations=öff", "plain ASCII"},
+		{"mitigations=off\x01", "plain ASCII"},
+		{"mitigations=off mitigations=auto", "given twice"},
+	} {
+		_, err := ParseTarget(tt.in)
+		if err == nil || !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseTarget(%q) = %v, want an ErrTarget containing %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestProbe(t *testing.T) {
+	for _, tt := range []struct {
+		root       string
+		kind       PlatformKind
+		configured string
+		line       int
+	}{
+		{"sys:wsl2-intel-on", PlatformWSL, "", 0},
+		{"sys:wsl2-intel-off", PlatformWSL, "quiet loglevel=0 audit=0 mitigations=off vsyscall=none", 4},
+		{"debian-grub", PlatformGRUBDebian, "quiet splash", 7},
+		{"fedora-grubby", PlatformGrubby, "root=UUID=2b4c6d8e-0f1a-4b3c-8d5e-7f9a1b3c5d7e ro rootflags=subvol=root rhgb quiet mitigations=auto,nosmt isolcpus=14,15 nohz_full=14,15", 0},
+		{"systemd-boot", PlatformSystemdBoot, "root=UUID=5c1d7e0a-9b2f-4f3e-8a6d-1e2f3a4b5c6d rw quiet nopti", 0},
+		{"kernelstub", PlatformKernelstub, "quiet loglevel=0 systemd.show_status=false splash mitigations=auto", 0},
+		{"sys:firecracker-dev", PlatformUnknown, "", 0},
+		{"sys:container-novulns", PlatformUnknown, "", 0},
+	} {
+		_, p, _ := load(t, tt.root)
+		if p.Kind != tt.kind || p.Configured != tt.configured || p.ConfigLine != tt.line {
+			t.Errorf("%s: kind %s, configured %q line %d; want %s %q line %d", tt.root, p.Kind, p.Configured, p.ConfigLine, tt.kind, tt.configured, tt.line)
+		}
+	}
+	_, p, _ := load(t, "debian-grub")
+	if !slices.Equal(p.DropIns, []string{"/etc/default/grub.d/50-cloudimg-settings.cfg"}) {
+		t.Errorf("drop-ins %v", p.DropIns)
+	}
+	_, p, _ = load(t, "systemd-boot")
+	if !slices.Equal(p.Entries, []string{"/boot/loader/entries/arch.conf"}) || p.ConfigNote == "" {
+		t.Errorf("entries %v, note %q", p.Entries, p.ConfigNote)
+	}
+}
+
+func TestGRUBAssignment(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		{`GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"`, "quiet splash"},
+		{`GRUB_CMDLINE_LINUX_DEFAULT='quiet'`, "quiet"},
+		{`export GRUB_CMDLINE_LINUX_DEFAULT=quiet # comment`, "quiet"},
+		{`  GRUB_CMDLINE_LINUX_DEFAULT=""`, ""},
+	} {
+		got, ok := grubAssignment(tt.line, "GRUB_CMDLINE_LINUX_DEFAULT")
+		if !ok || got != tt.want {
+			t.Errorf("grubAssignment(%q) = %q, %v; want %q", tt.line, got, ok, tt.want)
+		}
+	}
+	if _, ok := grubAssignment(`GRUB_CMDLINE_LINUX="x"`, "GRUB_CMDLINE_LINUX_DEFAULT"); ok {
+		t.Error("GRUB_CMDLINE_LINUX matched GRUB_CMDLINE_LINUX_DEFAULT")
+	}
+}
+
+func lossNames(ls []Loss) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Name)
+	}
+	return out
+}
+
+func TestPlanWSLOff(t *testing.T) {
+	s, p, kb := load(t, "sys:wsl2-intel-on")
+	a := Plan(s, p, mustTarget(t, "off"), kb)
+	// Exactly the files the study's off tree shows going from Mitigation to Vulnerable.
+	want := []string{"indirect_target_selection", "mmio_stale_data", "retbleed", "spec_store_bypass", "spectre_v1", "spectre_v2"}
+	if got := lossNames(a.GivenUp); !slices.Equal(got, want) {
+		t.Errorf("given up %v, want %v", got, want)
+	}
+	off, _, _ := load(t, "sys:wsl2-intel-off")
+	for _, l := range a.GivenUp {
+		for _, v := range off.Vulnerabilities {
+			if v.Name == l.Name && v.State != mitigation.Vulnerable {
+				t.Errorf("%s predicted vulnerable, the off tree says %q", l.Name, v.Raw)
+			}
+		}
+		if !strings.Contains(l.Explanation, "protection given up") || l.GuestNote == "" {
+			t.Errorf("%s: explanation %q, guest note %q", l.Name, l.Explanation, l.GuestNote)
+		}
+	}
+	if got := lossNames(a.Kept); !slices.Equal(got, []string{"itlb_multihit"}) {
+		t.Errorf("kept %v", got)
+	}
+	if a.GuestCaveat == "" || len(a.Alternatives) == 0 || a.PredictedMode != mitigation.ModeOff {
+		t.Errorf("caveat %q, %d alternatives, mode %s", a.GuestCaveat, len(a.Alternatives), a.PredictedMode)
+	}
+	if !slices.Equal(a.Changes, []Change{{Op: "add", New: "mitigations=off"}}) || a.ConfiguredAfter != "mitigations=off" {
+		t.Errorf("changes %v, after %q", a.Changes, a.ConfiguredAfter)
+	}
+	var cmds []string
+	for _, st := range a.Steps {
+		cmds = append(cmds, st.Command)
+	}
+	for _, c := range []string{"sectax wslconfig set mitigations=off", "wsl --shutdown", "sectax verify --expect off"} {
+		if !slices.Contains(cmds, c) {
+			t.Errorf("steps lack %q: %q", c, cmds)
+		}
+	}
+}
+
+func TestPlanPrecedenceByKernel(t *testing.T) {
+	// mitigations=off spec_store_bypass_disable=prctl: on 6.17+ the
+	// per-bug parameter keeps SSB in prctl mode; on 6.8 mitigations=off wins.
+	tg := mustTarget(t, "mitigations=off spec_store_bypass_disable=prctl")
+	s, p, kb := load(t, "fedora-grubby") // 6.17
+	a := Plan(s, p, tg, kb)
+	if slices.Contains(lossNames(a.GivenUp), "spec_store_bypass") || !slices.Contains(lossNames(a.Kept), "spec_store_bypass") {
+		t.Errorf("6.17: given up %v, kept %v", lossNames(a.GivenUp), lossNames(a.Kept))
+	}
+	if !hasRule(a.Precedence, "per-bug-overrides-global") || hasRule(a.Precedence, "global-off-wins") {
+		t.Errorf("6.17 rules %v", a.Precedence)
+	}
+	s, p, _ = load(t, "debian-grub") // 6.8
+	a = Plan(s, p, tg, kb)
+	if !slices.Contains(lossNames(a.GivenUp), "spec_store_bypass") {
+		t.Errorf("6.8: given up %v", lossNames(a.GivenUp))
+	}
+	if hasRule(a.Precedence, "per-bug-overrides-global") || !hasRule(a.Precedence, "global-off-wins") {
+		t.Errorf("6.8 rules %v", a.Precedence)
+	}
+}
+
+func hasRule(rs []mitigation.KBRule, id string) bool {
+	return slices.ContainsFunc(rs, func(r mitigation.KBRule) bool { return r.ID == id })
+}
+
+func TestPlanChanges(t *testing.T) {
+	s, p, kb := load(t, "fedora-grubby")
+	a := Plan(s, p, mustTarget(t, "off"), kb)
+	if !slices.Equal(a.Changes, []Change{{Op: "replace", Old: "mitigations=auto,nosmt", New: "mitigations=off"}}) {
+		t.Errorf("changes %v", a.Changes)
+	}
+	s, p, _ = load(t, "systemd-boot")
+	a = Plan(s, p, mustTarget(t, "auto"), kb)
+	if !slices.Equal(a.Changes, []Change{{Op: "remove", Old: "nopti"}}) || strings.Contains(a.Predicted, "nopti") {
+		t.Errorf("auto: changes %v, predicted %q", a.Changes, a.Predicted)
+	}
+	if got := lossNames(a.Regained); !slices.Equal(got, []string{"meltdown"}) {
+		t.Errorf("regained %v", got)
+	}
+	s, p, _ = load(t, "kernelstub")
+	a = Plan(s, p, mustTarget(t, "off"), kb)
+	var cmds []string
+	for _, st := range a.Steps {
+		cmds = append(cmds, st.Command)
+	}
+	if !slices.Contains(cmds, `sudo kernelstub -d "mitigations=auto"`) || !slices.Contains(cmds, `sudo kernelstub -a "mitigations=off"`) {
+		t.Errorf("kernelstub steps %q", cmds)
+	}
+	// Sub-field-only parameters weaken without giving the file up.
+	s, p, _ = load(t, "sys:wsl2-intel-on")
+	a = Plan(s, p, mustTarget(t, "spectre_bhi=off"), kb)
+	if len(a.GivenUp) != 0 || !slices.Equal(lossNames(a.Weakened), []string{"spectre_v2"}) {
+		t.Errorf("spectre_bhi=off: given up %v, weakened %v", lossNames(a.GivenUp), lossNames(a.Weakened))
+	}
+	a = Plan(s, p, mustTarget(t, "spectre_bhi=vmexit"), kb)
+	if len(a.GivenUp) != 0 || !slices.Equal(lossNames(a.Weakened), []string{"spectre_v2"}) {
+		t.Errorf("spectre_bhi=vmexit: given up %v, weakened %v", lossNames(a.GivenUp), lossNames(a.Weakened))
+	}
+	// Firecracker: the init arguments after "--" stay on the line.
+	s, p, _ = load(t, "sys:firecracker-dev")
+	a = Plan(s, p, mustTarget(t, "off"), kb)
+	if !strings.HasSuffix(a.Predicted, "--tcp-readiness-only --auth-required") || !strings.Contains(a.Predicted, "mitigations=off --") {
+		t.Errorf("predicted %q", a.Predicted)
+	}
+}
+
+func TestWindowsPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/mnt/c/Users/dev/.wslconfig": `C:\Users\dev\.wslconfig`,
+		"":                            `%UserProfile%\.wslconfig`,
+		"/home/x/.wslconfig":          "/home/x/.wslconfig",
+	} {
+		if got := windowsPath(in); got != want {
+			t.Errorf("windowsPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestVerify(t *testing.T) {
+	for _, tt := range []struct {
+		root, expect string
+		holds        bool
+		reason       string
+	}{
+		{"sys:wsl2-intel-on", "auto", true, ""},
+		{"sys:wsl2-intel-on", "off", false, "does not ask for it"},
+		{"sys:wsl2-intel-off", "off", true, ""},
+		{"sys:wsl2-intel-off", "mitigations=off audit=0", true, ""},
+		{"sys:wsl2-intel-off", "auto", false, "does not ask for it"},
+		{"sys:firecracker-dev", "mitigations=auto,no_guest_host,no_guest_guest", true, ""},
+		{"sys:firecracker-dev", "off", false, "cannot read where"},
+		{"wsl2-asked-off", "off", false, "has not restarted"},
+		{"wsl2-off-overridden", "off", false, "per-bug parameter overrides"},
+		{"debian-grub-pending", "off", false, "has not rebooted"},
+		{"sys:container-novulns", "auto", true, ""},
+		{"old-kernel-ignored", "off", false, "older than some of them"},
+	} {
+		s, p, kb := load(t, tt.root)
+		v := Verify(s, p, mustTarget(t, tt.expect), kb)
+		if v.Holds != tt.holds {
+			t.Errorf("%s --expect %s: holds %v, want %v (%v)", tt.root, tt.expect, v.Holds, tt.holds, v.Checks)
+		}
+		if tt.reason != "" && !strings.Contains(strings.Join(v.Reasons, " "), tt.reason) {
+			t.Errorf("%s --expect %s: reasons %q lack %q", tt.root, tt.expect, v.Reasons, tt.reason)
+		}
+		if !v.Holds && len(v.Fix) == 0 {
+			t.Errorf("%s --expect %s: no fix given", tt.root, tt.expect)
+		}
+	}
+	s, p, kb := load(t, "wsl2-off-overridden")
+	v := Verify(s, p, mustTarget(t, "off"), kb)
+	if len(v.StillMitigated) != 1 || v.StillMitigated[0].Name != "spectre_v2" || !strings.Contains(v.StillMitigated[0].Why, "spectre_v2=eibrs") {
+		t.Errorf("still mitigated %+v", v.StillMitigated)
+	}
+}
+
+// FuzzParseTarget: any string either is refused with ErrTarget or gives
+// parameters that survive being written out and parsed again unchanged,
+// with no blank or quote inside a parameter.
+func FuzzParseTarget(f *testing.F) {
+	for _, s := range []string{"off", "auto", "mitigations=off audit=0", `foo="a b"`, `"`, "nopti -- x", "=x", "a=b a=c", "spectre_v2=retpoline,generic\tnosmt", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := ParseTarget(s)
+		if err != nil {
+			if !errors.Is(err, ErrTarget) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("ParseTarget(%q): error %q is not a one-line ErrTarget", s, err)
+			}
+			return
+		}
+		if tg.Kind != KindParams {
+			return
+		}
+		for _, p := range tg.Params {
+			if strings.ContainsAny(p.Raw, " \t\n\v\f\r\"") || p.Name == "" {
+				t.Fatalf("ParseTarget(%q) accepted %q", s, p.Raw)
+			}
+		}
+		again, err := ParseTarget(tg.String())
+		if err != nil || !slices.Equal(again.Params, tg.Params) {
+			t.Fatalf("ParseTarget(%q) → %q → %v, %v", s, tg.String(), again.Params, err)
+		}
+	})
+}
+
+// TestGRUBAllEntries: GRUB_CMDLINE_LINUX is read and a mitigation
+// parameter in it is warned about, since the edit goes to the _DEFAULT line.
+func TestGRUBAllEntries(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "etc", "default"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	grub := "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\nGRUB_CMDLINE_LINUX=\"nopti audit=0\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "etc", "default", "grub"), []byte(grub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Probe(dir, nil)
+	if p.Kind != PlatformGRUB || p.Configured != "quiet" || p.AllEntries != "nopti audit=0" || p.ConfigLine != 1 {
+		t.Fatalf("probe %+v", p)
+	}
+	s, _, kb := load(t, "debian-grub")
+	a := Plan(s, p, mustTarget(t, "auto"), kb)
+	var hit []string
+	for _, w := range a.Warnings {
+		if strings.Contains(w, "GRUB_CMDLINE_LINUX in /etc/default/grub also sets") {
+			hit = append(hit, w)
+		}
+	}
+	if len(hit) != 1 || !strings.Contains(hit[0], "sets nopti") {
+		t.Errorf("warnings %q", a.Warnings)
+	}
+}
+
+// FuzzGRUBLine: the /etc/default/grub line reader never panics, and a value
+// it returns is a substring of the line with no newline.
+func FuzzGRUBLine(f *testing.F) {
+	for _, s := range []string{`GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"`, `GRUB_CMDLINE_LINUX_DEFAULT='a'`, `GRUB_CMDLINE_LINUX_DEFAULT="`, `export GRUB_CMDLINE_LINUX_DEFAULT=x #c`, `GRUB_CMDLINE_LINUX_DEFAULT=`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		v, ok := grubAssignment(line, "GRUB_CMDLINE_LINUX_DEFAULT")
+		if !ok {
+			return
+		}
+		if !strings.Contains(line, v) || strings.Contains(v, "\n") && !strings.Contains(line, "\n") {
+			t.Fatalf("grubAssignment(%q) = %q", line, v)
+		}
+	})
+}
+
+func TestVersionBelow(t *testing.T) {
+	for _, tt := range []struct {
+		release, min string
+		want         bool
+	}{
+		{"4.15.0-20-generic", "5.2", true},
+		{"5.2.0", "5.2", false},
+		{"6.18.40.1-microsoft-standard-WSL2", "6.17", false},
+		{"6.8.0-85-generic", "6.17", true},
+		{"garbage", "5.2", false},
+		{"6.8", "", false},
+	} {
+		if got := versionBelow(tt.release, tt.min); got != tt.want {
+			t.Errorf("versionBelow(%q, %q) = %v, want %v", tt.release, tt.min, got, tt.want)
+		}
+	}
+}
+
+// TestSharedVERW: mds=off alone keeps MDS mitigated while mmio_stale_data
+// still needs the same buffer clear; turning both off gives both up.
+func TestSharedVERW(t *testing.T) {
+	s, p, kb := load(t, "debian-grub")
+	a := Plan(s, p, mustTarget(t, "mds=off"), kb)
+	if len(a.GivenUp) != 0 || !slices.Contains(lossNames(a.Kept), "mds") {
+		t.Errorf("mds=off: given up %v, kept %v", lossNames(a.GivenUp), lossNames(a.Kept))
+	}
+	a = Plan(s, p, mustTarget(t, "mds=off mmio_stale_data=off"), kb)
+	if got := lossNames(a.GivenUp); !slices.Equal(got, []string{"mds", "mmio_stale_data"}) {
+		t.Errorf("mds=off mmio_stale_data=off: given up %v, kept %v", got, lossNames(a.Kept))
+	}
+}
+
+// copyTree copies a fake root into a temporary directory.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestWSLConfigProblems: a .wslconfig WSL cannot read, or one with a
+// shadowed kernelCommandLine, is reported, not trusted.
+func TestWSLConfigProblems(t *testing.T) {
+	kb, _ := mitigation.KnowledgeBase()
+	dir := copyTree(t, root("sys:wsl2-intel-on"))
+	cfg := filepath.Join(dir, "mnt", "c", "Users", "dev", ".wslconfig")
+	// UTF-16BE with BOM: WSL does not read it.
+	if err := os.WriteFile(cfg, []byte("\xfe\xff\x00[\x00w"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sysinfo.Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Probe(dir, s)
+	if p.Known || p.ConfigError == "" {
+		t.Fatalf("probe %+v", p)
+	}
+	v := Verify(s, p, mustTarget(t, "off"), kb)
+	if v.Holds || !strings.Contains(strings.Join(v.Reasons, " "), "cannot be read") {
+		t.Errorf("reasons %q", v.Reasons)
+	}
+	a := Plan(s, p, mustTarget(t, "off"), kb)
+	if a.ConfiguredAfter != "mitigations=off" || !strings.Contains(strings.Join(a.Warnings, " "), "cannot read the .wslconfig") {
+		t.Errorf("after %q, warnings %q", a.ConfiguredAfter, a.Warnings)
+	}
+
+	if err := os.WriteFile(cfg, []byte("[wsl2]\nkernelCommandLine=audit=0\nkernelCommandLine=mitigations=off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = Probe(dir, s)
+	if p.Configured != "audit=0" || len(p.ConfigWarnings) == 0 {
+		t.Fatalf("duplicate: configured %q, warnings %q", p.Configured, p.ConfigWarnings)
+	}
+	// The second line is ignored by WSL: verify must not count it as asked.
+	v = Verify(s, p, mustTarget(t, "off"), kb)
+	if !strings.Contains(strings.Join(v.Reasons, " "), "does not ask for it") {
+		t.Errorf("duplicate: reasons %q", v.Reasons)
+	}
+	if a := Plan(s, p, mustTarget(t, "off"), kb); !strings.Contains(strings.Join(a.Warnings, "\n"), "line 3") {
+		t.Errorf("duplicate: warnings %q", a.Warnings)
+	}
+}

@@ -1,0 +1,464 @@
+package advise
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// AdviceSchema is the schema name of the advise JSON document.
+const AdviceSchema = "sectax.advise/v1"
+
+// Change is one edit of the configured parameters.
+type Change struct {
+	// Op is add, replace or remove.
+	Op  string `json:"op"`
+	Old string `json:"old,omitempty"`
+	New string `json:"new,omitempty"`
+}
+
+// Step is one thing the user does. Nothing is run by sectax.
+type Step struct {
+	// Where is "linux" (a shell in this machine), "windows" (PowerShell or
+	// cmd on the Windows host) or "manual" (an edit by hand).
+	Where string `json:"where"`
+	// Text says what the step does.
+	Text string `json:"text"`
+	// Command is the exact command, "" for a manual step.
+	Command string `json:"command,omitempty"`
+}
+
+// Loss is one vulnerability file whose state the target changes.
+type Loss struct {
+	Name string `json:"name"`
+	// From is the sysfs line now, To the predicted one.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// By is the parameter responsible.
+	By string `json:"by,omitempty"`
+	// Explanation is the knowledge base's sentence about the change.
+	Explanation string `json:"explanation"`
+	// GuestNote is what differs inside a VM guest (guests only).
+	GuestNote string `json:"guest_note,omitempty"`
+}
+
+// Toggle is a target parameter that is no CPU mitigation.
+type Toggle struct {
+	Param   string `json:"param"`
+	Summary string `json:"summary"`
+}
+
+// Advice is the result of Plan: the `sectax advise --format json` document.
+type Advice struct {
+	Schema   string   `json:"schema"`
+	Target   Target   `json:"target"`
+	Kernel   string   `json:"kernel"`
+	Platform Platform `json:"platform"`
+	// Running is /proc/cmdline now.
+	Running string `json:"running_cmdline"`
+	// Changes turn the configured parameters into ConfiguredAfter.
+	Changes         []Change `json:"changes"`
+	ConfiguredAfter string   `json:"configured_after"`
+	// Predicted is the command line the kernel would get after the restart.
+	Predicted           string          `json:"predicted_cmdline"`
+	PredictedMode       mitigation.Mode `json:"predicted_mode"`
+	PredictedModeReason string          `json:"predicted_mode_reason"`
+	// Steps are the exact commands for the platform, in order.
+	Steps []Step `json:"steps"`
+	// Precedence are the rules of the running kernel version.
+	Precedence []mitigation.KBRule `json:"precedence"`
+	// GivenUp are files that go from mitigated to vulnerable.
+	GivenUp []Loss `json:"given_up"`
+	// Weakened are files that stay mitigated with a sub-protection off.
+	Weakened []Loss `json:"weakened"`
+	// Kept are mitigated files the target does not turn off although it
+	// might seem to (an always-on part, or a per-bug parameter that
+	// overrides mitigations=off).
+	Kept []Loss `json:"kept"`
+	// Regained are vulnerable files the target mitigates again.
+	Regained []Loss `json:"regained"`
+	// Toggles are target parameters that are not CPU mitigations.
+	Toggles []Toggle `json:"toggles"`
+	// GuestCaveat is set inside a VM guest: what a guest's setting can and
+	// cannot change.
+	GuestCaveat string `json:"guest_caveat,omitempty"`
+	// Alternatives keep the cheap protections.
+	Alternatives []mitigation.KBAlternative `json:"alternatives"`
+	Warnings     []string                   `json:"warnings"`
+}
+
+// Plan computes the advice for reaching target on the machine described
+// by s and p. It changes nothing.
+func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) Advice {
+	release := s.Kernel.Release
+	a := Advice{Schema: AdviceSchema, Target: t, Kernel: release, Platform: p,
+		Running: strings.TrimSpace(s.Cmdline.Raw), Changes: []Change{}, Steps: []Step{},
+		GivenUp: []Loss{}, Weakened: []Loss{}, Kept: []Loss{}, Regained: []Loss{},
+		Toggles: []Toggle{}, Alternatives: []mitigation.KBAlternative{}, Warnings: []string{}}
+	running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
+
+	// The edit applies to what is configured; WSL's own part of the
+	// command line is not in .wslconfig, so an unreadable .wslconfig
+	// counts as empty, and any other unreadable file as the running line.
+	base := running
+	switch {
+	case p.Kind == PlatformUnknown:
+	case p.Known:
+		base = mitigation.ParseCmdline(p.Configured).Params
+	case p.Kind == PlatformWSL:
+		base = nil
+		a.Warnings = append(a.Warnings, fmt.Sprintf("cannot read the .wslconfig (%s); the changes below assume it has no kernelCommandLine: check with sectax wslconfig show", orUnknownErr(p.ConfigError)))
+	default:
+		a.Warnings = append(a.Warnings, fmt.Sprintf("cannot read %s (%s); the changes below are relative to the running command line", p.ConfigPath, orUnknownErr(p.ConfigError)))
+	}
+	after := applyTarget(base, t)
+	a.Changes = diff(base, after)
+	a.ConfiguredAfter = mitigation.Format(after)
+
+	predicted := applyChanges(running, a.Changes)
+	a.Predicted = mitigation.Format(predicted)
+	if init := mitigation.ParseCmdline(s.Cmdline.Raw).InitArgs; init != nil {
+		// The words after "--" go to init; they stay on the line.
+		a.Predicted = strings.TrimSpace(a.Predicted + " -- " + strings.Join(init, " "))
+		if base == nil || p.Kind == PlatformUnknown {
+			a.ConfiguredAfter = a.Predicted
+		}
+	}
+	a.PredictedMode, a.PredictedModeReason = mitigation.Classify(predicted).Mode()
+	a.Steps = steps(s, p, t, a)
+	a.Precedence = kb.PrecedenceFor(release)
+	if a.Precedence == nil {
+		a.Precedence = []mitigation.KBRule{}
+	}
+
+	guest := s.Hypervisor.Guest || s.WSL != nil
+	newer := newPrecedence(kb, release)
+	for _, v := range s.Vulnerabilities {
+		e, _ := kb.LookupVulnerability(v.Name)
+		// Parameters newer than the kernel's mainline version are kept:
+		// distributions backport them (so the list errs towards showing
+		// what may be given up), and a warning says so.
+		before := predict(running, v.Name, e.Vectors, newer)
+		now := predict(predicted, v.Name, e.Vectors, newer)
+		loss := Loss{Name: v.Name, From: strings.TrimSpace(v.Raw)}
+		if guest {
+			loss.GuestNote = e.VMGuest
+			if s.WSL != nil && e.WSL != "" {
+				// "Same as any guest[: more]" points back at the guest note.
+				if rest, ok := strings.CutPrefix(e.WSL, "Same as any guest"); ok {
+					loss.GuestNote = strings.TrimSpace(e.VMGuest + " " + strings.TrimLeft(strings.TrimPrefix(rest, "."), ": "))
+				} else {
+					loss.GuestNote = e.WSL
+				}
+			}
+		}
+		switch v.State {
+		case mitigation.Mitigated:
+			switch {
+			case now.off && !before.off && alwaysOn(kb, v.Name, v.Raw):
+				loss.To, loss.By = loss.From, now.by
+				loss.Explanation = fmt.Sprintf("%s: stays %q: no parameter turns that part off", v.Name, loss.From)
+				if strings.Contains(loss.From, "; ") {
+					loss.Explanation += " (the sub-fields after ';' may change)"
+				}
+				a.Kept = append(a.Kept, loss)
+			case now.off && !before.off:
+				loss.To, loss.By = "Vulnerable", now.by
+				loss.Explanation = kb.ExplainChange(v.Name, loss.From, loss.To)
+				a.GivenUp = append(a.GivenUp, loss)
+			case now.partial && !before.partial:
+				loss.To, loss.By = loss.From+" (with "+now.by+")", now.by
+				one, _ := kb.OneLiner(v.Name)
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s weakens part of it — %s", v.Name, now.by, one)
+				a.Weakened = append(a.Weakened, loss)
+			case now.kept != "" && before.kept == "":
+				loss.To, loss.By = loss.From, now.kept
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated: on Linux 6.17+ %s overrides mitigations=off", v.Name, now.kept)
+				a.Kept = append(a.Kept, loss)
+			}
+		case mitigation.Vulnerable:
+			if before.off && !now.off {
+				loss.To = "Mitigation: …"
+				loss.Explanation = kb.ExplainChange(v.Name, loss.From, "mitigated")
+				a.Regained = append(a.Regained, loss)
+			}
+		}
+	}
+
+	a.GivenUp, a.Kept = sharedVERW(s, a.GivenUp, a.Kept, predicted, kb, newer)
+
+	for _, tp := range t.Params {
+		if kp, ok := kb.LookupParam(tp.Key()); ok && !kp.Mitigation {
+			a.Toggles = append(a.Toggles, Toggle{Param: tp.Raw, Summary: kp.Summary})
+		}
+	}
+	if guest {
+		a.GuestCaveat = kb.VMGuestGeneral
+		if s.WSL != nil {
+			a.GuestCaveat += " " + kb.WSLGeneral
+		}
+	}
+	if t.Kind == KindOff || hasGlobalOff(t.Params) {
+		a.Alternatives = kb.AlternativesFor("off", release)
+	}
+	a.Warnings = append(a.Warnings, warnings(s, p, t, a, newer, kb)...)
+	return a
+}
+
+func hasGlobalOff(params []mitigation.Param) bool {
+	m := mitigation.Classify(params)
+	return m.Global != nil && m.Global.Option == "off"
+}
+
+// applyTarget returns the configured parameters after the target: off and
+// PARAMS merge their parameters in (a parameter setting the same thing is
+// replaced); auto removes mitigations= (unless it is plain auto) and every
+// per-bug parameter that turns a mitigation off.
+func applyTarget(base []mitigation.Param, t Target) []mitigation.Param {
+	if t.Kind != KindAuto {
+		return mitigation.Merge(base, t.Params)
+	}
+	cls := mitigation.Classify(base)
+	var out []mitigation.Param
+	for i, p := range base {
+		r := relevantAt(cls, base, i)
+		if r != nil && (r.Kind == mitigation.KindGlobal && r.Effect != mitigation.EffectSelect && r.Effect != mitigation.EffectOn ||
+			r.Kind == mitigation.KindBug && (r.Effect == mitigation.EffectOff || r.Effect == mitigation.EffectInvalid)) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// relevantAt finds the classification of base[i] (Classify keeps the
+// order of the relevant parameters).
+func relevantAt(cls mitigation.Mitigations, base []mitigation.Param, i int) *mitigation.Relevant {
+	for k := range cls.Params {
+		if cls.Params[k].Param == base[i] {
+			return &cls.Params[k]
+		}
+	}
+	return nil
+}
+
+// diff lists the edits from base to after by the tokens as written: a
+// removed and an added token with the same name make a replace.
+func diff(base, after []mitigation.Param) []Change {
+	count := func(ps []mitigation.Param) map[string]int {
+		m := map[string]int{}
+		for _, p := range ps {
+			m[p.Raw]++
+		}
+		return m
+	}
+	inBase, inAfter := count(base), count(after)
+	var removed, added []mitigation.Param
+	for _, p := range base {
+		if inAfter[p.Raw] > 0 {
+			inAfter[p.Raw]--
+			continue
+		}
+		removed = append(removed, p)
+	}
+	for _, p := range after {
+		if inBase[p.Raw] > 0 {
+			inBase[p.Raw]--
+			continue
+		}
+		added = append(added, p)
+	}
+	out := []Change{}
+	used := map[int]bool{}
+	for _, r := range removed {
+		replaced := false
+		for i, ad := range added {
+			if !used[i] && sameSetting(r, ad) {
+				out = append(out, Change{Op: "replace", Old: r.Raw, New: ad.Raw})
+				used[i], replaced = true, true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, Change{Op: "remove", Old: r.Raw})
+		}
+	}
+	for i, ad := range added {
+		if !used[i] {
+			out = append(out, Change{Op: "add", New: ad.Raw})
+		}
+	}
+	return out
+}
+
+// sameSetting reports whether two parameters set the same thing (Merge
+// would let one replace the other).
+func sameSetting(a, b mitigation.Param) bool {
+	m := mitigation.Merge([]mitigation.Param{a}, []mitigation.Param{b})
+	return len(m) == 1
+}
+
+// applyChanges applies the configured edits to the running command line:
+// the tokens removed or replaced go, the new ones are merged in at the end.
+func applyChanges(running []mitigation.Param, changes []Change) []mitigation.Param {
+	drop := map[string]bool{}
+	var add []mitigation.Param
+	for _, c := range changes {
+		if c.Old != "" {
+			drop[c.Old] = true
+		}
+		if c.New != "" {
+			add = append(add, mitigation.ParseCmdline(c.New).Params...)
+		}
+	}
+	var out []mitigation.Param
+	for _, p := range running {
+		if !drop[p.Raw] {
+			out = append(out, p)
+		}
+	}
+	return mitigation.Merge(out, add)
+}
+
+// warnings are the remarks that do not fit elsewhere.
+func warnings(s *sysinfo.Snapshot, p Platform, t Target, a Advice, newer bool, kb *mitigation.Knowledge) []string {
+	var w []string
+	w = append(w, p.ConfigWarnings...)
+	if len(a.Changes) == 0 {
+		w = append(w, fmt.Sprintf("the configuration already says this: nothing to change%s", restartHint(p)))
+	}
+	for _, r := range mitigation.Classify(t.Params).Params {
+		if r.Effect == mitigation.EffectInvalid {
+			w = append(w, fmt.Sprintf("%s is not a value sectax knows the kernel accepts; check Documentation/admin-guide/kernel-parameters.txt for kernel %s", r.Raw, s.Kernel.Release))
+		}
+	}
+	if g := mitigation.Classify(t.Params).Global; g != nil && len(g.VectorsOff) > 0 && !newer {
+		w = append(w, fmt.Sprintf("attack-vector controls (mitigations=%s) need Linux 6.17+; kernel %s rejects them (\"Unsupported mitigations\")", g.Value, s.Kernel.Release))
+	}
+	if c := s.Kernel.Config; c != nil && c.CPUMitigations == "n" && len(t.Params) > 0 {
+		w = append(w, fmt.Sprintf("this kernel is built without CONFIG_CPU_MITIGATIONS (%s): it does not support mitigations= at all", c.Source))
+	}
+	if p.AllEntries != "" {
+		for _, r := range mitigation.Classify(mitigation.ParseCmdline(p.AllEntries).Params).Params {
+			if r.Kind == mitigation.KindToggle {
+				continue
+			}
+			w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line, so GRUB_CMDLINE_LINUX_DEFAULT overrides a repeated parameter, but a different one (nopti next to mitigations=auto) still counts; remove it there if it works against the target", r.Raw))
+		}
+	}
+	old := tooOld(kb, s.Kernel.Release, t.Params)
+	for _, tp := range t.Params {
+		if since, ok := old[tp.Raw]; ok {
+			w = append(w, fmt.Sprintf("%s came with mainline Linux %s; kernel %s ignores it (passes it on to init) unless its distribution backported it: after the reboot, sectax verify shows which", tp.Raw, since, s.Kernel.Release))
+		}
+	}
+	for _, d := range p.DropIns {
+		w = append(w, fmt.Sprintf("%s sets a GRUB_CMDLINE_LINUX variable and is read after /etc/default/grub: check that it does not override the change", d))
+	}
+	if s.Vulnerabilities == nil {
+		w = append(w, "no /sys/devices/system/cpu/vulnerabilities files: what is given up cannot be listed for this machine")
+	}
+	return w
+}
+
+func restartHint(p Platform) string {
+	if p.Kind == PlatformWSL {
+		return "; if the running kernel differs, run wsl --shutdown in Windows and reopen the distro"
+	}
+	return "; if the running kernel differs, reboot"
+}
+
+// verifyArg is the --expect argument that checks the target.
+func verifyArg(t Target) string {
+	if t.Kind != KindParams {
+		return t.Kind
+	}
+	return shellQuote(mitigation.Format(t.Params))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=.,:/@+%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// names returns the parameter names of changes of the given ops.
+func names(changes []Change, ops ...string) []string {
+	var out []string
+	for _, c := range changes {
+		if slices.Contains(ops, c.Op) {
+			out = append(out, mitigation.ParseCmdline(c.Old).Params[0].Name)
+		}
+	}
+	return out
+}
+
+// tokens returns the tokens of changes of the given ops (new side for add
+// and replace, old side for remove).
+func tokens(changes []Change, ops ...string) []string {
+	var out []string
+	for _, c := range changes {
+		if !slices.Contains(ops, c.Op) {
+			continue
+		}
+		if c.Op == "remove" {
+			out = append(out, c.Old)
+		} else {
+			out = append(out, c.New)
+		}
+	}
+	return out
+}
+
+func orUnknownErr(s string) string {
+	if s == "" {
+		return "unknown error"
+	}
+	return s
+}
+
+// verwUsers are the files whose mitigation is the same VERW CPU-buffer
+// clear: it goes away only when all of them are off (spec/platform.md
+// §1.2, mds=), and the kernel reports the ones turned off alone as
+// mitigated again.
+var verwUsers = map[string]bool{"mds": true, "tsx_async_abort": true, "mmio_stale_data": true, "reg_file_data_sampling": true}
+
+// sharedVERW moves a VERW user that a per-bug parameter turns off back
+// to kept while another VERW user stays mitigated by a buffer clear.
+func sharedVERW(s *sysinfo.Snapshot, givenUp, kept []Loss, predicted []mitigation.Param, kb *mitigation.Knowledge, newer bool) ([]Loss, []Loss) {
+	still := ""
+	for _, v := range s.Vulnerabilities {
+		if !verwUsers[v.Name] || v.State != mitigation.Mitigated || alwaysOn(kb, v.Name, v.Raw) {
+			continue
+		}
+		e, _ := kb.LookupVulnerability(v.Name)
+		if !predict(predicted, v.Name, e.Vectors, newer).off {
+			still = v.Name
+			break
+		}
+	}
+	if still == "" {
+		return givenUp, kept
+	}
+	var out []Loss
+	for _, l := range givenUp {
+		if verwUsers[l.Name] && !strings.HasPrefix(l.By, "mitigations=") {
+			l.To = l.From
+			l.Explanation = fmt.Sprintf("%s: stays %q: its CPU-buffer clear (VERW) is shared with %s, which stays mitigated, so the kernel keeps it; turn all of mds, tsx_async_abort, mmio_stale_data and reg_file_data_sampling off to drop it", l.Name, l.From, still)
+			kept = append(kept, l)
+			continue
+		}
+		out = append(out, l)
+	}
+	if out == nil {
+		out = []Loss{}
+	}
+	return out, kept
+}

@@ -1,0 +1,89 @@
+// Package advise turns a mitigation target (off, auto, or explicit kernel
+// parameters) into platform-specific steps and a list of what is given up
+// (`sectax advise`), and checks a running kernel against an expectation
+// (`sectax verify`).
+//
+// Everything is a pure function of a sysinfo.Snapshot, a Platform (probed
+// from files below a root directory by Probe) and the mitigation knowledge
+// base: nothing here changes boot configuration, runs a command or prints.
+// The facts come from spec/platform.md §1 (parameters and precedence), §3
+// (WSL) and §4 (native boot loaders and verification).
+package advise
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
+)
+
+// ErrTarget is wrapped by every error ParseTarget returns (a usage error).
+var ErrTarget = errors.New("bad target")
+
+// The target kinds.
+const (
+	// KindOff is mitigations=off.
+	KindOff = "off"
+	// KindAuto is the kernel default: no mitigations= and no parameter
+	// that turns a mitigation off.
+	KindAuto = "auto"
+	// KindParams is an explicit list of kernel parameters.
+	KindParams = "params"
+)
+
+// Target is what the user wants the kernel command line to say.
+type Target struct {
+	// Kind is off, auto or params.
+	Kind string `json:"kind"`
+	// Raw is the text the user gave.
+	Raw string `json:"raw"`
+	// Params are the parameters the target sets (mitigations=off for off,
+	// none for auto).
+	Params []mitigation.Param `json:"params"`
+}
+
+// String is the target as the user would type it again.
+func (t Target) String() string {
+	if t.Kind == KindParams {
+		return mitigation.Format(t.Params)
+	}
+	return t.Kind
+}
+
+// ParseTarget parses "off", "auto" (or its alias "on") or a PARAMS string
+// ("mitigations=off audit=0"). It refuses parameters that would not reach
+// the kernel as typed: unbalanced or any double quotes (the kernel groups
+// blanks inside quotes and removes them, and WSL and GRUB's shell quoting
+// remove them again, so a quoted value arrives split differently on each
+// platform), non-ASCII or control characters, "--", an empty name, and the
+// same parameter twice with different values.
+func ParseTarget(s string) (Target, error) {
+	trimmed := strings.TrimSpace(s)
+	switch trimmed {
+	case "off":
+		return Target{Kind: KindOff, Raw: s, Params: []mitigation.Param{{Name: "mitigations", Value: "off", HasValue: true, Raw: "mitigations=off"}}}, nil
+	case "auto", "on":
+		return Target{Kind: KindAuto, Raw: s, Params: []mitigation.Param{}}, nil
+	case "":
+		return Target{}, fmt.Errorf("%w: empty target; give off, auto or kernel parameters such as \"mitigations=off audit=0\"", ErrTarget)
+	}
+	params, err := mitigation.ParseParams(trimmed)
+	if err != nil {
+		return Target{}, fmt.Errorf("%w: %v", ErrTarget, err)
+	}
+	if len(params) == 0 {
+		return Target{}, fmt.Errorf("%w: %q holds no kernel parameter; give off, auto or NAME=VALUE words", ErrTarget, s)
+	}
+	seen := map[string]mitigation.Param{}
+	for _, p := range params {
+		if strings.Contains(p.Raw, `"`) {
+			return Target{}, fmt.Errorf("%w: %s contains a double quote: the kernel splits its command line at blanks outside quotes and removes the quotes, and WSL and GRUB's shell quoting remove them again, so the value would not arrive as written; give plain NAME=VALUE words without blanks or quotes", ErrTarget, p.Raw)
+		}
+		if prev, ok := seen[p.Key()]; ok && prev.Raw != p.Raw {
+			return Target{}, fmt.Errorf("%w: %s is given twice (%s and %s); the kernel keeps only the last, so give it once", ErrTarget, p.Key(), prev.Raw, p.Raw)
+		}
+		seen[p.Key()] = p
+	}
+	return Target{Kind: KindParams, Raw: s, Params: mitigation.Effective(params)}, nil
+}

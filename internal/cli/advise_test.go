@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// adviseRoot is a fake root of internal/advise (platform shapes) or, for a
+// name starting with "sys:", of internal/sysinfo.
+func adviseRoot(name string) string {
+	if n, ok := strings.CutPrefix(name, "sys:"); ok {
+		return filepath.Join("..", "sysinfo", "testdata", n)
+	}
+	return filepath.Join("..", "advise", "testdata", "roots", name)
+}
+
+// TestAdviseGolden: one golden per platform shape and format.
+func TestAdviseGolden(t *testing.T) {
+	for _, tt := range []struct{ name, root, target string }{
+		{"wsl-off", "sys:wsl2-intel-on", "off"},
+		{"wsl-auto", "sys:wsl2-intel-off", "auto"},
+		{"debian-grub-off", "debian-grub", "off"},
+		{"fedora-grubby-off", "fedora-grubby", "off"},
+		{"systemd-boot-auto", "systemd-boot", "auto"},
+		{"kernelstub-off", "kernelstub", "off"},
+		{"unknown-off", "sys:firecracker-dev", "off"},
+		{"wsl-params", "sys:wsl2-intel-on", "spectre_bhi=vmexit audit=0"},
+		{"old-kernel-off", "sys:old-4.15-intel", "off"},
+	} {
+		for _, format := range []string{"text", "json"} {
+			out, errs, code := sectax(t, fixedDeps(nil), "advise", "--root", adviseRoot(tt.root), "--target", tt.target, "--format", format)
+			if code != ExitOK || errs != "" {
+				t.Fatalf("%s: exit %d: %s", tt.name, code, errs)
+			}
+			if format == "json" {
+				var doc map[string]any
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc["schema"] != "sectax.advise/v1" {
+					t.Errorf("%s: not a sectax.advise/v1 document: %v", tt.name, err)
+				}
+			}
+			golden(t, filepath.Join("advise", tt.name+"."+format), out)
+		}
+	}
+}
+
+// TestAdviseDefaultTarget: without --target, advise plans for off.
+func TestAdviseDefaultTarget(t *testing.T) {
+	out, _, code := sectax(t, fixedDeps(nil), "advise", "--root", adviseRoot("debian-grub"))
+	if code != 0 || !strings.HasPrefix(out, "Target: off (mitigations=off)") || !strings.Contains(out, "$ sudo update-grub") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestAdviseVerifyUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"advise", "--target", `foo="a b"`}, "contains a double quote"},
+		{[]string{"advise", "--target", `mitigations="off`}, "unbalanced double quote"},
+		{[]string{"advise", "--target", ""}, "empty target"},
+		{[]string{"advise", "--target", "mitigations=off mitigations=auto"}, "given twice"},
+		{[]string{"advise", "--format", "xml"}, `--format "xml" is not accepted`},
+		{[]string{"advise", "extra"}, `unknown command "extra"`},
+		{[]string{"advise", "--root", "/nonexistent"}, "bad root directory"},
+		{[]string{"verify"}, `required flag(s) "expect" not set`},
+		{[]string{"verify", "--expect", `a="b c"`}, "contains a double quote"},
+		{[]string{"verify", "--expect", "nopti -- x"}, `contains "--"`},
+		{[]string{"verify", "--expect", "off", "--format", "csv"}, `--format "csv" is not accepted`},
+	} {
+		out, errs, code := sectax(t, fixedDeps(nil), tt.args...)
+		if code != ExitUsage || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 || out != "" {
+			t.Errorf("sectax %q: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q", tt.args, code, out, errs, tt.want)
+		}
+	}
+}
+
+// TestVerifyGolden: the verify results on the fake roots, with their exit
+// codes: 0 when the expectation holds, 3 when it does not.
+func TestVerifyGolden(t *testing.T) {
+	for _, tt := range []struct {
+		name, root, expect string
+		code               int
+		stderr             string
+	}{
+		{"on-auto", "sys:wsl2-intel-on", "auto", ExitOK, ""},
+		{"on-off", "sys:wsl2-intel-on", "off", ExitUnmet, "the .wslconfig does not ask for it"},
+		{"off-off", "sys:wsl2-intel-off", "off", ExitOK, ""},
+		{"off-params", "sys:wsl2-intel-off", "mitigations=off audit=0", ExitOK, ""},
+		{"off-auto", "sys:wsl2-intel-off", "auto", ExitUnmet, "expectation auto not met"},
+		{"custom-vectors", "sys:firecracker-dev", "mitigations=auto,no_guest_host,no_guest_guest", ExitOK, ""},
+		{"custom-off", "sys:firecracker-dev", "off", ExitUnmet, "cannot read where"},
+		{"asked-off-not-applied", "wsl2-asked-off", "off", ExitUnmet, "has not restarted since the edit"},
+		{"off-overridden", "wsl2-off-overridden", "off", ExitUnmet, "a per-bug parameter overrides"},
+		{"grub-pending", "debian-grub-pending", "off", ExitUnmet, "has not rebooted"},
+		{"old-kernel-ignored", "old-kernel-ignored", "off", ExitUnmet, "is older than some of them"},
+	} {
+		for _, format := range []string{"text", "json"} {
+			out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", adviseRoot(tt.root), "--expect", tt.expect, "--format", format)
+			if code != tt.code {
+				t.Errorf("%s: exit %d, want %d (%s)", tt.name, code, tt.code, errs)
+			}
+			if tt.code == ExitOK && errs != "" || tt.code != ExitOK && (!strings.Contains(errs, tt.stderr) || strings.Count(errs, "\n") != 1) {
+				t.Errorf("%s: stderr %q, want one line containing %q", tt.name, errs, tt.stderr)
+			}
+			if format == "json" {
+				var doc struct {
+					Schema string `json:"schema"`
+					Holds  bool   `json:"holds"`
+				}
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != "sectax.verify/v1" || doc.Holds != (tt.code == ExitOK) {
+					t.Errorf("%s: json %+v, %v", tt.name, doc, err)
+				}
+			}
+			golden(t, filepath.Join("verify", tt.name+"."+format), out)
+		}
+	}
+}
+
+// TestVerifyOutputFile: -o writes the report even when the expectation is
+// not met (exit 3), and nothing to stdout.
+func TestVerifyOutputFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "verify.json")
+	out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", adviseRoot("wsl2-asked-off"), "--expect", "off", "--format", "json", "-o", path)
+	b, err := os.ReadFile(path)
+	if code != ExitUnmet || out != "" || err != nil || !strings.Contains(string(b), `"holds": false`) {
+		t.Errorf("exit %d, stdout %q, stderr %q, file %v %s", code, out, errs, err, b)
+	}
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/mitigation"
+)
+
+func newVerifyCmd(g *Globals) *cobra.Command {
+	var expect string
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Check that the running kernel has the expected mitigation setting (exit 3 if not)",
+		Long: `Check the running kernel against an expectation, after 'sectax advise' and the
+restart (wsl --shutdown on WSL 2, a reboot elsewhere):
+
+  1. /proc/cmdline has the expected parameters (for auto: none that turns a
+     mitigation off);
+  2. the files of /sys/devices/system/cpu/vulnerabilities that the
+     expectation turns off no longer say "Mitigation:" (parts no parameter
+     controls, such as l1tf's PTE inversion, are allowed);
+  3. what the configuration (.wslconfig, /etc/default/grub, …) asks for,
+     to tell "asked for but not applied" from "never asked for".
+
+--expect is off, auto or kernel parameters in one argument. Exit status 0
+when the expectation holds, 3 when it does not, with the reason sectax can
+see and what to do: a parameter absent from /proc/cmdline means the VM or
+machine was not restarted, or a policy dropped the setting; a parameter
+present while sysfs still says mitigated means a per-bug parameter
+overrides it or the kernel ignores it.`,
+		Example: `  sectax verify --expect off
+  sectax verify --expect auto
+  sectax verify --expect "mitigations=off audit=0" --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(g, "text", "json"); err != nil {
+				return err
+			}
+			t, err := advise.ParseTarget(expect)
+			if err != nil {
+				return usagef("--expect: %s", strings.TrimPrefix(err.Error(), advise.ErrTarget.Error()+": "))
+			}
+			kb, err := mitigation.KnowledgeBase()
+			if err != nil {
+				return err
+			}
+			s, err := collectEnv(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			v := advise.Verify(s, advise.Probe(g.Root, s), t, kb)
+			w, finish, err := g.output()
+			if err != nil {
+				return err
+			}
+			if g.Format == "json" {
+				err = writeIndentedJSON(w, v)
+			} else {
+				err = writeVerifyText(w, &v)
+			}
+			if err := finish(err); err != nil {
+				return err
+			}
+			if !v.Holds {
+				msg := fmt.Sprintf("expectation %s not met", t.String())
+				if len(v.Reasons) > 0 {
+					msg += ": " + v.Reasons[0]
+				}
+				return &exitError{code: ExitUnmet, msg: msg}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&expect, "expect", "", `off, auto, or kernel parameters ("mitigations=off audit=0")`)
+	_ = cmd.MarkFlagRequired("expect")
+	addFormatFlag(cmd, g, "text", "text", "json")
+	return cmd
+}
+
+func writeVerifyText(w io.Writer, v *advise.Verification) error {
+	ew := &errWriter{w: w}
+	verdict := "MET"
+	if !v.Holds {
+		verdict = "NOT MET"
+	}
+	fmt.Fprintf(ew, "Expectation %s: %s — kernel %s, %s\n", targetLabel(v.Expect), verdict, v.Kernel, v.Platform)
+	fmt.Fprintf(ew, "Running mode: %s (%s)\n", v.Mode, v.ModeReason)
+	fmt.Fprintln(ew)
+	for _, c := range v.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(ew, "  %s %-7s %s\n", mark, c.Name, c.Detail)
+	}
+	if len(v.StillMitigated) > 0 {
+		fmt.Fprintln(ew, "\nStill mitigated:")
+		for _, f := range v.StillMitigated {
+			fmt.Fprintf(ew, "  - %s: %s\n", f.Name, f.Raw)
+			if f.Why != "" {
+				fmt.Fprintf(ew, "      why: %s\n", f.Why)
+			}
+		}
+	}
+	if len(v.Reasons) > 0 {
+		fmt.Fprintln(ew, "\nWhy:")
+		for _, r := range v.Reasons {
+			fmt.Fprintf(ew, "  - %s\n", r)
+		}
+	}
+	if len(v.Fix) > 0 {
+		fmt.Fprintln(ew, "\nWhat to do:")
+		for _, f := range v.Fix {
+			fmt.Fprintf(ew, "  - %s\n", f)
+		}
+	}
+	return ew.err
+}
