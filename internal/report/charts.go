@@ -201,6 +201,7 @@ func impactChart(rep *compare.Report) (Chart, error) {
 		names[y] = r.name
 	}
 	p.NominalY(names...)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4 // room above the top bar
 	p.Add(plotter.NewGrid())
 	h := vg.Points(float64(70 + 24*n))
 	return Chart{Name: "impact", Kind: ChartImpact, Workload: -1, Title: "Impact per workload",
@@ -301,6 +302,27 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 		sc.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(sc)
 		p.Legend.Add(side.name, sc)
+	}
+	// Room around the dots, and above them for the legend.
+	lo, hi, maxN := math.Inf(1), math.Inf(-1), 0
+	for _, xs := range [][]float64{m.RawA, m.RawB} {
+		maxN = max(maxN, len(xs))
+		for _, v := range xs {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if !math.IsInf(lo, 0) {
+		span := hi - lo
+		if span == 0 {
+			span = math.Abs(hi) * 0.1
+		}
+		if span == 0 {
+			span = 1
+		}
+		p.Y.Min, p.Y.Max = lo-0.08*span, hi+0.35*span
+		p.X.Min, p.X.Max = 0.5, float64(maxN)+0.5
 	}
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())

@@ -76,27 +76,27 @@ type htmlVuln struct {
 }
 
 type htmlData struct {
-	Title                string
-	A, B                 compare.SideInfo
-	ALine, BLine         string
-	Legend               string
-	Geomean              string
-	GeomeanNote          string
-	Headline             []htmlWorkload
-	Meaning              []string
-	Impact               *htmlChart
-	Workloads            []htmlWorkload
-	OnlyA, OnlyB         []string
-	Env                  []htmlEnvRow
-	CmdlineKnown         bool
-	Added, Removed       []string
-	Vulns                []htmlVuln
-	Confounders          []compare.Confounder
-	Notes                []string
-	Warnings             []string
-	CSS                  template.CSS
-	Alpha                float64
-	ConfidencePct        string
+	Title          string
+	A, B           compare.SideInfo
+	ALine, BLine   string
+	Legend         string
+	Geomean        string
+	GeomeanNote    string
+	Headline       []htmlWorkload
+	Meaning        []string
+	Impact         *htmlChart
+	Workloads      []htmlWorkload
+	OnlyA, OnlyB   []string
+	Env            []htmlEnvRow
+	CmdlineKnown   bool
+	Added, Removed []string
+	Vulns          []htmlVuln
+	Confounders    []compare.Confounder
+	Notes          []string
+	Warnings       []string
+	CSS            template.CSS
+	Alpha          float64
+	ConfidencePct  string
 }
 
 var (
