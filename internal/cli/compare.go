@@ -152,6 +152,7 @@ func writeFileAtomic(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
+	f.Chmod(0o644) // CreateTemp makes it private; a chart is for publishing
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
