@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -202,6 +203,13 @@ func impactChart(rep *compare.Report) (Chart, error) {
 	}
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4 // room above the top bar
+	lo, hi := 0.0, 0.0
+	for _, r := range rows {
+		lo, hi = math.Min(lo, r.v), math.Max(hi, r.v)
+	}
+	if pad := (hi - lo) * 0.06; pad > 0 {
+		p.X.Min, p.X.Max = lo-pad, hi+pad // bars end inside the frame
+	}
 	p.Add(plotter.NewGrid())
 	h := vg.Points(float64(70 + 24*n))
 	return Chart{Name: "impact", Kind: ChartImpact, Workload: -1, Title: "Impact per workload",
@@ -323,10 +331,25 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 		}
 		p.Y.Min, p.Y.Max = lo-0.08*span, hi+0.35*span
 		p.X.Min, p.X.Max = 0.5, float64(maxN)+0.5
+		p.X.Tick.Marker = intTicks{}
 	}
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return Chart{Kind: ChartSamples, Title: wl.Title() + ": every sample",
 		Alt: fmt.Sprintf("dots: every repetition of %s on A and B, in run order", m.Name),
 		w:   vg.Points(300), h: vg.Points(230), plot: p}, nil
+}
+
+// intTicks marks whole numbers only (repetition 1, 2, ...), at most about
+// eight of them.
+type intTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((hi-lo)/8))
+	var out []plot.Tick
+	for v := math.Max(1, math.Ceil(lo)); v <= hi; v += step {
+		out = append(out, plot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+	}
+	return out
 }

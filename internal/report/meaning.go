@@ -106,6 +106,16 @@ func Meaning(rep *compare.Report) []string {
 		}
 		out = append(out, fmt.Sprintf("No significant difference for %s: at α = %v the data cannot tell the sides apart there.", strings.Join(ids, ", "), rep.Alpha))
 	}
+	var calm []string
+	for _, wl := range rep.Workloads {
+		if wl.Control && len(wl.Metrics) > 0 && wl.Metrics[0].Verdict == compare.VerdictSame {
+			calm = append(calm, wl.ID)
+		}
+	}
+	if len(calm) > 0 {
+		out = append(out, fmt.Sprintf("The negative control %s, which does not enter the kernel, did not move: a sign that the machine itself (clock speed, load) did not change between the sides.",
+			strings.Join(calm, ", ")))
+	}
 	if rep.Geomean != nil {
 		g := rep.Geomean.Speedup
 		out = append(out, fmt.Sprintf("Over all %d workloads (geometric mean of the primary metrics) B is %s as good as A: %s.",
@@ -134,28 +144,57 @@ func Meaning(rep *compare.Report) []string {
 		if len(gained) > 0 {
 			out = append(out, "B gains these protections: "+strings.Join(gained, "; and ")+".")
 		}
-		var mitTokens, toggles []string
-		for _, t := range rep.Env.CmdlineAdded {
-			if p, ok := kb.LookupParam(t); ok {
-				if p.Mitigation {
-					mitTokens = append(mitTokens, t)
-				} else {
-					toggles = append(toggles, t)
+		// Mitigation parameters B adds or drops; "off" forms (mitigations=off,
+		// nopti, spectre_v2=off) give protections up, others change them.
+		var toggles []string
+		type change struct {
+			verb   string
+			tokens []string
+		}
+		var changes []change
+		for _, side := range []struct {
+			tokens          []string
+			offVerb, others string
+		}{
+			{rep.Env.CmdlineAdded, "adds %s, which gives up", "adds %s, which changes"},
+			{rep.Env.CmdlineRemoved, "drops %s, which restores", "drops %s, which changes"},
+		} {
+			var off, other []string
+			for _, t := range side.tokens {
+				p, ok := kb.LookupParam(t)
+				switch {
+				case !ok:
+				case !p.Mitigation:
+					if side.offVerb[0] == 'a' {
+						toggles = append(toggles, t)
+					}
+				case isOffToken(t):
+					off = append(off, t)
+				default:
+					other = append(other, t)
 				}
+			}
+			if len(off) > 0 {
+				changes = append(changes, change{fmt.Sprintf(side.offVerb, strings.Join(off, " ")), off})
+			}
+			if len(other) > 0 {
+				changes = append(changes, change{fmt.Sprintf(side.others, strings.Join(other, " ")), other})
 			}
 		}
-		if len(gaveUp)+len(gained) == 0 && len(mitTokens) > 0 {
-			names, _ := kb.AffectedBy(mitTokens...)
-			var common []string
-			for _, n := range names {
-				if e, ok := kb.LookupVulnerability(n); ok {
-					common = append(common, e.CommonName)
+		if len(gaveUp)+len(gained) == 0 {
+			for _, c := range changes {
+				names, _ := kb.AffectedBy(c.tokens...)
+				var common []string
+				for _, n := range names {
+					if e, ok := kb.LookupVulnerability(n); ok {
+						common = append(common, e.CommonName)
+					}
 				}
-			}
-			if len(common) > 0 {
-				out = append(out, fmt.Sprintf("B's command line adds %s, which gives up the kernel's protections against %s, "+
-					"as far as this CPU needs them (a side that records its vulnerability files shows which ones it did).",
-					strings.Join(mitTokens, " "), strings.Join(common, ", ")))
+				if len(common) > 0 {
+					out = append(out, fmt.Sprintf("B's command line %s the kernel's protections against %s, "+
+						"as far as this CPU needs them (a side that records its vulnerability files shows which ones it did).",
+						c.verb, strings.Join(common, ", ")))
+				}
 			}
 		}
 		if len(toggles) > 0 {
@@ -207,4 +246,14 @@ func overall(g float64) string {
 		return fmt.Sprintf("B costs %.0f%% more time or resources than A on this mix", (1/g-1)*100)
 	}
 	return "no overall difference on this mix"
+}
+
+// isOffToken reports whether a mitigation parameter switches protection
+// off: mitigations=off, nopti, nospectre_v2, spectre_v2=off, pti=off.
+func isOffToken(t string) bool {
+	key, val, hasVal := strings.Cut(t, "=")
+	if !hasVal {
+		return strings.HasPrefix(key, "no")
+	}
+	return val == "off"
 }

@@ -1,0 +1,74 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/compare"
+)
+
+func meaningOf(t *testing.T, a, b compare.Side) string {
+	t.Helper()
+	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(Meaning(rep), "\n")
+}
+
+// TestMeaning checks the sentences both ways round: the study's on → off
+// gives protections up, off → on restores them; measured runs name the
+// vulnerabilities whose state changed.
+func TestMeaning(t *testing.T) {
+	on, off := baselineSides(t)
+	for _, c := range []struct {
+		a, b       compare.Side
+		want, nope []string
+	}{
+		{on, off, []string{
+			"syscall-basic, which stresses entry/exit, gains most: B is 2.76× as fast as A",
+			"B's command line adds mitigations=off, which gives up the kernel's protections against",
+			"Meltdown (rogue data cache load)",
+			"B also adds quiet loglevel=0 audit=0 vsyscall=none",
+			"This is a WSL 2 guest.",
+			"host and other VMs stay protected",
+			"published single figures",
+		}, []string{"restores", "No significant difference"}},
+		{off, on, []string{
+			"syscall-basic, which stresses entry/exit, loses most: B is 0.36× as fast as A",
+			"B's command line drops mitigations=off, which restores the kernel's protections against",
+		}, []string{"gives up", "B also adds"}},
+	} {
+		got := meaningOf(t, c.a, c.b)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s vs %s: meaning lacks %q:\n%s", c.a.Ref, c.b.Ref, w, got)
+			}
+		}
+		for _, w := range c.nope {
+			if strings.Contains(got, w) {
+				t.Errorf("%s vs %s: meaning has %q:\n%s", c.a.Ref, c.b.Ref, w, got)
+			}
+		}
+	}
+	ra, rb := runSides()
+	got := meaningOf(t, ra, rb)
+	for _, w := range []string{"B gives up these protections: Meltdown (rogue data cache load): local code could read kernel memory",
+		"The negative control ctl-user, which does not enter the kernel, did not move", "Caution: something besides the mitigations differs"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("runs: meaning lacks %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "WSL") {
+		t.Errorf("runs on a plain kernel: meaning mentions WSL:\n%s", got)
+	}
+}
+
+func TestIsOffToken(t *testing.T) {
+	for tok, want := range map[string]bool{"mitigations=off": true, "nopti": true, "nospectre_v2": true,
+		"spectre_v2=off": true, "mitigations=auto": false, "pti=on": false, "spectre_v2=retpoline": false} {
+		if got := isOffToken(tok); got != want {
+			t.Errorf("isOffToken(%q) = %v", tok, got)
+		}
+	}
+}
