@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/run"
 )
 
 // Chart colours: A, B, and grey for a change that is not significant.
@@ -145,13 +146,15 @@ func impactChart(rep *compare.Report) (Chart, error) {
 	p := newPlot(fmt.Sprintf("Impact: B (%s) against A (%s), primary metric of each workload", rep.B.Ref, rep.A.Ref))
 	p.X.Label.Text = "% better in B (positive: B faster or cheaper)"
 	type row struct {
-		name string
-		v    float64
-		c    color.Color
+		name   string
+		v      float64
+		c      color.Color
+		lo, hi float64 // the interval of v, when hasCI
+		hasCI  bool
 	}
 	var rows []row
 	add := func(name string, v float64, c color.Color) error {
-		rows = append(rows, row{name, v, c})
+		rows = append(rows, row{name: name, v: v, c: c})
 		return nil
 	}
 	for _, wl := range rep.Workloads {
@@ -179,6 +182,10 @@ func impactChart(rep *compare.Report) (Chart, error) {
 		if err := add(name+" "+m.Name, v, c); err != nil {
 			return Chart{}, err
 		}
+		if lo, hi, ok := impactInterval(rep, m); ok {
+			r := &rows[len(rows)-1]
+			r.lo, r.hi, r.hasCI = lo, hi, true
+		}
 	}
 	if rep.Geomean != nil {
 		if err := add("geomean", (rep.Geomean.Speedup-1)*100, color.Black); err != nil {
@@ -204,8 +211,22 @@ func impactChart(rep *compare.Report) (Chart, error) {
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4 // room above the top bar
 	lo, hi := 0.0, 0.0
-	for _, r := range rows {
+	var wh xWhiskers
+	for i, r := range rows {
 		lo, hi = math.Min(lo, r.v), math.Max(hi, r.v)
+		if r.hasCI {
+			lo, hi = math.Min(lo, r.lo), math.Max(hi, r.hi)
+			wh = append(wh, xWhisker{x: r.v, y: float64(n - 1 - i), lo: r.v - r.lo, hi: r.hi - r.v})
+		}
+	}
+	if len(wh) > 0 {
+		eb, err := plotter.NewXErrorBars(wh)
+		if err != nil {
+			return Chart{}, err
+		}
+		eb.LineStyle.Width = vg.Points(1.2)
+		eb.CapWidth = vg.Points(8)
+		p.Add(eb)
 	}
 	if pad := (hi - lo) * 0.06; pad > 0 {
 		p.X.Min, p.X.Max = lo-pad, hi+pad // bars end inside the frame
@@ -213,8 +234,32 @@ func impactChart(rep *compare.Report) (Chart, error) {
 	p.Add(plotter.NewGrid())
 	h := vg.Points(float64(70 + 24*n))
 	return Chart{Name: "impact", Kind: ChartImpact, Workload: -1, Title: "Impact per workload",
-		Alt: "horizontal bars: percent by which B is better than A per workload; grey bars are not significant",
+		Alt: "horizontal bars: percent by which B is better than A per workload, with 95% interval whiskers where both sides have repetitions; grey bars are not significant",
 		w:   vg.Points(620), h: h, plot: p}, nil
+}
+
+// xWhiskers are horizontal error bars of the impact chart.
+type xWhisker struct{ x, y, lo, hi float64 }
+type xWhiskers []xWhisker
+
+func (w xWhiskers) Len() int                        { return len(w) }
+func (w xWhiskers) XY(i int) (float64, float64)     { return w[i].x, w[i].y }
+func (w xWhiskers) XError(i int) (float64, float64) { return w[i].lo, w[i].hi }
+
+// impactInterval is the interval of impact(m): the ratio interval turned
+// into "percent better in B" in the metric's better direction.
+func impactInterval(rep *compare.Report, m compare.Metric) (lo, hi float64, ok bool) {
+	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
+		return 0, 0, false
+	}
+	rlo, rhi, ok := ratioInterval(m.RawA, m.RawB, rep.Confidence)
+	if !ok {
+		return 0, 0, false
+	}
+	if m.Better == run.Higher {
+		return (rlo - 1) * 100, (rhi - 1) * 100, true
+	}
+	return (1/rhi - 1) * 100, (1/rlo - 1) * 100, true
 }
 
 // whiskers are error bars at x positions 0 and 1.

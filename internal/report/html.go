@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"regexp"
 	"strings"
 
@@ -112,18 +111,6 @@ func inlineSVG(doc []byte, alt string) template.HTML {
 	return template.HTML(s)
 }
 
-// changeRange is a conservative range of the change of B against A in
-// percent, from the two medians' confidence intervals (the low end of one
-// against the high end of the other); "" without intervals.
-func changeRange(m compare.Metric) string {
-	a, b := m.A, m.B
-	if !a.HasCI || !b.HasCI || a.Lo <= 0 || a.Hi <= 0 || b.Lo < 0 || math.IsInf(a.Hi, 0) || math.IsInf(b.Hi, 0) {
-		return ""
-	}
-	lo, hi := (b.Lo/a.Hi-1)*100, (b.Hi/a.Lo-1)*100
-	return fmt.Sprintf("[%s, %s]", pct(lo), pct(hi))
-}
-
 func pct(v float64) string {
 	s := fmt.Sprintf("%+.1f%%", v)
 	return strings.Replace(s, "-", "−", 1)
@@ -200,7 +187,7 @@ func HTML(w io.Writer, rep *compare.Report, a, b compare.Side) error {
 		for _, m := range wl.Metrics {
 			hw.Metrics = append(hw.Metrics, htmlMetric{Metric: m,
 				AText: Value(m.A, m.Unit, rep.A.Published), BText: Value(m.B, m.Unit, rep.B.Published),
-				Change: m.Delta, Range: changeRange(m), Speedup: Speedup(m.Speedup), P: P(m), N: N(m),
+				Change: m.Delta, Range: changeInterval(rep, m), Speedup: Speedup(m.Speedup), P: P(m), N: N(m),
 				Class: verdictClass(m)})
 		}
 		for _, c := range byWorkload[i] {

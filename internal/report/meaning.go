@@ -43,6 +43,16 @@ func Meaning(rep *compare.Report) []string {
 		kb = nil
 	}
 	var out []string
+	sameMitigations := false
+	for _, w := range rep.Warnings {
+		if w.Kind == "same-mitigations" {
+			sameMitigations = true
+		}
+	}
+	if sameMitigations {
+		out = append(out, "Both sides ran with the same mitigation settings, so what follows is not a mitigation tax: "+
+			"any difference is noise, load or another change between the runs (see the warnings).")
+	}
 
 	type ranked struct {
 		wl  compare.Workload
@@ -96,7 +106,11 @@ func Meaning(rep *compare.Report) []string {
 			for _, r := range moved[1:] {
 				rest = append(rest, fmt.Sprintf("%s %s%s", r.wl.ID, Speedup(r.m.Speedup), tagNote(r.wl.ID)))
 			}
-			out = append(out, "Then: "+strings.Join(rest, ", ")+". Work that enters the kernel or switches tasks often pays the mitigations on every entry and switch; work that stays in user space pays little.")
+			then := "Then: " + strings.Join(rest, ", ") + "."
+			if !sameMitigations {
+				then += " Work that enters the kernel or switches tasks often pays the mitigations on every entry and switch; work that stays in user space pays little."
+			}
+			out = append(out, then)
 		}
 	}
 	if len(still) > 0 {
@@ -113,7 +127,7 @@ func Meaning(rep *compare.Report) []string {
 		}
 	}
 	if len(calm) > 0 {
-		out = append(out, fmt.Sprintf("The negative control %s, which does not enter the kernel, did not move: a sign that the machine itself (clock speed, load) did not change between the sides.",
+		out = append(out, fmt.Sprintf("The negative control %s, which does not enter the kernel, did not move significantly: no sign that clock speed or load changed between the sides.",
 			strings.Join(calm, ", ")))
 	}
 	if rep.Geomean != nil {
