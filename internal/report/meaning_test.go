@@ -83,3 +83,27 @@ func TestIsOffToken(t *testing.T) {
 		}
 	}
 }
+
+// TestTextOneLiners: the text comparison shows the knowledge base's
+// one-liner under each changed vulnerability, and a hint for a file the
+// knowledge base does not know.
+func TestTextOneLiners(t *testing.T) {
+	ra, rb := runSides()
+	rb.Envs[0]["vulnerabilities"] = []any{
+		map[string]any{"name": "meltdown", "raw": "Vulnerable", "state": "vulnerable"},
+		map[string]any{"name": "future_bug", "raw": "Vulnerable", "state": "vulnerable"},
+	}
+	rep, err := compare.Compare(ra, rb, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(render(t, rep, "text", false))
+	for _, want := range []string{
+		"    meltdown: Mitigation: PTI → Vulnerable\n      Meltdown (rogue data cache load): local code could read kernel memory; mitigation costs entry/exit, context switches\n",
+		"    future_bug: (absent) → Vulnerable\n      no knowledge-base entry (a bug newer than this sectax?)\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}

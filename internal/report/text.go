@@ -160,7 +160,7 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 		b.WriteString("  vulnerabilities:\n")
 		for _, v := range env.Vulnerabilities {
 			fmt.Fprintf(&b, "    %s\n", v)
-			if line, ok := mitigation.OneLiner(v.Name); ok {
+			if line, _ := mitigation.OneLiner(v.Name); line != "" { // or the hint for a file the knowledge base lacks
 				fmt.Fprintf(&b, "      %s\n", line)
 			}
 		}
