@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
@@ -74,7 +75,13 @@ type htmlVuln struct {
 	Name, A, B, Explain, OneLiner string
 }
 
+type htmlVulnRow struct {
+	Name, A, B, OneLiner string
+	Differs              bool
+}
+
 type htmlData struct {
+	AllVulns             []htmlVulnRow
 	Title          string
 	A, B           compare.SideInfo
 	ALine, BLine   string
@@ -106,6 +113,9 @@ var (
 // no XML prolog, scalable to the page width.
 func inlineSVG(doc []byte, alt string) template.HTML {
 	s := svgPrologRe.ReplaceAllString(string(doc), "")
+	// Liberation Sans is metric-compatible with Arial and Helvetica: name
+	// them, and a generic family, for machines without it.
+	s = strings.ReplaceAll(s, "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
 	s = strings.Replace(s, "<svg ", `<svg role="img" aria-label="`+template.HTMLEscapeString(alt)+`" `, 1)
 	// gonum's SVG is generated markup whose text is HTML-escaped by vgsvg.
 	return template.HTML(s)
@@ -242,6 +252,7 @@ func HTML(w io.Writer, rep *compare.Report, a, b compare.Side) error {
 		}
 		d.Vulns = append(d.Vulns, hv)
 	}
+	d.AllVulns = allVulns(a, b)
 	for _, x := range rep.Warnings {
 		d.Warnings = append(d.Warnings, x.Message)
 	}
@@ -251,6 +262,74 @@ func HTML(w io.Writer, rep *compare.Report, a, b compare.Side) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// sideVulns returns the raw line of each vulnerability file of the first
+// run of s that lists them, and the names in order.
+func sideVulns(s compare.Side) (map[string]string, []string) {
+	for i := range s.Runs {
+		list, ok := s.Env(i)["vulnerabilities"].([]any)
+		if !ok || len(list) == 0 {
+			continue
+		}
+		out := map[string]string{}
+		var names []string
+		for _, e := range list {
+			m, ok := e.(map[string]any)
+			if !ok {
+				continue
+			}
+			name, _ := m["name"].(string)
+			if name == "" {
+				continue
+			}
+			if _, dup := out[name]; dup {
+				continue
+			}
+			raw, _ := m["raw"].(string)
+			if raw == "" {
+				raw, _ = m["state"].(string)
+			}
+			out[name] = raw
+			names = append(names, name)
+		}
+		return out, names
+	}
+	return nil, nil
+}
+
+// allVulns lists every vulnerability file of either side with what the
+// knowledge base says about it.
+func allVulns(a, b compare.Side) []htmlVulnRow {
+	va, na := sideVulns(a)
+	vb, nb := sideVulns(b)
+	if va == nil && vb == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, n := range append(na, nb...) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var rows []htmlVulnRow
+	for _, n := range names {
+		ra, oka := va[n]
+		rb, okb := vb[n]
+		r := htmlVulnRow{Name: n, A: orDash(ra), B: orDash(rb), Differs: oka && okb && ra != rb}
+		if va == nil {
+			r.A = "(not recorded)"
+		}
+		if vb == nil {
+			r.B = "(not recorded)"
+		}
+		r.OneLiner, _ = mitigation.OneLiner(n)
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 func orDash(s string) string {
