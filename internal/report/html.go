@@ -81,7 +81,7 @@ type htmlVulnRow struct {
 }
 
 type htmlData struct {
-	AllVulns             []htmlVulnRow
+	AllVulns       []htmlVulnRow
 	Title          string
 	A, B           compare.SideInfo
 	ALine, BLine   string
