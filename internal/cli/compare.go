@@ -2,6 +2,9 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -11,10 +14,11 @@ import (
 	"github.com/sectax/sectax/internal/store"
 )
 
-var compareFormats = []string{"text", "md", "json", "csv", "benchfmt"}
+var compareFormats = []string{"text", "md", "json", "csv", "benchfmt", "html"}
 
 func newCompareCmd(g *Globals) *cobra.Command {
 	var alpha float64
+	var pngDir string
 	cmd := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two runs, labels or baselines: medians with CIs, change, speedup, p-value",
@@ -34,9 +38,17 @@ the microcode). A negative control (ctl-*) that moved flags the comparison as
 confounded.
 
 Formats: text (terminal), md (Markdown for an issue or a blog post), json,
-csv, benchfmt (the Go benchmark format, for benchstat).`,
+csv, benchfmt (the Go benchmark format, for benchstat), html (one
+self-contained page with charts, the environments side by side, the
+vulnerability changes explained and a "what this means" section; it loads
+nothing from the network and prints well).
+
+--png DIR writes the same charts as PNG files (for a blog post); the
+Markdown report then links them.`,
 		Example: `  sectax compare on off
   sectax compare on off --format md -o tax.md
+  sectax compare on off --format html -o tax.html
+  sectax compare on off --format md -o post/tax.md --png post/charts
   sectax compare baseline:study-wsl3-on baseline:study-wsl3-off`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,13 +80,21 @@ csv, benchfmt (the Go benchmark format, for benchstat).`,
 			if err != nil {
 				return err
 			}
+			var images []report.Image
+			if pngDir != "" {
+				if images, err = writePNGs(g, rep, pngDir); err != nil {
+					return err
+				}
+			}
 			w, finish, err := g.output()
 			if err != nil {
 				return err
 			}
 			switch g.Format {
 			case "md":
-				err = report.Markdown(w, rep)
+				err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
+			case "html":
+				err = report.HTML(w, rep, a, b)
 			case "json":
 				err = report.JSON(w, rep)
 			case "csv":
@@ -89,5 +109,60 @@ csv, benchfmt (the Go benchmark format, for benchstat).`,
 	}
 	addFormatFlag(cmd, g, "text", compareFormats...)
 	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	cmd.Flags().StringVar(&pngDir, "png", "", "also write the charts as PNG files into `DIR` (created if missing)")
 	return cmd
+}
+
+// writePNGs renders the charts of rep as PNG files in dir, each written to a
+// temporary file and renamed, and returns them as Markdown image links
+// (relative to the -o file's directory when there is one).
+func writePNGs(g *Globals, rep *compare.Report, dir string) ([]report.Image, error) {
+	charts, err := report.Charts(rep)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create --png directory %s: %w", dir, err)
+	}
+	var images []report.Image
+	for _, c := range charts {
+		data, err := c.PNG()
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, c.Name+".png")
+		if err := writeFileAtomic(path, data); err != nil {
+			return nil, err
+		}
+		link := path
+		if g.Output != "" && g.Output != "-" {
+			if rel, err := filepath.Rel(filepath.Dir(g.Output), path); err == nil {
+				link = rel
+			}
+		}
+		images = append(images, report.Image{Title: c.Title, Alt: c.Alt, Path: filepath.ToSlash(link)})
+	}
+	return images, nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory and a rename: the file is whole or absent.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".sectax-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	f.Chmod(0o644) // CreateTemp makes it private; a chart is for publishing
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
 }

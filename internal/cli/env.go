@@ -140,6 +140,10 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 				says = "(" + orNone(v.Mitigation) + ")"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, state, says)
+			// The knowledge base's one-liner, under what the kernel says.
+			if line, _ := mitigation.OneLiner(v.Name); line != "" { // or the hint for a file the knowledge base lacks
+				fmt.Fprintf(tw, "\t\t  %s\n", line)
+			}
 		}
 		tw.Flush()
 		for _, v := range s.Vulnerabilities {

@@ -227,6 +227,8 @@ func (g *Globals) output() (w io.Writer, finish func(error) error, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot write %s: %w", g.Output, err)
 	}
+	// CreateTemp makes the file private; a report is for reading and sharing.
+	f.Chmod(0o644)
 	finish = func(err error) error {
 		cerr := f.Close()
 		if err == nil && cerr == nil {

@@ -131,6 +131,11 @@ type Metric struct {
 	// Delta is benchstat's column: "~" or the signed percentage.
 	Delta    string          `json:"delta"`
 	Warnings []stats.Warning `json:"warnings,omitempty"`
+	// RawA and RawB are every repetition of each side in run order (the
+	// samples of A and B before any per-boot pooling), for charts that
+	// show the spread and drift. They are not part of the JSON report.
+	RawA []float64 `json:"-"`
+	RawB []float64 `json:"-"`
 }
 
 // finite returns a pointer to v, or nil (JSON null) when v is not a finite
@@ -377,6 +382,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 				continue
 			}
 			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
+			m.RawA, m.RawB = sideSamples(a, x, ma.Name, false), sideSamples(b, y, ma.Name, false)
 			w.Metrics = append(w.Metrics, m)
 		}
 		for _, mb := range y.metrics {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/mitigation"
 )
 
 // mdEscape makes text safe inside a Markdown table cell.
@@ -31,9 +32,37 @@ func codes(ts []string) string {
 	return strings.Join(out, " ")
 }
 
+// Image is a chart written as a file, for the Markdown report to link.
+type Image struct {
+	// Title and Alt describe the chart; Path is the link target.
+	Title, Alt, Path string
+}
+
+// MarkdownOptions configure the Markdown report.
+type MarkdownOptions struct {
+	// Images are charts written beside the report (sectax compare --png);
+	// the report links them.
+	Images []Image
+}
+
 // Markdown writes the comparison as GitHub-flavoured Markdown, to paste
 // into a blog post or an issue.
 func Markdown(w io.Writer, rep *compare.Report) error {
+	return MarkdownWith(w, rep, MarkdownOptions{})
+}
+
+// mdLink escapes a link target: spaces and parentheses would end it.
+func mdLink(p string) string {
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(p)
+}
+
+// mdAlt makes text safe inside the brackets of an image.
+func mdAlt(s string) string {
+	return strings.NewReplacer("[", "(", "]", ")", "\n", " ", "<", "&lt;").Replace(s)
+}
+
+// MarkdownWith is Markdown with options: links to the charts.
+func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### sectax compare: %s vs %s\n\n", code(rep.A.Ref), code(rep.B.Ref))
 	b.WriteString("| | A | B |\n|---|---|---|\n")
@@ -80,6 +109,19 @@ func Markdown(w io.Writer, rep *compare.Report) error {
 	}
 	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legend(rep)))
 
+	if lines := Meaning(rep); len(lines) > 0 {
+		b.WriteString("\n#### What this means\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(l))
+		}
+	}
+	if len(opt.Images) > 0 {
+		b.WriteString("\n#### Charts\n\n")
+		for _, im := range opt.Images {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", mdAlt(im.Title+": "+im.Alt), mdLink(im.Path))
+		}
+	}
+
 	for _, wl := range rep.Workloads {
 		if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
 			fmt.Fprintf(&b, "\n%s: %s\n", code(wl.ID), mdEscape(onlyMetrics(wl)))
@@ -107,7 +149,18 @@ func Markdown(w io.Writer, rep *compare.Report) error {
 	} else {
 		b.WriteString("- Vulnerabilities:\n")
 		for _, v := range env.Vulnerabilities {
-			fmt.Fprintf(&b, "  - %s: %s → %s\n", code(v.Name), mdEscape(v.A), mdEscape(v.B))
+			from, to := v.A, v.B
+			if from == compare.Absent {
+				from = ""
+			}
+			if to == compare.Absent {
+				to = ""
+			}
+			why := ""
+			if _, rest, ok := strings.Cut(mitigation.ExplainChange(v.Name, from, to), " — "); ok {
+				why = " — " + mdEscape(rest)
+			}
+			fmt.Fprintf(&b, "  - %s: %s → %s%s\n", code(v.Name), mdEscape(v.A), mdEscape(v.B), why)
 		}
 	}
 	if len(env.Confounders) == 0 {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/mitigation"
 )
 
 const (
@@ -159,6 +160,9 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 		b.WriteString("  vulnerabilities:\n")
 		for _, v := range env.Vulnerabilities {
 			fmt.Fprintf(&b, "    %s\n", v)
+			if line, _ := mitigation.OneLiner(v.Name); line != "" { // or the hint for a file the knowledge base lacks
+				fmt.Fprintf(&b, "      %s\n", line)
+			}
 		}
 	}
 	if len(env.Confounders) == 0 {
