@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command sectax measures the performance cost of the Linux kernel's
 // CPU-vulnerability mitigations on the machine it runs on.
 //

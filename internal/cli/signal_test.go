@@ -107,3 +107,26 @@ func TestInterruptMessaging(t *testing.T) {
 		})
 	}
 }
+
+// TestPreflightFileLimit runs the real command under a hard RLIMIT_NOFILE
+// of 64 and asks for a thread-mode messaging run that needs about 860
+// descriptors: it must refuse before starting anything, naming the limit
+// and how to raise it.
+func TestPreflightFileLimit(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `ulimit -Sn 64 && ulimit -Hn 64 && exec "$0" "$@"`, os.Args[0],
+		"run", "--no-store", "--root", wslOn, "--only", "sched-messaging",
+		"--param", "sched-messaging.mode=thread", "--param", "sched-messaging.groups=20")
+	cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1", "SECTAX_DB="+filepath.Join(t.TempDir(), "sectax.db"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage {
+		t.Fatalf("exit = %v, want %d; stderr: %s", err, ExitUsage, stderr.String())
+	}
+	for _, want := range []string{"RLIMIT_NOFILE is 64", "ulimit -n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q lacks %q", stderr.String(), want)
+		}
+	}
+}
