@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 func newAdviseCmd(g *Globals) *cobra.Command {
@@ -43,22 +45,11 @@ split them differently.`,
   sectax advise --target off --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
-				return err
-			}
-			t, err := advise.ParseTarget(target)
-			if err != nil {
-				return usagef("--target: %s", strings.TrimPrefix(err.Error(), advise.ErrTarget.Error()+": "))
-			}
-			kb, err := mitigation.KnowledgeBase()
+			in, err := adviseInputs(cmd.Context(), g, "--target", target)
 			if err != nil {
 				return err
 			}
-			s, err := collectEnv(cmd.Context(), g)
-			if err != nil {
-				return err
-			}
-			a := advise.Plan(s, advise.Probe(g.Root, s), t, kb)
+			a := advise.Plan(in.snap, in.platform, in.target, in.kb)
 			w, finish, err := g.output()
 			if err != nil {
 				return err
@@ -72,6 +63,36 @@ split them differently.`,
 	cmd.Flags().StringVar(&target, "target", "off", `off, auto, or kernel parameters ("mitigations=off audit=0")`)
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
+}
+
+// adviceInputs is what advise and verify both start from.
+type adviceInputs struct {
+	target   advise.Target
+	snap     *sysinfo.Snapshot
+	platform advise.Platform
+	kb       *mitigation.Knowledge
+}
+
+// adviseInputs checks --format and the target given with flag, and reads
+// the machine: its snapshot, boot platform and the knowledge base.
+func adviseInputs(ctx context.Context, g *Globals, flag, value string) (adviceInputs, error) {
+	var in adviceInputs
+	if err := checkFormat(g, "text", "json"); err != nil {
+		return in, err
+	}
+	t, err := advise.ParseTarget(value)
+	if err != nil {
+		return in, usagef("%s: %s", flag, strings.TrimPrefix(err.Error(), advise.ErrTarget.Error()+": "))
+	}
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return in, err
+	}
+	s, err := collectEnv(ctx, g)
+	if err != nil {
+		return in, err
+	}
+	return adviceInputs{target: t, snap: s, platform: advise.Probe(g.Root, s), kb: kb}, nil
 }
 
 func writeIndentedJSON(w io.Writer, v any) error {

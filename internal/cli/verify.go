@@ -3,12 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/advise"
-	"github.com/sectax/sectax/internal/mitigation"
 )
 
 func newVerifyCmd(g *Globals) *cobra.Command {
@@ -38,22 +36,11 @@ overrides it or the kernel ignores it.`,
   sectax verify --expect "mitigations=off audit=0" --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
-				return err
-			}
-			t, err := advise.ParseTarget(expect)
-			if err != nil {
-				return usagef("--expect: %s", strings.TrimPrefix(err.Error(), advise.ErrTarget.Error()+": "))
-			}
-			kb, err := mitigation.KnowledgeBase()
+			in, err := adviseInputs(cmd.Context(), g, "--expect", expect)
 			if err != nil {
 				return err
 			}
-			s, err := collectEnv(cmd.Context(), g)
-			if err != nil {
-				return err
-			}
-			v := advise.Verify(s, advise.Probe(g.Root, s), t, kb)
+			v := advise.Verify(in.snap, in.platform, in.target, in.kb)
 			w, finish, err := g.output()
 			if err != nil {
 				return err
@@ -67,7 +54,7 @@ overrides it or the kernel ignores it.`,
 				return err
 			}
 			if !v.Holds {
-				msg := fmt.Sprintf("expectation %s not met", t.String())
+				msg := fmt.Sprintf("expectation %s not met", in.target.String())
 				if len(v.Reasons) > 0 {
 					msg += ": " + v.Reasons[0]
 				}
