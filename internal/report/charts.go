@@ -19,6 +19,7 @@ import (
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
 )
 
 // Chart colours: A, B, and grey for a change that is not significant.
@@ -252,7 +253,7 @@ func impactInterval(rep *compare.Report, m compare.Metric) (lo, hi float64, ok b
 	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
 		return 0, 0, false
 	}
-	rlo, rhi, ok := ratioInterval(m.RawA, m.RawB, rep.Confidence)
+	rlo, rhi, ok := stats.RatioInterval(m.RawA, m.RawB, rep.Confidence)
 	if !ok {
 		return 0, 0, false
 	}

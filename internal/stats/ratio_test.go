@@ -1,4 +1,4 @@
-package report
+package stats
 
 import (
 	"math"
@@ -12,7 +12,7 @@ func TestRatioInterval(t *testing.T) {
 	for i, x := range a {
 		b[i] = x * 0.5 * (1 + 0.001*float64(i))
 	}
-	lo, hi, ok := ratioInterval(a, b, 0.95)
+	lo, hi, ok := RatioInterval(a, b, 0.95)
 	if !ok || lo > 0.5 || hi < 0.5 || lo < 0.45 || hi > 0.55 {
 		t.Fatalf("B = A/2: interval [%v, %v] ok=%v, want around 0.5", lo, hi, ok)
 	}
@@ -31,14 +31,14 @@ func TestRatioInterval(t *testing.T) {
 	}
 	// 2+2 samples are too few for a 95% interval; zero or negative values
 	// have no log.
-	if _, _, ok := ratioInterval([]float64{1, 2}, []float64{3, 4}, 0.95); ok {
+	if _, _, ok := RatioInterval([]float64{1, 2}, []float64{3, 4}, 0.95); ok {
 		t.Error("2+2 samples gave an interval")
 	}
-	if _, _, ok := ratioInterval([]float64{0, 1, 2, 3, 4, 5}, b, 0.95); ok {
+	if _, _, ok := RatioInterval([]float64{0, 1, 2, 3, 4, 5}, b, 0.95); ok {
 		t.Error("a zero sample gave an interval")
 	}
 	// Overlapping samples: the interval covers 1.
-	if lo, hi, ok := ratioInterval(a, a, 0.95); !ok || lo > 1 || hi < 1 {
+	if lo, hi, ok := RatioInterval(a, a, 0.95); !ok || lo > 1 || hi < 1 {
 		t.Errorf("A vs A: [%v, %v] ok=%v, want to cover 1", lo, hi, ok)
 	}
 }
