@@ -298,7 +298,10 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 		sec.kv("THP", fmt.Sprintf("enabled %s, defrag %s", orUnknown(s.THP.Enabled), orUnknown(s.THP.Defrag)))
 	}
 	if s.GoVersion != "" {
-		sec.kv("go", s.GoVersion)
+		sec.kv("go", s.GoVersion+" (built with)")
+	}
+	if s.GoToolchain != "" {
+		sec.kv("go on PATH", s.GoToolchain+" (what go-build times)")
 	}
 	if s.SectaxVersion != "" {
 		sec.kv("sectax", s.SectaxVersion)

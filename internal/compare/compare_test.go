@@ -196,7 +196,10 @@ func TestRunsSignificant(t *testing.T) {
 		res("ctl-user", map[string]any{"loops": int64(10)}, lower("usecs_per_op", 1.10, 1.11, 1.09, 1.10, 1.12, 1.10)))
 	envB := envOff()
 	envB["cpu"].(map[string]any)["microcode"] = "0x11"
-	rep, err := Compare(side("on", []*run.Run{on}, envOn()), side("off", []*run.Run{off}, envB), Options{Alpha: 0.05})
+	envA := envOn()
+	envA["go_toolchain"] = "go1.26.8"
+	envB["go_toolchain"] = "go1.27.3"
+	rep, err := Compare(side("on", []*run.Run{on}, envA), side("off", []*run.Run{off}, envB), Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +241,8 @@ func TestRunsSignificant(t *testing.T) {
 	if !cmp.Equal(rep.Env.CmdlineAdded, []string{"mitigations=off"}) || len(rep.Env.CmdlineRemoved) != 0 {
 		t.Errorf("cmdline = %+v", rep.Env)
 	}
-	if diff := cmp.Diff([]Confounder{{Name: "microcode", Path: "cpu.microcode", A: "0x10", B: "0x11"}}, rep.Env.Confounders); diff != "" {
+	if diff := cmp.Diff([]Confounder{{Name: "microcode", Path: "cpu.microcode", A: "0x10", B: "0x11"},
+		{Name: "Go toolchain (go-build)", Path: "go_toolchain", A: "go1.26.8", B: "go1.27.3"}}, rep.Env.Confounders); diff != "" {
 		t.Errorf("confounders (-want +got):\n%s", diff)
 	}
 	for _, k := range []string{"one-boot", "confounded", "control-moved"} {

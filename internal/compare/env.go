@@ -61,6 +61,7 @@ var confounderPaths = []struct{ name, path string }{
 	{"sectax version", "run.tool_version"},
 	{"perf version", "run.perf_version"},
 	{"Go version", "go_version"},
+	{"Go toolchain (go-build)", "go_toolchain"},
 }
 
 // mitigationTokens are command-line parameters that control mitigations;

@@ -69,6 +69,7 @@ func CollectContext(ctx context.Context, root string) (*Snapshot, error) {
 	c.wsl(ctx, s)
 	if c.live {
 		s.GoVersion = runtime.Version()
+		s.GoToolchain = goToolchain(ctx)
 	}
 	s.Absent, s.Unreadable = c.absent, c.unreadable
 	return s, nil
@@ -735,4 +736,19 @@ func windowsProgram(mountRoot, name string) string {
 		return p
 	}
 	return strings.TrimSuffix(mountRoot, "/") + "/c/Windows/System32/" + name
+}
+
+// goToolchain asks the go command on PATH for its version, within a
+// second; "" when there is none or it does not answer.
+func goToolchain(ctx context.Context) string {
+	if _, err := exec.LookPath("go"); err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	out, err := runProgram(ctx, nil, "", "go", "env", "GOVERSION")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

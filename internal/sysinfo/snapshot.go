@@ -67,6 +67,10 @@ type Snapshot struct {
 	Fingerprint Fingerprint `json:"fingerprint"`
 	// GoVersion is the Go runtime sectax was built with (live only).
 	GoVersion string `json:"go_version,omitempty"`
+	// GoToolchain is what `go env GOVERSION` says of the go command on
+	// PATH, the toolchain the go-build workload times (live only; absent
+	// without go).
+	GoToolchain string `json:"go_toolchain,omitempty"`
 	// SectaxVersion is set by the caller (the cli knows its version), live
 	// only.
 	SectaxVersion string `json:"sectax_version,omitempty"`
