@@ -161,10 +161,14 @@ microbenchmarks and statistics you can trust.
 
 Typical workflow (mitigations change only with a reboot):
 
-  sectax run --label on        # with the default mitigations
-  (boot with mitigations=off)
+  sectax env                       # this machine and its mitigation state
+  sectax run --label on            # with the default mitigations
+  sectax advise --target off       # the exact steps here, and what you give up
+  sectax wslconfig set mitigations=off   # on WSL 2; then 'wsl --shutdown' in Windows
+  (or reboot with mitigations=off on a native Linux)
+  sectax verify --expect off       # did the change take effect?
   sectax run --label off
-  sectax compare on off
+  sectax compare on off            # add --format html -o tax.html for the report
 
 Exit status: 0 success, 1 runtime error, 2 usage error, 3 verify found the
 expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
