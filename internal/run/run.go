@@ -86,8 +86,16 @@ type Footprint struct {
 
 // String renders the footprint for people.
 func (f Footprint) String() string {
-	return fmt.Sprintf("%d worker processes, %d threads, %.1f MiB proportional set size (RSS summed: %.1f MiB) at the start barrier",
-		f.Processes, f.Threads, float64(f.PSSKiB)/1024, float64(f.RSSKiB)/1024)
+	return fmt.Sprintf("%s, %s, %.1f MiB proportional set size (RSS summed: %.1f MiB) at the start barrier",
+		plural(f.Processes, "worker process", "worker processes"), plural(f.Threads, "thread", "threads"),
+		float64(f.PSSKiB)/1024, float64(f.RSSKiB)/1024)
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
 }
 
 // Metric is one measured quantity and its samples in run order.
