@@ -265,9 +265,5 @@ func overall(g float64) string {
 // isOffToken reports whether a mitigation parameter switches protection
 // off: mitigations=off, nopti, nospectre_v2, spectre_v2=off, pti=off.
 func isOffToken(t string) bool {
-	key, val, hasVal := strings.Cut(t, "=")
-	if !hasVal {
-		return strings.HasPrefix(key, "no")
-	}
-	return val == "off"
+	return mitigation.TurnsOff(t)
 }
