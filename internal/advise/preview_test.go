@@ -1,7 +1,10 @@
 package advise
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -118,4 +121,47 @@ func FuzzPreviewIsTheEdit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, value, target string) {
 		checkPreview(t, s, kb, value, target)
 	})
+}
+
+// TestTwoWindowsProfiles: with two Windows profiles under the drive
+// mounts, sysinfo records "ambiguous: 2 candidates" (the locator
+// sectax wslconfig uses refuses to choose), and advise and verify say so
+// instead of reading one of the two files.
+func TestTwoWindowsProfiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(root("sys:wsl2-intel-on"))); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "mnt", "c", "Users", "ana")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, ".wslconfig"), []byte("[wsl2]\nkernelCommandLine = mitigations=off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sysinfo.Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.WSL
+	if w == nil || w.WSLConfigPath != "" || w.WSLConfigSource != "ambiguous: 2 candidates" ||
+		!slices.Equal(w.WSLConfigCandidates, []string{"/mnt/c/Users/ana/.wslconfig", "/mnt/c/Users/dev/.wslconfig"}) {
+		t.Fatalf("wsl = %+v", w)
+	}
+	if js, _ := json.Marshal(w); !strings.Contains(string(js), `"wslconfig_source":"ambiguous: 2 candidates"`) {
+		t.Errorf("JSON lacks the lookup: %s", js)
+	}
+	p := Probe(dir, s)
+	if p.Known || p.Configured != "" || !strings.Contains(p.ConfigError, "ambiguous: 2 candidates") {
+		t.Fatalf("platform %+v", p)
+	}
+	kb, _ := mitigation.KnowledgeBase()
+	a := Plan(s, p, mustTarget(t, "off"), kb)
+	if !slices.ContainsFunc(a.Warnings, func(w string) bool { return strings.Contains(w, "ambiguous: 2 candidates") }) {
+		t.Errorf("advise warnings %q", a.Warnings)
+	}
+	v := Verify(s, p, mustTarget(t, "off"), kb)
+	if js, _ := json.Marshal(v); !strings.Contains(string(js), "ambiguous: 2 candidates") {
+		t.Errorf("verify does not say it: %s", js)
+	}
 }

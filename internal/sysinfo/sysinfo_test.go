@@ -129,7 +129,8 @@ func TestCollectWSLDetails(t *testing.T) {
 	want := &WSL{
 		Version: 2, Distro: "Debian GNU/Linux", KernelFlavor: "microsoft-standard-WSL2",
 		WSLConfigPath: "/mnt/c/Users/dev/.wslconfig", WSLConfigExists: true, Interop: &interop,
-		Evidence: []string{"kernel release 6.18.40.1-microsoft-standard-WSL2", "/run/WSL", "binfmt_misc WSLInterop"},
+		WSLConfigSource: "the only user profile under /mnt/*/Users",
+		Evidence:        []string{"kernel release 6.18.40.1-microsoft-standard-WSL2", "/run/WSL", "binfmt_misc WSLInterop"},
 	}
 	if diff := cmp.Diff(want, s.WSL); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
