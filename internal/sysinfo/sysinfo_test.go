@@ -422,20 +422,6 @@ func FuzzParseWSLVersion(f *testing.F) {
 	})
 }
 
-func TestWindowsToWSLPath(t *testing.T) {
-	for _, tt := range []struct{ in, root, want string }{
-		{`C:\Users\ana`, "/mnt/", "/mnt/c/Users/ana"},
-		{"C:\\Users\\ana\r\n", "", "/mnt/c/Users/ana"},
-		{`D:\`, "/", "/d"},
-		{`\\server\share`, "/mnt/", ""},
-		{"%USERPROFILE%", "/mnt/", ""},
-	} {
-		if got := WindowsToWSLPath(tt.in, tt.root); got != tt.want {
-			t.Errorf("WindowsToWSLPath(%q, %q) = %q, want %q", tt.in, tt.root, got, tt.want)
-		}
-	}
-}
-
 func TestIniAndOSRelease(t *testing.T) {
 	conf := "[boot]\nsystemd=true\n[interop]\n  Enabled = false # no Windows\n[automount]\nroot = /win/\n"
 	if got := iniValue(conf, "interop", "enabled"); got != "false" {
