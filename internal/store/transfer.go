@@ -181,10 +181,7 @@ var (
 // the document (or of a part that is not an object), or "".
 func missingField(raw json.RawMessage) (field, msg string) {
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return "", ""
-	}
-	if top == nil {
+	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
 		return "(document)", "must be a JSON object"
 	}
 	if _, ok := top["schema"]; !ok {
