@@ -28,6 +28,9 @@ unless the stored one was cut short and the document is the same run
 finished: then it replaces it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := g.dbPath(); err != nil {
+				return err
+			}
 			var docs []store.Doc
 			from := map[string]string{}
 			for _, file := range args {
