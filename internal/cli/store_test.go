@@ -30,7 +30,7 @@ func sectaxRaw(deps Deps, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// TestDBPathEmptyOrUnresolvable: the reproducers. --db '' used to
+// TestDBPathEmptyOrUnresolvable: the reproducers. --db ” used to
 // print "stored run … in " and lose the run (SQLite's temporary database);
 // with HOME unset the store landed in ./sectax.db. Both are usage errors
 // now, and a relative --db is stored and reported as an absolute path.
