@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +32,7 @@ func sectaxRaw(deps Deps, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// TestDBPathEmptyOrUnresolvable: the issue's reproducers. --db ” used to
+// TestDBPathEmptyOrUnresolvable: the issue's reproducers. An empty --db used to
 // print "stored run … in " and lose the run (SQLite's temporary database);
 // with HOME unset the store landed in ./sectax.db. Both are usage errors
 // now, and a relative --db is stored and reported as an absolute path.
@@ -321,3 +323,227 @@ func TestRunSpillsOnFullFilesystem(t *testing.T) {
 	json.Unmarshal(b, &id)
 	checkSpillImports(t, fixedDeps(nil), m[1], id.ID, 60)
 }
+
+// writeDoc writes text to a file in dir and returns its path.
+func writeDoc(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// hostile edits the document of testdata/run.json.
+func hostile(t *testing.T, edit func(doc map[string]any)) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	out, _ := json.Marshal(doc)
+	return string(out)
+}
+
+// TestImportHostile: the issue's accepted-today documents, each refused
+// with one line naming the field (exit 2), and the store unchanged: in
+// particular "id":"on" beside runs labelled on no longer turns
+// 'compare on off' into a one-run side.
+func TestImportHostile(t *testing.T) {
+	e := newCLIEnv(t)
+	if code, _, errs := e.run("import", "testdata/runs.json"); code != 0 {
+		t.Fatal(errs)
+	}
+	sample := func(d map[string]any) []any {
+		return d["results"].([]any)[0].(map[string]any)["metrics"].([]any)[0].(map[string]any)["samples"].([]any)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(map[string]any)
+		want string
+	}{
+		{"id is a label", func(d map[string]any) { d["id"] = "on" }, `id: "on" is already the label of 2 stored run(s)`},
+		{"label is an id", func(d map[string]any) { d["label"] = "20261130T080000-off1" }, `label: "20261130T080000-off1" is the id of a stored run`},
+		{"newline id", func(d map[string]any) { d["id"] = "x\ny" }, `id: "x\ny" holds the control character U+000A`},
+		{"escape label", func(d map[string]any) { d["label"] = "\x1b]0;pwned\a" }, `label: "\x1b]0;pwned\a" holds the control character U+001B`},
+		{"baseline id", func(d map[string]any) { d["id"] = "baseline:study-wsl3-on" }, `id: "baseline:study-wsl3-on" starts with "baseline:"`},
+		{"baseline label", func(d map[string]any) { d["label"] = "baseline:mine" }, `starts with "baseline:"`},
+		{"zero sample", func(d map[string]any) { sample(d)[0] = 0 }, "results[0].metrics[0].samples[0]: 0 in the primary metric"},
+		{"negative sample", func(d map[string]any) { sample(d)[1] = -3 }, "results[0].metrics[0].samples[1]: -3 is negative"},
+		{"runs -5", func(d map[string]any) { d["runs"] = -5 }, "runs: -5: must be at least 1"},
+		{"finished first", func(d map[string]any) { d["finished"] = "2026-11-30T08:00:00Z" }, "finished: 2026-11-30T08:00:00Z is before started"},
+		{"unknown schema", func(d map[string]any) { d["schema"] = "sectax.run/v2" }, `schema: "sectax.run/v2" is not "sectax.run/v1"`},
+		{"missing results", func(d map[string]any) { delete(d, "results") }, "results: missing (a required field of sectax.run/v1)"},
+		{"long label", func(d map[string]any) { d["label"] = strings.Repeat("L", 50<<20) }, "label: 52428800 bytes long, more than the limit of 128"},
+		{"too many samples", func(d map[string]any) {
+			s := make([]any, run.MaxSamples+1)
+			for i := range s {
+				s[i] = 1.0
+			}
+			d["results"].([]any)[0].(map[string]any)["metrics"].([]any)[0].(map[string]any)["samples"] = s
+		}, "samples: 1000001 samples, more than the limit of 1000000"},
+	} {
+		file := writeDoc(t, e.dir, "hostile.json", hostile(t, c.edit))
+		code, out, errs := e.run("import", file)
+		if code != ExitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 || len(errs) > 600 || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %.300q; want exit 2 and one line with %q", c.name, code, out, errs, c.want)
+		}
+	}
+	big := writeDoc(t, e.dir, "big.json", strings.Repeat(" ", 64<<20+1))
+	if code, _, errs := e.run("import", big); code != ExitUsage || !strings.Contains(errs, "more than the limit of 64 MiB for an import file") {
+		t.Errorf("oversized file: exit %d, %q", code, errs)
+	}
+	_, out, _ := e.run("compare", "on", "off")
+	if !strings.Contains(out, "A  2 runs") {
+		t.Errorf("compare on off changed after refused imports:\n%s", out)
+	}
+}
+
+// TestListEmptyStore: 'sectax list' on a store that holds no runs said
+// nothing at all.
+func TestListEmptyStore(t *testing.T) {
+	e := newCLIEnv(t)
+	e.run("import", "testdata/run.json")
+	e.run("rm", "20261130T090000-abcdef")
+	code, out, errs := e.run("list")
+	if code != 0 || out != "" || errs != "sectax: no runs stored in $TMP/data/sectax.db; run `sectax run --label on` first\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestListShowTruncate: a database written before imports were checked
+// may hold a 1 MiB label and huge fields; list and show cut them short.
+func TestListShowTruncate(t *testing.T) {
+	e := newCLIEnv(t)
+	if code, _, errs := e.run("import", "testdata/run.json"); code != 0 {
+		t.Fatal(errs)
+	}
+	db, err := sql.Open("sqlite", e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := strings.Repeat("é", 1<<20)
+	if _, err := db.Exec(`UPDATE runs SET label=?, suite=?, env=json_set(env, '$.hostname', ?)`, huge, huge, huge); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE metrics SET unit=?`, huge); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, args := range [][]string{{"list"}, {"show", "20261130T090000-abcdef"}} {
+		code, out, errs := e.run(args...)
+		if code != 0 || len(out) > 8<<10 || !strings.Contains(out, "éé…") {
+			t.Errorf("%v: exit %d, %d bytes of output (%q)", args, code, len(out), errs)
+		}
+	}
+}
+
+// TestUserVersionNegativeCLI: every command panicked on a database whose
+// user_version is negative.
+func TestUserVersionNegativeCLI(t *testing.T) {
+	e := newCLIEnv(t)
+	e.run("import", "testdata/run.json")
+	db, err := sql.Open("sqlite", e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA user_version = -7`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, args := range [][]string{{"list"}, {"show", "x"}, {"import", "testdata/run.json"}, {"compare", "on", "off"}} {
+		code, _, errs := e.run(args...)
+		if code != ExitError || errs != "sectax: $TMP/data/sectax.db is not a sectax database or is corrupt (schema version -7, application id 0x53544158); it was left untouched: restore a backup or choose another file with --db\n" {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+}
+
+// TestCompareEmptyRef: 'compare "" on' said "the database holds no runs".
+func TestCompareEmptyRef(t *testing.T) {
+	e := newCLIEnv(t)
+	e.run("import", "testdata/runs.json")
+	for _, args := range [][]string{{"compare", "", "on"}, {"compare", "on", ""}, {"show", ""}, {"rm", ""}, {"export", ""}} {
+		code, _, errs := e.run(args...)
+		if code != ExitUsage || !strings.Contains(errs, "an empty run reference: name a run id, a label or baseline:NAME") {
+			t.Errorf("%q: exit %d, %q", args, code, errs)
+		}
+	}
+}
+
+// TestStoreDirNotAccessible: SQLite said "unable to open database file
+// (14)". As a user who may not enter or write the directory, the message
+// names the directory, the uid and the fix. Root can do anything, so as
+// root the command runs as nobody.
+func TestStoreDirNotAccessible(t *testing.T) {
+	base, err := os.MkdirTemp("/tmp", "sectax-perm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(base, "closed"), 0o755); os.RemoveAll(base) })
+	os.Chmod(base, 0o755)
+	closed := filepath.Join(base, "closed")
+	readonly := filepath.Join(base, "readonly")
+	os.Mkdir(closed, 0o700)
+	os.Mkdir(readonly, 0o555)
+	exe := os.Args[0]
+	var cred *syscall.SysProcAttr
+	uid := os.Getuid()
+	if uid == 0 {
+		uid = 65534
+		// A copy of the test binary that nobody may run.
+		exe = filepath.Join(base, "sectax.test")
+		b, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cred = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	} else {
+		os.Chmod(closed, 0o000)
+	}
+	abs, _ := filepath.Abs("testdata/run.json")
+	os.WriteFile(filepath.Join(base, "run.json"), must(os.ReadFile(abs)), 0o644)
+	for _, c := range []struct {
+		db   string
+		args []string
+		want string
+	}{
+		{filepath.Join(closed, "x", "sectax.db"), []string{"import", filepath.Join(base, "run.json")},
+			"cannot open store " + closed + "/x/sectax.db: directory " + closed + " is not accessible by uid " + itoa(uid)},
+		{filepath.Join(readonly, "sectax.db"), []string{"import", filepath.Join(base, "run.json")},
+			"cannot open store " + readonly + "/sectax.db: directory " + readonly + " is not writable by uid " + itoa(uid) + ": pass --db or fix permissions"},
+		{filepath.Join(closed, "sectax.db"), []string{"list"},
+			"directory " + closed + " is not accessible by uid " + itoa(uid) + " (permission denied): pass --db or fix permissions"},
+	} {
+		cmd := exec.Command(exe, append([]string{"--db", c.db}, c.args...)...)
+		cmd.Dir = base
+		cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1")
+		cmd.SysProcAttr = cred
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitError || !strings.Contains(stderr.String(), c.want) ||
+			strings.Contains(stderr.String(), "(14)") {
+			t.Errorf("%v: %v, %q; want exit 1 and %q", c.args, err, stderr.String(), c.want)
+		}
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
