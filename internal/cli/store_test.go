@@ -546,4 +546,3 @@ func must(b []byte, err error) []byte {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
