@@ -546,3 +546,25 @@ func must(b []byte, err error) []byte {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestRunLabelChecked: the label a run is stored under obeys the rules
+// import enforces: no control characters, no baseline: prefix, not the id
+// of a stored run.
+func TestRunLabelChecked(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "sectax.db")
+	t.Setenv("SECTAX_DB", dbPath)
+	deps := fixedDeps(fakeRegistry())
+	if _, errs, code := sectax(t, deps, "import", "testdata/runs.json"); code != 0 {
+		t.Fatal(errs)
+	}
+	for label, want := range map[string]string{
+		"on\x1b[2J":            `--label: "on\x1b[2J" holds the control character U+001B: choose another label`,
+		"baseline:mine":        `--label: "baseline:mine" starts with "baseline:"`,
+		"20261130T080000-off1": "--label 20261130T080000-off1 is the id of stored run 20261130T080000-off1",
+	} {
+		out, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "1", "--label", label)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, want) {
+			t.Errorf("--label %q: exit %d, %q", label, code, errs)
+		}
+	}
+}
