@@ -175,6 +175,9 @@ func TestSchemaHostile(t *testing.T) {
 		{"param object", false, func(d map[string]any) {
 			d["results"].([]any)[0].(map[string]any)["params"] = map[string]any{"k": map[string]any{}}
 		}},
+		{"config name newline", false, func(d map[string]any) { d["config"] = map[string]any{"name": "off\n", "params": []any{}} }},
+		{"config without name", false, func(d map[string]any) { d["config"] = map[string]any{"params": []any{"mitigations=off"}} }},
+		{"config a string", false, func(d map[string]any) { d["config"] = "off" }},
 		{"finished before started", true, func(d map[string]any) { d["finished"] = "2000-01-01T00:00:00Z" }},
 		{"duplicate metric", true, func(d map[string]any) {
 			ms := d["results"].([]any)[0].(map[string]any)["metrics"].([]any)
@@ -194,6 +197,22 @@ func TestSchemaHostile(t *testing.T) {
 		if c.goOnly && serr != nil {
 			t.Errorf("%s: the schema refuses it (%v): move it out of the import-only list", c.name, serr)
 		}
+	}
+}
+
+// TestSchemaConfigBlock: a run measured under a configuration (the
+// optional config block) is accepted by both.
+func TestSchemaConfigBlock(t *testing.T) {
+	s := runSchema(t)
+	doc := map[string]any{}
+	json.Unmarshal([]byte(hostile(t, func(map[string]any) {})), &doc)
+	doc["config"] = map[string]any{"name": "off", "params": []any{"mitigations=off"},
+		"verification": map[string]any{"ok": true, "boot_id": "b1", "cmdline": "root=/dev/vda mitigations=off", "expected_off": []any{"meltdown"}}}
+	if err := schemaAccepts(s, doc); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	if err := goAccepts(doc); err != nil {
+		t.Errorf("import: %v", err)
 	}
 }
 

@@ -168,6 +168,22 @@ func (r *Run) Validate() error {
 	if err := checkLines("notes", r.Notes); err != nil {
 		return err
 	}
+	if c := r.Config; c != nil {
+		if err := checkText(c.Name, MaxNameBytes, false); err != nil || c.Name == "" {
+			if err == nil {
+				err = fmt.Errorf("missing")
+			}
+			return &InvalidError{"config.name", err.Error()}
+		}
+		if len(c.Params) > MaxParams {
+			return invalid("config.params", "%d parameters, more than the limit of %d", len(c.Params), MaxParams)
+		}
+		for i, p := range c.Params {
+			if err := checkText(p, MaxTextBytes, false); err != nil {
+				return &InvalidError{fmt.Sprintf("config.params[%d]", i), err.Error()}
+			}
+		}
+	}
 	if len(r.Results) > MaxResults {
 		return invalid("results", "%d workloads, more than the limit of %d", len(r.Results), MaxResults)
 	}

@@ -61,6 +61,8 @@ func TestValidateRejects(t *testing.T) {
 		{"too many samples", "results[0].metrics[1].samples", "more than the limit of 1000000", func(r *Run) { r.Results[0].Metrics[1].Samples = make([]float64, MaxSamples+1) }},
 		{"too many results", "results", "more than the limit of 1000", func(r *Run) { r.Results = make([]Result, MaxResults+1) }},
 		{"param object", "results[0].params.mode", "must be a string, a number or a boolean", func(r *Run) { r.Results[0].Params["mode"] = map[string]any{} }},
+		{"config name", "config.name", "control character", func(r *Run) { r.Config = &Config{Name: "off\n"} }},
+		{"config param", "config.params[0]", "control character", func(r *Run) { r.Config = &Config{Name: "off", Params: []string{"mitigations=off\x1b"}} }},
 		{"failure escape", "results[0].failures[0]", "control character U+001B", func(r *Run) { r.Results[0].Failures[0] = "\x1b[31mred" }},
 	} {
 		r := validRun()
