@@ -18,6 +18,7 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
 const timeLayout = time.RFC3339Nano
@@ -87,6 +88,12 @@ func insertRun(ctx context.Context, q querier, doc Doc) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.ID, err)
 	}
+	// One prepared statement for the samples: an import may carry 10^6.
+	ins, err := q.PrepareContext(ctx, `INSERT INTO samples(run_id, result_idx, metric_idx, seq, value) VALUES (?,?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	defer ins.Close()
 	for i := range r.Results {
 		res := &r.Results[i]
 		params, err := jsonText(nonNilMap(res.Params))
@@ -109,8 +116,7 @@ func insertRun(ctx context.Context, q querier, doc Doc) error {
 				return fmt.Errorf("results[%d].metrics[%d] %q: %w", i, j, m.Name, err)
 			}
 			for k, v := range m.Samples {
-				if _, err := q.ExecContext(ctx, `INSERT INTO samples(run_id, result_idx, metric_idx, seq, value)
-					VALUES (?,?,?,?,?)`, r.ID, i, j, k, v); err != nil {
+				if _, err := ins.ExecContext(ctx, r.ID, i, j, k, v); err != nil {
 					return err
 				}
 			}
