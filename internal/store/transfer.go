@@ -192,6 +192,9 @@ func missingField(raw json.RawMessage) (field, msg string) {
 			return k, "missing (a required field of sectax.run/v1)"
 		}
 	}
+	if string(top["results"]) == "null" {
+		return "results", "must be an array, not null"
+	}
 	var results []map[string]json.RawMessage
 	if json.Unmarshal(top["results"], &results) != nil {
 		return "", "" // the typed decode names the problem
@@ -202,8 +205,10 @@ func missingField(raw json.RawMessage) (field, msg string) {
 			return p, "must be an object"
 		}
 		for _, k := range requiredResult {
-			if _, ok := res[k]; !ok {
+			if v, ok := res[k]; !ok {
 				return p + "." + k, "missing"
+			} else if string(v) == "null" {
+				return p + "." + k, "must not be null"
 			}
 		}
 		var metrics []map[string]json.RawMessage
@@ -216,8 +221,10 @@ func missingField(raw json.RawMessage) (field, msg string) {
 				return mp, "must be an object"
 			}
 			for _, k := range requiredMetric {
-				if _, ok := m[k]; !ok {
+				if v, ok := m[k]; !ok {
 					return mp + "." + k, "missing"
+				} else if string(v) == "null" {
+					return mp + "." + k, "must not be null"
 				}
 			}
 		}
