@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -239,9 +241,19 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := run.CheckLabel(o.label); err != nil {
+		return usagef("--label: %v: choose another label", err)
+	}
 	// One measurer at a time, stored or not: a second run would disturb
-	// the first one's numbers.
-	release, err := store.AcquireRunLock(g.DB)
+	// the first one's numbers. The lock lives beside the store.
+	lockPath, err := g.dbPath()
+	if err != nil {
+		if !o.noStore {
+			return err
+		}
+		lockPath = filepath.Join(os.TempDir(), fmt.Sprintf("sectax-%d.db", os.Getuid()))
+	}
+	release, err := store.AcquireRunLock(lockPath)
 	if err != nil {
 		return err
 	}
@@ -253,9 +265,23 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 			return err
 		}
 		defer db.Close()
-		ss.sink = db
-		ss.stored = func(r *run.Run) {
-			g.notice("stored run %s in %s", r.ID, g.DB)
+		if o.label != "" {
+			if ids, how, err := db.Resolve(ctx, o.label); err == nil && how == store.ByID {
+				return usagef("--label %s is the id of stored run %s; a label must not name a run, or compare and rm would take the wrong one: choose another label", o.label, ids[0])
+			}
+		}
+		sink := &storeSink{db: db, g: g}
+		ss.sink = sink
+		ss.stored = func(r *run.Run) error {
+			if sink.err == nil {
+				g.notice("stored run %s in %s", r.ID, db.Path())
+				return nil
+			}
+			file, err := spill(db.Path(), r)
+			if err != nil {
+				return fmt.Errorf("run %s was not stored in %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.err, err)
+			}
+			return fmt.Errorf("run %s was not stored in %s: %v; it is saved in %s: recover it with 'sectax import %s' once the store can be written", r.ID, db.Path(), sink.err, file, file)
 		}
 	}
 	return measure(ctx, g, o, pl, ss)
@@ -268,8 +294,9 @@ type session struct {
 	sink runner.Sink
 	// text renders the result for --format text.
 	text func(io.Writer, *run.Run) error
-	// stored, when set, is told about the run once the sink has it all.
-	stored func(*run.Run)
+	// stored, when set, is told about the run once it has been printed;
+	// its error (the run could not be stored) makes the command fail.
+	stored func(*run.Run) error
 }
 
 // measure runs a plan: it snapshots the environment, pins the CPUs, runs
@@ -316,15 +343,21 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return finish(runErr)
 	}
-	if ss.stored != nil {
-		ss.stored(r)
-	}
 	if g.Format == "json" {
 		err = writeRunJSON(w, r)
 	} else {
 		err = ss.text(w, r)
 	}
-	if err = finish(err); err != nil {
+	err = finish(err)
+	if ss.stored != nil {
+		if serr := ss.stored(r); serr != nil {
+			if r.Status == run.StatusInterrupted {
+				return &exitError{ExitInterrupted, serr.Error()}
+			}
+			return &exitError{ExitError, serr.Error()}
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if r.Status == run.StatusInterrupted {
