@@ -38,6 +38,7 @@ type runOptions struct {
 	prepare string
 	seed    int64
 	timeout time.Duration
+	spec    []string
 }
 
 func (o *runOptions) addSelectionFlags(cmd *cobra.Command) {
@@ -79,7 +80,8 @@ the run, prints what finished and exits with status 130.`,
   sectax run --label on
   sectax run --only sched-pipe --param sched-pipe.mode=thread --cpus 0
   sectax run --suite study --engine perf --format json -o run.json
-  sectax run --cmd 'make -j16' --prepare 'make clean' --runs 5`,
+  sectax run --cmd 'make -j16' --prepare 'make clean' --runs 5
+  sectax run --only sched-pipe --spec ib=force --label ib-forced`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), g, o) },
 	}
@@ -87,6 +89,7 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().StringVar(&o.label, "label", "", "label of the run, e.g. on or off (compare takes labels)")
 	cmd.Flags().StringVar(&o.engine, "engine", "native", "native|perf")
 	cmd.Flags().BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
+	cmd.Flags().StringSliceVar(&o.spec, "spec", nil, "apply per-task speculation controls to the workloads' threads and processes: `CONTROL=STATE` (ssbd=force|on|off, ib=force|on|off, l1d_flush=on|off; comma-separated, repeatable); exit 2 when the kernel does not offer one")
 	cmd.Flags().StringVar(&o.cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
 	cmd.Flags().StringVar(&o.prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", "text", "json")
@@ -239,6 +242,11 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(o.spec) > 0 {
+		if err := applySpec(ctx, g, o.spec, pl); err != nil {
+			return err
+		}
+	}
 	// One measurer at a time, stored or not: a second run would disturb
 	// the first one's numbers.
 	release, err := store.AcquireRunLock(g.DB)
@@ -268,6 +276,8 @@ type session struct {
 	sink runner.Sink
 	// text renders the result for --format text.
 	text func(io.Writer, *run.Run) error
+	// json, when set, renders --format json instead of the run document.
+	json func(io.Writer, *run.Run) error
 	// stored, when set, is told about the run once the sink has it all.
 	stored func(*run.Run)
 }
@@ -319,7 +329,9 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	if ss.stored != nil {
 		ss.stored(r)
 	}
-	if g.Format == "json" {
+	if g.Format == "json" && ss.json != nil {
+		err = ss.json(w, r)
+	} else if g.Format == "json" {
 		err = writeRunJSON(w, r)
 	} else {
 		err = ss.text(w, r)
