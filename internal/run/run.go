@@ -55,9 +55,44 @@ type Run struct {
 	CPUs        string            `json:"cpus,omitempty"`
 	PerfVersion string            `json:"perf_version,omitempty"`
 	Env         *sysinfo.Snapshot `json:"env"`
+	// Config is the configuration the run was measured under, when a lab,
+	// campaign or attribution plan produced it (absent for a plain run).
+	Config *Config `json:"config,omitempty"`
 	// Notes say what the run left out and why (a workload skipped).
 	Notes   []string `json:"notes,omitempty"`
 	Results []Result `json:"results"`
+}
+
+// Config names the configuration a run was measured under: the kernel
+// parameters it adds to the default command line, and what was verified
+// about the boot before any sample was taken.
+type Config struct {
+	Name         string        `json:"name"`
+	Params       []string      `json:"params"`
+	Verification *Verification `json:"verification,omitempty"`
+}
+
+// Verification is what sectax checked about a boot before measuring it
+// under a configuration. A boot that does not verify is never measured, so
+// a stored run carries OK=true; a refused boot's verification is reported,
+// not stored as a run.
+type Verification struct {
+	OK bool `json:"ok"`
+	// BootID is the boot verified; Cmdline its /proc/cmdline.
+	BootID  string `json:"boot_id"`
+	Cmdline string `json:"cmdline"`
+	// Missing are the configuration's parameters absent from the command
+	// line; Foreign are parameters of another configuration of the same
+	// plan found on it.
+	Missing []string `json:"missing,omitempty"`
+	Foreign []string `json:"foreign,omitempty"`
+	// ExpectedOff are the vulnerability files the configuration is
+	// expected to turn off; StillMitigated those of them that still say
+	// "Mitigation:".
+	ExpectedOff    []string `json:"expected_off,omitempty"`
+	StillMitigated []string `json:"still_mitigated,omitempty"`
+	// Reasons say, one line each, why the boot does not verify.
+	Reasons []string `json:"reasons,omitempty"`
 }
 
 // Result holds the samples of one workload with one set of parameters.
