@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
@@ -25,10 +26,13 @@ func newAttributeCmd(g *Globals) *cobra.Command {
 
   sectax attribute probes    measure the per-task speculation controls (SSBD,
                              indirect-branch speculation, L1D flush) off and
-                             on, interleaved, within this boot`,
+                             on, interleaved, within this boot
+  sectax attribute plan      the mitigations active on this kernel, the
+                             parameter that turns each off, and the
+                             configurations that attribute the tax to them`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newAttributeProbesCmd(g))
+	cmd.AddCommand(newAttributeProbesCmd(g), newAttributePlanCmd(g))
 	return cmd
 }
 
@@ -207,4 +211,60 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 	}
 	o.runOptions.runs = o.runs
 	return measure(ctx, g, &o.runOptions, pl, ss)
+}
+
+func newAttributePlanCmd(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "List the active mitigations and the configurations that attribute the tax to them",
+		Long: `Read this kernel's vulnerability files and command line (or a fake tree with
+--root) and, from the knowledge base, list the mitigations that are active and
+the parameter that turns each off alone on this kernel version. From them, the
+configurations of an attribution:
+
+  on, off            the default command line, and mitigations=off
+  no-FILE            leave-one-out: one mitigation off (no-verw: the
+                     mitigations that share the VERW buffer clear, which
+                     go only together)
+  cum-N              cumulative: one more mitigation off at each step,
+                     most expensive first
+  study-off          the study's tuned line: quiet loglevel=0 audit=0
+                     vsyscall=none mitigations=off
+  mitigations-only   mitigations=off alone (the same boot as off)
+  rest-only          the study's line without mitigations=off
+
+Each configuration lists the vulnerability files it is expected to turn off,
+which verification checks after the boot, and says when a parameter will have
+no effect (a VERW user kept on by another, an always-on part).`,
+		Example: `  sectax attribute plan
+  sectax attribute plan --root /mnt/other-machine --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(g, "text", "json"); err != nil {
+				return err
+			}
+			env, err := collectEnv(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			kb, err := mitigation.KnowledgeBase()
+			if err != nil {
+				return err
+			}
+			p, err := attribute.MakePlan(env, kb)
+			if err != nil {
+				return err
+			}
+			w, finish, err := g.output()
+			if err != nil {
+				return err
+			}
+			if g.Format == "json" {
+				return finish(report.PlanJSON(w, p))
+			}
+			return finish(report.PlanText(w, p))
+		},
+	}
+	addFormatFlag(cmd, g, "text", "text", "json")
+	return cmd
 }

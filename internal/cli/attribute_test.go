@@ -55,3 +55,58 @@ func TestRunSpecRefused(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
+
+// TestAttributePlanGolden renders the plan of fake trees: Intel with PTI
+// and two VERW users (the shared buffer clear), AMD Zen 2 with retbleed
+// and SRSO, an old 4.15 kernel (parameters newer than the kernel), the
+// development machine and a container without vulnerability files.
+func TestAttributePlanGolden(t *testing.T) {
+	trees := map[string]string{
+		"intel-baremetal":   "../sysinfo/testdata/intel-baremetal",
+		"amd-zen2":          "../attribute/testdata/amd-zen2",
+		"old-4.15-intel":    "../sysinfo/testdata/old-4.15-intel",
+		"firecracker-dev":   "../sysinfo/testdata/firecracker-dev",
+		"container-novulns": "../sysinfo/testdata/container-novulns",
+	}
+	for name, root := range trees {
+		for _, format := range []string{"text", "json"} {
+			out, errs, code := sectax(t, fixedDeps(nil), "--root", root, "attribute", "plan", "--format", format)
+			if code != 0 {
+				t.Fatalf("%s %s: exit %d: %s", name, format, code, errs)
+			}
+			ext := map[string]string{"text": "txt", "json": "json"}[format]
+			golden(t, "attribute/plan-"+name+"."+ext, out)
+		}
+	}
+}
+
+func TestAttributePlanVERW(t *testing.T) {
+	out, _, code := sectax(t, fixedDeps(nil), "--root", "../sysinfo/testdata/intel-baremetal", "attribute", "plan", "--format", "json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var p attribute.Plan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]attribute.Planned{}
+	for _, c := range p.Configurations {
+		got[c.Name] = c
+	}
+	// mds=off alone changes nothing: mmio_stale_data still needs VERW.
+	if c := got["no-mds"]; len(c.Expected) != 0 || len(c.NoEffect) == 0 || !strings.Contains(c.NoEffect[0], "shared with mmio_stale_data") {
+		t.Errorf("no-mds %+v", c)
+	}
+	if c := got["no-verw"]; c.String() != "mds=off mmio_stale_data=off" || len(c.Expected) != 2 {
+		t.Errorf("no-verw %+v", c)
+	}
+	if c := got["no-meltdown"]; c.String() != "pti=off" || len(c.Expected) != 1 || c.Expected[0].File != "meltdown" {
+		t.Errorf("no-meltdown %+v", c)
+	}
+	if c := got["mitigations-only"]; c.SameAs != "off" {
+		t.Errorf("mitigations-only %+v", c)
+	}
+	if c := got["rest-only"]; len(c.Expected) != 0 || len(c.Toggles) != 4 {
+		t.Errorf("rest-only %+v", c)
+	}
+}
