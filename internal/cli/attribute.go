@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,10 +32,12 @@ func newAttributeCmd(g *Globals) *cobra.Command {
                              on, interleaved, within this boot
   sectax attribute plan      the mitigations active on this kernel, the
                              parameter that turns each off, and the
-                             configurations that attribute the tax to them`,
+                             configurations that attribute the tax to them
+  sectax attribute report    the share of the tax each mitigation carries,
+                             from the stored runs of those configurations`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newAttributeProbesCmd(g), newAttributePlanCmd(g))
+	cmd.AddCommand(newAttributeProbesCmd(g), newAttributePlanCmd(g), newAttributeReportCmd(g))
 	return cmd
 }
 
@@ -267,4 +272,147 @@ no effect (a VERW user kept on by another, an always-on part).`,
 	}
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
+}
+
+func newAttributeReportCmd(g *Globals) *cobra.Command {
+	var configs []string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Split the tax of each workload among the mitigations, from runs per configuration",
+		Long: `Attribute each workload's tax to the mitigations, from stored runs measured
+under the configurations of 'sectax attribute plan'.
+
+A run belongs to the configuration named in its config block (lab, campaign)
+or, without one, to its label when the label is a plan name (on, off, no-*,
+cum-*, study-off, mitigations-only, rest-only). --config NAME=REF takes the
+runs of a configuration from a run id, prefix or label instead.
+
+Every configuration is compared with on (medians, Mann-Whitney U, per-boot
+medians when a configuration spans several boots). The tax of a configuration
+is how much slower on is than it; off gives the total, each leave-one-out
+configuration its part and share of the total; the interaction is the total
+minus the sum of the parts (positive: the mitigations cost more together than
+apart). The waterfall follows the plan's cumulative order.`,
+		Example: `  sectax attribute report
+  sectax attribute report --config on=20261130T0900 --config off=label-off --format md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAttributeReport(cmd.Context(), g, configs, alpha)
+		},
+	}
+	cmd.Flags().StringArrayVar(&configs, "config", nil, "take configuration NAME's runs from `NAME=REF` (a run id, prefix or label; repeatable)")
+	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	addFormatFlag(cmd, g, "text", "text", "md", "json")
+	return cmd
+}
+
+func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64) error {
+	if err := checkFormat(g, "text", "md", "json"); err != nil {
+		return err
+	}
+	if err := stats.CheckAlpha(alpha); err != nil {
+		return usageError{fmt.Errorf("--alpha: %w", err)}
+	}
+	var db *store.DB
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+	}()
+	var arms []attribute.Arm
+	armOf := func(name string) *attribute.Arm {
+		for i := range arms {
+			if arms[i].Name == name {
+				return &arms[i]
+			}
+		}
+		arms = append(arms, attribute.Arm{Name: name})
+		return &arms[len(arms)-1]
+	}
+	if len(configs) > 0 {
+		for _, c := range configs {
+			name, ref, ok := strings.Cut(c, "=")
+			if !ok || name == "" || ref == "" {
+				return usagef("--config %q: give NAME=REF, e.g. on=label-on", c)
+			}
+			side, err := sideOf(ctx, g, &db, ref)
+			if err != nil {
+				return err
+			}
+			if side.Published() {
+				return usagef("--config %s: a published baseline has no samples to attribute", c)
+			}
+			a := armOf(name)
+			a.Runs = append(a.Runs, side.Runs...)
+		}
+	} else {
+		d, err := openStore(ctx, g, false)
+		if errors.Is(err, store.ErrNoDatabase) {
+			return usagef("no database at %s: measure the configurations of 'sectax attribute plan' first", g.DB)
+		}
+		if err != nil {
+			return err
+		}
+		db = d
+		all, err := db.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, s := range all {
+			r, err := db.Get(ctx, s.ID)
+			if err != nil {
+				return err
+			}
+			name := r.Label
+			if r.Config != nil {
+				name = r.Config.Name
+			} else if attribute.KindOf(name) == "extra" {
+				continue
+			}
+			a := armOf(name)
+			a.Runs = append(a.Runs, r)
+		}
+	}
+	att, err := attribute.Attribute(arms, waterfallOrder(arms), alpha)
+	if errors.Is(err, attribute.ErrNoOn) {
+		return usageError{fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)}
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	w, finish, err := g.output()
+	if err != nil {
+		return err
+	}
+	switch g.Format {
+	case "json":
+		return finish(report.AttributionJSON(w, att))
+	case "md":
+		return finish(report.AttributionMarkdown(w, att))
+	}
+	return finish(report.AttributionText(w, att))
+}
+
+// waterfallOrder is the plan's cumulative order for the kernel the on runs
+// measured, or, without their environment, on, the cumulative steps by
+// number, then off.
+func waterfallOrder(arms []attribute.Arm) []string {
+	for _, a := range arms {
+		if a.Name != "on" || len(a.Runs) == 0 || a.Runs[0].Env == nil {
+			continue
+		}
+		if kb, err := mitigation.KnowledgeBase(); err == nil {
+			if p, err := attribute.MakePlan(a.Runs[0].Env, kb); err == nil {
+				return p.Cumulative
+			}
+		}
+	}
+	order := []string{"on"}
+	for n := 1; n < 100; n++ {
+		if slices.ContainsFunc(arms, func(a attribute.Arm) bool { return a.Name == fmt.Sprintf("cum-%d", n) }) {
+			order = append(order, fmt.Sprintf("cum-%d", n))
+		}
+	}
+	return append(order, "off")
 }

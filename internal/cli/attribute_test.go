@@ -2,10 +2,16 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/run"
 )
 
 // TestAttributeProbesLive runs the probes against the running kernel at
@@ -108,5 +114,62 @@ func TestAttributePlanVERW(t *testing.T) {
 	}
 	if c := got["rest-only"]; len(c.Expected) != 0 || len(c.Toggles) != 4 {
 		t.Errorf("rest-only %+v", c)
+	}
+}
+
+// TestAttributeReport imports crafted runs labelled with plan names and
+// checks the attribution end to end (known answers: total 20%, no-meltdown
+// 9.09%, interaction 10.91%), then the same with --config.
+func TestAttributeReport(t *testing.T) {
+	jitter := []float64{1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005}
+	dir := t.TempDir()
+	var files []string
+	for i, arm := range []struct {
+		label  string
+		centre float64
+	}{{"on", 12}, {"off", 10}, {"no-meltdown", 11}, {"unrelated", 5}} {
+		xs := make([]float64, len(jitter))
+		for j, f := range jitter {
+			xs[j] = arm.centre * f
+		}
+		started := time.Date(2026, 11, 30, 9, i, 0, 0, time.UTC)
+		r := run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261130T09%02d00-00000%d", i, i), Label: arm.label, Started: started,
+			Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Runs: 8,
+			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}
+		b, _ := json.Marshal(r)
+		f := filepath.Join(dir, arm.label+".json")
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	t.Setenv("SECTAX_DB", filepath.Join(dir, "sectax.db"))
+	if _, errs, code := sectax(t, fixedDeps(nil), append([]string{"import"}, files...)...); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	out, errs, code := sectax(t, fixedDeps(nil), "attribute", "report", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var att attribute.Attribution
+	if err := json.Unmarshal([]byte(out), &att); err != nil {
+		t.Fatal(err)
+	}
+	if len(att.Configs) != 3 || len(att.Workloads) != 1 {
+		t.Fatalf("%s", out)
+	}
+	w := att.Workloads[0]
+	if math.Abs(w.Total.TaxPct-20) > 1e-6 || len(w.Parts) != 1 || math.Abs(w.Parts[0].TaxPct-100*(12.0/11-1)) > 1e-6 ||
+		math.Abs(*w.Interaction-(20-100*(12.0/11-1))) > 1e-6 {
+		t.Errorf("%s", out)
+	}
+	out, errs, code = sectax(t, fixedDeps(nil), "attribute", "report", "--config", "on=on", "--config", "no-x=unrelated")
+	if code != 0 || !strings.Contains(out, "no-x ") || !strings.Contains(out, "configuration off (mitigations=off) has no runs") {
+		t.Errorf("exit %d: %s%s", code, out, errs)
+	}
+	_, errs, code = sectax(t, fixedDeps(nil), "attribute", "report", "--config", "off=off")
+	if code != 2 || !strings.Contains(errs, "no runs of configuration on") {
+		t.Errorf("exit %d: %s", code, errs)
 	}
 }
