@@ -66,7 +66,7 @@ var specControls = []specControl{
 	{name: "ib", which: unix.PR_SPEC_INDIRECT_BRANCH, status: "SpeculationIndirectBranch", vuln: "spectre_v2",
 		set:    map[string]int{"force": unix.PR_SPEC_FORCE_DISABLE, "on": unix.PR_SPEC_DISABLE, "off": unix.PR_SPEC_ENABLE},
 		expect: map[string]string{"force": "conditional force disabled", "on": "conditional disabled", "off": "conditional enabled"},
-		boot:   "spectre_v2_user=prctl", mitigation: "STIBP and IBPB between user tasks"},
+		boot:   "spectre_v2_user=prctl", mitigation: "user-to-user STIBP/IBPB"},
 	{name: "l1d_flush", which: unix.PR_SPEC_L1D_FLUSH, vuln: "l1tf",
 		set:    map[string]int{"on": unix.PR_SPEC_ENABLE, "off": unix.PR_SPEC_DISABLE},
 		expect: map[string]string{"on": "prctl enable", "off": "prctl disable"},

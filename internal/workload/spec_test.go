@@ -104,7 +104,7 @@ func TestDecodeOffer(t *testing.T) {
 		{"ib conditional", ib, sysinfo.SpecCtl{Prctl: intp(unix.PR_SPEC_PRCTL | unix.PR_SPEC_ENABLE)},
 			"Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; STIBP: conditional", true, "prctl enable", ""},
 		{"ib strict", ib, sysinfo.SpecCtl{Prctl: intp(unix.PR_SPEC_DISABLE)}, "Mitigation: Retpolines; IBPB: always-on; STIBP: forced", false, "disable",
-			"STIBP and IBPB between user tasks is on for every task"},
+			"user-to-user STIBP/IBPB is on for every task"},
 		{"ib none", ib, sysinfo.SpecCtl{Prctl: intp(unix.PR_SPEC_ENABLE)}, "Mitigation: Retpolines; STIBP: disabled", false, "enable",
 			"spectre_v2_user=prctl"},
 		{"l1d not enabled at boot", l1d, sysinfo.SpecCtl{Prctl: intp(unix.PR_SPEC_FORCE_DISABLE)}, "Not affected", false, "force_disable",
