@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -277,6 +279,7 @@ no effect (a VERW user kept on by another, an always-on part).`,
 func newAttributeReportCmd(g *Globals) *cobra.Command {
 	var configs []string
 	var alpha float64
+	var chartDir string
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Split the tax of each workload among the mitigations, from runs per configuration",
@@ -298,16 +301,17 @@ apart). The waterfall follows the plan's cumulative order.`,
   sectax attribute report --config on=20261130T0900 --config off=label-off --format md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAttributeReport(cmd.Context(), g, configs, alpha)
+			return runAttributeReport(cmd.Context(), g, configs, alpha, chartDir)
 		},
 	}
 	cmd.Flags().StringArrayVar(&configs, "config", nil, "take configuration NAME's runs from `NAME=REF` (a run id, prefix or label; repeatable)")
 	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	cmd.Flags().StringVar(&chartDir, "chart", "", "also write each workload's cumulative waterfall as a PNG into `DIR`")
 	addFormatFlag(cmd, g, "text", "text", "md", "json")
 	return cmd
 }
 
-func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64) error {
+func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string) error {
 	if err := checkFormat(g, "text", "md", "json"); err != nil {
 		return err
 	}
@@ -381,6 +385,11 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	if err != nil {
 		return usageError{err}
 	}
+	if chartDir != "" {
+		if err := writeWaterfalls(g, chartDir, att); err != nil {
+			return err
+		}
+	}
 	w, finish, err := g.output()
 	if err != nil {
 		return err
@@ -415,4 +424,31 @@ func waterfallOrder(arms []attribute.Arm) []string {
 		}
 	}
 	return append(order, "off")
+}
+
+// writeWaterfalls writes one PNG per workload into dir (created if needed).
+func writeWaterfalls(g *Globals, dir string, att *attribute.Attribution) error {
+	charts, err := report.WaterfallCharts(att)
+	if err != nil {
+		return err
+	}
+	if len(charts) == 0 {
+		g.notice("no waterfall to draw: measure at least one cumulative step or off besides on")
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageError{fmt.Errorf("--chart: %w", err)}
+	}
+	for _, c := range charts {
+		b, err := c.PNG()
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(dir, c.Name+".png")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return fmt.Errorf("--chart: %w", err)
+		}
+		g.notice("wrote %s", path)
+	}
+	return nil
 }

@@ -164,6 +164,13 @@ func TestAttributeReport(t *testing.T) {
 		math.Abs(*w.Interaction-(20-100*(12.0/11-1))) > 1e-6 {
 		t.Errorf("%s", out)
 	}
+	charts := filepath.Join(dir, "charts")
+	if _, errs, code := sectax(t, fixedDeps(nil), "attribute", "report", "--chart", charts); code != 0 {
+		t.Fatalf("--chart: exit %d: %s", code, errs)
+	}
+	if fi, err := os.Stat(filepath.Join(charts, "01-syscall-basic-waterfall.png")); err != nil || fi.Size() < 1000 {
+		t.Errorf("waterfall PNG: %v", err)
+	}
 	out, errs, code = sectax(t, fixedDeps(nil), "attribute", "report", "--config", "on=on", "--config", "no-x=unrelated")
 	if code != 0 || !strings.Contains(out, "no-x ") || !strings.Contains(out, "configuration off (mitigations=off) has no runs") {
 		t.Errorf("exit %d: %s%s", code, out, errs)

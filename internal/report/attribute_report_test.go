@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"image/png"
 	"testing"
 
 	"github.com/sectax/sectax/internal/attribute"
@@ -47,4 +48,43 @@ func TestAttributionGolden(t *testing.T) {
 		}
 		golden(t, name, b.Bytes())
 	}
+}
+
+func TestWaterfallCharts(t *testing.T) {
+	charts, err := WaterfallCharts(attributionReport(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(charts) != 1 || charts[0].Name != "01-syscall-basic-waterfall" {
+		t.Fatalf("charts %+v", charts)
+	}
+	b, err := charts[0].PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sz := img.Bounds().Size(); sz.X < 800 || sz.Y < 500 {
+		t.Errorf("PNG is %v", sz)
+	}
+	// The bars are drawn: the green of a step that removes tax is there.
+	green := 0
+	for y := 0; y < img.Bounds().Dy(); y += 2 {
+		for x := 0; x < img.Bounds().Dx(); x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 == 0x1b && g>>8 == 0x9e && bl>>8 == 0x77 {
+				green++
+			}
+		}
+	}
+	if green < 100 {
+		t.Errorf("only %d green pixels: no bars drawn", green)
+	}
+	svg, err := charts[0].SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "attribution-waterfall.svg", svg)
 }
