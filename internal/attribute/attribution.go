@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 )
@@ -107,6 +108,32 @@ type Part struct {
 	// SharePct is TaxPct over the total tax; nil without a total or when
 	// the total is 0.
 	SharePct *float64 `json:"share_pct"`
+	// Expected is what the knowledge base says the mitigation costs
+	// (CiteCosts), "(unverified)" when it marks the note so.
+	Expected string `json:"expected,omitempty"`
+}
+
+// CiteCosts sets each leave-one-out part's Expected from the knowledge
+// base: the cost note of the file a no-FILE configuration turns off (mds
+// for no-verw, the buffer clear the VERW users share).
+func CiteCosts(a *Attribution, kb *mitigation.Knowledge) {
+	for i := range a.Workloads {
+		for j := range a.Workloads[i].Parts {
+			p := &a.Workloads[i].Parts[j]
+			file := strings.TrimPrefix(p.Config, "no-")
+			if file == "verw" {
+				file = "mds"
+			}
+			e, ok := kb.LookupVulnerability(file)
+			if !ok || e.CostNote == "" {
+				continue
+			}
+			p.Expected = e.CostNote
+			if slices.Contains(e.Unverified, "cost_note") {
+				p.Expected += " (unverified)"
+			}
+		}
+	}
 }
 
 // Step is one step of the waterfall.

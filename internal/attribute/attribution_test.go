@@ -3,8 +3,10 @@ package attribute
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -104,5 +106,21 @@ func TestAttributeWithoutOnOrOff(t *testing.T) {
 	w := att.Workloads[0]
 	if w.Total != nil || w.Interaction != nil || w.Parts[0].SharePct != nil || len(att.Notes) != 1 {
 		t.Errorf("without off: %+v, notes %q", w, att.Notes)
+	}
+}
+
+func TestCiteCosts(t *testing.T) {
+	att, err := Attribute(CraftedArms(), nil, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	CiteCosts(att, kb)
+	parts := att.Workloads[0].Parts
+	if !strings.Contains(parts[0].Expected, "getppid() 120 → 520 cycles") || !strings.Contains(parts[1].Expected, "VERW") {
+		t.Errorf("expected costs: %q, %q", parts[0].Expected, parts[1].Expected)
 	}
 }

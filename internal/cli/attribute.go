@@ -385,6 +385,9 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	if err != nil {
 		return usageError{err}
 	}
+	if kb, err := mitigation.KnowledgeBase(); err == nil {
+		attribute.CiteCosts(att, kb)
+	}
 	if chartDir != "" {
 		if err := writeWaterfalls(g, chartDir, att); err != nil {
 			return err

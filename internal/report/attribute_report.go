@@ -51,6 +51,11 @@ func AttributionText(w io.Writer, a *attribute.Attribution) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		for _, p := range wl.Parts {
+			if p.Expected != "" {
+				fmt.Fprintf(w, "  %s, expected (knowledge base): %s\n", p.Config, p.Expected)
+			}
+		}
 		if len(wl.Waterfall) > 1 {
 			var steps []string
 			for _, s := range wl.Waterfall[1:] {
