@@ -207,6 +207,8 @@ func decodeOffer(c specControl, sc sysinfo.SpecCtl, vulnRaw string, vulnFound bo
 		switch {
 		case v == 0:
 			o.Reason = fmt.Sprintf("PR_GET_SPECULATION_CTRL: not affected: the CPU does not need it (%s)", file)
+		case v&unix.PR_SPEC_PRCTL != 0 && v&unix.PR_SPEC_FORCE_DISABLE != 0:
+			o.Reason = fmt.Sprintf("PR_GET_SPECULATION_CTRL: %s: sectax itself is already forced mitigated (by seccomp in the kernel's seccomp mode, or by its parent) and cannot switch back; run it outside that sandbox (%s)", o.Kernel, file)
 		case v&unix.PR_SPEC_PRCTL != 0:
 			o.Available = true
 		default:
