@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"runtime"
 	"strconv"
@@ -42,7 +43,7 @@ func (SchedMessaging) Info() Info {
 		ID:       "sched-messaging",
 		Title:    "hackbench: groups of 20 senders × 20 receivers exchanging 100-byte messages",
 		Perf:     "perf bench sched messaging -g GROUPS -l LOOPS [-p] [-t]",
-		Stresses: "scheduler contention, context switches and wake-ups of 40 tasks per group, entry/exit of every read and write; process mode adds exit and mm teardown",
+		Stresses: Stress{Paths: []string{mitigation.TagContextSwitch, mitigation.TagEntryExit}, Note: "scheduler contention, context switches and wake-ups of 40 tasks per group, entry/exit of every read and write; process mode adds exit and mm teardown"},
 		Params: []ParamSpec{
 			{Key: "groups", Help: "groups of 20 senders + 20 receivers (40 tasks each)",
 				Default: int64(10), Quick: int64(5), Study: int64(20), Min: 1, Max: 1000},
