@@ -123,16 +123,13 @@ func (c Config) Tokens() []string {
 // boot of another configuration) carry exactly c's tokens.
 func (c Config) Cmdline(base string, plan []Config) string {
 	params := mitigation.ParseCmdline(base).Params
-	var names []string
-	for _, o := range plan {
+	var names []mitigation.Param // by name alone: every value goes
+	for _, o := range append(plan, c) {
 		for _, p := range o.Params {
-			names = append(names, p.Name)
+			names = append(names, mitigation.Param{Name: p.Name})
 		}
 	}
-	for _, p := range c.Params {
-		names = append(names, p.Name)
-	}
-	params = mitigation.Remove(params, names...)
+	params, _ = mitigation.Remove(params, names)
 	return strings.TrimSpace(mitigation.Format(append(params, c.Params...)))
 }
 
