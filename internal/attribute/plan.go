@@ -82,6 +82,10 @@ type Planned struct {
 	// SameAs names an earlier configuration with the same parameters
 	// (one boot serves both).
 	SameAs string `json:"same_as,omitempty"`
+	// Boot is false when booting this configuration measures nothing new:
+	// it is SameAs another, or a leave-one-out that changes no file here
+	// (a VERW user kept on by another: no-verw switches them together).
+	Boot bool `json:"boot"`
 }
 
 // Change is one vulnerability file a configuration changes.
@@ -199,6 +203,10 @@ func MakePlan(s *sysinfo.Snapshot, kb *mitigation.Knowledge) (*Plan, error) {
 		if _, err := add(st.name, st.params, KindStudy); err != nil {
 			return nil, err
 		}
+	}
+	for i := range p.Configurations {
+		c := &p.Configurations[i]
+		c.Boot = c.SameAs == "" && !(c.Kind == KindLeaveOneOut && len(c.Expected) == 0 && len(c.Weakened) == 0)
 	}
 	for _, a := range p.Active {
 		if a.Param == "" {

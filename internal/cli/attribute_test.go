@@ -100,16 +100,16 @@ func TestAttributePlanVERW(t *testing.T) {
 		got[c.Name] = c
 	}
 	// mds=off alone changes nothing: mmio_stale_data still needs VERW.
-	if c := got["no-mds"]; len(c.Expected) != 0 || len(c.NoEffect) == 0 || !strings.Contains(c.NoEffect[0], "shared with mmio_stale_data") {
+	if c := got["no-mds"]; c.Boot || len(c.Expected) != 0 || len(c.NoEffect) == 0 || !strings.Contains(c.NoEffect[0], "shared with mmio_stale_data") {
 		t.Errorf("no-mds %+v", c)
 	}
-	if c := got["no-verw"]; c.String() != "mds=off mmio_stale_data=off" || len(c.Expected) != 2 {
+	if c := got["no-verw"]; !c.Boot || c.String() != "mds=off mmio_stale_data=off" || len(c.Expected) != 2 {
 		t.Errorf("no-verw %+v", c)
 	}
 	if c := got["no-meltdown"]; c.String() != "pti=off" || len(c.Expected) != 1 || c.Expected[0].File != "meltdown" {
 		t.Errorf("no-meltdown %+v", c)
 	}
-	if c := got["mitigations-only"]; c.SameAs != "off" {
+	if c := got["mitigations-only"]; c.SameAs != "off" || c.Boot {
 		t.Errorf("mitigations-only %+v", c)
 	}
 	if c := got["rest-only"]; len(c.Expected) != 0 || len(c.Toggles) != 4 {

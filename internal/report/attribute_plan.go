@@ -50,6 +50,9 @@ func PlanText(w io.Writer, p *attribute.Plan) error {
 		case what == "":
 			what = "nothing"
 		}
+		if !c.Boot && c.SameAs == "" {
+			what += " (no boot needed)"
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Kind, planDash(c.String()), what)
 	}
 	if err := tw.Flush(); err != nil {
