@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -396,6 +397,9 @@ func (s *specSession) checkWorkers(pids []int) {
 					continue
 				}
 				state, err := taskSpecState(s.sys.proc, pid, tid, c.status)
+				if errors.Is(err, fs.ErrNotExist) {
+					break // a runtime thread that exited since the listing
+				}
 				if err != nil {
 					s.fail(fmt.Errorf("--spec %s: %w", st, err))
 					return
@@ -414,7 +418,7 @@ func taskSpecState(proc string, pid, tid int, key string) (string, error) {
 	path := filepath.Join(proc, strconv.Itoa(pid), "task", strconv.Itoa(tid), "status")
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("cannot read the task's state: %v", err)
+		return "", fmt.Errorf("cannot read the task's state: %w", err)
 	}
 	if v, ok := statusValue(string(b), key); ok {
 		return v, nil
