@@ -200,6 +200,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newBaselinesCmd(g),
 		newAdviseCmd(g),
 		newVerifyCmd(g),
+		newAttributeCmd(g),
 	)
 	return root
 }

@@ -106,6 +106,44 @@ type Result struct {
 	Failures []string `json:"failures,omitempty"`
 	// Footprint is the largest worker footprint a repetition measured.
 	Footprint *Footprint `json:"footprint,omitempty"`
+	// SpecControls are the per-task speculation controls (prctl) the
+	// repetitions ran under, with what was verified from /proc; absent
+	// when none was requested.
+	SpecControls []SpecControl `json:"spec_controls,omitempty"`
+}
+
+// SpecControl is one per-task speculation control applied to a workload's
+// tasks before the timed window, and what the kernel showed of it.
+type SpecControl struct {
+	// Control is ssbd (PR_SPEC_STORE_BYPASS), ib (PR_SPEC_INDIRECT_BRANCH)
+	// or l1d_flush (PR_SPEC_L1D_FLUSH).
+	Control string `json:"control"`
+	// Requested is the mitigation state asked for: force, on or off.
+	Requested string `json:"requested"`
+	// Kernel is the kernel's mode before anything was set, from
+	// PR_GET_SPECULATION_CTRL ("prctl enable").
+	Kernel string `json:"kernel"`
+	// Expected is the state that proves the control is in effect: the
+	// /proc status text, or the PR_GET_SPECULATION_CTRL bits for l1d_flush
+	// (which has no status line).
+	Expected string `json:"expected"`
+	// Verified groups the tasks checked by role and the state they showed
+	// (every one equals Expected: a repetition where one did not fails).
+	Verified []SpecTasks `json:"verified"`
+}
+
+// SpecTasks is a group of tasks of one role that showed the same state.
+type SpecTasks struct {
+	// Role is runner-thread (the thread that runs the workload and starts
+	// its children), thread (a worker thread) or worker (a worker process:
+	// all of its tasks).
+	Role string `json:"role"`
+	// Source is where the state was read ("/proc/PID/task/TID/status" or
+	// "PR_GET_SPECULATION_CTRL").
+	Source    string `json:"source"`
+	State     string `json:"state"`
+	Processes int    `json:"processes"`
+	Tasks     int    `json:"tasks"`
 }
 
 // Footprint is what a workload's worker processes used, measured from

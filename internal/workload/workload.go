@@ -172,6 +172,8 @@ type Env struct {
 	WorkerArgs []string
 	// Timeout bounds one repetition; a worker that hangs fails it.
 	Timeout time.Duration
+	// spec, when set, applies per-task speculation controls (WithSpec).
+	spec *specSession
 }
 
 // Sample is what one repetition measured: a value per metric name, and
@@ -181,6 +183,8 @@ type Sample struct {
 	Warnings []string
 	// Footprint is set by workloads with worker processes.
 	Footprint *run.Footprint
+	// SpecControls is what WithSpec applied and verified.
+	SpecControls []run.SpecControl
 }
 
 // Workload is one benchmark.
