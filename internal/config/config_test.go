@@ -131,3 +131,30 @@ func TestVerify(t *testing.T) {
 		t.Errorf("Record = %+v", r)
 	}
 }
+
+// TestVerifyVERWRule: mds=off alone leaves the shared CPU-buffer clear on
+// while mmio_stale_data still needs it, so verification must not expect mds
+// to go off (the plan says so too), and a boot under it verifies.
+func TestVerifyVERWRule(t *testing.T) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := snap(t, "intel-baremetal")
+	noMDS, err := Parse("no-mds=mds=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	booted := *s
+	booted.Cmdline.Raw += " mds=off"
+	booted.BootID = "another-boot"
+	v := Verify(&booted, noMDS, []Config{On, noMDS}, []string{s.BootID}, kb)
+	if !v.OK || slices.Contains(v.ExpectedOff, "mds") {
+		t.Errorf("mds=off with mmio_stale_data mitigated: %+v", v)
+	}
+	both, _ := Parse("no-verw=mds=off mmio_stale_data=off tsx_async_abort=off reg_file_data_sampling=off")
+	v = Verify(&booted, both, []Config{On, both}, nil, kb)
+	if slices.Contains(v.ExpectedOff, "mds") != true || v.OK {
+		t.Errorf("every VERW user off: mds must be expected off and the boot (still mds=off only) refused: %+v", v)
+	}
+}
