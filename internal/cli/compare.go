@@ -94,13 +94,13 @@ Markdown report then links them.`,
 			case "md":
 				err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
 			case "html":
-				err = report.HTML(w, rep, a, b)
+				err = report.HTML(w, rep)
 			case "json":
 				err = report.JSON(w, rep)
 			case "csv":
 				err = report.CSV(w, rep)
 			case "benchfmt":
-				err = report.Benchfmt(w, a, b)
+				err = report.Benchfmt(w, rep, a, b)
 			default:
 				err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
 			}

@@ -46,20 +46,26 @@ func benchName(res *run.Result) string {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	b.WriteString(res.Workload)
-	clean := strings.NewReplacer(" ", "_", "\t", "_", "/", "∕")
+	clean := strings.NewReplacer(" ", "_", "\t", "_", "\n", "_", "\r", "_", "/", "∕")
+	b.WriteString(clean.Replace(res.Workload))
 	for _, k := range keys {
 		fmt.Fprintf(&b, "/%s=%s", clean.Replace(k), clean.Replace(run.FormatParam(res.Params[k])))
 	}
-	return b.String()
+	return termSafe(b.String())
 }
 
 // Benchfmt writes every sample of both sides in the Go benchmark format:
 // one result line per repetition (a published figure is one line), with
 // label, mitigations and kernel as configuration keys. Compare the sides
 // with: benchstat -col label FILE (add -ignore kernel,mitigations when the
-// kernels differ, or the sides fall into separate tables).
-func Benchfmt(w io.Writer, sides ...compare.Side) error {
+// kernels differ, or the sides fall into separate tables). When rep is not
+// nil, its conclusion is the first line, as a comment.
+func Benchfmt(w io.Writer, rep *compare.Report, sides ...compare.Side) error {
+	if rep != nil {
+		if _, err := fmt.Fprintf(w, "# sectax compare %s vs %s: %s\n", termSafe(rep.A.Ref), termSafe(rep.B.Ref), Conclusion(rep)); err != nil {
+			return err
+		}
+	}
 	if _, err := fmt.Fprintf(w, "# sectax samples in the Go benchmark format; compare with: benchstat -col label -ignore kernel,mitigations FILE\n"); err != nil {
 		return err
 	}
@@ -94,7 +100,7 @@ func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) er
 		br := &benchfmt.Result{Name: benchfmt.Name(benchName(res)), Iters: 1}
 		for _, k := range BenchfmtConfig {
 			if v, ok := cfg[k]; ok {
-				br.Config = append(br.Config, benchfmt.Config{Key: k, Value: []byte(strings.ReplaceAll(v, "\n", " ")), File: true})
+				br.Config = append(br.Config, benchfmt.Config{Key: k, Value: []byte(termSafe(strings.ReplaceAll(v, "\n", " "))), File: true})
 			}
 		}
 		seen := map[string]bool{}
