@@ -617,7 +617,6 @@ func (m *Metric) setVerdict(significant bool) {
 	}
 }
 
-
 func (rep *Report) addNotes(a, b Side) {
 	var pub []string
 	for _, s := range []Side{a, b} {

@@ -34,7 +34,7 @@ type htmlChart struct {
 type htmlMetric struct {
 	compare.Metric
 	AText, BText, Change, Range, Speedup, P, PAdj, N string
-	Class                                      string
+	Class                                            string
 }
 
 type htmlWorkload struct {
@@ -125,7 +125,7 @@ func HTML(w io.Writer, rep *compare.Report) error {
 	}
 	d := htmlData{
 		Title: fmt.Sprintf("sectax: %s vs %s", rep.A.Ref, rep.B.Ref), Conclusion: capital(Conclusion(rep)) + ".",
-		A:     rep.A, B: rep.B, ALine: sideLine(rep.A), BLine: sideLine(rep.B),
+		A: rep.A, B: rep.B, ALine: sideLine(rep.A), BLine: sideLine(rep.B),
 		Legend: legend(rep), Meaning: Meaning(rep), CSS: template.CSS(htmlCSS),
 		Alpha: rep.Alpha, ConfidencePct: fmt.Sprintf("%.0f%%", rep.Confidence*100),
 		CmdlineKnown: rep.Env.CmdlineKnown, Added: rep.Env.CmdlineAdded, Removed: rep.Env.CmdlineRemoved,
