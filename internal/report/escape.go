@@ -23,11 +23,16 @@ func unsafeRune(r rune) bool {
 // termSafe escapes what must not reach a terminal raw: a control
 // character becomes \xNN (\u202e and the like for the others), a byte
 // that is not UTF-8 becomes U+FFFD.
-func termSafe(s string) string {
+func termSafe(s string) string { return escapeControls(s, false) }
+
+// escapeControls is termSafe; keepLines keeps line breaks and tabs (for a
+// whole document whose own layout uses them).
+func escapeControls(s string, keepLines bool) string {
+	unsafe := func(r rune) bool { return unsafeRune(r) && !(keepLines && (r == '\n' || r == '\t')) }
 	clean := true
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || unsafeRune(r) {
+		if (r == utf8.RuneError && n == 1) || unsafe(r) {
 			clean = false
 			break
 		}
@@ -42,9 +47,9 @@ func termSafe(s string) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			b.WriteRune(utf8.RuneError)
-		case r < 0x80 && unsafeRune(r):
+		case r < 0x80 && unsafe(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafeRune(r):
+		case unsafe(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])

@@ -215,7 +215,9 @@ func HTML(w io.Writer, rep *compare.Report) error {
 	if err := htmlTmpl.Execute(&buf, d); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
-	_, err = w.Write(buf.Bytes())
+	// html/template escapes markup but passes control characters through;
+	// the page's own text has none but line breaks and tabs.
+	_, err = io.WriteString(w, escapeControls(buf.String(), true))
 	return err
 }
 
