@@ -409,3 +409,62 @@ func TestZeroMedianJSON(t *testing.T) {
 		t.Errorf("JSON = %s", out)
 	}
 }
+
+func TestOffToken(t *testing.T) {
+	for tok, want := range map[string]bool{"mitigations=off": true, "nopti": true, "nospectre_v2": true,
+		"spectre_v2=off": true, "mitigations=auto": false, "pti=on": false, "spectre_v2=retpoline": false} {
+		if got := offToken(tok); got != want {
+			t.Errorf("offToken(%q) = %v", tok, got)
+		}
+	}
+}
+
+// controlRuns: syscall-basic moves by about 12% (significant), and a
+// negative control that does not move, with the spread given.
+func controlRuns(spread float64) (Side, Side) {
+	p := map[string]any{"loops": int64(10)}
+	ctl := func(base float64) []float64 {
+		out := []float64{}
+		for _, f := range []float64{-1, -0.6, -0.2, 0.2, 0.6, 1, -0.8, 0.8} {
+			out = append(out, base*(1+spread*f))
+		}
+		return out
+	}
+	on := mkRun("on1", "on", res("syscall-basic", p, lower("usecs_per_op", 1.00, 1.01, 0.99, 1.00, 1.02, 1.00, 1.01, 0.99)),
+		res("ctl-user", p, lower("usecs_per_op", ctl(1)...)))
+	off := mkRun("off1", "off", res("syscall-basic", p, lower("usecs_per_op", 0.88, 0.89, 0.87, 0.88, 0.90, 0.88, 0.89, 0.87)),
+		res("ctl-user", p, lower("usecs_per_op", ctl(1.001)...)))
+	return side("on", []*run.Run{on}, envOn()), side("off", []*run.Run{off}, envOff())
+}
+
+// TestControlVouchesOnlyWhenItCouldSee: a quiet control vouches for a 12%
+// change; one whose interval reaches ±43% is inconclusive, and says why.
+func TestControlVouchesOnlyWhenItCouldSee(t *testing.T) {
+	a, b := controlRuns(0.005)
+	rep, err := Compare(a, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := findMetric(t, rep, "syscall-basic", "usecs_per_op"); !m.Significant || math.Abs(m.ChangePct+12) > 0.01 {
+		t.Fatalf("syscall-basic = %+v", m)
+	}
+	if len(rep.Controls) != 1 || rep.Controls[0].Status != ControlVouches || hasWarning(rep, KindControlInconclusive, "") ||
+		!strings.Contains(rep.Controls[0].Message, "could have shown the smallest significant change reported, 12%") {
+		t.Errorf("quiet control: %+v", rep.Controls)
+	}
+	a, b = controlRuns(0.5)
+	rep, err = Compare(a, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Controls[0]
+	if c.Status != ControlInconclusive || c.HalfWidthPct == nil || *c.HalfWidthPct < 40 || c.NeededPct != 12.000000000000002 && math.Abs(c.NeededPct-12) > 1e-9 ||
+		!strings.Contains(c.Message, "but it is too noisy (±") || !strings.Contains(c.Message, ") to vouch for the smallest significant change reported, 12%") ||
+		!hasWarning(rep, KindControlInconclusive, "quiet the machine") {
+		t.Errorf("noisy control: %+v %v", c, rep.Warnings)
+	}
+	// Per-boot medians of two boots have no interval: inconclusive.
+	if halfWidthPct(Metric{A: stats.Summary{HasCI: false}, B: stats.Summary{HasCI: true}}) != math.Inf(1) {
+		t.Error("no interval on a side is not ±∞")
+	}
+}

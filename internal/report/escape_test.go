@@ -31,11 +31,11 @@ func TestTermSafe(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"on":        "`on`",
-		"a`b":       "``a`b``",
-		"``x":       "``` ``x ```",
+		"on":         "`on`",
+		"a`b":        "``a`b``",
+		"``x":        "``` ``x ```",
 		"x\n### h1":  "`x ### h1`",
-		"a|b":       "`a|b`",
+		"a|b":        "`a|b`",
 		"ctl\x1b[2J": "`ctl\\x1b[2J`",
 	} {
 		if got := code(in); got != want {

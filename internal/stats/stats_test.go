@@ -212,3 +212,23 @@ func TestUTestMinN(t *testing.T) {
 		}
 	}
 }
+
+func TestHolm(t *testing.T) {
+	// Sorted 0.01, 0.02, 0.03, 0.04 → ×4, ×3, ×2, ×1 = 0.04, 0.06, 0.06
+	// (monotone), 0.06.
+	got := Holm([]float64{0.03, 0.01, 0.04, 0.02})
+	want := []float64{0.06, 0.04, 0.06, 0.06}
+	if diff := cmp.Diff(want, got, aeq); diff != "" {
+		t.Errorf("Holm (-want +got):\n%s", diff)
+	}
+	// One test: unchanged; capped at 1.
+	if got := Holm([]float64{0.041}); got[0] != 0.041 {
+		t.Errorf("Holm of one = %v", got)
+	}
+	if got := Holm([]float64{0.6, 0.7}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("Holm capped = %v", got)
+	}
+	if got := Holm(nil); len(got) != 0 {
+		t.Errorf("Holm(nil) = %v", got)
+	}
+}
