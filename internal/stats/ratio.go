@@ -65,14 +65,46 @@ func sortedLogs(xs []float64) ([]float64, bool) {
 // difference. It is 0 when no count qualifies.
 func ratioCutoff(n1, n2 int, confidence float64) int {
 	tail := (1 - confidence) / 2
-	total := n1 * n2
 	if n1 <= ratioExactLimit && n2 <= ratioExactLimit {
-		// The CDF is monotone: binary search for the first count c with
-		// CDF(c) > tail (each CDF evaluation is one dynamic program).
-		d := mstats.UDist{N1: n1, N2: n2}
-		return sort.Search(total/2+1, func(c int) bool { return d.CDF(float64(c)) > tail })
+		counts := uCounts(n1, n2)
+		total := 0.0
+		for _, c := range counts {
+			total += c
+		}
+		cum := 0.0
+		for c, k := range counts {
+			cum += k
+			if cum/total > tail {
+				return c
+			}
+		}
+		return n1 * n2
 	}
 	return ratioCutoffNormal(n1, n2, tail)
+}
+
+// uCounts returns, for u = 0 … n1·n2, how many of the C(n1+n2, n1) equally
+// likely orderings of two samples without ties give U = u: the
+// coefficients of the Gaussian binomial coefficient [n1+n2 choose n1]_q =
+// ∏_{i=1..n1} (1 − q^(n2+i)) / (1 − q^i), multiplied out factor by
+// factor in O(n1 · n1·n2). (go-moremath's UDist gives the same
+// distribution, at O(n1·n2·u) for each CDF value.)
+func uCounts(n1, n2 int) []float64 {
+	deg := n1 * n2
+	poly := make([]float64, deg+1)
+	poly[0] = 1
+	for i := 1; i <= n1; i++ {
+		// Multiply by 1 − q^(n2+i), then divide by 1 − q^i (exact: the
+		// partial products are the Gaussian binomials [n2+i choose i]_q).
+		k := n2 + i
+		for u := deg; u >= k; u-- {
+			poly[u] -= poly[u-k]
+		}
+		for u := i; u <= deg; u++ {
+			poly[u] += poly[u-i]
+		}
+	}
+	return poly
 }
 
 // ratioCutoffNormal approximates ratioCutoff with the normal distribution

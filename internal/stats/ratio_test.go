@@ -149,6 +149,11 @@ func TestRatioCutoffNormal(t *testing.T) {
 			}
 		}
 	}
+	// At the limit, two CDF values of go-moremath's UDist bracket the cut-off.
+	d := mstats.UDist{N1: 50, N2: 47}
+	if c := ratioCutoff(50, 47, 0.95); d.CDF(float64(c-1)) > 0.025 || d.CDF(float64(c)) <= 0.025 {
+		t.Errorf("50+47: cut-off %d: CDF(c-1) = %v, CDF(c) = %v", c, d.CDF(float64(c-1)), d.CDF(float64(c)))
+	}
 	for _, n := range [][2]int{{6, 6}, {4, 9}, {12, 10}, {25, 25}} {
 		if got, want := ratioCutoff(n[0], n[1], 0.95), ratioCutoffBrute(n[0], n[1], 0.95); got != want {
 			t.Errorf("%v: binary search %d, linear scan %d", n, got, want)
