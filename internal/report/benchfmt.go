@@ -119,10 +119,7 @@ func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) er
 			}
 			seen[unit] = true
 			// Round away the float noise of the scaling (2.0999999999999997e-07).
-			v := m.Samples[rep]
-			if scale != 1 {
-				v, _ = strconv.ParseFloat(strconv.FormatFloat(v*scale, 'g', 12, 64), 64)
-			}
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(m.Samples[rep]*scale, 'g', 12, 64), 64)
 			br.Values = append(br.Values, benchfmt.Value{Value: v, Unit: unit})
 		}
 		if err := bw.Write(br); err != nil {
