@@ -1,10 +1,13 @@
 // Package compare builds the A/B model of `sectax compare`: it matches the
 // workloads of two sides (runs, labels or published baselines) by id,
 // parameters and engine, summarises each metric (median and 95% CI, or per-
-// boot medians when a side spans several boots), tests each difference,
-// and diffs the two environments: kernel command-line tokens, vulnerability
-// states, and confounders that are not the mitigations. Reports render the
-// Report it returns; nothing here prints.
+// boot medians when a side spans several boots), tests each difference
+// (Holm–Bonferroni over one primary metric per workload), computes the
+// interval of each ratio, judges the negative controls, and diffs the two
+// environments: kernel command-line tokens, vulnerability states, and
+// confounders that are not the mitigations. It also draws the conclusions
+// ("what this means", the one-line conclusion) as data. Reports lay out
+// the Report it returns and compute nothing; nothing here prints.
 package compare
 
 import (

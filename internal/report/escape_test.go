@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -153,4 +154,36 @@ func TestHostileTextEveryFormat(t *testing.T) {
 	if n == 0 {
 		t.Error("benchfmt: no results")
 	}
+}
+
+// FuzzTermSafe: whatever the text, termSafe leaves valid UTF-8 without a
+// control character, and mdEscape one line with no unescaped | or `.
+func FuzzTermSafe(f *testing.F) {
+	for _, s := range []string{"on", "a\x1b[31mb", "x\n### y", "bad\xff", "\u202e", "a|b`c", `\|`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := termSafe(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("termSafe(%q) = %q: not UTF-8", s, got)
+		}
+		for _, r := range got {
+			if unsafeRune(r) {
+				t.Fatalf("termSafe(%q) = %q keeps %U", s, got, r)
+			}
+		}
+		md := mdEscape(s)
+		if strings.ContainsAny(md, "\n\r") {
+			t.Fatalf("mdEscape(%q) = %q spans lines", s, md)
+		}
+		for i := 0; i < len(md); i++ {
+			if md[i] == '\\' {
+				i++
+				continue
+			}
+			if md[i] == '|' || md[i] == '`' {
+				t.Fatalf("mdEscape(%q) = %q has a bare %c", s, md, md[i])
+			}
+		}
+	})
 }

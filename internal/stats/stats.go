@@ -1,8 +1,10 @@
 // Package stats is sectax's thin layer over golang.org/x/perf/benchmath,
 // following benchstat: the median with a distribution-free 95% confidence
 // interval, the Mann-Whitney U test with α set explicitly, "~" when a
-// change is not significant, a geometric mean of ratios, and caveats carried
-// as data (Warnings), never printed.
+// change is not significant, a geometric mean of ratios, the interval of a
+// ratio that goes with the U test (RatioInterval), Holm's correction for
+// multiple testing (Holm), and caveats carried as data (Warnings, told
+// apart by their Kind), never printed.
 //
 // Note: benchmath.NewSample sorts the slice it is given, so every function
 // here copies its input; callers may keep their samples in run order.
