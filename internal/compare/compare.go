@@ -254,6 +254,16 @@ func (m Metric) MarshalJSON() ([]byte, error) {
 	}{plain(m), finite(m.ChangePct), finite(m.Speedup)})
 }
 
+// MarshalJSON renders change_pct as null when it is not finite (a
+// control whose median on A is 0).
+func (c ControlFinding) MarshalJSON() ([]byte, error) {
+	type plain ControlFinding
+	return json.Marshal(struct {
+		plain
+		ChangePct *float64 `json:"change_pct"`
+	}{plain(c), finite(c.ChangePct)})
+}
+
 // Unmatched is a workload only one side has.
 type Unmatched struct {
 	ID        string `json:"workload"`
@@ -508,7 +518,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
 			m.RawA, m.RawB = sideSamples(a, x, ma.Name, false), sideSamples(b, y, ma.Name, false)
 			if interval {
-				if lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, stats.Confidence); ok {
+				if lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, stats.Confidence); ok && finite(lo) != nil && finite(hi) != nil {
 					m.RatioInterval = &Interval{Lo: lo, Hi: hi}
 				}
 			}

@@ -468,3 +468,21 @@ func TestControlVouchesOnlyWhenItCouldSee(t *testing.T) {
 		t.Error("no interval on a side is not ±∞")
 	}
 }
+
+// TestZeroMedianControlJSON: a control whose A median is 0 has no
+// percentage change; the report still encodes, with null.
+func TestZeroMedianControlJSON(t *testing.T) {
+	a := mkRun("a", "on", res("w", nil, lower("m", 1, 2, 3, 4, 5, 6)), res("ctl-x", nil, lower("n", 0, 0, 0, 0, 0, 0)))
+	b := mkRun("b", "off", res("w", nil, lower("m", 7, 8, 9, 10, 11, 12)), res("ctl-x", nil, lower("n", 1, 2, 1, 2, 1, 2)))
+	rep, err := Compare(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	if len(rep.Controls) != 1 || !strings.Contains(string(out), `"change_pct":null`) {
+		t.Errorf("controls %+v\n%s", rep.Controls, out)
+	}
+}
