@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
@@ -50,6 +51,9 @@ func writeRunText(w io.Writer, r *run.Run) error {
 	for _, res := range r.Results {
 		if res.Footprint != nil {
 			notes = append(notes, res.Workload+": "+res.Footprint.String())
+		}
+		for _, c := range res.SpecControls {
+			notes = append(notes, fmt.Sprintf("%s: %s=%s verified: %s", res.Workload, c.Control, c.Requested, attribute.VerifiedText(c)))
 		}
 		for _, x := range res.Warnings {
 			notes = append(notes, res.Workload+": "+x)

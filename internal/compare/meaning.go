@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/workload"
 )
 
 // Meaning is what the comparison means, as data: the workloads ranked by
@@ -75,25 +76,14 @@ type CmdlineChange struct {
 	Affects []string `json:"affects"`
 }
 
-// offToken reports whether a mitigation parameter switches protection off:
-// mitigations=off, nopti, nospectre_v2, spectre_v2=off, pti=off.
-func offToken(t string) bool {
-	key, val, hasVal := strings.Cut(t, "=")
-	if !hasVal {
-		return strings.HasPrefix(key, "no")
-	}
-	return val == "off"
-}
+// offToken reports whether a mitigation parameter switches protection off
+// or weakens it (mitigations=off, nopti, spectre_v2=off, tsx=on), as the
+// mitigation package's parameter table says.
+func offToken(t string) bool { return mitigation.TurnsOff(t) }
 
-// workloadTags maps a workload id to the knowledge base's tag of the
-// kernel path it stresses (see the "tags" of knowledge.json).
-var workloadTags = map[string]string{
-	"syscall-basic":   mitigation.TagEntryExit,
-	"sched-pipe":      mitigation.TagContextSwitch,
-	"sched-messaging": mitigation.TagContextSwitch,
-	"spawn":           mitigation.TagProcessLifecycle,
-	"go-build":        mitigation.TagProcessLifecycle,
-}
+// workloadTags maps a workload id to the knowledge base's tag of the main
+// kernel path it stresses, as the workload declares it.
+var workloadTags = workload.MainPaths()
 
 // stresses returns the knowledge-base tag of what a workload stresses, ""
 // when unknown.
