@@ -131,7 +131,7 @@ func writePNGs(g *Globals, rep *compare.Report, dir string) ([]report.Image, err
 			return nil, err
 		}
 		path := filepath.Join(dir, c.Name+".png")
-		if err := writeFileAtomic(path, data); err != nil {
+		if err := writeOutputFile(g.context(), path, data); err != nil {
 			return nil, err
 		}
 		link := path
@@ -143,26 +143,4 @@ func writePNGs(g *Globals, rep *compare.Report, dir string) ([]report.Image, err
 		images = append(images, report.Image{Title: c.Title, Alt: c.Alt, Path: filepath.ToSlash(link)})
 	}
 	return images, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename: the file is whole or absent.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".sectax-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	f.Chmod(0o644) // CreateTemp makes it private; a chart is for publishing
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return nil
 }

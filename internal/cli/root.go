@@ -42,6 +42,8 @@ type Globals struct {
 	Quiet   bool
 
 	stdout, stderr io.Writer
+	// ctx is the running command's context, set before it runs.
+	ctx context.Context
 	// deps are replaced by tests.
 	deps Deps
 }
@@ -176,6 +178,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		SilenceErrors: true,
 		Version:       Version,
 	}
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { g.ctx = cmd.Context() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", defaultDB(), "database file ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
@@ -220,36 +223,25 @@ func checkFormat(g *Globals, accepted ...string) error {
 }
 
 // output returns where the command's result goes: -o FILE or stdout. A
-// file is written under a temporary name and renamed by finish(nil), so a
-// failed command leaves nothing half-written; finish(err) removes it and
-// returns err.
+// file is written through createOutput (output.go): finish(nil) puts it in
+// place, finish(err) leaves the target untouched and returns err.
 func (g *Globals) output() (w io.Writer, finish func(error) error, err error) {
 	if g.Output == "" || g.Output == "-" {
 		return g.stdout, func(err error) error { return err }, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(g.Output), ".sectax-*")
+	o, err := createOutput(g.context(), g.Output)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot write %s: %w", g.Output, err)
+		return nil, nil, err
 	}
-	// CreateTemp makes the file private; a report is for reading and sharing.
-	f.Chmod(0o644)
-	finish = func(err error) error {
-		cerr := f.Close()
-		if err == nil && cerr == nil {
-			cerr = os.Rename(f.Name(), g.Output)
-		}
-		if err != nil || cerr != nil {
-			os.Remove(f.Name())
-		}
-		if err != nil {
-			return err
-		}
-		if cerr != nil {
-			return fmt.Errorf("cannot write %s: %w", g.Output, cerr)
-		}
-		return nil
+	return o, o.finish, nil
+}
+
+// context is the command's context (cancelled by SIGINT/SIGTERM).
+func (g *Globals) context() context.Context {
+	if g.ctx != nil {
+		return g.ctx
 	}
-	return f, finish, nil
+	return context.Background()
 }
 
 func defaultDB() string {
