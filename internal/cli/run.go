@@ -303,6 +303,7 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	for _, n := range pl.notes {
 		g.notice("%s", n)
 	}
+	removeStaleTemps(g)
 	w, finish, err := g.output()
 	if err != nil {
 		return err
@@ -366,6 +367,18 @@ func randomSeed() int64 {
 }
 
 // notice prints a line to stderr unless -q.
+// removeStaleTemps removes the temporary folders of earlier runs that were
+// killed before they could (SIGKILL), and says so.
+func removeStaleTemps(g *Globals) {
+	for _, st := range workload.RemoveStaleTemps() {
+		if st.Err != nil {
+			g.notice("could not remove %s, left by sectax pid %d which is no longer running: %v (remove it by hand)", st.Dir, st.PID, st.Err)
+			continue
+		}
+		g.notice("removed %s, left by sectax pid %d which is no longer running", st.Dir, st.PID)
+	}
+}
+
 func (g *Globals) notice(format string, a ...any) {
 	if !g.Quiet {
 		fmt.Fprintf(g.stderr, "sectax: "+format+"\n", a...)
