@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -73,38 +74,43 @@ Markdown report then links them.`,
 			if err != nil {
 				return err
 			}
-			rep, err := compare.Compare(a, b, compare.Options{Alpha: alpha})
-			if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			var images []report.Image
-			if pngDir != "" {
-				if images, err = writePNGs(g, rep, pngDir); err != nil {
+			// Computing and rendering have no cancellation points of their
+			// own (a large comparison takes a while, a blocked stdout forever):
+			// Ctrl-C ends the command, exit 130, with no -o file written.
+			return untilCancelled(ctx, func() error {
+				rep, err := compare.Compare(a, b, compare.Options{Alpha: alpha})
+				if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
+					return usageError{err}
+				}
+				if err != nil {
 					return err
 				}
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			switch g.Format {
-			case "md":
-				err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
-			case "html":
-				err = report.HTML(w, rep, a, b)
-			case "json":
-				err = report.JSON(w, rep)
-			case "csv":
-				err = report.CSV(w, rep)
-			case "benchfmt":
-				err = report.Benchfmt(w, a, b)
-			default:
-				err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
-			}
-			return finish(err)
+				var images []report.Image
+				if pngDir != "" {
+					if images, err = writePNGs(ctx, g, rep, pngDir); err != nil {
+						return err
+					}
+				}
+				w, finish, err := g.output()
+				if err != nil {
+					return err
+				}
+				switch g.Format {
+				case "md":
+					err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
+				case "html":
+					err = report.HTML(w, rep, a, b)
+				case "json":
+					err = report.JSON(w, rep)
+				case "csv":
+					err = report.CSV(w, rep)
+				case "benchfmt":
+					err = report.Benchfmt(w, a, b)
+				default:
+					err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
+				}
+				return finish(err)
+			})
 		},
 	}
 	addFormatFlag(cmd, g, "text", compareFormats...)
@@ -116,7 +122,7 @@ Markdown report then links them.`,
 // writePNGs renders the charts of rep as PNG files in dir, each written to a
 // temporary file and renamed, and returns them as Markdown image links
 // (relative to the -o file's directory when there is one).
-func writePNGs(g *Globals, rep *compare.Report, dir string) ([]report.Image, error) {
+func writePNGs(ctx context.Context, g *Globals, rep *compare.Report, dir string) ([]report.Image, error) {
 	charts, err := report.Charts(rep)
 	if err != nil {
 		return nil, err
@@ -131,7 +137,7 @@ func writePNGs(g *Globals, rep *compare.Report, dir string) ([]report.Image, err
 			return nil, err
 		}
 		path := filepath.Join(dir, c.Name+".png")
-		if err := writeOutputFile(g.context(), path, data); err != nil {
+		if err := writeOutputFile(ctx, path, data); err != nil {
 			return nil, err
 		}
 		link := path

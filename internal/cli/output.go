@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -30,7 +31,9 @@ type outputFile struct {
 	target string // the final target after symbolic links
 	f      io.WriteCloser
 	temp   string // the temporary file to rename over target ("" = write-through)
-	done   bool
+
+	mu   sync.Mutex // finish may race with an abandoned writer (untilCancelled)
+	done bool
 }
 
 // maxLinks bounds the symbolic links followed, like the kernel's ELOOP.
@@ -170,6 +173,8 @@ func (o *outputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
 // (the rename of a temporary file); otherwise it removes the temporary
 // file and returns err. Only the first call does anything.
 func (o *outputFile) finish(err error) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.done {
 		return err
 	}

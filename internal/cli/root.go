@@ -44,6 +44,9 @@ type Globals struct {
 	stdout, stderr io.Writer
 	// ctx is the running command's context, set before it runs.
 	ctx context.Context
+	// opened are the -o files opened; mainWith finishes (removes) any that
+	// the command left unfinished, e.g. when Ctrl-C abandoned its writer.
+	opened []*outputFile
 	// deps are replaced by tests.
 	deps Deps
 }
@@ -111,12 +114,27 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	for _, o := range g.opened {
+		o.finish(errors.New("abandoned")) // a no-op when the command finished it
+	}
 	if err == nil {
 		return ExitOK
 	}
 	code := exitCode(ctx, err)
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "sectax: %s\n", oneLine(msg))
+		line := fmt.Sprintf("sectax: %s\n", oneLine(msg))
+		if code != ExitInterrupted {
+			io.WriteString(stderr, line)
+		} else {
+			// Interrupted: the message must not keep us from exiting when
+			// standard error is a pipe nobody reads any more.
+			done := make(chan struct{})
+			go func() { io.WriteString(stderr, line); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(time.Second):
+			}
+		}
 	}
 	return code
 }
@@ -204,6 +222,21 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newAdviseCmd(g),
 		newVerifyCmd(g),
 	)
+	// The commands that only read and print have no cancellation points of
+	// their own; a blocked standard output (a pager left waiting) or a slow
+	// /proc must not keep Ctrl-C from ending them. run and crosscheck stop
+	// their workloads and print what finished; import, rm and wslconfig set
+	// check ctx before they write; compare and wslconfig show wrap
+	// themselves.
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "env", "workloads", "list", "show", "export", "baselines", "advise", "verify":
+			inner := c.RunE
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				return untilCancelled(cmd.Context(), func() error { return inner(cmd, args) })
+			}
+		}
+	}
 	return root
 }
 
@@ -233,6 +266,7 @@ func (g *Globals) output() (w io.Writer, finish func(error) error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	g.opened = append(g.opened, o)
 	return o, o.finish, nil
 }
 
@@ -264,4 +298,24 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := termios(int(f.Fd()))
 	return err == nil
+}
+
+// untilCancelled runs f aside and returns its error, or ctx's error as soon
+// as ctx is done (Ctrl-C, SIGTERM). It is for commands whose work has no
+// cancellation points of its own (reading, computing, rendering) and holds
+// nothing that must be undone: f is abandoned, and the process exits with
+// status 130 without waiting for it. A -o file is not put in place: the
+// caller's finish(ctx error) removes the temporary file.
+func untilCancelled(ctx context.Context, f func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -73,7 +73,9 @@ PowerShell or cmd, open the distro again, then 'sectax verify'.`,
 			if err := checkFormat(g, "text", "json"); err != nil {
 				return err
 			}
-			return runWSLShow(cmd.Context(), g, o)
+			// Reading and printing have no cancellation points of their own.
+			ctx := cmd.Context()
+			return untilCancelled(ctx, func() error { return runWSLShow(ctx, g, o) })
 		},
 	}
 	addFormatFlag(show, g, "text", "text", "json")
@@ -232,7 +234,18 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 	if err != nil {
 		return err
 	}
-	data, exists, f, err := loadWSLConfig(loc)
+	var (
+		data   []byte
+		exists bool
+		f      *wslconfig.File
+	)
+	err = untilCancelled(ctx, func() (err error) {
+		data, exists, f, err = loadWSLConfig(loc)
+		return err
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if err != nil {
 		return fmt.Errorf("%v; the file is unchanged", err)
 	}
@@ -264,12 +277,14 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 		return nil
 	}
 	if o.dryRun {
-		if err := writeUnifiedDiff(out, loc.Path, verb, f.Text(), nf.Text()); err != nil {
-			return err
-		}
-		warn()
-		fmt.Fprintf(out, "dry run: %s was not changed\n", loc.Path)
-		return nil
+		return untilCancelled(ctx, func() error {
+			if err := writeUnifiedDiff(out, loc.Path, verb, f.Text(), nf.Text()); err != nil {
+				return err
+			}
+			warn()
+			fmt.Fprintf(out, "dry run: %s was not changed\n", loc.Path)
+			return nil
+		})
 	}
 	if err := ctx.Err(); err != nil {
 		return err
