@@ -241,3 +241,27 @@ func TestEnvBrokenTree(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvHostileRoot: `sectax env --root DIR` where DIR/proc/cmdline is a
+// link to a file outside DIR (as to /etc/shadow) prints none of it.
+func TestEnvHostileRoot(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(wslOn)); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(t.TempDir(), "shadow")
+	os.WriteFile(secret, []byte("root:SECRET-HASH:19000:0:99999:7:::\n"), 0o600)
+	os.Remove(filepath.Join(root, "proc", "cmdline"))
+	if err := os.Symlink(secret, filepath.Join(root, "proc", "cmdline")); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json"} {
+		out, errs, code := sectax(t, fixedDeps(nil), "env", "--root", root, "--format", format)
+		if code != 0 || strings.Contains(out, "SECRET") || strings.Contains(errs, "SECRET") {
+			t.Fatalf("%s: exit %d, the outside file leaked:\n%s%s", format, code, out, errs)
+		}
+		if format == "json" && !strings.Contains(out, "escapes") {
+			t.Errorf("the escaping link is not recorded:\n%s", out)
+		}
+	}
+}

@@ -34,7 +34,7 @@ func TestInterruptMessaging(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(os.Args[0], "run", "--root", wslOn, "--warmup", "0", "--runs", "3", "--seed", "1",
+			cmd := exec.Command(os.Args[0], "run", "--warmup", "0", "--runs", "3", "--seed", "1",
 				"--only", "syscall-basic,sched-messaging", "--param", "syscall-basic.loops=1000",
 				"--param", "sched-messaging.groups=3", "--param", "sched-messaging.loops=100000000")
 			dbPath := filepath.Join(t.TempDir(), "sectax.db")

@@ -1,0 +1,35 @@
+package advise
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProbeHostileRoot: files of a fake root that are symbolic links out of
+// it (absolute, and up with ../..) are not read: they count as absent.
+func TestProbeHostileRoot(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	secretGrub := filepath.Join(outside, "grub")
+	os.WriteFile(secretGrub, []byte("GRUB_CMDLINE_LINUX_DEFAULT=\"SECRET\"\n"), 0o644)
+	secretOS := filepath.Join(outside, "os-release")
+	os.WriteFile(secretOS, []byte("ID=secretos\nPRETTY_NAME=\"SECRET OS\"\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "etc", "default", "grub.d"), 0o755)
+	os.Symlink(secretGrub, filepath.Join(dir, "etc", "default", "grub"))
+	os.Symlink(secretGrub, filepath.Join(dir, "etc", "default", "grub.d", "x.cfg"))
+	rel, _ := filepath.Rel(filepath.Join(dir, "etc"), secretOS)
+	os.Symlink(rel, filepath.Join(dir, "etc", "os-release"))
+	p := Probe(dir, nil)
+	if p.Kind == PlatformGRUB || strings.Contains(p.Configured, "SECRET") || p.OSID == "secretos" || len(p.DropIns) > 0 {
+		t.Fatalf("a link out of the root was followed: %+v", p)
+	}
+	// The same files inside the root are read.
+	os.Remove(filepath.Join(dir, "etc", "default", "grub"))
+	os.WriteFile(filepath.Join(dir, "etc", "default", "grub.real"), []byte("GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"), 0o644)
+	os.Symlink("grub.real", filepath.Join(dir, "etc", "default", "grub"))
+	if p := Probe(dir, nil); p.Kind != PlatformGRUB || p.Configured != "quiet" {
+		t.Fatalf("a link inside the root was not followed: %+v", p)
+	}
+}
