@@ -137,6 +137,8 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 		v.StillMitigated = append(v.StillMitigated, fs)
 	}
 	switch {
+	case s.Vulnerabilities == nil && s.VulnerabilitiesError() != "":
+		v.Checks = append(v.Checks, Check{Name: "sysfs", OK: false, Detail: sysinfo.VulnerabilitiesDir + " exists but cannot be read (" + s.VulnerabilitiesError() + "): run as a user who may read it (e.g. with sudo)"})
 	case s.Vulnerabilities == nil:
 		v.Checks = append(v.Checks, Check{Name: "sysfs", OK: true, Detail: "no /sys/devices/system/cpu/vulnerabilities files (a container or an old kernel): nothing to compare"})
 	case len(v.StillMitigated) > 0:

@@ -364,7 +364,7 @@ func (c *collector) cmdline(s *Snapshot) {
 }
 
 // vulnDir is where the kernel lists CPU vulnerabilities.
-const vulnDir = "sys/devices/system/cpu/vulnerabilities"
+const vulnDir = "sys/devices/system/cpu/vulnerabilities" // VulnerabilitiesDir below the root
 
 func (c *collector) vulnerabilities(s *Snapshot) {
 	// Note: sysfs.FS.CPUVulnerabilities fails as a whole when one file is
