@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -127,7 +129,41 @@ func locateWSLConfig(ctx context.Context, g *Globals, o *wslOpts) (wslconfig.Loc
 	if wslconfig.IsNotFound(err) {
 		return loc, usagef("%v; pass --path /mnt/c/Users/NAME/.wslconfig", err)
 	}
+	if err == nil {
+		err = insideRoot(g.Root, loc.Path)
+	}
 	return loc, err
+}
+
+// insideRoot refuses a file found below a --root tree that a symbolic link
+// leads out of it: show would print another file, set would rewrite it.
+// The file itself may not exist yet; its folder must then be inside.
+func insideRoot(root, path string) error {
+	if root == "" || filepath.Clean(root) == "/" {
+		return nil
+	}
+	absRoot, err1 := filepath.Abs(root)
+	absPath, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(absRoot, absPath)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("%s is outside --root %s; pass --path to name the file", path, root)
+	}
+	rt, err := os.OpenRoot(absRoot)
+	if err != nil {
+		return nil // Find has read the root already; nothing to add here
+	}
+	defer rt.Close()
+	_, err = rt.Stat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		_, err = rt.Stat(filepath.Dir(rel))
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s leads out of --root %s through a symbolic link (%v); refusing to read or write it: fix the link or pass --path", path, root, unwrapPathErr(err))
+	}
+	return nil
 }
 
 // loadWSLConfig reads and parses the file; a missing file is an empty one.
