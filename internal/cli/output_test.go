@@ -201,3 +201,28 @@ func TestOutputHelperCancel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestOutputPNG: --png goes through the same helper: an existing chart file
+// that is a link keeps being a link (its target gets the image), and one
+// with mode 0600 keeps it.
+func TestOutputPNG(t *testing.T) {
+	e := newCLIEnv(t)
+	if code, _, stderr := e.run("import", "testdata/runs.json"); code != 0 {
+		t.Fatalf("import: %d %s", code, stderr)
+	}
+	charts := filepath.Join(e.dir, "charts")
+	os.MkdirAll(charts, 0o755)
+	real := filepath.Join(e.dir, "impact-real.png")
+	os.WriteFile(real, nil, 0o600)
+	os.Symlink(real, filepath.Join(charts, "impact.png"))
+	if code, _, stderr := e.run("compare", "on", "off", "--format", "md", "--png", charts); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Lstat(filepath.Join(charts, "impact.png")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("impact.png is no longer a link: %v", err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the link's target: %v, size %d, mode %v", err, fi.Size(), fi.Mode())
+	}
+}
