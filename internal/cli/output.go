@@ -88,6 +88,12 @@ func describeTarget(name, target string) string {
 // resolveOutput follows symbolic links from name to the final target and
 // returns it with its Lstat (nil when it does not exist yet).
 func resolveOutput(name string) (string, fs.FileInfo, error) {
+	// A pipe or device reached through a "magic" link (/dev/fd/N from a
+	// shell's >(…), /dev/stdout) has no path to follow: its link text is
+	// "pipe:[…]". Stat follows it; open by the name then reaches it too.
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return name, fi, nil
+	}
 	p := name
 	for range maxLinks {
 		fi, err := os.Lstat(p)

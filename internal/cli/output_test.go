@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -224,5 +225,25 @@ func TestOutputPNG(t *testing.T) {
 	fi, err := os.Stat(real)
 	if err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the link's target: %v, size %d, mode %v", err, fi.Size(), fi.Mode())
+	}
+}
+
+// TestOutputMagicLink: -o /dev/fd/N (a shell's >(…)) or /proc/self/fd/N of
+// a pipe writes into the pipe.
+func TestOutputMagicLink(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := make(chan string, 1)
+	go func() { b, _ := io.ReadAll(r); got <- string(b) }()
+	errs, code := writeWorkloads(t, fmt.Sprintf("/proc/self/fd/%d", w.Fd()))
+	w.Close()
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if s := <-got; !strings.Contains(s, "sched-pipe") {
+		t.Errorf("the pipe got %q", s)
 	}
 }
