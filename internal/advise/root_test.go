@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // TestProbeHostileRoot: files of a fake root that are symbolic links out of
@@ -31,5 +33,31 @@ func TestProbeHostileRoot(t *testing.T) {
 	os.Symlink("grub.real", filepath.Join(dir, "etc", "default", "grub"))
 	if p := Probe(dir, nil); p.Kind != PlatformGRUB || p.Configured != "quiet" {
 		t.Fatalf("a link inside the root was not followed: %+v", p)
+	}
+}
+
+// TestVerifyUnreadableVulnerabilities: a vulnerabilities directory that
+// exists but cannot be read fails the sysfs check with the error, instead
+// of passing it as "no files: nothing to compare".
+func TestVerifyUnreadableVulnerabilities(t *testing.T) {
+	s, p, kb := load(t, "sys:wsl2-intel-off")
+	s.Vulnerabilities = nil
+	s.Unreadable = append(s.Unreadable, sysinfo.FileError{Path: sysinfo.VulnerabilitiesDir, Error: "permission denied"})
+	v := Verify(s, p, mustTarget(t, "off"), kb)
+	var found bool
+	for _, c := range v.Checks {
+		if c.Name == "sysfs" {
+			found = true
+			if c.OK || !strings.Contains(c.Detail, "cannot be read (permission denied)") {
+				t.Errorf("sysfs check %+v", c)
+			}
+		}
+	}
+	if !found || v.Holds {
+		t.Errorf("checks %+v, holds %v", v.Checks, v.Holds)
+	}
+	a := Plan(s, p, mustTarget(t, "off"), kb)
+	if !strings.Contains(strings.Join(a.Warnings, "\n"), "cannot be read (permission denied)") {
+		t.Errorf("plan warnings %q", a.Warnings)
 	}
 }

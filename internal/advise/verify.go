@@ -166,9 +166,17 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 		v.Checks = append(v.Checks, Check{Name: "config", OK: asked, Detail: d})
 	}
 
-	v.Holds = cmdOK && len(v.StillMitigated) == 0
+	sysfsErr := ""
+	if s.Vulnerabilities == nil {
+		sysfsErr = s.VulnerabilitiesError()
+	}
+	v.Holds = cmdOK && len(v.StillMitigated) == 0 && sysfsErr == ""
 	if v.Holds {
 		return v
+	}
+	if sysfsErr != "" {
+		v.Reasons = append(v.Reasons, "what the kernel reports cannot be checked: "+sysinfo.VulnerabilitiesDir+" cannot be read ("+sysfsErr+")")
+		v.Fix = append(v.Fix, "run sectax verify as a user who may read "+sysinfo.VulnerabilitiesDir+" (e.g. with sudo)")
 	}
 	if !cmdOK {
 		v.Reasons, v.Fix = cmdlineReasons(p, t, asked, askedKnown)
