@@ -137,7 +137,7 @@ func writePNGs(ctx context.Context, g *Globals, rep *compare.Report, dir string)
 			return nil, err
 		}
 		path := filepath.Join(dir, c.Name+".png")
-		if err := writeOutputFile(ctx, path, data); err != nil {
+		if err := g.writeOutputFile(ctx, path, data); err != nil {
 			return nil, err
 		}
 		link := path

@@ -203,9 +203,37 @@ func (o *outputFile) finish(err error) error {
 	return nil
 }
 
+// createOutput is createOutput, remembering the file so that mainWith can
+// remove its temporary file if the command abandons it (Ctrl-C).
+func (g *Globals) createOutput(ctx context.Context, name string) (*outputFile, error) {
+	o, err := createOutput(ctx, name) // not under the lock: a FIFO's open waits
+	if err != nil {
+		return nil, err
+	}
+	g.openedMu.Lock()
+	defer g.openedMu.Unlock()
+	if g.abandoned {
+		o.finish(errors.New("abandoned"))
+		return nil, context.Canceled
+	}
+	g.opened = append(g.opened, o)
+	return o, nil
+}
+
+// finishAbandoned removes the temporary files of outputs the command did
+// not finish, and makes later createOutput calls fail.
+func (g *Globals) finishAbandoned() {
+	g.openedMu.Lock()
+	defer g.openedMu.Unlock()
+	g.abandoned = true
+	for _, o := range g.opened {
+		o.finish(errors.New("abandoned")) // a no-op when the command finished it
+	}
+}
+
 // writeOutputFile writes data to the file name as createOutput does.
-func writeOutputFile(ctx context.Context, name string, data []byte) error {
-	o, err := createOutput(ctx, name)
+func (g *Globals) writeOutputFile(ctx context.Context, name string, data []byte) error {
+	o, err := g.createOutput(ctx, name)
 	if err != nil {
 		return err
 	}

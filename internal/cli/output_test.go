@@ -95,7 +95,7 @@ func TestOutputFIFOInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitBlocked(cmd.Process.Pid, 5*time.Second)
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := waitExit(t, cmd, 10*time.Second); code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d", code, ExitInterrupted)

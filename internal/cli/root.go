@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,9 +45,12 @@ type Globals struct {
 	stdout, stderr io.Writer
 	// ctx is the running command's context, set before it runs.
 	ctx context.Context
-	// opened are the -o files opened; mainWith finishes (removes) any that
-	// the command left unfinished, e.g. when Ctrl-C abandoned its writer.
-	opened []*outputFile
+	// opened are the output files opened; mainWith finishes (removes) any
+	// that the command left unfinished, e.g. when Ctrl-C abandoned its
+	// writer (which may still be opening more: hence the lock).
+	openedMu  sync.Mutex
+	opened    []*outputFile
+	abandoned bool
 	// deps are replaced by tests.
 	deps Deps
 }
@@ -114,9 +118,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	for _, o := range g.opened {
-		o.finish(errors.New("abandoned")) // a no-op when the command finished it
-	}
+	g.finishAbandoned()
 	if err == nil {
 		return ExitOK
 	}
@@ -262,11 +264,10 @@ func (g *Globals) output() (w io.Writer, finish func(error) error, err error) {
 	if g.Output == "" || g.Output == "-" {
 		return g.stdout, func(err error) error { return err }, nil
 	}
-	o, err := createOutput(g.context(), g.Output)
+	o, err := g.createOutput(g.context(), g.Output)
 	if err != nil {
 		return nil, nil, err
 	}
-	g.opened = append(g.opened, o)
 	return o, o.finish, nil
 }
 

@@ -164,10 +164,28 @@ func interruptBlocked(t *testing.T, sig syscall.Signal, env []string, args ...st
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitBlocked(cmd.Process.Pid, 5*time.Second)
 	cmd.Process.Signal(sig)
 	if code := waitExit(t, cmd, 10*time.Second); code != ExitInterrupted {
 		t.Fatalf("%v: exit %d, want %d; stderr: %s", args, code, ExitInterrupted, stderr.String())
+	}
+}
+
+// waitBlocked polls until a thread of pid sleeps writing a full pipe or
+// opening a FIFO without a reader (its wchan says so: pipe_write,
+// anon_pipe_write on newer kernels, wait_for_partner), or d passes: only
+// then is the command surely past installing its signal handling, and
+// stuck where the test wants it.
+func waitBlocked(pid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+		for _, w := range tasks {
+			if b, _ := os.ReadFile(w); strings.Contains(string(b), "pipe_write") || string(b) == "wait_for_partner" {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
