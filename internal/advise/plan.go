@@ -312,7 +312,9 @@ func warnings(s *sysinfo.Snapshot, p Platform, t Target, a Advice, newer bool, k
 	for _, d := range p.DropIns {
 		w = append(w, fmt.Sprintf("%s sets a GRUB_CMDLINE_LINUX variable and is read after /etc/default/grub: check that it does not override the change", d))
 	}
-	if s.Vulnerabilities == nil {
+	if e := s.VulnerabilitiesError(); s.Vulnerabilities == nil && e != "" {
+		w = append(w, sysinfo.VulnerabilitiesDir+" cannot be read ("+e+"): what is given up cannot be listed until sectax runs as a user who may read it")
+	} else if s.Vulnerabilities == nil {
 		w = append(w, "no /sys/devices/system/cpu/vulnerabilities files: what is given up cannot be listed for this machine")
 	}
 	return w

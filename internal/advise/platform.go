@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -82,7 +84,8 @@ type Platform struct {
 // /etc/kernel/cmdline or loader entries. It reads only; a missing or
 // unreadable file is evidence of absence, never an error.
 func Probe(root string, s *sysinfo.Snapshot) Platform {
-	fs := fsys{root}
+	fs := newFsys(root)
+	defer fs.close()
 	osr := parseOSRelease(fs.read("etc/os-release"))
 	p := Platform{OSID: osr["ID"], OSLike: osr["ID_LIKE"]}
 	pretty := osr["PRETTY_NAME"]
@@ -194,7 +197,7 @@ func probeWSLConfig(fs fsys, p *Platform, w *sysinfo.WSL) {
 		p.ConfigError = "no .wslconfig found below the Windows drive mounts"
 		return
 	}
-	data, err := os.ReadFile(fs.path(p.ConfigPath))
+	data, err := fs.readErr(p.ConfigPath)
 	if os.IsNotExist(err) {
 		p.Known = true // no file: nothing configured
 		return
@@ -254,12 +257,10 @@ func probeGRUB(fs fsys, p *Platform) {
 	if !found {
 		p.Configured = ""
 	}
-	matches, _ := filepath.Glob(fs.path("etc/default/grub.d/*.cfg"))
-	sort.Strings(matches)
-	for _, m := range matches {
-		b, err := os.ReadFile(m)
+	for _, n := range fs.names("etc/default/grub.d", ".cfg") {
+		b, err := fs.readErr("etc/default/grub.d/" + n)
 		if err == nil && strings.Contains(string(b), "GRUB_CMDLINE_LINUX") {
-			p.DropIns = append(p.DropIns, "/etc/default/grub.d/"+filepath.Base(m))
+			p.DropIns = append(p.DropIns, "/etc/default/grub.d/"+n)
 		}
 	}
 }
@@ -297,23 +298,100 @@ func parseOSRelease(text string) map[string]string {
 	return m
 }
 
-// fsys reads files below a root directory.
-type fsys struct{ root string }
+// fsys reads files below a root directory. Below a fake root (anything but
+// "/") it reads through os.Root: a symbolic link that leaves the tree
+// (absolute, or up with ..) is never followed and counts as absent. Only
+// regular files are read (a FIFO cannot block the probe).
+type fsys struct {
+	root string
+	rt   *os.Root // nil for "/" or when the root cannot be opened
+}
+
+func newFsys(root string) fsys {
+	f := fsys{root: root}
+	if root != "" && filepath.Clean(root) != "/" {
+		f.rt, _ = os.OpenRoot(root)
+	}
+	return f
+}
+
+func (f fsys) close() {
+	if f.rt != nil {
+		f.rt.Close()
+	}
+}
 
 func (f fsys) path(p string) string { return filepath.Join(f.root, strings.TrimPrefix(p, "/")) }
 
-func (f fsys) read(p string) string {
-	fh, err := os.Open(f.path(p))
-	if err != nil {
-		return ""
+// rel is p relative to the root, as os.Root wants it.
+func (f fsys) rel(p string) string {
+	if r := strings.TrimLeft(filepath.Clean("/"+p), "/"); r != "" {
+		return r
 	}
-	defer fh.Close()
-	b, _ := io.ReadAll(io.LimitReader(fh, 1<<20))
+	return "."
+}
+
+func (f fsys) open(p string) (*os.File, error) {
+	if f.rt != nil {
+		return f.rt.OpenFile(f.rel(p), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
+	return os.OpenFile(f.path(p), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+func (f fsys) stat(p string) (fs.FileInfo, error) {
+	if f.rt != nil {
+		return f.rt.Stat(f.rel(p))
+	}
+	return os.Stat(f.path(p))
+}
+
+func (f fsys) read(p string) string {
+	b, _ := f.readErr(p)
 	return string(b)
 }
 
+// readErr reads a regular file of at most 1 MiB.
+func (f fsys) readErr(p string) ([]byte, error) {
+	fh, err := f.open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	return io.ReadAll(io.LimitReader(fh, 1<<20))
+}
+
+// names lists the names in dir that end in suffix, sorted.
+func (f fsys) names(dir, suffix string) []string {
+	var names []string
+	if f.rt != nil {
+		if d, err := f.rt.Open(f.rel(dir)); err == nil {
+			ents, _ := d.ReadDir(-1)
+			d.Close()
+			for _, e := range ents {
+				if strings.HasSuffix(e.Name(), suffix) {
+					names = append(names, e.Name())
+				}
+			}
+		}
+	} else {
+		m, _ := filepath.Glob(filepath.Join(f.path(dir), "*"+suffix))
+		for _, e := range m {
+			names = append(names, filepath.Base(e))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 func (f fsys) exists(p string) bool {
-	fi, err := os.Stat(f.path(p))
+	fi, err := f.stat(p)
 	return err == nil && !fi.IsDir()
 }
 
@@ -330,10 +408,8 @@ func (f fsys) firstExisting(paths ...string) string {
 func (f fsys) loaderEntries() []string {
 	var out []string
 	for _, dir := range []string{"boot/loader/entries", "efi/loader/entries", "boot/efi/loader/entries"} {
-		m, _ := filepath.Glob(filepath.Join(f.path(dir), "*.conf"))
-		sort.Strings(m)
-		for _, e := range m {
-			out = append(out, "/"+dir+"/"+filepath.Base(e))
+		for _, n := range f.names(dir, ".conf") {
+			out = append(out, "/"+dir+"/"+n)
 		}
 	}
 	return out

@@ -137,6 +137,8 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 		v.StillMitigated = append(v.StillMitigated, fs)
 	}
 	switch {
+	case s.Vulnerabilities == nil && s.VulnerabilitiesError() != "":
+		v.Checks = append(v.Checks, Check{Name: "sysfs", OK: false, Detail: sysinfo.VulnerabilitiesDir + " exists but cannot be read (" + s.VulnerabilitiesError() + "): run as a user who may read it (e.g. with sudo)"})
 	case s.Vulnerabilities == nil:
 		v.Checks = append(v.Checks, Check{Name: "sysfs", OK: true, Detail: "no /sys/devices/system/cpu/vulnerabilities files (a container or an old kernel): nothing to compare"})
 	case len(v.StillMitigated) > 0:
@@ -164,9 +166,17 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 		v.Checks = append(v.Checks, Check{Name: "config", OK: asked, Detail: d})
 	}
 
-	v.Holds = cmdOK && len(v.StillMitigated) == 0
+	sysfsErr := ""
+	if s.Vulnerabilities == nil {
+		sysfsErr = s.VulnerabilitiesError()
+	}
+	v.Holds = cmdOK && len(v.StillMitigated) == 0 && sysfsErr == ""
 	if v.Holds {
 		return v
+	}
+	if sysfsErr != "" {
+		v.Reasons = append(v.Reasons, "what the kernel reports cannot be checked: "+sysinfo.VulnerabilitiesDir+" cannot be read ("+sysfsErr+")")
+		v.Fix = append(v.Fix, "run sectax verify as a user who may read "+sysinfo.VulnerabilitiesDir+" (e.g. with sudo)")
 	}
 	if !cmdOK {
 		v.Reasons, v.Fix = cmdlineReasons(p, t, asked, askedKnown)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -78,38 +79,43 @@ Markdown report then links them.`,
 			if err != nil {
 				return err
 			}
-			rep, err := compare.Compare(a, b, compare.Options{Alpha: alpha})
-			if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			var images []report.Image
-			if pngDir != "" {
-				if images, err = writePNGs(g, rep, pngDir); err != nil {
+			// Computing and rendering have no cancellation points of their
+			// own (a large comparison takes a while, a blocked stdout forever):
+			// Ctrl-C ends the command, exit 130, with no -o file written.
+			return untilCancelled(ctx, func() error {
+				rep, err := compare.Compare(a, b, compare.Options{Alpha: alpha})
+				if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
+					return usageError{err}
+				}
+				if err != nil {
 					return err
 				}
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			switch g.Format {
-			case "md":
-				err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
-			case "html":
-				err = report.HTML(w, rep)
-			case "json":
-				err = report.JSON(w, rep)
-			case "csv":
-				err = report.CSV(w, rep)
-			case "benchfmt":
-				err = report.Benchfmt(w, rep, a, b)
-			default:
-				err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
-			}
-			return finish(err)
+				var images []report.Image
+				if pngDir != "" {
+					if images, err = writePNGs(ctx, g, rep, pngDir); err != nil {
+						return err
+					}
+				}
+				w, finish, err := g.output()
+				if err != nil {
+					return err
+				}
+				switch g.Format {
+				case "md":
+					err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
+				case "html":
+					err = report.HTML(w, rep)
+				case "json":
+					err = report.JSON(w, rep)
+				case "csv":
+					err = report.CSV(w, rep)
+				case "benchfmt":
+					err = report.Benchfmt(w, rep, a, b)
+				default:
+					err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
+				}
+				return finish(err)
+			})
 		},
 	}
 	addFormatFlag(cmd, g, "text", compareFormats...)
@@ -121,7 +127,7 @@ Markdown report then links them.`,
 // writePNGs renders the charts of rep as PNG files in dir, each written to a
 // temporary file and renamed, and returns them as Markdown image links
 // (relative to the -o file's directory when there is one).
-func writePNGs(g *Globals, rep *compare.Report, dir string) ([]report.Image, error) {
+func writePNGs(ctx context.Context, g *Globals, rep *compare.Report, dir string) ([]report.Image, error) {
 	charts, err := report.Charts(rep)
 	if err != nil {
 		return nil, err
@@ -136,7 +142,7 @@ func writePNGs(g *Globals, rep *compare.Report, dir string) ([]report.Image, err
 			return nil, err
 		}
 		path := filepath.Join(dir, c.Name+".png")
-		if err := writeFileAtomic(path, data); err != nil {
+		if err := g.writeOutputFile(ctx, path, data); err != nil {
 			return nil, err
 		}
 		link := path
@@ -148,26 +154,4 @@ func writePNGs(g *Globals, rep *compare.Report, dir string) ([]report.Image, err
 		images = append(images, report.Image{Title: c.Title, Alt: c.Alt, Path: filepath.ToSlash(link)})
 	}
 	return images, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename: the file is whole or absent.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".sectax-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	f.Chmod(0o644) // CreateTemp makes it private; a chart is for publishing
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return nil
 }

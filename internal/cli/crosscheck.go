@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/store"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -31,7 +33,12 @@ expensive. Nothing is stored.`,
 		Example: `  sectax crosscheck --suite quick
   sectax crosscheck --only syscall-basic,sched-pipe --cpus 0 --runs 10`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCrosscheck(cmd.Context(), g, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.validate(cmd); err != nil {
+				return err
+			}
+			return runCrosscheck(cmd.Context(), g, o)
+		},
 	}
 	o.addSelectionFlags(cmd)
 	addFormatFlag(cmd, g, "text", "text", "json")
@@ -51,14 +58,34 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	}
 	pl, err := makePlan(ctx, g, o, []string{"native", "perf"})
 	if err != nil {
-		return err
+		return crosscheckHint(err)
 	}
 	release, err := store.AcquireRunLock(g.DB)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return measure(ctx, g, o, pl, session{label: "crosscheck", engine: "native+perf", text: writeCrosscheckText})
+	return crosscheckHint(measure(ctx, g, o, pl, session{label: "crosscheck", engine: "native+perf", text: writeCrosscheckText}))
+}
+
+// crosscheckHint rewrites the perf engine's advice to "use --engine
+// native", a flag crosscheck does not have: crosscheck needs perf by
+// definition, and measuring without it is sectax run's job.
+func crosscheckHint(err error) error {
+	const hint = "use --engine native"
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, hint) {
+		return err
+	}
+	msg = strings.Replace(msg, hint, "measure without perf with sectax run --engine native (crosscheck always needs perf)", 1)
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) && ec.ExitCode() == ExitUsage {
+		return usageError{errors.New(msg)}
+	}
+	return &exitError{code: exitCode(context.Background(), err), msg: msg}
 }
 
 // writeCrosscheckText pairs each native result with the perf result of the

@@ -86,7 +86,9 @@ func envSummary(s *sysinfo.Snapshot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Mitigations: %s (%s)", strings.ToUpper(string(s.MitigationMode)), s.Cmdline.Mitigations.Label())
 	c := s.VulnerabilityCounts
-	if s.Vulnerabilities == nil {
+	if e := s.VulnerabilitiesError(); s.Vulnerabilities == nil && e != "" {
+		b.WriteString(" — vulnerability files unreadable")
+	} else if s.Vulnerabilities == nil {
 		b.WriteString(" — no vulnerability files")
 	} else {
 		fmt.Fprintf(&b, " — %d mitigated, %d vulnerable, %d not affected", c.Mitigated, c.Vulnerable, c.NotAffected)
@@ -125,7 +127,9 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 	fmt.Fprintf(ew, "Mode %s: %s\n", s.MitigationMode, s.MitigationModeReason)
 
 	fmt.Fprintln(ew)
-	if s.Vulnerabilities == nil {
+	if e := s.VulnerabilitiesError(); s.Vulnerabilities == nil && e != "" {
+		fmt.Fprintf(ew, "Vulnerabilities: %s exists but cannot be read (%s): run as a user who may read it (e.g. with sudo)\n", sysinfo.VulnerabilitiesDir, e)
+	} else if s.Vulnerabilities == nil {
 		fmt.Fprintln(ew, "Vulnerabilities: /sys/devices/system/cpu/vulnerabilities is absent (container, old kernel, or a board without it)")
 	} else {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)

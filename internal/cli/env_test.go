@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -239,5 +241,86 @@ func TestEnvBrokenTree(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestEnvHostileRoot: `sectax env --root DIR` where DIR/proc/cmdline is a
+// link to a file outside DIR (as to /etc/shadow) prints none of it.
+func TestEnvHostileRoot(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(wslOn)); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(t.TempDir(), "shadow")
+	os.WriteFile(secret, []byte("root:SECRET-HASH:19000:0:99999:7:::\n"), 0o600)
+	os.Remove(filepath.Join(root, "proc", "cmdline"))
+	if err := os.Symlink(secret, filepath.Join(root, "proc", "cmdline")); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json"} {
+		out, errs, code := sectax(t, fixedDeps(nil), "env", "--root", root, "--format", format)
+		if code != 0 || strings.Contains(out, "SECRET") || strings.Contains(errs, "SECRET") {
+			t.Fatalf("%s: exit %d, the outside file leaked:\n%s%s", format, code, out, errs)
+		}
+		if format == "json" && !strings.Contains(out, "escapes") {
+			t.Errorf("the escaping link is not recorded:\n%s", out)
+		}
+	}
+}
+
+// TestEnvUnreadableVulnerabilities: a vulnerabilities directory that exists
+// but cannot be read (EACCES) is reported as unreadable, with the error,
+// never as absent. As root, which reads anything, the command runs as
+// nobody.
+func TestEnvUnreadableVulnerabilities(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "tree")
+	if err := os.CopyFS(root, os.DirFS(wslOn)); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		} else {
+			os.Chmod(p, 0o644)
+		}
+		return nil
+	})
+	vdir := filepath.Join(root, "sys/devices/system/cpu/vulnerabilities")
+	if err := os.Chmod(vdir, 0); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs string
+	if os.Geteuid() != 0 {
+		var code int
+		out, errs, code = sectax(t, fixedDeps(nil), "env", "--root", root)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	} else {
+		for d := base; d != "/" && d != "."; d = filepath.Dir(d) {
+			if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
+				os.Chmod(d, fi.Mode().Perm()|0o005)
+			}
+		}
+		exe := filepath.Join(base, "sectax")
+		b, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(exe, b, 0o755)
+		cmd := exec.Command(exe, "env", "--root", root)
+		cmd.Env = []string{"SECTAX_CLI_MAIN=1", "PATH=/usr/bin:/bin", "HOME=/nonexistent"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %s", err, e.String())
+		}
+		out, errs = o.String(), e.String()
+	}
+	want := "Vulnerabilities: /sys/devices/system/cpu/vulnerabilities exists but cannot be read (permission denied)"
+	if !strings.Contains(out, want) || strings.Contains(out, "is absent") || !strings.Contains(out, "vulnerability files unreadable") {
+		t.Errorf("stdout lacks %q:\n%s%s", want, out, errs)
 	}
 }

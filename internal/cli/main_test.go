@@ -153,7 +153,7 @@ func TestRunOutputFile(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"schema": "sectax.run/v1"`) {
 		t.Fatalf("%v: %s", err, b)
 	}
-	_, errs, code = sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--runs", "1",
+	_, errs, code = sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--runs", "1", "--no-store",
 		"-o", "/nonexistent-dir/x.txt")
 	if code != 1 || !strings.Contains(errs, "/nonexistent-dir/x.txt") {
 		t.Errorf("unwritable -o: exit %d, %q", code, errs)
@@ -180,7 +180,25 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"run", "extra"}, `unknown command "extra"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"run", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "--root /nonexistent: bad root directory: /nonexistent is not a directory"},
+		{[]string{"run", "--no-store", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "--root /nonexistent: bad root directory: /nonexistent is not a directory"},
+		// Odd input that used to mean something else silently.
+		{[]string{"run", "--only", ""}, "--only needs workload ids"},
+		{[]string{"run", "--only", "sched-pipe,,syscall-basic"}, "--only needs workload ids"},
+		{[]string{"run", "--skip", ""}, "--skip needs workload ids"},
+		{[]string{"run", "--cmd", ""}, "--cmd is empty: give a command, e.g. --cmd 'make -j16'"},
+		{[]string{"run", "--cmd", "  "}, "--cmd is empty"},
+		{[]string{"run", "--cmd", "true", "--prepare", ""}, "--prepare is empty"},
+		{[]string{"run", "--runs", "0"}, "--runs 0 measures nothing: give 1 or more"},
+		{[]string{"crosscheck", "--runs", "0"}, "--runs 0 measures nothing"},
+		{[]string{"crosscheck", "--only", ""}, "--only needs workload ids"},
+		{[]string{"run", "--label", "on\n# Injected heading"}, `--label "on\n# Injected heading" holds the control character U+000A`},
+		{[]string{"run", "--label", "\x1b[31mred"}, "holds the control character U+001B"},
+		{[]string{"run", "--label", "bell\a"}, "holds the control character U+0007"},
+		{[]string{"run", "--label", "c1\u0085"}, "holds the control character U+0085"},
+		{[]string{"run", "--label", "del\x7f"}, "holds the control character U+007F"},
+		{[]string{"run", "--label", "bad\xff"}, "is not valid UTF-8"},
+		// A fake root's environment is never stored beside live numbers.
+		{[]string{"run", "--root", wslOn, "--only", "syscall-basic"}, "--root " + wslOn + " describes another machine but run measures this one"},
 	} {
 		out, errs, code := sectax(t, fixedDeps(nil), tt.args...)
 		if code != ExitUsage || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 || out != "" {
@@ -192,7 +210,7 @@ func TestUsageErrors(t *testing.T) {
 
 // TestRunRealTiny runs the real workloads at tiny sizes through the CLI.
 func TestRunRealTiny(t *testing.T) {
-	out, errs, code := sectax(t, fixedDeps(nil), "run", "--root", wslOn, "--runs", "2", "--warmup", "0",
+	out, errs, code := sectax(t, fixedDeps(nil), "run", "--no-store", "--root", wslOn, "--runs", "2", "--warmup", "0",
 		"--skip", "go-build", "--param", "syscall-basic.loops=1000", "--param", "sched-pipe.loops=100",
 		"--param", "sched-messaging.groups=1", "--param", "sched-messaging.loops=5",
 		"--param", "spawn.loops=3", "--param", "file-churn.files=5", "--param", "ctl-user.loops=1000",
@@ -245,7 +263,7 @@ func TestRunStores(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("SECTAX_DB", filepath.Join(dir, "sectax.db"))
 	deps := fixedDeps(fakeRegistry())
-	_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--suite", "quick", "--label", "on", "--seed", "1")
+	_, errs, code := sectax(t, deps, "run", "--suite", "quick", "--label", "on", "--seed", "1")
 	if code != 0 || !strings.Contains(errs, "stored run 20261130T090000-abcdef") {
 		t.Fatalf("exit %d: %q", code, errs)
 	}
@@ -274,5 +292,16 @@ func TestRunStores(t *testing.T) {
 	_, errs, code = sectax(t, deps, "run", "--root", wslOn, "--runs", "1", "--no-store")
 	if code != 1 || !strings.Contains(errs, fmt.Sprintf("pid %d", os.Getpid())) {
 		t.Errorf("second measurer: exit %d, %q", code, errs)
+	}
+}
+
+// TestCrosscheckNoPerfHint: without perf, crosscheck names the fix that
+// exists: it has no --engine flag to suggest.
+func TestCrosscheckNoPerfHint(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, errs, code := sectax(t, fixedDeps(nil), "crosscheck", "--only", "syscall-basic")
+	if code == 0 || strings.Contains(errs, "or use --engine native") ||
+		!strings.Contains(errs, "sectax run --engine native (crosscheck always needs perf)") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -42,6 +43,14 @@ type Globals struct {
 	Quiet   bool
 
 	stdout, stderr io.Writer
+	// ctx is the running command's context, set before it runs.
+	ctx context.Context
+	// opened are the output files opened; mainWith finishes (removes) any
+	// that the command left unfinished, e.g. when Ctrl-C abandoned its
+	// writer (which may still be opening more: hence the lock).
+	openedMu  sync.Mutex
+	opened    []*outputFile
+	abandoned bool
 	// deps are replaced by tests.
 	deps Deps
 }
@@ -109,12 +118,25 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	g.finishAbandoned()
 	if err == nil {
 		return ExitOK
 	}
 	code := exitCode(ctx, err)
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "sectax: %s\n", oneLine(msg))
+		line := fmt.Sprintf("sectax: %s\n", oneLine(msg))
+		if code != ExitInterrupted {
+			io.WriteString(stderr, line)
+		} else {
+			// Interrupted: the message must not keep us from exiting when
+			// standard error is a pipe nobody reads any more.
+			done := make(chan struct{})
+			go func() { io.WriteString(stderr, line); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(time.Second):
+			}
+		}
 	}
 	return code
 }
@@ -176,6 +198,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		SilenceErrors: true,
 		Version:       Version,
 	}
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { g.ctx = cmd.Context() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", defaultDB(), "database file ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
@@ -202,6 +225,30 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newVerifyCmd(g),
 		newAttributeCmd(g),
 	)
+	// The commands that only read and print have no cancellation points of
+	// their own; a blocked standard output (a pager left waiting) or a slow
+	// /proc must not keep Ctrl-C from ending them. run and crosscheck stop
+	// their workloads and print what finished; import, rm and wslconfig set
+	// check ctx before they write; compare and wslconfig show wrap
+	// themselves.
+	wrap := func(c *cobra.Command) {
+		inner := c.RunE
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			return untilCancelled(cmd.Context(), func() error { return inner(cmd, args) })
+		}
+	}
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "env", "workloads", "list", "show", "export", "baselines", "advise", "verify":
+			wrap(c)
+		case "attribute":
+			for _, sub := range c.Commands() {
+				if sub.Name() == "plan" || sub.Name() == "report" {
+					wrap(sub)
+				}
+			}
+		}
+	}
 	return root
 }
 
@@ -221,36 +268,25 @@ func checkFormat(g *Globals, accepted ...string) error {
 }
 
 // output returns where the command's result goes: -o FILE or stdout. A
-// file is written under a temporary name and renamed by finish(nil), so a
-// failed command leaves nothing half-written; finish(err) removes it and
-// returns err.
+// file is written through createOutput (output.go): finish(nil) puts it in
+// place, finish(err) leaves the target untouched and returns err.
 func (g *Globals) output() (w io.Writer, finish func(error) error, err error) {
 	if g.Output == "" || g.Output == "-" {
 		return g.stdout, func(err error) error { return err }, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(g.Output), ".sectax-*")
+	o, err := g.createOutput(g.context(), g.Output)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot write %s: %w", g.Output, err)
+		return nil, nil, err
 	}
-	// CreateTemp makes the file private; a report is for reading and sharing.
-	f.Chmod(0o644)
-	finish = func(err error) error {
-		cerr := f.Close()
-		if err == nil && cerr == nil {
-			cerr = os.Rename(f.Name(), g.Output)
-		}
-		if err != nil || cerr != nil {
-			os.Remove(f.Name())
-		}
-		if err != nil {
-			return err
-		}
-		if cerr != nil {
-			return fmt.Errorf("cannot write %s: %w", g.Output, cerr)
-		}
-		return nil
+	return o, o.finish, nil
+}
+
+// context is the command's context (cancelled by SIGINT/SIGTERM).
+func (g *Globals) context() context.Context {
+	if g.ctx != nil {
+		return g.ctx
 	}
-	return f, finish, nil
+	return context.Background()
 }
 
 func defaultDB() string {
@@ -273,4 +309,24 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := termios(int(f.Fd()))
 	return err == nil
+}
+
+// untilCancelled runs f aside and returns its error, or ctx's error as soon
+// as ctx is done (Ctrl-C, SIGTERM). It is for commands whose work has no
+// cancellation points of its own (reading, computing, rendering) and holds
+// nothing that must be undone: f is abandoned, and the process exits with
+// status 130 without waiting for it. A -o file is not put in place: the
+// caller's finish(ctx error) removes the temporary file.
+func untilCancelled(ctx context.Context, f func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -85,7 +86,12 @@ the run, prints what finished and exits with status 130.`,
   sectax run --cmd 'make -j16' --prepare 'make clean' --runs 5
   sectax run --only sched-pipe --spec ib=force --label ib-forced`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), g, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.validate(cmd); err != nil {
+				return err
+			}
+			return runRun(cmd.Context(), g, o)
+		},
 	}
 	o.addSelectionFlags(cmd)
 	cmd.Flags().StringVar(&o.label, "label", "", "label of the run, e.g. on or off (compare takes labels)")
@@ -96,6 +102,53 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().StringVar(&o.prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
+}
+
+// validate refuses flag values that would silently mean something else:
+// an empty --only, --skip or --cmd (which would start the whole suite), an
+// explicit --runs 0 (which would mean the default), and a label holding
+// control characters (which would reach terminals and reports raw).
+func (o *runOptions) validate(cmd *cobra.Command) error {
+	fs := cmd.Flags()
+	for _, name := range []string{"only", "skip"} {
+		if !fs.Changed(name) {
+			continue
+		}
+		ids := o.only
+		if name == "skip" {
+			ids = o.skip
+		}
+		if len(ids) == 0 || slices.ContainsFunc(ids, func(id string) bool { return strings.TrimSpace(id) == "" }) {
+			return usagef("--%s needs workload ids, comma-separated without empty ones, e.g. --%s sched-pipe,syscall-basic (see sectax workloads)", name, name)
+		}
+	}
+	for _, name := range []string{"cmd", "prepare"} {
+		if f := fs.Lookup(name); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+			return usagef("--%s is empty: give a command, e.g. --%s 'make -j16'", name, name)
+		}
+	}
+	if fs.Changed("runs") && o.runs == 0 {
+		return usagef("--runs 0 measures nothing: give 1 or more, or leave --runs out for the suite's default")
+	}
+	if err := checkLabel(o.label); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkLabel refuses a label that is not printable text: control
+// characters (C0, DEL, C1: newlines, ESC, BEL…) would reach terminals and
+// Markdown raw.
+func checkLabel(label string) error {
+	if !utf8.ValidString(label) {
+		return usagef("--label %q is not valid UTF-8: use printable text, e.g. --label on", label)
+	}
+	for _, r := range label {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			return usagef("--label %q holds the control character U+%04X: use printable text, e.g. --label on", label, r)
+		}
+	}
+	return nil
 }
 
 // plan is what a run will measure.
@@ -230,6 +283,12 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if o.prepare != "" && o.cmd == "" {
 		return usagef("--prepare needs --cmd")
 	}
+	if filepath.Clean(g.Root) != "/" && !o.noStore {
+		// The workloads measure this machine whatever --root says: a
+		// stored run would pair these numbers with another tree's
+		// environment and be compared as if measured there.
+		return usagef("--root %s describes another machine but run measures this one, so the run would be stored with the wrong environment: drop --root to store it, or add --no-store to print it only", g.Root)
+	}
 	if o.cmd != "" {
 		// --cmd X is --only cmd --param cmd.cmd=X.
 		if !slices.Contains(o.only, "cmd") {
@@ -352,6 +411,7 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	for _, n := range pl.notes {
 		g.notice("%s", n)
 	}
+	removeStaleTemps(g)
 	w, finish, err := g.output()
 	if err != nil {
 		return err
@@ -423,6 +483,18 @@ func randomSeed() int64 {
 }
 
 // notice prints a line to stderr unless -q.
+// removeStaleTemps removes the temporary folders of earlier runs that were
+// killed before they could (SIGKILL), and says so.
+func removeStaleTemps(g *Globals) {
+	for _, st := range workload.RemoveStaleTemps() {
+		if st.Err != nil {
+			g.notice("could not remove %s, left by sectax pid %d which is no longer running: %v (remove it by hand)", st.Dir, st.PID, st.Err)
+			continue
+		}
+		g.notice("removed %s, left by sectax pid %d which is no longer running", st.Dir, st.PID)
+	}
+}
+
 func (g *Globals) notice(format string, a ...any) {
 	if !g.Quiet {
 		fmt.Fprintf(g.stderr, "sectax: "+format+"\n", a...)

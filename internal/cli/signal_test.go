@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/sectax/sectax/internal/proctest"
 	"github.com/sectax/sectax/internal/store"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,7 +34,7 @@ func TestInterruptMessaging(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(os.Args[0], "run", "--root", wslOn, "--warmup", "0", "--runs", "3", "--seed", "1",
+			cmd := exec.Command(os.Args[0], "run", "--warmup", "0", "--runs", "3", "--seed", "1",
 				"--only", "syscall-basic,sched-messaging", "--param", "syscall-basic.loops=1000",
 				"--param", "sched-messaging.groups=3", "--param", "sched-messaging.loops=100000000")
 			dbPath := filepath.Join(t.TempDir(), "sectax.db")
@@ -129,4 +131,135 @@ func TestPreflightFileLimit(t *testing.T) {
 			t.Errorf("stderr %q lacks %q", stderr.String(), want)
 		}
 	}
+}
+
+// blockedStdout returns the write end of a one-page pipe that nobody
+// reads: a command printing more than a page to it blocks in write, as it
+// does under `sectax … | less` left waiting.
+func blockedStdout(t *testing.T) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// interruptBlocked starts the real command with stdout on a pipe nobody
+// reads, sends sig once it is blocked and expects exit 130 promptly. With
+// env "BLOCK=stderr" it is standard error that blocks.
+func interruptBlocked(t *testing.T, sig syscall.Signal, env []string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "SECTAX_CLI_MAIN=1"), env...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = blockedStdout(t), &stderr
+	if slices.Contains(env, "BLOCK=stderr") {
+		cmd.Stdout, cmd.Stderr = &stderr, blockedStdout(t)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitBlocked(cmd.Process.Pid, 5*time.Second)
+	cmd.Process.Signal(sig)
+	if code := waitExit(t, cmd, 10*time.Second); code != ExitInterrupted {
+		t.Fatalf("%v: exit %d, want %d; stderr: %s", args, code, ExitInterrupted, stderr.String())
+	}
+}
+
+// waitBlocked polls until a thread of pid sleeps writing a full pipe or
+// opening a FIFO without a reader (its wchan says so: pipe_write,
+// anon_pipe_write on newer kernels, wait_for_partner), or d passes: only
+// then is the command surely past installing its signal handling, and
+// stuck where the test wants it.
+func waitBlocked(pid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+		for _, w := range tasks {
+			if b, _ := os.ReadFile(w); strings.Contains(string(b), "pipe_write") || string(b) == "wait_for_partner" {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCompareInterrupt: compare honours SIGINT and SIGTERM while it is
+// busy (here: blocked writing the HTML page to a full pipe), and writes no
+// -o file when interrupted.
+func TestCompareInterrupt(t *testing.T) {
+	e := newCLIEnv(t)
+	if code, _, stderr := e.run("import", "testdata/runs.json"); code != 0 {
+		t.Fatalf("import: %d %s", code, stderr)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		interruptBlocked(t, sig, []string{"SECTAX_DB=" + e.db}, "compare", "on", "off", "--format", "html")
+	}
+	// With -o a FIFO nobody reads, nothing is written and nothing is left.
+	fifo := filepath.Join(e.dir, "page.html")
+	unix.Mkfifo(fifo, 0o600)
+	interruptBlocked(t, syscall.SIGINT, []string{"SECTAX_DB=" + e.db}, "compare", "on", "off", "--format", "html", "-o", fifo)
+	if left, _ := filepath.Glob(filepath.Join(e.dir, ".sectax-*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestWSLConfigInterrupt: wslconfig show and set --dry-run honour SIGINT.
+func TestWSLConfigInterrupt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".wslconfig")
+	var b strings.Builder
+	b.WriteString("[wsl2]\nkernelCommandLine = quiet\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "[s%d]\nkernelCommandLine = x\n", i)
+	}
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	interruptBlocked(t, syscall.SIGINT, nil, "wslconfig", "show", "--path", path)
+	interruptBlocked(t, syscall.SIGTERM, []string{"BLOCK=stderr"}, "wslconfig", "set", "mitigations=off", "--dry-run", "--path", path)
+	if got, _ := os.ReadFile(path); string(got) != b.String() {
+		t.Error("the file changed")
+	}
+}
+
+// TestWSLConfigNotRegular: `sectax wslconfig show --path FIFO` (and a
+// device, a directory) is refused in one line at once instead of hanging
+// for a writer.
+func TestWSLConfigNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	unix.Mkfifo(fifo, 0o600)
+	for _, tt := range []struct {
+		path, want string
+		code       int
+	}{
+		{fifo, fifo + " is a FIFO, not a .wslconfig file: pass --path with the file itself", ExitError},
+		{os.DevNull, "/dev/null is a character device", ExitError},
+		{dir, "--path " + dir + " is a folder; give the file", ExitUsage},
+	} {
+		for _, verb := range [][]string{{"show"}, {"set", "mitigations=off"}} {
+			cmd := exec.Command(os.Args[0], append(append([]string{"wslconfig"}, verb...), "--path", tt.path)...)
+			cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			code := waitExit(t, cmd, 5*time.Second)
+			if code != tt.code || !strings.Contains(stderr.String(), tt.want) || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("%v %s: exit %d, stderr %q; want one line with %q", verb, tt.path, code, stderr.String(), tt.want)
+			}
+		}
+	}
+}
+
+// TestReadOnlyInterrupt: the commands that only read and print end with
+// SIGINT while blocked on a full standard output.
+func TestReadOnlyInterrupt(t *testing.T) {
+	interruptBlocked(t, syscall.SIGINT, nil, "workloads", "--format", "json")
+	interruptBlocked(t, syscall.SIGINT, nil, "env", "--root", wslOn, "--format", "json")
+	interruptBlocked(t, syscall.SIGINT, nil, "advise", "--root", wslOn)
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -74,7 +76,9 @@ PowerShell or cmd, open the distro again, then 'sectax verify'.`,
 			if err := checkFormat(g, "text", "json"); err != nil {
 				return err
 			}
-			return runWSLShow(cmd.Context(), g, o)
+			// Reading and printing have no cancellation points of their own.
+			ctx := cmd.Context()
+			return untilCancelled(ctx, func() error { return runWSLShow(ctx, g, o) })
 		},
 	}
 	addFormatFlag(show, g, "text", "text", "json")
@@ -126,7 +130,41 @@ func locateWSLConfig(ctx context.Context, g *Globals, o *wslOpts) (wslconfig.Loc
 	if wslconfig.IsNotFound(err) {
 		return loc, usagef("%v; pass --path /mnt/c/Users/NAME/.wslconfig", err)
 	}
+	if err == nil {
+		err = insideRoot(g.Root, loc.Path)
+	}
 	return loc, err
+}
+
+// insideRoot refuses a file found below a --root tree that a symbolic link
+// leads out of it: show would print another file, set would rewrite it.
+// The file itself may not exist yet; its folder must then be inside.
+func insideRoot(root, path string) error {
+	if root == "" || filepath.Clean(root) == "/" {
+		return nil
+	}
+	absRoot, err1 := filepath.Abs(root)
+	absPath, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(absRoot, absPath)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("%s is outside --root %s; pass --path to name the file", path, root)
+	}
+	rt, err := os.OpenRoot(absRoot)
+	if err != nil {
+		return nil // Find has read the root already; nothing to add here
+	}
+	defer rt.Close()
+	_, err = rt.Stat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		_, err = rt.Stat(filepath.Dir(rel))
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s leads out of --root %s through a symbolic link (%v); refusing to read or write it: fix the link or pass --path", path, root, unwrapPathErr(err))
+	}
+	return nil
 }
 
 // loadWSLConfig reads and parses the file; a missing file is an empty one.
@@ -233,7 +271,18 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 	if err != nil {
 		return err
 	}
-	data, exists, f, err := loadWSLConfig(loc)
+	var (
+		data   []byte
+		exists bool
+		f      *wslconfig.File
+	)
+	err = untilCancelled(ctx, func() (err error) {
+		data, exists, f, err = loadWSLConfig(loc)
+		return err
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if err != nil {
 		return fmt.Errorf("%v; the file is unchanged", err)
 	}
@@ -265,12 +314,14 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 		return nil
 	}
 	if o.dryRun {
-		if err := writeUnifiedDiff(out, loc.Path, verb, f.Text(), nf.Text()); err != nil {
-			return err
-		}
-		warn()
-		fmt.Fprintf(out, "dry run: %s was not changed\n", loc.Path)
-		return nil
+		return untilCancelled(ctx, func() error {
+			if err := writeUnifiedDiff(out, loc.Path, verb, f.Text(), nf.Text()); err != nil {
+				return err
+			}
+			warn()
+			fmt.Fprintf(out, "dry run: %s was not changed\n", loc.Path)
+			return nil
+		})
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -272,3 +272,28 @@ func TestWSLConfigMissingFolder(t *testing.T) {
 		t.Error("the folder was created")
 	}
 }
+
+// TestWSLConfigHostileRoot: a --root tree whose profile .wslconfig is a
+// link out of the tree is neither shown nor rewritten.
+func TestWSLConfigHostileRoot(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "wslconfig", "testdata", "roots", "one-profile"))); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(outside, []byte("[wsl2]\nkernelCommandLine = SECRET\n"), 0o644)
+	cfg := filepath.Join(root, "mnt", "c", "Users", "alice", ".wslconfig")
+	os.Remove(cfg)
+	if err := os.Symlink(outside, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"show"}, {"set", "mitigations=off"}} {
+		stdout, stderr, code := wslRun(t, append([]string{"--root", root, "wslconfig"}, args...)...)
+		if code == 0 || strings.Contains(stdout+stderr, "SECRET") || !strings.Contains(stderr, "leads out of --root") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(outside); !strings.Contains(string(b), "SECRET") || strings.Contains(string(b), "mitigations") {
+		t.Errorf("the outside file changed: %q", b)
+	}
+}

@@ -49,6 +49,15 @@ func CollectContext(ctx context.Context, root string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %s is not a directory", ErrBadRoot, root)
 	}
 	c := &collector{root: root, live: filepath.Clean(root) == "/"}
+	if !c.live {
+		// A fake tree is read only through os.Root: a symbolic link that
+		// points outside it (absolute, or up with ..) is never followed,
+		// and the file is recorded as unreadable instead.
+		if c.rt, err = os.OpenRoot(root); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrBadRoot, root, errText(err))
+		}
+		defer c.rt.Close()
+	}
 	if !c.isDir("proc") && !c.isDir("sys") {
 		return nil, fmt.Errorf("%w: %s holds neither proc/ nor sys/", ErrBadRoot, root)
 	}
@@ -81,6 +90,7 @@ func CollectContext(ctx context.Context, root string) (*Snapshot, error) {
 type collector struct {
 	root       string
 	live       bool
+	rt         *os.Root // the fake tree (nil when live)
 	proc       *procfs.FS
 	sys        *sysfs.FS
 	absent     []string
@@ -89,13 +99,54 @@ type collector struct {
 
 func (c *collector) path(rel string) string { return filepath.Join(c.root, rel) }
 
+// stat, lstat, open and readDir reach rel below the root: on the running
+// machine by path, in a fake tree through os.Root, which refuses to leave
+// it. The procfs and sysfs readers open paths themselves; every call of
+// theirs is preceded by a check of the files it reads (regular,
+// clocksourcesSafe, dmiSafe) made here, so that in a fake tree they only
+// read what resolves inside it.
+func (c *collector) stat(rel string) (fs.FileInfo, error) {
+	if c.rt != nil {
+		return c.rt.Stat(rel)
+	}
+	return os.Stat(c.path(rel))
+}
+
+func (c *collector) lstat(rel string) (fs.FileInfo, error) {
+	if c.rt != nil {
+		return c.rt.Lstat(rel)
+	}
+	return os.Lstat(c.path(rel))
+}
+
+func (c *collector) open(rel string) (*os.File, error) {
+	if c.rt != nil {
+		return c.rt.Open(rel)
+	}
+	return os.Open(c.path(rel))
+}
+
+func (c *collector) readDir(rel string) ([]fs.DirEntry, error) {
+	if c.rt == nil {
+		return os.ReadDir(c.path(rel))
+	}
+	f, err := c.rt.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
 func (c *collector) isDir(rel string) bool {
-	st, err := os.Stat(c.path(rel))
+	st, err := c.stat(rel)
 	return err == nil && st.IsDir()
 }
 
 func (c *collector) exists(rel string) bool {
-	_, err := os.Lstat(c.path(rel))
+	_, err := c.lstat(rel)
 	return err == nil
 }
 
@@ -144,7 +195,7 @@ var errNotRegular = errors.New("not a regular file")
 // procfs call on them cannot block; it records the first that is not.
 func (c *collector) regular(rels ...string) bool {
 	for _, rel := range rels {
-		st, err := os.Stat(c.path(rel))
+		st, err := c.stat(rel)
 		if err != nil {
 			c.note(rel, err)
 			return false
@@ -172,7 +223,7 @@ func (c *collector) readBytes(rel string) ([]byte, error) {
 
 // readBytesMax is readBytes with a size limit.
 func (c *collector) readBytesMax(rel string, max int64) ([]byte, error) {
-	st, err := os.Stat(c.path(rel))
+	st, err := c.stat(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +233,7 @@ func (c *collector) readBytesMax(rel string, max int64) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular}
 	}
-	f, err := os.Open(c.path(rel))
+	f, err := c.open(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +271,7 @@ func (c *collector) kernel(s *Snapshot) {
 		}
 	}
 	const cs0 = "sys/devices/system/clocksource/clocksource0"
-	if c.sys != nil && c.isDir(cs0) && c.regular(cs0+"/current_clocksource", cs0+"/available_clocksource") {
+	if c.sys != nil && c.isDir(cs0) && c.regular(cs0+"/current_clocksource", cs0+"/available_clocksource") && c.clocksourcesSafe() {
 		cs, err := c.sys.ClockSources()
 		switch {
 		case err != nil:
@@ -314,13 +365,13 @@ func (c *collector) cmdline(s *Snapshot) {
 }
 
 // vulnDir is where the kernel lists CPU vulnerabilities.
-const vulnDir = "sys/devices/system/cpu/vulnerabilities"
+const vulnDir = "sys/devices/system/cpu/vulnerabilities" // VulnerabilitiesDir below the root
 
 func (c *collector) vulnerabilities(s *Snapshot) {
 	// Note: sysfs.FS.CPUVulnerabilities fails as a whole when one file is
 	// unreadable and drops the raw text, so the directory is read here:
 	// every file that exists is listed, whatever its name.
-	entries, err := os.ReadDir(c.path(vulnDir))
+	entries, err := c.readDir(vulnDir)
 	if err != nil {
 		c.note(vulnDir, err)
 		return
@@ -505,7 +556,7 @@ func (c *collector) hypervisor(s *Snapshot) {
 			}
 		}
 	}
-	if entries, err := os.ReadDir(c.path("sys/bus/vmbus/devices")); err == nil && len(entries) > 0 {
+	if entries, err := c.readDir("sys/bus/vmbus/devices"); err == nil && len(entries) > 0 {
 		h.Guest = true
 		h.Evidence = append(h.Evidence, "/sys/bus/vmbus/devices")
 		set("Hyper-V", "vmbus")
@@ -533,12 +584,41 @@ func (c *collector) hypervisor(s *Snapshot) {
 // device or socket, so that sysfs.FS.DMIClass cannot block on it (it skips
 // links and directories itself).
 func (c *collector) dmiSafe() bool {
-	entries, err := os.ReadDir(c.path("sys/class/dmi/id"))
+	entries, err := c.readDir("sys/class/dmi/id")
 	if err != nil {
 		return false
 	}
 	for _, e := range entries {
 		if e.Type()&(fs.ModeNamedPipe|fs.ModeDevice|fs.ModeCharDevice|fs.ModeSocket) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// clocksourcesSafe reports whether every clocksource* entry that
+// sysfs.FS.ClockSources reads resolves inside the root (in a fake tree) to
+// a directory of regular files; it records the first that does not.
+func (c *collector) clocksourcesSafe() bool {
+	if c.rt == nil {
+		return true
+	}
+	const dir = "sys/devices/system/clocksource"
+	entries, err := c.readDir(dir)
+	if err != nil {
+		c.note(dir, err)
+		return false
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "clocksource") {
+			continue
+		}
+		d := dir + "/" + e.Name()
+		if !c.isDir(d) {
+			c.note(d, &fs.PathError{Op: "open", Path: c.path(d), Err: errNotRegular})
+			return false
+		}
+		if !c.regular(d+"/current_clocksource", d+"/available_clocksource") {
 			return false
 		}
 	}

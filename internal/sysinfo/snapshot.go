@@ -304,3 +304,19 @@ type THP struct {
 	EnabledRaw string `json:"enabled_raw,omitempty"`
 	DefragRaw  string `json:"defrag_raw,omitempty"`
 }
+
+// VulnerabilitiesDir is where the kernel lists CPU vulnerabilities.
+const VulnerabilitiesDir = "/sys/devices/system/cpu/vulnerabilities"
+
+// VulnerabilitiesError says why the vulnerabilities directory could not be
+// read ("" when it was read, or is simply absent): a directory that exists
+// but is unreadable (permission denied, a link out of a --root tree) must
+// not be reported as absent.
+func (s *Snapshot) VulnerabilitiesError() string {
+	for _, u := range s.Unreadable {
+		if u.Path == VulnerabilitiesDir {
+			return u.Error
+		}
+	}
+	return ""
+}

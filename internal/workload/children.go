@@ -19,8 +19,10 @@ import (
 // asynchronous preemption signals.
 var childEnv = []string{"GOMAXPROCS=2", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
 
-// tasksPerChild is how many kernel tasks (threads) one worker child costs:
-// the Go runtime starts a few threads besides the worker's.
+// tasksPerChild is how many kernel tasks (threads) one re-executed worker
+// child (spawn=exec) costs: the Go runtime starts a few threads besides the
+// worker's. A forked worker (spawn=fork) is one task: it never enters the
+// runtime (fork.go).
 const tasksPerChild = 5
 
 // procGroup is a set of worker children in one process group of their

@@ -92,7 +92,7 @@ func (g GoBuild) Run(ctx context.Context, _ Env, p Params) (s Sample, err error)
 	if err != nil {
 		return Sample{}, err
 	}
-	tmp, err := os.MkdirTemp("", "sectax-go-build-*")
+	tmp, err := makeOwnedTemp()
 	if err != nil {
 		return Sample{}, fmt.Errorf("go-build: temporary directory: %w", err)
 	}

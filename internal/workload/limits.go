@@ -31,6 +31,27 @@ func needFiles(n uint64) error {
 	return &UsageError{Msg: fmt.Sprintf("this size needs %d open files but RLIMIT_NOFILE is %d (hard %d): raise it with `ulimit -n %d` (or lower the groups parameter)", n, rl.Cur, rl.Max, n)}
 }
 
+// parentTasks is what the measuring process itself may use besides its
+// workers: the Go runtime's threads, the locked measuring thread, and the
+// extra Ps atLeastProcs adds.
+const parentTasks = 16
+
+// workerTasks is how many kernel tasks (processes and threads count alike
+// for RLIMIT_NPROC and pids.max) a run of n workers needs, and how to say
+// so: threads of this process (mode=thread), forked copies of one task each
+// (spawn=fork), or re-executed Go programs of about tasksPerChild threads
+// each (spawn=exec).
+func workerTasks(n int64, mode, spawn string) (uint64, string) {
+	switch {
+	case mode == "thread":
+		return uint64(n + parentTasks), fmt.Sprintf("%d worker threads", n)
+	case spawn == "fork":
+		return uint64(n + parentTasks), fmt.Sprintf("%d forked worker processes (one task each)", n)
+	}
+	return uint64(n*tasksPerChild + parentTasks),
+		fmt.Sprintf("%d worker processes of about %d threads each", n, tasksPerChild)
+}
+
 // needTasks makes sure n more tasks (processes and threads) can be created:
 // RLIMIT_NPROC (raised up to the hard limit when enough) and the cgroup's
 // pids.max.

@@ -14,5 +14,8 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv("SECTAX_TEST_NPROC") != "" {
+		os.Exit(nprocChild(os.Getenv("SECTAX_TEST_NPROC")))
+	}
 	os.Exit(m.Run())
 }

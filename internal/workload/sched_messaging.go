@@ -153,13 +153,11 @@ func (SchedMessaging) Preflight(p Params) error {
 		if err := needFiles(uint64(2*msgFanout*groups + 64)); err != nil {
 			return err
 		}
-		return needTasks(uint64(workers+16), fmt.Sprintf("%d worker threads", workers))
-	}
-	if err := needFiles(uint64(4*msgFanout + 64)); err != nil {
+	} else if err := needFiles(uint64(4*msgFanout + 64)); err != nil {
 		return err
 	}
-	return needTasks(uint64(workers*tasksPerChild+16),
-		fmt.Sprintf("%d worker processes of about %d threads each", workers, tasksPerChild))
+	n, what := workerTasks(workers, p.Str("mode"), p.Str("spawn"))
+	return needTasks(n, what)
 }
 
 // Run implements Workload.

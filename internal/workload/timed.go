@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -89,10 +90,26 @@ func (t *tailBuffer) lastLines(n int) string {
 // SIGKILL and reaped. When the command exits, whatever it left running in
 // its group (background jobs) is killed too: a benchmark leaves no process
 // behind to disturb the next repetition.
+//
+// When sectax itself dies without a chance to clean up (SIGKILL, the OOM
+// killer), the kernel kills the command: it gets SIGKILL as its parent-death
+// signal (PR_SET_PDEATHSIG, kept across its exec). That signal fires when
+// the *thread* that forked the child exits, not the process, and the Go
+// runtime does end threads (one whose goroutine exits while locked to it).
+// So this goroutine locks its OS thread from before Start until after Wait:
+// the forking thread then lives at least as long as the child needs it, and
+// unlocking (rather than exiting locked) returns it to the runtime's pool
+// instead of ending it. We chose this over a subreaper or a guard process:
+// a guard between sectax and the command would add its own exec to every
+// timed repetition. The limit: descendants the command forks itself (a
+// shell's children, go build's compilers) do not inherit the signal; they
+// are orphaned when sectax is SIGKILLed, finish their own work and exit.
 func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 	if err := ctx.Err(); err != nil {
 		return Sample{}, err
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Sample{}, err
@@ -105,7 +122,7 @@ func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 		Dir:         c.dir,
 		Env:         c.env,
 		Stderr:      pw,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	start := time.Now()
 	err = cmd.Start()

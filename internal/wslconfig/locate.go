@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -136,7 +137,7 @@ func (l Locator) Find(ctx context.Context) (Location, error) {
 	var cands []string
 	for _, d := range drives {
 		users := path.Join(mnt, d, "Users")
-		ents, err := os.ReadDir(l.host(users))
+		ents, err := l.readDir(users)
 		if err != nil {
 			continue
 		}
@@ -144,7 +145,7 @@ func (l Locator) Find(ctx context.Context) (Location, error) {
 			if profileSkip[strings.ToLower(e.Name())] || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			if fi, err := os.Stat(l.host(path.Join(users, e.Name()))); err == nil && fi.IsDir() {
+			if fi, err := l.stat(path.Join(users, e.Name())); err == nil && fi.IsDir() {
 				cands = append(cands, path.Join(users, e.Name()))
 			}
 		}
@@ -167,15 +168,41 @@ func (l Locator) host(p string) string {
 }
 
 func (l Locator) isDir(p string) bool {
-	fi, err := os.Stat(l.host(p))
+	fi, err := l.stat(p)
 	return err == nil && fi.IsDir()
 }
+
+// inRoot runs f on the root's file system with p made relative to it.
+// Below a fake root every lookup goes through os.Root, so a symbolic
+// link that leads out of the root is an error, never followed.
+func inRoot[T any](l Locator, p string, f func(fsys fs.FS, name string) (T, error)) (T, error) {
+	name := strings.TrimPrefix(path.Clean("/"+p), "/")
+	if name == "" {
+		name = "."
+	}
+	if l.Root == "/" || l.Root == "" {
+		return f(os.DirFS("/"), name)
+	}
+	r, err := os.OpenRoot(l.Root)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer r.Close()
+	return f(r.FS(), name)
+}
+
+func (l Locator) stat(p string) (fs.FileInfo, error) { return inRoot(l, p, fs.Stat) }
+
+func (l Locator) readDir(p string) ([]fs.DirEntry, error) { return inRoot(l, p, fs.ReadDir) }
+
+func (l Locator) readFile(p string) ([]byte, error) { return inRoot(l, p, fs.ReadFile) }
 
 // automountRoot is [automount] root from /etc/wsl.conf (same file format),
 // "/mnt/" by default, always ending in '/'.
 func (l Locator) automountRoot() string {
 	root := "/mnt/"
-	if data, err := os.ReadFile(l.host("/etc/wsl.conf")); err == nil {
+	if data, err := l.readFile("/etc/wsl.conf"); err == nil {
 		if f, err := Parse(data); err == nil {
 			for _, e := range f.entries {
 				if e.Is("automount", "root") && !e.Shadowed && strings.HasPrefix(e.Value, "/") {
@@ -192,7 +219,7 @@ func (l Locator) automountRoot() string {
 
 // drives are the one-letter folders under the automount root, c first.
 func (l Locator) drives(mnt string) []string {
-	ents, err := os.ReadDir(l.host(mnt))
+	ents, err := l.readDir(mnt)
 	if err != nil {
 		return nil
 	}
@@ -218,7 +245,7 @@ func (l Locator) drives(mnt string) []string {
 func (l Locator) askCmd(ctx context.Context, mnt string, drives []string) (string, string) {
 	for _, d := range drives {
 		cmdExe := path.Join(mnt, d, "Windows/System32/cmd.exe")
-		if _, err := os.Stat(l.host(cmdExe)); err != nil {
+		if _, err := l.stat(cmdExe); err != nil {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, l.Timeout)
@@ -251,7 +278,7 @@ func (l Locator) askCmd(ctx context.Context, mnt string, drives []string) (strin
 // there or fails.
 func (l Locator) wslpath(ctx context.Context, win string) string {
 	for _, c := range []string{"/usr/bin/wslpath", "/bin/wslpath"} {
-		if _, err := os.Stat(l.host(c)); err != nil {
+		if _, err := l.stat(c); err != nil {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, l.Timeout)

@@ -2,6 +2,8 @@ package wslconfig
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,5 +72,43 @@ func TestDrivePath(t *testing.T) {
 		if got := drivePath("/mnt/", in); got != want {
 			t.Errorf("drivePath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestLocateHostileRoot: below a fake root, a Users folder that is a link
+// out of the root is not listed (the profile names outside never reach the
+// snapshot), and an /etc/wsl.conf link out of the root is not read.
+func TestLocateHostileRoot(t *testing.T) {
+	outside := t.TempDir()
+	for _, d := range []string{"c/Users/mallory", "etc"} {
+		if err := os.MkdirAll(filepath.Join(outside, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "etc/wsl.conf"), []byte("[automount]\nroot = /elsewhere/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, d := range []string{"mnt/c", "etc"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(outside, "c/Users"), filepath.Join(root, "mnt/c/Users")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "etc/wsl.conf"), filepath.Join(root, "etc/wsl.conf")); err != nil {
+		t.Fatal(err)
+	}
+	l := Locator{Root: root, Getenv: func(string) string { return "" },
+		Run: func(context.Context, string, string, ...string) ([]byte, error) {
+			return nil, errors.New("no programs")
+		}}
+	loc, err := l.Find(context.Background())
+	if err == nil {
+		t.Fatalf("found %+v through a link out of the root", loc)
+	}
+	if strings.Contains(err.Error(), "mallory") || !strings.Contains(err.Error(), "no user profile under /mnt/*/Users") {
+		t.Errorf("error %q: the automount root must stay /mnt/ and no outside profile may be listed", err)
 	}
 }

@@ -37,7 +37,10 @@ func ReadFile(path string) (data []byte, exists bool, err error) {
 		return nil, false, err
 	}
 	data, err = readLimited(t)
+	var nr *NotRegularError
 	switch {
+	case errors.As(err, &nr):
+		return nil, false, err
 	case errors.Is(err, fs.ErrNotExist):
 		if _, derr := os.Stat(filepath.Dir(t)); derr != nil {
 			return nil, false, fmt.Errorf("the folder %s does not exist (%v); check the path or pass --path", filepath.Dir(t), unwrapPath(derr))
@@ -50,14 +53,52 @@ func ReadFile(path string) (data []byte, exists bool, err error) {
 }
 
 // readLimited reads at most MaxSize+1 bytes: enough for Parse to refuse
-// a file that is too large without reading all of it.
+// a file that is too large without reading all of it. Only a regular file
+// is read: the open does not block (O_NONBLOCK, so a FIFO without a writer
+// cannot hang it) and fstat of what was opened refuses a FIFO, a device or
+// a directory in one line.
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	// Back to blocking reads for a regular file (O_NONBLOCK means nothing
+	// there, but keep the descriptor ordinary).
+	unix.SetNonblock(fd, false)
 	return io.ReadAll(io.LimitReader(f, MaxSize+1))
+}
+
+// NotRegularError is a .wslconfig path that names something other than a
+// regular file.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	what := "not a regular file"
+	switch m := e.Mode; {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a block device"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	}
+	return fmt.Sprintf("%s is %s, not a .wslconfig file: pass --path with the file itself", e.Path, what)
 }
 
 // Written says what WriteFile did.

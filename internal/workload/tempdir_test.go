@@ -1,0 +1,74 @@
+package workload
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestRemoveStaleTemps: a folder whose owner is gone (a real child that
+// exited, a pid reused by a process started later, another boot) is
+// removed; a live owner's folder, one without a marker and one with a
+// garbled marker are never touched.
+func TestRemoveStaleTemps(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	live, err := makeOwnedTemp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command("true")
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	myStart, _ := procStartTime(os.Getpid())
+	mk := func(name, marker string) string {
+		d := filepath.Join(tmp, tempPrefix+name)
+		os.MkdirAll(filepath.Join(d, "cache", "x"), 0o700)
+		if marker != "" {
+			os.WriteFile(filepath.Join(d, ownerMarker), []byte(marker), 0o600)
+		}
+		return d
+	}
+	dead := mk("dead", fmt.Sprintf("pid %d\nstart 1\nboot %s\n", child.Process.Pid, bootID()))
+	reused := mk("reused", fmt.Sprintf("pid %d\nstart %d\nboot %s\n", os.Getpid(), myStart+1, bootID()))
+	reboot := mk("reboot", fmt.Sprintf("pid %d\nstart %d\nboot 00000000-0000-0000-0000-000000000000\n", os.Getpid(), myStart))
+	bare := mk("bare", "")
+	garbled := mk("garbled", "pid x\n")
+
+	got := map[string]int{}
+	for _, st := range RemoveStaleTemps() {
+		if st.Err != nil {
+			t.Errorf("%s: %v", st.Dir, st.Err)
+		}
+		got[st.Dir] = st.PID
+	}
+	for _, d := range []string{dead, reused, reboot} {
+		if _, ok := got[d]; !ok {
+			t.Errorf("%s not reported as removed", d)
+		}
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s still exists", d)
+		}
+	}
+	for _, d := range []string{live, bare, garbled} {
+		if _, ok := got[d]; ok {
+			t.Errorf("%s reported as removed", d)
+		}
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was touched: %v", d, err)
+		}
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	f.Add("1234 (a b) c) S 1 1234 1234 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 98765 1000 10\n")
+	f.Add("1 (init) S")
+	f.Add(")")
+	f.Fuzz(func(t *testing.T, s string) {
+		parseStat(s)
+		parseOwner(s)
+	})
+}
