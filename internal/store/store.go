@@ -53,9 +53,10 @@ var ErrNoDatabase = errors.New("no database")
 
 // DB is an open sectax database. It implements runner.Sink.
 type DB struct {
-	db   *sql.DB
-	path string
-	busy time.Duration
+	db      *sql.DB
+	path    string // for messages: the file, or the URL without its password
+	busy    time.Duration
+	dialect dialect
 }
 
 // Options configure Open.
@@ -71,7 +72,12 @@ type Options struct {
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // Open opens (and migrates) the sectax database at path.
+// A postgres:// or postgresql:// URL opens a PostgreSQL database instead
+// (see openPostgres).
 func Open(ctx context.Context, path string, opt Options) (*DB, error) {
+	if IsURL(path) {
+		return openPostgres(ctx, path, opt)
+	}
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -143,7 +149,11 @@ type migration struct {
 	sql     string
 }
 
-func migrations() ([]migration, error) {
+func migrations() ([]migration, error) { return migrationsFor(sqliteDialect) }
+
+// migrationsFor is the one migration list, with a dialect's own SQL for
+// the steps that need it (migrations/postgres/NNNN_*.sql).
+func migrationsFor(dia dialect) ([]migration, error) {
 	ents, err := migrationFS.ReadDir("migrations")
 	if err != nil {
 		return nil, err
@@ -158,6 +168,11 @@ func migrations() ([]migration, error) {
 		b, err := migrationFS.ReadFile("migrations/" + e.Name())
 		if err != nil {
 			return nil, err
+		}
+		if dia == postgresDialect {
+			if o, err := pgMigrationFS.ReadFile("migrations/postgres/" + e.Name()); err == nil {
+				b = o
+			}
 		}
 		ms = append(ms, migration{v, e.Name(), string(b)})
 	}
@@ -183,6 +198,9 @@ func (d *DB) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
+	if d.dialect == postgresDialect {
+		return d.wrapPostgres(err)
+	}
 	m := err.Error()
 	switch {
 	case strings.Contains(m, "database is locked") || strings.Contains(m, "SQLITE_BUSY"):
@@ -194,6 +212,9 @@ func (d *DB) wrap(err error) error {
 }
 
 func (d *DB) init(ctx context.Context) error {
+	if d.dialect == postgresDialect {
+		return d.initPostgres(ctx)
+	}
 	var appID, version, tables int
 	if err := d.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
 		return d.wrap(err)
@@ -247,7 +268,11 @@ func (d *DB) migrate(ctx context.Context, m migration) error {
 // Version returns the schema version recorded in the database.
 func (d *DB) Version(ctx context.Context) (int, error) {
 	var v int
-	err := d.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	q := "PRAGMA user_version"
+	if d.dialect == postgresDialect {
+		q = "SELECT version FROM " + pgSchemaTable
+	}
+	err := d.db.QueryRowContext(ctx, q).Scan(&v)
 	return v, d.wrap(err)
 }
 

@@ -172,7 +172,8 @@ type ImportResult struct {
 }
 
 // Import writes runs in one transaction; a run whose id is already stored
-// is skipped and reported in the result. Validate the runs (Decode does)
+// is skipped and reported in the result, also when another host imports
+// it at the same moment (PostgreSQL: lockRuns). Validate the runs (Decode does)
 // before calling it.
 func (d *DB) Import(ctx context.Context, docs []Doc) (ImportResult, error) {
 	var out ImportResult
@@ -181,6 +182,13 @@ func (d *DB) Import(ctx context.Context, docs []Doc) (ImportResult, error) {
 		return out, d.wrap(err)
 	}
 	defer tx.Rollback()
+	ids := make([]string, len(docs))
+	for i, doc := range docs {
+		ids[i] = doc.Run.ID
+	}
+	if err := d.lockRuns(ctx, tx, ids); err != nil {
+		return out, d.wrap(err)
+	}
 	for _, doc := range docs {
 		r := doc.Run
 		var n int
