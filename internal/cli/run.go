@@ -255,7 +255,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		defer db.Close()
 		ss.sink = db
 		ss.stored = func(r *run.Run) {
-			g.notice("stored run %s in %s", r.ID, g.DB)
+			g.notice("stored run %s in %s", r.ID, store.DisplayName(g.DB))
 		}
 	}
 	return measure(ctx, g, o, pl, ss)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -322,4 +323,89 @@ func TestPostgresBadConnections(t *testing.T) {
 			t.Errorf("%s: %v", cs.name, err)
 		}
 	}
+}
+
+// BenchmarkPostgresLoad is the load test of a shared store: 16 hosts
+// (each its own connection pool) write 50 runs each at once, as the runner
+// does (Begin, one transaction per repetition, Finish), into one
+// PostgreSQL database; then every run must be there exactly once and
+// intact. It reports runs/s and transactions/s. The database is a fresh
+// one on the throw-away cluster, or $SECTAX_LOAD_DB (an empty database).
+//
+//	go test -run '^$' -bench PostgresLoad -benchtime 1x ./internal/store/
+func BenchmarkPostgresLoad(b *testing.B) {
+	const writers, perWriter = 16, 50
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		u := os.Getenv("SECTAX_LOAD_DB")
+		if u == "" {
+			u = pg.Get(b).NewDatabase(b)
+		}
+		d, err := Open(ctx, u, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		hosts := make([]*DB, writers)
+		for h := range hosts {
+			if hosts[h], err = Open(ctx, u, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		prefix := fmt.Sprintf("load%d-", i)
+		b.StartTimer()
+		var wg sync.WaitGroup
+		errs := make(chan error, writers)
+		written := make([][]*run.Run, writers)
+		for h, hd := range hosts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range perWriter {
+					r, err := writeLikeRunner(hd, fmt.Sprintf("%sh%02d-r%02d", prefix, h, k))
+					if err != nil {
+						errs <- fmt.Errorf("writer %d run %d: %w", h, k, err)
+						return
+					}
+					written[h] = append(written[h], r)
+				}
+			}()
+		}
+		wg.Wait()
+		b.StopTimer()
+		close(errs)
+		for err := range errs {
+			b.Fatal(err)
+		}
+		var n, distinct, samples int
+		if err := d.db.QueryRowContext(ctx, "SELECT count(*), count(DISTINCT id) FROM runs WHERE id LIKE ?", prefix+"%").Scan(&n, &distinct); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.db.QueryRowContext(ctx, "SELECT count(*) FROM samples WHERE run_id LIKE ?", prefix+"%").Scan(&samples); err != nil {
+			b.Fatal(err)
+		}
+		if n != writers*perWriter || distinct != n || samples != n*9 {
+			b.Fatalf("%d runs (%d distinct), %d samples; want %d runs, %d samples", n, distinct, samples, writers*perWriter, writers*perWriter*9)
+		}
+		for _, rs := range written {
+			for _, want := range rs {
+				got, err := d.Get(ctx, want.ID)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if w, g := exportJSON(b, want), exportJSON(b, got); !bytes.Equal(w, g) {
+					b.Fatalf("run %s not intact:\n%s", want.ID, cmp.Diff(string(w), string(g)))
+				}
+			}
+		}
+		for _, hd := range hosts {
+			hd.Close()
+		}
+		d.Close()
+	}
+	// Per run: Begin, 6 repetitions (3 per result), Finish.
+	runs := float64(writers * perWriter * b.N)
+	b.ReportMetric(runs/b.Elapsed().Seconds(), "runs/s")
+	b.ReportMetric(runs*8/b.Elapsed().Seconds(), "tx/s")
+	b.ReportMetric(0, "ns/op")
 }

@@ -57,7 +57,7 @@ func openTemp(t *testing.T) (*DB, string) {
 	return d, path
 }
 
-func exportJSON(t *testing.T, runs ...*run.Run) []byte {
+func exportJSON(t testing.TB, runs ...*run.Run) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Export(&b, runs); err != nil {

@@ -1,7 +1,7 @@
 // Package pgtest starts a throw-away PostgreSQL cluster for tests and
 // benchmarks: initdb into a fresh temporary directory, the postgres server
 // as a child process listening only on a Unix socket in that directory
-// (-k DIR -h ''; no TCP), stopped and removed by Stop. Run as root, the
+// (-k DIR, empty listen_addresses: no TCP), stopped and removed by Stop. Run as root, the
 // server runs as the "postgres" user (PostgreSQL refuses root).
 //
 // It uses the Debian/Ubuntu layout (/usr/lib/postgresql/N/bin) or initdb
@@ -109,10 +109,13 @@ func Start(ctx context.Context) (*Cluster, error) {
 		return fail(err)
 	}
 	c.log = logf
+	args := []string{"-D", data, "-k", dir, "-h", "", "-c", "max_connections=200", "-c", "shared_buffers=32MB"}
 	// Durability is not under test: no fsync makes the cluster fast.
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir, "-h", "",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=200", "-c", "shared_buffers=32MB")
+	// SECTAX_PGTEST_DURABLE=1 keeps PostgreSQL's defaults (benchmarks).
+	if os.Getenv("SECTAX_PGTEST_DURABLE") == "" {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	c.cmd.Dir = dir
 	c.cmd.Stdout, c.cmd.Stderr = logf, logf
 	// Pdeathsig: if the test binary dies, the server does not outlive it.
