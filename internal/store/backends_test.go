@@ -304,15 +304,30 @@ func TestPostgresBadConnections(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fd.Close()
+	// A role that must give a password (scram), for "authentication failed".
+	hba := filepath.Join(c.Dir(), "data", "pg_hba.conf")
+	conf, err := os.ReadFile(hba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hba, append([]byte("local all pwuser scram-sha-256\n"), conf...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"CREATE ROLE pwuser LOGIN PASSWORD 'right'", "SELECT pg_reload_conf()"} {
+		if _, err := fd.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	nowhere := t.TempDir()
 	cases := []struct{ name, url, want string }{
 		{"missing database", strings.Replace(c.URL("nope"), "@/", ":s3cret@/", 1), `database "nope" does not exist; create it`},
 		{"no server", "postgres://sectax:s3cret@/x?host=" + filepath.Join(nowhere), "is unreachable ("},
 		{"unknown host", "postgres://sectax:s3cret@no-such-host.invalid/x", `host "no-such-host.invalid" is unknown`},
 		{"bad url", "postgres://sectax:s3cret@h:notaport/x", "is not a valid PostgreSQL URL"},
+		{"wrong password", strings.Replace(c.URL("postgres"), pgtest.User+"@", "pwuser:s3cret@", 1), "authentication failed"},
 		{"foreign", foreign, `already has a table "runs" that is not sectax's`},
 	}
+	fd.Close()
 	for _, cs := range cases {
 		_, err := Open(ctx, cs.url, Options{})
 		if err == nil || !strings.Contains(err.Error(), cs.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "s3cret") {

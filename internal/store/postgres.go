@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -191,7 +192,17 @@ func (d *DB) wrapPostgres(err error) error {
 	case errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("PostgreSQL %s is unreachable (no answer within the connect timeout); check the host, port and network", d.path)
 	case errors.As(err, &ce) || errors.As(err, &ne):
-		return fmt.Errorf("PostgreSQL %s is unreachable (%s); check the host and port and that the server runs", d.path, lastCause(err))
+		cause := lastCause(err)
+		var op *net.OpError
+		if errors.As(err, &op) {
+			inner := op.Err
+			var se *os.SyscallError
+			if errors.As(inner, &se) {
+				inner = se.Err
+			}
+			cause = fmt.Sprintf("%s %s: %v", op.Op, op.Addr, inner)
+		}
+		return fmt.Errorf("PostgreSQL %s is unreachable (%s); check the host and port and that the server runs", d.path, cause)
 	case errors.Is(err, driver.ErrBadConn) || pgconn.SafeToRetry(err):
 		return fmt.Errorf("PostgreSQL %s: the connection was lost (%s); try again", d.path, lastCause(err))
 	}
