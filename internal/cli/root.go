@@ -196,6 +196,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newRmCmd(g),
 		newExportCmd(g),
 		newImportCmd(g),
+		newPushCmd(g),
 		newCompareCmd(g),
 		newBaselinesCmd(g),
 		newAdviseCmd(g),
@@ -256,6 +257,12 @@ func defaultDB() string {
 	if p := os.Getenv("SECTAX_DB"); p != "" {
 		return p
 	}
+	return localDB()
+}
+
+// localDB is where the SQLite store lives by default; a PostgreSQL store's
+// spool sits beside it.
+func localDB() string {
 	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
 		return filepath.Join(x, "sectax", "sectax.db")
 	}

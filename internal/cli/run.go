@@ -247,6 +247,17 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	}
 	defer release()
 	ss := session{label: o.label, engine: o.engine, text: writeRunText}
+	if !o.noStore && store.IsURL(g.DB) {
+		sp, err := spoolSession(ctx, g, &ss)
+		if err != nil {
+			return err
+		}
+		defer sp.close()
+		if err := measure(ctx, g, o, pl, ss); err != nil {
+			return err
+		}
+		return sp.pushErr
+	}
 	if !o.noStore {
 		db, err := openStore(ctx, g, true)
 		if err != nil {
