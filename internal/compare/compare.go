@@ -241,11 +241,16 @@ func groups(s Side) []*group {
 }
 
 // sideSamples returns the samples of one metric: every repetition of every
-// run, or, when the side spans two or more boots, one median per boot.
-func sideSamples(s Side, g *group, metric string, perBoot bool) []float64 {
+// run, or, when the side spans two or more boots, one median per boot, or,
+// when it spans two or more hosts, one median per host.
+func sideSamples(s Side, g *group, metric string, unit string) []float64 {
 	byRun := g.samples[metric]
 	var out []float64
-	if !perBoot {
+	key := s.bootKey
+	if unit == "host" {
+		key = s.hostKey
+	}
+	if unit != "boot" && unit != "host" {
 		for ri := range s.Runs {
 			out = append(out, byRun[ri]...)
 		}
@@ -257,7 +262,7 @@ func sideSamples(s Side, g *group, metric string, perBoot bool) []float64 {
 		if len(byRun[ri]) == 0 {
 			continue
 		}
-		k := s.bootKey(ri)
+		k := key(ri)
 		if _, ok := byBoot[k]; !ok {
 			order = append(order, k)
 		}
@@ -289,6 +294,8 @@ func sideInfo(s Side) SideInfo {
 		si.Unit = "published figure"
 		si.Title, si.Source, si.Environment = s.Dataset.Title, s.Dataset.Source, s.Dataset.Environment
 		si.Boots = 1
+	case len(si.Hosts) >= 2:
+		si.Unit = "host"
 	case si.Boots >= 2:
 		si.Unit = "boot"
 	default:
@@ -324,7 +331,6 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence,
 		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},
 		Workloads: []Workload{}, Controls: []ControlFinding{}, Notes: []string{}, Warnings: []stats.Warning{}}
-	perBootA, perBootB := rep.A.Unit == "boot", rep.B.Unit == "boot"
 
 	ga, gb := groups(a), groups(b)
 	usedB := make([]bool, len(gb))
@@ -367,7 +373,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 			}
 			delete(inB, ma.Name)
 			common++
-			sa, sb := sideSamples(a, x, ma.Name, perBootA), sideSamples(b, y, ma.Name, perBootB)
+			sa, sb := sideSamples(a, x, ma.Name, rep.A.Unit), sideSamples(b, y, ma.Name, rep.B.Unit)
 			if len(sa) == 0 || len(sb) == 0 {
 				// A run cut short before its first repetition of this
 				// workload: nothing to compare.
@@ -382,7 +388,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 				continue
 			}
 			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
-			m.RawA, m.RawB = sideSamples(a, x, ma.Name, false), sideSamples(b, y, ma.Name, false)
+			m.RawA, m.RawB = sideSamples(a, x, ma.Name, "repetition"), sideSamples(b, y, ma.Name, "repetition")
 			w.Metrics = append(w.Metrics, m)
 		}
 		for _, mb := range y.metrics {
@@ -507,6 +513,9 @@ func (rep *Report) addNotes(a, b Side) {
 	for _, s := range []SideInfo{rep.A, rep.B} {
 		if s.Unit == "boot" {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s spans %d boots: its samples are per-boot medians (the boot is the unit)", s.Ref, s.Boots))
+		}
+		if s.Unit == "host" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s spans %d hosts: its samples are per-host medians (the host is the unit)", s.Ref, len(s.Hosts)))
 		}
 	}
 	if len(pub) == 0 {

@@ -133,6 +133,15 @@ func (s Side) bootKey(i int) string {
 	return "run:" + s.Runs[i].ID
 }
 
+// hostKey is the host a run was made on: env.hostname, else the run
+// itself. When a side spans several hosts, the host is the unit.
+func (s Side) hostKey(i int) string {
+	if v, ok := lookup(s.envOf(i), "hostname"); ok {
+		return "host:" + str(v)
+	}
+	return "run:" + s.Runs[i].ID
+}
+
 // values returns the distinct known values of an env path (or of a run
 // field when path starts with "run."), sorted.
 func (s Side) values(path string) []string {
