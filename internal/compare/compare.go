@@ -510,6 +510,9 @@ func (rep *Report) addNotes(a, b Side) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: published single figures carry no interval and allow no significance test; "+
 			"changes involving them are shown untested, as the source reported them", strings.Join(pub, ", ")))
 	}
+	if synthetic(a) || synthetic(b) {
+		rep.Notes = append(rep.Notes, "SYNTHETIC DATA: runs here were generated from documented distributions (a test fixture), not measured")
+	}
 	for _, s := range []SideInfo{rep.A, rep.B} {
 		if s.Unit == "boot" {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s spans %d boots: its samples are per-boot medians (the boot is the unit)", s.Ref, s.Boots))
