@@ -12,13 +12,9 @@ import (
 // AdviceSchema is the schema name of the advise JSON document.
 const AdviceSchema = "sectax.advise/v1"
 
-// Change is one edit of the configured parameters.
-type Change struct {
-	// Op is add, replace or remove.
-	Op  string `json:"op"`
-	Old string `json:"old,omitempty"`
-	New string `json:"new,omitempty"`
-}
+// Change is one edit of the configured parameters (add, replace or
+// remove), as mitigation.Diff lists it for wslconfig too.
+type Change = mitigation.Change
 
 // Step is one thing the user does. Nothing is run by sectax.
 type Step struct {
@@ -104,10 +100,12 @@ func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) A
 	// command line is not in .wslconfig, so an unreadable .wslconfig
 	// counts as empty, and any other unreadable file as the running line.
 	base := running
+	var baseInit []string // words after "--" in the configuration
 	switch {
 	case p.Kind == PlatformUnknown:
 	case p.Known:
-		base = mitigation.ParseCmdline(p.Configured).Params
+		cfg := mitigation.ParseCmdline(p.Configured)
+		base, baseInit = cfg.Params, cfg.InitArgs
 	case p.Kind == PlatformWSL:
 		base = nil
 		a.Warnings = append(a.Warnings, fmt.Sprintf("cannot read the .wslconfig (%s); the changes below assume it has no kernelCommandLine: check with sectax wslconfig show", orUnknownErr(p.ConfigError)))
@@ -116,9 +114,16 @@ func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) A
 	}
 	after := applyTarget(base, t)
 	a.Changes = diff(base, after)
-	a.ConfiguredAfter = mitigation.Format(after)
+	// grubby and kernelstub remove the old arguments and append the new
+	// ones; every other way (wslconfig set, a line written whole) keeps a
+	// replaced parameter in its place.
+	appends := p.Kind == PlatformGrubby || p.Kind == PlatformKernelstub
+	if appends {
+		after = applyChanges(base, a.Changes, true)
+	}
+	a.ConfiguredAfter = mitigation.Cmdline{Params: after, InitArgs: baseInit}.String()
 
-	predicted := applyChanges(running, a.Changes)
+	predicted := applyChanges(running, a.Changes, appends)
 	a.Predicted = mitigation.Format(predicted)
 	if init := mitigation.ParseCmdline(s.Cmdline.Raw).InitArgs; init != nil {
 		// The words after "--" go to init; they stay on the line.
@@ -245,73 +250,22 @@ func relevantAt(cls mitigation.Mitigations, base []mitigation.Param, i int) *mit
 	return nil
 }
 
-// diff lists the edits from base to after by the tokens as written: a
-// removed and an added token with the same name make a replace.
-func diff(base, after []mitigation.Param) []Change {
-	count := func(ps []mitigation.Param) map[string]int {
-		m := map[string]int{}
-		for _, p := range ps {
-			m[p.Raw]++
-		}
-		return m
-	}
-	inBase, inAfter := count(base), count(after)
-	var removed, added []mitigation.Param
-	for _, p := range base {
-		if inAfter[p.Raw] > 0 {
-			inAfter[p.Raw]--
-			continue
-		}
-		removed = append(removed, p)
-	}
-	for _, p := range after {
-		if inBase[p.Raw] > 0 {
-			inBase[p.Raw]--
-			continue
-		}
-		added = append(added, p)
-	}
-	out := []Change{}
-	used := map[int]bool{}
-	for _, r := range removed {
-		replaced := false
-		for i, ad := range added {
-			if !used[i] && sameSetting(r, ad) {
-				out = append(out, Change{Op: "replace", Old: r.Raw, New: ad.Raw})
-				used[i], replaced = true, true
-				break
-			}
-		}
-		if !replaced {
-			out = append(out, Change{Op: "remove", Old: r.Raw})
-		}
-	}
-	for i, ad := range added {
-		if !used[i] {
-			out = append(out, Change{Op: "add", New: ad.Raw})
-		}
-	}
-	return out
-}
+// diff lists the edits from base to after.
+func diff(base, after []mitigation.Param) []Change { return mitigation.Diff(base, after) }
 
-// sameSetting reports whether two parameters set the same thing (Merge
-// would let one replace the other).
-func sameSetting(a, b mitigation.Param) bool {
-	m := mitigation.Merge([]mitigation.Param{a}, []mitigation.Param{b})
-	return len(m) == 1
-}
-
-// applyChanges applies the configured edits to the running command line:
-// the tokens removed or replaced go, the new ones are merged in at the end.
-func applyChanges(running []mitigation.Param, changes []Change) []mitigation.Param {
+// applyChanges applies the configured edits to the running command line
+// with the same merge: removed tokens go, a replacing token takes the
+// place of the one it replaces (with appendReplaced, as grubby does, it
+// goes to the end instead), new ones come last.
+func applyChanges(running []mitigation.Param, changes []Change, appendReplaced bool) []mitigation.Param {
 	drop := map[string]bool{}
-	var add []mitigation.Param
+	var set []mitigation.Param
 	for _, c := range changes {
-		if c.Old != "" {
+		if c.Op == "remove" || appendReplaced && c.Old != "" {
 			drop[c.Old] = true
 		}
 		if c.New != "" {
-			add = append(add, mitigation.ParseCmdline(c.New).Params...)
+			set = append(set, mitigation.ParseCmdline(c.New).Params...)
 		}
 	}
 	var out []mitigation.Param
@@ -320,7 +274,7 @@ func applyChanges(running []mitigation.Param, changes []Change) []mitigation.Par
 			out = append(out, p)
 		}
 	}
-	return mitigation.Merge(out, add)
+	return mitigation.Merge(out, set)
 }
 
 // warnings are the remarks that do not fit elsewhere.

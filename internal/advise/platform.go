@@ -98,7 +98,7 @@ func Probe(root string, s *sysinfo.Snapshot) Platform {
 		p.Evidence = append([]string{}, s.WSL.Evidence...)
 		p.ConfigKey = "kernelCommandLine"
 		p.ConfigPath = s.WSL.WSLConfigPath
-		probeWSLConfig(fs, &p)
+		probeWSLConfig(fs, &p, s.WSL)
 	case fs.exists("etc/kernelstub/configuration"):
 		p.Kind, p.Name = PlatformKernelstub, "kernelstub on "+pretty
 		p.Evidence = []string{"/etc/kernelstub/configuration"}
@@ -178,8 +178,19 @@ func bootParams(raw string) string {
 	return mitigation.Format(keep)
 }
 
-func probeWSLConfig(fs fsys, p *Platform) {
-	if p.ConfigPath == "" {
+// probeWSLConfig reads the .wslconfig the snapshot's locator found (the
+// one sectax wslconfig edits); when it found none, it says why, and reads
+// no other file.
+func probeWSLConfig(fs fsys, p *Platform, w *sysinfo.WSL) {
+	switch {
+	case w.WSLConfigAmbiguous():
+		p.ConfigError = fmt.Sprintf("%s: several Windows profiles (%s), so which .wslconfig WSL reads cannot be told from here; give sectax wslconfig the file with --path",
+			w.WSLConfigSource, strings.Join(w.WSLConfigCandidates, ", "))
+		return
+	case p.ConfigPath == "" && w.WSLConfigSource != "":
+		p.ConfigError = "no .wslconfig found (" + strings.TrimPrefix(w.WSLConfigSource, "not found: ") + ")"
+		return
+	case p.ConfigPath == "":
 		p.ConfigError = "no .wslconfig found below the Windows drive mounts"
 		return
 	}

@@ -2,8 +2,10 @@ package advise
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -19,14 +21,17 @@ func steps(s *sysinfo.Snapshot, p Platform, t Target, a Advice) []Step {
 		if len(a.Changes) == 0 {
 			break
 		}
-		if len(set) > 0 {
+		// The target's parameters go through wslconfig set, whose merge is
+		// the preview's (mitigation.Merge); auto only removes, through
+		// wslconfig unset.
+		if set := wslSetArgs(p.Configured, t, a.Changes); len(set) > 0 {
 			args := strings.Join(set, " ")
 			out = append(out,
 				Step{Where: "linux", Text: "preview the edit of .wslconfig (writes nothing)", Command: "sectax wslconfig set " + args + " --dry-run"},
 				Step{Where: "linux", Text: "edit .wslconfig (keeps every other byte, writes a timestamped backup)", Command: "sectax wslconfig set " + args})
 		}
-		if len(unset) > 0 {
-			args := strings.Join(names(a.Changes, "remove"), " ")
+		if t.Kind == KindAuto && len(unset) > 0 {
+			args := strings.Join(unsetArgs(p.Configured, a.Changes), " ")
 			out = append(out,
 				Step{Where: "linux", Text: "preview the removal (writes nothing)", Command: "sectax wslconfig unset " + args + " --dry-run"},
 				Step{Where: "linux", Text: "remove the parameters from .wslconfig", Command: "sectax wslconfig unset " + args})
@@ -95,6 +100,59 @@ func steps(s *sysinfo.Snapshot, p Platform, t Target, a Advice) []Step {
 		out = append(out, Step{Where: "manual", Text: text + "; the full command line to give: " + a.Predicted})
 	}
 	return append(out, verify)
+}
+
+// wslSetArgs are the arguments of wslconfig set that turn the configured
+// line into advise's preview: the parameters added or replacing one, and
+// any other target parameter whose setting the configuration holds more
+// than once or in another spelling (set drops the other copies, as the
+// preview does). None for auto, which only removes.
+func wslSetArgs(configured string, t Target, changes []Change) []string {
+	if t.Kind == KindAuto {
+		return nil
+	}
+	out := tokens(changes, "add", "replace")
+	base := mitigation.ParseCmdline(configured).Params
+	for _, tp := range t.Params {
+		var same []mitigation.Param
+		for _, p := range base {
+			if mitigation.SameSetting(p, tp) {
+				same = append(same, p)
+			}
+		}
+		if len(same) > 1 || len(same) == 1 && same[0].Raw != tp.Raw {
+			if !slices.Contains(out, tp.Raw) {
+				out = append(out, tp.Raw)
+			}
+		}
+	}
+	return out
+}
+
+// unsetArgs are the arguments of wslconfig unset for the removals: the
+// parameter's name, which removes it whatever its value, unless the
+// configuration has that name more than once and only some copies go;
+// then the parameter as written, which removes only that value.
+func unsetArgs(configured string, changes []Change) []string {
+	n := map[string]int{}
+	for _, p := range mitigation.ParseCmdline(configured).Params {
+		n[p.Key()]++
+	}
+	var out []string
+	for _, c := range changes {
+		if c.Op != "remove" {
+			continue
+		}
+		p := mitigation.ParseCmdline(c.Old).Params[0]
+		arg := p.Name
+		if n[p.Key()] > 1 {
+			arg = c.Old
+		}
+		if !slices.Contains(out, arg) {
+			out = append(out, arg)
+		}
+	}
+	return out
 }
 
 // grubSed is a sed command that sets the GRUB_CMDLINE_LINUX_DEFAULT line,

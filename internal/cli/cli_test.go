@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -199,11 +200,23 @@ func TestRunOutputImports(t *testing.T) {
 	if code, _, stderr := e.run("import", "testdata/run.json"); code != 0 {
 		t.Fatalf("import: %s", stderr)
 	}
-	code, got, stderr := e.run("export", "20261130T090000-abcdef")
+	code, got, stderr := e.run("show", "20261130T090000-abcdef", "--format", "json")
 	if code != 0 {
-		t.Fatalf("export: %s", stderr)
+		t.Fatalf("show: %s", stderr)
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("run output → import → export (-run +export):\n%s", diff)
+		t.Errorf("run output → import → show --format json (-run +show):\n%s", diff)
+	}
+	// export writes the same document as the one element of an array.
+	_, arr, _ := e.run("export", "20261130T090000-abcdef")
+	var docs []json.RawMessage
+	if err := json.Unmarshal([]byte(arr), &docs); err != nil || len(docs) != 1 {
+		t.Fatalf("export is not an array of one document: %v\n%s", err, arr)
+	}
+	var a, b bytes.Buffer
+	json.Compact(&a, want)
+	json.Compact(&b, docs[0])
+	if a.String() != b.String() {
+		t.Errorf("export's element differs from the run output")
 	}
 }

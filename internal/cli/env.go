@@ -260,6 +260,9 @@ func writeEnvText(w io.Writer, s *sysinfo.Snapshot) error {
 			sec.kv("interop", yesNo(*wsl.Interop))
 		}
 		cfg := "not found"
+		if wsl.WSLConfigAmbiguous() {
+			cfg = wsl.WSLConfigSource + " (" + strings.Join(wsl.WSLConfigCandidates, ", ") + ")"
+		}
 		if wsl.WSLConfigPath != "" {
 			cfg = wsl.WSLConfigPath
 			if !wsl.WSLConfigExists {

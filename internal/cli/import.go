@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -13,19 +16,27 @@ func newImportCmd(g *Globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Store runs from sectax.run/v1 JSON documents",
-		Long: `Store the runs of sectax.run/v1 JSON documents ('sectax export' or
-'sectax run --format json' output; a file may hold one document, several one
-after another, or a JSON array). Every document of every file is validated
-first and then all are written in one transaction: a malformed file writes
-nothing. A run whose id is already stored is skipped with a notice.`,
+		Long: `Store the runs of sectax.run/v1 JSON documents (docs/format.md): 'sectax
+export' output (a JSON array, or JSON Lines with --format jsonl), 'sectax run
+--format json' output, the file a run that could not be stored was saved to,
+or several documents one after another. Every document is checked against the
+format and the limits (64 MiB a file, 128 bytes an id or label, 10^6 samples a
+metric) first, and against the stored runs (an id must not be a stored label,
+nor a label a stored id); then all are written in one transaction: a bad file
+writes nothing. A run whose id is already stored is skipped with a notice,
+unless the stored one was cut short and the document is the same run
+finished: then it replaces it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := g.dbPath(); err != nil {
+				return err
+			}
 			var docs []store.Doc
 			from := map[string]string{}
 			for _, file := range args {
-				data, err := os.ReadFile(file)
+				data, err := readLimited(file, run.MaxDocumentBytes)
 				if err != nil {
-					return usagef("cannot read %s: %v", file, err)
+					return usageError{err}
 				}
 				ds, err := store.Decode(file, data)
 				if err != nil {
@@ -46,16 +57,41 @@ nothing. A run whose id is already stored is skipped with a notice.`,
 			}
 			defer db.Close()
 			res, err := db.Import(ctx, docs)
+			var fe *store.FieldError
+			if errors.As(err, &fe) {
+				return usageError{err}
+			}
 			if err != nil {
 				return err
 			}
 			for _, id := range res.Skipped {
 				g.notice("skipped run %s: already stored", id)
 			}
+			for _, id := range res.Replaced {
+				g.notice("replaced run %s, stored cut short, with the finished run of the file", id)
+			}
 			if !g.Quiet {
-				fmt.Fprintf(g.stdout, "imported %d run(s), skipped %d\n", len(res.Imported), len(res.Skipped))
+				fmt.Fprintf(g.stdout, "imported %d run(s), skipped %d\n", len(res.Imported)+len(res.Replaced), len(res.Skipped))
 			}
 			return nil
 		},
 	}
+}
+
+// readLimited reads file, refusing one larger than limit bytes before
+// reading it all.
+func readLimited(file string, limit int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", file, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", file, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: more than the limit of %d MiB for an import file: split it (sectax export --format jsonl writes one run per line)", file, limit>>20)
+	}
+	return data, nil
 }

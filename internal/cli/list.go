@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -33,13 +34,16 @@ are kept (and used by compare).`,
 			db, err := openStore(ctx, g, false)
 			switch {
 			case errors.Is(err, store.ErrNoDatabase):
-				g.notice("no runs stored yet (no database at %s)", store.DisplayName(g.DB))
+				g.notice("no runs stored yet (no database at %s); run `sectax run --label on` first", store.DisplayName(g.DB))
 			case err != nil:
 				return err
 			default:
 				defer db.Close()
 				if runs, err = db.List(ctx); err != nil {
 					return err
+				}
+				if len(runs) == 0 {
+					g.notice("no runs stored in %s; run `sectax run --label on` first", g.DB)
 				}
 			}
 			w, finish, err := g.output()
@@ -119,7 +123,25 @@ func writeListText(w io.Writer, runs []store.Summary, dbPath string, color bool)
 		if !r.Started.IsZero() {
 			started = r.Started.UTC().Format("2006-01-02 15:04Z")
 		}
-		t.Row(r.ID, dash(r.Label), started, dash(r.Host), dash(r.Kernel), dash(r.MitigationMode), dash(r.Suite), r.Status)
+		t.Row(clip(r.ID, run.MaxIDBytes), dash(clip(r.Label, run.MaxLabelBytes)), started, dash(clip(r.Host, 64)),
+			dash(clip(r.Kernel, 64)), dash(clip(r.MitigationMode, 16)), dash(clip(r.Suite, 32)), clip(r.Status, 32))
 	}
 	return t.Write(w, color)
+}
+
+// clip cuts s to at most max characters, the last of them an ellipsis, so
+// that no stored field (an import is checked, an old database may not
+// have been) makes list or show print more than a screenful.
+func clip(s string, max int) string {
+	if len(s) <= max || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }

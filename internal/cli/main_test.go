@@ -94,7 +94,7 @@ type fake struct {
 
 func (f *fake) Info() workload.Info {
 	return workload.Info{
-		ID: f.id, Title: "scripted test workload", Stresses: "nothing",
+		ID: f.id, Title: "scripted test workload", Stresses: workload.Stress{Paths: []string{"entry-exit"}, Note: "nothing"},
 		Params: []workload.ParamSpec{
 			{Key: "loops", Help: "iterations", Default: int64(100), Quick: int64(10), Study: int64(1000), Min: 1, Max: 1e6},
 			{Key: "mode", Help: "how", Default: "process", Choices: []string{"process", "thread"}},

@@ -20,41 +20,46 @@ import (
 // spoolPath is the spool of runs bound for a PostgreSQL store.
 func spoolPath() string { return filepath.Join(filepath.Dir(localDB()), "spool.db") }
 
-// spool is the state of one `sectax run` into PostgreSQL.
-type spool struct {
-	db *store.DB
-	// pushErr is set when the finished run could not be moved.
-	pushErr error
-}
-
-func (s *spool) close() { s.db.Close() }
-
-// spoolSession checks that the PostgreSQL store answers (so that a wrong
-// URL fails before measuring), then makes ss measure into the spool and
-// push the run when it ends.
-func spoolSession(ctx context.Context, g *Globals, ss *session) (*spool, error) {
+// useSpool checks that the PostgreSQL store answers (so that a wrong URL
+// fails before measuring) and takes the label, then makes ss measure into
+// the spool and push the run when it ends. A run the spool cannot take
+// is spilled to a file as useStore does.
+func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func(), error) {
 	pg, err := openStore(ctx, g, true)
 	if err != nil {
 		return nil, err
+	}
+	if label != "" {
+		if ids, how, err := pg.Resolve(ctx, label); err == nil && how == store.ByID {
+			pg.Close()
+			return nil, usagef("--label %s is the id of stored run %s; a label must not name a run, or compare and rm would take the wrong one: choose another label", label, ids[0])
+		}
 	}
 	pg.Close()
 	db, err := store.Open(ctx, spoolPath(), store.Options{Create: true})
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	sp := &spool{db: db}
-	ss.sink = db
-	ss.stored = func(r *run.Run) {
+	sink := &storeSink{db: db, g: g}
+	ss.sink = sink
+	ss.stored = func(r *run.Run) error {
+		if sink.err != nil {
+			file, err := spill(db.Path(), r)
+			if err != nil {
+				return fmt.Errorf("run %s was not stored in the spool %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.err, err)
+			}
+			return fmt.Errorf("run %s was not stored in the spool %s: %v; it is saved in %s: store it with 'sectax import %s'", r.ID, db.Path(), sink.err, file, file)
+		}
 		// Ctrl-C may have cancelled ctx: the push of what finished must
 		// still happen.
 		pushed, err := pushRuns(context.WithoutCancel(ctx), g, db, []string{r.ID})
 		if err != nil || pushed != 1 {
-			sp.pushErr = fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, spoolPath(), err)
-			return
+			return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, spoolPath(), err)
 		}
 		g.notice("stored run %s in %s", r.ID, store.DisplayName(g.DB))
+		return nil
 	}
-	return sp, nil
+	return func() { db.Close() }, nil
 }
 
 // pushRuns moves runs from the spool to the PostgreSQL store of --db in

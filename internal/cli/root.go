@@ -202,6 +202,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newBaselinesCmd(g),
 		newAdviseCmd(g),
 		newVerifyCmd(g),
+		newAttributeCmd(g),
 	)
 	return root
 }
@@ -270,7 +271,7 @@ func localDB() string {
 	if h, err := os.UserHomeDir(); err == nil {
 		return filepath.Join(h, ".local", "share", "sectax", "sectax.db")
 	}
-	return "sectax.db"
+	return "" // no default: a usage error when the store is needed (dbPath)
 }
 
 func isTerminal(w io.Writer) bool {

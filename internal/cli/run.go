@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +40,7 @@ type runOptions struct {
 	prepare string
 	seed    int64
 	timeout time.Duration
+	spec    []string
 }
 
 func (o *runOptions) addSelectionFlags(cmd *cobra.Command) {
@@ -79,7 +82,8 @@ the run, prints what finished and exits with status 130.`,
   sectax run --label on
   sectax run --only sched-pipe --param sched-pipe.mode=thread --cpus 0
   sectax run --suite study --engine perf --format json -o run.json
-  sectax run --cmd 'make -j16' --prepare 'make clean' --runs 5`,
+  sectax run --cmd 'make -j16' --prepare 'make clean' --runs 5
+  sectax run --only sched-pipe --spec ib=force --label ib-forced`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), g, o) },
 	}
@@ -87,6 +91,7 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().StringVar(&o.label, "label", "", "label of the run, e.g. on or off (compare takes labels)")
 	cmd.Flags().StringVar(&o.engine, "engine", "native", "native|perf")
 	cmd.Flags().BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
+	cmd.Flags().StringSliceVar(&o.spec, "spec", nil, "apply per-task speculation controls to the workloads' threads and processes: `CONTROL=STATE` (ssbd=force|on|off, ib=force|on|off, l1d_flush=on|off; comma-separated, repeatable); exit 2 when the kernel does not offer one")
 	cmd.Flags().StringVar(&o.cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
 	cmd.Flags().StringVar(&o.prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", "text", "json")
@@ -239,35 +244,39 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := run.CheckLabel(o.label); err != nil {
+		return usagef("--label: %v: choose another label", err)
+	}
+	if len(o.spec) > 0 {
+		if err := applySpec(ctx, g, o.spec, pl); err != nil {
+			return err
+		}
+	}
 	// One measurer at a time, stored or not: a second run would disturb
-	// the first one's numbers.
-	release, err := store.AcquireRunLock(g.DB)
+	// the first one's numbers. The lock lives beside the store.
+	lockPath, err := g.dbPath()
+	if err != nil {
+		if !o.noStore {
+			return err
+		}
+		lockPath = filepath.Join(os.TempDir(), fmt.Sprintf("sectax-%d.db", os.Getuid()))
+	}
+	release, err := store.AcquireRunLock(lockPath)
 	if err != nil {
 		return err
 	}
 	defer release()
 	ss := session{label: o.label, engine: o.engine, text: writeRunText}
-	if !o.noStore && store.IsURL(g.DB) {
-		sp, err := spoolSession(ctx, g, &ss)
-		if err != nil {
-			return err
-		}
-		defer sp.close()
-		if err := measure(ctx, g, o, pl, ss); err != nil {
-			return err
-		}
-		return sp.pushErr
-	}
 	if !o.noStore {
-		db, err := openStore(ctx, g, true)
+		use := ss.useStore
+		if store.IsURL(g.DB) {
+			use = ss.useSpool // a shared PostgreSQL store: through the local spool
+		}
+		closeStore, err := use(ctx, g, o.label)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		ss.sink = db
-		ss.stored = func(r *run.Run) {
-			g.notice("stored run %s in %s", r.ID, store.DisplayName(g.DB))
-		}
+		defer closeStore()
 	}
 	return measure(ctx, g, o, pl, ss)
 }
@@ -279,8 +288,41 @@ type session struct {
 	sink runner.Sink
 	// text renders the result for --format text.
 	text func(io.Writer, *run.Run) error
-	// stored, when set, is told about the run once the sink has it all.
-	stored func(*run.Run)
+	// json, when set, renders --format json instead of the run document.
+	json func(io.Writer, *run.Run) error
+	// stored, when set, is told about the run once it has been printed;
+	// its error (the run could not be stored) makes the command fail.
+	stored func(*run.Run) error
+}
+
+// useStore makes the session record its run in the store as it goes;
+// a run the store cannot take is printed all the same and spilled to a
+// file beside the store, and the command then fails naming the file.
+func (ss *session) useStore(ctx context.Context, g *Globals, label string) (func(), error) {
+	db, err := openStore(ctx, g, true)
+	if err != nil {
+		return nil, err
+	}
+	if label != "" {
+		if ids, how, err := db.Resolve(ctx, label); err == nil && how == store.ByID {
+			db.Close()
+			return nil, usagef("--label %s is the id of stored run %s; a label must not name a run, or compare and rm would take the wrong one: choose another label", label, ids[0])
+		}
+	}
+	sink := &storeSink{db: db, g: g}
+	ss.sink = sink
+	ss.stored = func(r *run.Run) error {
+		if sink.err == nil {
+			g.notice("stored run %s in %s", r.ID, db.Path())
+			return nil
+		}
+		file, err := spill(db.Path(), r)
+		if err != nil {
+			return fmt.Errorf("run %s was not stored in %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.err, err)
+		}
+		return fmt.Errorf("run %s was not stored in %s: %v; it is saved in %s: recover it with 'sectax import %s' once the store can be written", r.ID, db.Path(), sink.err, file, file)
+	}
+	return func() { db.Close() }, nil
 }
 
 // measure runs a plan: it snapshots the environment, pins the CPUs, runs
@@ -327,15 +369,23 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return finish(runErr)
 	}
-	if ss.stored != nil {
-		ss.stored(r)
-	}
-	if g.Format == "json" {
+	if g.Format == "json" && ss.json != nil {
+		err = ss.json(w, r)
+	} else if g.Format == "json" {
 		err = writeRunJSON(w, r)
 	} else {
 		err = ss.text(w, r)
 	}
-	if err = finish(err); err != nil {
+	err = finish(err)
+	if ss.stored != nil {
+		if serr := ss.stored(r); serr != nil {
+			if r.Status == run.StatusInterrupted {
+				return &exitError{ExitInterrupted, serr.Error()}
+			}
+			return &exitError{ExitError, serr.Error()}
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if r.Status == run.StatusInterrupted {

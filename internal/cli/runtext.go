@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -54,6 +55,9 @@ func writeRunText(w io.Writer, r *run.Run) error {
 	for _, res := range r.Results {
 		if res.Footprint != nil {
 			notes = append(notes, res.Workload+": "+res.Footprint.String())
+		}
+		for _, c := range res.SpecControls {
+			notes = append(notes, fmt.Sprintf("%s: %s=%s verified: %s", res.Workload, c.Control, c.Requested, attribute.VerifiedText(c)))
 		}
 		for _, x := range res.Warnings {
 			notes = append(notes, res.Workload+": "+x)

@@ -42,7 +42,7 @@ every sample.`,
 				return err
 			}
 			if g.Format == "json" {
-				return finish(store.WriteDocs(w, []store.Doc{doc}))
+				return finish(store.WriteDocs(w, []store.Doc{doc}, store.FormatSingle))
 			}
 			env, err := db.Env(ctx, id)
 			if err != nil {
@@ -59,10 +59,14 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) e
 	var b strings.Builder
 	get := func(path string) string {
 		v, _ := compare.Lookup(env, path)
-		return dash(v)
+		max := 256
+		if path == "cmdline.raw" {
+			max = 4096 // the kernel's own limit is 2048 on x86, 4096 on arm64
+		}
+		return dash(clip(v, max))
 	}
-	fmt.Fprintf(&b, "run %s\n", r.ID)
-	fmt.Fprintf(&b, "  label        %s\n", dash(r.Label))
+	fmt.Fprintf(&b, "run %s\n", clip(r.ID, run.MaxIDBytes))
+	fmt.Fprintf(&b, "  label        %s\n", dash(clip(r.Label, run.MaxLabelBytes)))
 	status := string(r.Status)
 	if r.Status == run.StatusRunning {
 		if measuring == 0 {
@@ -76,10 +80,10 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) e
 	if !r.Finished.IsZero() {
 		fmt.Fprintf(&b, "  finished     %s (%s)\n", fmtTime(r.Finished), r.Finished.Sub(r.Started).Round(time.Second))
 	}
-	fmt.Fprintf(&b, "  suite        %s, engine %s, %d runs, %d warm-up, seed %d\n", dash(r.Suite), dash(r.Engine), r.Runs, r.Warmup, r.Seed)
-	fmt.Fprintf(&b, "  sectax       %s", dash(r.ToolVersion))
+	fmt.Fprintf(&b, "  suite        %s, engine %s, %d runs, %d warm-up, seed %d\n", dash(clip(r.Suite, 64)), dash(clip(r.Engine, 64)), r.Runs, r.Warmup, r.Seed)
+	fmt.Fprintf(&b, "  sectax       %s", dash(clip(r.ToolVersion, 64)))
 	if r.PerfVersion != "" {
-		fmt.Fprintf(&b, ", perf %s", r.PerfVersion)
+		fmt.Fprintf(&b, ", perf %s", clip(r.PerfVersion, 64))
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  host         %s\n", get("hostname"))
@@ -103,7 +107,7 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) e
 		if res.Engine != "" && res.Engine != r.Engine {
 			title += " (engine " + res.Engine + ")"
 		}
-		t.Line(title)
+		t.Line(clip(title, 512))
 		for _, m := range res.Metrics {
 			s := stats.Summarize(m.Samples)
 			ci := "-"
@@ -114,13 +118,13 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) e
 			if s.N > 0 {
 				median = report.Num(s.Center) + " " + m.Unit
 			}
-			t.Row("  "+m.Name, median, ci, fmt.Sprint(s.N), string(m.Better)+" is better")
+			t.Row("  "+clip(m.Name, 64), clip(median, 96), ci, fmt.Sprint(s.N), clip(string(m.Better), 16)+" is better")
 		}
 		for _, x := range res.Warnings {
-			warnings = append(warnings, res.Workload+": "+x)
+			warnings = append(warnings, clip(res.Workload, 64)+": "+clip(x, 1024))
 		}
 		for _, x := range res.Failures {
-			warnings = append(warnings, res.Workload+": failed: "+x)
+			warnings = append(warnings, clip(res.Workload, 64)+": failed: "+clip(x, 1024))
 		}
 	}
 	if err := t.Write(w, false); err != nil {
@@ -128,7 +132,12 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) e
 	}
 	if len(warnings) > 0 {
 		b.WriteString("\nWarnings:\n")
-		for _, x := range warnings {
+		const maxShown = 100
+		for i, x := range warnings {
+			if i == maxShown {
+				fmt.Fprintf(&b, "  - … and %d more (sectax show --format json has them all)\n", len(warnings)-maxShown)
+				break
+			}
 			fmt.Fprintf(&b, "  - %s\n", x)
 		}
 	}

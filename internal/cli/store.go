@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sectax/sectax/internal/baseline"
 	"github.com/sectax/sectax/internal/compare"
@@ -11,10 +15,144 @@ import (
 	"github.com/sectax/sectax/internal/store"
 )
 
+// storeTuning is how long a write waits for a database locked by another
+// process (tests shorten it).
+var storeTuning = struct {
+	busyTimeout time.Duration
+	backoff     []time.Duration
+}{}
+
+// dbPath checks --db (or its default) and makes it absolute, so that every
+// message names the file in full; g.DB is replaced by the result. An empty
+// --db, or no default because SECTAX_DB, XDG_DATA_HOME and HOME are all
+// unset, is a usage error: SQLite would take "" for a temporary database
+// that vanishes, and a bare file name would land in whatever directory
+// sectax was started from.
+func (g *Globals) dbPath() (string, error) {
+	p := g.DB
+	if p == "" {
+		if def := defaultDB(); def != "" {
+			return "", usagef("--db '' names no file: pass --db PATH, or leave --db out to use %s", def)
+		}
+		return "", usagef("no place for the store: SECTAX_DB, XDG_DATA_HOME and HOME are all unset: pass --db PATH or set SECTAX_DB")
+	}
+	if strings.Contains(p, "://") {
+		return p, nil // a database URL, not a file
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", usagef("--db %s: %v: pass an absolute path", p, err)
+	}
+	g.DB = abs
+	return abs, nil
+}
+
 // openStore opens the database of --db. Without create, a missing file is
 // reported as store.ErrNoDatabase (callers turn it into "no such run").
+// A write that finds the database locked is retried with a bounded
+// backoff, saying so on stderr.
 func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) {
-	return store.Open(ctx, g.DB, store.Options{Create: create})
+	path, err := g.dbPath()
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, path, store.Options{Create: create,
+		BusyTimeout: storeTuning.busyTimeout, Backoff: storeTuning.backoff,
+		OnBusy: func(wait time.Duration, attempt, of int) {
+			g.notice("database %s is locked by another process; trying again in %v (attempt %d of %d)", path, wait, attempt, of)
+		}})
+}
+
+// storeSink records a run in the store as it goes. A write that fails
+// (the database locked past the backoff, a full disk) does not stop the
+// measurement: the sink says so once and stops writing, and spill writes
+// the finished run to a file that 'sectax import' recovers.
+type storeSink struct {
+	db  *store.DB
+	g   *Globals
+	err error
+}
+
+func (s *storeSink) fail(r *run.Run, err error) {
+	s.err = err
+	s.g.notice("cannot store run %s: %v; measuring on, the run will be written to a file at the end", r.ID, err)
+}
+
+func (s *storeSink) Begin(r *run.Run) error {
+	if err := s.db.Begin(r); err != nil {
+		s.fail(r, err)
+	}
+	return nil
+}
+
+func (s *storeSink) Sample(r *run.Run, result int, values map[string]float64) error {
+	if s.err == nil {
+		if err := s.db.Sample(r, result, values); err != nil {
+			s.fail(r, err)
+		}
+	}
+	return nil
+}
+
+func (s *storeSink) Finish(r *run.Run) error {
+	if s.err == nil {
+		if err := s.db.Finish(r); err != nil {
+			s.fail(r, err)
+		}
+	}
+	return nil
+}
+
+// spill writes r, which the store could not take, to
+// sectax-unsaved-ID.json beside the database (or in the temporary
+// directory when that cannot be written) and returns the file's path.
+func spill(dbPath string, r *run.Run) (string, error) {
+	var b bytes.Buffer
+	if err := store.WriteDocs(&b, []store.Doc{{Run: r}}, store.FormatSingle); err != nil {
+		return "", err
+	}
+	name := "sectax-unsaved-" + strings.Map(func(c rune) rune {
+		if c == '/' || c < ' ' {
+			return '_'
+		}
+		return c
+	}, r.ID) + ".json"
+	var errs []error
+	for _, dir := range []string{filepath.Dir(dbPath), os.TempDir()} {
+		path := filepath.Join(dir, name)
+		if err := writeNew(path, b.Bytes()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return path, nil
+	}
+	return "", errors.Join(errs...)
+}
+
+// writeNew writes data to path through a temporary file in the same
+// directory, so that a full disk leaves no half-written document.
+func writeNew(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".sectax-unsaved-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // refError turns the errors of resolving a run reference into usage errors
@@ -32,11 +170,22 @@ func refError(err error) error {
 
 // noDatabase is the error for a reference when no database exists yet.
 func noDatabase(g *Globals, ref string) error {
+	if ref == "" {
+		return emptyRef()
+	}
 	return usagef("no run or label matches %q: there is no database at %s yet (store runs with 'sectax run' or 'sectax import', or pass --db)", ref, g.DB)
+}
+
+// emptyRef is the error for an empty run reference ('sectax compare "" on').
+func emptyRef() error {
+	return usagef("an empty run reference: name a run id, a label or baseline:NAME ('sectax list' shows the runs, 'sectax baselines' the baselines)")
 }
 
 // resolveOne opens the database and resolves ref to a single run id.
 func resolveOne(ctx context.Context, g *Globals, ref string) (*store.DB, string, error) {
+	if ref == "" {
+		return nil, "", emptyRef()
+	}
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
 		return nil, "", noDatabase(g, ref)
@@ -55,6 +204,9 @@ func resolveOne(ctx context.Context, g *Globals, ref string) (*store.DB, string,
 // sideOf resolves a compare argument: baseline:NAME, a run id, a label or a
 // unique run-id prefix. db is opened on first need and returned.
 func sideOf(ctx context.Context, g *Globals, db **store.DB, ref string) (compare.Side, error) {
+	if ref == "" {
+		return compare.Side{}, emptyRef()
+	}
 	if strings.HasPrefix(ref, baseline.Prefix) {
 		d, err := baseline.Get(ref)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -51,7 +52,8 @@ func writeWorkloadsText(w interface{ Write([]byte) (int, error) }, ws []workload
 		if in.Perf != "" {
 			fmt.Fprintf(w, "  perf:     %s\n", in.Perf)
 		}
-		fmt.Fprintf(w, "  stresses: %s\n", in.Stresses)
+		fmt.Fprintf(w, "  stresses: %s\n", in.Stresses.Note)
+		fmt.Fprintf(w, "  paths:    %s\n", stressPaths(in.Stresses))
 		var ms []string
 		for _, m := range in.Metrics {
 			ms = append(ms, fmt.Sprintf("%s (%s, %s is better)", m.Name, m.Unit, m.Better))
@@ -71,6 +73,26 @@ func writeWorkloadsText(w interface{ Write([]byte) (int, error) }, ws []workload
 	return nil
 }
 
+// stressPaths names the kernel paths a workload stresses with the
+// knowledge base's labels ("entry/exit, context switch").
+func stressPaths(s workload.Stress) string {
+	switch {
+	case s.Control:
+		return "none (negative control)"
+	case s.Varies:
+		return "depends on the command"
+	}
+	kb, err := mitigation.KnowledgeBase()
+	var out []string
+	for _, p := range s.Paths {
+		if err == nil {
+			p = kb.TagLabel(p)
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ", ")
+}
+
 func accepted(p workload.ParamSpec) string {
 	switch {
 	case p.IsInt():
@@ -86,6 +108,8 @@ type workloadJSON struct {
 	Title    string      `json:"title"`
 	Perf     string      `json:"perf,omitempty"`
 	Stresses string      `json:"stresses"`
+	Paths    []string    `json:"paths"`
+	Control  bool        `json:"control,omitempty"`
 	Params   []paramJSON `json:"params"`
 	Metrics  []metricDoc `json:"metrics"`
 }
@@ -112,7 +136,8 @@ func writeWorkloadsJSON(w interface{ Write([]byte) (int, error) }, ws []workload
 	out := []workloadJSON{}
 	for _, wl := range ws {
 		in := wl.Info()
-		d := workloadJSON{ID: in.ID, Title: in.Title, Perf: in.Perf, Stresses: in.Stresses}
+		d := workloadJSON{ID: in.ID, Title: in.Title, Perf: in.Perf, Stresses: in.Stresses.Note,
+			Paths: append([]string{}, in.Stresses.Paths...), Control: in.Stresses.Control}
 		for _, p := range in.Params {
 			pj := paramJSON{Key: p.Key, Help: p.Help, Quick: p.ValueFor(workload.Quick),
 				Standard: p.ValueFor(workload.Standard), Study: p.ValueFor(workload.Study), Choices: p.Choices}

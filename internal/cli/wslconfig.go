@@ -13,6 +13,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -183,7 +184,7 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 		}
 		if ok {
 			doc.Kernel = &wslKernelJSON{Line: e.Line, Section: e.Section, Value: e.Value, Raw: e.Raw,
-				Params: append([]string{}, wslconfig.SplitParams(e.Value)...)}
+				Params: append([]string{}, mitigation.Tokens(e.Value)...)}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -197,7 +198,7 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 		fmt.Fprintf(w, "format:   %s, %s line endings\n", f.Encoding(), f.LineEndings())
 		fmt.Fprintf(w, "kernelCommandLine = %s\n", e.Value)
 		fmt.Fprintf(w, "  from line %d, in [%s]; WSL appends it to its own kernel parameters, so it wins over them\n", e.Line, e.Section)
-		if ps := wslconfig.SplitParams(e.Value); len(ps) > 0 {
+		if ps := mitigation.Tokens(e.Value); len(ps) > 0 {
 			fmt.Fprintf(w, "  parameters: %s\n", strings.Join(ps, ", "))
 		}
 	default:
@@ -339,13 +340,12 @@ then open the distro again and check that the kernel got the parameters:
 
 // expectFor is the verify expectation that matches the edit.
 func expectFor(verb string, params []string, res wslconfig.Result) string {
-	toks := wslconfig.SplitParams(res.New)
 	hasMit := false
-	for _, t := range toks {
-		if t == "mitigations=off" {
+	for _, t := range mitigation.ParseCmdline(res.New).Params {
+		if t.Raw == "mitigations=off" {
 			return "off"
 		}
-		if wslconfig.ParamKey(t) == "mitigations" {
+		if t.Key() == "mitigations" {
 			hasMit = true
 		}
 	}

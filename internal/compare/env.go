@@ -3,6 +3,8 @@ package compare
 import (
 	"sort"
 	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
 )
 
 // EnvDiff is what differs between the environments of the two sides.
@@ -65,37 +67,48 @@ var confounderPaths = []struct{ name, path string }{
 	{"Go toolchain (go-build)", "go_toolchain"},
 }
 
-// mitigationTokens are command-line parameters that control mitigations;
-// a change of one of them is the experiment, not a confounder.
-var mitigationTokens = []string{"mitigations", "nopti", "pti", "spectre_v2", "spectre_v2_user", "spectre_v1",
-	"nospectre_v1", "nospectre_v2", "spectre_bhi", "mds", "tsx_async_abort", "mmio_stale_data", "retbleed",
-	"spec_rstack_overflow", "srbds", "l1tf", "gather_data_sampling", "reg_file_data_sampling", "nosmt",
-	"spec_store_bypass_disable", "nospec_store_bypass_disable", "kpti", "ssbd", "l1d_flush", "its",
-	"indirect_target_selection", "tsa", "vmscape", "nopku", "nosmap", "nosmep"}
-
 // MitigationTokensChanged reports whether a mitigation-controlling kernel
-// parameter was added or removed.
+// parameter was added or removed. Which parameters those are is the
+// knowledge base's answer (mitigation.IsMitigationParam), the one the
+// classifier uses too. Hardening switches (nopku, nosmap, nosmep) are not
+// among them: they are security relevant but no mitigation, so a change of
+// one is a confounder (see envDiff), not the experiment.
 func (d EnvDiff) MitigationTokensChanged() bool {
 	for _, t := range append(append([]string{}, d.CmdlineAdded...), d.CmdlineRemoved...) {
-		key, _, _ := strings.Cut(t, "=")
-		for _, m := range mitigationTokens {
-			if key == m {
-				return true
-			}
+		if mitigation.IsMitigationParam(t) {
+			return true
 		}
 	}
 	return false
 }
 
-// cmdline returns the tokens of the first run of s with a known command
-// line.
+// cmdline returns the parameters of the first run of s with a known
+// command line, as written, split the way the kernel splits them.
 func cmdline(s Side) ([]string, bool) {
 	for i := range s.Runs {
 		if v, ok := lookup(s.envOf(i), "cmdline.raw"); ok {
-			return strings.Fields(str(v)), true
+			var out []string
+			for _, p := range mitigation.ParseCmdline(str(v)).Params {
+				out = append(out, p.Raw)
+			}
+			return out, true
 		}
 	}
 	return nil, false
+}
+
+// hardening returns the hardening switches among tokens, or "(none)".
+func hardening(tokens []string) string {
+	var out []string
+	for _, t := range tokens {
+		if mitigation.IsHardeningParam(t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return "(none)"
+	}
+	return strings.Join(out, " ")
 }
 
 // vulns returns name → entry of the first run of s that lists
@@ -186,6 +199,9 @@ func envDiff(a, b Side) EnvDiff {
 		if ja != jb {
 			d.Confounders = append(d.Confounders, Confounder{Name: c.name, Path: c.path, A: ja, B: jb})
 		}
+	}
+	if ha, hb := hardening(ta), hardening(tb); d.CmdlineKnown && ha != hb {
+		d.Confounders = append(d.Confounders, Confounder{Name: "kernel hardening parameters", Path: "cmdline.raw", A: ha, B: hb})
 	}
 	return d
 }

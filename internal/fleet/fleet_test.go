@@ -136,7 +136,7 @@ func TestUnverifiedPair(t *testing.T) {
 // the docs) is what the generator makes.
 func TestFixtureFile(t *testing.T) {
 	var b bytes.Buffer
-	if err := store.WriteDocs(&b, fleettest.Fleet(1)); err != nil {
+	if err := store.WriteDocs(&b, fleettest.Fleet(1), store.FormatArray); err != nil {
 		t.Fatal(err)
 	}
 	goldenFile(t, "synthetic-fleet.json", b.Bytes())

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Kind says why a command-line parameter matters to sectax.
@@ -133,62 +134,52 @@ func ParseGlobal(value string) Global {
 	return g
 }
 
-// paramInfo describes one per-bug parameter: the sysfs files it changes
-// and how to read its values.
+// paramInfo is how the classifier reads one per-bug parameter (or nosmt,
+// or tsx=): built from the knowledge base's parameter entries, which are
+// the one table of which parameters are mitigation parameters and which
+// values turn one off.
 type paramInfo struct {
+	// kind is the knowledge base's kind (bug, smt, related).
+	kind string
+	// files are the sysfs vulnerability files the parameter changes.
 	files []string
 	// flag is the effect of the parameter written without a value
 	// (nopti, nospectre_v2, nosmt).
 	flag Effect
-	// off and on are the values that turn the mitigation off or force it;
-	// def are the kernel's default values; other accepted values select a
-	// method.
-	off, on, def []string
-	// accepted lists every accepted value (comma lists are checked item by
-	// item); nil accepts anything.
-	accepted []string
+	// values maps every accepted value to its effect; with anyValue, other
+	// values are accepted too (and read as the flag).
+	values   map[string]Effect
+	anyValue bool
 	arm64    bool
 }
 
-// bugParams are the per-bug parameters of spec/platform.md §1.2, keyed by
-// Param.Key().
-var bugParams = map[string]paramInfo{
-	"pti":          {def: []string{"auto"}, files: []string{"meltdown"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "auto"}},
-	"nopti":        {files: []string{"meltdown"}, flag: EffectOff},
-	"kpti":         {files: []string{"meltdown"}, off: []string{"0", "off", "n"}, on: []string{"1", "on", "y"}, arm64: true},
-	"nospectre_v1": {files: []string{"spectre_v1"}, flag: EffectOff},
-	"nospectre_v2": {files: []string{"spectre_v2", "indirect_target_selection"}, flag: EffectOff},
-	"spectre_v2": {def: []string{"auto"}, files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
-		accepted: []string{"on", "off", "auto", "retpoline", "retpoline,generic", "retpoline,lfence", "retpoline,amd", "eibrs", "eibrs,retpoline", "eibrs,lfence", "ibrs"}},
-	"spectre_v2_user": {def: []string{"auto", "prctl"}, files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"},
-		accepted: []string{"auto", "on", "off", "prctl", "prctl,ibpb", "seccomp", "seccomp,ibpb"}},
-	"spectre_bhi":   {def: []string{"on"}, files: []string{"spectre_v2"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off", "vmexit"}},
-	"nospectre_bhb": {files: []string{"spectre_v2"}, flag: EffectOff, arm64: true},
-	"spec_store_bypass_disable": {def: []string{"auto", "prctl"}, files: []string{"spec_store_bypass"}, off: []string{"off"}, on: []string{"on"},
-		accepted: []string{"on", "off", "auto", "prctl", "seccomp"}},
-	"nospec_store_bypass_disable": {files: []string{"spec_store_bypass"}, flag: EffectOff},
-	"ssbd": {def: []string{"kernel"}, files: []string{"spec_store_bypass"}, off: []string{"force-off"}, on: []string{"force-on"},
-		accepted: []string{"force-on", "force-off", "kernel"}, arm64: true},
-	"retbleed": {def: []string{"auto"}, files: []string{"retbleed"}, off: []string{"off"}, on: []string{"force", "nosmt"},
-		accepted: []string{"off", "auto", "unret", "ibpb", "stuff", "nosmt", "force"}},
-	"spec_rstack_overflow": {def: []string{"safe-ret"}, files: []string{"spec_rstack_overflow"}, off: []string{"off"},
-		accepted: []string{"off", "microcode", "safe-ret", "ibpb", "ibpb-vmexit"}},
-	"mds":                    {def: []string{"full"}, files: []string{"mds"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
-	"tsx_async_abort":        {def: []string{"full"}, files: []string{"tsx_async_abort"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
-	"mmio_stale_data":        {def: []string{"full"}, files: []string{"mmio_stale_data"}, off: []string{"off"}, on: []string{"full,nosmt"}, accepted: []string{"full", "full,nosmt", "off"}},
-	"reg_file_data_sampling": {def: []string{"on"}, files: []string{"reg_file_data_sampling"}, off: []string{"off"}, on: []string{"on"}, accepted: []string{"on", "off"}},
-	"l1tf": {def: []string{"flush"}, files: []string{"l1tf"}, off: []string{"off"}, on: []string{"full", "full,force", "flush,nosmt"},
-		accepted: []string{"full", "full,force", "flush", "flush,nosmt", "flush,nowarn", "off"}},
-	"srbds":                     {files: []string{"srbds"}, off: []string{"off"}, accepted: []string{"off"}},
-	"gather_data_sampling":      {files: []string{"gather_data_sampling"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "force"}},
-	"indirect_target_selection": {def: []string{"on"}, files: []string{"indirect_target_selection"}, off: []string{"off"}, on: []string{"on", "force"}, accepted: []string{"on", "off", "force", "vmexit", "stuff"}},
-	"tsa":                       {def: []string{"on"}, files: []string{"tsa"}, off: []string{"off"}, accepted: []string{"on", "off", "user", "vm"}},
-	"vmscape":                   {def: []string{"auto"}, files: []string{"vmscape"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "ibpb", "force", "auto"}},
-	"l1d_flush":                 {on: []string{"on"}, accepted: []string{"on"}},
-	// tsx=off removes TSX and with it TAA; tsx=on brings them back.
-	"tsx":                         {files: []string{"tsx_async_abort", "srbds"}, off: []string{"on"}, on: []string{"off"}, accepted: []string{"on", "off", "auto"}},
-	"kvm.nx_huge_pages":           {def: []string{"auto"}, files: []string{"itlb_multihit"}, off: []string{"off"}, on: []string{"force"}, accepted: []string{"off", "force", "auto"}},
-	"kvm_intel.vmentry_l1d_flush": {def: []string{"cond"}, files: []string{"l1tf"}, off: []string{"never"}, on: []string{"always"}, accepted: []string{"never", "cond", "always"}},
+// paramTable is the classifier's view of the knowledge base, keyed by
+// Param.Key(): every mitigation parameter except mitigations=.
+var paramTable = sync.OnceValue(func() map[string]paramInfo {
+	kb := mustKnowledge()
+	out := map[string]paramInfo{}
+	for _, p := range kb.Params {
+		if !p.Mitigation || p.Kind == "global" {
+			continue
+		}
+		info := paramInfo{kind: p.Kind, files: slices.Clone(p.Files), flag: p.Flag, anyValue: p.AnyValue,
+			values: map[string]Effect{}, arm64: slices.Equal(p.Arch, []string{"arm64"})}
+		for _, v := range p.Values {
+			info.values[v.Value] = v.Effect
+		}
+		out[p.Key] = info
+	}
+	return out
+})
+
+// mustKnowledge is the embedded knowledge base; it cannot fail once its
+// tests pass, so a failure is a broken build and panics.
+func mustKnowledge() *Knowledge {
+	kb, err := KnowledgeBase()
+	if err != nil {
+		panic(err)
+	}
+	return kb
 }
 
 // toggleNotes explains the non-mitigation parameters the study changes.
@@ -200,10 +191,11 @@ var toggleNotes = map[string]string{
 	"debug":    "console log level to maximum (on WSL every printk goes to the host over hvc0)",
 }
 
-// BugParams lists the keys of every per-bug parameter sectax knows, sorted.
+// BugParams lists the keys of every mitigation parameter sectax knows
+// besides mitigations= (per-bug parameters, nosmt, tsx), sorted.
 func BugParams() []string {
-	keys := make([]string, 0, len(bugParams))
-	for k := range bugParams {
+	keys := make([]string, 0, len(paramTable()))
+	for k := range paramTable() {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
@@ -217,7 +209,7 @@ func ParamFiles(name string) []string {
 	if k == "mitigations" {
 		return nil
 	}
-	return slices.Clone(bugParams[k].files)
+	return slices.Clone(paramTable()[k].files)
 }
 
 // Classify picks the mitigation-relevant parameters out of params.
@@ -249,21 +241,21 @@ func Classify(params []Param) Mitigations {
 			if !r.Overridden {
 				m.Global = &g
 			}
-		case k == "nosmt":
-			r.Kind = KindSMT
-			// nosmt=force also forbids turning SMT back on; any other
-			// value is taken as plain nosmt (kernel/cpu.c smt_cmdline_disable).
-			r.Effect = EffectOn
-			r.Files = []string{"mds", "tsx_async_abort", "mmio_stale_data", "l1tf", "retbleed", "spectre_v2"}
 		case toggleNotes[k] != "":
 			r.Kind = KindToggle
 			r.Note = toggleNotes[k]
 		default:
-			info, ok := bugParams[k]
+			info, ok := paramTable()[k]
 			if !ok {
 				continue
 			}
 			r.Kind = KindBug
+			if info.kind == "smt" {
+				// nosmt=force also forbids turning SMT back on; any other
+				// value is taken as plain nosmt (kernel/cpu.c
+				// smt_cmdline_disable).
+				r.Kind = KindSMT
+			}
 			r.Files = slices.Clone(info.files)
 			r.Effect = info.effect(p)
 			if info.arm64 {
@@ -283,34 +275,30 @@ func (info paramInfo) effect(p Param) Effect {
 		}
 		return EffectInvalid
 	}
+	v := p.Value
+	if e, ok := info.values[v]; ok {
+		return e
+	}
 	if info.flag != "" {
 		// nopti=1: the early_param handler of a flag ignores its
 		// argument, so the flag takes effect all the same.
 		return info.flag
 	}
-	v := p.Value
-	switch {
-	case slices.Contains(info.off, v):
-		return EffectOff
-	case slices.Contains(info.on, v):
-		return EffectOn
-	case slices.Contains(info.def, v):
-		return EffectDefault
-	}
-	if info.accepted == nil || slices.Contains(info.accepted, v) {
+	if info.anyValue {
 		return EffectSelect
 	}
 	// Comma lists such as retbleed=auto,nosmt: every item must be accepted.
 	items := strings.Split(v, ",")
 	eff := EffectSelect
 	for _, it := range items {
-		if !slices.Contains(info.accepted, it) {
+		e, ok := info.values[it]
+		if !ok {
 			return EffectInvalid
 		}
-		switch {
-		case slices.Contains(info.off, it):
+		switch e {
+		case EffectOff:
 			return EffectOff
-		case slices.Contains(info.on, it):
+		case EffectOn:
 			eff = EffectOn
 		}
 	}

@@ -42,11 +42,35 @@ func (p Param) String() string {
 type Cmdline struct {
 	// Params are the kernel parameters in command-line order.
 	Params []Param
-	// InitArgs are the words after a lone "--": the kernel passes them to
-	// init and does not interpret them. It is nil when there is no "--" and
-	// non-nil (possibly empty) when there is one.
+	// InitArgs are the words after a lone "--", as written (the kernel
+	// splits them with the same next_arg() and passes them to init without
+	// interpreting them). It is nil when there is no "--" and non-nil
+	// (possibly empty) when there is one.
 	InitArgs []string
 }
+
+// Words returns the command line's words as written: the parameters' Raw
+// text, then "--" and the init arguments when there is a "--".
+func (c Cmdline) Words() []string {
+	out := make([]string, 0, len(c.Params)+len(c.InitArgs)+1)
+	for _, p := range c.Params {
+		out = append(out, p.raw())
+	}
+	if c.InitArgs != nil {
+		out = append(append(out, "--"), c.InitArgs...)
+	}
+	return out
+}
+
+// String joins the words with single blanks: the command line with its
+// spacing normalised and every word as written.
+func (c Cmdline) String() string { return strings.Join(c.Words(), " ") }
+
+// Tokens splits a command line into its words as written, the way the
+// kernel's next_arg() splits it: at blanks outside double quotes, quotes
+// kept; "--" and the init arguments after it included. It is
+// ParseCmdline(raw).Words().
+func Tokens(raw string) []string { return ParseCmdline(raw).Words() }
 
 // isSpace is the kernel's isspace() on ASCII.
 func isSpace(c byte) bool {
@@ -68,8 +92,16 @@ func ParseCmdline(raw string) Cmdline {
 		}
 		p, rest := nextArg(s)
 		if !p.HasValue && p.Raw == "--" {
-			c.InitArgs = append([]string{}, strings.Fields(strings.ReplaceAll(rest, "\x00", " "))...)
-			return c
+			c.InitArgs = []string{}
+			for {
+				rest = strings.TrimLeft(rest, " \t\n\v\f\r\x00")
+				if rest == "" {
+					return c
+				}
+				a, more := nextArg(rest)
+				c.InitArgs = append(c.InitArgs, a.Raw)
+				rest = more
+			}
 		}
 		c.Params = append(c.Params, p)
 		s = rest
@@ -161,11 +193,20 @@ func ParseParams(s string) ([]Param, error) {
 	return c.Params, nil
 }
 
-// Format joins parameters into a command-line string.
+// raw is the parameter as written, or as String renders it when it was
+// not parsed from text.
+func (p Param) raw() string {
+	if p.Raw != "" {
+		return p.Raw
+	}
+	return p.String()
+}
+
+// Format joins parameters into a command-line string, each as written.
 func Format(params []Param) string {
 	parts := make([]string, len(params))
 	for i, p := range params {
-		parts[i] = p.String()
+		parts[i] = p.raw()
 	}
 	return strings.Join(parts, " ")
 }
@@ -188,49 +229,135 @@ func group(p Param) string {
 	return k
 }
 
-// Merge applies extra on top of base: every parameter in extra replaces all
-// earlier parameters of base that set the same thing (same key, with '-'
-// and '_' equal, and the flag spellings nopti/pti=, nospectre_v2/spectre_v2=,
-// nospec_store_bypass_disable/spec_store_bypass_disable= taken as one) and
-// is appended at the end. The result is what a user-supplied string
-// appended to a command line means, written without the dead earlier
-// copies. Neither input is modified.
+// SameSetting reports whether a and b set the same thing, so that Merge
+// lets one replace the other: the same key ('-' and '_' equal), or the
+// flag and value spellings nopti/pti=, nospectre_v2/spectre_v2=,
+// nospec_store_bypass_disable/spec_store_bypass_disable=.
+func SameSetting(a, b Param) bool { return group(a) == group(b) }
+
+// Merge applies extra on top of base; it is the one merge every command
+// that edits a command line uses (advise's preview, wslconfig set, the
+// predicted command line). A parameter of extra replaces, in place, the
+// first parameter of base that sets the same thing (SameSetting), and the
+// later ones are dropped; a parameter that sets something new is added at
+// the end. Within extra the last copy of a setting wins. The result means
+// what appending extra to base would mean to the kernel (its last value
+// wins), written without the dead copies and in the user's order. Neither
+// input is modified.
 func Merge(base, extra []Param) []Param {
-	out := make([]Param, 0, len(base)+len(extra))
-	drop := map[string]bool{}
-	for _, p := range extra {
-		drop[group(p)] = true
-	}
-	for _, p := range base {
-		if !drop[group(p)] {
-			out = append(out, p)
-		}
-	}
-	// Within extra, too, only the last copy of a setting is kept.
 	last := map[string]int{}
 	for i, p := range extra {
 		last[group(p)] = i
 	}
+	set := map[string]Param{}
+	var fresh []Param
 	for i, p := range extra {
 		if last[group(p)] == i {
+			set[group(p)] = p
+			fresh = append(fresh, p)
+		}
+	}
+	out := make([]Param, 0, len(base)+len(extra))
+	placed := map[string]bool{}
+	for _, p := range base {
+		g := group(p)
+		np, ok := set[g]
+		switch {
+		case !ok:
+			out = append(out, p)
+		case !placed[g]:
+			out = append(out, np)
+			placed[g] = true
+		}
+	}
+	for _, p := range fresh {
+		if !placed[group(p)] {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// Remove returns params without any parameter whose key (or group) is one
-// of names, for "unset".
-func Remove(params []Param, names ...string) []Param {
-	drop := map[string]bool{}
-	for _, n := range names {
-		p := Param{Name: n}
-		drop[group(p)] = true
-	}
-	var out []Param
+// Remove drops from params every parameter that one of specs names: a
+// spec without a value ("mitigations") removes the parameter with any
+// value, a spec with one ("mitigations=off") only with that value; names
+// compare with '-' and '_' equal, but not across spellings (unset nopti
+// leaves pti=off). It also returns the specs that matched nothing.
+func Remove(params, specs []Param) (out, absent []Param) {
+	hit := make([]bool, len(specs))
 	for _, p := range params {
-		if !drop[group(p)] {
+		drop := false
+		for j, s := range specs {
+			if p.Key() == s.Key() && (!s.HasValue || p.HasValue && p.Value == s.Value) {
+				drop, hit[j] = true, true
+			}
+		}
+		if !drop {
 			out = append(out, p)
+		}
+	}
+	for j, s := range specs {
+		if !hit[j] {
+			absent = append(absent, s)
+		}
+	}
+	return out, absent
+}
+
+// Change is one edit of a parameter list.
+type Change struct {
+	// Op is add, replace or remove.
+	Op  string `json:"op"`
+	Old string `json:"old,omitempty"`
+	New string `json:"new,omitempty"`
+}
+
+// Diff lists the edits from base to after by the parameters as written: a
+// removed and an added parameter that set the same thing make a replace.
+// Replacements and removals come in base's order, additions after them in
+// after's order.
+func Diff(base, after []Param) []Change {
+	count := func(ps []Param) map[string]int {
+		m := map[string]int{}
+		for _, p := range ps {
+			m[p.raw()]++
+		}
+		return m
+	}
+	inBase, inAfter := count(base), count(after)
+	var removed, added []Param
+	for _, p := range base {
+		if inAfter[p.raw()] > 0 {
+			inAfter[p.raw()]--
+			continue
+		}
+		removed = append(removed, p)
+	}
+	for _, p := range after {
+		if inBase[p.raw()] > 0 {
+			inBase[p.raw()]--
+			continue
+		}
+		added = append(added, p)
+	}
+	out := []Change{}
+	used := map[int]bool{}
+	for _, r := range removed {
+		replaced := false
+		for i, ad := range added {
+			if !used[i] && SameSetting(r, ad) {
+				out = append(out, Change{Op: "replace", Old: r.raw(), New: ad.raw()})
+				used[i], replaced = true, true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, Change{Op: "remove", Old: r.raw()})
+		}
+	}
+	for i, ad := range added {
+		if !used[i] {
+			out = append(out, Change{Op: "add", New: ad.raw()})
 		}
 	}
 	return out

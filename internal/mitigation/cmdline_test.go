@@ -100,12 +100,16 @@ func TestMergeRemoveEffective(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Format(Merge(base, extra))
-	want := "console=hvc0 debug pti=on spectre_v2=off quiet mitigations=auto,nosmt"
+	// In place: nopti's place goes to pti=on (the same setting), spectre-v2's
+	// to spectre_v2=off, mitigations=auto's to the last mitigations= of
+	// extra; quiet stays where it was.
+	want := "console=hvc0 debug pti=on spectre_v2=off mitigations=auto,nosmt quiet"
 	if got != want {
 		t.Errorf("Merge = %q, want %q", got, want)
 	}
-	if got := Format(Remove(base, "pti", "spectre_v2")); got != "console=hvc0 debug mitigations=auto quiet" {
-		t.Errorf("Remove = %q", got)
+	rm, absent := Remove(base, ParseCmdline("pti spectre_v2 nopti mitigations=off").Params)
+	if got := Format(rm); got != "console=hvc0 debug mitigations=auto quiet" || Format(absent) != "pti mitigations=off" {
+		t.Errorf("Remove = %q, absent %q", got, Format(absent))
 	}
 	eff := Effective(ParseCmdline("a=1 b a=2 nopti pti=on").Params)
 	if got := Format(eff); got != "b a=2 pti=on" {
@@ -120,6 +124,49 @@ func TestMergeRemoveEffective(t *testing.T) {
 	// Merge must not modify its inputs.
 	if Format(base) != "console=hvc0 debug nopti spectre-v2=retpoline mitigations=auto quiet" {
 		t.Error("Merge modified base")
+	}
+}
+
+// TestMergeInPlace: the merge that wslconfig set performs and advise
+// previews (moved from wslconfig): a replaced parameter keeps its place,
+// later copies go, new ones come last, init arguments stay.
+func TestMergeInPlace(t *testing.T) {
+	c := ParseCmdline("spectre-v2=retpoline nosmt mitigations=auto mitigations=auto,nosmt -- mitigations=init")
+	extra := ParseCmdline("mitigations=off spectre_v2=off audit=0").Params
+	after := Cmdline{Params: Merge(c.Params, extra), InitArgs: c.InitArgs}
+	if got, want := after.String(), "spectre_v2=off nosmt mitigations=off audit=0 -- mitigations=init"; got != want {
+		t.Errorf("Merge = %q, want %q", got, want)
+	}
+	ch := Diff(c.Params, after.Params)
+	want := []Change{{Op: "replace", Old: "spectre-v2=retpoline", New: "spectre_v2=off"},
+		{Op: "replace", Old: "mitigations=auto", New: "mitigations=off"},
+		{Op: "remove", Old: "mitigations=auto,nosmt"}, {Op: "add", New: "audit=0"}}
+	if diff := cmp.Diff(want, ch); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+	rm, absent := Remove(after.Params, ParseCmdline("nosmt mitigations=auto audit=0 nopti").Params)
+	if Format(rm) != "spectre_v2=off mitigations=off" || Format(absent) != "mitigations=auto nopti" {
+		t.Errorf("Remove = %q, absent %q", Format(rm), Format(absent))
+	}
+	if !SameSetting(Param{Name: "nopti"}, Param{Name: "pti", Value: "on", HasValue: true}) || SameSetting(Param{Name: "pti"}, Param{Name: "kpti"}) {
+		t.Error("SameSetting")
+	}
+}
+
+// TestTokens: the words as written (moved from wslconfig's SplitParams).
+func TestTokens(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                           {},
+		"  a  b\tc\n":                {"a", "b", "c"},
+		`dyndbg="file x.c +p" quiet`: {`dyndbg="file x.c +p"`, "quiet"},
+		`"quoted param" x`:           {`"quoted param"`, "x"},
+		"mitigations=off -- single":  {"mitigations=off", "--", "single"},
+		`a -- "b  c" d`:              {"a", "--", `"b  c"`, "d"},
+		`a="unterminated b c`:        {`a="unterminated b c`},
+	} {
+		if got := Tokens(in); !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+			t.Errorf("Tokens(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -224,7 +271,7 @@ func TestClassifyFilesAndOverride(t *testing.T) {
 	if got := ParamFiles("spectre-v2"); !cmp.Equal(got, []string{"spectre_v2"}) {
 		t.Errorf("ParamFiles = %v", got)
 	}
-	if len(BugParams()) != len(bugParams) || BugParams()[0] != "gather_data_sampling" {
+	if len(BugParams()) != 29 || BugParams()[0] != "gather_data_sampling" {
 		t.Errorf("BugParams = %v", BugParams())
 	}
 }

@@ -12,10 +12,19 @@
 // Entry points:
 //
 //   - ParseCmdline(raw) splits /proc/cmdline (or a PARAMS string a user
-//     typed) into Params; Classify picks out the mitigation-relevant ones;
-//     ModeOf(params) says what mode they give and why.
-//   - ParseParams and Merge are for commands that edit a command line
-//     (advise, verify, wslconfig): Merge(base, extra) applies extra on top
-//     of base the way the kernel's last-one-wins rule would.
+//     typed) into Params; Tokens gives the words as written. It is the
+//     only tokenizer: sysinfo, advise, compare and wslconfig all use it.
+//     Classify picks out the mitigation-relevant ones; ModeOf(params) says
+//     what mode they give and why.
+//   - ParseParams, Merge, Remove and Diff are the one way a command line
+//     is edited: advise previews an edit with Merge, and wslconfig set
+//     performs it with the same Merge (a property test holds the preview
+//     and the written line equal). Merge(base, extra) applies extra on top
+//     of base the way the kernel's last-one-wins rule would, replacing a
+//     parameter in place.
+//   - Which parameters are mitigation parameters, and what each value does,
+//     is data in knowledge.json (effects per value, files per parameter):
+//     the classifier reads it, and IsMitigationParam, IsHardeningParam,
+//     EffectOf, TurnsOff and ParamFiles answer other packages from it.
 //   - ParseVulnerability(name, raw) parses one sysfs vulnerability file.
 package mitigation

@@ -43,7 +43,10 @@ var KBTags = []string{TagEntryExit, TagContextSwitch, TagProcessLifecycle, TagVM
 var kbCosts = []string{"none", "low", "medium", "high"}
 
 // kbParamKinds are the allowed kinds of a parameter entry.
-var kbParamKinds = []string{"global", "bug", "smt", "related", "toggle"}
+var kbParamKinds = []string{"global", "bug", "smt", "related", "hardening", "toggle"}
+
+// kbEffects are the allowed effects of a parameter's value or flag.
+var kbEffects = []Effect{EffectOff, EffectOn, EffectSelect, EffectDefault}
 
 // kbEntryFields, kbParamFields and kbAltFields are the field names an
 // "unverified" list may name.
@@ -163,14 +166,25 @@ type KBParam struct {
 	Syntax string `json:"syntax"`
 	// Kind is global, bug, smt, related or toggle.
 	Kind string `json:"kind"`
-	// Mitigation is false for toggles that are not CPU mitigations
-	// (audit, vsyscall, quiet, loglevel, debug).
-	Mitigation bool    `json:"mitigation"`
-	Summary    string  `json:"summary"`
-	Values     []KBVal `json:"values"`
-	Default    string  `json:"default"`
-	// Affects are the vulnerability files it changes.
+	// Mitigation is false for the study's toggles (audit, vsyscall, quiet,
+	// loglevel, debug) and for hardening switches (nopku, nosmap, nosmep),
+	// which are no CPU-vulnerability mitigations.
+	Mitigation bool `json:"mitigation"`
+	// Flag is the effect of the parameter written without a value
+	// (nopti: off, nosmt: on); "" when a bare name is not accepted.
+	Flag Effect `json:"flag,omitempty"`
+	// AnyValue is true when values not listed are accepted too (nosmt=X
+	// is read as nosmt); otherwise an unlisted value is invalid.
+	AnyValue bool    `json:"any_value,omitempty"`
+	Summary  string  `json:"summary"`
+	Values   []KBVal `json:"values"`
+	Default  string  `json:"default"`
+	// Affects are the vulnerability files it changes, side effects
+	// included (spectre_v2= also picks the retbleed method).
 	Affects []string `json:"affects"`
+	// Files are the vulnerability files whose text the parameter itself
+	// changes (a subset of Affects): what the classifier reports.
+	Files []string `json:"files,omitempty"`
 	// Equivalent is the spelled-out form ("pti=off" for nopti).
 	Equivalent string `json:"equivalent"`
 	Since      string `json:"since"`
@@ -189,7 +203,10 @@ type KBParam struct {
 
 // KBVal is one accepted value of a parameter.
 type KBVal struct {
-	Value   string `json:"value"`
+	Value string `json:"value"`
+	// Effect is what the value does to the mitigation (off, on, select,
+	// default); required for mitigation parameters, unused for others.
+	Effect  Effect `json:"effect,omitempty"`
 	Meaning string `json:"meaning"`
 }
 
@@ -381,7 +398,7 @@ func (k *Knowledge) Validate() error {
 		if !slices.Contains(kbParamKinds, p.Kind) {
 			bad("%s: kind %q is not one of %v", where, p.Kind, kbParamKinds)
 		}
-		if p.Mitigation == (p.Kind == "toggle") {
+		if p.Mitigation == (p.Kind == "toggle" || p.Kind == "hardening") {
 			bad("%s: kind %s but mitigation=%v", where, p.Kind, p.Mitigation)
 		}
 		if !p.Mitigation {
@@ -406,6 +423,24 @@ func (k *Knowledge) Validate() error {
 				bad("%s: value %q is empty, unexplained or repeated", where, v.Value)
 			}
 			seen[v.Value] = true
+			// The classifier reads every value of a per-bug, SMT or
+			// related parameter by its effect (mitigations= has its own
+			// parser); other kinds carry none.
+			classified := p.Mitigation && p.Kind != "global"
+			if classified != (v.Effect != "") || v.Effect != "" && !slices.Contains(kbEffects, v.Effect) {
+				bad("%s: value %q: effect %q (one of %v is required exactly for per-bug, smt and related parameters)", where, v.Value, v.Effect, kbEffects)
+			}
+		}
+		if p.Flag != "" && !slices.Contains(kbEffects, p.Flag) {
+			bad("%s: flag effect %q is not one of %v", where, p.Flag, kbEffects)
+		}
+		if p.Mitigation && p.Kind != "global" && p.Flag == "" && len(p.Values) == 0 {
+			bad("%s: a mitigation parameter needs values or a flag effect", where)
+		}
+		for _, f := range p.Files {
+			if !slices.Contains(p.Affects, f) {
+				bad("%s: files names %q, which affects does not", where, f)
+			}
 		}
 		if p.Equivalent != "" {
 			if _, ok := k.lookupParam(p.Equivalent); !ok {
@@ -548,7 +583,7 @@ func (k *Knowledge) AffectedBy(tokens ...string) (names, unknown []string) {
 func (k *Knowledge) Toggles() []KBParam {
 	var out []KBParam
 	for _, p := range k.Params {
-		if !p.Mitigation {
+		if p.Kind == "toggle" {
 			out = append(out, p)
 		}
 	}

@@ -8,17 +8,12 @@ import (
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/workload"
 )
 
 // workloadTags maps a workload id to the knowledge base's tag of the
-// kernel path it stresses (see the "tags" of knowledge.json).
-var workloadTags = map[string]string{
-	"syscall-basic":   mitigation.TagEntryExit,
-	"sched-pipe":      mitigation.TagContextSwitch,
-	"sched-messaging": mitigation.TagContextSwitch,
-	"spawn":           mitigation.TagProcessLifecycle,
-	"go-build":        mitigation.TagProcessLifecycle,
-}
+// main kernel path it stresses, as the workload declares it.
+var workloadTags = workload.MainPaths()
 
 // isWSL reports whether a side ran inside WSL 2, by its kernel release or
 // the baseline's description.
@@ -265,9 +260,5 @@ func overall(g float64) string {
 // isOffToken reports whether a mitigation parameter switches protection
 // off: mitigations=off, nopti, nospectre_v2, spectre_v2=off, pti=off.
 func isOffToken(t string) bool {
-	key, val, hasVal := strings.Cut(t, "=")
-	if !hasVal {
-		return strings.HasPrefix(key, "no")
-	}
-	return val == "off"
+	return mitigation.TurnsOff(t)
 }

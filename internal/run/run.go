@@ -55,9 +55,44 @@ type Run struct {
 	CPUs        string            `json:"cpus,omitempty"`
 	PerfVersion string            `json:"perf_version,omitempty"`
 	Env         *sysinfo.Snapshot `json:"env"`
+	// Config is the configuration the run was measured under, when a lab,
+	// campaign or attribution plan produced it (absent for a plain run).
+	Config *Config `json:"config,omitempty"`
 	// Notes say what the run left out and why (a workload skipped).
 	Notes   []string `json:"notes,omitempty"`
 	Results []Result `json:"results"`
+}
+
+// Config names the configuration a run was measured under: the kernel
+// parameters it adds to the default command line, and what was verified
+// about the boot before any sample was taken.
+type Config struct {
+	Name         string        `json:"name"`
+	Params       []string      `json:"params"`
+	Verification *Verification `json:"verification,omitempty"`
+}
+
+// Verification is what sectax checked about a boot before measuring it
+// under a configuration. A boot that does not verify is never measured, so
+// a stored run carries OK=true; a refused boot's verification is reported,
+// not stored as a run.
+type Verification struct {
+	OK bool `json:"ok"`
+	// BootID is the boot verified; Cmdline its /proc/cmdline.
+	BootID  string `json:"boot_id"`
+	Cmdline string `json:"cmdline"`
+	// Missing are the configuration's parameters absent from the command
+	// line; Foreign are parameters of another configuration of the same
+	// plan found on it.
+	Missing []string `json:"missing,omitempty"`
+	Foreign []string `json:"foreign,omitempty"`
+	// ExpectedOff are the vulnerability files the configuration is
+	// expected to turn off; StillMitigated those of them that still say
+	// "Mitigation:".
+	ExpectedOff    []string `json:"expected_off,omitempty"`
+	StillMitigated []string `json:"still_mitigated,omitempty"`
+	// Reasons say, one line each, why the boot does not verify.
+	Reasons []string `json:"reasons,omitempty"`
 }
 
 // Result holds the samples of one workload with one set of parameters.
@@ -71,6 +106,44 @@ type Result struct {
 	Failures []string `json:"failures,omitempty"`
 	// Footprint is the largest worker footprint a repetition measured.
 	Footprint *Footprint `json:"footprint,omitempty"`
+	// SpecControls are the per-task speculation controls (prctl) the
+	// repetitions ran under, with what was verified from /proc; absent
+	// when none was requested.
+	SpecControls []SpecControl `json:"spec_controls,omitempty"`
+}
+
+// SpecControl is one per-task speculation control applied to a workload's
+// tasks before the timed window, and what the kernel showed of it.
+type SpecControl struct {
+	// Control is ssbd (PR_SPEC_STORE_BYPASS), ib (PR_SPEC_INDIRECT_BRANCH)
+	// or l1d_flush (PR_SPEC_L1D_FLUSH).
+	Control string `json:"control"`
+	// Requested is the mitigation state asked for: force, on or off.
+	Requested string `json:"requested"`
+	// Kernel is the kernel's mode before anything was set, from
+	// PR_GET_SPECULATION_CTRL ("prctl enable").
+	Kernel string `json:"kernel"`
+	// Expected is the state that proves the control is in effect: the
+	// /proc status text, or the PR_GET_SPECULATION_CTRL bits for l1d_flush
+	// (which has no status line).
+	Expected string `json:"expected"`
+	// Verified groups the tasks checked by role and the state they showed
+	// (every one equals Expected: a repetition where one did not fails).
+	Verified []SpecTasks `json:"verified"`
+}
+
+// SpecTasks is a group of tasks of one role that showed the same state.
+type SpecTasks struct {
+	// Role is runner-thread (the thread that runs the workload and starts
+	// its children), thread (a worker thread) or worker (a worker process:
+	// all of its tasks).
+	Role string `json:"role"`
+	// Source is where the state was read ("/proc/PID/task/TID/status" or
+	// "PR_GET_SPECULATION_CTRL").
+	Source    string `json:"source"`
+	State     string `json:"state"`
+	Processes int    `json:"processes"`
+	Tasks     int    `json:"tasks"`
 }
 
 // Footprint is what a workload's worker processes used, measured from

@@ -221,6 +221,9 @@ func Run(ctx context.Context, r *run.Run, items []Item, opt Options) error {
 			if f := sample.Footprint; f != nil && (res.Footprint == nil || f.RSSKiB > res.Footprint.RSSKiB) {
 				res.Footprint = f
 			}
+			if sc := sample.SpecControls; sc != nil && res.SpecControls == nil {
+				res.SpecControls = sc
+			}
 			if st.phase == Measure {
 				for i := range res.Metrics {
 					m := &res.Metrics[i]

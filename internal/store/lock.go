@@ -54,6 +54,9 @@ func (e *LockedError) Error() string {
 // *LockedError naming the holder's pid. release unlocks; the file stays so
 // that no other process can lock a file about to be removed.
 func AcquireRunLock(dbPath string) (release func(), err error) {
+	if dbPath == "" {
+		return nil, errors.New("no store path for the run lock: pass --db PATH or set SECTAX_DB")
+	}
 	path := LockPath(dbPath)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create lock %s: %w", path, err)

@@ -14,6 +14,9 @@ type NotFoundError struct {
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Ref == "" {
+		return "an empty run reference: name a run id or a label ('sectax list' shows them)"
+	}
 	if len(e.Candidates) == 0 {
 		return fmt.Sprintf("no run or label matches %q (the database holds no runs)", e.Ref)
 	}

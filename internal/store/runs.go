@@ -18,6 +18,7 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
 const timeLayout = time.RFC3339Nano
@@ -52,15 +53,17 @@ func (d *DB) insertRun(ctx context.Context, r *run.Run) error {
 	if r.ID == "" {
 		return errors.New("store: run has no id")
 	}
-	tx, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return d.wrap(err)
-	}
-	defer tx.Rollback()
-	if err := insertRun(ctx, tx, Doc{Run: r}); err != nil {
-		return d.wrap(err)
-	}
-	return d.wrap(tx.Commit())
+	return d.retry(ctx, func() error {
+		tx, err := d.db.BeginTx(ctx, nil)
+		if err != nil {
+			return d.wrap(err)
+		}
+		defer tx.Rollback()
+		if err := insertRun(ctx, tx, Doc{Run: r}); err != nil {
+			return d.wrap(err)
+		}
+		return d.wrap(tx.Commit())
+	})
 }
 
 func insertRun(ctx context.Context, q querier, doc Doc) error {
@@ -85,6 +88,12 @@ func insertRun(ctx context.Context, q querier, doc Doc) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.ID, err)
 	}
+	// One prepared statement for the samples: an import may carry 10^6.
+	ins, err := q.PrepareContext(ctx, `INSERT INTO samples(run_id, result_idx, metric_idx, seq, value) VALUES (?,?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	defer ins.Close()
 	for i := range r.Results {
 		res := &r.Results[i]
 		params, err := jsonText(nonNilMap(res.Params))
@@ -107,8 +116,7 @@ func insertRun(ctx context.Context, q querier, doc Doc) error {
 				return fmt.Errorf("results[%d].metrics[%d] %q: %w", i, j, m.Name, err)
 			}
 			for k, v := range m.Samples {
-				if _, err := q.ExecContext(ctx, `INSERT INTO samples(run_id, result_idx, metric_idx, seq, value)
-					VALUES (?,?,?,?,?)`, r.ID, i, j, k, v); err != nil {
+				if _, err := ins.ExecContext(ctx, r.ID, i, j, k, v); err != nil {
 					return err
 				}
 			}
@@ -140,6 +148,10 @@ func (d *DB) Sample(r *run.Run, result int, values map[string]float64) error {
 	}
 	res := &r.Results[result]
 	ctx := context.Background()
+	return d.retry(ctx, func() error { return d.sample(ctx, r, res, result, values) })
+}
+
+func (d *DB) sample(ctx context.Context, r *run.Run, res *run.Result, result int, values map[string]float64) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err)
@@ -171,6 +183,10 @@ func (d *DB) Sample(r *run.Run, result int, values map[string]float64) error {
 // warnings and failures of every result.
 func (d *DB) Finish(r *run.Run) error {
 	ctx := context.Background()
+	return d.retry(ctx, func() error { return d.finish(ctx, r) })
+}
+
+func (d *DB) finish(ctx context.Context, r *run.Run) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err)
@@ -367,14 +383,16 @@ func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) 
 
 // Delete removes the run with exactly this id and all its samples.
 func (d *DB) Delete(ctx context.Context, id string) error {
-	res, err := d.db.ExecContext(ctx, `DELETE FROM runs WHERE id=?`, id)
-	if err != nil {
-		return d.wrap(err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return &NotFoundError{Ref: id}
-	}
-	return nil
+	return d.retry(ctx, func() error {
+		res, err := d.db.ExecContext(ctx, `DELETE FROM runs WHERE id=?`, id)
+		if err != nil {
+			return d.wrap(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return &NotFoundError{Ref: id}
+		}
+		return nil
+	})
 }
 
 // Doc returns the run with this id and its environment as stored.

@@ -51,11 +51,18 @@ var migrationFS embed.FS
 // ErrNoDatabase is returned by Open without Create when the file is absent.
 var ErrNoDatabase = errors.New("no database")
 
+// DefaultBackoff is how long a write waits before each new attempt when
+// the database stays locked through the busy timeout: bounded, about 40 s
+// in all with the busy timeouts of the five attempts.
+var DefaultBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
+
 // DB is an open sectax database. It implements runner.Sink.
 type DB struct {
 	db      *sql.DB
 	path    string // for messages: the file, or the URL without its password
 	busy    time.Duration
+	backoff []time.Duration
+	onBusy  func(wait time.Duration, attempt, of int)
 	dialect dialect
 }
 
@@ -66,6 +73,11 @@ type Options struct {
 	Create bool
 	// BusyTimeout overrides the default BusyTimeout (tests use a short one).
 	BusyTimeout time.Duration
+	// Backoff overrides DefaultBackoff: the waits before the second,
+	// third, … attempt of a write that found the database locked.
+	Backoff []time.Duration
+	// OnBusy, when set, is told before each such wait (to say so).
+	OnBusy func(wait time.Duration, attempt, of int)
 }
 
 // sqliteMagic starts every SQLite 3 database file.
@@ -75,6 +87,9 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 // A postgres:// or postgresql:// URL opens a PostgreSQL database instead
 // (see openPostgres).
 func Open(ctx context.Context, path string, opt Options) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("no store path: pass --db PATH or set SECTAX_DB")
+	}
 	if IsURL(path) {
 		return openPostgres(ctx, path, opt)
 	}
@@ -85,16 +100,27 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the database directory: %w", err)
+			if aerr := accessError(path); aerr != nil {
+				return nil, aerr
+			}
+			return nil, fmt.Errorf("cannot create store %s: %v: pass --db or fix the directory", path, err)
 		}
 	case err != nil:
-		return nil, fmt.Errorf("cannot open database %s: %w", path, err)
+		if aerr := accessError(path); aerr != nil {
+			return nil, aerr
+		}
+		return nil, fmt.Errorf("cannot open store %s: %w", path, err)
 	case st.IsDir():
 		return nil, fmt.Errorf("database %s is a directory; pass a file path with --db", path)
 	case st.Size() > 0:
 		if err := checkMagic(path); err != nil {
 			return nil, err
 		}
+	}
+	// SQLite would only say "unable to open database file": name the
+	// directory or file this user cannot use, and the fix.
+	if err := accessError(path); err != nil {
+		return nil, err
 	}
 	// busy_timeout, foreign_keys and synchronous change nothing on disk;
 	// journal_mode does, so it is set only after the file has been
@@ -115,7 +141,11 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	// One connection: SQLite serialises writers anyway, and a single
 	// connection keeps pragmas and transactions simple.
 	sdb.SetMaxOpenConns(1)
-	d := &DB{db: sdb, path: path, busy: busy}
+	backoff := opt.Backoff
+	if backoff == nil {
+		backoff = DefaultBackoff
+	}
+	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy}
 	if err := d.init(ctx); err != nil {
 		sdb.Close()
 		return nil, err
@@ -126,7 +156,10 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 func checkMagic(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("cannot open database %s: %w", path, err)
+		if aerr := accessError(path); aerr != nil {
+			return aerr
+		}
+		return fmt.Errorf("cannot open store %s: %w", path, err)
 	}
 	defer f.Close()
 	head := make([]byte, len(sqliteMagic))
@@ -198,15 +231,31 @@ func (d *DB) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
+	var be *BusyError
+	var de *DiskError
+	if errors.As(err, &be) || errors.As(err, &de) {
+		return err
+	}
 	if d.dialect == postgresDialect {
 		return d.wrapPostgres(err)
 	}
 	m := err.Error()
+	code := -1
+	var se interface{ Code() int }
+	if errors.As(err, &se) {
+		code = se.Code() & 0xff
+	}
 	switch {
-	case strings.Contains(m, "database is locked") || strings.Contains(m, "SQLITE_BUSY"):
-		return fmt.Errorf("database %s is locked by another process (waited %v); try again when it is done", d.path, d.busy)
-	case strings.Contains(m, "malformed") || strings.Contains(m, "not a database") || strings.Contains(m, "SQLITE_CORRUPT") || strings.Contains(m, "SQLITE_NOTADB"):
+	case code == sqliteBusy || code == sqliteLocked || strings.Contains(m, "database is locked") || strings.Contains(m, "SQLITE_BUSY"):
+		return &BusyError{Path: d.path, Waited: d.busy}
+	case code == sqliteCorrupt || code == sqliteNotADB || strings.Contains(m, "malformed") || strings.Contains(m, "not a database") || strings.Contains(m, "SQLITE_CORRUPT") || strings.Contains(m, "SQLITE_NOTADB"):
 		return fmt.Errorf("database %s is corrupt (%v); it was left untouched: restore a backup or choose another file with --db", d.path, err)
+	case code == sqliteFull || code == sqliteIOErr:
+		return diskError(d.path, err)
+	case code == sqliteCantOpen || code == sqliteReadOnly || code == sqlitePerm:
+		if aerr := accessError(d.path); aerr != nil {
+			return aerr
+		}
 	}
 	return fmt.Errorf("database %s: %w", d.path, err)
 }
@@ -234,6 +283,9 @@ func (d *DB) init(ctx context.Context) error {
 	}
 	if version > len(ms) {
 		return fmt.Errorf("database %s has schema version %d, newer than this sectax knows (%d); upgrade sectax", d.path, version, len(ms))
+	}
+	if version < 0 {
+		return fmt.Errorf("%s is not a sectax database or is corrupt (schema version %d, application id %#x); it was left untouched: restore a backup or choose another file with --db", d.path, version, uint32(appID))
 	}
 	if _, err := d.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		return d.wrap(err)

@@ -377,11 +377,20 @@ func testExportImportRoundTrip(t *testing.T, openTemp opener) {
 }
 
 func TestDecodeForms(t *testing.T) {
-	one := exportJSON(t, testRun("a", ""))
-	two := exportJSON(t, testRun("a", ""), testRun("b", ""))
-	arr := append(append([]byte("["), bytes.TrimSpace(one)...), []byte(",\n"+string(bytes.TrimSpace(exportJSON(t, testRun("b", "")))))...)
-	arr = append(arr, ']')
-	for name, data := range map[string][]byte{"one": one, "stream": two, "array": arr} {
+	single := func(r *run.Run, f Format) string {
+		var b bytes.Buffer
+		if err := WriteDocs(&b, []Doc{{Run: r}}, f); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	one := []byte(single(testRun("a", ""), FormatSingle))
+	// What export wrote before arrays: documents one after another.
+	two := []byte(single(testRun("a", ""), FormatSingle) + single(testRun("b", ""), FormatSingle))
+	arr := exportJSON(t, testRun("a", ""), testRun("b", ""))
+	lines := []byte(single(testRun("a", ""), FormatLines) + single(testRun("b", ""), FormatLines))
+	arrays := append(exportJSON(t, testRun("a", "")), exportJSON(t, testRun("b", ""))...)
+	for name, data := range map[string][]byte{"one": one, "stream": two, "array": arr, "jsonl": lines, "arrays": arrays} {
 		runs, err := Decode(name, data)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -396,7 +405,7 @@ func TestDecodeErrorsNameFileAndField(t *testing.T) {
 	good := string(exportJSON(t, testRun("a", "")))
 	cases := []struct{ name, doc, want string }{
 		{"empty", "  \n", "bad.json: empty file"},
-		{"syntax", `{"schema": `, "bad.json: document 1: not valid JSON"},
+		{"syntax", `{"schema": `, "bad.json: value 1: not valid JSON"},
 		{"schema", strings.Replace(good, `"sectax.run/v1"`, `"sectax.run/v9"`, 1), `bad.json: document 1 (run a): schema: "sectax.run/v9" is not "sectax.run/v1"`},
 		{"better", strings.Replace(good, `"better": "higher"`, `"better": "up"`, 1), `bad.json: document 1 (run a): results[0].metrics[1].better: "up" is not lower or higher`},
 		{"status", strings.Replace(good, `"complete"`, `"done"`, 1), `status: "done" is not running`},
@@ -538,7 +547,7 @@ func testUnknownEnvFieldsSurvive(t *testing.T, openTemp opener) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteDocs(&b, []Doc{got}); err != nil {
+	if err := WriteDocs(&b, []Doc{got}, FormatArray); err != nil {
 		t.Fatal(err)
 	}
 	var wantC, gotC bytes.Buffer
@@ -569,7 +578,7 @@ func TestBusyDatabase(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	d2, err := Open(ctx, path, Options{BusyTimeout: 50 * time.Millisecond})
+	d2, err := Open(ctx, path, Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strings"
+	"strconv"
 
 	"github.com/sectax/sectax/internal/run"
 )
@@ -41,6 +40,9 @@ func (e *FieldError) Error() string {
 type Doc struct {
 	Run    *run.Run
 	RawEnv json.RawMessage
+	// File and Index say where Decode found the document (for errors).
+	File  string
+	Index int
 }
 
 // envJSON is the env to store or write: RawEnv when present.
@@ -52,31 +54,41 @@ func (d Doc) envJSON() ([]byte, error) {
 }
 
 // Decode reads run documents from data: one document, a JSON array of
-// documents, or several documents one after another (what Export writes).
-// name is the file name used in errors. Every document is validated.
+// documents, JSON Lines, or several documents one after another (what
+// Export wrote before it wrote arrays). name is the file name used in
+// errors. Every document is checked against the documented format: the
+// required fields present, then (*run.Run).Validate.
 func Decode(name string, data []byte) ([]Doc, error) {
+	if len(data) > run.MaxDocumentBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d MiB for an import file: split it (sectax export writes one run per line with --format jsonl)", name, len(data), run.MaxDocumentBytes>>20)
+	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%s: empty file, expected sectax.run/v1 documents", name)
 	}
+	// A stream of JSON values, each a document or an array of documents:
+	// one document, an array, JSON Lines, documents or arrays one after
+	// another (cat a.json b.json).
 	var raws []json.RawMessage
-	if trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &raws); err != nil {
-			return nil, fmt.Errorf("%s: not a JSON array of run documents: %v", name, err)
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	for n := 1; ; n++ {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-	} else {
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for {
-			var raw json.RawMessage
-			err := dec.Decode(&raw)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: document %d: not valid JSON: %v", name, len(raws)+1, err)
-			}
-			raws = append(raws, raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: value %d: not valid JSON: %v", name, n, err)
 		}
+		if raw[0] == '[' {
+			var arr []json.RawMessage
+			if err := json.Unmarshal(raw, &arr); err != nil {
+				return nil, fmt.Errorf("%s: value %d: not a JSON array of run documents: %v", name, n, err)
+			}
+			raws = append(raws, arr...)
+			continue
+		}
+		raws = append(raws, raw)
 	}
 	if len(raws) == 0 {
 		return nil, fmt.Errorf("%s: holds no run documents", name)
@@ -84,22 +96,33 @@ func Decode(name string, data []byte) ([]Doc, error) {
 	var docs []Doc
 	seen := map[string]int{}
 	for i, raw := range raws {
+		var idOnly struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(raw, &idOnly) // best effort, for the message
+		fe := &FieldError{File: name, Index: i, ID: printableID(idOnly.ID)}
+		if field, msg := missingField(raw); field != "" {
+			fe.Field, fe.Msg = field, msg
+			return nil, fe
+		}
 		var r run.Run
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		if err := dec.Decode(&r); err != nil {
-			var idOnly struct {
-				ID string `json:"id"`
-			}
-			_ = json.Unmarshal(raw, &idOnly) // best effort, for the message
-			fe := &FieldError{File: name, Index: i, ID: idOnly.ID, Msg: err.Error()}
+			fe.Msg = err.Error()
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				fe.Field, fe.Msg = te.Field, fmt.Sprintf("a JSON %s cannot be a %s", te.Value, te.Type)
 			}
 			return nil, fe
 		}
-		if field, msg := Validate(&r); field != "" || msg != "" {
-			return nil, &FieldError{File: name, Index: i, ID: r.ID, Field: field, Msg: msg}
+		if err := r.Validate(); err != nil {
+			var ie *run.InvalidError
+			if errors.As(err, &ie) {
+				fe.Field, fe.Msg = ie.Field, ie.Msg
+			} else {
+				fe.Msg = err.Error()
+			}
+			return nil, fe
 		}
 		if j, dup := seen[r.ID]; dup {
 			return nil, &FieldError{File: name, Index: i, ID: r.ID, Field: "id", Msg: fmt.Sprintf("same id as document %d", j+1)}
@@ -116,47 +139,92 @@ func Decode(name string, data []byte) ([]Doc, error) {
 		if len(envOnly.Env) > 0 {
 			_ = json.Compact(&env, envOnly.Env) // valid: decoded above
 		}
-		docs = append(docs, Doc{Run: &r, RawEnv: env.Bytes()})
+		docs = append(docs, Doc{Run: &r, RawEnv: env.Bytes(), File: name, Index: i})
+	}
+	for i, d := range docs {
+		for j, o := range docs {
+			if d.Run.Label != "" && d.Run.Label == o.Run.ID && i != j {
+				return nil, &FieldError{File: name, Index: d.Index, ID: d.Run.ID, Field: "label",
+					Msg: fmt.Sprintf("%q is the id of document %d; a label must not name another run, or compare and rm would take the wrong one: change the label", d.Run.Label, o.Index+1)}
+			}
+		}
 	}
 	return docs, nil
 }
 
-// Validate checks a run document and returns the bad field and what is
-// wrong with it, or two empty strings.
-func Validate(r *run.Run) (field, msg string) {
-	switch {
-	case r.Schema != run.Schema:
-		return "schema", fmt.Sprintf("%q is not %q", r.Schema, run.Schema)
-	case strings.TrimSpace(r.ID) == "" || r.ID != strings.TrimSpace(r.ID):
-		return "id", "missing, empty or padded with spaces"
-	case r.Started.IsZero():
-		return "started", "missing"
+// printableID is a run id fit for an error message (a hostile one is cut
+// short and escaped).
+func printableID(id string) string {
+	if run.CheckID(id) == nil {
+		return id
 	}
-	switch r.Status {
-	case run.StatusRunning, run.StatusComplete, run.StatusInterrupted, run.StatusFailed:
-	default:
-		return "status", fmt.Sprintf("%q is not running, complete, interrupted or failed", r.Status)
+	if id == "" {
+		return ""
 	}
-	for i, res := range r.Results {
-		p := fmt.Sprintf("results[%d]", i)
-		if res.Workload == "" {
-			return p + ".workload", "missing"
+	q := strconv.Quote(id)
+	if len(q) > 40 {
+		q = q[:40] + "…"
+	}
+	return q
+}
+
+// Required fields of a sectax.run/v1 document, of each result and of each
+// metric. The Go decoder would take an absent field as its zero value, so
+// they are checked on the JSON itself.
+var (
+	requiredRun    = []string{"schema", "id", "label", "started", "finished", "status", "suite", "engine", "tool_version", "runs", "warmup", "seed", "env", "results"}
+	requiredResult = []string{"workload", "params", "metrics"}
+	requiredMetric = []string{"name", "unit", "better", "samples"}
+)
+
+// missingField returns the path of the first required field absent from
+// the document (or of a part that is not an object), or "".
+func missingField(raw json.RawMessage) (field, msg string) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
+		return "(document)", "must be a JSON object"
+	}
+	if _, ok := top["schema"]; !ok {
+		return "schema", "missing: this is not a sectax run document"
+	}
+	for _, k := range requiredRun {
+		if _, ok := top[k]; !ok {
+			return k, "missing (a required field of sectax.run/v1)"
 		}
-		names := map[string]bool{}
-		for j, m := range res.Metrics {
-			mp := fmt.Sprintf("%s.metrics[%d]", p, j)
-			switch {
-			case m.Name == "":
-				return mp + ".name", "missing"
-			case names[m.Name]:
-				return mp + ".name", fmt.Sprintf("%q appears twice", m.Name)
-			case m.Better != run.Lower && m.Better != run.Higher:
-				return mp + ".better", fmt.Sprintf("%q is not lower or higher", m.Better)
+	}
+	if string(top["results"]) == "null" {
+		return "results", "must be an array, not null"
+	}
+	var results []map[string]json.RawMessage
+	if json.Unmarshal(top["results"], &results) != nil {
+		return "", "" // the typed decode names the problem
+	}
+	for i, res := range results {
+		p := fmt.Sprintf("results[%d]", i)
+		if res == nil {
+			return p, "must be an object"
+		}
+		for _, k := range requiredResult {
+			if v, ok := res[k]; !ok {
+				return p + "." + k, "missing"
+			} else if string(v) == "null" {
+				return p + "." + k, "must not be null"
 			}
-			names[m.Name] = true
-			for k, v := range m.Samples {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Sprintf("%s.samples[%d]", mp, k), "not a finite number"
+		}
+		var metrics []map[string]json.RawMessage
+		if json.Unmarshal(res["metrics"], &metrics) != nil {
+			return "", ""
+		}
+		for j, m := range metrics {
+			mp := fmt.Sprintf("%s.metrics[%d]", p, j)
+			if m == nil {
+				return mp, "must be an object"
+			}
+			for _, k := range requiredMetric {
+				if v, ok := m[k]; !ok {
+					return mp + "." + k, "missing"
+				} else if string(v) == "null" {
+					return mp + "." + k, "must not be null"
 				}
 			}
 		}
@@ -169,95 +237,240 @@ type ImportResult struct {
 	Imported []string
 	// Skipped are ids already present; nothing of them was written.
 	Skipped []string
+	// Replaced are runs stored cut short (still marked running, nobody
+	// measuring) that a finished document of the same run replaced: the
+	// file sectax run writes when it cannot store a finished run.
+	Replaced []string
 }
 
-// Import writes runs in one transaction; a run whose id is already stored
+// Import writes runs in one transaction. A run whose id is already stored
 // is skipped and reported in the result, also when another host imports
-// it at the same moment (PostgreSQL: lockRuns). Validate the runs (Decode does)
-// before calling it.
+// it at the same moment (PostgreSQL: lockRuns), unless the stored one was
+// cut short and the document is the same run finished (its samples extend
+// the stored ones): then the document replaces it. An id that is the label
+// of a stored run, or a label that is the id of one, is refused with a
+// *FieldError (compare and rm would take the wrong runs). Decode the
+// documents (which validates them) before calling it.
 func (d *DB) Import(ctx context.Context, docs []Doc) (ImportResult, error) {
 	var out ImportResult
-	tx, err := d.db.BeginTx(ctx, nil)
+	err := d.retry(ctx, func() error {
+		out = ImportResult{}
+		tx, err := d.db.BeginTx(ctx, nil)
+		if err != nil {
+			return d.wrap(err)
+		}
+		defer tx.Rollback()
+		ids := make([]string, len(docs))
+		for i, doc := range docs {
+			ids[i] = doc.Run.ID
+		}
+		// Before reading what is stored: a concurrent import of the same
+		// runs waits here, then sees them.
+		if err := d.lockRuns(ctx, tx, ids); err != nil {
+			return d.wrap(err)
+		}
+		status := map[string]string{}
+		labels := map[string]int{}
+		rows, err := tx.QueryContext(ctx, `SELECT id, label, status FROM runs`)
+		if err != nil {
+			return d.wrap(err)
+		}
+		for rows.Next() {
+			var id, label, st string
+			if err := rows.Scan(&id, &label, &st); err != nil {
+				rows.Close()
+				return d.wrap(err)
+			}
+			status[id] = st
+			if label != "" {
+				labels[label]++
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return d.wrap(err)
+		}
+		for _, doc := range docs {
+			r := doc.Run
+			if st, ok := status[r.ID]; ok {
+				if st == string(run.StatusRunning) && r.Status != run.StatusRunning && MeasuringPID(d.path) == 0 {
+					stored, err := getRun(ctx, tx, d, r.ID)
+					if err != nil {
+						return err
+					}
+					if extends(r, stored) {
+						if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id=?`, r.ID); err != nil {
+							return d.wrap(err)
+						}
+						if err := insertRun(ctx, tx, doc); err != nil {
+							return d.wrap(err)
+						}
+						out.Replaced = append(out.Replaced, r.ID)
+						continue
+					}
+				}
+				out.Skipped = append(out.Skipped, r.ID)
+				continue
+			}
+			fe := &FieldError{File: doc.File, Index: doc.Index, ID: r.ID}
+			if n := labels[r.ID]; n > 0 {
+				fe.Field, fe.Msg = "id", fmt.Sprintf("%q is already the label of %d stored run(s); a run id must not name a label, or 'sectax compare %s' would take this run alone and 'sectax rm %s' would delete it: change the id", r.ID, n, r.ID, r.ID)
+				return fe
+			}
+			if _, ok := status[r.Label]; ok && r.Label != "" {
+				fe.Field, fe.Msg = "label", fmt.Sprintf("%q is the id of a stored run; a label must not name another run: change the label", r.Label)
+				return fe
+			}
+			if err := insertRun(ctx, tx, doc); err != nil {
+				return d.wrap(err)
+			}
+			status[r.ID] = string(r.Status)
+			if r.Label != "" {
+				labels[r.Label]++
+			}
+			out.Imported = append(out.Imported, r.ID)
+		}
+		return d.wrap(tx.Commit())
+	})
 	if err != nil {
-		return out, d.wrap(err)
-	}
-	defer tx.Rollback()
-	ids := make([]string, len(docs))
-	for i, doc := range docs {
-		ids[i] = doc.Run.ID
-	}
-	if err := d.lockRuns(ctx, tx, ids); err != nil {
-		return out, d.wrap(err)
-	}
-	for _, doc := range docs {
-		r := doc.Run
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id=?`, r.ID).Scan(&n); err != nil {
-			return ImportResult{}, d.wrap(err)
-		}
-		if n > 0 {
-			out.Skipped = append(out.Skipped, r.ID)
-			continue
-		}
-		if err := insertRun(ctx, tx, doc); err != nil {
-			return ImportResult{}, d.wrap(err)
-		}
-		out.Imported = append(out.Imported, r.ID)
-	}
-	if err := tx.Commit(); err != nil {
-		return ImportResult{}, d.wrap(err)
+		return ImportResult{}, err
 	}
 	return out, nil
 }
 
-// Export writes the runs as sectax.run/v1 documents, one after another,
+// extends reports whether r is stored run as it went on: the same
+// workloads and metrics, each with the stored samples as a prefix.
+func extends(r, stored *run.Run) bool {
+	if len(r.Results) != len(stored.Results) {
+		return false
+	}
+	for i, sr := range stored.Results {
+		rr := r.Results[i]
+		if rr.Workload != sr.Workload || len(rr.Metrics) != len(sr.Metrics) {
+			return false
+		}
+		for j, sm := range sr.Metrics {
+			rm := rr.Metrics[j]
+			if rm.Name != sm.Name || len(rm.Samples) < len(sm.Samples) {
+				return false
+			}
+			for k, v := range sm.Samples {
+				if rm.Samples[k] != v {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// Export writes the runs as a JSON array of sectax.run/v1 documents,
 // indented; Decode reads them back.
 func Export(w io.Writer, runs []*run.Run) error {
 	docs := make([]Doc, len(runs))
 	for i, r := range runs {
 		docs[i] = Doc{Run: r}
 	}
-	return WriteDocs(w, docs)
+	return WriteDocs(w, docs, FormatArray)
 }
+
+// Format is how WriteDocs lays out several documents.
+type Format string
+
+// The layouts: a JSON array (one JSON value that any parser reads), JSON
+// Lines (one compact document per line), or one indented document (only
+// for exactly one).
+const (
+	FormatArray  Format = "json"
+	FormatLines  Format = "jsonl"
+	FormatSingle Format = "single"
+)
 
 // envNull is how the top-level env of a run with Env nil encodes. Every
 // field before it in a run document is a scalar (strings are escaped), so
 // its first occurrence is the top-level env.
 var envNull = []byte(`"env":null`)
 
-// WriteDocs writes documents one after another, indented, each with its
-// RawEnv in place of the typed env.
-func WriteDocs(w io.Writer, docs []Doc) error {
-	for _, d := range docs {
-		env, err := d.envJSON()
+// compactDoc is one document, compact, with its RawEnv in place of the
+// typed env.
+func compactDoc(d Doc) ([]byte, error) {
+	env, err := d.envJSON()
+	if err != nil {
+		return nil, fmt.Errorf("run %s: env: %w", d.Run.ID, err)
+	}
+	r := *d.Run
+	r.Env = nil
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&r); err != nil {
+		return nil, fmt.Errorf("run %s: %w", d.Run.ID, err)
+	}
+	b := compact.Bytes()
+	i := bytes.Index(b, envNull)
+	if i < 0 {
+		return nil, fmt.Errorf("run %s: no env field in the encoded document", d.Run.ID)
+	}
+	spliced := make([]byte, 0, len(b)+len(env))
+	spliced = append(spliced, b[:i]...)
+	spliced = append(spliced, `"env":`...)
+	spliced = append(spliced, env...)
+	spliced = append(spliced, b[i+len(envNull):]...)
+	var out bytes.Buffer
+	if err := json.Compact(&out, spliced); err != nil {
+		return nil, fmt.Errorf("run %s: %w", d.Run.ID, err)
+	}
+	return out.Bytes(), nil
+}
+
+// WriteDocs writes documents in the given layout, each with its RawEnv in
+// place of the typed env.
+func WriteDocs(w io.Writer, docs []Doc, f Format) error {
+	var out bytes.Buffer
+	switch f {
+	case FormatSingle:
+		if len(docs) != 1 {
+			return fmt.Errorf("store: %d documents where one was expected", len(docs))
+		}
+		b, err := compactDoc(docs[0])
 		if err != nil {
-			return fmt.Errorf("run %s: env: %w", d.Run.ID, err)
-		}
-		r := *d.Run
-		r.Env = nil
-		var compact bytes.Buffer
-		enc := json.NewEncoder(&compact)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(&r); err != nil {
-			return fmt.Errorf("run %s: %w", d.Run.ID, err)
-		}
-		b := compact.Bytes()
-		i := bytes.Index(b, envNull)
-		if i < 0 {
-			return fmt.Errorf("run %s: no env field in the encoded document", d.Run.ID)
-		}
-		spliced := make([]byte, 0, len(b)+len(env))
-		spliced = append(spliced, b[:i]...)
-		spliced = append(spliced, `"env":`...)
-		spliced = append(spliced, env...)
-		spliced = append(spliced, b[i+len(envNull):]...)
-		var out bytes.Buffer
-		if err := json.Indent(&out, spliced, "", "  "); err != nil {
-			return fmt.Errorf("run %s: %w", d.Run.ID, err)
-		}
-		if _, err := w.Write(out.Bytes()); err != nil {
 			return err
 		}
+		if err := json.Indent(&out, b, "", "  "); err != nil {
+			return err
+		}
+		out.WriteByte('\n')
+	case FormatLines:
+		for _, d := range docs {
+			b, err := compactDoc(d)
+			if err != nil {
+				return err
+			}
+			out.Write(b)
+			out.WriteByte('\n')
+		}
+	case FormatArray:
+		out.WriteString("[")
+		for i, d := range docs {
+			b, err := compactDoc(d)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			out.WriteString("\n  ")
+			if err := json.Indent(&out, b, "  ", "  "); err != nil {
+				return err
+			}
+		}
+		if len(docs) > 0 {
+			out.WriteByte('\n')
+		}
+		out.WriteString("]\n")
+	default:
+		return fmt.Errorf("store: unknown format %q", f)
 	}
-	return nil
+	_, err := w.Write(out.Bytes())
+	return err
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/procfs/sysfs"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/wslconfig"
 )
 
 // programTimeout bounds every external program Collect runs (wslinfo,
@@ -612,49 +613,53 @@ func (c *collector) wsl(ctx context.Context, s *Snapshot) {
 	if c.live {
 		c.wslPrograms(ctx, w, interop, mountRoot)
 	} else {
-		w.WSLConfigPath, w.WSLConfigExists = c.findWSLConfig(mountRoot)
+		c.locateWSLConfig(ctx, w, false)
 	}
 	s.WSL = w
 }
 
-// findWSLConfig looks for <mountRoot>c/Users/*/.wslconfig below the root.
-func (c *collector) findWSLConfig(mountRoot string) (string, bool) {
-	users := strings.TrimPrefix(mountRoot, "/") + "c/Users"
-	entries, err := os.ReadDir(c.path(users))
-	if err != nil {
-		return "", false
+// locateWSLConfig finds %UserProfile%\.wslconfig with wslconfig.Locator,
+// the finder sectax wslconfig edits with, and records what it found: the
+// file and how, or why none was chosen ("ambiguous: N candidates" when
+// several Windows profiles could be the user's). Below an offline root it
+// reads no environment; without interop it runs no program.
+func (c *collector) locateWSLConfig(ctx context.Context, w *WSL, interop bool) {
+	l := wslconfig.Locator{Root: c.root, Timeout: programTimeout}
+	if !c.live {
+		l.Getenv = func(string) string { return "" }
 	}
-	var found []string
-	for _, e := range entries {
-		if c.exists(users + "/" + e.Name() + "/.wslconfig") {
-			found = append(found, e.Name())
+	if !c.live || !interop {
+		l.Run = func(context.Context, string, string, ...string) ([]byte, error) {
+			return nil, errors.New("Windows programs are not run here")
 		}
 	}
-	if len(found) == 0 {
-		return "", false
-	}
-	pick := found[0]
-	if c.live {
-		if u := os.Getenv("USER"); u != "" {
-			for _, f := range found {
-				if strings.EqualFold(f, u) {
-					pick = f
-				}
-			}
+	loc, err := l.Find(ctx)
+	var nf *wslconfig.NotFoundError
+	switch {
+	case err == nil:
+		w.WSLConfigPath, w.WSLConfigSource = loc.InRoot, loc.Source
+		w.WSLConfigExists = c.exists(strings.TrimPrefix(loc.InRoot, "/"))
+	case errors.As(err, &nf) && len(nf.Candidates) > 1:
+		w.WSLConfigSource = fmt.Sprintf("ambiguous: %d candidates", len(nf.Candidates))
+		for _, p := range nf.Candidates {
+			w.WSLConfigCandidates = append(w.WSLConfigCandidates, p+"/"+wslconfig.FileName)
 		}
+	case errors.As(err, &nf):
+		w.WSLConfigSource = "not found: " + strings.Join(nf.Tried, "; ")
+	default:
+		w.WSLConfigSource = "not found: " + err.Error()
 	}
-	return "/" + users + "/" + pick + "/.wslconfig", true
 }
 
 // wslPrograms asks the running WSL for its package version (wslinfo, then
-// wsl.exe, which also gives the Windows version) and, when no .wslconfig
-// was found, for %USERPROFILE% (cmd.exe), all concurrently within
-// programTimeout. Anything that fails leaves its field empty.
+// wsl.exe, which also gives the Windows version) and locates .wslconfig,
+// all concurrently within programTimeout. Anything that fails leaves its
+// field empty.
 func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mountRoot string) {
 	ctx, cancel := context.WithTimeout(ctx, programTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
-	var pkg, exePkg, win, profile string
+	var pkg, exePkg, win string
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
@@ -674,48 +679,22 @@ func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mount
 	}()
 	go func() {
 		defer wg.Done()
-		// .wslconfig: a profile directory under the automount root that
-		// has one, preferring the Linux user's name. A Windows drive can
-		// be slow (9p), so even this scan runs under the deadline: a scan
-		// that does not finish in time is abandoned.
-		type found struct {
-			path   string
-			exists bool
-		}
-		ch := make(chan found, 1)
+		// .wslconfig: the locator asks $USERPROFILE, cmd.exe and the
+		// profile folders under the drive mounts. A Windows drive can be
+		// slow (9p), so the search runs under the deadline: one that does
+		// not finish in time is abandoned and leaves the fields empty.
+		found := &WSL{}
+		done := make(chan struct{})
 		go func() {
-			p, ok := c.findWSLConfig(mountRoot)
-			ch <- found{p, ok}
+			c.locateWSLConfig(ctx, found, interop)
+			close(done)
 		}()
 		select {
-		case f := <-ch:
-			w.WSLConfigPath, w.WSLConfigExists = f.path, f.exists
+		case <-done:
+			w.WSLConfigPath, w.WSLConfigExists = found.WSLConfigPath, found.WSLConfigExists
+			w.WSLConfigSource, w.WSLConfigCandidates = found.WSLConfigSource, found.WSLConfigCandidates
 		case <-ctx.Done():
-			return
-		}
-		if w.WSLConfigPath != "" {
-			return
-		}
-		if up := os.Getenv("USERPROFILE"); up != "" {
-			// WSLENV=USERPROFILE/p hands it over already translated.
-			if strings.HasPrefix(up, "/") {
-				profile = up
-			} else {
-				profile = WindowsToWSLPath(up, mountRoot)
-			}
-			return
-		}
-		if !interop {
-			return
-		}
-		// cmd.exe warns about UNC paths unless it starts on a drive.
-		drive := strings.TrimSuffix(mountRoot, "/") + "/c"
-		if st, err := os.Stat(drive); err != nil || !st.IsDir() {
-			drive = ""
-		}
-		out, err := runProgram(ctx, nil, drive, windowsProgram(mountRoot, "cmd.exe"), "/c", "echo %USERPROFILE%")
-		if err == nil {
-			profile = WindowsToWSLPath(DecodeConsoleText(out), mountRoot)
+			w.WSLConfigSource = "not found: the search did not finish within " + programTimeout.String()
 		}
 	}()
 	wg.Wait()
@@ -723,10 +702,6 @@ func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mount
 		pkg = exePkg
 	}
 	w.WSLPackageVersion, w.WindowsVersion = pkg, win
-	if w.WSLConfigPath == "" && profile != "" {
-		w.WSLConfigPath = strings.TrimRight(profile, "/") + "/.wslconfig"
-		w.WSLConfigExists = c.exists(strings.TrimPrefix(w.WSLConfigPath, "/"))
-	}
 }
 
 // windowsProgram finds a Windows program: on PATH, else in System32 under

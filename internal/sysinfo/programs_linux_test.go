@@ -35,10 +35,19 @@ func TestWSLPrograms(t *testing.T) {
 	writeScript(t, bin, "wsl.exe", `[ "$WSL_UTF8" = 1 ] && case "$WSLENV" in *WSL_UTF8*) : >"`+marker+`";; esac
 printf 'W\0S\0L\0 \0v\0e\0r\0s\0i\0o\0n\0:\0 \0002\0.\0006\0.\0003\0.\0000\0\r\0\n\0W\0i\0n\0d\0o\0w\0s\0 \0v\0e\0r\0s\0i\0o\0n\0:\0 \0001\0000\0.\0000\0.\0002\0006\0001\0000\0000\0.\0006\0005\0008\0004\0\r\0\n\0'
 `)
-	writeScript(t, bin, "cmd.exe", `printf 'C:\\Users\\ana\r\n'`+"\n")
 	t.Setenv("PATH", bin)
 	t.Setenv("USERPROFILE", "")
-	c := &collector{root: "/", live: true}
+	// .wslconfig: the root has two Windows profiles and a cmd.exe that
+	// names ana's; the locator (wslconfig.Locator, the one sectax
+	// wslconfig uses) asks it.
+	root := t.TempDir()
+	for _, d := range []string{"mnt/c/Users/ana", "mnt/c/Users/bob", "mnt/c/Users/Public", "mnt/c/Windows/System32"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeScript(t, filepath.Join(root, "mnt/c/Windows/System32"), "cmd.exe", `printf 'C:\\Users\\ana\r\n'`+"\n")
+	c := &collector{root: root, live: true}
 	w := &WSL{}
 	c.wslPrograms(context.Background(), w, true, "/mnt/")
 	if w.WSLPackageVersion != "2.6.3.0" || w.WindowsVersion != "10.0.26100.6584" {
@@ -47,22 +56,24 @@ printf 'W\0S\0L\0 \0v\0e\0r\0s\0i\0o\0n\0:\0 \0002\0.\0006\0.\0003\0.\0000\0\r\0
 	if _, err := os.Stat(marker); err != nil {
 		t.Error("wsl.exe did not get WSL_UTF8=1 forwarded through WSLENV")
 	}
-	if w.WSLConfigPath != "/mnt/c/Users/ana/.wslconfig" || w.WSLConfigExists {
-		t.Errorf("wslconfig %q exists=%v", w.WSLConfigPath, w.WSLConfigExists)
+	if w.WSLConfigPath != "/mnt/c/Users/ana/.wslconfig" || w.WSLConfigExists || w.WSLConfigSource != "%UserProfile% from cmd.exe" {
+		t.Errorf("wslconfig %q exists=%v source %q", w.WSLConfigPath, w.WSLConfigExists, w.WSLConfigSource)
 	}
 
-	// Interop off: no Windows program runs, the fields stay empty.
+	// Interop off: no Windows program runs; two profiles are ambiguous,
+	// and sysinfo says so rather than picking one.
 	w = &WSL{}
 	c.wslPrograms(context.Background(), w, false, "/mnt/")
-	if w.WSLPackageVersion != "" || w.WSLConfigPath != "" {
+	if w.WSLPackageVersion != "" || w.WSLConfigPath != "" || !w.WSLConfigAmbiguous() ||
+		w.WSLConfigSource != "ambiguous: 2 candidates" || len(w.WSLConfigCandidates) != 2 {
 		t.Errorf("interop off gave %+v", w)
 	}
 
 	// A translated $USERPROFILE (WSLENV=USERPROFILE/p) needs no program.
-	t.Setenv("USERPROFILE", "/mnt/c/Users/bo")
+	t.Setenv("USERPROFILE", "/mnt/c/Users/bob")
 	w = &WSL{}
 	c.wslPrograms(context.Background(), w, false, "/mnt/")
-	if w.WSLConfigPath != "/mnt/c/Users/bo/.wslconfig" {
+	if w.WSLConfigPath != "/mnt/c/Users/bob/.wslconfig" {
 		t.Errorf("wslconfig %q", w.WSLConfigPath)
 	}
 }

@@ -19,6 +19,7 @@ package sysinfo
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
 )
@@ -231,10 +232,24 @@ type WSL struct {
 	WSLConfigPath string `json:"wslconfig_path"`
 	// WSLConfigExists is true when that file exists.
 	WSLConfigExists bool `json:"wslconfig_exists,omitempty"`
+	// WSLConfigSource says how WSLConfigPath was found (the words of
+	// wslconfig.Locator, the finder sectax wslconfig edits with) or, when
+	// it is empty, why: "ambiguous: N candidates" (several Windows
+	// profiles, listed in WSLConfigCandidates) or "not found: …".
+	WSLConfigSource string `json:"wslconfig_source,omitempty"`
+	// WSLConfigCandidates are the .wslconfig paths of the profiles when
+	// the choice is ambiguous.
+	WSLConfigCandidates []string `json:"wslconfig_candidates,omitempty"`
 	// Interop is whether Windows programs can be run (nil: not known).
 	Interop *bool `json:"interop,omitempty"`
 	// Evidence lists the signs that gave WSL away.
 	Evidence []string `json:"evidence,omitempty"`
+}
+
+// WSLConfigAmbiguous reports whether several Windows profiles could hold
+// the .wslconfig WSL reads, so that none was chosen.
+func (w *WSL) WSLConfigAmbiguous() bool {
+	return w != nil && strings.HasPrefix(w.WSLConfigSource, "ambiguous:")
 }
 
 // Speculation is sectax's own per-process speculation-control state, which

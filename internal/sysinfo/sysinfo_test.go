@@ -129,7 +129,8 @@ func TestCollectWSLDetails(t *testing.T) {
 	want := &WSL{
 		Version: 2, Distro: "Debian GNU/Linux", KernelFlavor: "microsoft-standard-WSL2",
 		WSLConfigPath: "/mnt/c/Users/dev/.wslconfig", WSLConfigExists: true, Interop: &interop,
-		Evidence: []string{"kernel release 6.18.40.1-microsoft-standard-WSL2", "/run/WSL", "binfmt_misc WSLInterop"},
+		WSLConfigSource: "the only user profile under /mnt/*/Users",
+		Evidence:        []string{"kernel release 6.18.40.1-microsoft-standard-WSL2", "/run/WSL", "binfmt_misc WSLInterop"},
 	}
 	if diff := cmp.Diff(want, s.WSL); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -419,20 +420,6 @@ func FuzzParseWSLVersion(f *testing.F) {
 			t.Fatalf("version %q not in text", pkg)
 		}
 	})
-}
-
-func TestWindowsToWSLPath(t *testing.T) {
-	for _, tt := range []struct{ in, root, want string }{
-		{`C:\Users\ana`, "/mnt/", "/mnt/c/Users/ana"},
-		{"C:\\Users\\ana\r\n", "", "/mnt/c/Users/ana"},
-		{`D:\`, "/", "/d"},
-		{`\\server\share`, "/mnt/", ""},
-		{"%USERPROFILE%", "/mnt/", ""},
-	} {
-		if got := WindowsToWSLPath(tt.in, tt.root); got != tt.want {
-			t.Errorf("WindowsToWSLPath(%q, %q) = %q, want %q", tt.in, tt.root, got, tt.want)
-		}
-	}
 }
 
 func TestIniAndOSRelease(t *testing.T) {

@@ -101,25 +101,6 @@ func ParseWSLVersion(text string) (pkg, windows string) {
 	return pkg, windows
 }
 
-// WindowsToWSLPath turns a Windows path ("C:\Users\ana") into the path
-// under a WSL automount root ("/mnt/" by default): "/mnt/c/Users/ana".
-// It returns "" for a path without a drive letter.
-func WindowsToWSLPath(p, mountRoot string) string {
-	p = strings.TrimSpace(p)
-	if len(p) < 2 || p[1] != ':' || !(p[0] >= 'A' && p[0] <= 'Z' || p[0] >= 'a' && p[0] <= 'z') {
-		return ""
-	}
-	if mountRoot == "" {
-		mountRoot = "/mnt/"
-	}
-	if !strings.HasSuffix(mountRoot, "/") {
-		mountRoot += "/"
-	}
-	rest := strings.ReplaceAll(p[2:], `\`, "/")
-	rest = strings.TrimRight(rest, "/")
-	return mountRoot + strings.ToLower(p[:1]) + rest
-}
-
 // iniValue finds key in [section] of an ini-style file such as
 // /etc/wsl.conf (case-insensitive, '#' and ';' comments); "" if absent.
 func iniValue(text, section, key string) string {

@@ -25,7 +25,7 @@ func (CtlUser) Info() Info {
 	return Info{
 		ID:       "ctl-user",
 		Title:    "negative control: integer hash loop in user space",
-		Stresses: "negative control: no kernel entry, no memory traffic; only CPU frequency, turbo and host load move it",
+		Stresses: Stress{Control: true, Note: "negative control: no kernel entry, no memory traffic; only CPU frequency, turbo and host load move it"},
 		Params: []ParamSpec{{
 			Key: "loops", Help: "hash iterations per repetition",
 			Default: int64(200_000_000), Quick: int64(50_000_000), Min: 1, Max: 1 << 40,

@@ -25,8 +25,8 @@ func (CtlVDSO) Info() Info {
 	return Info{
 		ID:    "ctl-vdso",
 		Title: "negative control: clock_gettime through the vDSO",
-		Stresses: "negative control: no kernel entry (the vDSO reads the clock in user space); " +
-			"only CPU frequency, host load and the clock source move it",
+		Stresses: Stress{Control: true, Note: "negative control: no kernel entry (the vDSO reads the clock in user space); " +
+			"only CPU frequency, host load and the clock source move it"},
 		Params: []ParamSpec{{
 			Key: "loops", Help: "clock reads per repetition",
 			Default: int64(20_000_000), Quick: int64(5_000_000), Min: 1, Max: 1 << 40,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/mitigation"
 	"io/fs"
 	"os"
 	"time"
@@ -28,9 +29,9 @@ func (FileChurn) Info() Info {
 	return Info{
 		ID:    "file-churn",
 		Title: "create, write, stat, rename and unlink many small files",
-		Stresses: "filesystem system calls (openat, write, close, newfstatat, renameat, unlinkat): " +
+		Stresses: Stress{Paths: []string{mitigation.TagEntryExit}, Note: "filesystem system calls (openat, write, close, newfstatat, renameat, unlinkat): " +
 			"one kernel entry each, dentry and inode cache work, page-cache writes; no disk " +
-			"flush unless fsync=yes",
+			"flush unless fsync=yes"},
 		Params: []ParamSpec{
 			{Key: "files", Help: "files per repetition (each is created, written, closed, stat'ed, renamed and unlinked)",
 				Default: int64(5000), Quick: int64(500), Min: 1, Max: 10_000_000},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/mitigation"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,9 +28,9 @@ func (GoBuild) Info() Info {
 	return Info{
 		ID:    "go-build",
 		Title: "clean go build -a with an empty GOCACHE (the study's macro benchmark)",
-		Stresses: "everything a toolchain does: a process per package (fork, exec, exit, wait), " +
+		Stresses: Stress{Paths: []string{mitigation.TagProcessLifecycle, mitigation.TagEntryExit}, Note: "everything a toolchain does: a process per package (fork, exec, exit, wait), " +
 			"file I/O in the build cache and work directory, page faults and pipes; in the study " +
-			"mitigations cost it 16 s of system time",
+			"mitigations cost it 16 s of system time"},
 		Params: []ParamSpec{
 			{Key: "target", Help: "package patterns to build, space separated (ignored with dir)",
 				Default: "std", Quick: goBuildQuickTarget, Free: true},

@@ -15,7 +15,7 @@ func TestIssue5Registered(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := w.Info()
-		if in.Title == "" || in.Stresses == "" || len(in.Metrics) == 0 {
+		if in.Title == "" || in.Validate() != nil || len(in.Metrics) == 0 {
 			t.Errorf("%s: incomplete Info %+v", id, in)
 		}
 		for _, m := range in.Metrics {

@@ -11,11 +11,15 @@ type Registry struct {
 	byID map[string]Workload
 }
 
-// NewRegistry returns a registry holding ws in order. A duplicate id is a
-// programming error and panics.
+// NewRegistry returns a registry holding ws in order. A duplicate id or an
+// Info that does not validate (no Stresses, say) is a programming error
+// and panics.
 func NewRegistry(ws ...Workload) *Registry {
 	r := &Registry{byID: map[string]Workload{}}
 	for _, w := range ws {
+		if err := w.Info().Validate(); err != nil {
+			panic(err)
+		}
 		id := w.Info().ID
 		if _, dup := r.byID[id]; dup {
 			panic("workload: duplicate id " + id)

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"runtime"
 	"strconv"
@@ -42,7 +43,7 @@ func (SchedMessaging) Info() Info {
 		ID:       "sched-messaging",
 		Title:    "hackbench: groups of 20 senders × 20 receivers exchanging 100-byte messages",
 		Perf:     "perf bench sched messaging -g GROUPS -l LOOPS [-p] [-t]",
-		Stresses: "scheduler contention, context switches and wake-ups of 40 tasks per group, entry/exit of every read and write; process mode adds exit and mm teardown",
+		Stresses: Stress{Paths: []string{mitigation.TagContextSwitch, mitigation.TagEntryExit}, Note: "scheduler contention, context switches and wake-ups of 40 tasks per group, entry/exit of every read and write; process mode adds exit and mm teardown"},
 		Params: []ParamSpec{
 			{Key: "groups", Help: "groups of 20 senders + 20 receivers (40 tasks each)",
 				Default: int64(10), Quick: int64(5), Study: int64(20), Min: 1, Max: 1000},
@@ -229,6 +230,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 				go func() {
 					defer wg.Done()
 					runtime.LockOSThread() // never unlocked: the thread exits with the worker, as perf's do
+					env.SpecThread()
 					if err := msgReceiver(rawSys, readyW, wakeR, doneW, r, msgFanout*loops); err != nil {
 						fail(err)
 					}
@@ -239,6 +241,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 				go func() {
 					defer wg.Done()
 					runtime.LockOSThread()
+					env.SpecThread()
 					if err := msgSender(rawSys, readyW, wakeR, doneW, outs, loops); err != nil {
 						fail(err)
 					}
@@ -285,6 +288,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 	var fp *run.Footprint
 	if !thread {
 		fp = footprint(g.pids...)
+		env.specWorkers(g.pids...)
 	}
 	start := time.Now()
 	if err := writeFull(rawSys, wakeW, []byte{'W'}); err != nil {

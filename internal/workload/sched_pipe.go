@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"runtime"
 	"strconv"
@@ -27,7 +28,7 @@ func (SchedPipe) Info() Info {
 		ID:       "sched-pipe",
 		Title:    "token ping-pong over two pipes between two processes or threads",
 		Perf:     "perf bench sched pipe -l LOOPS [-T]",
-		Stresses: "context switch and wake-up: IBPB on task switch, CR3 switch (PTI), RSB filling, plus entry/exit of 4 syscalls per op",
+		Stresses: Stress{Paths: []string{mitigation.TagContextSwitch, mitigation.TagEntryExit}, Note: "context switch and wake-up: IBPB on task switch, CR3 switch (PTI), RSB filling, plus entry/exit of 4 syscalls per op"},
 		Params: []ParamSpec{
 			{Key: "loops", Help: "round trips per repetition",
 				Default: int64(100_000), Quick: int64(50_000), Study: int64(100_000), Min: 1, Max: 1 << 40},
@@ -142,6 +143,7 @@ func (SchedPipe) Run(ctx context.Context, env Env, p Params) (s Sample, err erro
 		go func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			env.SpecThread()
 			err := pipeWorker(role, readyW, goR, loops)
 			closeAll(childFDs...)
 			workerErr <- err
@@ -194,6 +196,7 @@ func (SchedPipe) Run(ctx context.Context, env Env, p Params) (s Sample, err erro
 	var fp *run.Footprint
 	if childPID != 0 {
 		fp = footprint(childPID)
+		env.specWorkers(childPID)
 	}
 	parent := pipeRole{rfd: p2r, wfd: p1w}
 	var b [1]byte

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"github.com/sectax/sectax/internal/mitigation"
 	"runtime"
 
 	"golang.org/x/sys/unix"
@@ -19,7 +20,7 @@ func (SyscallBasic) Info() Info {
 		ID:       "syscall-basic",
 		Title:    "getppid() system call loop",
 		Perf:     "perf bench syscall basic -l LOOPS",
-		Stresses: "kernel entry/exit: PTI CR3 switch, BHI clearing, return thunks, VERW buffer clearing",
+		Stresses: Stress{Paths: []string{mitigation.TagEntryExit}, Note: "kernel entry/exit: PTI CR3 switch, BHI clearing, return thunks, VERW buffer clearing"},
 		Params: []ParamSpec{{
 			Key: "loops", Help: "getppid() calls per repetition",
 			Default: int64(2_000_000), Quick: int64(1_000_000), Study: int64(10_000_000),

@@ -10,8 +10,11 @@ package workload
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -88,13 +91,65 @@ type Info struct {
 	Title string
 	// Perf is the equivalent perf command, if there is one.
 	Perf string
-	// Stresses says which kernel paths (and so which mitigations) it taxes.
-	Stresses string
+	// Stresses says which kernel paths (and so which mitigations) it
+	// taxes. Required: NewRegistry refuses a workload without it.
+	Stresses Stress
 	Params   []ParamSpec
 	Metrics  []MetricSpec
 	// Runs overrides the repetitions per suite (0: the runner's default).
 	// Long workloads use it to keep a suite within its budget.
 	Runs map[Suite]int
+}
+
+// Stress is what a workload does to the kernel.
+type Stress struct {
+	// Paths are the kernel paths it exercises, as the knowledge base's
+	// tags (mitigation.TagEntryExit, …), the main one first. The
+	// knowledge base names the mitigations that tax each path.
+	Paths []string
+	// Control marks a negative control: by design it stresses no kernel
+	// path, and Paths is empty.
+	Control bool
+	// Varies marks a workload whose paths depend on what the user runs
+	// (cmd), and Paths is empty.
+	Varies bool
+	// Note says it in words (sectax workloads shows it).
+	Note string
+}
+
+// Validate checks that a workload declares what it stresses: a note, and
+// either kernel paths known to the knowledge base or that it is a
+// negative control or varies.
+func (i Info) Validate() error {
+	s := i.Stresses
+	switch {
+	case i.ID == "" || i.Title == "":
+		return fmt.Errorf("workload %q: ID and Title are required", i.ID)
+	case strings.TrimSpace(s.Note) == "":
+		return fmt.Errorf("workload %s: Stresses.Note is required: say which kernel paths it exercises", i.ID)
+	case len(s.Paths) == 0 && !s.Control && !s.Varies:
+		return fmt.Errorf("workload %s: Stresses.Paths is required (knowledge-base tags %v), unless it is a negative control or varies", i.ID, mitigation.KBTags)
+	case len(s.Paths) > 0 && (s.Control || s.Varies):
+		return fmt.Errorf("workload %s: a negative control or a varying workload lists no Stresses.Paths", i.ID)
+	}
+	for _, p := range s.Paths {
+		if !slices.Contains(mitigation.KBTags, p) {
+			return fmt.Errorf("workload %s: stress path %q is not one of the knowledge base's tags %v", i.ID, p, mitigation.KBTags)
+		}
+	}
+	return nil
+}
+
+// MainPaths maps the id of every built-in workload that stresses a known
+// kernel path to its main one (a knowledge-base tag).
+func MainPaths() map[string]string {
+	out := map[string]string{}
+	for _, w := range Default().All() {
+		if in := w.Info(); len(in.Stresses.Paths) > 0 {
+			out[in.ID] = in.Stresses.Paths[0]
+		}
+	}
+	return out
 }
 
 // Param returns the spec of key, or false.
@@ -117,6 +172,8 @@ type Env struct {
 	WorkerArgs []string
 	// Timeout bounds one repetition; a worker that hangs fails it.
 	Timeout time.Duration
+	// spec, when set, applies per-task speculation controls (WithSpec).
+	spec *specSession
 }
 
 // Sample is what one repetition measured: a value per metric name, and
@@ -126,6 +183,8 @@ type Sample struct {
 	Warnings []string
 	// Footprint is set by workloads with worker processes.
 	Footprint *run.Footprint
+	// SpecControls is what WithSpec applied and verified.
+	SpecControls []run.SpecControl
 }
 
 // Workload is one benchmark.

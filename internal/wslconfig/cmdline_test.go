@@ -4,33 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/mitigation"
 )
-
-func TestSplitParams(t *testing.T) {
-	for in, want := range map[string][]string{
-		"":                           nil,
-		"  a  b\tc\n":                {"a", "b", "c"},
-		`dyndbg="file x.c +p" quiet`: {`dyndbg="file x.c +p"`, "quiet"},
-		`"quoted param" x`:           {`"quoted param"`, "x"},
-		"mitigations=off -- single":  {"mitigations=off", "--", "single"},
-		`a="unterminated b c`:        {`a="unterminated b c`},
-	} {
-		if got := SplitParams(in); !slices.Equal(got, want) {
-			t.Errorf("SplitParams(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestParamKey(t *testing.T) {
-	for in, want := range map[string]string{
-		"mitigations=off": "mitigations", "spectre-v2=off": "spectre_v2", "nosmt": "nosmt",
-		`"foo=a b"`: "foo", "a=b=c": "a",
-	} {
-		if got := ParamKey(in); got != want {
-			t.Errorf("ParamKey(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 func TestCheckParamsRefuses(t *testing.T) {
 	for _, tc := range []struct {
@@ -47,6 +23,7 @@ func TestCheckParamsRefuses(t *testing.T) {
 		{[]string{"mitigations=öff"}, "non-ASCII"},
 		{[]string{"mitigations=off", "mitigations=auto"}, "given twice"},
 		{[]string{"spectre_v2=off", "spectre-v2=on"}, "given twice"},
+		{[]string{"nopti", "pti=on"}, "given twice"},
 	} {
 		err := CheckParams(tc.params)
 		if err == nil || !strings.Contains(err.Error(), tc.why) {
@@ -55,20 +32,6 @@ func TestCheckParamsRefuses(t *testing.T) {
 	}
 	if err := CheckParams([]string{"mitigations=off", "audit=0", `acpi_osi=!Windows`, `root=C:\x`}); err != nil {
 		t.Errorf("valid params refused: %v", err)
-	}
-}
-
-func TestMergeAndRemove(t *testing.T) {
-	toks := []string{"spectre-v2=retpoline", "nosmt", "mitigations=auto", "mitigations=auto,nosmt", "--", "mitigations=init"}
-	got, ch := mergeParams(toks, []string{"mitigations=off", "spectre_v2=off", "audit=0"})
-	want := []string{"spectre_v2=off", "nosmt", "mitigations=off", "audit=0", "--", "mitigations=init"}
-	if !slices.Equal(got, want) || len(ch) != 4 {
-		t.Fatalf("merge: %q %+v", got, ch)
-	}
-	got, ch, absent := removeParams(want, []string{"nosmt", "mitigations=auto", "audit=0", "nopti"})
-	if !slices.Equal(got, []string{"spectre_v2=off", "mitigations=off", "--", "mitigations=init"}) ||
-		len(ch) != 2 || !slices.Equal(absent, []string{"mitigations=auto", "nopti"}) {
-		t.Fatalf("remove: %q %+v %q", got, ch, absent)
 	}
 }
 
@@ -88,7 +51,7 @@ func TestEncodeValueRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			e, ok := f.KernelCommandLine()
-			if !ok || len(f.Diagnostics()) > 0 || !slices.Equal(SplitParams(e.Value), toks) {
+			if !ok || len(f.Diagnostics()) > 0 || !slices.Equal(mitigation.Tokens(e.Value), toks) {
 				t.Errorf("%q (quoted %v) → %q read back as %q %v", toks, quoted, text, e.Value, f.Diagnostics())
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
 )
 
 // Section and key of the setting sectax edits.
@@ -97,43 +99,46 @@ type Result struct {
 	Removed bool `json:"removed,omitempty"`
 }
 
-// Set puts params into kernelCommandLine of [wsl2]: parameters already
-// there are kept, one with the same name is replaced, new ones are added.
-// It returns the edited file (f itself when nothing changes).
-func (f *File) Set(params []string) (*File, Result, error) {
-	if err := CheckParams(params); err != nil {
+// Set puts ps into kernelCommandLine of [wsl2] with mitigation.Merge, the
+// merge advise previews the edit with: parameters already there are kept,
+// one that sets the same thing is replaced in place (later copies of it
+// dropped), new ones are added before any "--". It returns the edited
+// file (f itself when nothing changes).
+func (f *File) Set(ps []string) (*File, Result, error) {
+	if err := CheckParams(ps); err != nil {
 		return nil, Result{}, &ParamError{err}
 	}
 	if err := f.refusal(); err != nil {
 		return nil, Result{}, err
 	}
+	extra := params(ps)
 	e, ok := f.KernelCommandLine()
 	if !ok {
-		text, created := f.insertKernelLine(params)
-		res := Result{Changed: true, New: strings.Join(params, " "), Created: created}
-		for _, p := range params {
-			res.Changes = append(res.Changes, Change{New: p})
-		}
-		return f.finish(text, params, res)
+		toks := mitigation.Cmdline{Params: mitigation.Merge(nil, extra)}.Words()
+		text, created := f.insertKernelLine(toks)
+		res := Result{Changed: true, New: strings.Join(toks, " "), Created: created,
+			Changes: mitigation.Diff(nil, extra)}
+		return f.finish(text, toks, res)
 	}
 	if err := checkASCII(e); err != nil {
 		return nil, Result{}, err
 	}
-	old := SplitParams(e.Value)
-	toks, changes := mergeParams(old, params)
+	c := mitigation.ParseCmdline(e.Value)
+	after := mitigation.Cmdline{Params: mitigation.Merge(c.Params, extra), InitArgs: c.InitArgs}
+	old, toks := c.Words(), after.Words()
 	res := Result{Old: e.Value, New: e.Value, Line: e.Line}
 	if slices.Equal(toks, old) {
 		return f, res, nil
 	}
-	res.Changed, res.Changes, res.New = true, changes, strings.Join(toks, " ")
+	res.Changed, res.Changes, res.New = true, mitigation.Diff(c.Params, after.Params), after.String()
 	return f.finish(f.replaceValue(e, toks), toks, res)
 }
 
 // Unset removes the named parameters from kernelCommandLine of [wsl2]: a
 // bare name removes the parameter with any value, name=value only that
 // value. The line is deleted when nothing is left.
-func (f *File) Unset(params []string) (*File, Result, error) {
-	if err := CheckParams(params); err != nil {
+func (f *File) Unset(ps []string) (*File, Result, error) {
+	if err := CheckParams(ps); err != nil {
 		return nil, Result{}, &ParamError{err}
 	}
 	if err := f.refusal(); err != nil {
@@ -141,18 +146,24 @@ func (f *File) Unset(params []string) (*File, Result, error) {
 	}
 	e, ok := f.KernelCommandLine()
 	if !ok {
-		return f, Result{Absent: append([]string(nil), params...)}, nil
+		return f, Result{Absent: append([]string(nil), ps...)}, nil
 	}
 	if err := checkASCII(e); err != nil {
 		return nil, Result{}, err
 	}
-	old := SplitParams(e.Value)
-	toks, changes, absent := removeParams(old, params)
-	res := Result{Old: e.Value, New: e.Value, Line: e.Line, Absent: absent}
+	c := mitigation.ParseCmdline(e.Value)
+	kept, absent := mitigation.Remove(c.Params, params(ps))
+	after := mitigation.Cmdline{Params: kept, InitArgs: c.InitArgs}
+	toks := after.Words()
+	res := Result{Old: e.Value, New: e.Value, Line: e.Line}
+	for _, a := range absent {
+		res.Absent = append(res.Absent, a.Raw)
+	}
+	changes := mitigation.Diff(c.Params, kept)
 	if len(changes) == 0 {
 		return f, res, nil
 	}
-	res.Changed, res.Changes, res.New = true, changes, strings.Join(toks, " ")
+	res.Changed, res.Changes, res.New = true, changes, after.String()
 	if len(toks) == 0 && !f.hasShadowedKernelLine() {
 		res.Removed, res.Line = true, 0
 		return f.finish(f.text[:e.lineStart]+f.text[e.lineEnd:], nil, res)
@@ -180,6 +191,11 @@ func checkASCII(e Entry) error {
 	for _, c := range []byte(e.Value) {
 		if c >= 0x80 {
 			return &LineError{e.Line, "kernelCommandLine has non-ASCII characters, which WSL does not pass on intact; fix the line by hand"}
+		}
+	}
+	for _, c := range []byte(e.Value) {
+		if c < 0x20 && c != '\t' {
+			return &LineError{e.Line, "kernelCommandLine has a control character, which would end or split the kernel's command line; fix the line by hand"}
 		}
 	}
 	if strings.Count(e.Value, `"`)%2 != 0 {
@@ -303,7 +319,7 @@ func (f *File) finish(text string, want []string, res Result) (*File, Result, er
 	switch {
 	case want == nil && ok:
 		return bad("still have kernelCommandLine")
-	case want != nil && (!ok || !slices.Equal(SplitParams(e.Value), want)):
+	case want != nil && (!ok || !slices.Equal(mitigation.Tokens(e.Value), want)):
 		return bad("not give the kernel the intended parameters")
 	}
 	if !slices.EqualFunc(others(f.entries), others(nf.entries), sameSetting) {

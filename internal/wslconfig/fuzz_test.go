@@ -2,6 +2,7 @@ package wslconfig
 
 import (
 	"bytes"
+	"github.com/sectax/sectax/internal/mitigation"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,20 +71,20 @@ func checkEdit(t *testing.T, pf *File, name string, params []string, edit func([
 		t.Fatalf("%s changed another setting:\n%q\n→\n%q", name, pf.Text(), back.Text())
 	}
 	e, ok := back.KernelCommandLine()
-	var toks []string
+	var kern []mitigation.Param
 	if ok {
-		toks = SplitParams(e.Value)
+		kern = mitigation.ParseCmdline(e.Value).Params
 	}
-	end := initSplit(toks)
 	switch name {
 	case "set":
 		for _, p := range params {
 			n := 0
-			for _, tk := range toks[:end] {
-				if ParamKey(tk) == ParamKey(p) {
+			want := mitigation.ParseCmdline(p).Params[0]
+			for _, tk := range kern {
+				if mitigation.SameSetting(tk, want) {
 					n++
-					if tk != p {
-						t.Fatalf("set left %q beside %q: %q", tk, p, e.Value)
+					if tk.Raw != p {
+						t.Fatalf("set left %q beside %q: %q", tk.Raw, p, e.Value)
 					}
 				}
 			}
@@ -92,9 +93,9 @@ func checkEdit(t *testing.T, pf *File, name string, params []string, edit func([
 			}
 		}
 	case "unset":
-		for _, tk := range toks[:end] {
-			if ParamKey(tk) == "mitigations" {
-				t.Fatalf("unset left %q in %q", tk, e.Value)
+		for _, tk := range kern {
+			if tk.Key() == "mitigations" {
+				t.Fatalf("unset left %q in %q", tk.Raw, e.Value)
 			}
 		}
 	}

@@ -49,8 +49,19 @@ type Locator struct {
 
 // Location is where the file is and how it was found.
 type Location struct {
+	// Path is the file's path on this machine (below Root).
 	Path   string `json:"path"`
 	Source string `json:"source"`
+	// InRoot is the path as the machine under Root sees it
+	// ("/mnt/c/Users/ana/.wslconfig"): Path without the Root prefix.
+	InRoot string `json:"-"`
+}
+
+// at is the Location of the file in the profile folder p (a path inside
+// the root).
+func (l Locator) at(p, source string) Location {
+	in := path.Join(p, FileName)
+	return Location{Path: l.host(in), Source: source, InRoot: in}
 }
 
 // NotFoundError says that no Windows profile could be chosen.
@@ -106,7 +117,7 @@ func (l Locator) Find(ctx context.Context) (Location, error) {
 			p = drivePath(mnt, v)
 		}
 		if p != "" && l.isDir(p) {
-			return Location{l.host(path.Join(p, FileName)), "$USERPROFILE (passed in by WSLENV)"}, nil
+			return l.at(p, "$USERPROFILE (passed in by WSLENV)"), nil
 		}
 		tried = append(tried, fmt.Sprintf("$USERPROFILE=%q is not a folder here", v))
 	}
@@ -117,7 +128,7 @@ func (l Locator) Find(ctx context.Context) (Location, error) {
 		return Location{}, &NotFoundError{Tried: tried}
 	}
 	if p, why := l.askCmd(ctx, mnt, drives); p != "" {
-		return Location{l.host(path.Join(p, FileName)), "%UserProfile% from cmd.exe"}, nil
+		return l.at(p, "%UserProfile% from cmd.exe"), nil
 	} else {
 		tried = append(tried, why)
 	}
@@ -141,7 +152,7 @@ func (l Locator) Find(ctx context.Context) (Location, error) {
 	sort.Strings(cands)
 	switch len(cands) {
 	case 1:
-		return Location{l.host(path.Join(cands[0], FileName)), "the only user profile under " + mnt + "*/Users"}, nil
+		return l.at(cands[0], "the only user profile under "+mnt+"*/Users"), nil
 	case 0:
 		tried = append(tried, "no user profile under "+mnt+"*/Users")
 	default:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/sectax/sectax/internal/mitigation"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +50,7 @@ func describe(data []byte) (desc string, set, unset []byte) {
 		fmt.Fprintf(&b, "entry: line %d: %q = %q raw %q%s\n", e.Line, e.Name(), e.Value, e.Raw, sh)
 	}
 	if e, ok := f.KernelCommandLine(); ok {
-		fmt.Fprintf(&b, "kernelCommandLine: line %d: %q params %q\n", e.Line, e.Value, SplitParams(e.Value))
+		fmt.Fprintf(&b, "kernelCommandLine: line %d: %q params %q\n", e.Line, e.Value, mitigation.Tokens(e.Value))
 	} else {
 		fmt.Fprintf(&b, "kernelCommandLine: absent\n")
 	}

@@ -1,0 +1,292 @@
+package attribute
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// AttributionSchema is the value of the "schema" field of the report.
+const AttributionSchema = "sectax.attribution/v1"
+
+// ErrNoOn says that the runs hold no configuration "on" to compare with.
+var ErrNoOn = errors.New("no runs of configuration on: every configuration is compared with on")
+
+// Arm is the runs measured under one configuration.
+type Arm struct {
+	Name string
+	// Kind is base, leave-one-out, cumulative or study (KindOf(Name) when
+	// empty).
+	Kind string
+	Runs []*run.Run
+}
+
+// KindOf infers a configuration's kind from the plan's names.
+func KindOf(name string) string {
+	switch {
+	case name == "on" || name == "off":
+		return KindBase
+	case strings.HasPrefix(name, "no-"):
+		return KindLeaveOneOut
+	case strings.HasPrefix(name, "cum-"):
+		return KindCumulative
+	case slices.Contains([]string{"study-off", "mitigations-only", "rest-only"}, name):
+		return KindStudy
+	}
+	return "extra"
+}
+
+// Attribution splits the tax of each workload among the mitigations.
+type Attribution struct {
+	Schema     string  `json:"schema"`
+	Alpha      float64 `json:"alpha"`
+	Confidence float64 `json:"confidence"`
+	// Configs are the configurations with runs, "on" first.
+	Configs   []ArmInfo             `json:"configs"`
+	Workloads []WorkloadAttribution `json:"workloads"`
+	Notes     []string              `json:"notes"`
+}
+
+// ArmInfo describes the runs of one configuration.
+type ArmInfo struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Runs  int    `json:"runs"`
+	Boots int    `json:"boots"`
+	Unit  string `json:"unit"`
+}
+
+// WorkloadAttribution is the attribution of one workload's primary metric.
+type WorkloadAttribution struct {
+	Workload string `json:"workload"`
+	Params   string `json:"params"`
+	Metric   string `json:"metric"`
+	Unit     string `json:"unit"`
+	Better   string `json:"better"`
+	// Total is what mitigations=off saves (configuration "off"); nil when
+	// off was not measured.
+	Total *Effect `json:"total"`
+	// Parts are the leave-one-out configurations: what switching off one
+	// mitigation saves, and its share of Total.
+	Parts []Part `json:"parts"`
+	// SumParts is the sum of the parts' taxes; Interaction is Total minus
+	// SumParts (nil without Total): what the mitigations cost together
+	// beyond their separate costs (negative: they overlap).
+	SumParts    float64  `json:"sum_parts_pct"`
+	Interaction *float64 `json:"interaction_pct"`
+	// Waterfall is the cumulative order: the tax removed after each step.
+	Waterfall []Step `json:"waterfall"`
+	// Others are the remaining configurations (study set, extras).
+	Others []Effect `json:"others"`
+}
+
+// Effect is what a configuration saves against on, as a tax: how much
+// worse on is than the configuration, in percent of the configuration
+// (+20: with the mitigation on the workload is 20% slower). The interval
+// is the U test's ratio interval.
+type Effect struct {
+	Config string   `json:"config"`
+	TaxPct float64  `json:"tax_pct"`
+	CILo   *float64 `json:"ci_lo_pct"`
+	CIHi   *float64 `json:"ci_hi_pct"`
+	P      float64  `json:"p"`
+	// Significant is the U test's verdict at Alpha.
+	Significant bool   `json:"significant"`
+	N           string `json:"n"`
+}
+
+// Part is one leave-one-out configuration.
+type Part struct {
+	Effect
+	// SharePct is TaxPct over the total tax; nil without a total or when
+	// the total is 0.
+	SharePct *float64 `json:"share_pct"`
+	// Expected is what the knowledge base says the mitigation costs
+	// (CiteCosts), "(unverified)" when it marks the note so.
+	Expected string `json:"expected,omitempty"`
+}
+
+// CiteCosts sets each leave-one-out part's Expected from the knowledge
+// base: the cost note of the file a no-FILE configuration turns off (mds
+// for no-verw, the buffer clear the VERW users share).
+func CiteCosts(a *Attribution, kb *mitigation.Knowledge) {
+	for i := range a.Workloads {
+		for j := range a.Workloads[i].Parts {
+			p := &a.Workloads[i].Parts[j]
+			file := strings.TrimPrefix(p.Config, "no-")
+			if file == "verw" {
+				file = "mds"
+			}
+			e, ok := kb.LookupVulnerability(file)
+			if !ok || e.CostNote == "" {
+				continue
+			}
+			p.Expected = e.CostNote
+			if slices.Contains(e.Unverified, "cost_note") {
+				p.Expected += " (unverified)"
+			}
+		}
+	}
+}
+
+// Step is one step of the waterfall.
+type Step struct {
+	Config string `json:"config"`
+	// CumulativePct is the tax removed by this configuration against on;
+	// StepPct what this step added to the previous one.
+	CumulativePct float64 `json:"cumulative_pct"`
+	StepPct       float64 `json:"step_pct"`
+}
+
+// Attribute compares every configuration with on, per workload and
+// primary metric, through internal/compare (medians, U test, per-boot
+// medians when a configuration spans boots) and stats.RatioInterval, and
+// splits the total tax into leave-one-out parts, their interaction and
+// the cumulative waterfall (in the order given; configurations without runs
+// are left out of it).
+func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, error) {
+	if alpha == 0 {
+		alpha = stats.DefaultAlpha
+	}
+	i := slices.IndexFunc(arms, func(a Arm) bool { return a.Name == "on" })
+	if i < 0 || len(arms[i].Runs) == 0 {
+		return nil, ErrNoOn
+	}
+	on := arms[i]
+	att := &Attribution{Schema: AttributionSchema, Alpha: alpha, Confidence: stats.Confidence,
+		Configs: []ArmInfo{}, Workloads: []WorkloadAttribution{}, Notes: []string{}}
+	onSide := compare.RunsSide("on", compare.KindLabel, on.Runs, nil)
+
+	type key struct{ id, params, engine string }
+	byKey := map[key]*WorkloadAttribution{}
+	var order []key
+	effects := map[string]map[key]Effect{}
+	ordered := append([]Arm{on}, slices.DeleteFunc(slices.Clone(arms), func(a Arm) bool { return a.Name == "on" })...)
+	for _, a := range ordered {
+		if a.Kind == "" {
+			a.Kind = KindOf(a.Name)
+		}
+		if a.Name == "on" {
+			att.Configs = append(att.Configs, ArmInfo{Name: "on", Kind: a.Kind, Runs: len(a.Runs)})
+			continue
+		}
+		if len(a.Runs) == 0 {
+			att.Notes = append(att.Notes, fmt.Sprintf("configuration %s has no runs", a.Name))
+			continue
+		}
+		rep, err := compare.Compare(onSide, compare.RunsSide(a.Name, compare.KindLabel, a.Runs, nil), compare.Options{Alpha: alpha})
+		if err != nil {
+			att.Notes = append(att.Notes, fmt.Sprintf("%s: %v", a.Name, err))
+			continue
+		}
+		if att.Configs[0].Boots == 0 {
+			att.Configs[0].Boots, att.Configs[0].Unit = rep.A.Boots, rep.A.Unit
+		}
+		att.Configs = append(att.Configs, ArmInfo{Name: a.Name, Kind: a.Kind, Runs: len(a.Runs), Boots: rep.B.Boots, Unit: rep.B.Unit})
+		effects[a.Name] = map[key]Effect{}
+		for _, w := range rep.Workloads {
+			if len(w.Metrics) == 0 {
+				continue
+			}
+			m := w.Metrics[0]
+			k := key{w.ID, w.ParamsKey, w.Engine}
+			if byKey[k] == nil {
+				byKey[k] = &WorkloadAttribution{Workload: w.ID, Params: w.ParamsKey, Metric: m.Name, Unit: m.Unit,
+					Better: string(m.Better), Parts: []Part{}, Waterfall: []Step{}, Others: []Effect{}}
+				order = append(order, k)
+			}
+			effects[a.Name][k] = effectOf(a.Name, rep, m)
+		}
+		if a.Kind == KindBase && a.Name != "off" {
+			a.Kind = "extra"
+		}
+		ordered[slices.IndexFunc(ordered, func(x Arm) bool { return x.Name == a.Name })].Kind = a.Kind
+	}
+
+	for _, k := range order {
+		wa := byKey[k]
+		if e, ok := effects["off"][k]; ok {
+			wa.Total = &e
+		}
+		for _, a := range ordered {
+			e, ok := effects[a.Name][k]
+			if !ok || a.Name == "off" {
+				continue
+			}
+			switch a.Kind {
+			case KindLeaveOneOut:
+				p := Part{Effect: e}
+				if wa.Total != nil && wa.Total.TaxPct != 0 {
+					s := 100 * e.TaxPct / wa.Total.TaxPct
+					p.SharePct = &s
+				}
+				wa.Parts = append(wa.Parts, p)
+				wa.SumParts += e.TaxPct
+			default:
+				wa.Others = append(wa.Others, e)
+			}
+		}
+		if wa.Total != nil {
+			in := wa.Total.TaxPct - wa.SumParts
+			wa.Interaction = &in
+		}
+		prev := 0.0
+		for _, name := range waterfall {
+			var cum float64
+			if name == "on" {
+				cum = 0
+			} else if e, ok := effects[name][k]; ok {
+				cum = e.TaxPct
+			} else {
+				continue
+			}
+			wa.Waterfall = append(wa.Waterfall, Step{Config: name, CumulativePct: cum, StepPct: cum - prev})
+			prev = cum
+		}
+		att.Workloads = append(att.Workloads, *wa)
+	}
+	if _, ok := effects["off"]; !ok {
+		att.Notes = append(att.Notes, "configuration off (mitigations=off) has no runs: no total, no shares, no interaction")
+	}
+	if len(att.Workloads) == 0 {
+		return nil, fmt.Errorf("no workload was measured both under on and under another configuration")
+	}
+	return att, nil
+}
+
+// effectOf turns one compared metric into a tax: the speedup of the
+// configuration over on, less one, in percent, with the ratio interval
+// when both sides' samples are repetitions (a side of several boots is
+// compared on per-boot medians, and its repetitions are no independent
+// samples).
+func effectOf(name string, rep *compare.Report, m compare.Metric) Effect {
+	e := Effect{Config: name, TaxPct: (m.Speedup - 1) * 100, P: 1}
+	if math.IsNaN(e.TaxPct) || math.IsInf(e.TaxPct, 0) {
+		e.TaxPct = 0
+	}
+	if m.Test != nil {
+		e.P, e.Significant, e.N = m.Test.P, m.Test.Significant, m.Test.N()
+	}
+	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
+		return e
+	}
+	lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, rep.Confidence)
+	if !ok {
+		return e
+	}
+	// RatioInterval bounds B/A; the speedup is B/A when higher is better
+	// and A/B when lower is.
+	if m.Better == run.Lower {
+		lo, hi = 1/hi, 1/lo
+	}
+	l, h := (lo-1)*100, (hi-1)*100
+	e.CILo, e.CIHi = &l, &h
+	return e
+}

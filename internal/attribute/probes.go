@@ -1,0 +1,249 @@
+// Package attribute answers which mitigation costs what: the taxes of the
+// per-task speculation controls measured within one boot (probes), the
+// configurations that switch off one mitigation at a time (plan), and the
+// arithmetic that splits a total tax into its parts (attribution).
+// Nothing here prints.
+package attribute
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// ProbesSchema is the value of the "schema" field of the probes report.
+const ProbesSchema = "sectax.probes/v1"
+
+// Probe is one workload with its parameter overrides that the probes run.
+type Probe struct {
+	ID        string
+	Overrides map[string]string
+}
+
+// Probes are the workloads that pay the per-task controls: kernel entry
+// and exit, context switches between processes (where the IBPB and the L1D
+// flush happen) and between threads (no change of address space), and many
+// tasks waking each other.
+var Probes = []Probe{
+	{ID: "syscall-basic"},
+	{ID: "sched-pipe", Overrides: map[string]string{"mode": "process"}},
+	{ID: "sched-pipe", Overrides: map[string]string{"mode": "thread"}},
+	{ID: "sched-messaging", Overrides: map[string]string{"groups": "1", "mode": "process"}},
+}
+
+// BaselineState is the name of the state with every available control off.
+const BaselineState = "baseline"
+
+// State is one arm of the probes: the settings its repetitions run under.
+type State struct {
+	// Name is BaselineState or the control switched on ("ssbd").
+	Name     string
+	Settings []workload.SpecSetting
+}
+
+// States returns the arms for the available controls: the baseline (all
+// off) and one per control (that one on — force where it exists — the
+// others off). Empty when no control is available.
+func States(offers []workload.SpecOffer) []State {
+	var avail []string
+	for _, o := range offers {
+		if o.Available {
+			avail = append(avail, o.Control)
+		}
+	}
+	if len(avail) == 0 {
+		return nil
+	}
+	mk := func(on string) []workload.SpecSetting {
+		var s []workload.SpecSetting
+		for _, c := range avail {
+			v := "off"
+			if c == on {
+				v = "force"
+				if c == "l1d_flush" {
+					v = "on"
+				}
+			}
+			s = append(s, workload.SpecSetting{Control: c, Value: v})
+		}
+		return s
+	}
+	out := []State{{Name: BaselineState, Settings: mk("")}}
+	for _, c := range avail {
+		out = append(out, State{Name: c, Settings: mk(c)})
+	}
+	return out
+}
+
+// StateOf names the arm a result ran under, from its recorded controls:
+// BaselineState when every control was off, the control when exactly one
+// was on, "" otherwise (not a probes result).
+func StateOf(res *run.Result) string {
+	if len(res.SpecControls) == 0 {
+		return ""
+	}
+	on := ""
+	for _, c := range res.SpecControls {
+		if c.Requested == "off" {
+			continue
+		}
+		if on != "" {
+			return ""
+		}
+		on = c.Control
+	}
+	if on == "" {
+		return BaselineState
+	}
+	return on
+}
+
+// ProbeReport is the tax of each control on each probe workload.
+type ProbeReport struct {
+	Schema     string  `json:"schema"`
+	Run        string  `json:"run"`
+	Kernel     string  `json:"kernel"`
+	Alpha      float64 `json:"alpha"`
+	Confidence float64 `json:"confidence"`
+	// Controls says for each control whether the kernel offers it, and
+	// why not.
+	Controls []workload.SpecOffer `json:"controls"`
+	Rows     []ProbeRow           `json:"rows"`
+	Notes    []string             `json:"notes"`
+}
+
+// ProbeRow is one control's tax on one workload (primary metric).
+type ProbeRow struct {
+	Workload  string `json:"workload"`
+	ParamsKey string `json:"params"`
+	Control   string `json:"control"`
+	State     string `json:"state"`
+	Metric    string `json:"metric"`
+	Unit      string `json:"unit"`
+	Better    string `json:"better"`
+	// Off and On are the medians with their intervals.
+	Off stats.Summary `json:"off"`
+	On  stats.Summary `json:"on"`
+	// ChangePct is the change of the median from off to on; CILo and CIHi
+	// bound it (the ratio interval of the U test, in percent); nil when
+	// the samples are too few.
+	ChangePct float64  `json:"change_pct"`
+	CILo      *float64 `json:"ci_lo_pct"`
+	CIHi      *float64 `json:"ci_hi_pct"`
+	P         float64  `json:"p"`
+	// Delta is benchstat's column: "~" when not significant.
+	Delta string `json:"delta"`
+	// Verified summarises what /proc showed for the control on the on arm.
+	Verified string   `json:"verified"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ProbeTaxes compares, in a probes run, every control's arm with the
+// baseline arm of the same workload and parameters, through
+// internal/compare (median, U test) and stats.RatioInterval.
+func ProbeTaxes(r *run.Run, offers []workload.SpecOffer, alpha float64) (*ProbeReport, error) {
+	rep := &ProbeReport{Schema: ProbesSchema, Run: r.ID, Alpha: alpha, Confidence: stats.Confidence,
+		Controls: offers, Rows: []ProbeRow{}, Notes: []string{}}
+	if rep.Alpha == 0 {
+		rep.Alpha = stats.DefaultAlpha
+	}
+	if r.Env != nil {
+		rep.Kernel = r.Env.Kernel.Release
+	}
+	type key struct{ id, params string }
+	base := map[key]*run.Result{}
+	for i := range r.Results {
+		res := &r.Results[i]
+		if StateOf(res) == BaselineState {
+			base[key{res.Workload, run.ParamsKey(res.Params)}] = res
+		}
+	}
+	for i := range r.Results {
+		res := &r.Results[i]
+		st := StateOf(res)
+		if st == "" || st == BaselineState {
+			continue
+		}
+		k := key{res.Workload, run.ParamsKey(res.Params)}
+		b, ok := base[k]
+		if !ok {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s with %s on has no baseline arm to compare with", k.id, k.params, st))
+			continue
+		}
+		row, err := probeRow(r, b, res, st, rep.Alpha)
+		if err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s, %s: %v", k.id, k.params, st, err))
+			continue
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	return rep, nil
+}
+
+// probeRow compares one arm with the baseline as two one-result runs.
+func probeRow(r *run.Run, off, on *run.Result, state string, alpha float64) (ProbeRow, error) {
+	side := func(name string, res *run.Result) compare.Side {
+		one := &run.Run{Schema: r.Schema, ID: r.ID + "/" + name, Label: name, Env: r.Env, Results: []run.Result{*res}}
+		return compare.RunsSide(name, compare.KindRun, []*run.Run{one}, nil)
+	}
+	cr, err := compare.Compare(side(BaselineState, off), side(state, on), compare.Options{Alpha: alpha})
+	if err != nil {
+		return ProbeRow{}, err
+	}
+	if len(cr.Workloads) == 0 || len(cr.Workloads[0].Metrics) == 0 {
+		return ProbeRow{}, fmt.Errorf("no samples to compare")
+	}
+	m := cr.Workloads[0].Metrics[0]
+	row := ProbeRow{Workload: on.Workload, ParamsKey: run.ParamsKey(on.Params), Control: state,
+		Metric: m.Name, Unit: m.Unit, Better: string(m.Better), Off: m.A, On: m.B,
+		ChangePct: m.ChangePct, P: 1, Delta: m.Delta}
+	for _, c := range on.SpecControls {
+		if c.Control == state {
+			row.State = c.Requested
+			row.Verified = VerifiedText(c)
+		}
+	}
+	if m.Test != nil {
+		row.P = m.Test.P
+		for _, w := range m.Test.Warnings {
+			row.Warnings = append(row.Warnings, w.Message)
+		}
+	}
+	if lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, cr.Confidence); ok {
+		l, h := (lo-1)*100, (hi-1)*100
+		row.CILo, row.CIHi = &l, &h
+	}
+	if math.IsNaN(row.ChangePct) {
+		row.ChangePct = 0
+	}
+	return row, nil
+}
+
+// VerifiedText summarises what was verified of a control: "runner-thread
+// 1 task, worker 1 process (5 tasks): thread force mitigated".
+func VerifiedText(c run.SpecControl) string {
+	var parts []string
+	for _, v := range c.Verified {
+		who := v.Role + " " + plural(v.Tasks, "task", "tasks")
+		if v.Role == "worker" {
+			who = v.Role + " " + plural(v.Processes, "process", "processes") + " (" + plural(v.Tasks, "task", "tasks") + ")"
+		}
+		parts = append(parts, who+": "+v.State)
+	}
+	if len(parts) == 0 {
+		return "nothing verified"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,455 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/stats"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+func newAttributeCmd(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "attribute",
+		Short: "Which mitigation costs what: per-task controls now, per-mitigation configurations",
+		Long: `Attribute the security tax to individual mitigations.
+
+  sectax attribute probes    measure the per-task speculation controls (SSBD,
+                             indirect-branch speculation, L1D flush) off and
+                             on, interleaved, within this boot
+  sectax attribute plan      the mitigations active on this kernel, the
+                             parameter that turns each off, and the
+                             configurations that attribute the tax to them
+  sectax attribute report    the share of the tax each mitigation carries,
+                             from the stored runs of those configurations`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newAttributeProbesCmd(g), newAttributePlanCmd(g), newAttributeReportCmd(g))
+	return cmd
+}
+
+// applySpec turns the --spec flag of `sectax run` into wrapped items: it
+// reads the kernel's mode and refuses a control it does not offer (exit
+// status 2, with the kernel's reason).
+func applySpec(ctx context.Context, g *Globals, args []string, pl *plan) error {
+	settings, err := workload.ParseSpec(args)
+	if err != nil {
+		return err
+	}
+	env, err := collectEnv(ctx, g)
+	if err != nil {
+		return err
+	}
+	offers := workload.SpecOffers(env)
+	if err := workload.CheckSpec(settings, offers); err != nil {
+		return err
+	}
+	for i := range pl.items {
+		pl.items[i].Workload = workload.WithSpec(pl.items[i].Workload, settings, offers)
+	}
+	return nil
+}
+
+type probesOptions struct {
+	runOptions
+	alpha float64
+}
+
+func newAttributeProbesCmd(g *Globals) *cobra.Command {
+	o := &probesOptions{}
+	cmd := &cobra.Command{
+		Use:   "probes",
+		Short: "Measure the per-task speculation controls off and on within one boot",
+		Long: `Measure what each per-task speculation control costs, without a reboot.
+
+Linux lets a task switch some mitigations for itself with
+prctl(PR_SET_SPECULATION_CTRL) when the kernel's mode allows it: Speculative
+Store Bypass Disable (ssbd), indirect-branch speculation (ib: STIBP, and an
+IBPB when switching to or from the task) and the L1D flush on context switch
+(l1d_flush, only after booting with l1d_flush=on).
+
+The probe workloads (syscall-basic, sched-pipe in process and thread mode,
+sched-messaging with one group) run once with every available control off
+(the baseline) and once per control with that one forced on, as separate
+items interleaved repetition by repetition, so that drift hits every arm
+alike. Before every timed window the control is set in the thread that runs
+the workload (its worker processes inherit it) and in every worker thread,
+and /proc/PID/task/TID/status is checked in every task: a repetition whose
+tasks do not show the requested state fails.
+
+The report gives each control's tax per workload: the change of the median
+with its 95% interval and the p-value of the Mann-Whitney U test. A control
+this kernel does not offer is listed with the kernel's reason (its
+PR_GET_SPECULATION_CTRL answer and vulnerability file); when none is
+offered nothing is run and the exit status is 0. The run is stored (label
+probes) unless --no-store.`,
+		Example: `  sectax attribute probes
+  sectax attribute probes --runs 20 --cpus 0 --format md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAttributeProbes(cmd.Context(), g, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.suite, "suite", "quick", "workload sizes: quick, standard or study")
+	f.IntVar(&o.runs, "runs", 10, "measured repetitions of every arm")
+	f.IntVar(&o.warmup, "warmup", 1, "unmeasured repetitions of every arm first")
+	f.StringVar(&o.cpus, "cpus", "", "pin the run and its children to this CPU `LIST`")
+	f.Int64Var(&o.seed, "seed", 0, "seed of the shuffled repetition order (default: random, recorded)")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "a repetition running longer than this fails")
+	f.StringVar(&o.label, "label", "probes", "label of the stored run")
+	f.BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
+	f.Float64Var(&o.alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	addFormatFlag(cmd, g, "text", "text", "md", "json")
+	return cmd
+}
+
+func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error {
+	if err := checkFormat(g, "text", "md", "json"); err != nil {
+		return err
+	}
+	if err := stats.CheckAlpha(o.alpha); err != nil {
+		return usageError{fmt.Errorf("--alpha: %w", err)}
+	}
+	suite, err := workload.ParseSuite(o.suite)
+	if err != nil {
+		return err
+	}
+	if o.runs < 1 || o.warmup < 0 {
+		return usagef("--runs must be at least 1 and --warmup not negative")
+	}
+	if o.timeout <= 0 {
+		return usagef("--timeout must be positive, e.g. 10m")
+	}
+	env, err := collectEnv(ctx, g)
+	if err != nil {
+		return err
+	}
+	offers := workload.SpecOffers(env)
+	states := attribute.States(offers)
+	render := func(w io.Writer, rep *attribute.ProbeReport) error {
+		switch g.Format {
+		case "json":
+			return report.ProbesJSON(w, rep)
+		case "md":
+			return report.ProbesMarkdown(w, rep)
+		}
+		return report.ProbesText(w, rep)
+	}
+	if len(states) == 0 {
+		rep, err := attribute.ProbeTaxes(&run.Run{Env: env}, offers, o.alpha)
+		if err != nil {
+			return err
+		}
+		w, finish, err := g.output()
+		if err != nil {
+			return err
+		}
+		return finish(render(w, rep))
+	}
+
+	pl := &plan{suite: suite}
+	if o.cpus != "" {
+		if pl.cpus, err = runner.ParseCPUList(o.cpus); err != nil {
+			return usagef("--cpus: %v", err)
+		}
+	}
+	for _, off := range offers {
+		if !off.Available {
+			pl.notes = append(pl.notes, fmt.Sprintf("%s unavailable here: %s", off.Control, off.Reason))
+		}
+	}
+	for _, pr := range attribute.Probes {
+		w, err := g.deps.Registry.Lookup(pr.ID)
+		if err != nil {
+			return err
+		}
+		p, err := workload.Resolve(w.Info(), suite, pr.Overrides)
+		if err != nil {
+			return err
+		}
+		if pf, ok := w.(workload.Preflighter); ok {
+			if err := pf.Preflight(p); err != nil {
+				return err
+			}
+		}
+		for _, st := range states {
+			pl.items = append(pl.items, runner.Item{Workload: workload.WithSpec(w, st.Settings, offers),
+				Params: p, Engine: "native", Runs: o.runs})
+		}
+	}
+
+	release, err := store.AcquireRunLock(g.DB)
+	if err != nil {
+		return err
+	}
+	defer release()
+	taxes := func(r *run.Run) (*attribute.ProbeReport, error) { return attribute.ProbeTaxes(r, offers, o.alpha) }
+	ss := session{label: o.label, engine: "native",
+		text: func(w io.Writer, r *run.Run) error {
+			rep, err := taxes(r)
+			if err != nil {
+				return err
+			}
+			return render(w, rep)
+		}}
+	ss.json = ss.text
+	if !o.noStore {
+		closeStore, err := ss.useStore(ctx, g, o.label)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+	}
+	o.runOptions.runs = o.runs
+	return measure(ctx, g, &o.runOptions, pl, ss)
+}
+
+func newAttributePlanCmd(g *Globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "List the active mitigations and the configurations that attribute the tax to them",
+		Long: `Read this kernel's vulnerability files and command line (or a fake tree with
+--root) and, from the knowledge base, list the mitigations that are active and
+the parameter that turns each off alone on this kernel version. From them, the
+configurations of an attribution:
+
+  on, off            the default command line, and mitigations=off
+  no-FILE            leave-one-out: one mitigation off (no-verw: the
+                     mitigations that share the VERW buffer clear, which
+                     go only together)
+  cum-N              cumulative: one more mitigation off at each step,
+                     most expensive first
+  study-off          the study's tuned line: quiet loglevel=0 audit=0
+                     vsyscall=none mitigations=off
+  mitigations-only   mitigations=off alone (the same boot as off)
+  rest-only          the study's line without mitigations=off
+
+Each configuration lists the vulnerability files it is expected to turn off,
+which verification checks after the boot, and says when a parameter will have
+no effect (a VERW user kept on by another, an always-on part).`,
+		Example: `  sectax attribute plan
+  sectax attribute plan --root /mnt/other-machine --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(g, "text", "json"); err != nil {
+				return err
+			}
+			env, err := collectEnv(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			kb, err := mitigation.KnowledgeBase()
+			if err != nil {
+				return err
+			}
+			p, err := attribute.MakePlan(env, kb)
+			if err != nil {
+				return err
+			}
+			w, finish, err := g.output()
+			if err != nil {
+				return err
+			}
+			if g.Format == "json" {
+				return finish(report.PlanJSON(w, p))
+			}
+			return finish(report.PlanText(w, p))
+		},
+	}
+	addFormatFlag(cmd, g, "text", "text", "json")
+	return cmd
+}
+
+func newAttributeReportCmd(g *Globals) *cobra.Command {
+	var configs []string
+	var alpha float64
+	var chartDir string
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Split the tax of each workload among the mitigations, from runs per configuration",
+		Long: `Attribute each workload's tax to the mitigations, from stored runs measured
+under the configurations of 'sectax attribute plan'.
+
+A run belongs to the configuration named in its config block (lab, campaign)
+or, without one, to its label when the label is a plan name (on, off, no-*,
+cum-*, study-off, mitigations-only, rest-only). --config NAME=REF takes the
+runs of a configuration from a run id, prefix or label instead.
+
+Every configuration is compared with on (medians, Mann-Whitney U, per-boot
+medians when a configuration spans several boots). The tax of a configuration
+is how much slower on is than it; off gives the total, each leave-one-out
+configuration its part and share of the total; the interaction is the total
+minus the sum of the parts (positive: the mitigations cost more together than
+apart). The waterfall follows the plan's cumulative order.`,
+		Example: `  sectax attribute report
+  sectax attribute report --config on=20261130T0900 --config off=label-off --format md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runAttributeReport(cmd.Context(), g, configs, alpha, chartDir)
+		},
+	}
+	cmd.Flags().StringArrayVar(&configs, "config", nil, "take configuration NAME's runs from `NAME=REF` (a run id, prefix or label; repeatable)")
+	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	cmd.Flags().StringVar(&chartDir, "chart", "", "also write each workload's cumulative waterfall as a PNG into `DIR`")
+	addFormatFlag(cmd, g, "text", "text", "md", "json")
+	return cmd
+}
+
+func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string) error {
+	if err := checkFormat(g, "text", "md", "json"); err != nil {
+		return err
+	}
+	if err := stats.CheckAlpha(alpha); err != nil {
+		return usageError{fmt.Errorf("--alpha: %w", err)}
+	}
+	var db *store.DB
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+	}()
+	var arms []attribute.Arm
+	armOf := func(name string) *attribute.Arm {
+		for i := range arms {
+			if arms[i].Name == name {
+				return &arms[i]
+			}
+		}
+		arms = append(arms, attribute.Arm{Name: name})
+		return &arms[len(arms)-1]
+	}
+	if len(configs) > 0 {
+		for _, c := range configs {
+			name, ref, ok := strings.Cut(c, "=")
+			if !ok || name == "" || ref == "" {
+				return usagef("--config %q: give NAME=REF, e.g. on=label-on", c)
+			}
+			side, err := sideOf(ctx, g, &db, ref)
+			if err != nil {
+				return err
+			}
+			if side.Published() {
+				return usagef("--config %s: a published baseline has no samples to attribute", c)
+			}
+			a := armOf(name)
+			a.Runs = append(a.Runs, side.Runs...)
+		}
+	} else {
+		d, err := openStore(ctx, g, false)
+		if errors.Is(err, store.ErrNoDatabase) {
+			return usagef("no database at %s: measure the configurations of 'sectax attribute plan' first", g.DB)
+		}
+		if err != nil {
+			return err
+		}
+		db = d
+		all, err := db.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, s := range all {
+			r, err := db.Get(ctx, s.ID)
+			if err != nil {
+				return err
+			}
+			name := r.Label
+			if r.Config != nil {
+				name = r.Config.Name
+			} else if attribute.KindOf(name) == "extra" {
+				continue
+			}
+			a := armOf(name)
+			a.Runs = append(a.Runs, r)
+		}
+	}
+	att, err := attribute.Attribute(arms, waterfallOrder(arms), alpha)
+	if errors.Is(err, attribute.ErrNoOn) {
+		return usageError{fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)}
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	if kb, err := mitigation.KnowledgeBase(); err == nil {
+		attribute.CiteCosts(att, kb)
+	}
+	if chartDir != "" {
+		if err := writeWaterfalls(g, chartDir, att); err != nil {
+			return err
+		}
+	}
+	w, finish, err := g.output()
+	if err != nil {
+		return err
+	}
+	switch g.Format {
+	case "json":
+		return finish(report.AttributionJSON(w, att))
+	case "md":
+		return finish(report.AttributionMarkdown(w, att))
+	}
+	return finish(report.AttributionText(w, att))
+}
+
+// waterfallOrder is the plan's cumulative order for the kernel the on runs
+// measured, or, without their environment, on, the cumulative steps by
+// number, then off.
+func waterfallOrder(arms []attribute.Arm) []string {
+	for _, a := range arms {
+		if a.Name != "on" || len(a.Runs) == 0 || a.Runs[0].Env == nil {
+			continue
+		}
+		if kb, err := mitigation.KnowledgeBase(); err == nil {
+			if p, err := attribute.MakePlan(a.Runs[0].Env, kb); err == nil {
+				return p.Cumulative
+			}
+		}
+	}
+	order := []string{"on"}
+	for n := 1; n < 100; n++ {
+		if slices.ContainsFunc(arms, func(a attribute.Arm) bool { return a.Name == fmt.Sprintf("cum-%d", n) }) {
+			order = append(order, fmt.Sprintf("cum-%d", n))
+		}
+	}
+	return append(order, "off")
+}
+
+// writeWaterfalls writes one PNG per workload into dir (created if needed).
+func writeWaterfalls(g *Globals, dir string, att *attribute.Attribution) error {
+	charts, err := report.WaterfallCharts(att)
+	if err != nil {
+		return err
+	}
+	if len(charts) == 0 {
+		g.notice("no waterfall to draw: measure at least one cumulative step or off besides on")
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageError{fmt.Errorf("--chart: %w", err)}
+	}
+	for _, c := range charts {
+		b, err := c.PNG()
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(dir, c.Name+".png")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return fmt.Errorf("--chart: %w", err)
+		}
+		g.notice("wrote %s", path)
+	}
+	return nil
+}

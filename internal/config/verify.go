@@ -1,0 +1,92 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// Verify checks the booted kernel s against configuration c of plan: the
+// boot is new (its boot id is not among seen), every parameter of c is on
+// the command line with its value, no parameter that only another
+// configuration of the plan sets is there, and every vulnerability file c
+// is expected to turn off no longer says "Mitigation:". The result is the
+// run document's verification block; OK is false when anything differs,
+// and Reasons say what, one line each.
+func Verify(s *sysinfo.Snapshot, c Config, plan []Config, seen []string, kb *mitigation.Knowledge) run.Verification {
+	v := run.Verification{BootID: s.BootID, Cmdline: strings.TrimSpace(s.Cmdline.Raw)}
+	if s.BootID != "" && slices.Contains(seen, s.BootID) {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("boot id %s was already measured: the machine did not boot again", s.BootID))
+	}
+	running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
+	for _, p := range c.Params {
+		q, ok := mitigation.Lookup(running, p.Name)
+		switch {
+		case !ok:
+			v.Missing = append(v.Missing, p.Raw)
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s is not on the command line", p.Raw))
+		case q.Value != p.Value || q.HasValue != p.HasValue:
+			v.Missing = append(v.Missing, p.Raw)
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s is not on the command line (it has %s)", p.Raw, q.Raw))
+		}
+	}
+	for _, o := range plan {
+		if o.Name == c.Name {
+			continue
+		}
+		for _, p := range o.Params {
+			if slices.ContainsFunc(c.Params, func(x mitigation.Param) bool { return x.Key() == p.Key() }) {
+				continue // c sets this parameter itself: checked above
+			}
+			if q, ok := mitigation.Lookup(running, p.Name); ok && q.Value == p.Value && q.HasValue == p.HasValue && !slices.Contains(v.Foreign, p.Raw) {
+				v.Foreign = append(v.Foreign, p.Raw)
+				v.Reasons = append(v.Reasons, fmt.Sprintf("%s (of configuration %s) is on the command line", p.Raw, o.Name))
+			}
+		}
+	}
+	if len(c.Params) > 0 && s.Vulnerabilities != nil {
+		// What the configuration should turn off, judged on this kernel
+		// as if it had booted with the defaults: files a parameter turns
+		// off can be Mitigated only without it.
+		v.ExpectedOff = expectedOff(s, c, kb)
+		byName := map[string]mitigation.Vulnerability{}
+		for _, f := range s.Vulnerabilities {
+			byName[f.Name] = f
+		}
+		for _, name := range v.ExpectedOff {
+			if f := byName[name]; f.State == mitigation.Mitigated {
+				v.StillMitigated = append(v.StillMitigated, name)
+				v.Reasons = append(v.Reasons, fmt.Sprintf("%s still says %q although %s should turn it off", name, strings.TrimSpace(f.Raw), c.String()))
+			}
+		}
+	}
+	v.OK = len(v.Reasons) == 0
+	return v
+}
+
+// expectedOff names the files c is expected to turn off on s's kernel.
+// The booted kernel shows them off when the configuration took effect, so
+// a file it reports vulnerable is predicted as if it were mitigated (a
+// mitigated file keeps its text, so that always-on parts stay recognised).
+func expectedOff(s *sysinfo.Snapshot, c Config, kb *mitigation.Knowledge) []string {
+	as := *s
+	as.Vulnerabilities = make([]mitigation.Vulnerability, 0, len(s.Vulnerabilities))
+	for _, f := range s.Vulnerabilities {
+		if f.State == mitigation.Vulnerable {
+			f.State = mitigation.Mitigated
+			f.Raw = "Mitigation: (predicted)"
+		}
+		as.Vulnerabilities = append(as.Vulnerabilities, f)
+	}
+	return advise.ExpectedOff(&as, c.Params, kb)
+}
+
+// Record is the run document's config block for a run measured under c.
+func Record(c Config, v run.Verification) *run.Config {
+	return &run.Config{Name: c.Name, Params: c.Tokens(), Verification: &v}
+}

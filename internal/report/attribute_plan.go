@@ -1,0 +1,99 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sectax/sectax/internal/attribute"
+)
+
+// PlanText renders an attribution plan: the active mitigations with the
+// parameter that turns each off, then every configuration with the files
+// it is expected to change and why a parameter will have no effect.
+func PlanText(w io.Writer, p *attribute.Plan) error {
+	fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line: %s\n\n", p.Kernel, p.Cmdline)
+	if len(p.Active) == 0 {
+		fmt.Fprintln(w, "no active mitigation that a parameter turns off")
+	} else {
+		fmt.Fprintln(w, "active mitigations, most expensive first:")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  file\tmode\tcost\toff alone with\tconfiguration")
+		for _, a := range p.Active {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.File, planDash(a.Mode), planDash(a.Cost), planOr(a.Param, "mitigations=off only"), planDash(a.Config))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, a := range p.Active {
+			if a.Note != "" {
+				fmt.Fprintf(w, "  note: %s\n", a.Note)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\nconfigurations:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  name\tkind\tadds\texpected to turn off")
+	for _, c := range p.Configurations {
+		exp := make([]string, 0, len(c.Expected))
+		for _, e := range c.Expected {
+			exp = append(exp, e.File)
+		}
+		what := strings.Join(exp, ", ")
+		switch {
+		case c.SameAs != "":
+			what = "same as " + c.SameAs + " (one boot serves both)"
+		case len(c.Params) == 0:
+			what = "nothing (the default command line)"
+		case what == "":
+			what = "nothing"
+		}
+		if !c.Boot && c.SameAs == "" {
+			what += " (no boot needed)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Kind, planDash(c.String()), what)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range p.Configurations {
+		if c.SameAs != "" {
+			continue
+		}
+		for _, x := range c.Weakened {
+			fmt.Fprintf(w, "  %s: %s stays mitigated with a part off (%s)\n", c.Name, x.File, x.By)
+		}
+		for _, x := range c.NoEffect {
+			fmt.Fprintf(w, "  %s: %s\n", c.Name, x)
+		}
+		if len(c.Toggles) > 0 {
+			fmt.Fprintf(w, "  %s: not CPU mitigations: %s\n", c.Name, strings.Join(c.Toggles, " "))
+		}
+	}
+	if len(p.Cumulative) > 0 {
+		fmt.Fprintf(w, "\ncumulative order: %s\n", strings.Join(p.Cumulative, " → "))
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+// PlanJSON writes the sectax.attribute-plan/v1 document.
+func PlanJSON(w io.Writer, p *attribute.Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(p)
+}
+
+func planDash(s string) string { return planOr(s, "–") }
+
+func planOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

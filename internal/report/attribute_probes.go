@@ -1,0 +1,111 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// ProbesText renders the tax of each per-task speculation control: one row
+// per workload and control, with the change of the median when the control
+// is on, its interval and p-value, then what the kernel offers.
+func ProbesText(w io.Writer, rep *attribute.ProbeReport) error {
+	fmt.Fprintf(w, "per-task speculation controls, one boot")
+	if rep.Run != "" {
+		fmt.Fprintf(w, ", run %s", rep.Run)
+	}
+	if rep.Kernel != "" {
+		fmt.Fprintf(w, ", kernel %s", rep.Kernel)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "control\tkernel\tavailable")
+	for _, c := range rep.Controls {
+		av := "yes"
+		if !c.Available {
+			av = "no: " + c.Reason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Control, c.Kernel, av)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if len(rep.Rows) == 0 {
+		fmt.Fprintln(w, "nothing measured: this kernel offers no per-task control")
+	} else {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "workload\tparameters\tcontrol\toff\ton\tchange\t95% interval\tp\t")
+		for _, r := range rep.Rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s=%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.ParamsKey, r.Control, r.State,
+				Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), r.Delta, probeCI(r), probeP(r.P))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nchange: of the median when the control is on (~: not significant at alpha %v, Mann-Whitney U).\n", rep.Alpha)
+		fmt.Fprintln(w, "verified in /proc before every timed window:")
+		seen := map[string]bool{}
+		for _, r := range rep.Rows {
+			line := fmt.Sprintf("  %s %s, %s=%s: %s", r.Workload, r.ParamsKey, r.Control, r.State, r.Verified)
+			if !seen[line] {
+				seen[line] = true
+				fmt.Fprintln(w, line)
+			}
+		}
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, r := range rep.Rows {
+		for _, x := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s %s, %s: %s\n", r.Workload, r.ParamsKey, r.Control, x)
+		}
+	}
+	return nil
+}
+
+// ProbesMarkdown renders the same as a Markdown table.
+func ProbesMarkdown(w io.Writer, rep *attribute.ProbeReport) error {
+	fmt.Fprintf(w, "Per-task speculation controls (run %s, kernel %s)\n\n", rep.Run, rep.Kernel)
+	fmt.Fprintln(w, "| workload | parameters | control | off | on | change | 95% interval | p |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "| %s | %s | %s=%s | %s | %s | %s | %s | %s |\n", r.Workload, r.ParamsKey, r.Control, r.State,
+			Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), r.Delta, probeCI(r), probeP(r.P))
+	}
+	for _, c := range rep.Controls {
+		if !c.Available {
+			fmt.Fprintf(w, "| – | – | %s | unavailable here: %s | | | | |\n", c.Control, strings.ReplaceAll(c.Reason, "|", "\\|"))
+		}
+	}
+	return nil
+}
+
+// ProbesJSON writes the sectax.probes/v1 document.
+func ProbesJSON(w io.Writer, rep *attribute.ProbeReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(rep)
+}
+
+func probeCI(r attribute.ProbeRow) string {
+	if r.CILo == nil || r.CIHi == nil {
+		return "–"
+	}
+	return "[" + stats.FormatPct(*r.CILo) + ", " + stats.FormatPct(*r.CIHi) + "]"
+}
+
+func probeP(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}

@@ -1,0 +1,88 @@
+package run
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func validRun() *Run {
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	return &Run{
+		Schema: Schema, ID: "20261130T060000-abcdef", Label: "on", Started: t0, Finished: t0.Add(time.Minute),
+		Status: StatusComplete, Suite: "quick", Engine: "native", ToolVersion: "0.1.0", Runs: 6, Warmup: 1,
+		Results: []Result{{Workload: "sched-pipe", Params: map[string]any{"loops": float64(100), "mode": "process"},
+			Metrics: []Metric{
+				{Name: "usecs_per_op", Unit: "µs/op", Better: Lower, Samples: []float64{8.1, 8.2}},
+				{Name: "nivcsw", Unit: "switches", Better: Lower, Samples: []float64{0, 3}},
+			},
+			Failures: []string{"measure 3: perf said:\n  line two"}}},
+	}
+}
+
+// TestValidateRejects: every hostile document the issue found accepted is
+// refused, naming the field.
+func TestValidateRejects(t *testing.T) {
+	if err := validRun().Validate(); err != nil {
+		t.Fatalf("valid run refused: %v", err)
+	}
+	long := strings.Repeat("x", 129)
+	for _, c := range []struct {
+		name, field, msg string
+		edit             func(r *Run)
+	}{
+		{"schema", "schema", `"sectax.run/v9" is not`, func(r *Run) { r.Schema = "sectax.run/v9" }},
+		{"newline id", "id", "control character U+000A", func(r *Run) { r.ID = "a\nb" }},
+		{"escape id", "id", "control character U+001B", func(r *Run) { r.ID = "x\x1b[2Jy" }},
+		{"bell label", "label", "control character U+0007", func(r *Run) { r.Label = "on\a" }},
+		{"newline label", "label", "control character", func(r *Run) { r.Label = "on\n# Injected" }},
+		{"baseline id", "id", `starts with "baseline:"`, func(r *Run) { r.ID = "baseline:study-wsl3-on" }},
+		{"baseline label", "label", `starts with "baseline:"`, func(r *Run) { r.Label = "baseline:x" }},
+		{"long id", "id", "129 bytes long, more than the limit of 128", func(r *Run) { r.ID = long }},
+		{"long label", "label", "more than the limit of 128", func(r *Run) { r.Label = long }},
+		{"bad utf8", "label", "not valid UTF-8", func(r *Run) { r.Label = "\xff" }},
+		{"padded label", "label", "padded", func(r *Run) { r.Label = " on" }},
+		{"zero primary", "results[0].metrics[0].samples[1]", "0 in the primary metric", func(r *Run) { r.Results[0].Metrics[0].Samples[1] = 0 }},
+		{"negative", "results[0].metrics[1].samples[0]", "negative", func(r *Run) { r.Results[0].Metrics[1].Samples[0] = -1 }},
+		{"inf", "results[0].metrics[0].samples[0]", "not a finite number", func(r *Run) { r.Results[0].Metrics[0].Samples[0] = math.Inf(1) }},
+		{"nan", "results[0].metrics[0].samples[0]", "not a finite number", func(r *Run) { r.Results[0].Metrics[0].Samples[0] = math.NaN() }},
+		{"runs -5", "runs", "-5: must be at least 1", func(r *Run) { r.Runs = -5 }},
+		{"runs 0", "runs", "must be at least 1", func(r *Run) { r.Runs = 0 }},
+		{"warmup", "warmup", "must not be negative", func(r *Run) { r.Warmup = -1 }},
+		{"finished first", "finished", "is before started", func(r *Run) { r.Finished = r.Started.Add(-time.Hour) }},
+		{"finished missing", "finished", "missing, but the run is complete", func(r *Run) { r.Finished = time.Time{} }},
+		{"started missing", "started", "missing", func(r *Run) { r.Started = time.Time{} }},
+		{"status", "status", "is not running", func(r *Run) { r.Status = "done" }},
+		{"better", "results[0].metrics[0].better", "not lower or higher", func(r *Run) { r.Results[0].Metrics[0].Better = "up" }},
+		{"dup metric", "results[0].metrics[1].name", "appears twice", func(r *Run) { r.Results[0].Metrics[1].Name = "usecs_per_op" }},
+		{"unit escape", "results[0].metrics[0].unit", "control character", func(r *Run) { r.Results[0].Metrics[0].Unit = "s\x1b]8;;http://x\a" }},
+		{"workload", "results[0].workload", "missing", func(r *Run) { r.Results[0].Workload = "" }},
+		{"too many samples", "results[0].metrics[1].samples", "more than the limit of 1000000", func(r *Run) { r.Results[0].Metrics[1].Samples = make([]float64, MaxSamples+1) }},
+		{"too many results", "results", "more than the limit of 1000", func(r *Run) { r.Results = make([]Result, MaxResults+1) }},
+		{"param object", "results[0].params.mode", "must be a string, a number or a boolean", func(r *Run) { r.Results[0].Params["mode"] = map[string]any{} }},
+		{"config name", "config.name", "control character", func(r *Run) { r.Config = &Config{Name: "off\n"} }},
+		{"config param", "config.params[0]", "control character", func(r *Run) { r.Config = &Config{Name: "off", Params: []string{"mitigations=off\x1b"}} }},
+		{"failure escape", "results[0].failures[0]", "control character U+001B", func(r *Run) { r.Results[0].Failures[0] = "\x1b[31mred" }},
+	} {
+		r := validRun()
+		c.edit(r)
+		err := r.Validate()
+		ie, ok := err.(*InvalidError)
+		if !ok || ie.Field != c.field || !strings.Contains(ie.Msg, c.msg) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %v; want field %s and %q on one line", c.name, err, c.field, c.msg)
+		}
+	}
+}
+
+// TestValidateAccepts: what real runs hold passes: a running run without
+// a finish time, an empty label, zero counters in secondary metrics,
+// newlines in failure text.
+func TestValidateAccepts(t *testing.T) {
+	r := validRun()
+	r.Status, r.Finished, r.Label = StatusRunning, time.Time{}, ""
+	r.Results[0].Metrics[0].Samples = nil
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,205 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// TestDecodeRequiredFieldsAndLimits: a document missing a required field,
+// or a file over the size limit, is refused in one line naming it.
+func TestDecodeRequiredFieldsAndLimits(t *testing.T) {
+	good := string(exportJSON(t, testRun("a", "")))
+	for _, c := range []struct{ name, doc, want string }{
+		{"no schema", strings.Replace(good, `"schema": "sectax.run/v1",`, ``, 1), "schema: missing: this is not a sectax run document"},
+		{"no runs", strings.Replace(good, `"runs": 3,`, ``, 1), "runs: missing (a required field of sectax.run/v1)"},
+		{"no label", strings.Replace(good, `"label": "",`, ``, 1), "label: missing"},
+		{"no samples", strings.Replace(good, `"samples": [`, `"x": [`, 1), "results[0].metrics[0].samples: missing"},
+		{"no params", strings.Replace(good, `"params": {`, `"x": {`, 1), "results[0].params: missing"},
+		{"not an object", `[1]`, "(document): must be a JSON object"},
+		{"negative runs", strings.Replace(good, `"runs": 3`, `"runs": -5`, 1), "runs: -5: must be at least 1"},
+		{"zero sample", strings.Replace(good, `0.2,`, `0,`, 1), "results[0].metrics[0].samples[0]: 0 in the primary metric"},
+		{"escape id", strings.Replace(good, `"id": "a"`, `"id": "a\u001b[2J"`, 1), `document 1 (run "a\x1b[2J"): id: "a\x1b[2J" holds the control character U+001B`},
+	} {
+		_, err := Decode("f.json", []byte(c.doc))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %v, want one line with %q", c.name, err, c.want)
+		}
+	}
+	big := make([]byte, run.MaxDocumentBytes+1)
+	if _, err := Decode("big.json", big); err == nil || !strings.Contains(err.Error(), "more than the limit of 64 MiB") {
+		t.Errorf("oversized file: %v", err)
+	}
+}
+
+// TestImportIDLabelConflicts: the issue's reproducer: with runs labelled
+// "on" stored, a document with "id":"on" would make 'compare on off' a
+// one-run side and 'rm on' delete it. Refused, as is a label that is a
+// stored id, or an id that is another document's label.
+func TestImportIDLabelConflicts(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTemp(t)
+	if err := d.Begin(testRun("r1", "on")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		runs []*run.Run
+		want string
+	}{
+		{"id is a stored label", []*run.Run{testRun("on", "x")}, `id: "on" is already the label of 1 stored run(s)`},
+		{"label is a stored id", []*run.Run{testRun("r2", "r1")}, `label: "r1" is the id of a stored run`},
+		{"within the file", []*run.Run{testRun("r3", "r4"), testRun("r4", "")}, `label: "r4" is the id of document 2`},
+	} {
+		docs, err := Decode("f.json", exportJSON(t, c.runs...))
+		if err == nil {
+			_, err = d.Import(ctx, docs)
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want a FieldError with %q", c.name, err, c.want)
+		}
+	}
+	if l, _ := d.List(ctx); len(l) != 1 {
+		t.Errorf("a refused import wrote runs: %v", l)
+	}
+}
+
+// TestUserVersionOutOfRange: a negative user_version panicked every
+// command (slice bounds); now it and a newer one are one-line refusals.
+func TestUserVersionOutOfRange(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		v    string
+		want string
+	}{
+		{"-1", "is not a sectax database or is corrupt (schema version -1"},
+		{"-2147483648", "is not a sectax database or is corrupt"},
+		{"2147483647", "newer than this sectax knows"},
+	} {
+		d, path := openTemp(t)
+		if _, err := d.db.ExecContext(ctx, "PRAGMA user_version = "+c.v); err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		_, err := Open(ctx, path, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("user_version %s: err = %v", c.v, err)
+		}
+	}
+}
+
+// holdExclusive takes the write lock of the database at path on a second,
+// real connection (BEGIN EXCLUSIVE) and releases it after hold.
+func holdExclusive(t *testing.T, path string, hold time.Duration) (released <-chan struct{}) {
+	t.Helper()
+	ctx := context.Background()
+	other, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := other.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		time.Sleep(hold)
+		conn.ExecContext(ctx, "ROLLBACK")
+		conn.Close()
+		other.Close()
+		close(done)
+	}()
+	t.Cleanup(func() { <-done })
+	return done
+}
+
+// TestBusyRetriedWithBackoff: a lock held for longer than one busy timeout
+// but shorter than the backoff is waited out (and reported while
+// waiting); one held longer than all of it is a *BusyError with the time
+// waited in all.
+func TestBusyRetriedWithBackoff(t *testing.T) {
+	d0, path := openTemp(t)
+	d0.Close()
+	var told atomic.Int32
+	opt := Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond},
+		OnBusy: func(wait time.Duration, attempt, of int) {
+			told.Add(1)
+			if of != 4 || attempt < 2 {
+				t.Errorf("OnBusy(%v, %d, %d)", wait, attempt, of)
+			}
+		}}
+	d, err := Open(context.Background(), path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	holdExclusive(t, path, 300*time.Millisecond)
+	if err := d.Begin(testRun("r1", "on")); err != nil {
+		t.Fatalf("lock held shorter than the backoff: %v", err)
+	}
+	if told.Load() == 0 {
+		t.Error("the wait was not reported")
+	}
+	released := holdExclusive(t, path, 3*time.Second)
+	err = d.Begin(testRun("r2", "on"))
+	var be *BusyError
+	if !errors.As(err, &be) || be.Waited < 900*time.Millisecond || !strings.Contains(err.Error(), "is locked by another process (waited") {
+		t.Fatalf("lock held past the backoff: err = %v", err)
+	}
+	if !IsWriteFailure(err) {
+		t.Error("a BusyError is not a write failure")
+	}
+	<-released
+}
+
+// TestImportReplacesCutShort: the file a run that could not be stored was
+// spilled to replaces the cut-short copy the store holds (its samples
+// extend the stored ones); a different run of the same id does not.
+func TestImportReplacesCutShort(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTemp(t)
+	full := testRun("r1", "on")
+	partial := testRun("r1", "on")
+	partial.Status, partial.Finished = run.StatusRunning, time.Time{}
+	for i := range partial.Results {
+		for j := range partial.Results[i].Metrics {
+			partial.Results[i].Metrics[j].Samples = partial.Results[i].Metrics[j].Samples[:1]
+		}
+	}
+	if err := d.Begin(partial); err != nil {
+		t.Fatal(err)
+	}
+	other := testRun("r1", "on")
+	other.Results[0].Metrics[0].Samples[0] = 9
+	docs, err := Decode("other.json", exportJSON(t, other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := d.Import(ctx, docs); err != nil || len(res.Skipped) != 1 {
+		t.Fatalf("a different run replaced the stored one: %+v %v", res, err)
+	}
+	docs, err = Decode("full.json", exportJSON(t, full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.Import(ctx, docs)
+	if err != nil || len(res.Replaced) != 1 {
+		t.Fatalf("import = %+v, %v", res, err)
+	}
+	got, err := d.Get(ctx, "r1")
+	if err != nil || got.Status != run.StatusComplete || len(got.Results[0].Metrics[0].Samples) != 3 {
+		t.Fatalf("stored after replace: %+v %v", got, err)
+	}
+	if res, _ := d.Import(ctx, docs); len(res.Skipped) != 1 {
+		t.Errorf("a finished run was replaced again: %+v", res)
+	}
+}
