@@ -240,7 +240,7 @@ func offParam(s *sysinfo.Snapshot, kb *mitigation.Knowledge, file string) (strin
 			continue
 		}
 		params, err := mitigation.ParseParams(tok)
-		if err != nil || !slices.Contains(advise.ExpectedOff(s, params, kb), file) {
+		if err != nil || !slices.Contains(advise.Targets(s, params, kb), file) {
 			continue
 		}
 		return tok, tooNew(s, kp)

@@ -31,8 +31,13 @@ is a sample), or baseline:NAME (published figures, see 'sectax baselines').
 For each workload both sides ran with the same parameters, and each metric:
 the median of A and B with a 95% confidence interval, the change in percent,
 the speedup (×, how many times better B is), the p-value of a Mann-Whitney U
-test and the verdict ("~" when not significant at --alpha). Under the table:
-kernel command-line tokens added and removed, vulnerabilities whose state
+test, the p-value adjusted for testing one primary metric per workload
+(Holm–Bonferroni; a secondary metric follows its primary one) and the verdict
+("~" when the adjusted p is above --alpha). The first line is the conclusion:
+no mitigation changed, no significant difference, or how much better B is
+overall. Under the table: what this means (workloads ranked, protections
+given up, what the negative controls can vouch for), kernel command-line
+tokens added and removed, vulnerabilities whose state
 changed, and confounders (anything else that differs, such as the kernel or
 the microcode). A negative control (ctl-*) that moved flags the comparison as
 confounded.
@@ -94,13 +99,13 @@ Markdown report then links them.`,
 			case "md":
 				err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
 			case "html":
-				err = report.HTML(w, rep, a, b)
+				err = report.HTML(w, rep)
 			case "json":
 				err = report.JSON(w, rep)
 			case "csv":
 				err = report.CSV(w, rep)
 			case "benchfmt":
-				err = report.Benchfmt(w, a, b)
+				err = report.Benchfmt(w, rep, a, b)
 			default:
 				err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
 			}

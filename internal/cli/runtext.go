@@ -3,16 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
-	"slices"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
 )
 
 // writeRunText prints a run as a table a person reads at a glance: one row
@@ -92,43 +88,20 @@ type summary struct {
 }
 
 // summarize is the median with its distribution-free 95% confidence
-// interval, or the min–max range when there are too few samples for one.
+// interval (stats owns the statistics), or the min–max range when there
+// are too few samples for one, in report's number format.
 func summarize(xs []float64) summary {
 	if len(xs) == 0 {
 		return summary{median: "—", interval: "no samples"}
 	}
-	vals := slices.Clone(xs) // NewSample sorts its input
-	smp := benchmath.NewSample(vals, &benchmath.DefaultThresholds)
-	sum := benchmath.AssumeNothing.Summary(smp, 0.95)
-	s := summary{n: len(xs), center: sum.Center, lo: sum.Lo, hi: sum.Hi, ci: len(sum.Warnings) == 0}
-	s.median = formatValue(sum.Center)
+	st := stats.Summarize(xs)
+	s := summary{n: st.N, center: st.Center, lo: st.Lo, hi: st.Hi, ci: st.HasCI}
+	s.median = report.Num(st.Center)
 	if s.ci {
-		s.interval = formatValue(sum.Lo) + " – " + formatValue(sum.Hi)
+		s.interval = report.Num(st.Lo) + " – " + report.Num(st.Hi)
 	} else {
-		s.lo, s.hi = slices.Min(xs), slices.Max(xs)
-		s.interval = formatValue(s.lo) + " – " + formatValue(s.hi) + " (range)"
+		s.lo, s.hi = st.Min, st.Max
+		s.interval = report.Num(s.lo) + " – " + report.Num(s.hi) + " (range)"
 	}
 	return s
-}
-
-// formatValue prints 4 significant digits, with k/M/G for large values.
-func formatValue(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	a := math.Abs(v)
-	suffix := ""
-	switch {
-	case a >= 1e9:
-		v, a, suffix = v/1e9, a/1e9, "G"
-	case a >= 1e6:
-		v, a, suffix = v/1e6, a/1e6, "M"
-	case a >= 1e4:
-		v, a, suffix = v/1e3, a/1e3, "k"
-	}
-	dec := 3
-	if a > 0 {
-		dec = max(0, 3-int(math.Floor(math.Log10(a))))
-	}
-	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', dec, 64), ".") + suffix
 }

@@ -1,10 +1,13 @@
 // Package compare builds the A/B model of `sectax compare`: it matches the
 // workloads of two sides (runs, labels or published baselines) by id,
 // parameters and engine, summarises each metric (median and 95% CI, or per-
-// boot medians when a side spans several boots), tests each difference,
-// and diffs the two environments: kernel command-line tokens, vulnerability
-// states, and confounders that are not the mitigations. Reports render the
-// Report it returns; nothing here prints.
+// boot medians when a side spans several boots), tests each difference
+// (Holm–Bonferroni over one primary metric per workload), computes the
+// interval of each ratio, judges the negative controls, and diffs the two
+// environments: kernel command-line tokens, vulnerability states, and
+// confounders that are not the mitigations. It also draws the conclusions
+// ("what this means", the one-line conclusion) as data. Reports lay out
+// the Report it returns and compute nothing; nothing here prints.
 package compare
 
 import (
@@ -47,13 +50,25 @@ const (
 	VerdictUntested = "untested" // published single figures: no test possible
 )
 
-// Report is the whole comparison.
+// Multiplicity is how the family of primary metrics is corrected for
+// multiple testing.
+const Multiplicity = "holm"
+
+// Report is the whole comparison: every number, verdict, finding and
+// warning a report shows, computed once here; the formats of package
+// report only lay it out.
 type Report struct {
-	Schema     string   `json:"schema"`
-	Alpha      float64  `json:"alpha"`
-	Confidence float64  `json:"confidence"`
-	A          SideInfo `json:"a"`
-	B          SideInfo `json:"b"`
+	Schema string `json:"schema"`
+	// Conclusion is the comparison in one line (the first line of every
+	// format).
+	Conclusion Conclusion `json:"conclusion"`
+	Alpha      float64    `json:"alpha"`
+	Confidence float64    `json:"confidence"`
+	// Multiplicity names the correction over the family of primary
+	// metrics ("holm": Holm–Bonferroni, family-wise error at most Alpha).
+	Multiplicity string   `json:"multiplicity"`
+	A            SideInfo `json:"a"`
+	B            SideInfo `json:"b"`
 	// Workloads are the matched workloads, in A's order.
 	Workloads []Workload `json:"workloads"`
 	// OnlyA and OnlyB are the workloads without a partner.
@@ -61,11 +76,45 @@ type Report struct {
 	OnlyB []Unmatched `json:"only_b"`
 	// Geomean is the geometric mean of the primary metric's speedup over
 	// the matched workloads that are not negative controls.
-	Geomean  *Geomean         `json:"geomean"`
-	Env      EnvDiff          `json:"env"`
+	Geomean *Geomean `json:"geomean"`
+	Env     EnvDiff  `json:"env"`
+	// Environment is both environments side by side; Vulnerabilities every
+	// vulnerability file of either side.
+	Environment     []EnvRow  `json:"environment"`
+	Vulnerabilities []VulnRow `json:"vulnerabilities"`
+	// Controls are the negative controls: moved, vouching or inconclusive.
 	Controls []ControlFinding `json:"controls"`
-	Notes    []string         `json:"notes"`
-	Warnings []stats.Warning  `json:"warnings"`
+	// Meaning is what the comparison means ("What this means").
+	Meaning  Meaning         `json:"meaning"`
+	Notes    []string        `json:"notes"`
+	Warnings []stats.Warning `json:"warnings"`
+}
+
+// Conclusion kinds.
+const (
+	// ConclusionSameMitigations: no mitigation changed between the sides;
+	// any difference is noise, not a tax.
+	ConclusionSameMitigations = "same-mitigations"
+	// ConclusionNoDifference: no primary metric differs significantly
+	// after the correction for multiple testing.
+	ConclusionNoDifference = "no-significant-difference"
+	// ConclusionDifference: at least one primary metric differs
+	// significantly; Speedup is the geomean (or the one workload's).
+	ConclusionDifference = "difference"
+	// ConclusionUntested: published figures, no test possible.
+	ConclusionUntested = "untested"
+)
+
+// Conclusion is the comparison in one line, as data.
+type Conclusion struct {
+	Kind string `json:"kind"`
+	// Speedup is how many times better B is overall (the geomean, or the
+	// one workload's primary metric); 0 when there is none.
+	Speedup float64 `json:"speedup"`
+	// Workloads is how many workloads Speedup is over; Significant how
+	// many primary metrics differ significantly after the correction.
+	Workloads   int `json:"workloads"`
+	Significant int `json:"significant"`
 }
 
 // SideInfo describes one side.
@@ -99,7 +148,11 @@ type Workload struct {
 	ParamsKey string         `json:"params_key"`
 	Engine    string         `json:"engine,omitempty"`
 	Control   bool           `json:"control"`
-	Metrics   []Metric       `json:"metrics"`
+	// Stresses is the kernel path the workload stresses ("entry/exit"),
+	// StressesDetail the knowledge base's sentence about it.
+	Stresses       string   `json:"stresses,omitempty"`
+	StressesDetail string   `json:"stresses_detail,omitempty"`
+	Metrics        []Metric `json:"metrics"`
 	// MetricsOnlyA and MetricsOnlyB are metrics one side lacks.
 	MetricsOnlyA []string `json:"metrics_only_a,omitempty"`
 	MetricsOnlyB []string `json:"metrics_only_b,omitempty"`
@@ -125,18 +178,61 @@ type Metric struct {
 	// Speedup is how many times better B is than A in the metric's better
 	// direction (above 1: B is better).
 	Speedup float64 `json:"speedup"`
-	// Test is the U test, nil when a side holds published figures.
-	Test    *stats.Comparison `json:"test"`
-	Verdict string            `json:"verdict"`
+	// Role is the metric's part in the family of hypotheses: RolePrimary
+	// (the first metric of a workload), RoleSecondary or RoleControl.
+	Role string `json:"role"`
+	// Test is the U test, nil when a side holds published figures. Its
+	// P and Significant are the raw ones, before the correction.
+	Test *stats.Comparison `json:"test"`
+	// PAdjusted is the p-value after the correction for multiple testing
+	// (Holm over the primary metrics; a secondary metric's is the larger of
+	// its own and its primary's; a control's is its raw p); nil untested.
+	PAdjusted *float64 `json:"p_adjusted"`
+	// Significant is the verdict after the correction: PAdjusted ≤ Alpha.
+	Significant bool   `json:"significant"`
+	Verdict     string `json:"verdict"`
 	// Delta is benchstat's column: "~" or the signed percentage.
-	Delta    string          `json:"delta"`
-	Warnings []stats.Warning `json:"warnings,omitempty"`
+	Delta string `json:"delta"`
+	// RatioInterval is the confidence interval of the ratio B/A that goes
+	// with the U test (Hodges-Lehmann), when both sides' samples are
+	// repetitions; nil otherwise.
+	RatioInterval *Interval       `json:"ratio_interval"`
+	Warnings      []stats.Warning `json:"warnings,omitempty"`
 	// RawA and RawB are every repetition of each side in run order (the
 	// samples of A and B before any per-boot pooling), for charts that
 	// show the spread and drift. They are not part of the JSON report.
 	RawA []float64 `json:"-"`
 	RawB []float64 `json:"-"`
 }
+
+// Metric roles.
+const (
+	RolePrimary   = "primary"
+	RoleSecondary = "secondary"
+	RoleControl   = "control"
+)
+
+// Interval is a confidence interval of the ratio B/A.
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// ChangePct is the interval as changes of B against A in percent.
+func (iv Interval) ChangePct() (lo, hi float64) { return (iv.Lo - 1) * 100, (iv.Hi - 1) * 100 }
+
+// ImpactPct is the interval of "percent better in B" in the metric's
+// better direction.
+func (iv Interval) ImpactPct(better run.Better) (lo, hi float64) {
+	if better == run.Higher {
+		return iv.ChangePct()
+	}
+	return (1/iv.Hi - 1) * 100, (1/iv.Lo - 1) * 100
+}
+
+// HalfWidthPct is the larger distance of the interval from no change, in
+// percent.
+func (iv Interval) HalfWidthPct() float64 { return math.Max(iv.Hi-1, 1-iv.Lo) * 100 }
 
 // finite returns a pointer to v, or nil (JSON null) when v is not a finite
 // number: a change from a median of 0 has no percentage.
@@ -156,6 +252,16 @@ func (m Metric) MarshalJSON() ([]byte, error) {
 		ChangePct *float64 `json:"change_pct"`
 		Speedup   *float64 `json:"speedup"`
 	}{plain(m), finite(m.ChangePct), finite(m.Speedup)})
+}
+
+// MarshalJSON renders change_pct as null when it is not finite (a
+// control whose median on A is 0).
+func (c ControlFinding) MarshalJSON() ([]byte, error) {
+	type plain ControlFinding
+	return json.Marshal(struct {
+		plain
+		ChangePct *float64 `json:"change_pct"`
+	}{plain(c), finite(c.ChangePct)})
 }
 
 // Unmatched is a workload only one side has.
@@ -181,15 +287,42 @@ type Geomean struct {
 	Speedup float64 `json:"speedup"`
 	// N is the number of workloads it is over.
 	N int `json:"n"`
+	// Tested is false for published figures. Significant is set when at
+	// least one of the primary metrics differs significantly after the
+	// correction (Holm rejects the hypothesis that nothing changed).
+	Tested      bool `json:"tested"`
+	Significant bool `json:"significant"`
 }
 
-// ControlFinding is a negative control that moved significantly.
+// Control statuses.
+const (
+	// ControlMoved: the control moved significantly; the comparison is
+	// confounded.
+	ControlMoved = "moved"
+	// ControlVouches: the control did not move, and its interval is
+	// narrow enough that it would have seen a change of the size reported.
+	ControlVouches = "vouches"
+	// ControlInconclusive: the control did not move significantly, but
+	// its interval is too wide to tell.
+	ControlInconclusive = "inconclusive"
+	// ControlUntested: published figures.
+	ControlUntested = "untested"
+)
+
+// ControlFinding is what a negative control says about the comparison.
 type ControlFinding struct {
 	Workload  string  `json:"workload"`
 	Metric    string  `json:"metric"`
+	Status    string  `json:"status"`
 	ChangePct float64 `json:"change_pct"`
 	P         float64 `json:"p"`
-	Message   string  `json:"message"`
+	// HalfWidthPct is how far the control's interval reaches from no
+	// change, in percent (null: no interval); NeededPct the change it must
+	// be able to see to vouch (the smallest significant change reported,
+	// else the high-variance threshold).
+	HalfWidthPct *float64 `json:"half_width_pct"`
+	NeededPct    float64  `json:"needed_pct"`
+	Message      string   `json:"message"`
 }
 
 // group is the pooled samples of one workload key on one side.
@@ -328,9 +461,10 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 			return nil, fmt.Errorf("%w: run %s is on both sides (%s and %s); compare disjoint sets of runs", ErrSameRun, r.ID, a.Ref, b.Ref)
 		}
 	}
-	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence,
+	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence, Multiplicity: Multiplicity,
 		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},
 		Workloads: []Workload{}, Controls: []ControlFinding{}, Notes: []string{}, Warnings: []stats.Warning{}}
+	interval := rep.A.Unit == "repetition" && rep.B.Unit == "repetition"
 
 	ga, gb := groups(a), groups(b)
 	usedB := make([]bool, len(gb))
@@ -389,6 +523,11 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 			}
 			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
 			m.RawA, m.RawB = sideSamples(a, x, ma.Name, "repetition"), sideSamples(b, y, ma.Name, "repetition")
+			if interval {
+				if lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, stats.Confidence); ok && finite(lo) != nil && finite(hi) != nil {
+					m.RatioInterval = &Interval{Lo: lo, Hi: hi}
+				}
+			}
 			w.Metrics = append(w.Metrics, m)
 		}
 		for _, mb := range y.metrics {
@@ -421,16 +560,23 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("%w (%s has %s; %s has %s): %s",
 			ErrNothingInCommon, a.Ref, listUnmatched(rep.OnlyA), b.Ref, listUnmatched(rep.OnlyB), fix)
 	}
+	rep.adjust()
 	if g, ok := stats.GeoMean(ratios); ok && len(ratios) >= 2 {
-		rep.Geomean = &Geomean{Speedup: g, N: len(ratios)}
+		rep.Geomean = &Geomean{Speedup: g, N: len(ratios), Tested: !a.Published() && !b.Published(),
+			Significant: rep.significantPrimaries() > 0}
 	}
 	if len(noSamples) > 0 {
-		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: stats.KindNoSamples, Message: fmt.Sprintf(
-			"not compared, no samples on a side (a run cut short?): %s", strings.Join(noSamples, "; "))})
+		rep.Warnings = append(rep.Warnings, stats.NewWarning(stats.KindNoSamples,
+			"not compared, no samples on a side (a run cut short?): "+strings.Join(noSamples, "; "), ""))
 	}
 	rep.Env = envDiff(a, b)
+	rep.Env.addVulnerabilityText()
+	rep.Environment = environment(a, b)
+	rep.Vulnerabilities = allVulns(a, b)
 	rep.addControls()
 	rep.addNotes(a, b)
+	rep.addMeaning()
+	rep.addConclusion()
 	return rep, nil
 }
 
@@ -465,37 +611,28 @@ func metric(ma, mb run.Metric, sa, sb []float64, alpha float64, pubA, pubB bool)
 	}
 	c := stats.Compare(sa, sb, alpha)
 	m.Test = &c
-	m.Delta = c.Delta(m.A.Center, m.B.Center)
+	m.setVerdict(c.Significant) // final after adjust
+	if mb.Unit != ma.Unit {
+		m.Warnings = append(m.Warnings, stats.NewWarning(KindUnitMismatch,
+			fmt.Sprintf("A measures %s in %q but B in %q", ma.Name, ma.Unit, mb.Unit), ""))
+	}
+	return m
+}
+
+// setVerdict sets Significant, Verdict and Delta.
+func (m *Metric) setVerdict(significant bool) {
+	m.Significant = significant
+	m.Delta = "~"
 	switch {
-	case !c.Significant:
+	case !significant:
 		m.Verdict = VerdictSame
 	case m.Speedup > 1:
 		m.Verdict = VerdictBetter
 	default:
 		m.Verdict = VerdictWorse
 	}
-	if mb.Unit != ma.Unit {
-		m.Warnings = append(m.Warnings, stats.Warning{Kind: "unit-mismatch",
-			Message: fmt.Sprintf("A measures %s in %q but B in %q", ma.Name, ma.Unit, mb.Unit)})
-	}
-	return m
-}
-
-func (rep *Report) addControls() {
-	for _, w := range rep.Workloads {
-		if !w.Control {
-			continue
-		}
-		for _, m := range w.Metrics {
-			if m.Test == nil || !m.Test.Significant {
-				continue
-			}
-			msg := fmt.Sprintf("negative control %s moved %s in %s (p=%.3f) although it does not depend on the mitigations: "+
-				"the comparison is confounded (CPU frequency, host load or different hardware), so changes of about %.1f%% elsewhere may not be the mitigations' doing",
-				w.ID, stats.FormatPct(m.ChangePct), m.Name, m.Test.P, math.Abs(m.ChangePct))
-			rep.Controls = append(rep.Controls, ControlFinding{Workload: w.ID, Metric: m.Name, ChangePct: m.ChangePct, P: m.Test.P, Message: msg})
-			rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "control-moved", Message: msg})
-		}
+	if significant {
+		m.Delta = stats.FormatPct(m.ChangePct)
 	}
 }
 
@@ -529,16 +666,16 @@ func (rep *Report) addNotes(a, b Side) {
 			}
 		}
 		if len(single) > 0 {
-			rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "one-boot", Message: fmt.Sprintf(
+			rep.Warnings = append(rep.Warnings, stats.NewWarning(KindOneBoot, fmt.Sprintf(
 				"one boot per side (%s): boot-to-boot variation is not in the intervals; repeat each side after another reboot with the same label, so that the boot becomes the unit",
-				strings.Join(single, ", "))})
+				strings.Join(single, ", ")), ""))
 		}
 	}
 	for _, s := range []Side{a, b} {
 		for _, r := range s.Runs {
 			if r.Status != run.StatusComplete && r.Status != "" {
-				rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "incomplete-run", Message: fmt.Sprintf(
-					"run %s (%s) is %s: the samples it finished are used", r.ID, s.Ref, r.Status)})
+				rep.Warnings = append(rep.Warnings, stats.NewWarning(KindIncompleteRun, fmt.Sprintf(
+					"run %s (%s) is %s: the samples it finished are used", r.ID, s.Ref, r.Status), ""))
 			}
 		}
 	}
@@ -551,35 +688,37 @@ func (rep *Report) addNotes(a, b Side) {
 		if len(names) > 1 {
 			verb = "differ"
 		}
-		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "confounded", Message: fmt.Sprintf(
-			"besides the mitigations, %s %s: the tax measured here may not be the mitigations' alone", strings.Join(names, ", "), verb)})
+		rep.Warnings = append(rep.Warnings, stats.NewWarning(KindConfounded, fmt.Sprintf(
+			"besides the mitigations, %s %s: the tax measured here may not be the mitigations' alone", strings.Join(names, ", "), verb), ""))
 	}
 	ma, mb := rep.A.MitigationMode, rep.B.MitigationMode
 	if len(ma) == 1 && len(mb) == 1 && ma[0] == mb[0] && len(rep.Env.Vulnerabilities) == 0 && !rep.Env.MitigationTokensChanged() {
-		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "same-mitigations", Message: fmt.Sprintf(
-			"both sides ran with mitigations %s and no vulnerability changed state: this comparison does not measure a mitigation change", ma[0])})
+		rep.Warnings = append(rep.Warnings, stats.NewWarning(KindSameMitigations, fmt.Sprintf(
+			"both sides ran with mitigations %s and no vulnerability changed state: this comparison does not measure a mitigation change", ma[0]), ""))
 	}
 	for _, s := range []SideInfo{rep.A, rep.B} {
 		if len(s.MitigationMode) > 1 {
-			rep.Warnings = append(rep.Warnings, stats.Warning{Kind: "mixed-side", Message: fmt.Sprintf(
-				"%s mixes runs with mitigations %s: give each side runs of one setting", s.Ref, strings.Join(s.MitigationMode, " and "))})
+			rep.Warnings = append(rep.Warnings, stats.NewWarning(KindMixedSide, fmt.Sprintf(
+				"%s mixes runs with mitigations %s: give each side runs of one setting", s.Ref, strings.Join(s.MitigationMode, " and ")), ""))
 		}
 	}
 	// Statistical warnings of the metrics, once per message, naming where.
-	type place struct{ msg, kind string }
+	type place struct {
+		msg  string
+		kind stats.Kind
+	}
 	where := map[place][]string{}
 	var order []place
 	for _, w := range rep.Workloads {
 		for _, m := range w.Metrics {
 			add := func(side string, ws []stats.Warning) {
 				for _, x := range ws {
-					msg := x.Message
-					if side == " (A)" && rep.A.Unit == "boot" || side == " (B)" && rep.B.Unit == "boot" ||
-						side == "" && (rep.A.Unit == "boot" || rep.B.Unit == "boot") {
+					if x.Fix == stats.FixMoreRepetitions && (side == " (A)" && rep.A.Unit == "boot" || side == " (B)" && rep.B.Unit == "boot" ||
+						side == "" && (rep.A.Unit == "boot" || rep.B.Unit == "boot")) {
 						// A sample is a boot here: more repetitions do not help.
-						msg = strings.ReplaceAll(msg, "run more repetitions (--runs)", "measure in more boots (reboot, run again with the same label)")
+						x = x.WithFix(fixMoreBoots)
 					}
-					p := place{msg, x.Kind}
+					p := place{x.Message, x.Kind}
 					if _, ok := where[p]; !ok {
 						order = append(order, p)
 					}

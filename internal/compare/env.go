@@ -29,6 +29,10 @@ type VulnChange struct {
 	B      string `json:"b"`
 	StateA string `json:"state_a,omitempty"`
 	StateB string `json:"state_b,omitempty"`
+	// Explain is the knowledge base's reading of the change; OneLiner what
+	// the vulnerability exposes and what its mitigation costs.
+	Explain  string `json:"explain,omitempty"`
+	OneLiner string `json:"one_liner,omitempty"`
 }
 
 // String renders "meltdown: Mitigation: PTI → Vulnerable".

@@ -37,6 +37,9 @@ func benchUnit(m run.Metric) (unit string, scale float64) {
 	return base, 1
 }
 
+// nameClean keeps a name component one field of one benchmark name.
+var nameClean = strings.NewReplacer(" ", "_", "\t", "_", "\n", "_", "\r", "_", "/", "∕")
+
 // benchName is "BenchmarkWORKLOAD/key=value/…", with spaces and slashes in
 // values replaced so that the name stays one field.
 func benchName(res *run.Result) string {
@@ -46,20 +49,26 @@ func benchName(res *run.Result) string {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	b.WriteString(res.Workload)
-	clean := strings.NewReplacer(" ", "_", "\t", "_", "/", "∕")
+	clean := nameClean
+	b.WriteString(clean.Replace(res.Workload))
 	for _, k := range keys {
 		fmt.Fprintf(&b, "/%s=%s", clean.Replace(k), clean.Replace(run.FormatParam(res.Params[k])))
 	}
-	return b.String()
+	return termSafe(b.String())
 }
 
 // Benchfmt writes every sample of both sides in the Go benchmark format:
 // one result line per repetition (a published figure is one line), with
 // label, mitigations and kernel as configuration keys. Compare the sides
 // with: benchstat -col label FILE (add -ignore kernel,mitigations when the
-// kernels differ, or the sides fall into separate tables).
-func Benchfmt(w io.Writer, sides ...compare.Side) error {
+// kernels differ, or the sides fall into separate tables). When rep is not
+// nil, its conclusion is the first line, as a comment.
+func Benchfmt(w io.Writer, rep *compare.Report, sides ...compare.Side) error {
+	if rep != nil {
+		if _, err := fmt.Fprintf(w, "# sectax compare %s vs %s: %s\n", termSafe(rep.A.Ref), termSafe(rep.B.Ref), Conclusion(rep)); err != nil {
+			return err
+		}
+	}
 	if _, err := fmt.Fprintf(w, "# sectax samples in the Go benchmark format; compare with: benchstat -col label -ignore kernel,mitigations FILE\n"); err != nil {
 		return err
 	}
@@ -90,13 +99,15 @@ func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) er
 	for _, m := range res.Metrics {
 		n = max(n, len(m.Samples))
 	}
-	for rep := 0; rep < n; rep++ {
-		br := &benchfmt.Result{Name: benchfmt.Name(benchName(res)), Iters: 1}
-		for _, k := range BenchfmtConfig {
-			if v, ok := cfg[k]; ok {
-				br.Config = append(br.Config, benchfmt.Config{Key: k, Value: []byte(strings.ReplaceAll(v, "\n", " ")), File: true})
-			}
+	name := benchfmt.Name(benchName(res))
+	var config []benchfmt.Config
+	for _, k := range BenchfmtConfig {
+		if v, ok := cfg[k]; ok {
+			config = append(config, benchfmt.Config{Key: k, Value: []byte(termSafe(strings.ReplaceAll(v, "\n", " "))), File: true})
 		}
+	}
+	for rep := 0; rep < n; rep++ {
+		br := &benchfmt.Result{Name: name, Iters: 1, Config: config}
 		seen := map[string]bool{}
 		for _, m := range res.Metrics {
 			if rep >= len(m.Samples) {

@@ -18,9 +18,13 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/stats"
 )
+
+// maxDots is the most repetitions a strip plot draws per side; beyond it,
+// every k-th repetition is drawn (in run order, so drift still shows) and
+// the chart says so. A chart of 10^5 dots is megabytes of SVG that shows
+// no more than 2,000 do.
+const maxDots = 2000
 
 // Chart colours: A, B, and grey for a change that is not significant.
 var (
@@ -183,7 +187,7 @@ func impactChart(rep *compare.Report) (Chart, error) {
 		if err := add(name+" "+m.Name, v, c); err != nil {
 			return Chart{}, err
 		}
-		if lo, hi, ok := impactInterval(rep, m); ok {
+		if lo, hi, ok := impactInterval(m); ok {
 			r := &rows[len(rows)-1]
 			r.lo, r.hi, r.hasCI = lo, hi, true
 		}
@@ -249,18 +253,12 @@ func (w xWhiskers) XError(i int) (float64, float64) { return w[i].lo, w[i].hi }
 
 // impactInterval is the interval of impact(m): the ratio interval turned
 // into "percent better in B" in the metric's better direction.
-func impactInterval(rep *compare.Report, m compare.Metric) (lo, hi float64, ok bool) {
-	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
+func impactInterval(m compare.Metric) (lo, hi float64, ok bool) {
+	if m.RatioInterval == nil {
 		return 0, 0, false
 	}
-	rlo, rhi, ok := stats.RatioInterval(m.RawA, m.RawB, rep.Confidence)
-	if !ok {
-		return 0, 0, false
-	}
-	if m.Better == run.Higher {
-		return (rlo - 1) * 100, (rhi - 1) * 100, true
-	}
-	return (1/rhi - 1) * 100, (1/rlo - 1) * 100, true
+	lo, hi = m.RatioInterval.ImpactPct(m.Better)
+	return lo, hi, true
 }
 
 // whiskers are error bars at x positions 0 and 1.
@@ -332,6 +330,10 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 	p := newPlot(fmt.Sprintf("%s: every sample of %s", wl.ID, m.Name))
 	p.Y.Label.Text = m.Unit
 	p.X.Label.Text = "repetition, in run order"
+	step := max(1, (max(len(m.RawA), len(m.RawB))+maxDots-1)/maxDots)
+	if step > 1 {
+		p.X.Label.Text = fmt.Sprintf("repetition, in run order (every %d%s shown)", step, ordinal(step))
+	}
 	for _, side := range []struct {
 		name string
 		xs   []float64
@@ -340,9 +342,9 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 		if len(side.xs) == 0 {
 			continue
 		}
-		pts := make(plotter.XYs, 0, len(side.xs))
+		pts := make(plotter.XYs, 0, len(side.xs)/step+1)
 		for i, v := range side.xs {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if i%step != 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
 			pts = append(pts, plotter.XY{X: float64(i + 1), Y: v})
@@ -384,6 +386,21 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 	return Chart{Kind: ChartSamples, Title: wl.Title() + ": every sample",
 		Alt: fmt.Sprintf("dots: every repetition of %s on A and B, in run order", m.Name),
 		w:   vg.Points(300), h: vg.Points(230), plot: p}, nil
+}
+
+// ordinal is the English suffix of n ("st", "nd", "rd", "th").
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return "th"
+	case n%10 == 1:
+		return "st"
+	case n%10 == 2:
+		return "nd"
+	case n%10 == 3:
+		return "rd"
+	}
+	return "th"
 }
 
 // intTicks marks whole numbers only (repetition 1, 2, ...), at most about

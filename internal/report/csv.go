@@ -13,7 +13,8 @@ import (
 // CSVHeader is the first row of the CSV output.
 var CSVHeader = []string{"workload", "params", "engine", "control", "metric", "unit", "better",
 	"a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n",
-	"change_pct", "speedup", "p", "alpha", "significant", "verdict"}
+	"change_pct", "speedup", "p", "alpha", "significant", "verdict",
+	"p_adjusted", "role", "ratio_lo", "ratio_hi"}
 
 // f renders a number unscaled; a value that is not finite (the change from
 // a median of 0) is an empty cell.
@@ -32,7 +33,10 @@ func ci(s stats.Summary) (lo, hi string) {
 }
 
 // CSV writes one row per compared metric, numbers unscaled; empty cells
-// stand for a missing interval or an untested difference.
+// stand for a missing interval or an untested difference. p is the raw
+// p-value, p_adjusted the one after Holm's correction; significant and
+// verdict are judged on p_adjusted. ratio_lo and ratio_hi bound the
+// interval of B/A. Text fields have control characters escaped (\xNN).
 func CSV(w io.Writer, rep *compare.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -42,13 +46,21 @@ func CSV(w io.Writer, rep *compare.Report) error {
 		for _, m := range wl.Metrics {
 			alo, ahi := ci(m.A)
 			blo, bhi := ci(m.B)
-			p, alpha, sig := "", "", ""
+			p, alpha, sig, padj := "", "", "", ""
 			if m.Test != nil {
-				p, alpha, sig = f(m.Test.P), f(m.Test.Alpha), strconv.FormatBool(m.Test.Significant)
+				p, alpha, sig = f(m.Test.P), f(m.Test.Alpha), strconv.FormatBool(m.Significant)
 			}
-			if err := cw.Write([]string{wl.ID, wl.ParamsKey, wl.Engine, strconv.FormatBool(wl.Control), m.Name, m.Unit, string(m.Better),
+			if m.PAdjusted != nil {
+				padj = f(*m.PAdjusted)
+			}
+			rlo, rhi := "", ""
+			if m.RatioInterval != nil {
+				rlo, rhi = f(m.RatioInterval.Lo), f(m.RatioInterval.Hi)
+			}
+			if err := cw.Write([]string{termSafe(wl.ID), termSafe(wl.ParamsKey), termSafe(wl.Engine), strconv.FormatBool(wl.Control),
+				termSafe(m.Name), termSafe(m.Unit), termSafe(string(m.Better)),
 				f(m.A.Center), alo, ahi, strconv.Itoa(m.A.N), f(m.B.Center), blo, bhi, strconv.Itoa(m.B.N),
-				f(m.ChangePct), f(m.Speedup), p, alpha, sig, m.Verdict}); err != nil {
+				f(m.ChangePct), f(m.Speedup), p, alpha, sig, m.Verdict, padj, m.Role, rlo, rhi}); err != nil {
 				return err
 			}
 		}

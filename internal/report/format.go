@@ -53,7 +53,8 @@ func group(s string) string {
 	return b.String()
 }
 
-// WithUnit renders a value and its unit ("8.12 µs/op", "395%").
+// WithUnit renders a value and its unit ("8.12 µs/op", "395%"). The unit
+// is as given: each format escapes it.
 func WithUnit(v float64, unit string) string {
 	if unit == "%" {
 		return Num(v) + "%"
@@ -95,15 +96,28 @@ func Speedup(x float64) string {
 	return fmt.Sprintf("%.2f×", x)
 }
 
-// P renders the p-value ("0.002", "<0.001"), "–" when untested.
+// P renders the raw p-value ("0.002", "<0.001"), "–" when untested.
 func P(m compare.Metric) string {
-	switch {
-	case m.Test == nil:
+	if m.Test == nil {
 		return "–"
-	case m.Test.P < 0.001:
+	}
+	return pValue(m.Test.P)
+}
+
+// PAdj renders the p-value after the correction for multiple testing, "–"
+// when untested.
+func PAdj(m compare.Metric) string {
+	if m.PAdjusted == nil {
+		return "–"
+	}
+	return pValue(*m.PAdjusted)
+}
+
+func pValue(p float64) string {
+	if p < 0.001 {
 		return "<0.001"
 	}
-	return fmt.Sprintf("%.3f", m.Test.P)
+	return fmt.Sprintf("%.3f", p)
 }
 
 // N renders the sample sizes ("6+6").
@@ -147,5 +161,6 @@ func orUnknown(v []string) string {
 // legend explains the columns.
 func legend(rep *compare.Report) string {
 	return fmt.Sprintf("median ± %.0f%% confidence interval; change = B against A; × = how many times better B is; "+
-		"p = Mann-Whitney U test, α = %v; ~ = no significant difference", rep.Confidence*100, rep.Alpha)
+		"p = Mann-Whitney U test; p adj = Holm-corrected over one primary metric per workload (secondary metrics follow their primary); "+
+		"verdict at α = %v on p adj; ~ = no significant difference", rep.Confidence*100, rep.Alpha)
 }

@@ -20,7 +20,7 @@ func renderHTML(t *testing.T, a, b compare.Side) []byte {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := HTML(&buf, rep, a, b); err != nil {
+	if err := HTML(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -63,7 +63,8 @@ func TestHTMLContent(t *testing.T) {
 	page := string(renderHTML(t, ra, rb))
 	for _, want := range []string{
 		"<title>sectax: on vs off</title>",
-		"B is <strong>2.52×</strong> as fast as A overall",
+		"<strong>No significant difference overall: no workload&#39;s primary metric differs at α = 0.05 after Holm&#39;s correction.</strong>",
+		"<td class=\"num\">0.036</td><td class=\"num\">0.071</td>",
 		"What this means",
 		"B gives up these protections: Meltdown (rogue data cache load): local code could read kernel memory",
 		"protection given up: local code could read kernel memory",

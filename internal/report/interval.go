@@ -2,19 +2,15 @@ package report
 
 import (
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/stats"
 )
 
 // changeInterval renders the interval of the change of B against A in
-// percent ("[−65.1%, −62.0%]"), when both sides' samples are repetitions
-// (per-boot medians are too few, and published figures have none).
-func changeInterval(rep *compare.Report, m compare.Metric) string {
-	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
+// percent ("[−65.1%, −62.0%]"), when the report has one (both sides'
+// samples are repetitions).
+func changeInterval(m compare.Metric) string {
+	if m.RatioInterval == nil {
 		return ""
 	}
-	lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, rep.Confidence)
-	if !ok {
-		return ""
-	}
-	return "[" + pct((lo-1)*100) + ", " + pct((hi-1)*100) + "]"
+	lo, hi := m.RatioInterval.ChangePct()
+	return "[" + pct(lo) + ", " + pct(hi) + "]"
 }

@@ -6,20 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/mitigation"
 )
-
-// mdEscape makes text safe inside a Markdown table cell.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "<", "&lt;").Replace(s)
-}
-
-func code(s string) string {
-	if strings.Contains(s, "`") {
-		return "``" + s + "``"
-	}
-	return "`" + s + "`"
-}
 
 func codes(ts []string) string {
 	if len(ts) == 0 {
@@ -58,32 +45,32 @@ func mdLink(p string) string {
 
 // mdAlt makes text safe inside the brackets of an image.
 func mdAlt(s string) string {
-	return strings.NewReplacer("[", "(", "]", ")", "\n", " ", "<", "&lt;").Replace(s)
+	return strings.NewReplacer("[", "(", "]", ")", "<", "&lt;").Replace(mdLine(s))
 }
 
 // MarkdownWith is Markdown with options: links to the charts.
 func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### sectax compare: %s vs %s\n\n", code(rep.A.Ref), code(rep.B.Ref))
+	fmt.Fprintf(&b, "### sectax compare: %s vs %s — %s\n\n", code(rep.A.Ref), code(rep.B.Ref), mdEscape(Conclusion(rep)))
 	b.WriteString("| | A | B |\n|---|---|---|\n")
 	row := func(name, a, c string) { fmt.Fprintf(&b, "| %s | %s | %s |\n", name, a, c) }
-	row("reference", code(rep.A.Ref), code(rep.B.Ref))
+	row("reference", codeCell(rep.A.Ref), codeCell(rep.B.Ref))
 	if rep.A.Title != "" || rep.B.Title != "" {
 		row("what", mdEscape(rep.A.Title), mdEscape(rep.B.Title))
 	}
 	row("mitigations", mdEscape(orUnknown(rep.A.MitigationMode)), mdEscape(orUnknown(rep.B.MitigationMode)))
 	row("kernel", mdEscape(orUnknown(rep.A.Kernel)), mdEscape(orUnknown(rep.B.Kernel)))
 	row("runs", sideRuns(rep.A), sideRuns(rep.B))
-	row("one sample is", "one "+rep.A.Unit, "one "+rep.B.Unit)
+	row("one sample is", "one "+mdEscape(rep.A.Unit), "one "+mdEscape(rep.B.Unit))
 	if rep.A.Source != "" || rep.B.Source != "" {
 		row("source", mdEscape(rep.A.Source), mdEscape(rep.B.Source))
 		row("environment", mdEscape(rep.A.Environment), mdEscape(rep.B.Environment))
 	}
 
-	b.WriteString("\n| workload | metric | A | B | change | speedup | p | n | verdict |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("\n| workload | metric | A | B | change | speedup | p | p adj | n | verdict |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, wl := range rep.Workloads {
-		title := code(wl.ID)
+		title := codeCell(wl.ID)
 		if wl.ParamsKey != "" {
 			title += " " + mdEscape(wl.ParamsKey)
 		}
@@ -99,13 +86,17 @@ func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 			if verdict == compare.VerdictBetter || verdict == compare.VerdictWorse {
 				verdict = "**" + verdict + "**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t, mdEscape(m.Name),
-				Value(m.A, m.Unit, rep.A.Published), Value(m.B, m.Unit, rep.B.Published),
-				m.Delta, Speedup(m.Speedup), P(m), N(m), verdict)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t, mdEscape(m.Name),
+				mdEscape(Value(m.A, m.Unit, rep.A.Published)), mdEscape(Value(m.B, m.Unit, rep.B.Published)),
+				m.Delta, Speedup(m.Speedup), P(m), PAdj(m), N(m), verdict)
 		}
 	}
 	if rep.Geomean != nil {
-		fmt.Fprintf(&b, "| **geomean** | primary metrics, %d workloads | | | | **%s** | | | |\n", rep.Geomean.N, Speedup(rep.Geomean.Speedup))
+		ns := ""
+		if rep.Geomean.Tested && !rep.Geomean.Significant {
+			ns = " (not significant)"
+		}
+		fmt.Fprintf(&b, "| **geomean** | primary metrics, %d workloads | | | | **%s**%s | | | | |\n", rep.Geomean.N, Speedup(rep.Geomean.Speedup), ns)
 	}
 	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legend(rep)))
 
@@ -149,16 +140,9 @@ func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 	} else {
 		b.WriteString("- Vulnerabilities:\n")
 		for _, v := range env.Vulnerabilities {
-			from, to := v.A, v.B
-			if from == compare.Absent {
-				from = ""
-			}
-			if to == compare.Absent {
-				to = ""
-			}
 			why := ""
-			if _, rest, ok := strings.Cut(mitigation.ExplainChange(v.Name, from, to), " — "); ok {
-				why = " — " + mdEscape(rest)
+			if v.Explain != "" {
+				why = " — " + mdEscape(v.Explain)
 			}
 			fmt.Fprintf(&b, "  - %s: %s → %s%s\n", code(v.Name), mdEscape(v.A), mdEscape(v.B), why)
 		}
@@ -168,7 +152,7 @@ func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 	} else {
 		b.WriteString("- **Confounders** (differ besides the mitigations):\n")
 		for _, c := range env.Confounders {
-			fmt.Fprintf(&b, "  - %s: %s → %s\n", c.Name, code(c.A), code(c.B))
+			fmt.Fprintf(&b, "  - %s: %s → %s\n", mdEscape(c.Name), code(c.A), code(c.B))
 		}
 	}
 	if len(rep.Notes) > 0 {

@@ -54,7 +54,8 @@ func TestMeaning(t *testing.T) {
 	ra, rb := runSides()
 	got := meaningOf(t, ra, rb)
 	for _, w := range []string{"B gives up these protections: Meltdown (rogue data cache load): local code could read kernel memory",
-		"The negative control ctl-user, which does not enter the kernel, did not move significantly", "Caution: something besides the mitigations differs"} {
+		"Negative control ctl-user did not move significantly (p=0.071), but it is too noisy (±∞: no interval on a side) to vouch for a change of 5.0%",
+		"Caution: something besides the mitigations differs"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("runs: meaning lacks %q:\n%s", w, got)
 		}
@@ -72,15 +73,6 @@ func TestMeaning(t *testing.T) {
 	if !strings.HasPrefix(got, "Both sides ran with the same mitigation settings, so what follows is not a mitigation tax") ||
 		strings.Contains(got, "pays the mitigations") {
 		t.Errorf("same settings: meaning does not say so first:\n%s", got)
-	}
-}
-
-func TestIsOffToken(t *testing.T) {
-	for tok, want := range map[string]bool{"mitigations=off": true, "nopti": true, "nospectre_v2": true,
-		"spectre_v2=off": true, "mitigations=auto": false, "pti=on": false, "spectre_v2=retpoline": false} {
-		if got := isOffToken(tok); got != want {
-			t.Errorf("isOffToken(%q) = %v", tok, got)
-		}
 	}
 }
 

@@ -135,7 +135,7 @@ func TestGoldens(t *testing.T) {
 		}
 		golden(t, name+".color.text", render(t, rep, "text", true))
 		var b bytes.Buffer
-		if err := Benchfmt(&b, sides[0], sides[1]); err != nil {
+		if err := Benchfmt(&b, rep, sides[0], sides[1]); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, name+".benchfmt", b.Bytes())
@@ -153,7 +153,7 @@ func TestStudyMarkdown(t *testing.T) {
 	md := string(render(t, rep, "md", false))
 	for _, want := range []string{
 		"| `syscall-basic` loops=10000000 | usecs_per_op | 0.1868 µs/op | 0.0676 µs/op | −63.81% | 2.76× |",
-		"|  | ops_per_sec | 5,353,135 ops/s | 14,798,678 ops/s | +176.45% | 2.76× | – | 1+1 | untested |",
+		"|  | ops_per_sec | 5,353,135 ops/s | 14,798,678 ops/s | +176.45% | 2.76× | – | – | 1+1 | untested |",
 		"|  | ops_per_sec | 123,159 ops/s | 217,736 ops/s | +76.79% | 1.77× |",
 		"| total_s | 1.682 s | 0.997 s | −40.73% | 1.69× |",
 		"published single figures carry no interval",
@@ -170,7 +170,7 @@ func TestStudyMarkdown(t *testing.T) {
 func TestBenchfmtReadable(t *testing.T) {
 	ra, rb := runSides()
 	var b bytes.Buffer
-	if err := Benchfmt(&b, ra, rb); err != nil {
+	if err := Benchfmt(&b, nil, ra, rb); err != nil {
 		t.Fatal(err)
 	}
 	rd := benchfmt.NewReader(&b, "runs.benchfmt")

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/mitigation"
 )
 
 const (
@@ -36,6 +35,9 @@ func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
 func (t *table) write(w io.Writer, color bool) error {
 	var widths []int
 	for _, r := range t.rows {
+		for i := range r {
+			r[i].text = termSafe(r[i].text) // nothing raw reaches the terminal
+		}
 		if len(r) == 1 {
 			continue // a spanning line
 		}
@@ -96,10 +98,12 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 		}
 		return s
 	}
+	ts := termSafe
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", paint(ansiBold, "sectax compare: A = "+rep.A.Ref+"  B = "+rep.B.Ref))
-	fmt.Fprintf(&b, "  A  %s\n", sideLine(rep.A))
-	fmt.Fprintf(&b, "  B  %s\n", sideLine(rep.B))
+	fmt.Fprintf(&b, "%s\n", paint(ansiBold, capital(Conclusion(rep))+"."))
+	fmt.Fprintf(&b, "sectax compare: A = %s  B = %s\n", ts(rep.A.Ref), ts(rep.B.Ref))
+	fmt.Fprintf(&b, "  A  %s\n", ts(sideLine(rep.A)))
+	fmt.Fprintf(&b, "  B  %s\n", ts(sideLine(rep.B)))
 	fmt.Fprintf(&b, "  %s\n\n", legend(rep))
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -109,7 +113,7 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 	var t table
 	t.add(cell{text: "workload / metric"}, cell{text: "A", right: true}, cell{text: "B", right: true},
 		cell{text: "change", right: true}, cell{text: "×", right: true}, cell{text: "p", right: true},
-		cell{text: "n", right: true}, cell{text: "verdict"})
+		cell{text: "p adj", right: true}, cell{text: "n", right: true}, cell{text: "verdict"})
 	for _, wl := range rep.Workloads {
 		title := wl.Title()
 		if wl.Control {
@@ -123,6 +127,7 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 				cell{text: m.Delta, right: true, color: verdictColor(m.Verdict)},
 				cell{text: Speedup(m.Speedup), right: true},
 				cell{text: P(m), right: true},
+				cell{text: PAdj(m), right: true},
 				cell{text: N(m), right: true},
 				cell{text: m.Verdict, color: verdictColor(m.Verdict)})
 		}
@@ -133,17 +138,27 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 	if err := t.write(w, opt.Color); err != nil {
 		return err
 	}
-	if rep.Geomean != nil {
-		fmt.Fprintf(&b, "geomean speedup of the primary metrics over %d workloads: %s\n", rep.Geomean.N, Speedup(rep.Geomean.Speedup))
+	if g := rep.Geomean; g != nil {
+		ns := ""
+		if g.Tested && !g.Significant {
+			ns = " (not significant: no workload differs after Holm's correction)"
+		}
+		fmt.Fprintf(&b, "geomean speedup of the primary metrics over %d workloads: %s%s\n", g.N, Speedup(g.Speedup), ns)
+	}
+	if lines := Meaning(rep); len(lines) > 0 {
+		b.WriteString("\nWhat this means:\n")
+		for _, l := range lines {
+			fmt.Fprintf(&b, "  - %s\n", ts(l))
+		}
 	}
 
 	if len(rep.OnlyA)+len(rep.OnlyB) > 0 {
 		b.WriteString("\nUnmatched workloads (not compared):\n")
 		for _, u := range rep.OnlyA {
-			fmt.Fprintf(&b, "  only in A: %s\n", u)
+			fmt.Fprintf(&b, "  only in A: %s\n", ts(u.String()))
 		}
 		for _, u := range rep.OnlyB {
-			fmt.Fprintf(&b, "  only in B: %s\n", u)
+			fmt.Fprintf(&b, "  only in B: %s\n", ts(u.String()))
 		}
 	}
 
@@ -159,9 +174,9 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 	} else {
 		b.WriteString("  vulnerabilities:\n")
 		for _, v := range env.Vulnerabilities {
-			fmt.Fprintf(&b, "    %s\n", v)
-			if line, _ := mitigation.OneLiner(v.Name); line != "" { // or the hint for a file the knowledge base lacks
-				fmt.Fprintf(&b, "      %s\n", line)
+			fmt.Fprintf(&b, "    %s\n", ts(v.String()))
+			if v.OneLiner != "" { // or the hint for a file the knowledge base lacks
+				fmt.Fprintf(&b, "      %s\n", ts(v.OneLiner))
 			}
 		}
 	}
@@ -170,19 +185,19 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 	} else {
 		fmt.Fprintf(&b, "  %s\n", paint(ansiYellow, "confounders (differ besides the mitigations):"))
 		for _, c := range env.Confounders {
-			fmt.Fprintf(&b, "    %s: %s → %s\n", c.Name, c.A, c.B)
+			fmt.Fprintf(&b, "    %s: %s → %s\n", c.Name, ts(c.A), ts(c.B))
 		}
 	}
 	if len(rep.Notes) > 0 {
 		b.WriteString("\nNotes:\n")
 		for _, n := range rep.Notes {
-			fmt.Fprintf(&b, "  %s\n", n)
+			fmt.Fprintf(&b, "  %s\n", ts(n))
 		}
 	}
 	if len(rep.Warnings) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", paint(ansiYellow, "Warnings:"))
 		for _, x := range rep.Warnings {
-			fmt.Fprintf(&b, "  - %s\n", x.Message)
+			fmt.Fprintf(&b, "  - %s\n", ts(x.Message))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -193,7 +208,7 @@ func tokens(ts []string) string {
 	if len(ts) == 0 {
 		return "nothing"
 	}
-	return strings.Join(ts, " ")
+	return strings.Join(termSafeAll(ts), " ")
 }
 
 func onlyMetrics(wl compare.Workload) string {

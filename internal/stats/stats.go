@@ -1,8 +1,10 @@
 // Package stats is sectax's thin layer over golang.org/x/perf/benchmath,
 // following benchstat: the median with a distribution-free 95% confidence
 // interval, the Mann-Whitney U test with α set explicitly, "~" when a
-// change is not significant, a geometric mean of ratios, and caveats carried
-// as data (Warnings), never printed.
+// change is not significant, a geometric mean of ratios, the interval of a
+// ratio that goes with the U test (RatioInterval), Holm's correction for
+// multiple testing (Holm), and caveats carried as data (Warnings, told
+// apart by their Kind), never printed.
 //
 // Note: benchmath.NewSample sorts the slice it is given, so every function
 // here copies its input; callers may keep their samples in run order.
@@ -14,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	mstats "github.com/aclements/go-moremath/stats"
@@ -31,20 +34,52 @@ const DefaultAlpha = 0.05
 // of the range when there is no interval) above which a sample is flagged.
 const HighVariance = 0.05
 
-// Warning kinds: stable identifiers for machine readers.
+// Kind identifies a warning for machine readers and for code: reports
+// and tests tell warnings apart by their Kind, never by their text. The
+// values are stable (they are the "kind" of the JSON report).
+type Kind string
+
+// Warning kinds of the statistics; package compare adds the kinds of a
+// comparison.
 const (
-	KindFewSamplesCI   = "few-samples-ci"
-	KindFewSamplesTest = "few-samples-test"
-	KindHighVariance   = "high-variance"
-	KindTestFailed     = "test-failed"
-	KindNoSamples      = "no-samples"
+	KindFewSamplesCI   Kind = "few-samples-ci"
+	KindFewSamplesTest Kind = "few-samples-test"
+	KindHighVariance   Kind = "high-variance"
+	KindTestFailed     Kind = "test-failed"
+	KindNoSamples      Kind = "no-samples"
 )
 
-// Warning is a statistical caveat: a stable kind and a message that names
-// the cause and the fix.
+// FixMoreRepetitions is the fix of a warning about too few samples when a
+// sample is one repetition.
+const FixMoreRepetitions = "run more repetitions (--runs)"
+
+// Warning is a caveat: a stable kind and a message that names the cause
+// and the fix. Cause and Fix are the two parts of Message, kept so that a
+// caller can give another fix (WithFix) without editing text.
 type Warning struct {
-	Kind    string `json:"kind"`
+	Kind    Kind   `json:"kind"`
 	Message string `json:"message"`
+	Cause   string `json:"-"`
+	Fix     string `json:"-"`
+}
+
+// NewWarning returns a warning whose message is the cause, then the fix.
+func NewWarning(kind Kind, cause, fix string) Warning {
+	w := Warning{Kind: kind, Cause: cause, Fix: fix}
+	w.Message = cause
+	if fix != "" {
+		w.Message += "; " + fix
+	}
+	return w
+}
+
+// WithFix returns w with another fix (a warning without a separate fix is
+// returned as it is).
+func (w Warning) WithFix(fix string) Warning {
+	if w.Fix == "" {
+		return w
+	}
+	return NewWarning(w.Kind, w.Cause, fix)
 }
 
 func (w Warning) String() string { return w.Message }
@@ -116,7 +151,7 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 func Summarize(values []float64) Summary {
 	if len(values) == 0 {
 		return Summary{Center: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1),
-			Warnings: []Warning{{KindNoSamples, "no samples"}}}
+			Warnings: []Warning{NewWarning(KindNoSamples, "no samples", "")}}
 	}
 	smp := benchmath.NewSample(append([]float64(nil), values...), &benchmath.DefaultThresholds)
 	bs := benchmath.AssumeNothing.Summary(smp, Confidence)
@@ -128,9 +163,9 @@ func Summarize(values []float64) Summary {
 	for _, w := range bs.Warnings {
 		msg := w.Error()
 		if strings.HasPrefix(msg, "need ") {
-			s.Warnings = append(s.Warnings, Warning{KindFewSamplesCI, msg + " (have " + fmt.Sprint(s.N) + "); run more repetitions (--runs)"})
+			s.Warnings = append(s.Warnings, NewWarning(KindFewSamplesCI, msg+" (have "+fmt.Sprint(s.N)+")", FixMoreRepetitions))
 		} else {
-			s.Warnings = append(s.Warnings, Warning{KindFewSamplesCI, msg})
+			s.Warnings = append(s.Warnings, NewWarning(KindFewSamplesCI, msg, ""))
 		}
 	}
 	if rel := s.RelSpread(); rel > HighVariance {
@@ -140,8 +175,9 @@ func Summarize(values []float64) Summary {
 		if !s.HasCI {
 			what = "the samples spread more than"
 		}
-		s.Warnings = append(s.Warnings, Warning{KindHighVariance, fmt.Sprintf(
-			"high variance: %s ±%.0f%% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions", what, 100*HighVariance)})
+		s.Warnings = append(s.Warnings, NewWarning(KindHighVariance, fmt.Sprintf(
+			"high variance: %s ±%.0f%% of the median", what, 100*HighVariance),
+			"quiet the machine (no other load, fixed CPU frequency) or run more repetitions"))
 	}
 	return s
 }
@@ -166,7 +202,7 @@ type Comparison struct {
 func Compare(a, b []float64, alpha float64) Comparison {
 	if len(a) == 0 || len(b) == 0 {
 		return Comparison{P: 1, N1: len(a), N2: len(b), Alpha: alpha,
-			Warnings: []Warning{{KindNoSamples, "a side has no samples; nothing to test"}}}
+			Warnings: []Warning{NewWarning(KindNoSamples, "a side has no samples", "nothing to test")}}
 	}
 	th := benchmath.Thresholds{CompareAlpha: alpha}
 	s1 := benchmath.NewSample(append([]float64(nil), a...), &th)
@@ -180,7 +216,7 @@ func Compare(a, b []float64, alpha float64) Comparison {
 			continue // recomputed below, against the corrected P
 		}
 		equal = true
-		c.Warnings = append(c.Warnings, Warning{KindTestFailed, "U test not possible: " + msg})
+		c.Warnings = append(c.Warnings, NewWarning(KindTestFailed, "U test not possible: "+msg, ""))
 	}
 	if !equal && len(a) <= tiesExactLimit && len(b) <= tiesExactLimit && hasTies(a, b) {
 		c.P = exactTiesP(a, b) // see the note in utest.go
@@ -189,9 +225,9 @@ func Compare(a, b []float64, alpha float64) Comparison {
 	// Warn when the sizes cannot reach alpha however large the change (as
 	// benchmath does, but against our P).
 	if need := uTestMinN(alpha); !c.Significant && c.N1 < need && c.N2 < need {
-		c.Warnings = append(c.Warnings, Warning{KindFewSamplesTest, fmt.Sprintf(
-			"need >= %d samples to detect a difference at alpha level %v (have %s); with fewer the U test cannot reach significance however large the change: run more repetitions (--runs)",
-			need, alpha, nString(c.N1, c.N2))})
+		c.Warnings = append(c.Warnings, NewWarning(KindFewSamplesTest, fmt.Sprintf(
+			"need >= %d samples to detect a difference at alpha level %v (have %s); with fewer the U test cannot reach significance however large the change",
+			need, alpha, nString(c.N1, c.N2)), FixMoreRepetitions))
 	}
 	return c
 }
@@ -251,4 +287,27 @@ func GeoMean(xs []float64) (g float64, ok bool) {
 		return 0, false
 	}
 	return g, true
+}
+
+// Holm returns the Holm–Bonferroni adjusted p-values of a family of
+// hypotheses, in the order given: with the p-values sorted ascending,
+// p(i) is adjusted to max over j ≤ i of min(1, (m−j+1)·p(j)). Calling a
+// hypothesis significant when its adjusted p is at most α keeps the
+// probability of any false "significant" in the family at most α, with no
+// assumption on how the tests depend on each other.
+func Holm(ps []float64) []float64 {
+	m := len(ps)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return ps[idx[i]] < ps[idx[j]] })
+	out := make([]float64, m)
+	running := 0.0
+	for rank, i := range idx {
+		v := math.Min(1, float64(m-rank)*ps[i])
+		running = math.Max(running, v)
+		out[i] = running
+	}
+	return out
 }

@@ -10,7 +10,10 @@ import (
 )
 
 // aeq compares to 10 significant digits.
-var aeq = cmpopts.EquateApprox(1e-10, 0)
+var aeq = cmp.Options{cmpopts.EquateApprox(1e-10, 0), cmpopts.IgnoreFields(Warning{}, "Cause", "Fix")}
+
+// wm is a warning as tests spell it: kind and whole message.
+func wm(k Kind, msg string) Warning { return Warning{Kind: k, Message: msg} }
 
 func TestSummarize(t *testing.T) {
 	inf := math.Inf(1)
@@ -29,7 +32,7 @@ func TestSummarize(t *testing.T) {
 	// = 1 − 22/1024.
 	check("ten", []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}, Summary{
 		Center: 5.5, Lo: 2, Hi: 9, Confidence: 1 - 22.0/1024, HasCI: true, N: 10, Min: 1, Max: 10,
-		Warnings: []Warning{{KindHighVariance, "high variance: the 95% interval is wider than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}},
+		Warnings: []Warning{wm(KindHighVariance, "high variance: the 95% interval is wider than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions")},
 	})
 	// n=6 is the smallest with an interval: [x(1), x(6)], 1 − 2/64.
 	check("six tight", []float64{100, 101, 99, 100.5, 99.5, 100.2}, Summary{
@@ -39,13 +42,13 @@ func TestSummarize(t *testing.T) {
 	check("five", []float64{5, 4, 3, 2, 1}, Summary{
 		Center: 3, Lo: -inf, Hi: 5, Confidence: 1 - 1.0/32, N: 5, Min: 1, Max: 5,
 		Warnings: []Warning{
-			{KindFewSamplesCI, "need >= 6 samples for confidence interval at level 0.95 (have 5); run more repetitions (--runs)"},
-			{KindHighVariance, "high variance: the samples spread more than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"},
+			wm(KindFewSamplesCI, "need >= 6 samples for confidence interval at level 0.95 (have 5); run more repetitions (--runs)"),
+			wm(KindHighVariance, "high variance: the samples spread more than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"),
 		},
 	})
 	check("one", []float64{7}, Summary{
 		Center: 7, Lo: -inf, Hi: inf, Confidence: 1, N: 1, Min: 7, Max: 7,
-		Warnings: []Warning{{KindFewSamplesCI, "need >= 6 samples for confidence interval at level 0.95 (have 1); run more repetitions (--runs)"}},
+		Warnings: []Warning{wm(KindFewSamplesCI, "need >= 6 samples for confidence interval at level 0.95 (have 1); run more repetitions (--runs)")},
 	})
 	got := Summarize(nil)
 	if !math.IsNaN(got.Center) || got.HasCI || got.N != 0 || len(got.Warnings) != 1 || got.Warnings[0].Kind != KindNoSamples {
@@ -93,15 +96,13 @@ func TestCompare(t *testing.T) {
 		Comparison{P: 2.0 / 252, N1: 5, N2: 5, Alpha: 0.01, Significant: true})
 	// 3+3 can never reach 0.05: the smallest p is 2/20.
 	check("three", []float64{1, 2, 3}, []float64{4, 5, 6}, 0.05,
-		Comparison{P: 0.1, N1: 3, N2: 3, Alpha: 0.05, Warnings: []Warning{{KindFewSamplesTest,
-			"need >= 4 samples to detect a difference at alpha level 0.05 (have n=3); with fewer the U test cannot reach significance however large the change: run more repetitions (--runs)"}}})
+		Comparison{P: 0.1, N1: 3, N2: 3, Alpha: 0.05, Warnings: []Warning{wm(KindFewSamplesTest, "need >= 4 samples to detect a difference at alpha level 0.05 (have n=3); with fewer the U test cannot reach significance however large the change; run more repetitions (--runs)")}})
 	check("unequal", []float64{1, 2}, []float64{4, 5, 6}, 0.05,
-		Comparison{P: 0.2, N1: 2, N2: 3, Alpha: 0.05, Warnings: []Warning{{KindFewSamplesTest,
-			"need >= 4 samples to detect a difference at alpha level 0.05 (have n=2+3); with fewer the U test cannot reach significance however large the change: run more repetitions (--runs)"}}})
+		Comparison{P: 0.2, N1: 2, N2: 3, Alpha: 0.05, Warnings: []Warning{wm(KindFewSamplesTest, "need >= 4 samples to detect a difference at alpha level 0.05 (have n=2+3); with fewer the U test cannot reach significance however large the change; run more repetitions (--runs)")}})
 	check("all equal", []float64{5, 5, 5, 5}, []float64{5, 5, 5, 5}, 0.05,
-		Comparison{P: 1, N1: 4, N2: 4, Alpha: 0.05, Warnings: []Warning{{KindTestFailed, "U test not possible: all samples are equal"}}})
+		Comparison{P: 1, N1: 4, N2: 4, Alpha: 0.05, Warnings: []Warning{wm(KindTestFailed, "U test not possible: all samples are equal")}})
 	check("empty side", nil, []float64{1}, 0.05,
-		Comparison{P: 1, N1: 0, N2: 1, Alpha: 0.05, Warnings: []Warning{{KindNoSamples, "a side has no samples; nothing to test"}}})
+		Comparison{P: 1, N1: 0, N2: 1, Alpha: 0.05, Warnings: []Warning{wm(KindNoSamples, "a side has no samples; nothing to test")}})
 }
 
 func TestDeltaAndFormat(t *testing.T) {
@@ -182,8 +183,7 @@ func TestCompareTies(t *testing.T) {
 		}
 	}
 	got := Compare([]float64{1, 1}, []float64{2, 2}, 0.05)
-	want := Comparison{P: 1.0 / 3, N1: 2, N2: 2, Alpha: 0.05, Warnings: []Warning{{KindFewSamplesTest,
-		"need >= 4 samples to detect a difference at alpha level 0.05 (have n=2); with fewer the U test cannot reach significance however large the change: run more repetitions (--runs)"}}}
+	want := Comparison{P: 1.0 / 3, N1: 2, N2: 2, Alpha: 0.05, Warnings: []Warning{wm(KindFewSamplesTest, "need >= 4 samples to detect a difference at alpha level 0.05 (have n=2); with fewer the U test cannot reach significance however large the change; run more repetitions (--runs)")}}
 	if diff := cmp.Diff(want, got, aeq); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -210,5 +210,25 @@ func TestUTestMinN(t *testing.T) {
 		if got := uTestMinN(alpha); got != want {
 			t.Errorf("uTestMinN(%v) = %d, want %d", alpha, got, want)
 		}
+	}
+}
+
+func TestHolm(t *testing.T) {
+	// Sorted 0.01, 0.02, 0.03, 0.04 → ×4, ×3, ×2, ×1 = 0.04, 0.06, 0.06
+	// (monotone), 0.06.
+	got := Holm([]float64{0.03, 0.01, 0.04, 0.02})
+	want := []float64{0.06, 0.04, 0.06, 0.06}
+	if diff := cmp.Diff(want, got, aeq); diff != "" {
+		t.Errorf("Holm (-want +got):\n%s", diff)
+	}
+	// One test: unchanged; capped at 1.
+	if got := Holm([]float64{0.041}); got[0] != 0.041 {
+		t.Errorf("Holm of one = %v", got)
+	}
+	if got := Holm([]float64{0.6, 0.7}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("Holm capped = %v", got)
+	}
+	if got := Holm(nil); len(got) != 0 {
+		t.Errorf("Holm(nil) = %v", got)
 	}
 }

@@ -141,6 +141,7 @@ func Write(w io.Writer, in Input) error {
 		lo := fam("sectax_tax_percent_lower", "Lower bound of the confidence interval of sectax_tax_percent.")
 		hi := fam("sectax_tax_percent_upper", "Upper bound of the confidence interval of sectax_tax_percent.")
 		p := fam("sectax_tax_p_value", "Two-sided p-value of the Mann-Whitney U test of the on against the off samples.")
+		padj := fam("sectax_tax_p_value_adjusted", "sectax_tax_p_value after compare's correction for multiple testing (Holm over the workloads' primary metrics).")
 		for _, wl := range rep.Workloads {
 			for _, m := range wl.Metrics {
 				t := (m.Speedup - 1) * 100
@@ -149,12 +150,15 @@ func Write(w io.Writer, in Input) error {
 				}
 				labels := append(append([]string(nil), side...), "workload", wl.ID, "params", wl.ParamsKey, "metric", m.Name, "unit", m.Unit)
 				tax.add(t, labels...)
-				if l, h, ok := taxInterval(rep, m); ok {
+				if l, h, ok := taxInterval(m); ok {
 					lo.add(l, labels...)
 					hi.add(h, labels...)
 				}
 				if m.Test != nil {
 					p.add(m.Test.P, labels...)
+				}
+				if m.PAdjusted != nil {
+					padj.add(*m.PAdjusted, labels...)
 				}
 			}
 		}
@@ -180,16 +184,13 @@ func Write(w io.Writer, in Input) error {
 }
 
 // taxInterval is the confidence interval of the tax in percent, from the
-// interval of the off/on ratio that goes with the U test (only when both
-// sides' samples are repetitions, as the compare reports do).
-func taxInterval(rep *compare.Report, m compare.Metric) (lo, hi float64, ok bool) {
-	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
+// interval of the off/on ratio that compare computes with the U test
+// (only when both sides' samples are repetitions).
+func taxInterval(m compare.Metric) (lo, hi float64, ok bool) {
+	if m.RatioInterval == nil {
 		return 0, 0, false
 	}
-	rlo, rhi, ok := stats.RatioInterval(m.RawA, m.RawB, rep.Confidence)
-	if !ok {
-		return 0, 0, false
-	}
+	rlo, rhi := m.RatioInterval.Lo, m.RatioInterval.Hi
 	// The ratio is off/on. Lower is better: the tax is on/off − 1;
 	// higher is better: off/on − 1.
 	if m.Better == run.Lower {

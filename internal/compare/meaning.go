@@ -1,0 +1,234 @@
+package compare
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// Meaning is what the comparison means, as data: the workloads ranked by
+// how much they moved, the protections B gives up or gains, the
+// mitigation parameters B's command line adds or drops, and what holds in
+// a VM guest. Reports word it ("What this means"); they compute nothing.
+type Meaning struct {
+	// Moved are the non-control workloads whose primary metric changed
+	// (significantly, or as published), largest impact first.
+	Moved []Ranked `json:"moved"`
+	// Still are the non-control workloads whose primary metric did not
+	// change significantly.
+	Still []Ranked `json:"still"`
+	// GaveUp and Gained are vulnerabilities that went from mitigated to
+	// vulnerable in B, and back.
+	GaveUp []Protection `json:"protections_given_up"`
+	Gained []Protection `json:"protections_gained"`
+	// Cmdline are the mitigation parameters B's command line adds or
+	// drops, with the vulnerabilities they govern; shown when no
+	// vulnerability file tells what changed.
+	Cmdline []CmdlineChange `json:"cmdline_changes"`
+	// OtherParams are parameters B adds that are no CPU mitigation but
+	// can move the numbers (audit=0, quiet, ...).
+	OtherParams []string `json:"other_params"`
+	// VMGuest is set when a side ran inside a WSL 2 guest; VMGuestNote is
+	// what holds there.
+	VMGuest     bool   `json:"vm_guest"`
+	VMGuestNote string `json:"vm_guest_note,omitempty"`
+}
+
+// Ranked is the primary metric of one workload.
+type Ranked struct {
+	Workload string `json:"workload"`
+	Metric   string `json:"metric"`
+	// Stresses is the kernel path the workload stresses ("entry/exit").
+	Stresses string  `json:"stresses,omitempty"`
+	Speedup  float64 `json:"speedup"`
+	// ImpactPct is how much better B is, in percent of A, in the metric's
+	// better direction ((speedup−1)·100).
+	ImpactPct float64 `json:"impact_pct"`
+	Delta     string  `json:"delta"`
+	Verdict   string  `json:"verdict"`
+}
+
+// Protection is a vulnerability a side gives up or gains protection from.
+type Protection struct {
+	Vulnerability string `json:"vulnerability"`
+	CommonName    string `json:"common_name"`
+	Threat        string `json:"threat"`
+}
+
+// Directions of a command-line change.
+const (
+	DirAdds  = "adds"
+	DirDrops = "drops"
+)
+
+// CmdlineChange is a group of mitigation parameters B adds or drops.
+type CmdlineChange struct {
+	Direction string `json:"direction"`
+	// Off is set when the parameters switch protection off
+	// (mitigations=off, nopti, spectre_v2=off): adding them gives
+	// protection up, dropping them restores it.
+	Off    bool     `json:"off"`
+	Tokens []string `json:"tokens"`
+	// Affects are the common names of the vulnerabilities they govern.
+	Affects []string `json:"affects"`
+}
+
+// offToken reports whether a mitigation parameter switches protection off
+// or weakens it (mitigations=off, nopti, spectre_v2=off, tsx=on), as the
+// mitigation package's parameter table says.
+func offToken(t string) bool { return mitigation.TurnsOff(t) }
+
+// workloadTags maps a workload id to the knowledge base's tag of the main
+// kernel path it stresses, as the workload declares it.
+var workloadTags = workload.MainPaths()
+
+// stresses returns the knowledge-base tag of what a workload stresses, ""
+// when unknown.
+func stresses(workloadID string) string { return workloadTags[workloadID] }
+
+// isWSL reports whether a side ran inside WSL 2, by its kernel release or
+// the baseline's description.
+func isWSL(s SideInfo) bool {
+	for _, k := range s.Kernel {
+		if strings.Contains(strings.ToLower(k), "microsoft") {
+			return true
+		}
+	}
+	return strings.Contains(s.Environment, "WSL") || strings.Contains(s.Title, "WSL")
+}
+
+// stateOf is a vulnerability state from the recorded state or, when absent,
+// the raw sysfs line.
+func stateOf(state, raw string) string {
+	if state != "" {
+		return state
+	}
+	switch {
+	case strings.HasPrefix(raw, "Mitigation"):
+		return "mitigated"
+	case strings.HasPrefix(raw, "Vulnerable"):
+		return "vulnerable"
+	case strings.HasPrefix(raw, "Not affected"):
+		return "not_affected"
+	}
+	return "unknown"
+}
+
+// impact is (speedup−1)·100 and whether it is finite.
+func impact(speedup float64) (float64, bool) {
+	v := (speedup - 1) * 100
+	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// addMeaning fills rep.Meaning and the workloads' Stresses from the
+// numbers and the mitigation knowledge base.
+func (rep *Report) addMeaning() {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		kb = nil
+	}
+	m := Meaning{Moved: []Ranked{}, Still: []Ranked{}, GaveUp: []Protection{}, Gained: []Protection{},
+		Cmdline: []CmdlineChange{}, OtherParams: []string{}}
+	for i := range rep.Workloads {
+		if t := stresses(rep.Workloads[i].ID); t != "" && kb != nil {
+			rep.Workloads[i].Stresses, rep.Workloads[i].StressesDetail = kb.TagLabel(t), kb.Tags[t]
+		}
+	}
+	for _, wl := range rep.Workloads {
+		if wl.Control || len(wl.Metrics) == 0 {
+			continue
+		}
+		x := wl.Metrics[0]
+		v, ok := impact(x.Speedup)
+		if !ok {
+			continue
+		}
+		r := Ranked{Workload: wl.ID, Metric: x.Name, Stresses: wl.Stresses, Speedup: x.Speedup, ImpactPct: v,
+			Delta: x.Delta, Verdict: x.Verdict}
+		if x.Verdict == VerdictSame {
+			m.Still = append(m.Still, r)
+		} else {
+			m.Moved = append(m.Moved, r)
+		}
+	}
+	sort.SliceStable(m.Moved, func(i, j int) bool { return math.Abs(m.Moved[i].ImpactPct) > math.Abs(m.Moved[j].ImpactPct) })
+	if kb != nil {
+		for _, v := range rep.Env.Vulnerabilities {
+			e, ok := kb.LookupVulnerability(v.Name)
+			if !ok {
+				continue
+			}
+			p := Protection{Vulnerability: v.Name, CommonName: e.CommonName, Threat: e.Threat}
+			fv, tv := stateOf(v.StateA, v.A), stateOf(v.StateB, v.B)
+			switch {
+			case fv == "mitigated" && tv == "vulnerable":
+				m.GaveUp = append(m.GaveUp, p)
+			case fv == "vulnerable" && tv == "mitigated":
+				m.Gained = append(m.Gained, p)
+			}
+		}
+		for _, side := range []struct {
+			dir    string
+			tokens []string
+		}{{DirAdds, rep.Env.CmdlineAdded}, {DirDrops, rep.Env.CmdlineRemoved}} {
+			var off, other []string
+			for _, t := range side.tokens {
+				p, ok := kb.LookupParam(t)
+				switch {
+				case !ok:
+				case !p.Mitigation:
+					if side.dir == DirAdds {
+						m.OtherParams = append(m.OtherParams, t)
+					}
+				case offToken(t):
+					off = append(off, t)
+				default:
+					other = append(other, t)
+				}
+			}
+			for _, g := range []struct {
+				off    bool
+				tokens []string
+			}{{true, off}, {false, other}} {
+				if len(g.tokens) == 0 {
+					continue
+				}
+				c := CmdlineChange{Direction: side.dir, Off: g.off, Tokens: g.tokens, Affects: []string{}}
+				names, _ := kb.AffectedBy(g.tokens...)
+				for _, n := range names {
+					if e, ok := kb.LookupVulnerability(n); ok {
+						c.Affects = append(c.Affects, e.CommonName)
+					}
+				}
+				m.Cmdline = append(m.Cmdline, c)
+			}
+		}
+		if isWSL(rep.A) || isWSL(rep.B) {
+			m.VMGuest, m.VMGuestNote = true, kb.VMGuestGeneral
+		}
+	}
+	rep.Meaning = m
+}
+
+// addVulnerabilityText adds the knowledge base's explanation and one-line
+// summary to each changed vulnerability.
+func (d *EnvDiff) addVulnerabilityText() {
+	for i, v := range d.Vulnerabilities {
+		from, to := v.A, v.B
+		if from == Absent {
+			from = ""
+		}
+		if to == Absent {
+			to = ""
+		}
+		explain := mitigation.ExplainChange(v.Name, from, to)
+		if _, rest, ok := strings.Cut(explain, " — "); ok {
+			explain = rest
+		}
+		d.Vulnerabilities[i].Explain = explain
+		d.Vulnerabilities[i].OneLiner, _ = mitigation.OneLiner(v.Name)
+	}
+}

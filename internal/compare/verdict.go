@@ -1,0 +1,226 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// Warning kinds of a comparison (beside those of package stats).
+const (
+	KindUnitMismatch        stats.Kind = "unit-mismatch"
+	KindControlMoved        stats.Kind = "control-moved"
+	KindControlInconclusive stats.Kind = "control-inconclusive"
+	KindOneBoot             stats.Kind = "one-boot"
+	KindIncompleteRun       stats.Kind = "incomplete-run"
+	KindConfounded          stats.Kind = "confounded"
+	KindSameMitigations     stats.Kind = "same-mitigations"
+	KindMixedSide           stats.Kind = "mixed-side"
+)
+
+// fixMoreBoots replaces stats.FixMoreRepetitions when a sample is a boot.
+const fixMoreBoots = "measure in more boots (reboot, run again with the same label)"
+
+// HasWarning reports whether the report carries a warning of this kind.
+func (rep *Report) HasWarning(k stats.Kind) bool {
+	for _, w := range rep.Warnings {
+		if w.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// adjust sets each metric's role, adjusted p-value and final verdict: one
+// hypothesis per workload (its primary metric), Holm–Bonferroni over the
+// family of primary metrics of the workloads that are not negative
+// controls; a secondary metric is significant only when its primary one is
+// and its own p is below α (its adjusted p is the larger of the two); a
+// control is judged at α alone, since for a control a missed change is the
+// costly error.
+func (rep *Report) adjust() {
+	type at struct{ w, m int }
+	var family []at
+	var ps []float64
+	for wi := range rep.Workloads {
+		w := &rep.Workloads[wi]
+		for mi := range w.Metrics {
+			m := &w.Metrics[mi]
+			switch {
+			case w.Control:
+				m.Role = RoleControl
+			case mi == 0:
+				m.Role = RolePrimary
+			default:
+				m.Role = RoleSecondary
+			}
+			if m.Role == RolePrimary && m.Test != nil {
+				family = append(family, at{wi, mi})
+				ps = append(ps, m.Test.P)
+			}
+		}
+	}
+	for k, p := range stats.Holm(ps) {
+		m := &rep.Workloads[family[k].w].Metrics[family[k].m]
+		m.PAdjusted = &p
+		m.setVerdict(p <= rep.Alpha)
+	}
+	for wi := range rep.Workloads {
+		w := &rep.Workloads[wi]
+		for mi := range w.Metrics {
+			m := &w.Metrics[mi]
+			if m.Test == nil || m.Role == RolePrimary {
+				continue
+			}
+			p := m.Test.P
+			sig := m.Test.Significant
+			if m.Role == RoleSecondary {
+				if prim := w.Metrics[0]; prim.PAdjusted != nil {
+					p = math.Max(p, *prim.PAdjusted)
+					sig = sig && prim.Significant
+				}
+			}
+			m.PAdjusted = &p
+			m.setVerdict(sig)
+		}
+	}
+}
+
+// significantPrimaries counts the primary metrics that differ
+// significantly after the correction.
+func (rep *Report) significantPrimaries() int {
+	n := 0
+	for _, w := range rep.Workloads {
+		if len(w.Metrics) > 0 && w.Metrics[0].Role == RolePrimary && w.Metrics[0].Significant {
+			n++
+		}
+	}
+	return n
+}
+
+// smallestEffect is the smallest change (in percent, absolute) among the
+// significant primary metrics; 0 when there is none.
+func (rep *Report) smallestEffect() float64 {
+	s := 0.0
+	for _, w := range rep.Workloads {
+		if len(w.Metrics) == 0 || w.Metrics[0].Role != RolePrimary || !w.Metrics[0].Significant {
+			continue
+		}
+		if c := math.Abs(w.Metrics[0].ChangePct); !math.IsNaN(c) && !math.IsInf(c, 0) && (s == 0 || c < s) {
+			s = c
+		}
+	}
+	return s
+}
+
+// halfWidthPct is how far a metric's uncertainty reaches from no change,
+// in percent: from the ratio interval when there is one, else from the
+// wider of the two sides' median intervals; +Inf when a side has none.
+func halfWidthPct(m Metric) float64 {
+	if m.RatioInterval != nil {
+		return m.RatioInterval.HalfWidthPct()
+	}
+	if !m.A.HasCI || !m.B.HasCI {
+		return math.Inf(1)
+	}
+	return math.Max(m.A.RelSpread(), m.B.RelSpread()) * 100
+}
+
+func pctText(v float64) string {
+	switch {
+	case math.IsInf(v, 0):
+		return "∞: no interval on a side"
+	case v < 10:
+		return fmt.Sprintf("%.1f%%", v)
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
+
+// addControls judges the negative controls. A control that moved
+// significantly flags the comparison as confounded. One that did not move
+// vouches for the comparison only when it could have seen a change of the
+// size reported: its interval must reach less far than the smallest
+// significant change among the primary metrics (or, when there is none,
+// than the high-variance threshold, stats.HighVariance); otherwise it is
+// inconclusive, and a warning says why.
+func (rep *Report) addControls() {
+	needed := rep.smallestEffect()
+	what := fmt.Sprintf("the smallest significant change reported, %s", pctText(needed))
+	if needed == 0 {
+		needed = stats.HighVariance * 100
+		what = fmt.Sprintf("a change of %s (no significant change is reported)", pctText(needed))
+	}
+	for _, w := range rep.Workloads {
+		if !w.Control || len(w.Metrics) == 0 {
+			continue
+		}
+		moved := false
+		for _, m := range w.Metrics {
+			if m.Test == nil || !m.Test.Significant {
+				continue
+			}
+			moved = true
+			msg := fmt.Sprintf("negative control %s moved %s in %s (p=%.3f) although it does not depend on the mitigations: "+
+				"the comparison is confounded (CPU frequency, host load or different hardware), so changes of about %.1f%% elsewhere may not be the mitigations' doing",
+				w.ID, stats.FormatPct(m.ChangePct), m.Name, m.Test.P, math.Abs(m.ChangePct))
+			hw := halfWidthPct(m)
+			rep.Controls = append(rep.Controls, ControlFinding{Workload: w.ID, Metric: m.Name, Status: ControlMoved,
+				ChangePct: m.ChangePct, P: m.Test.P, HalfWidthPct: finite(hw), NeededPct: needed, Message: msg})
+			rep.Warnings = append(rep.Warnings, stats.NewWarning(KindControlMoved, msg, ""))
+		}
+		m := w.Metrics[0]
+		if moved {
+			continue
+		}
+		if m.Test == nil {
+			rep.Controls = append(rep.Controls, ControlFinding{Workload: w.ID, Metric: m.Name, Status: ControlUntested,
+				ChangePct: m.ChangePct, P: 1, NeededPct: needed,
+				Message: fmt.Sprintf("negative control %s: published figures, untested", w.ID)})
+			continue
+		}
+		hw := halfWidthPct(m)
+		f := ControlFinding{Workload: w.ID, Metric: m.Name, ChangePct: m.ChangePct, P: m.Test.P,
+			HalfWidthPct: finite(hw), NeededPct: needed}
+		if hw < needed {
+			f.Status = ControlVouches
+			f.Message = fmt.Sprintf("negative control %s did not move significantly (p=%.3f) although its interval (±%s) could have shown %s: "+
+				"no sign that clock speed or load changed between the sides", w.ID, m.Test.P, pctText(hw), what)
+		} else {
+			f.Status = ControlInconclusive
+			f.Message = fmt.Sprintf("negative control %s did not move significantly (p=%.3f), but it is too noisy (±%s) to vouch for %s: "+
+				"it cannot show whether clock speed or load changed between the sides", w.ID, m.Test.P, pctText(hw), what)
+			rep.Warnings = append(rep.Warnings, stats.NewWarning(KindControlInconclusive, f.Message,
+				"quiet the machine (no other load, fixed CPU frequency) or run more repetitions"))
+		}
+		rep.Controls = append(rep.Controls, f)
+	}
+}
+
+// addConclusion sums the comparison up in one line.
+func (rep *Report) addConclusion() {
+	c := Conclusion{Significant: rep.significantPrimaries()}
+	if g := rep.Geomean; g != nil {
+		c.Speedup, c.Workloads = g.Speedup, g.N
+	} else {
+		for _, w := range rep.Workloads {
+			if !w.Control && len(w.Metrics) > 0 {
+				if _, ok := impact(w.Metrics[0].Speedup); ok && w.Metrics[0].Speedup > 0 {
+					c.Speedup, c.Workloads = w.Metrics[0].Speedup, 1
+				}
+				break
+			}
+		}
+	}
+	switch {
+	case rep.HasWarning(KindSameMitigations):
+		c.Kind = ConclusionSameMitigations
+	case rep.A.Published || rep.B.Published:
+		c.Kind = ConclusionUntested
+	case c.Significant == 0:
+		c.Kind = ConclusionNoDifference
+	default:
+		c.Kind = ConclusionDifference
+	}
+	rep.Conclusion = c
+}

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text from runs, imports and the machine (labels, run ids, workload and
+// metric names, units, parameters, environment values) may hold anything.
+// Every format escapes it where it is laid out: the terminal never gets a
+// raw control character, Markdown never gets a line break or markup from
+// it; HTML escapes through html/template, JSON through encoding/json.
+
+// unsafeRune reports whether r must not reach a terminal raw: C0 and C1
+// control characters, DEL, and the bidirectional overrides and isolates
+// that reorder what is shown.
+func unsafeRune(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) ||
+		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
+}
+
+// termSafe escapes what must not reach a terminal raw: a control
+// character becomes \xNN (\u202e and the like for the others), a byte
+// that is not UTF-8 becomes U+FFFD.
+func termSafe(s string) string { return escapeControls(s, false) }
+
+// escapeControls is termSafe; keepLines keeps line breaks and tabs (for a
+// whole document whose own layout uses them).
+func escapeControls(s string, keepLines bool) string {
+	unsafe := func(r rune) bool { return unsafeRune(r) && !(keepLines && (r == '\n' || r == '\t')) }
+	clean := true
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || unsafe(r) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(utf8.RuneError)
+		case r < 0x80 && unsafe(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafe(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// termSafeAll applies termSafe to each string.
+func termSafeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = termSafe(s)
+	}
+	return out
+}
+
+// mdLine makes text one line of plain Markdown: line breaks and tabs
+// become spaces, other control characters are escaped.
+func mdLine(s string) string {
+	return termSafe(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
+}
+
+// mdEscape makes text safe as Markdown inline text, in a table cell too:
+// one line, and no character that would start markup (emphasis, code,
+// links, HTML, a cell boundary). An underscore inside a word is not
+// emphasis on GitHub, and ">" quotes only at the start of a line, so
+// names such as usecs_per_op and "need >= 6" stay as they are.
+func mdEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "`", "\\`", "|", `\|`, "*", `\*`, "[", `\[`, "]", `\]`,
+		"<", "&lt;").Replace(mdLine(s))
+}
+
+// code renders a Markdown code span that holds s verbatim (on one line):
+// the fence is one backtick longer than the longest run inside.
+func code(s string) string {
+	s = mdLine(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || longest > 0 && (strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ")) {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// codeCell is code for a table cell: a | would end the cell even inside a
+// code span, so it is escaped (GitHub shows it as |).
+func codeCell(s string) string { return strings.ReplaceAll(code(s), "|", `\|`) }

@@ -1,0 +1,189 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/run"
+)
+
+func TestTermSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain µs/op":         "plain µs/op",
+		"a\x1b[31mred":        `a\x1b[31mred`,
+		"bell\a":              `bell\x07`,
+		"two\nlines":          `two\x0alines`,
+		"del\x7f":             `del\x7f`,
+		"c1\u009b2J":          `c1\u009b2J`,
+		"rtl\u202eevil":       `rtl\u202eevil`,
+		"bad\xffutf8":         "bad\uFFFDutf8",
+		"tab\there":           `tab\x09here`,
+		"\u2066isolate\u2069": `\u2066isolate\u2069`,
+	} {
+		if got := termSafe(in); got != want {
+			t.Errorf("termSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"on":         "`on`",
+		"a`b":        "``a`b``",
+		"``x":        "``` ``x ```",
+		"x\n### h1":  "`x ### h1`",
+		"a|b":        "`a|b`",
+		"ctl\x1b[2J": "`ctl\\x1b[2J`",
+	} {
+		if got := code(in); got != want {
+			t.Errorf("code(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := codeCell("a|b"); got != "`a\\|b`" {
+		t.Errorf("codeCell = %q", got)
+	}
+	if got := mdEscape("x\n## y | *z* [l](u) <b> `c`"); got != "x ## y \\| \\*z\\* \\[l\\](u) &lt;b> \\`c\\`" {
+		t.Errorf("mdEscape = %q", got)
+	}
+}
+
+// hostileSides are runSides with control characters, line breaks and
+// Markdown in the labels, a workload id, a metric name, a unit and the
+// environment, as an import could bring them.
+func hostileSides() (compare.Side, compare.Side) {
+	a, b := runSides()
+	a.Ref = "on\x1b]0;pwned\x07\n### injected heading"
+	b.Ref = "off`|\r\n| fake | row |"
+	for _, r := range append(append([]*run.Run{}, a.Runs...), b.Runs...) {
+		r.Results[0].Metrics[0].Unit = "µs|`op`\x1b[31m\n# unit"
+		r.Results[0].Metrics[1].Name = "ops\x1b[2Jper\nsec"
+		r.Results[1].Workload = "sched-messaging\x07\n## wl"
+	}
+	a.Envs[0]["hostname"] = "box\x1b[41m"
+	b.Envs[0]["cpu"] = map[string]any{"model_name": "CPU\x1b[0m", "microcode": "0x11\n### micro"}
+	return a, b
+}
+
+// TestHostileTextEveryFormat: no format lets a control character through
+// raw (except JSON's and HTML's own escaping), and no label, id or unit
+// starts a Markdown heading or breaks a table row.
+func TestHostileTextEveryFormat(t *testing.T) {
+	a, b := hostileSides()
+	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := allFormats(t, rep, a, b)
+	out["color.text"] = string(render(t, rep, "text", true))
+	for f, s := range out {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c < 0x20 && c != '\n' && !(f == "color.text" && c == 0x1b) && !(f == "html" && c == '\t') || c == 0x7f {
+				t.Errorf("%s: raw control byte %#x at %d: %q", f, c, i, s[max(0, i-30):min(len(s), i+30)])
+				break
+			}
+		}
+	}
+	// Colour codes are only sectax's own SGR sequences.
+	for _, seq := range strings.Split(out["color.text"], "\x1b")[1:] {
+		if !strings.HasPrefix(seq, "[0m") && !strings.HasPrefix(seq, "[1m") && !strings.HasPrefix(seq, "[3") {
+			t.Errorf("color text: foreign escape sequence %q", seq[:min(len(seq), 10)])
+		}
+	}
+	for _, f := range []string{"text", "md"} {
+		for _, l := range strings.Split(out[f], "\n") {
+			for _, bad := range []string{"### injected", "# unit", "## wl", "| fake | row |", "### micro"} {
+				if strings.HasPrefix(strings.TrimSpace(l), bad) {
+					t.Errorf("%s: hostile text starts a line: %q", f, l)
+				}
+			}
+		}
+	}
+	// Every Markdown table row keeps its number of cells.
+	for _, l := range strings.Split(out["md"], "\n") {
+		if !strings.HasPrefix(l, "| ") {
+			continue
+		}
+		cells := 0
+		for i := 0; i < len(l); i++ {
+			if l[i] == '\\' {
+				i++
+				continue
+			}
+			if l[i] == '|' {
+				cells++
+			}
+		}
+		if cells != 4 && cells != 11 {
+			t.Errorf("md: table row with %d separators: %q", cells, l)
+		}
+	}
+	if !strings.Contains(out["text"], `on\x1b]0;pwned\x07\x0a### injected heading`) || !strings.Contains(out["md"], "µs\\|\\`op\\`\\\\x1b\\[31m # unit") {
+		t.Errorf("the hostile label or unit is not shown escaped:\n%s\n%s", out["text"], out["md"])
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out["json"]), &doc); err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	if doc["a"].(map[string]any)["ref"] != a.Ref {
+		t.Errorf("json does not round-trip the label: %q", doc["a"].(map[string]any)["ref"])
+	}
+	rows, err := csv.NewReader(strings.NewReader(out["csv"])).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v", err)
+	}
+	for _, r := range rows {
+		if len(r) != len(CSVHeader) {
+			t.Errorf("csv row of %d fields: %q", len(r), r)
+		}
+	}
+	rd := benchfmt.NewReader(bytes.NewReader([]byte(out["benchfmt"])), "hostile")
+	n := 0
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("benchfmt: %v", rec)
+		case *benchfmt.Result:
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("benchfmt: no results")
+	}
+}
+
+// FuzzTermSafe: whatever the text, termSafe leaves valid UTF-8 without a
+// control character, and mdEscape one line with no unescaped | or `.
+func FuzzTermSafe(f *testing.F) {
+	for _, s := range []string{"on", "a\x1b[31mb", "x\n### y", "bad\xff", "\u202e", "a|b`c", `\|`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := termSafe(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("termSafe(%q) = %q: not UTF-8", s, got)
+		}
+		for _, r := range got {
+			if unsafeRune(r) {
+				t.Fatalf("termSafe(%q) = %q keeps %U", s, got, r)
+			}
+		}
+		md := mdEscape(s)
+		if strings.ContainsAny(md, "\n\r") {
+			t.Fatalf("mdEscape(%q) = %q spans lines", s, md)
+		}
+		for i := 0; i < len(md); i++ {
+			if md[i] == '\\' {
+				i++
+				continue
+			}
+			if md[i] == '|' || md[i] == '`' {
+				t.Fatalf("mdEscape(%q) = %q has a bare %c", s, md, md[i])
+			}
+		}
+	})
+}
