@@ -46,22 +46,15 @@ func openPG(t *testing.T) (*DB, string) {
 var backends = []struct {
 	name string
 	open opener
-	// manyWriters: separate connections may write at once. SQLite's
-	// deferred transactions fail at once with "database is locked" when
-	// two connections upgrade to writers; BEGIN IMMEDIATE with a busy
-	// retry (separate work) will let the concurrency tests run on it too.
-	manyWriters bool
 }{
-	{"sqlite", openTemp, false},
-	{"postgres", openPG, true},
+	{"sqlite", openTemp},
+	{"postgres", openPG},
 }
 
 // suite is the store's behaviour, the same for every backend.
 var suite = []struct {
 	name string
 	test func(*testing.T, opener)
-	// manyWriters: the test needs concurrent writers.
-	manyWriters bool
 }{
 	{name: "SinkInterruptedKeepsSamples", test: testSinkInterruptedKeepsSamples},
 	{name: "ExportImportRoundTrip", test: testExportImportRoundTrip},
@@ -72,8 +65,8 @@ var suite = []struct {
 	{name: "RunnerIntoStore", test: testRunnerIntoStore},
 	{name: "ReopenKeepsData", test: testReopenKeepsData},
 	{name: "NewerSchemaRefused", test: testNewerSchemaRefused},
-	{name: "ConcurrentImportSameRuns", test: testConcurrentImportSameRuns, manyWriters: true},
-	{name: "ConcurrentWriters", test: testConcurrentWriters, manyWriters: true},
+	{name: "ConcurrentImportSameRuns", test: testConcurrentImportSameRuns},
+	{name: "ConcurrentWriters", test: testConcurrentWriters},
 	{name: "Selectors", test: testSelectors},
 }
 
@@ -81,12 +74,7 @@ func TestBackends(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			for _, c := range suite {
-				t.Run(c.name, func(t *testing.T) {
-					if c.manyWriters && !b.manyWriters {
-						t.Skip("concurrent writers on separate connections need BEGIN IMMEDIATE and a busy retry on " + b.name)
-					}
-					c.test(t, b.open)
-				})
+				t.Run(c.name, func(t *testing.T) { c.test(t, b.open) })
 			}
 		})
 	}
