@@ -7,24 +7,44 @@ import (
 )
 
 func newExportCmd(g *Globals) *cobra.Command {
+	var po promOptions
 	// Its own variable: every command binds --format to g.Format with its
 	// own default, and the last one registered would win.
 	var format string
 	cmd := &cobra.Command{
-		Use:   "export RUN...",
-		Short: "Write stored runs as sectax.run/v1 JSON documents",
+		Use:   "export RUN... | export --format prometheus [--textfile-dir DIR]",
+		Short: "Write stored runs as sectax.run/v1 JSON documents, or metrics for Prometheus",
 		Long: `Write stored runs as sectax.run/v1 JSON documents (docs/format.md) to
 standard output or -o FILE: a JSON array of documents (--format json, the
 default; one JSON value that any JSON parser reads), or one compact document
 per line (--format jsonl, JSON Lines). Each RUN is a run id, a unique prefix,
 or a label (every run with it). 'sectax import' reads either back, on this
-machine or another.`,
+machine or another.
+
+--format prometheus writes, in Prometheus's text format for node_exporter's
+textfile collector, this machine's CPU vulnerability state (with
+node_exporter's labels codename, state, mitigation), the medians of the newest
+stored run, and the tax of the comparison --on against --off (default: the
+labels on and off) with its confidence interval and p-value. --textfile-dir
+DIR writes DIR/sectax.prom atomically. It exits 0 whatever the state: a
+vulnerable machine is a value, not an error (docs/fleet.md).`,
 		Example: `  sectax export on off -o runs.json
-  sectax export on --format jsonl | jq -c '.results[].workload'`,
-		Args: cobra.MinimumNArgs(1),
+  sectax export on --format jsonl | jq -c '.results[].workload'
+  sectax export --format prometheus --textfile-dir /var/lib/prometheus/node-exporter`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "json" && format != "jsonl" {
-				return usagef("--format %q is not accepted (accepted: json, jsonl)", format)
+			if format != "json" && format != "jsonl" && format != "prometheus" {
+				return usagef("--format %q is not accepted (accepted: json, jsonl, prometheus)", format)
+			}
+			if format == "prometheus" {
+				po.explicit = cmd.Flags().Changed("on") || cmd.Flags().Changed("off")
+				return exportPrometheus(cmd.Context(), g, po, args)
+			}
+			if po.textfileDir != "" || cmd.Flags().Changed("on") || cmd.Flags().Changed("off") {
+				return usagef("--textfile-dir, --on and --off go with --format prometheus")
+			}
+			if len(args) == 0 {
+				return usagef("export needs the runs to write: run ids, prefixes or labels (sectax list shows them)")
 			}
 			ctx := cmd.Context()
 			for _, ref := range args {
@@ -66,6 +86,9 @@ machine or another.`,
 			return finish(store.WriteDocs(w, docs, store.Format(format)))
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "json", "output format: json (an array of documents)|jsonl (one document per line)")
+	cmd.Flags().StringVar(&format, "format", "json", "output format: json (an array of documents)|jsonl (one document per line)|prometheus (node_exporter textfile)")
+	cmd.Flags().StringVar(&po.textfileDir, "textfile-dir", "", "prometheus: write `DIR`/sectax.prom atomically (node_exporter's --collector.textfile.directory)")
+	cmd.Flags().StringVar(&po.on, "on", "on", "prometheus: the `RUN` or label of the mitigations-on side of the tax")
+	cmd.Flags().StringVar(&po.off, "off", "off", "prometheus: the `RUN` or label of the mitigations-off side of the tax")
 	return cmd
 }

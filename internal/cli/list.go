@@ -34,7 +34,7 @@ are kept (and used by compare).`,
 			db, err := openStore(ctx, g, false)
 			switch {
 			case errors.Is(err, store.ErrNoDatabase):
-				g.notice("no runs stored yet (no database at %s); run `sectax run --label on` first", g.DB)
+				g.notice("no runs stored yet (no database at %s); run `sectax run --label on` first", store.DisplayName(g.DB))
 			case err != nil:
 				return err
 			default:
@@ -51,9 +51,9 @@ are kept (and used by compare).`,
 				return err
 			}
 			if g.Format == "json" {
-				return finish(writeListJSON(w, runs, g.DB))
+				return finish(writeListJSON(w, runs, store.DisplayName(g.DB)))
 			}
-			return finish(writeListText(w, runs, g.DB, g.colorAllowed()))
+			return finish(writeListText(w, runs, store.DisplayName(g.DB), g.colorAllowed()))
 		},
 	}
 	addFormatFlag(cmd, g, "text", "text", "json")

@@ -201,7 +201,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { g.ctx = cmd.Context() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.DB, "db", defaultDB(), "database file ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
+	pf.StringVar(&g.DB, "db", defaultDB(), "database file or postgres:// URL ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
 	pf.StringVar(&g.Root, "root", "/", "read /proc and /sys below `DIR` instead of /")
 	pf.StringVarP(&g.Output, "output", "o", "", "write the result to `FILE` instead of standard output")
 	pf.BoolVar(&g.NoColor, "no-color", os.Getenv("NO_COLOR") != "", "no colour in terminal output (also NO_COLOR)")
@@ -219,6 +219,8 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newRmCmd(g),
 		newExportCmd(g),
 		newImportCmd(g),
+		newPushCmd(g),
+		newFleetCmd(g),
 		newCompareCmd(g),
 		newBaselinesCmd(g),
 		newAdviseCmd(g),
@@ -293,6 +295,12 @@ func defaultDB() string {
 	if p := os.Getenv("SECTAX_DB"); p != "" {
 		return p
 	}
+	return localDB()
+}
+
+// localDB is where the SQLite store lives by default; a PostgreSQL store's
+// spool sits beside it.
+func localDB() string {
 	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
 		return filepath.Join(x, "sectax", "sectax.db")
 	}

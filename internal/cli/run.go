@@ -327,7 +327,11 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	defer release()
 	ss := session{label: o.label, engine: o.engine, text: writeRunText}
 	if !o.noStore {
-		closeStore, err := ss.useStore(ctx, g, o.label)
+		use := ss.useStore
+		if store.IsURL(g.DB) {
+			use = ss.useSpool // a shared PostgreSQL store: through the local spool
+		}
+		closeStore, err := use(ctx, g, o.label)
 		if err != nil {
 			return err
 		}

@@ -161,7 +161,8 @@ func refError(err error) error {
 	var nf *store.NotFoundError
 	var amb *store.AmbiguousError
 	var ub *baseline.UnknownError
-	if errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &ub) {
+	var se *store.SelectorError
+	if errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &ub) || errors.As(err, &se) {
 		return usageError{err}
 	}
 	return err
@@ -242,7 +243,7 @@ func sideOf(ctx context.Context, g *Globals, db **store.DB, ref string) (compare
 		envs = append(envs, env)
 	}
 	kind := compare.KindRun
-	if how == store.ByLabel {
+	if how == store.ByLabel || how == store.BySelector {
 		kind = compare.KindLabel
 	}
 	return compare.RunsSide(ref, kind, runs, envs), nil

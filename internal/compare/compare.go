@@ -374,11 +374,16 @@ func groups(s Side) []*group {
 }
 
 // sideSamples returns the samples of one metric: every repetition of every
-// run, or, when the side spans two or more boots, one median per boot.
-func sideSamples(s Side, g *group, metric string, perBoot bool) []float64 {
+// run, or, when the side spans two or more boots, one median per boot, or,
+// when it spans two or more hosts, one median per host.
+func sideSamples(s Side, g *group, metric string, unit string) []float64 {
 	byRun := g.samples[metric]
 	var out []float64
-	if !perBoot {
+	key := s.bootKey
+	if unit == "host" {
+		key = s.hostKey
+	}
+	if unit != "boot" && unit != "host" {
 		for ri := range s.Runs {
 			out = append(out, byRun[ri]...)
 		}
@@ -390,7 +395,7 @@ func sideSamples(s Side, g *group, metric string, perBoot bool) []float64 {
 		if len(byRun[ri]) == 0 {
 			continue
 		}
-		k := s.bootKey(ri)
+		k := key(ri)
 		if _, ok := byBoot[k]; !ok {
 			order = append(order, k)
 		}
@@ -422,6 +427,8 @@ func sideInfo(s Side) SideInfo {
 		si.Unit = "published figure"
 		si.Title, si.Source, si.Environment = s.Dataset.Title, s.Dataset.Source, s.Dataset.Environment
 		si.Boots = 1
+	case len(si.Hosts) >= 2:
+		si.Unit = "host"
 	case si.Boots >= 2:
 		si.Unit = "boot"
 	default:
@@ -457,7 +464,6 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence, Multiplicity: Multiplicity,
 		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},
 		Workloads: []Workload{}, Controls: []ControlFinding{}, Notes: []string{}, Warnings: []stats.Warning{}}
-	perBootA, perBootB := rep.A.Unit == "boot", rep.B.Unit == "boot"
 	interval := rep.A.Unit == "repetition" && rep.B.Unit == "repetition"
 
 	ga, gb := groups(a), groups(b)
@@ -501,7 +507,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 			}
 			delete(inB, ma.Name)
 			common++
-			sa, sb := sideSamples(a, x, ma.Name, perBootA), sideSamples(b, y, ma.Name, perBootB)
+			sa, sb := sideSamples(a, x, ma.Name, rep.A.Unit), sideSamples(b, y, ma.Name, rep.B.Unit)
 			if len(sa) == 0 || len(sb) == 0 {
 				// A run cut short before its first repetition of this
 				// workload: nothing to compare.
@@ -516,7 +522,7 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 				continue
 			}
 			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
-			m.RawA, m.RawB = sideSamples(a, x, ma.Name, false), sideSamples(b, y, ma.Name, false)
+			m.RawA, m.RawB = sideSamples(a, x, ma.Name, "repetition"), sideSamples(b, y, ma.Name, "repetition")
 			if interval {
 				if lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, stats.Confidence); ok && finite(lo) != nil && finite(hi) != nil {
 					m.RatioInterval = &Interval{Lo: lo, Hi: hi}
@@ -641,9 +647,15 @@ func (rep *Report) addNotes(a, b Side) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: published single figures carry no interval and allow no significance test; "+
 			"changes involving them are shown untested, as the source reported them", strings.Join(pub, ", ")))
 	}
+	if synthetic(a) || synthetic(b) {
+		rep.Notes = append(rep.Notes, "SYNTHETIC DATA: runs here were generated from documented distributions (a test fixture), not measured")
+	}
 	for _, s := range []SideInfo{rep.A, rep.B} {
 		if s.Unit == "boot" {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s spans %d boots: its samples are per-boot medians (the boot is the unit)", s.Ref, s.Boots))
+		}
+		if s.Unit == "host" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s spans %d hosts: its samples are per-host medians (the host is the unit)", s.Ref, len(s.Hosts)))
 		}
 	}
 	if len(pub) == 0 {

@@ -53,6 +53,7 @@ const Absent = "(absent)"
 // measurement of the mitigations' cost, by display name. Paths starting
 // with "run." are fields of the run document; the rest are env paths.
 var confounderPaths = []struct{ name, path string }{
+	{"host", "hostname"},
 	{"kernel release", "kernel.release"},
 	{"CPU vendor", "cpu.vendor"},
 	{"CPU model", "cpu.model_name"},

@@ -133,6 +133,26 @@ func (s Side) bootKey(i int) string {
 	return "run:" + s.Runs[i].ID
 }
 
+// hostKey is the host a run was made on: env.hostname, else the run
+// itself. When a side spans several hosts, the host is the unit.
+func (s Side) hostKey(i int) string {
+	if v, ok := lookup(s.envOf(i), "hostname"); ok {
+		return "host:" + str(v)
+	}
+	return "run:" + s.Runs[i].ID
+}
+
+// synthetic reports whether any run of the side is synthetic (env
+// synthetic: true, set by the fleet fixture).
+func synthetic(s Side) bool {
+	for i := range s.Runs {
+		if v, ok := lookup(s.envOf(i), "synthetic"); ok && v == true {
+			return true
+		}
+	}
+	return false
+}
+
 // values returns the distinct known values of an env path (or of a run
 // field when path starts with "run."), sorted.
 func (s Side) values(path string) []string {

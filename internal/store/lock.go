@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +13,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LockPath is the lock file beside the database at dbPath.
-func LockPath(dbPath string) string { return dbPath + ".lock" }
+// LockPath is the lock file beside the database at dbPath. A PostgreSQL
+// database has no file beside it: its measurers on this machine share a
+// lock in the temporary directory, named after the URL (without password).
+func LockPath(dbPath string) string {
+	if IsURL(dbPath) {
+		sum := sha256.Sum256([]byte(redactURL(dbPath)))
+		return filepath.Join(os.TempDir(), "sectax-"+hex.EncodeToString(sum[:8])+".lock")
+	}
+	return dbPath + ".lock"
+}
+
+// DisplayName is how messages name the database: its path, or its URL
+// without the password.
+func DisplayName(db string) string {
+	if IsURL(db) {
+		return redactURL(db)
+	}
+	return db
+}
 
 // LockedError says that another process holds the measuring lock.
 type LockedError struct {

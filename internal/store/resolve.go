@@ -46,7 +46,8 @@ const (
 )
 
 // Resolve turns a reference into run ids, oldest first: an exact run id,
-// else a label (every run with it), else a unique prefix of a run id.
+// else a label (every run with it), else side selectors (select.go), else
+// a unique prefix of a run id.
 func (d *DB) Resolve(ctx context.Context, ref string) ([]string, Match, error) {
 	if ref == "" {
 		return nil, "", &NotFoundError{Ref: ref}
@@ -70,6 +71,8 @@ func (d *DB) Resolve(ctx context.Context, ref string) ([]string, Match, error) {
 	switch {
 	case len(labelled) > 0:
 		return labelled, ByLabel, nil
+	case IsSelector(ref):
+		return resolveSelector(ref, all)
 	case len(prefixed) == 1:
 		return prefixed, ByPrefix, nil
 	case len(prefixed) > 1:

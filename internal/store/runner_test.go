@@ -43,9 +43,9 @@ func runWithStore(t *testing.T, d *DB, id string, reps, cancelAfter int) *run.Ru
 	return r
 }
 
-// TestRunnerIntoStore: what the runner measured is what the store holds,
+// testRunnerIntoStore: what the runner measured is what the store holds,
 // for a complete run and for one interrupted after two repetitions.
-func TestRunnerIntoStore(t *testing.T) {
+func testRunnerIntoStore(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, _ := openTemp(t)
 	for _, c := range []struct {

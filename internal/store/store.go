@@ -59,10 +59,11 @@ var DefaultBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * ti
 // DB is an open sectax database. It implements runner.Sink.
 type DB struct {
 	db      *sql.DB
-	path    string
+	path    string // for messages: the file, or the URL without its password
 	busy    time.Duration
 	backoff []time.Duration
 	onBusy  func(wait time.Duration, attempt, of int)
+	dialect dialect
 }
 
 // Options configure Open.
@@ -83,9 +84,14 @@ type Options struct {
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // Open opens (and migrates) the sectax database at path.
+// A postgres:// or postgresql:// URL opens a PostgreSQL database instead
+// (see openPostgres).
 func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("no store path: pass --db PATH or set SECTAX_DB")
+	}
+	if IsURL(path) {
+		return openPostgres(ctx, path, opt)
 	}
 	st, err := os.Stat(path)
 	switch {
@@ -176,7 +182,11 @@ type migration struct {
 	sql     string
 }
 
-func migrations() ([]migration, error) {
+func migrations() ([]migration, error) { return migrationsFor(sqliteDialect) }
+
+// migrationsFor is the one migration list, with a dialect's own SQL for
+// the steps that need it (migrations/postgres/NNNN_*.sql).
+func migrationsFor(dia dialect) ([]migration, error) {
 	ents, err := migrationFS.ReadDir("migrations")
 	if err != nil {
 		return nil, err
@@ -191,6 +201,11 @@ func migrations() ([]migration, error) {
 		b, err := migrationFS.ReadFile("migrations/" + e.Name())
 		if err != nil {
 			return nil, err
+		}
+		if dia == postgresDialect {
+			if o, err := pgMigrationFS.ReadFile("migrations/postgres/" + e.Name()); err == nil {
+				b = o
+			}
 		}
 		ms = append(ms, migration{v, e.Name(), string(b)})
 	}
@@ -221,6 +236,9 @@ func (d *DB) wrap(err error) error {
 	if errors.As(err, &be) || errors.As(err, &de) {
 		return err
 	}
+	if d.dialect == postgresDialect {
+		return d.wrapPostgres(err)
+	}
 	m := err.Error()
 	code := -1
 	var se interface{ Code() int }
@@ -243,6 +261,9 @@ func (d *DB) wrap(err error) error {
 }
 
 func (d *DB) init(ctx context.Context) error {
+	if d.dialect == postgresDialect {
+		return d.initPostgres(ctx)
+	}
 	var appID, version, tables int
 	if err := d.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
 		return d.wrap(err)
@@ -299,7 +320,11 @@ func (d *DB) migrate(ctx context.Context, m migration) error {
 // Version returns the schema version recorded in the database.
 func (d *DB) Version(ctx context.Context) (int, error) {
 	var v int
-	err := d.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	q := "PRAGMA user_version"
+	if d.dialect == postgresDialect {
+		q = "SELECT version FROM " + pgSchemaTable
+	}
+	err := d.db.QueryRowContext(ctx, q).Scan(&v)
 	return v, d.wrap(err)
 }
 

@@ -57,7 +57,7 @@ func openTemp(t *testing.T) (*DB, string) {
 	return d, path
 }
 
-func exportJSON(t *testing.T, runs ...*run.Run) []byte {
+func exportJSON(t testing.TB, runs ...*run.Run) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Export(&b, runs); err != nil {
@@ -246,10 +246,10 @@ func TestForeignSQLiteRefused(t *testing.T) {
 	}
 }
 
-// TestSinkInterruptedKeepsSamples drives the store as the runner does: a
+// testSinkInterruptedKeepsSamples drives the store as the runner does: a
 // run begun with no samples, repetitions appended one by one, then either
 // an interruption or a crash (no Finish at all).
-func TestSinkInterruptedKeepsSamples(t *testing.T) {
+func testSinkInterruptedKeepsSamples(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, _ := openTemp(t)
 	r := testRun("r-int", "on")
@@ -320,7 +320,7 @@ func TestSinkInterruptedKeepsSamples(t *testing.T) {
 	}
 }
 
-func TestExportImportRoundTrip(t *testing.T) {
+func testExportImportRoundTrip(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d1, _ := openTemp(t)
 	orig := []*run.Run{testRun("r1", "on"), testRun("r2", "off")}
@@ -422,7 +422,7 @@ func TestDecodeErrorsNameFileAndField(t *testing.T) {
 	}
 }
 
-func TestResolve(t *testing.T) {
+func testResolve(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, _ := openTemp(t)
 	for _, r := range []*run.Run{testRun("abc123", "on"), testRun("abd456", "on"), testRun("xyz789", "off")} {
@@ -458,7 +458,7 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-func TestDelete(t *testing.T) {
+func testDelete(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, _ := openTemp(t)
 	if err := d.Begin(testRun("r1", "on")); err != nil {
@@ -477,7 +477,7 @@ func TestDelete(t *testing.T) {
 	}
 }
 
-func TestImportIsAllOrNothing(t *testing.T) {
+func testImportIsAllOrNothing(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, _ := openTemp(t)
 	a := testRun("a", "")
@@ -524,9 +524,9 @@ func TestRunLock(t *testing.T) {
 	release2()
 }
 
-// TestUnknownEnvFieldsSurvive: an env written by a newer sectax keeps the
+// testUnknownEnvFieldsSurvive: an env written by a newer sectax keeps the
 // fields this build's Go type lacks through import, Env and export.
-func TestUnknownEnvFieldsSurvive(t *testing.T) {
+func testUnknownEnvFieldsSurvive(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	doc := strings.Replace(string(exportJSON(t, testRun("new", "off"))), `"env": {`,
 		`"env": {"from_the_future": {"answer": 42, "list": [1, "two"]},`, 1)

@@ -244,10 +244,11 @@ type ImportResult struct {
 }
 
 // Import writes runs in one transaction. A run whose id is already stored
-// is skipped and reported in the result, unless the stored one was cut
-// short and the document is the same run finished (its samples extend the
-// stored ones): then the document replaces it. An id that is the label of
-// a stored run, or a label that is the id of one, is refused with a
+// is skipped and reported in the result, also when another host imports
+// it at the same moment (PostgreSQL: lockRuns), unless the stored one was
+// cut short and the document is the same run finished (its samples extend
+// the stored ones): then the document replaces it. An id that is the label
+// of a stored run, or a label that is the id of one, is refused with a
 // *FieldError (compare and rm would take the wrong runs). Decode the
 // documents (which validates them) before calling it.
 func (d *DB) Import(ctx context.Context, docs []Doc) (ImportResult, error) {
@@ -259,6 +260,15 @@ func (d *DB) Import(ctx context.Context, docs []Doc) (ImportResult, error) {
 			return d.wrap(err)
 		}
 		defer tx.Rollback()
+		ids := make([]string, len(docs))
+		for i, doc := range docs {
+			ids[i] = doc.Run.ID
+		}
+		// Before reading what is stored: a concurrent import of the same
+		// runs waits here, then sees them.
+		if err := d.lockRuns(ctx, tx, ids); err != nil {
+			return d.wrap(err)
+		}
 		status := map[string]string{}
 		labels := map[string]int{}
 		rows, err := tx.QueryContext(ctx, `SELECT id, label, status FROM runs`)

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/export/prom"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
+	"github.com/sectax/sectax/internal/store"
+)
+
+// promOptions are the flags of `sectax export --format prometheus`.
+type promOptions struct {
+	textfileDir string
+	on, off     string
+	// explicit is set when --on or --off was given: then a side that does
+	// not resolve is an error, not a quiet omission.
+	explicit bool
+}
+
+// exportPrometheus writes the textfile of `sectax export --format
+// prometheus`. What is missing (no database yet, no off run yet) is left
+// out with a notice; the command fails only on bad input or a database
+// it cannot read.
+func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []string) error {
+	if len(args) > 0 {
+		return usagef("--format prometheus takes no RUN: it exports the newest run and the tax of --on against --off")
+	}
+	if po.textfileDir != "" && g.Output != "" {
+		return usagef("give --textfile-dir or -o, not both")
+	}
+	if po.textfileDir != "" {
+		if st, err := os.Stat(po.textfileDir); err != nil || !st.IsDir() {
+			return usagef("--textfile-dir %s is not a directory; create it or point it at node_exporter's --collector.textfile.directory", po.textfileDir)
+		}
+	}
+	in := prom.Input{OnRef: po.on, OffRef: po.off}
+	vulns, err := prom.ReadVulnerabilities(g.Root)
+	if err != nil {
+		return err
+	}
+	in.Vulnerabilities = vulns
+	if raw, err := os.ReadFile(filepath.Join(g.Root, "proc", "cmdline")); err == nil {
+		mode, _ := mitigation.ModeOfCmdline(strings.TrimSpace(string(raw)))
+		in.Mode = string(mode)
+	}
+	db, err := openStore(ctx, g, false)
+	switch {
+	case store.IsNoDatabase(err):
+		g.notice("no runs stored yet (no database at %s): only the vulnerability state is exported", store.DisplayName(g.DB))
+	case err != nil:
+		return err
+	default:
+		defer func() { db.Close() }()
+		if in.Latest, err = newestRun(ctx, db); err != nil {
+			return err
+		}
+		if in.Tax, err = taxReport(ctx, g, &db, po); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := prom.Write(&buf, in); err != nil {
+		return err
+	}
+	if po.textfileDir != "" {
+		return writeFileAtomic(filepath.Join(po.textfileDir, prom.FileName), buf.Bytes())
+	}
+	w, finish, err := g.output()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return finish(err)
+}
+
+// newestRun is the newest complete run in the database, nil when none.
+func newestRun(ctx context.Context, db *store.DB) (*run.Run, error) {
+	all, err := db.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].Status == run.StatusComplete {
+			return db.Get(ctx, all[i].ID)
+		}
+	}
+	return nil, nil
+}
+
+// taxReport compares --on against --off as `sectax compare ON OFF` does;
+// nil (with a notice) when a side is not stored yet and was not asked for
+// explicitly.
+func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (*compare.Report, error) {
+	skip := func(err error) (*compare.Report, error) {
+		if po.explicit {
+			return nil, err
+		}
+		g.notice("no tax exported: %v", err)
+		return nil, nil
+	}
+	a, err := sideOf(ctx, g, db, po.on)
+	if err != nil {
+		return skip(err)
+	}
+	b, err := sideOf(ctx, g, db, po.off)
+	if err != nil {
+		return skip(err)
+	}
+	rep, err := compare.Compare(a, b, compare.Options{Alpha: stats.DefaultAlpha})
+	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
+		return skip(usageError{err})
+	}
+	return rep, err
+}

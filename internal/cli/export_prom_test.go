@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExportPrometheus: the textfile export on a fake WSL machine booted
+// with mitigations=off (vulnerable: still exit 0), from the stored runs of
+// testdata/runs.json; --textfile-dir writes the same text atomically.
+func TestExportPrometheus(t *testing.T) {
+	e := newCLIEnv(t)
+	root := filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-off")
+	e.golden("export-prometheus-nodb", "--root", root, "export", "--format", "prometheus")
+	if code, _, stderr := e.run("import", "testdata/runs.json"); code != 0 {
+		t.Fatal(stderr)
+	}
+	stdout := e.golden("export-prometheus", "--root", root, "export", "--format", "prometheus")
+	if !strings.Contains(stdout, `state="vulnerable"`) || !strings.Contains(stdout, "sectax_tax_percent{") {
+		t.Fatalf("export lacks a vulnerable line or the tax:\n%s", stdout)
+	}
+	if path, err := exec.LookPath("promtool"); err == nil {
+		cmd := exec.Command(path, "check", "metrics")
+		cmd.Stdin = strings.NewReader(stdout)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("promtool check metrics: %v\n%s", err, out)
+		}
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("promtool not found (Debian: apt-get install prometheus)")
+	}
+
+	dir := filepath.Join(e.dir, "textfile")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second run replaces the file
+		if code, out, stderr := e.run("--root", root, "export", "--format", "prometheus", "--textfile-dir", dir); code != 0 || out != "" {
+			t.Fatalf("--textfile-dir: exit %d, stdout %q, stderr %q", code, out, stderr)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "sectax.prom"))
+	if err != nil || !bytes.Equal(got, []byte(stdout)) {
+		t.Fatalf("textfile differs from stdout: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("textfile dir holds %d files, want only sectax.prom", len(ents))
+	}
+	if st, _ := os.Stat(filepath.Join(dir, "sectax.prom")); st.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v: node_exporter must be able to read it", st.Mode())
+	}
+
+	e.golden("export-prometheus-unknown-side", "--root", root, "export", "--format", "prometheus", "--off", "nope")
+	e.golden("export-prometheus-bad-dir", "--root", root, "export", "--format", "prometheus", "--textfile-dir", filepath.Join(e.dir, "missing"))
+	e.golden("export-prometheus-with-run", "export", "--format", "prometheus", "off")
+	e.golden("export-no-run", "export")
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/pgtest"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// TestPostgresStore: the stored-run commands give the same output on a
+// PostgreSQL database (--db postgres://…) as on an SQLite file, and a
+// database that cannot be reached is one line on stderr, exit 1.
+func TestPostgresStore(t *testing.T) {
+	c, err := pgtest.Start(context.Background())
+	if err != nil {
+		if errors.Is(err, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	lite := newCLIEnv(t)
+	pgEnv := newCLIEnv(t)
+	pgEnv.db = c.NewDatabase(t)
+	for _, e := range []*cliEnv{lite, pgEnv} {
+		if code, _, stderr := e.run("import", "testdata/runs.json"); code != 0 {
+			t.Fatalf("import into %s: %d %s", e.db, code, stderr)
+		}
+		if code, _, stderr := e.run("import", "testdata/runs.json"); code != 0 || !strings.Contains(stderr, "already") {
+			t.Fatalf("second import into %s: %d %q", e.db, code, stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"show", "20261130T080000"},
+		{"compare", "on", "off", "--format", "json"},
+		{"compare", "on", "off"},
+		{"export", "off"},
+		{"rm", "20261130T08"},
+		{"list", "--format", "json"},
+	} {
+		codeL, outL, errL := lite.run(args...)
+		codeP, outP, errP := pgEnv.run(args...)
+		outL = strings.ReplaceAll(outL, "$TMP/data/sectax.db", "DB")
+		outP = strings.ReplaceAll(outP, strings.Split(pgEnv.db, "?")[0], "DB")
+		outP = strings.ReplaceAll(outP, "?host="+strings.Split(pgEnv.db, "?host=")[1], "")
+		if codeL != codeP || outL != outP || errL != errP {
+			t.Errorf("%v: sqlite and postgres differ: exit %d/%d\n%s%s", args, codeL, codeP, cmp.Diff(outL, outP), cmp.Diff(errL, errP))
+		}
+	}
+
+	bad := newCLIEnv(t)
+	bad.db = "postgres://sectax:s3cret@/sectax?host=" + filepath.Join(t.TempDir(), "nothing")
+	code, stdout, stderr := bad.run("list")
+	if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "is unreachable") || strings.Contains(stderr, "s3cret") {
+		t.Errorf("unreachable: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// dropping is a scripted workload that stops the PostgreSQL server during
+// its third repetition: the network drop of a run into a shared store.
+type dropping struct {
+	*fake
+	calls int
+	drop  func()
+}
+
+func (d *dropping) Run(ctx context.Context, env workload.Env, p workload.Params) (workload.Sample, error) {
+	d.calls++
+	if d.calls == 3 {
+		d.drop()
+	}
+	return d.fake.Run(ctx, env, p)
+}
+
+// TestPostgresRunSpools: a run into PostgreSQL whose server goes away
+// mid-run keeps every sample in the local spool, says how to push it, and
+// `sectax push` moves it to a (new) server exactly once; with the server
+// up, a run lands in PostgreSQL and leaves the spool empty.
+func TestPostgresRunSpools(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	c, err := pgtest.Start(ctx)
+	if err != nil {
+		if errors.Is(err, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	u := c.NewDatabase(t)
+	t.Setenv("SECTAX_DB", u)
+
+	// The server stays up: the run is stored in PostgreSQL, not spooled.
+	deps := fixedDeps(fakeRegistry())
+	if _, errs, code := sectax(t, deps, "run", "--root", wslOn, "--suite", "quick", "--label", "on", "--seed", "1"); code != 0 || !strings.Contains(errs, "stored run 20261130T090000-abcdef in postgres://") {
+		t.Fatalf("run: exit %d %q", code, errs)
+	}
+	if out, _, code := sectax(t, deps, "push"); code != 0 || out != "nothing to push: the spool is empty\n" {
+		t.Fatalf("push after a stored run: %d %q", code, out)
+	}
+
+	reg := workload.NewRegistry(&dropping{fake: &fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}}, drop: c.Stop})
+	deps = fixedDeps(reg)
+	deps.NewRunID = func() string { return "20261130T100000-dropped" }
+	out, errs, code := sectax(t, deps, "run", "--root", wslOn, "--suite", "quick", "--label", "on", "--seed", "1", "--format", "json")
+	if code != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "run 20261130T100000-dropped is kept in the spool") ||
+		!strings.Contains(errs, "sectax push") || !strings.Contains(out, `"status": "complete"`) {
+		t.Fatalf("run with a drop: exit %d\nstderr %q\nstdout %s", code, errs, out)
+	}
+	sp, err := store.Open(ctx, spoolPath(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spooled, err := sp.Get(ctx, "20261130T100000-dropped")
+	sp.Close()
+	if err != nil || spooled.Status != run.StatusComplete || len(spooled.Results[0].Metrics[0].Samples) == 0 {
+		t.Fatalf("spooled run: %+v, %v", spooled, err)
+	}
+
+	c2, err := pgtest.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c2.Stop)
+	t.Setenv("SECTAX_DB", c2.NewDatabase(t))
+	if out, errs, code := sectax(t, deps, "push"); code != 0 || !strings.HasPrefix(out, "pushed 1 run(s) to postgres://") {
+		t.Fatalf("push: %d %q %q", code, out, errs)
+	}
+	out, _, code = sectax(t, deps, "export", "20261130T100000-dropped")
+	var want bytes.Buffer
+	store.Export(&want, []*run.Run{spooled})
+	if code != 0 || out != want.String() {
+		t.Fatalf("pushed run differs from the spooled one:\n%s", cmp.Diff(want.String(), out))
+	}
+	if out, _, code := sectax(t, deps, "push"); code != 0 || out != "nothing to push: the spool is empty\n" {
+		t.Fatalf("second push: %d %q", code, out)
+	}
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "x.db"))
+	if _, errs, code := sectax(t, deps, "push"); code != 2 || !strings.Contains(errs, "PostgreSQL store") {
+		t.Fatalf("push to SQLite: %d %q", code, errs)
+	}
+}
+
+// TestFleet: the synthetic fleet imported into a store gives the fleet
+// report (the renderings themselves are the fleet package's goldens).
+func TestFleet(t *testing.T) {
+	e := newCLIEnv(t)
+	if code, _, stderr := e.run("import", filepath.Join("..", "fleet", "testdata", "synthetic-fleet.json")); code != 0 {
+		t.Fatal(stderr)
+	}
+	e.golden("fleet", "fleet")
+	e.golden("fleet-bad-format", "fleet", "--format", "html")
+	want, _ := os.ReadFile(filepath.Join("..", "fleet", "testdata", "fleet.md"))
+	if _, out, _ := e.run("fleet", "--format", "md"); out != string(want) {
+		t.Errorf("fleet --format md differs from the fleet package's golden:\n%s", cmp.Diff(string(want), out))
+	}
+	// A side selector puts all EPYC hosts on against all EPYC hosts off.
+	code, out, stderr := e.run("compare", "label:on,cpu:EPYC", "label:off,cpu:EPYC", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"unit": "host"`) || !strings.Contains(out, "synthetic-epyc-06") || !strings.Contains(out, "SYNTHETIC DATA") {
+		t.Fatalf("compare by selectors: exit %d %s\n%.2000s", code, stderr, out)
+	}
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+)
+
+// A run into a PostgreSQL store is measured into a local SQLite spool
+// (spool.db beside the default SQLite store) and moved to PostgreSQL in one
+// transaction when it ends. A network drop mid-run therefore loses nothing:
+// the run stays in the spool, and `sectax push` moves it later.
+
+// spoolPath is the spool of runs bound for a PostgreSQL store.
+func spoolPath() string { return filepath.Join(filepath.Dir(localDB()), "spool.db") }
+
+// useSpool checks that the PostgreSQL store answers (so that a wrong URL
+// fails before measuring) and takes the label, then makes ss measure into
+// the spool and push the run when it ends. A run the spool cannot take
+// is spilled to a file as useStore does.
+func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func(), error) {
+	pg, err := openStore(ctx, g, true)
+	if err != nil {
+		return nil, err
+	}
+	if label != "" {
+		if ids, how, err := pg.Resolve(ctx, label); err == nil && how == store.ByID {
+			pg.Close()
+			return nil, usagef("--label %s is the id of stored run %s; a label must not name a run, or compare and rm would take the wrong one: choose another label", label, ids[0])
+		}
+	}
+	pg.Close()
+	db, err := store.Open(ctx, spoolPath(), store.Options{Create: true})
+	if err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	sink := &storeSink{db: db, g: g}
+	ss.sink = sink
+	ss.stored = func(r *run.Run) error {
+		if sink.err != nil {
+			file, err := spill(db.Path(), r)
+			if err != nil {
+				return fmt.Errorf("run %s was not stored in the spool %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.err, err)
+			}
+			return fmt.Errorf("run %s was not stored in the spool %s: %v; it is saved in %s: store it with 'sectax import %s'", r.ID, db.Path(), sink.err, file, file)
+		}
+		// Ctrl-C may have cancelled ctx: the push of what finished must
+		// still happen.
+		pushed, err := pushRuns(context.WithoutCancel(ctx), g, db, []string{r.ID})
+		if err != nil || pushed != 1 {
+			return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, spoolPath(), err)
+		}
+		g.notice("stored run %s in %s", r.ID, store.DisplayName(g.DB))
+		return nil
+	}
+	return func() { db.Close() }, nil
+}
+
+// pushRuns moves runs from the spool to the PostgreSQL store of --db in
+// one transaction, then removes them from the spool. A run the store
+// already holds (the same id) is not written twice; it leaves the spool too.
+func pushRuns(ctx context.Context, g *Globals, sp *store.DB, ids []string) (int, error) {
+	var docs []store.Doc
+	for _, id := range ids {
+		d, err := sp.Doc(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		docs = append(docs, d)
+	}
+	pg, err := openStore(ctx, g, true)
+	if err != nil {
+		return 0, err
+	}
+	defer pg.Close()
+	res, err := pg.Import(ctx, docs)
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range res.Skipped {
+		g.notice("run %s was already stored in %s", id, store.DisplayName(g.DB))
+	}
+	for _, id := range append(res.Imported, res.Skipped...) {
+		if err := sp.Delete(ctx, id); err != nil {
+			return 0, fmt.Errorf("spool: %w", err)
+		}
+	}
+	return len(res.Imported) + len(res.Skipped), nil
+}
+
+func newPushCmd(g *Globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "push",
+		Short: "Move runs kept in the local spool to the PostgreSQL store",
+		Long: `A run into a PostgreSQL store (--db postgres://… or SECTAX_DB) is measured into
+a local spool beside the default SQLite store and moved to PostgreSQL when it
+ends. When the database cannot be reached then, the run stays in the spool;
+'sectax push' moves every spooled run (except one being measured right now) in
+one transaction. A run the store already has is not written twice.`,
+		Example: `  SECTAX_DB=postgres://sectax@db.example.org/sectax sectax push`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !store.IsURL(g.DB) {
+				return usagef("sectax push moves spooled runs to a PostgreSQL store: pass --db postgres://… or set SECTAX_DB")
+			}
+			ctx := cmd.Context()
+			sp, err := store.Open(ctx, spoolPath(), store.Options{})
+			if errors.Is(err, store.ErrNoDatabase) {
+				fmt.Fprintln(g.stdout, "nothing to push: no spool")
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("spool: %w", err)
+			}
+			defer sp.Close()
+			all, err := sp.List(ctx)
+			if err != nil {
+				return err
+			}
+			measuring := store.MeasuringPID(g.DB) != 0
+			var ids []string
+			for _, s := range all {
+				if s.Status == run.StatusRunning && measuring {
+					g.notice("run %s is being measured; it is pushed when it ends", s.ID)
+					continue
+				}
+				ids = append(ids, s.ID)
+			}
+			if len(ids) == 0 {
+				fmt.Fprintln(g.stdout, "nothing to push: the spool is empty")
+				return nil
+			}
+			n, err := pushRuns(ctx, g, sp, ids)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stdout, "pushed %d run(s) to %s\n", n, store.DisplayName(g.DB))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,176 @@
+package prom
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/run"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func mkRun(id, label string, onOff float64) *run.Run {
+	return &run.Run{Schema: run.Schema, ID: id, Label: label, Status: run.StatusComplete, Engine: "native", Suite: "quick",
+		Started: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC),
+		Results: []run.Result{
+			{Workload: "syscall-basic", Engine: "native", Params: map[string]any{"loops": int64(1000)}, Metrics: []run.Metric{
+				{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{0.20 * onOff, 0.21 * onOff, 0.19 * onOff, 0.205 * onOff, 0.195 * onOff, 0.2 * onOff, 0.202 * onOff, 0.198 * onOff}},
+				{Name: "ops_per_sec", Unit: "ops/s", Better: run.Higher, Samples: []float64{5e6 / onOff, 4.8e6 / onOff, 5.2e6 / onOff, 4.9e6 / onOff, 5.1e6 / onOff, 5e6 / onOff, 4.95e6 / onOff, 5.05e6 / onOff}},
+				// A metric whose medians are zero has no finite tax.
+				{Name: "zero", Unit: "x", Better: run.Lower, Samples: []float64{0, 0, 0}},
+			}},
+		}}
+}
+
+func env(mode, boot string) map[string]any {
+	return map[string]any{"mitigation_mode": mode, "boot_id": boot, "kernel": map[string]any{"release": "6.18.0"}}
+}
+
+func input(t *testing.T) Input {
+	t.Helper()
+	on, off := mkRun("r-on", "on", 1.25), mkRun("r-off", "off", 1)
+	rep, err := compare.Compare(compare.RunsSide("on", compare.KindLabel, []*run.Run{on}, []map[string]any{env("on", "b1")}),
+		compare.RunsSide("off", compare.KindLabel, []*run.Run{off}, []map[string]any{env("off", "b2")}), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vulns, err := ReadVulnerabilities("testdata/root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Input{Vulnerabilities: vulns, Mode: "on", Latest: off, Tax: rep, OnRef: "on", OffRef: "off"}
+}
+
+// promtool runs `promtool check metrics` on the text: missing promtool
+// fails under CI=true and skips elsewhere.
+func promtool(t *testing.T, text []byte) {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("promtool not found (Debian: apt-get install prometheus)")
+		}
+		t.Skip("promtool not found (Debian: apt-get install prometheus)")
+	}
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(text)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+func parse(t *testing.T, text []byte) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		t.Fatalf("output does not parse: %v", err)
+	}
+	return fams
+}
+
+func value(t *testing.T, f *dto.MetricFamily, match map[string]string) float64 {
+	t.Helper()
+	if f == nil {
+		t.Fatalf("family missing")
+	}
+outer:
+	for _, m := range f.Metric {
+		for k, v := range match {
+			found := false
+			for _, l := range m.Label {
+				if l.GetName() == k && l.GetValue() == v {
+					found = true
+				}
+			}
+			if !found {
+				continue outer
+			}
+		}
+		if m.TimestampMs != nil {
+			t.Errorf("%s has a timestamp", f.GetName())
+		}
+		return m.GetGauge().GetValue()
+	}
+	t.Fatalf("%s has no series %v", f.GetName(), match)
+	return 0
+}
+
+func TestWriteGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, input(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "export.prom")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if diff := cmp.Diff(string(want), b.String()); diff != "" {
+		t.Errorf("export differs (-want +got):\n%s", diff)
+	}
+	promtool(t, b.Bytes())
+}
+
+// TestWriteValues: the values mean what the HELP says: the on side is 25%
+// slower, the interval holds the estimate, node_exporter's labels.
+func TestWriteValues(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, input(t)); err != nil {
+		t.Fatal(err)
+	}
+	fams := parse(t, b.Bytes())
+	for _, metric := range []string{"usecs_per_op", "ops_per_sec"} {
+		sel := map[string]string{"workload": "syscall-basic", "metric": metric, "on": "on", "off": "off"}
+		tax := value(t, fams["sectax_tax_percent"], sel)
+		lo := value(t, fams["sectax_tax_percent_lower"], sel)
+		hi := value(t, fams["sectax_tax_percent_upper"], sel)
+		p := value(t, fams["sectax_tax_p_value"], sel)
+		if tax < 24.9 || tax > 25.1 || !(lo <= tax && tax <= hi) || lo < 10 || p > 0.01 {
+			t.Errorf("%s: tax %v in [%v, %v], p %v; want 25%% inside its interval, significant", metric, tax, lo, hi, p)
+		}
+	}
+	for _, m := range fams["sectax_tax_percent"].Metric {
+		for _, l := range m.Label {
+			if l.GetName() == "metric" && l.GetValue() == "zero" {
+				t.Error("a tax that is not a finite number was written")
+			}
+		}
+	}
+	if v := value(t, fams["sectax_tax_verified"], nil); v != 1 {
+		t.Errorf("verified = %v", v)
+	}
+	if v := value(t, fams["sectax_cpu_vulnerability_info"], map[string]string{"codename": "spectre_v2", "state": "vulnerable", "mitigation": "IBPB: disabled; STIBP: disabled"}); v != 1 {
+		t.Errorf("spectre_v2 info = %v", v)
+	}
+	if v := value(t, fams["sectax_latest_run_median"], map[string]string{"workload": "syscall-basic", "metric": "usecs_per_op", "params": "loops=1000"}); v < 0.1999 || v > 0.2001 {
+		t.Errorf("median = %v", v)
+	}
+}
+
+// TestWriteEmpty: with nothing known the output is empty, not an error.
+func TestWriteEmpty(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, Input{}); err != nil || b.Len() != 0 {
+		t.Fatalf("%q, %v", b.String(), err)
+	}
+	if v, err := ReadVulnerabilities(t.TempDir()); err != nil || v != nil {
+		t.Fatalf("no sysfs: %v, %v", v, err)
+	}
+}

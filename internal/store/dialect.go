@@ -1,0 +1,81 @@
+package store
+
+import (
+	"strconv"
+	"strings"
+)
+
+// dialect is the SQL engine behind a DB. The store's queries are written
+// once, with SQLite's "?" and "?N" placeholders; the PostgreSQL driver
+// rewrites them (rebind) at the driver level, so the only other
+// differences live in init, Version, wrap, the per-dialect migration
+// overrides and lockRuns.
+type dialect int
+
+const (
+	sqliteDialect dialect = iota
+	postgresDialect
+)
+
+func (d dialect) String() string {
+	if d == postgresDialect {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// IsURL reports whether db names a PostgreSQL database (postgres:// or
+// postgresql://) rather than an SQLite file.
+func IsURL(db string) bool {
+	l := strings.ToLower(db)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// rebind turns SQLite placeholders into PostgreSQL's: "?N" becomes "$N"
+// and each bare "?" the next "$n". Quoted strings, quoted identifiers and
+// "--" comments are copied unchanged.
+func rebind(q string) string {
+	if !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(q[i+1:], c)
+			if j < 0 {
+				b.WriteString(q[i:])
+				return b.String()
+			}
+			b.WriteString(q[i : i+j+2])
+			i += j + 1
+		case c == '-' && i+1 < len(q) && q[i+1] == '-':
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				b.WriteString(q[i:])
+				return b.String()
+			}
+			b.WriteString(q[i : i+j+1])
+			i += j
+		case c == '?':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			b.WriteByte('$')
+			if j > i+1 {
+				b.WriteString(q[i+1 : j])
+				i = j - 1
+			} else {
+				n++
+				b.WriteString(strconv.Itoa(n))
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

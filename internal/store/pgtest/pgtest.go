@@ -1,0 +1,248 @@
+// Package pgtest starts a throw-away PostgreSQL cluster for tests and
+// benchmarks: initdb into a fresh temporary directory, the postgres server
+// as a child process listening only on a Unix socket in that directory
+// (-k DIR, empty listen_addresses: no TCP), stopped and removed by Stop. Run as root, the
+// server runs as the "postgres" user (PostgreSQL refuses root).
+//
+// It uses the Debian/Ubuntu layout (/usr/lib/postgresql/N/bin) or initdb
+// and postgres on PATH. Without them, Start returns ErrNotInstalled; under
+// CI=true callers fail on it, elsewhere they skip.
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+// ErrNotInstalled says that no PostgreSQL server binaries were found.
+var ErrNotInstalled = errors.New("PostgreSQL is not installed (initdb and postgres not found; Debian: apt-get install postgresql)")
+
+// User is the cluster's superuser (trust authentication over the socket).
+const User = "sectax"
+
+// Cluster is a running throw-away PostgreSQL server.
+type Cluster struct {
+	dir  string
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  *os.File
+	n    atomic.Int64
+}
+
+// binDir finds the directory of initdb and postgres, newest version first.
+func binDir() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool {
+		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[i])))
+		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[j])))
+		return vi > vj
+	})
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "postgres")); err == nil {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("postgres"); err == nil {
+		if _, err := exec.LookPath("initdb"); err == nil {
+			return filepath.Dir(p), nil
+		}
+	}
+	return "", ErrNotInstalled
+}
+
+// Start makes and starts a cluster; Stop ends it.
+func Start(ctx context.Context) (*Cluster, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	// A short directory: the socket path must fit in 107 bytes.
+	dir, err := os.MkdirTemp("", "sectax-pg-")
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dir: dir, done: make(chan struct{})}
+	fail := func(err error) (*Cluster, error) {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return fail(fmt.Errorf("running as root, PostgreSQL needs an unprivileged user: no user \"postgres\" (%v)", err))
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return fail(err)
+		}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", User,
+		"--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
+	initdb.Dir = dir
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("initdb: %v: %s", err, strings.TrimSpace(string(out))))
+	}
+	logf, err := os.Create(filepath.Join(dir, "postgres.log"))
+	if err != nil {
+		return fail(err)
+	}
+	c.log = logf
+	args := []string{"-D", data, "-k", dir, "-h", "", "-c", "max_connections=200", "-c", "shared_buffers=32MB"}
+	// Durability is not under test: no fsync makes the cluster fast.
+	// SECTAX_PGTEST_DURABLE=1 keeps PostgreSQL's defaults (benchmarks).
+	if os.Getenv("SECTAX_PGTEST_DURABLE") == "" {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
+	c.cmd.Dir = dir
+	c.cmd.Stdout, c.cmd.Stderr = logf, logf
+	// Pdeathsig: if the test binary dies, the server does not outlive it.
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
+	if err := c.cmd.Start(); err != nil {
+		logf.Close()
+		return fail(fmt.Errorf("postgres: %w", err))
+	}
+	go func() { c.cmd.Wait(); close(c.done) }()
+	if err := c.waitReady(ctx); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) waitReady(ctx context.Context) error {
+	db, err := sql.Open("pgx", c.URL("postgres"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := db.PingContext(pctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-c.done:
+			return fmt.Errorf("postgres exited at start: %s", c.logTail())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("postgres did not accept connections within 30s: %v; log: %s", err, c.logTail())
+		}
+	}
+}
+
+func (c *Cluster) logTail() string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, "postgres.log"))
+	s := strings.TrimSpace(string(b))
+	if len(s) > 2000 {
+		s = s[len(s)-2000:]
+	}
+	return s
+}
+
+// Dir is the cluster's directory (the socket lives in it).
+func (c *Cluster) Dir() string { return c.dir }
+
+// URL is the postgres:// URL of database name on the cluster's socket.
+func (c *Cluster) URL(name string) string {
+	return "postgres://" + User + "@/" + url.PathEscape(name) + "?host=" + url.QueryEscape(c.dir)
+}
+
+// CreateDatabase makes an empty database and returns its URL.
+func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
+	db, err := sql.Open("pgx", c.URL("postgres"))
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `CREATE DATABASE "`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
+		return "", fmt.Errorf("create database %s: %w", name, err)
+	}
+	return c.URL(name), nil
+}
+
+// NewDatabase makes a fresh database for one test and returns its URL.
+func (c *Cluster) NewDatabase(t testing.TB) string {
+	t.Helper()
+	u, err := c.CreateDatabase(context.Background(), fmt.Sprintf("t%d", c.n.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Stop shuts the server down (fast shutdown, then SIGKILL after 10 s),
+// waits for it, and removes the directory.
+func (c *Cluster) Stop() {
+	if c.cmd != nil && c.cmd.Process != nil {
+		_ = c.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-c.done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+			<-c.done
+		}
+	}
+	if c.log != nil {
+		c.log.Close()
+	}
+	os.RemoveAll(c.dir)
+}
+
+// Shared starts one cluster for a whole test binary on first use. Call
+// its Stop from TestMain after m.Run.
+type Shared struct {
+	once sync.Once
+	c    *Cluster
+	err  error
+}
+
+// Get returns the shared cluster, starting it on first call. When
+// PostgreSQL is missing it fails the test under CI=true and skips it
+// elsewhere; any other start failure fails the test.
+func (s *Shared) Get(t testing.TB) *Cluster {
+	t.Helper()
+	s.once.Do(func() { s.c, s.err = Start(context.Background()) })
+	switch {
+	case errors.Is(s.err, ErrNotInstalled) && os.Getenv("CI") != "true":
+		t.Skip(s.err)
+	case s.err != nil:
+		t.Fatal(s.err)
+	}
+	return s.c
+}
+
+// Stop stops the cluster if it was started.
+func (s *Shared) Stop() {
+	if s.c != nil {
+		s.c.Stop()
+	}
+}
