@@ -71,7 +71,7 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 		return err
 	}
 	if po.textfileDir != "" {
-		return writeFileAtomic(filepath.Join(po.textfileDir, prom.FileName), buf.Bytes())
+		return g.writeOutputFile(ctx, filepath.Join(po.textfileDir, prom.FileName), buf.Bytes())
 	}
 	w, finish, err := g.output()
 	if err != nil {
