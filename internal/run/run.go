@@ -58,6 +58,9 @@ type Run struct {
 	// Config is the configuration the run was measured under, when a lab,
 	// campaign or attribution plan produced it (absent for a plain run).
 	Config *Config `json:"config,omitempty"`
+	// Campaign places the run in the campaign that measured it (absent
+	// for a run not measured by `sectax campaign`).
+	Campaign *Campaign `json:"campaign,omitempty"`
 	// Notes say what the run left out and why (a workload skipped).
 	Notes   []string `json:"notes,omitempty"`
 	Results []Result `json:"results"`
@@ -70,6 +73,15 @@ type Config struct {
 	Name         string        `json:"name"`
 	Params       []string      `json:"params"`
 	Verification *Verification `json:"verification,omitempty"`
+}
+
+// Campaign is where a run stands in a campaign: the campaign's id, the
+// step of its plan (1-based) and which boot of its configuration it was
+// (1-based).
+type Campaign struct {
+	ID   string `json:"id"`
+	Step int    `json:"step"`
+	Boot int    `json:"boot"`
 }
 
 // Verification is what sectax checked about a boot before measuring it
