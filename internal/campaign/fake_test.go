@@ -31,11 +31,11 @@ const vulnDir = "sys/devices/system/cpu/vulnerabilities"
 type fault int
 
 const (
-	obey           fault = iota // boots with the requested command line
-	defaultBoot                 // ignores it: boots the default command line
-	noReboot                    // does not reboot at all
-	inconsistent                // takes the command line, keeps the mitigations
-	failRequest                 // the reboot cannot be requested
+	obey         fault = iota // boots with the requested command line
+	defaultBoot               // ignores it: boots the default command line
+	noReboot                  // does not reboot at all
+	inconsistent              // takes the command line, keeps the mitigations
+	failRequest               // the reboot cannot be requested
 )
 
 // machine is a fake machine: a root tree rewritten on every boot, with the
@@ -91,7 +91,7 @@ func (m *machine) bootInto(cmdline string, off bool) {
 	copyTree(m.t, filepath.Join(src, vulnDir), filepath.Join(m.root, vulnDir))
 }
 
-func (m *machine) Name() string                            { return "fake" }
+func (m *machine) Name() string                             { return "fake" }
 func (m *machine) Check(context.Context, BootRequest) error { return nil }
 
 func (m *machine) Boot(_ context.Context, req BootRequest, _ func(Change) error) error {
