@@ -54,13 +54,14 @@ type Measurer func(ctx context.Context, m Measurement) error
 type Engine struct {
 	DB   *store.DB
 	Host *Host
-	// Mech reboots; Mechanisms picks one by name for a stored campaign
-	// (Mech is used when it is nil).
+	// Mech reboots; Mechanisms picks one by name and options for a
+	// stored campaign (Mech is used when it is nil).
 	Mech       Mechanism
-	Mechanisms func(name string) (Mechanism, error)
+	Mechanisms func(name string, o Options) (Mechanism, error)
 	Measure    Measurer
 	KB         *mitigation.Knowledge
-	// Now stamps the campaign; NewID names it (tests fix both).
+	// Now stamps the campaign; NewID names it and its runs (tests fix
+	// both).
 	Now   func() time.Time
 	NewID func() string
 	// Say tells the user what happens (nil: nothing).
@@ -120,9 +121,17 @@ func newID() string {
 	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
 }
 
-func (e *Engine) mech(name string) (Mechanism, error) {
+// newID names a campaign or a run.
+func (e *Engine) newID() string {
+	if e.NewID != nil {
+		return e.NewID()
+	}
+	return newID()
+}
+
+func (e *Engine) mech(name string, o Options) (Mechanism, error) {
 	if e.Mechanisms != nil {
-		return e.Mechanisms(name)
+		return e.Mechanisms(name, o)
 	}
 	if e.Mech == nil {
 		return nil, fmt.Errorf("no reboot mechanism %q", name)
@@ -193,7 +202,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	if err != nil {
 		return nil, err
 	}
-	mech, err := e.mech(req.Via)
+	mech, err := e.mech(req.Via, req.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -205,12 +214,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	if err != nil {
 		return nil, err
 	}
-	id := ""
-	if e.NewID != nil {
-		id = e.NewID()
-	} else {
-		id = newID()
-	}
+	id := e.newID()
 	if req.Label == "" {
 		req.Label = "campaign-" + id[len(id)-6:]
 	}
@@ -284,7 +288,7 @@ func (e *Engine) boot(ctx context.Context, st *state, mech Mechanism, snap *sysi
 	s.Status = StepBooting
 	s.Attempts++
 	s.FromBootIDs = append(s.FromBootIDs, snap.BootID)
-	rec.Message = fmt.Sprintf("waiting for boot %d of %s (step %d of %d)", s.Boot, s.Config, rec.Next+1, len(rec.Steps))
+	rec.Message = fmt.Sprintf("waiting for boot %d of %s", s.Boot, s.Config)
 	if err := e.save(ctx, st); err != nil {
 		return err
 	}
@@ -321,7 +325,7 @@ func (e *Engine) Resume(ctx context.Context) (*store.Campaign, error) {
 	if err != nil {
 		return rec, err
 	}
-	mech, err := e.mech(rec.Via)
+	mech, err := e.mech(rec.Via, st.opts)
 	if err != nil {
 		return rec, err
 	}
@@ -381,7 +385,7 @@ func (e *Engine) verify(ctx context.Context, st *state, mech Mechanism, snap *sy
 	s.Verification = &v
 	if v.OK {
 		s.Status, s.BootID = StepVerified, snap.BootID
-		rec.Message = fmt.Sprintf("boot %d of %s verified (step %d of %d)", s.Boot, s.Config, rec.Next+1, len(rec.Steps))
+		rec.Message = fmt.Sprintf("boot %d of %s verified", s.Boot, s.Config)
 		return true, e.save(ctx, st)
 	}
 	if s.Attempts < MaxAttempts {
@@ -422,8 +426,8 @@ func (e *Engine) measure(ctx context.Context, st *state) error {
 	}
 	s.Quiet, s.QuietWait = q.How, q.Waited
 	s.Status = StepMeasuring
-	s.RunID = newID()
-	rec.Message = fmt.Sprintf("measuring boot %d of %s (step %d of %d)", s.Boot, s.Config, rec.Next+1, len(rec.Steps))
+	s.RunID = e.newID()
+	rec.Message = fmt.Sprintf("measuring boot %d of %s", s.Boot, s.Config)
 	if err := e.save(ctx, st); err != nil {
 		return err
 	}

@@ -147,6 +147,7 @@ type rig struct {
 	measureFail *run.Status
 	measured    []Measurement
 	clock       time.Time
+	ids         int
 }
 
 func newRig(t *testing.T) *rig {
@@ -174,14 +175,13 @@ func (r *rig) reopen() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	ids := 0
 	r.e = &Engine{
 		DB: db, KB: kb, Mech: r.m,
 		Host: &Host{Root: r.m.root, Exec: r.exec},
 		Now:  func() time.Time { r.clock = r.clock.Add(time.Second); return r.clock },
 		NewID: func() string {
-			ids++
-			return fmt.Sprintf("20261130T230000-c0ffe%d", ids)
+			r.ids++
+			return fmt.Sprintf("20261130T230000-c0ffe%d", r.ids)
 		},
 		Say:     func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) },
 		Measure: r.measure,

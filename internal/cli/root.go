@@ -60,6 +60,8 @@ type Deps struct {
 	NewRunID func() string
 	// WSL is what 'sectax wslconfig' runs and reads (zero: the real system).
 	WSL wslDeps
+	// Campaign is what 'sectax campaign' reboots with (zero: the real system).
+	Campaign campaignDeps
 }
 
 // usageError marks errors that exit with status 2.
@@ -200,6 +202,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newBaselinesCmd(g),
 		newAdviseCmd(g),
 		newVerifyCmd(g),
+		newCampaignCmd(g),
 	)
 	return root
 }

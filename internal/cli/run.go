@@ -270,6 +270,9 @@ type session struct {
 	text func(io.Writer, *run.Run) error
 	// stored, when set, is told about the run once the sink has it all.
 	stored func(*run.Run)
+	// fill, when set, completes the run document before it starts (a
+	// campaign sets its id, config and campaign blocks).
+	fill func(*run.Run)
 }
 
 // measure runs a plan: it snapshots the environment, pins the CPUs, runs
@@ -299,6 +302,9 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	}
 	if pl.perf != nil {
 		r.PerfVersion = pl.perf.Version
+	}
+	if ss.fill != nil {
+		ss.fill(r)
 	}
 	for _, n := range pl.notes {
 		g.notice("%s", n)
