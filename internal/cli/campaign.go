@@ -216,7 +216,7 @@ func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.M
 		return err
 	}
 	return measure(ctx, g, o, pl, session{label: m.Label, engine: "native", text: writeRunText, sink: db,
-		fill: func(r *run.Run) { r.ID, r.Config, r.Campaign = m.RunID, m.Config, m.Campaign },
+		fill:   func(r *run.Run) { r.ID, r.Config, r.Campaign = m.RunID, m.Config, m.Campaign },
 		stored: func(r *run.Run) { g.notice("stored run %s (%s) in %s", r.ID, r.Label, g.DB) }})
 }
 
