@@ -42,7 +42,7 @@ func ResolveModules(dir string, names []string) ([]Module, error) {
 		return nil, err
 	}
 	deps := map[string][]string{} // module path → dependency paths
-	byName := map[string]string{}  // name → path
+	byName := map[string]string{} // name → path
 	if err := eachLine(filepath.Join(dir, "modules.dep"), func(l string) {
 		mod, rest, ok := strings.Cut(l, ":")
 		if !ok {
@@ -121,3 +121,8 @@ func eachLine(p string, fn func(string)) error {
 	}
 	return nil
 }
+
+// ChannelModules are the modules the result channel needs: the 8250 UART
+// of the second serial port (built into distribution kernels, so usually
+// nothing to load).
+var ChannelModules = []string{"8250"}
