@@ -260,15 +260,15 @@ func labKernels(o *labOptions) ([]labKernel, error) {
 
 // labSession is what every boot of a plan shares.
 type labSession struct {
-	g                                 *Globals
-	o                                 *labOptions
-	db                                *store.DB
-	exe                               string
-	configs                           []config.Config
-	mem                               int
+	g                                *Globals
+	o                                *labOptions
+	db                               *store.DB
+	exe                              string
+	configs                          []config.Config
+	mem                              int
 	qemuVersion, hostKernel, hostCPU string
-	seed                              int64
-	total                             int
+	seed                             int64
+	total                            int
 }
 
 // boot boots one step, imports its run and returns it.
