@@ -46,6 +46,9 @@ type BootResult struct {
 	PeakRSSKiB int64
 	// Console is the end of the guest's kernel messages.
 	Console string
+	// PID is QEMU's process id (its process group's id too); the process
+	// is gone when Boot returns.
+	PID int
 }
 
 // Errors Boot wraps.
@@ -149,7 +152,7 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 		<-exited
 	}
 
-	res := &BootResult{}
+	res := &BootResult{PID: cmd.Process.Pid}
 	var (
 		off       int
 		buf       []byte

@@ -3,10 +3,12 @@ package lab
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +121,96 @@ func TestBootEcho(t *testing.T) {
 		t.Errorf("guest release %q, image says %q", res.Hello.Release, k.Release)
 	}
 	_ = start
+}
+
+// fakeQEMU writes a script that stands in for QEMU: it starts a child
+// (sleep) in its process group, records both pids, prints stderr and
+// hangs, as a QEMU whose guest never reaches /init does.
+func fakeQEMU(t *testing.T, stderr string) (bin, pids string) {
+	t.Helper()
+	dir := t.TempDir()
+	pids = filepath.Join(dir, "pids")
+	bin = filepath.Join(dir, "qemu-fake")
+	script := "#!/bin/sh\nsleep 300 &\necho $$ $! > " + pids + "\nprintf '" + stderr + "' >&2\nwait\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, pids
+}
+
+func assertGone(t *testing.T, pidsFile string) {
+	t.Helper()
+	data, err := os.ReadFile(pidsFile)
+	if err != nil {
+		t.Fatalf("the fake QEMU did not start: %v", err)
+	}
+	for _, f := range strings.Fields(string(data)) {
+		if _, err := os.Stat("/proc/" + f); err == nil {
+			stat, _ := os.ReadFile("/proc/" + f + "/stat")
+			if !strings.Contains(string(stat), ") Z ") {
+				t.Errorf("process %s is still running after Boot returned", f)
+			}
+		}
+	}
+}
+
+func waitFile(p string) {
+	for i := 0; i < 100; i++ {
+		if data, _ := os.ReadFile(p); len(strings.Fields(string(data))) == 2 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestBootAccelFailure(t *testing.T) {
+	bin, pids := fakeQEMU(t, "KVM internal error. Suberror: 1\\nemulation failure\\n")
+	start := time.Now()
+	_, err := Boot(context.Background(), BootOptions{QEMU: QEMU{Binary: bin, Accel: AccelKVM}, Handshake: time.Minute})
+	if !errors.Is(err, ErrAccel) || !strings.Contains(err.Error(), "--accel tcg") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s to notice", d)
+	}
+	waitFile(pids)
+	assertGone(t, pids)
+}
+
+func TestBootNoHandshake(t *testing.T) {
+	bin, pids := fakeQEMU(t, "")
+	_, err := Boot(context.Background(), BootOptions{QEMU: QEMU{Binary: bin, Accel: AccelKVM}, Handshake: 700 * time.Millisecond})
+	if !errors.Is(err, ErrNoHandshake) || !strings.Contains(err.Error(), "--accel tcg") {
+		t.Errorf("err = %v", err)
+	}
+	assertGone(t, pids)
+}
+
+func TestBootCancel(t *testing.T) {
+	bin, pids := fakeQEMU(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		waitFile(pids)
+		cancel()
+	}()
+	_, err := Boot(ctx, BootOptions{QEMU: QEMU{Binary: bin, Accel: AccelTCG}, Handshake: time.Minute})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v", err)
+	}
+	assertGone(t, pids)
+}
+
+func TestBootGuestFailure(t *testing.T) {
+	k, modDir := testKernel(t)
+	exe := selfStatic(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := Boot(ctx, BootOptions{QEMU: tcg(k, LabParams+" quiet"),
+		Initramfs: &InitramfsOptions{Init: exe, ModulesDir: modDir, Task: Task{Name: "fail"}}})
+	if !errors.Is(err, ErrGuest) || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("err = %v", err)
+	}
+	if _, serr := os.Stat("/proc/" + strconv.Itoa(res.PID)); serr == nil {
+		t.Errorf("QEMU %d still running", res.PID)
+	}
 }
