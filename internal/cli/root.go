@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -83,6 +84,9 @@ func (e *exitError) ExitCode() int { return e.code }
 
 // Main runs sectax with args and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if lab.IsGuest() {
+		labGuestMain() // does not return: the guest powers off
+	}
 	if len(args) > 0 && args[0] == workload.WorkerCommand {
 		if err := workload.WorkerMain(args[1:]); err != nil {
 			fmt.Fprintf(stderr, "sectax: %v\n", err)
@@ -203,6 +207,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newAdviseCmd(g),
 		newVerifyCmd(g),
 		newCampaignCmd(g),
+		newLabCmd(g),
 	)
 	return root
 }
