@@ -19,6 +19,10 @@ type Kexec struct {
 	Systemd bool
 	// Exec runs systemctl.
 	Exec func(ctx context.Context, name string, args ...string) ([]byte, error)
+	// Prepare, when set, runs just before the images are opened (a lab
+	// guest writes its next initrd there, carrying the campaign's
+	// database).
+	Prepare func(ctx context.Context, req BootRequest) error
 	// Load and Reboot are the system calls (unix.KexecFileLoad and
 	// unix.Reboot when nil; tests record them).
 	Load   func(kernelFd, initrdFd int, cmdline string, flags int) error
@@ -34,8 +38,8 @@ func (k *Kexec) Check(ctx context.Context, req BootRequest) error {
 		return fmt.Errorf("no kernel image to kexec: give --kernel /boot/vmlinuz-VERSION, or use --via manual")
 	}
 	for _, p := range []string{k.Kernel, k.Initrd} {
-		if p == "" {
-			continue
+		if p == "" || p == k.Initrd && k.Prepare != nil {
+			continue // Prepare writes the initrd
 		}
 		f, err := os.Open(p)
 		if err != nil {

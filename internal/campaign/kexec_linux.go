@@ -18,6 +18,11 @@ func (k *Kexec) Boot(ctx context.Context, req BootRequest, record func(Change) e
 	if reboot == nil {
 		reboot = unix.Reboot
 	}
+	if k.Prepare != nil {
+		if err := k.Prepare(ctx, req); err != nil {
+			return err
+		}
+	}
 	kf, err := os.Open(k.Kernel)
 	if err != nil {
 		return fmt.Errorf("cannot read the kernel %s: %v", k.Kernel, unwrapPathErr(err))
