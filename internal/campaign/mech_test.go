@@ -244,3 +244,51 @@ func TestQuietStartLoad(t *testing.T) {
 		t.Fatalf("interrupted: %v", err)
 	}
 }
+
+// TestAbortRestoresWSLConfig runs the engine with the WSL mechanism (fake
+// interop): after two steps, abort writes the original .wslconfig back
+// through the writer given (the CLI's keeps a backup) and removes the
+// batch file.
+func TestAbortRestoresWSLConfig(t *testing.T) {
+	log := fakeInterop(t)
+	r := newRig(t)
+	path := filepath.Join(t.TempDir(), ".wslconfig")
+	original := "[wsl2]\nmemory=8GB\n"
+	os.WriteFile(path, []byte(original), 0o644)
+	w := &WSL{Path: path, Distro: "Debian", Exec: execPath}
+	r.e.Mech = w
+	var writes int
+	r.e.WriteFile = func(p string, old, data []byte) error {
+		writes++
+		_, err := wslconfig.WriteFile(p, old, data, time.Now())
+		return err
+	}
+	c := r.start(1)
+	if c.Via != "wsl" {
+		t.Fatalf("via %s", c.Via)
+	}
+	opts, _ := StoredOptions(r.load())
+	if opts.Resume != "interop" {
+		t.Fatalf("resume %q", opts.Resume)
+	}
+	first, _ := os.ReadFile(path)
+	if strings.Contains(string(first), "mitigations=off") != (c.Steps[0].Config == "off") {
+		t.Fatalf("step 1 (%s) .wslconfig:\n%s", c.Steps[0].Config, first)
+	}
+	if _, err := r.e.Abort(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	if string(got) != original || (c.Steps[0].Config == "off") != (writes == 1) {
+		t.Fatalf("after abort (%d writes):\n%q", writes, got)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), ScriptName)); !os.IsNotExist(err) {
+		t.Fatalf("script left: %v", err)
+	}
+	if calls, _ := os.ReadFile(log); strings.Count(string(calls), "cmd.exe") != 1 {
+		t.Fatalf("interop calls:\n%s", calls)
+	}
+	if c := r.load(); c.Changes != "[]" || c.State != Aborted {
+		t.Fatalf("%s %s", c.State, c.Changes)
+	}
+}

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -112,13 +113,23 @@ func (h *Host) loadAverage() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	f := strings.Fields(string(b))
+	v, err := parseLoadAvg(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", h.path("proc/loadavg"), err)
+	}
+	return v, nil
+}
+
+// parseLoadAvg reads the first field of /proc/loadavg ("0.42 0.30 0.25
+// 1/123 4567"): a finite, non-negative number.
+func parseLoadAvg(s string) (float64, error) {
+	f := strings.Fields(s)
 	if len(f) == 0 {
-		return 0, fmt.Errorf("%s is empty", h.path("proc/loadavg"))
+		return 0, fmt.Errorf("empty")
 	}
 	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %q is not a number", h.path("proc/loadavg"), f[0])
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("%q is not a load average", f[0])
 	}
 	return v, nil
 }
