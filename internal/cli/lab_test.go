@@ -128,3 +128,32 @@ func TestLabEndToEnd(t *testing.T) {
 		t.Errorf("Accelerators: tcg=%v mixed=%v", tcg, mixed)
 	}
 }
+
+// TestLabUsage checks the mistakes sectax lab refuses before booting
+// anything: one line, exit 2 (1 for a missing kernel image of the running
+// system, which names the package to install).
+func TestLabUsage(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	img := filepath.Join(t.TempDir(), "vmlinuz-x")
+	os.WriteFile(img, []byte("not a kernel"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--accel", "xen"}, 2, `--accel "xen" is not accepted`},
+		{[]string{"--config", "off=", "--kernel", img}, 2, "adds no parameter"},
+		{[]string{"--config", "off"}, 2, "the plan needs on"},
+		{[]string{"--boots", "0"}, 2, "--boots must be at least 1"},
+		{[]string{"--memory", "1T"}, 2, "--memory"},
+		{[]string{"--only", "nosuch"}, 2, "nosuch"},
+		{[]string{"--kernel", filepath.Join(t.TempDir(), "missing")}, 2, "--kernel"},
+		{[]string{"--modules", filepath.Join(t.TempDir(), "missing"), "--kernel", img}, 2, "--modules"},
+	} {
+		args := append([]string{"lab", "--db", db}, tc.args...)
+		_, errOut, code := sectax(t, fixedDeps(nil), args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
