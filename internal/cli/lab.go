@@ -55,7 +55,7 @@ measuring, each guest verifies its boot (a new boot, exactly the
 configuration's parameters on the command line, the vulnerability files the
 parameters turn off no longer mitigated); a boot that does not verify is
 never measured. The command lines of two configurations differ by exactly
-their parameters; console=ttyS0 panic=-1 are on every boot.
+their parameters; console=ttyS0 panic=-1 no_timer_check are on every boot.
 
 The accelerator is part of the result. Under kvm (-cpu host) the guest's
 kernel picks mitigations for this machine's CPU and the figures estimate what
@@ -124,15 +124,15 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	if _, err := makePlan(ctx, g, &o.run, []string{"native"}); err != nil {
 		return err
 	}
+	kernels, err := labKernels(o)
+	if err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	if err := lab.CheckStatic(exe); err != nil {
-		return err
-	}
-	kernels, err := labKernels(o)
-	if err != nil {
 		return err
 	}
 	qemuVersion, err := lab.QEMUVersion(ctx, o.qemu)
@@ -316,7 +316,7 @@ func (ls *labSession) boot(ctx context.Context, k labKernel, st lab.Step, seen [
 		QEMUVersion: ls.qemuVersion, Accel: accel, CPUModel: cpu, MemoryMiB: mem, VCPUs: o.smp,
 		HostKernel: ls.hostKernel, HostCPU: ls.hostCPU, Kernel: k.name, KernelImage: k.image.Path, KernelSHA256: k.image.SHA256,
 		LabParams: lab.LabParams, Boot: st.Index, Boots: ls.total, PlanSeed: ls.seed,
-		BootToInitS: res.ToHello.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
+		BootToInitS: res.ToHello.Seconds(), VMWallS: res.Wall.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
 	})
 	if err != nil {
 		return nil, err

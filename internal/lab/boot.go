@@ -257,9 +257,9 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 				if waitErr != nil {
 					why = waitErr.Error()
 				}
-				msg := firstLine(stderr.String())
-				if msg == "" {
-					msg = fmt.Sprintf("last kernel message: %q", lastLine("", q.Console))
+				msg := fmt.Sprintf("last kernel message: %q", lastLine("", q.Console))
+				if l := qemuError(stderr.String()); l != "" {
+					msg = l + "; " + msg
 				}
 				if !hello {
 					return finish(fmt.Errorf("%w (%s) before the guest's /init started: %s", ErrQEMU, why, msg))
@@ -310,6 +310,17 @@ func lastLine(s, p string) string {
 		}
 	}
 	return "none"
+}
+
+// qemuError is the first line of QEMU's stderr that is not a warning
+// (TCG warns about every CPU feature it does not emulate).
+func qemuError(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "warning:") {
+			return l
+		}
+	}
+	return ""
 }
 
 func firstLine(s string) string {

@@ -76,8 +76,8 @@ func TestImportRun(t *testing.T) {
 	}{
 		"another label":  {nil, MeasureInput{RunID: in.RunID, Label: "lab-x-off", Config: config.Off}},
 		"another config": {nil, MeasureInput{RunID: in.RunID, Label: in.Label, Config: config.On}},
-		"unverified": {func(s string) string { return strings.Replace(s, `"ok": true`, `"ok": false`, 1) }, in},
-		"not a run":  {func(string) string { return `{"schema":"other"}` }, in},
+		"unverified":     {func(s string) string { return strings.Replace(s, `"ok": true`, `"ok": false`, 1) }, in},
+		"not a run":      {func(string) string { return `{"schema":"other"}` }, in},
 	} {
 		if _, err := ImportRun(guestPayload(t, tc.edit), tc.in, labBlock); err == nil {
 			t.Errorf("%s: imported", name)

@@ -19,9 +19,11 @@ const (
 const TCGCPU = "Skylake-Client-v1"
 
 // LabParams are the kernel parameters every lab boot gets, whatever its
-// configuration: the console on the first serial port, and a panic that
-// ends the VM at once (with -no-reboot) instead of hanging it.
-const LabParams = "console=ttyS0 panic=-1"
+// configuration: the console on the first serial port, a panic that ends
+// the VM at once (with -no-reboot) instead of hanging it, and no check of
+// the timer interrupt at boot (under an emulator on a busy host the check
+// times out and panics with "IO-APIC + timer doesn't work").
+const LabParams = "console=ttyS0 panic=-1 no_timer_check"
 
 // QEMU describes one VM.
 type QEMU struct {

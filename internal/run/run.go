@@ -113,9 +113,12 @@ type Lab struct {
 	Boot     int   `json:"boot"`
 	Boots    int   `json:"boots"`
 	PlanSeed int64 `json:"plan_seed"`
-	// BootToInitS is the time from QEMU's start to /init's handshake;
-	// QEMUPeakRSSKiB QEMU's peak resident set size.
+	// BootToInitS is the time from QEMU's start to /init's handshake,
+	// VMWallS to QEMU's exit (the run's own started–finished span is
+	// the measuring; the rest is the lab's overhead); QEMUPeakRSSKiB is
+	// QEMU's peak resident set size.
 	BootToInitS    float64 `json:"boot_to_init_s"`
+	VMWallS        float64 `json:"vm_wall_s"`
 	QEMUPeakRSSKiB int64   `json:"qemu_peak_rss_kib"`
 }
 
