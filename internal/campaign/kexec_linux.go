@@ -39,6 +39,13 @@ func (k *Kexec) Boot(ctx context.Context, req BootRequest, record func(Change) e
 	} else {
 		flags |= unix.KEXEC_FILE_NO_INITRAMFS
 	}
+	// A loaded image outlives a failed or abandoned reboot request (a
+	// later reboot may even use it): restore unloads it.
+	if record != nil {
+		if err := record(Change{Kind: "kexec", Path: k.Kernel, What: "kexec image loaded from"}); err != nil {
+			return err
+		}
+	}
 	if err := load(int(kf.Fd()), initrdFd, req.Cmdline, flags); err != nil {
 		return kexecError(err)
 	}
@@ -71,4 +78,13 @@ func kexecError(err error) error {
 		return fmt.Errorf("another kexec image is loaded (%v); unload it with kexec -u, or use --via manual", err)
 	}
 	return fmt.Errorf("kexec_file_load: %v; use --via manual", err)
+}
+
+// unloadKexec unloads a loaded kexec image (none loaded is not an error).
+func unloadKexec() error {
+	err := unix.KexecFileLoad(-1, -1, "", unix.KEXEC_FILE_UNLOAD)
+	if err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	return nil
 }

@@ -11,3 +11,5 @@ import (
 func (k *Kexec) Boot(ctx context.Context, req BootRequest, record func(Change) error) error {
 	return errors.New("kexec needs Linux; use --via manual")
 }
+
+func unloadKexec() error { return nil }

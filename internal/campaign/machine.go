@@ -49,8 +49,9 @@ type BootRequest struct {
 // restore puts it back.
 type Change struct {
 	// Kind is "created" (a file or link sectax created: restore removes
-	// it) or "file" (a file sectax edited: restore writes Original back,
-	// or removes it when it did not exist).
+	// it), "file" (a file sectax edited: restore writes Original back,
+	// or removes it when it did not exist) or "kexec" (a kexec image
+	// loaded: restore unloads it).
 	Kind string `json:"kind"`
 	Path string `json:"path"`
 	// What says what it is, for status.
@@ -214,6 +215,11 @@ func undo(c Change, writeFile func(path string, old, data []byte) error) error {
 		}
 		if err := writeFile(c.Path, old, c.Original); err != nil {
 			return fmt.Errorf("cannot restore the %s %s: %w", c.What, c.Path, err)
+		}
+		return nil
+	case "kexec":
+		if err := unloadKexec(); err != nil {
+			return fmt.Errorf("cannot unload the kexec image (%v): run kexec -u", err)
 		}
 		return nil
 	}

@@ -183,8 +183,19 @@ func TestKexec(t *testing.T) {
 	if err := k.Check(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if err := k.Boot(context.Background(), req, nil); err != nil {
+	var recorded []Change
+	record := func(ch Change) error {
+		if len(c.loads) > 0 {
+			t.Fatal("the image was loaded before it was recorded")
+		}
+		recorded = append(recorded, ch)
+		return nil
+	}
+	if err := k.Boot(context.Background(), req, record); err != nil {
 		t.Fatal(err)
+	}
+	if len(recorded) != 1 || recorded[0].Kind != "kexec" || recorded[0].Path != kernel {
+		t.Fatalf("recorded %+v", recorded)
 	}
 	if !slices.Equal(c.loads, []string{"root=/dev/sda1 quiet mitigations=off"}) || !slices.Equal(c.reboots, []int{unix.LINUX_REBOOT_CMD_KEXEC}) || c.execs != nil {
 		t.Fatalf("without systemd: %+v", c)
