@@ -28,10 +28,10 @@ func (Manual) Boot(_ context.Context, req BootRequest, _ func(Change) error) err
 	req.Say("step %d of %d: reboot into configuration %s by hand", req.Step, req.Steps, req.Config.Name)
 	req.Say("  the kernel command line must be: %s", req.Cmdline)
 	if len(add) > 0 {
-		req.Say("  add: %s", strings.Join(add, " "))
+		req.Say("  it must carry: %s", strings.Join(add, " "))
 	}
 	if len(drop) > 0 {
-		req.Say("  remove: %s", strings.Join(drop, " "))
+		req.Say("  it must not carry: %s", strings.Join(drop, " "))
 	}
 	req.Say("  ('sectax advise --target \"PARAMS\"' shows how on this platform; on WSL: sectax wslconfig set/unset, then wsl --shutdown)")
 	return nil
