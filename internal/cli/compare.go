@@ -96,25 +96,7 @@ Markdown report then links them.`,
 						return err
 					}
 				}
-				w, finish, err := g.output()
-				if err != nil {
-					return err
-				}
-				switch g.Format {
-				case "md":
-					err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
-				case "html":
-					err = report.HTML(w, rep)
-				case "json":
-					err = report.JSON(w, rep)
-				case "csv":
-					err = report.CSV(w, rep)
-				case "benchfmt":
-					err = report.Benchfmt(w, rep, a, b)
-				default:
-					err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
-				}
-				return finish(err)
+				return writeComparison(g, rep, a, b, images)
 			})
 		},
 	}
@@ -154,4 +136,29 @@ func writePNGs(ctx context.Context, g *Globals, rep *compare.Report, dir string)
 		images = append(images, report.Image{Title: c.Title, Alt: c.Alt, Path: filepath.ToSlash(link)})
 	}
 	return images, nil
+}
+
+// writeComparison lays out a comparison in the --format asked for, to
+// standard output or -o: the one place that maps a format to its
+// renderer (compare, campaign report and lab print through it).
+func writeComparison(g *Globals, rep *compare.Report, a, b compare.Side, images []report.Image) error {
+	w, finish, err := g.output()
+	if err != nil {
+		return err
+	}
+	switch g.Format {
+	case "md":
+		err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
+	case "html":
+		err = report.HTML(w, rep)
+	case "json":
+		err = report.JSON(w, rep)
+	case "csv":
+		err = report.CSV(w, rep)
+	case "benchfmt":
+		err = report.Benchfmt(w, rep, a, b)
+	default:
+		err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
+	}
+	return finish(err)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/workload"
@@ -22,6 +23,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // (re-executed through /proc/self/exe) and, with SECTAX_CLI_MAIN=1, as the
 // whole command, so that signal tests run the real thing.
 func TestMain(m *testing.M) {
+	if lab.IsGuest() {
+		labGuestMain() // the /init of the lab's end-to-end test
+	}
 	if len(os.Args) > 1 && os.Args[1] == workload.WorkerCommand {
 		if err := workload.WorkerMain(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -191,7 +195,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--runs", "0"}, "--runs 0 measures nothing: give 1 or more"},
 		{[]string{"crosscheck", "--runs", "0"}, "--runs 0 measures nothing"},
 		{[]string{"crosscheck", "--only", ""}, "--only needs workload ids"},
-		{[]string{"run", "--label", "on\n# Injected heading"}, `--label "on\n# Injected heading" holds the control character U+000A`},
+		{[]string{"run", "--label", "on\n# Injected heading"}, `--label: "on\n# Injected heading" holds the control character U+000A`},
 		{[]string{"run", "--label", "\x1b[31mred"}, "holds the control character U+001B"},
 		{[]string{"run", "--label", "bell\a"}, "holds the control character U+0007"},
 		{[]string{"run", "--label", "c1\u0085"}, "holds the control character U+0085"},

@@ -102,7 +102,7 @@ func TestPostgresRunSpools(t *testing.T) {
 
 	// The server stays up: the run is stored in PostgreSQL, not spooled.
 	deps := fixedDeps(fakeRegistry())
-	if _, errs, code := sectax(t, deps, "run", "--root", wslOn, "--suite", "quick", "--label", "on", "--seed", "1"); code != 0 || !strings.Contains(errs, "stored run 20261130T090000-abcdef in postgres://") {
+	if _, errs, code := sectax(t, deps, "run", "--suite", "quick", "--label", "on", "--seed", "1"); code != 0 || !strings.Contains(errs, "stored run 20261130T090000-abcdef in postgres://") {
 		t.Fatalf("run: exit %d %q", code, errs)
 	}
 	if out, _, code := sectax(t, deps, "push"); code != 0 || out != "nothing to push: the spool is empty\n" {
@@ -112,7 +112,7 @@ func TestPostgresRunSpools(t *testing.T) {
 	reg := workload.NewRegistry(&dropping{fake: &fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}}, drop: c.Stop})
 	deps = fixedDeps(reg)
 	deps.NewRunID = func() string { return "20261130T100000-dropped" }
-	out, errs, code := sectax(t, deps, "run", "--root", wslOn, "--suite", "quick", "--label", "on", "--seed", "1", "--format", "json")
+	out, errs, code := sectax(t, deps, "run", "--suite", "quick", "--label", "on", "--seed", "1", "--format", "json")
 	if code != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "run 20261130T100000-dropped is kept in the spool") ||
 		!strings.Contains(errs, "sectax push") || !strings.Contains(out, `"status": "complete"`) {
 		t.Fatalf("run with a drop: exit %d\nstderr %q\nstdout %s", code, errs, out)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -69,6 +70,8 @@ type Deps struct {
 	NewRunID func() string
 	// WSL is what 'sectax wslconfig' runs and reads (zero: the real system).
 	WSL wslDeps
+	// Campaign is what 'sectax campaign' reboots with (zero: the real system).
+	Campaign campaignDeps
 }
 
 // usageError marks errors that exit with status 2.
@@ -90,6 +93,9 @@ func (e *exitError) ExitCode() int { return e.code }
 
 // Main runs sectax with args and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if lab.IsGuest() {
+		labGuestMain() // does not return: the guest powers off
+	}
 	if len(args) > 0 && args[0] == workload.WorkerCommand {
 		if err := workload.WorkerMain(args[1:]); err != nil {
 			fmt.Fprintf(stderr, "sectax: %v\n", err)
@@ -226,6 +232,8 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newAdviseCmd(g),
 		newVerifyCmd(g),
 		newAttributeCmd(g),
+		newCampaignCmd(g),
+		newLabCmd(g),
 	)
 	// The commands that only read and print have no cancellation points of
 	// their own; a blocked standard output (a pager left waiting) or a slow

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -136,17 +135,13 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	return nil
 }
 
-// checkLabel refuses a label that is not printable text: control
-// characters (C0, DEL, C1: newlines, ESC, BEL…) would reach terminals and
-// Markdown raw.
+// checkLabel refuses a label the store would refuse on import (control
+// characters that would reach terminals and Markdown raw, invalid UTF-8,
+// the baseline: prefix, padding, more than the length limit): run owns the
+// rule, so a run can always be exported and imported back.
 func checkLabel(label string) error {
-	if !utf8.ValidString(label) {
-		return usagef("--label %q is not valid UTF-8: use printable text, e.g. --label on", label)
-	}
-	for _, r := range label {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
-			return usagef("--label %q holds the control character U+%04X: use printable text, e.g. --label on", label, r)
-		}
+	if err := run.CheckLabel(label); err != nil {
+		return usagef("--label: %v: choose another label, e.g. --label on", err)
 	}
 	return nil
 }
@@ -303,9 +298,6 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := run.CheckLabel(o.label); err != nil {
-		return usagef("--label: %v: choose another label", err)
-	}
 	if len(o.spec) > 0 {
 		if err := applySpec(ctx, g, o.spec, pl); err != nil {
 			return err
@@ -352,6 +344,9 @@ type session struct {
 	// stored, when set, is told about the run once it has been printed;
 	// its error (the run could not be stored) makes the command fail.
 	stored func(*run.Run) error
+	// fill, when set, completes the run document before it starts (a
+	// campaign sets its id, config and campaign blocks).
+	fill func(*run.Run)
 }
 
 // useStore makes the session record its run in the store as it goes;
@@ -368,6 +363,14 @@ func (ss *session) useStore(ctx context.Context, g *Globals, label string) (func
 			return nil, usagef("--label %s is the id of stored run %s; a label must not name a run, or compare and rm would take the wrong one: choose another label", label, ids[0])
 		}
 	}
+	ss.recordIn(g, db)
+	return func() { db.Close() }, nil
+}
+
+// recordIn makes the session record its run in db as it goes (busy writes
+// retried); a run db cannot take is printed all the same and spilled to a
+// file beside the store, and the command then fails naming the file.
+func (ss *session) recordIn(g *Globals, db *store.DB) {
 	sink := &storeSink{db: db, g: g}
 	ss.sink = sink
 	ss.stored = func(r *run.Run) error {
@@ -381,7 +384,6 @@ func (ss *session) useStore(ctx context.Context, g *Globals, label string) (func
 		}
 		return fmt.Errorf("run %s was not stored in %s: %v; it is saved in %s: recover it with 'sectax import %s' once the store can be written", r.ID, db.Path(), sink.err, file, file)
 	}
-	return func() { db.Close() }, nil
 }
 
 // measure runs a plan: it snapshots the environment, pins the CPUs, runs
@@ -411,6 +413,9 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	}
 	if pl.perf != nil {
 		r.PerfVersion = pl.perf.Version
+	}
+	if ss.fill != nil {
+		ss.fill(r)
 	}
 	for _, n := range pl.notes {
 		g.notice("%s", n)

@@ -37,17 +37,13 @@ func sectaxRaw(deps Deps, args ...string) (string, string, int) {
 // with HOME unset the store landed in ./sectax.db. Both are usage errors
 // now, and a relative --db is stored and reported as an absolute path.
 func TestDBPathEmptyOrUnresolvable(t *testing.T) {
-	root, err := filepath.Abs(wslOn)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("SECTAX_DB", "")
 	t.Setenv("XDG_DATA_HOME", "")
 	t.Setenv("HOME", filepath.Join(dir, "home"))
 	deps := fixedDeps(fakeRegistry())
-	args := []string{"run", "--root", root, "--runs", "1"}
+	args := []string{"run", "--runs", "1"}
 
 	_, errs, code := sectaxRaw(deps, append([]string{"--db", ""}, args...)...)
 	if code != ExitUsage || !strings.Contains(errs, "--db '' names no file: pass --db PATH, or leave --db out to use "+filepath.Join(dir, "home", ".local", "share", "sectax", "sectax.db")) {
@@ -151,7 +147,7 @@ func TestRunSpillsWhenBusy(t *testing.T) {
 	reg := workload.NewRegistry(&locker{fake: fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}},
 		onThird: func() { release = exclusiveLock(t, dbPath) }})
 	deps := fixedDeps(reg)
-	out, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "6", "--warmup", "0", "--label", "busy")
+	out, errs, code := sectax(t, deps, "run", "--runs", "6", "--warmup", "0", "--label", "busy")
 	if release != nil {
 		release()
 	}
@@ -214,7 +210,7 @@ func TestRunWaitsOutBusy(t *testing.T) {
 	storeFast(t, 20*time.Millisecond, 100*time.Millisecond, 200*time.Millisecond, 400*time.Millisecond)
 	release := exclusiveLock(t, dbPath)
 	time.AfterFunc(150*time.Millisecond, release)
-	_, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--runs", "2", "--label", "wait")
+	_, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--runs", "2", "--label", "wait")
 	if code != 0 || !strings.Contains(errs, "is locked by another process; trying again in 100ms (attempt 2 of 4)") ||
 		!strings.Contains(errs, "stored run 20261130T090000-abcdef in "+dbPath) {
 		t.Fatalf("exit %d:\n%s", code, errs)
@@ -224,7 +220,7 @@ func TestRunWaitsOutBusy(t *testing.T) {
 // tinyRun is a real run of one workload at a tiny size through the real
 // command (the test binary standing in for sectax).
 func tinyRun(reps string) []string {
-	return []string{"run", "--root", wslOn, "--only", "syscall-basic", "--param", "syscall-basic.loops=1000",
+	return []string{"run", "--only", "syscall-basic", "--param", "syscall-basic.loops=1000",
 		"--runs", reps, "--warmup", "0", "--seed", "1", "--label", "full"}
 }
 
@@ -562,7 +558,7 @@ func TestRunLabelChecked(t *testing.T) {
 		"baseline:mine":        `--label: "baseline:mine" starts with "baseline:"`,
 		"20261130T080000-off1": "--label 20261130T080000-off1 is the id of stored run 20261130T080000-off1",
 	} {
-		out, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "1", "--label", label)
+		out, errs, code := sectax(t, deps, "run", "--runs", "1", "--label", label)
 		if code != ExitUsage || out != "" || !strings.Contains(errs, want) {
 			t.Errorf("--label %q: exit %d, %q", label, code, errs)
 		}

@@ -58,6 +58,12 @@ type Run struct {
 	// Config is the configuration the run was measured under, when a lab,
 	// campaign or attribution plan produced it (absent for a plain run).
 	Config *Config `json:"config,omitempty"`
+	// Campaign places the run in the campaign that measured it (absent
+	// for a run not measured by `sectax campaign`).
+	Campaign *Campaign `json:"campaign,omitempty"`
+	// Lab describes the virtual machine a `sectax lab` run was measured
+	// in (absent for a run on the machine itself).
+	Lab *Lab `json:"lab,omitempty"`
 	// Notes say what the run left out and why (a workload skipped).
 	Notes   []string `json:"notes,omitempty"`
 	Results []Result `json:"results"`
@@ -70,6 +76,50 @@ type Config struct {
 	Name         string        `json:"name"`
 	Params       []string      `json:"params"`
 	Verification *Verification `json:"verification,omitempty"`
+}
+
+// Campaign is where a run stands in a campaign: the campaign's id, the
+// step of its plan (1-based) and which boot of its configuration it was
+// (1-based).
+type Campaign struct {
+	ID   string `json:"id"`
+	Step int    `json:"step"`
+	Boot int    `json:"boot"`
+}
+
+// Lab is the virtual machine and the host of a run measured by `sectax
+// lab`: under the tcg accelerator every timing is an emulator artefact, so
+// the accelerator is part of the result.
+type Lab struct {
+	QEMUVersion string `json:"qemu_version"`
+	// Accel is kvm or tcg; CPUModel is QEMU's -cpu.
+	Accel     string `json:"accel"`
+	CPUModel  string `json:"cpu_model"`
+	MemoryMiB int    `json:"memory_mib"`
+	VCPUs     int    `json:"vcpus"`
+	// HostKernel and HostCPU describe the machine QEMU ran on.
+	HostKernel string `json:"host_kernel"`
+	HostCPU    string `json:"host_cpu"`
+	// Kernel names the image in labels; KernelImage is its path and
+	// KernelSHA256 the sha256 of its bytes.
+	Kernel       string `json:"kernel"`
+	KernelImage  string `json:"kernel_image"`
+	KernelSHA256 string `json:"kernel_sha256"`
+	// LabParams are the kernel parameters every boot of the plan got
+	// besides the configuration's (console, panic).
+	LabParams string `json:"lab_params"`
+	// Boot is this boot's place in the plan (1-based) of Boots; PlanSeed
+	// shuffled the order.
+	Boot     int   `json:"boot"`
+	Boots    int   `json:"boots"`
+	PlanSeed int64 `json:"plan_seed"`
+	// BootToInitS is the time from QEMU's start to /init's handshake,
+	// VMWallS to QEMU's exit (the run's own started–finished span is
+	// the measuring; the rest is the lab's overhead); QEMUPeakRSSKiB is
+	// QEMU's peak resident set size.
+	BootToInitS    float64 `json:"boot_to_init_s"`
+	VMWallS        float64 `json:"vm_wall_s"`
+	QEMUPeakRSSKiB int64   `json:"qemu_peak_rss_kib"`
 }
 
 // Verification is what sectax checked about a boot before measuring it

@@ -69,10 +69,13 @@ func CheckLabel(label string) error {
 	if label == "" {
 		return nil
 	}
+	if err := checkRef(label, MaxLabelBytes); err != nil {
+		return err
+	}
 	if label != strings.TrimSpace(label) {
 		return fmt.Errorf("%s is padded with spaces", quote(label))
 	}
-	return checkRef(label, MaxLabelBytes)
+	return nil
 }
 
 func checkRef(s string, max int) error {

@@ -1,0 +1,536 @@
+package campaign
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// The states of a campaign.
+const (
+	Running  = "running"
+	Finished = "finished"
+	Failed   = "failed"
+	Aborted  = "aborted"
+)
+
+// The states of a step.
+const (
+	StepPending   = "pending"   // no boot requested yet
+	StepBooting   = "booting"   // a boot into the step was requested
+	StepVerified  = "verified"  // this boot matches the step
+	StepMeasuring = "measuring" // the step's run is being measured
+	StepMeasured  = "measured"  // the step's run is complete
+	StepRefused   = "refused"   // no boot verified: the campaign stopped
+)
+
+// Measurement is one run a campaign asks for.
+type Measurement struct {
+	// RunID is the id the run must be stored under; Label its label
+	// (PREFIX-CONFIG).
+	RunID, Label string
+	Options      Options
+	Config       *run.Config
+	Campaign     *run.Campaign
+}
+
+// Measurer measures one run and stores it in the campaign's database under
+// m.RunID, with m's config and campaign blocks (the CLI's runner).
+type Measurer func(ctx context.Context, m Measurement) error
+
+// Engine drives campaigns.
+type Engine struct {
+	DB   *store.DB
+	Host *Host
+	// Mech reboots; Mechanisms picks one by name and options for a
+	// stored campaign (Mech is used when it is nil).
+	Mech       Mechanism
+	Mechanisms func(name string, o Options) (Mechanism, error)
+	Measure    Measurer
+	KB         *mitigation.Knowledge
+	// Now stamps the campaign; NewID names it and its runs (tests fix
+	// both).
+	Now   func() time.Time
+	NewID func() string
+	// Say tells the user what happens (nil: nothing).
+	Say func(format string, a ...any)
+	// WriteFile replaces an edited file when restoring it (nil: a plain
+	// write; the CLI passes wslconfig's atomic writer with its backup).
+	WriteFile func(path string, old, data []byte) error
+}
+
+// StartRequest is a new campaign.
+type StartRequest struct {
+	Configs []config.Config
+	Boots   int
+	// Seed orders the plan (0: random, recorded).
+	Seed int64
+	// Label prefixes the runs' labels ("": campaign-XXXXXX).
+	Label string
+	// Via names the mechanism (Engine.Mechanisms picks it).
+	Via     string
+	Options Options
+}
+
+// VerifyError says that a step's boot did not verify twice; the campaign
+// stopped and was restored. Reasons are config.Verify's, one line each.
+type VerifyError struct {
+	Step    int
+	Config  string
+	Reasons []string
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("step %d (%s) did not verify twice, so the campaign stopped and was restored: %s", e.Step, e.Config, strings.Join(e.Reasons, "; "))
+}
+
+// ExitCode is 3: a verification was not met.
+func (e *VerifyError) ExitCode() int { return 3 }
+
+// ErrNotRunning says that resume found no running campaign.
+var ErrNotRunning = errors.New("no running campaign")
+
+func (e *Engine) now() time.Time {
+	if e.Now != nil {
+		return e.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (e *Engine) say(format string, a ...any) {
+	if e.Say != nil {
+		e.Say(format, a...)
+	}
+}
+
+func newID() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// newID names a campaign or a run.
+func (e *Engine) newID() string {
+	if e.NewID != nil {
+		return e.NewID()
+	}
+	return newID()
+}
+
+func (e *Engine) mech(name string, o Options) (Mechanism, error) {
+	if e.Mechanisms != nil {
+		return e.Mechanisms(name, o)
+	}
+	if e.Mech == nil {
+		return nil, fmt.Errorf("no reboot mechanism %q", name)
+	}
+	return e.Mech, nil
+}
+
+// state is a campaign being driven: the stored record and its decoded
+// parts.
+type state struct {
+	rec     *store.Campaign
+	configs []config.Config
+	opts    Options
+	changes []Change
+}
+
+func (e *Engine) load(rec *store.Campaign) (*state, error) {
+	st := &state{rec: rec}
+	var err error
+	if st.configs, err = decodeConfigs(rec.Configs); err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", rec.ID, err)
+	}
+	if err := json.Unmarshal([]byte(rec.Options), &st.opts); err != nil {
+		return nil, fmt.Errorf("campaign %s: stored options: %w", rec.ID, err)
+	}
+	if err := json.Unmarshal([]byte(rec.Changes), &st.changes); err != nil {
+		return nil, fmt.Errorf("campaign %s: stored changes: %w", rec.ID, err)
+	}
+	return st, nil
+}
+
+// save stores the whole campaign in one transaction.
+func (e *Engine) save(ctx context.Context, st *state) error {
+	b, err := json.Marshal(nonNilChanges(st.changes))
+	if err != nil {
+		return err
+	}
+	st.rec.Changes = string(b)
+	st.rec.Updated = e.now()
+	return e.DB.SaveCampaign(ctx, st.rec)
+}
+
+func nonNilChanges(c []Change) []Change {
+	if c == nil {
+		return []Change{}
+	}
+	return c
+}
+
+// record stores a change before it is made.
+func (e *Engine) record(ctx context.Context, st *state) func(Change) error {
+	return func(c Change) error {
+		if slices.ContainsFunc(st.changes, func(x Change) bool { return x.Kind == c.Kind && x.Path == c.Path }) {
+			return nil
+		}
+		st.changes = append(st.changes, c)
+		return e.save(ctx, st)
+	}
+}
+
+// Start plans and stores a campaign, installs what resumes it after a
+// boot, and requests the first boot. It returns the stored campaign.
+func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, error) {
+	if req.Boots == 0 {
+		req.Boots = DefaultBoots
+	}
+	steps, err := Plan(req.Configs, req.Boots, req.Seed)
+	if err != nil {
+		return nil, err
+	}
+	mech, err := e.mech(req.Via, req.Options)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := e.Host.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	configs, err := encodeConfigs(req.Configs)
+	if err != nil {
+		return nil, err
+	}
+	id := e.newID()
+	if req.Label == "" {
+		req.Label = "campaign-" + id[len(id)-6:]
+	}
+	first := req.Configs[0]
+	for _, c := range req.Configs {
+		if c.Name == steps[0].Config {
+			first = c
+		}
+	}
+	if err := mech.Check(ctx, BootRequest{CampaignID: id, Step: 1, Steps: len(steps), Config: first, Plan: req.Configs,
+		Cmdline: first.Cmdline(snap.Cmdline.Raw, req.Configs), Options: req.Options, Say: e.Say}); err != nil {
+		return nil, err
+	}
+	req.Options.Resume = e.resumeHow(mech)
+	opts, err := json.Marshal(req.Options)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	rec := &store.Campaign{ID: id, Created: now, Updated: now, Label: req.Label, Via: mech.Name(), Seed: req.Seed,
+		Configs: configs, Options: string(opts), BaseCmdline: strings.TrimSpace(snap.Cmdline.Raw), StartBootID: snap.BootID,
+		State: Running, Changes: "[]"}
+	for i, s := range steps {
+		rec.Steps = append(rec.Steps, store.CampaignStep{Index: i, Config: s.Config, Boot: s.Boot, Status: StepPending})
+	}
+	if err := e.DB.CreateCampaign(ctx, rec); err != nil {
+		return nil, err
+	}
+	st, err := e.load(rec)
+	if err != nil {
+		return nil, err
+	}
+	if req.Options.Resume == "unit" {
+		if err := e.Host.InstallUnit(st.opts.Exe, st.opts.DB, e.record(ctx, st)); err != nil {
+			return rec, e.fail(ctx, st, fmt.Sprintf("cannot install the resume unit: %v", err), err)
+		}
+	}
+	return rec, e.boot(ctx, st, mech, snap)
+}
+
+// resumeHow is how a campaign continues after a boot: the Windows-side
+// script resumes a WSL campaign; elsewhere the systemd unit where systemd
+// is PID 1, else the user.
+func (e *Engine) resumeHow(m Mechanism) string {
+	switch {
+	case m.Name() == "wsl":
+		return "interop"
+	case e.Host.Systemd():
+		return "unit"
+	}
+	return "by hand"
+}
+
+// ResumeCommand is what resumes a campaign by hand.
+func ResumeCommand(o Options) string {
+	exe := o.Exe
+	if exe == "" {
+		exe = "sectax"
+	}
+	if o.DB == "" {
+		return exe + " campaign resume"
+	}
+	return exe + " --db " + o.DB + " campaign resume"
+}
+
+// boot requests the boot of the current step.
+func (e *Engine) boot(ctx context.Context, st *state, mech Mechanism, snap *sysinfo.Snapshot) error {
+	rec := st.rec
+	s := &rec.Steps[rec.Next]
+	cfg, _ := config.Find(st.configs, s.Config)
+	s.Status = StepBooting
+	s.Attempts++
+	s.FromBootIDs = append(s.FromBootIDs, snap.BootID)
+	rec.Message = fmt.Sprintf("waiting for boot %d of %s", s.Boot, s.Config)
+	if err := e.save(ctx, st); err != nil {
+		return err
+	}
+	req := BootRequest{CampaignID: rec.ID, Step: rec.Next + 1, Steps: len(rec.Steps), Config: cfg, Plan: st.configs,
+		Cmdline: cfg.Cmdline(rec.BaseCmdline, st.configs), Changes: st.changes, Options: st.opts, Say: e.Say}
+	if st.opts.Resume == "by hand" {
+		e.say("after the boot, run: %s", ResumeCommand(st.opts))
+	}
+	if err := mech.Boot(ctx, req, e.record(ctx, st)); err != nil {
+		s.Status = StepPending
+		s.Attempts--
+		s.FromBootIDs = s.FromBootIDs[:len(s.FromBootIDs)-1]
+		rec.Message = fmt.Sprintf("the boot into step %d (%s) could not be requested: %v; fix that and run 'sectax campaign resume', or 'sectax campaign abort'", rec.Next+1, s.Config, err)
+		if serr := e.save(ctx, st); serr != nil {
+			return errors.Join(err, serr)
+		}
+		return err
+	}
+	return nil
+}
+
+// Resume continues the running campaign after a boot: it verifies the
+// boot against the current step, waits for a quiet start, measures, and
+// requests the next boot (or finishes and restores).
+func (e *Engine) Resume(ctx context.Context) (*store.Campaign, error) {
+	rec, err := e.DB.FindCampaign(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if rec.State != Running {
+		return rec, fmt.Errorf("%w: campaign %s is %s (%s); start a new one with 'sectax campaign start'", ErrNotRunning, rec.ID, rec.State, rec.Message)
+	}
+	st, err := e.load(rec)
+	if err != nil {
+		return rec, err
+	}
+	mech, err := e.mech(rec.Via, st.opts)
+	if err != nil {
+		return rec, err
+	}
+	snap, err := e.Host.Snapshot(ctx)
+	if err != nil {
+		return rec, err
+	}
+	s := &rec.Steps[rec.Next]
+	switch s.Status {
+	case StepPending:
+		return rec, e.boot(ctx, st, mech, snap)
+	case StepVerified, StepMeasuring:
+		if snap.BootID != s.BootID {
+			// The machine booted again after the step verified (a
+			// crash, a power cycle): this boot must verify afresh.
+			s.FromBootIDs = append(s.FromBootIDs, s.BootID)
+			s.BootID, s.Status = "", StepBooting
+		}
+	}
+	if s.Status == StepBooting {
+		ok, err := e.verify(ctx, st, mech, snap)
+		if err != nil || !ok {
+			return rec, err
+		}
+	}
+	if err := e.measure(ctx, st); err != nil {
+		return rec, err
+	}
+	rec.Next++
+	if rec.Next == len(rec.Steps) {
+		rec.State = Finished
+		rec.Message = fmt.Sprintf("finished: %d boots measured", len(rec.Steps))
+		if err := e.save(ctx, st); err != nil {
+			return rec, err
+		}
+		return rec, e.restore(ctx, st)
+	}
+	return rec, e.boot(ctx, st, mech, snap)
+}
+
+// verify checks this boot against the current step. A boot that does not
+// verify is retried once (a new boot requested); the second one stops the
+// campaign. ok is true when the step may be measured.
+func (e *Engine) verify(ctx context.Context, st *state, mech Mechanism, snap *sysinfo.Snapshot) (ok bool, err error) {
+	rec := st.rec
+	s := &rec.Steps[rec.Next]
+	cfg, found := config.Find(st.configs, s.Config)
+	if !found {
+		return false, fmt.Errorf("campaign %s: step %d names configuration %q, which is not in its plan", rec.ID, rec.Next+1, s.Config)
+	}
+	seen := []string{rec.StartBootID}
+	for _, p := range rec.Steps[:rec.Next] {
+		seen = append(seen, p.BootID)
+	}
+	seen = append(seen, s.FromBootIDs...)
+	v := config.Verify(snap, cfg, st.configs, seen, e.KB)
+	s.Verification = &v
+	if v.OK {
+		s.Status, s.BootID = StepVerified, snap.BootID
+		rec.Message = fmt.Sprintf("boot %d of %s verified", s.Boot, s.Config)
+		return true, e.save(ctx, st)
+	}
+	if s.Attempts < MaxAttempts {
+		e.say("step %d (%s) did not verify: %s; rebooting once more", rec.Next+1, s.Config, strings.Join(v.Reasons, "; "))
+		return false, e.boot(ctx, st, mech, snap)
+	}
+	s.Status = StepRefused
+	verr := &VerifyError{Step: rec.Next + 1, Config: s.Config, Reasons: v.Reasons}
+	return false, e.fail(ctx, st, verr.Error(), verr)
+}
+
+// measure waits for a quiet start and measures the current step. A run
+// left unfinished by an earlier attempt in the same boot (Ctrl-C, a
+// crash) is deleted and measured again.
+func (e *Engine) measure(ctx context.Context, st *state) error {
+	rec := st.rec
+	s := &rec.Steps[rec.Next]
+	if s.Status == StepMeasured {
+		return nil
+	}
+	if s.Status == StepMeasuring && s.RunID != "" {
+		r, err := e.DB.Get(ctx, s.RunID)
+		if err == nil && r.Status == run.StatusComplete {
+			s.Status = StepMeasured
+			return nil
+		}
+		if err == nil {
+			if err := e.DB.Delete(ctx, s.RunID); err != nil {
+				return err
+			}
+		}
+		s.RunID = ""
+	}
+	e.say("step %d of %d: boot %d of %s verified; waiting for a quiet start", rec.Next+1, len(rec.Steps), s.Boot, s.Config)
+	q, err := e.Host.QuietStart(ctx)
+	if err != nil {
+		return err
+	}
+	s.Quiet, s.QuietWait = q.How, q.Waited
+	s.Status = StepMeasuring
+	s.RunID = e.newID()
+	rec.Message = fmt.Sprintf("measuring boot %d of %s", s.Boot, s.Config)
+	if err := e.save(ctx, st); err != nil {
+		return err
+	}
+	cfg, _ := config.Find(st.configs, s.Config)
+	m := Measurement{RunID: s.RunID, Label: rec.Label + "-" + s.Config, Options: st.opts,
+		Config:   config.Record(cfg, *s.Verification),
+		Campaign: &run.Campaign{ID: rec.ID, Step: rec.Next + 1, Boot: s.Boot}}
+	e.say("step %d of %d: %s; measuring as %s", rec.Next+1, len(rec.Steps), q.How, m.Label)
+	merr := e.Measure(ctx, m)
+	r, gerr := e.DB.Get(ctx, s.RunID)
+	if merr == nil && gerr == nil && r.Status == run.StatusComplete {
+		s.Status = StepMeasured
+		return nil // saved with the next transition
+	}
+	if merr == nil {
+		merr = fmt.Errorf("the run of step %d was not stored complete", rec.Next+1)
+	}
+	if ctx.Err() == nil {
+		rec.Message = fmt.Sprintf("the run of step %d (%s) failed: %v; run 'sectax campaign resume' to measure this boot again, or 'sectax campaign abort'", rec.Next+1, s.Config, merr)
+	} else {
+		rec.Message = fmt.Sprintf("the run of step %d (%s) was interrupted; run 'sectax campaign resume' to measure this boot again, or 'sectax campaign abort'", rec.Next+1, s.Config)
+	}
+	if err := e.save(context.WithoutCancel(ctx), st); err != nil {
+		return errors.Join(merr, err)
+	}
+	return merr
+}
+
+// fail stops the campaign, restores, and returns cause.
+func (e *Engine) fail(ctx context.Context, st *state, msg string, cause error) error {
+	ctx = context.WithoutCancel(ctx)
+	st.rec.State = Failed
+	st.rec.Message = msg
+	if err := e.save(ctx, st); err != nil {
+		return errors.Join(cause, err)
+	}
+	if err := e.restore(ctx, st); err != nil {
+		return errors.Join(cause, err)
+	}
+	return cause
+}
+
+// Abort stops the campaign ref names ("" the running one) and puts back
+// what it changed. On a campaign that has already ended, it tries again
+// to put back what is left.
+func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error) {
+	rec, err := e.DB.FindCampaign(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.load(rec)
+	if err != nil {
+		return rec, err
+	}
+	if rec.State == Running {
+		rec.State = Aborted
+		rec.Message = fmt.Sprintf("aborted at step %d of %d", rec.Next+1, len(rec.Steps))
+		if err := e.save(ctx, st); err != nil {
+			return rec, err
+		}
+	}
+	return rec, e.restore(ctx, st)
+}
+
+// restore puts back every change, newest first, and stores what is left.
+func (e *Engine) restore(ctx context.Context, st *state) error {
+	ctx = context.WithoutCancel(ctx)
+	write := e.WriteFile
+	if write == nil {
+		write = func(path string, _, data []byte) error { return writeNew(path, data) }
+	}
+	var left []Change
+	var errs []string
+	for i := len(st.changes) - 1; i >= 0; i-- {
+		if err := undo(st.changes[i], write); err != nil {
+			left = append([]Change{st.changes[i]}, left...)
+			errs = append(errs, err.Error())
+		}
+	}
+	st.changes = left
+	st.rec.RestoreError = strings.Join(errs, "; ")
+	if err := e.save(ctx, st); err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("restore incomplete: %s; fix it and run 'sectax campaign abort %s' again", st.rec.RestoreError, st.rec.ID)
+	}
+	return nil
+}
+
+// Changes decodes what a stored campaign has changed and not put back.
+func Changes(rec *store.Campaign) ([]Change, error) {
+	var cs []Change
+	err := json.Unmarshal([]byte(rec.Changes), &cs)
+	return cs, err
+}
+
+// StoredOptions decodes a stored campaign's options.
+func StoredOptions(rec *store.Campaign) (Options, error) {
+	var o Options
+	err := json.Unmarshal([]byte(rec.Options), &o)
+	return o, err
+}
+
+// Configs decodes a stored campaign's configurations.
+func Configs(rec *store.Campaign) ([]config.Config, error) { return decodeConfigs(rec.Configs) }

@@ -1,0 +1,261 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// fixtures are the two boots of the fake machine: a WSL 2 guest on an
+// Intel CPU with the default mitigations and with mitigations=off.
+var (
+	fixtureOn  = filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-on")
+	fixtureOff = filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-off")
+)
+
+const vulnDir = "sys/devices/system/cpu/vulnerabilities"
+
+// fault is how the fake machine misbehaves on a boot.
+type fault int
+
+const (
+	obey         fault = iota // boots with the requested command line
+	defaultBoot               // ignores it: boots the default command line
+	noReboot                  // does not reboot at all
+	inconsistent              // takes the command line, keeps the mitigations
+	failRequest               // the reboot cannot be requested
+)
+
+// machine is a fake machine: a root tree rewritten on every boot, with the
+// calls made to it recorded.
+type machine struct {
+	t     *testing.T
+	root  string
+	base  string // the default command line
+	boots int
+	// requests counts the boots requested.
+	requests int
+	calls    []string
+	// faults says how each requested boot goes (obey when absent).
+	faults map[int]fault
+}
+
+func newMachine(t *testing.T) *machine {
+	t.Helper()
+	m := &machine{t: t, root: t.TempDir(), faults: map[int]fault{}}
+	copyTree(t, fixtureOn, m.root)
+	b, err := os.ReadFile(filepath.Join(m.root, "proc/cmdline"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.base = strings.TrimSpace(string(b))
+	m.write("proc/sys/kernel/random/boot_id", "boot-0")
+	m.write("proc/loadavg", "0.10 0.20 0.30 1/100 4242")
+	return m
+}
+
+func (m *machine) write(rel, s string) {
+	m.t.Helper()
+	p := filepath.Join(m.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		m.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s+"\n"), 0o644); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// bootInto makes the root look like a boot with cmdline, its
+// vulnerability files those of off (or on).
+func (m *machine) bootInto(cmdline string, off bool) {
+	m.boots++
+	m.write("proc/cmdline", cmdline)
+	m.write("proc/sys/kernel/random/boot_id", fmt.Sprintf("boot-%d", m.boots))
+	src := fixtureOn
+	if off {
+		src = fixtureOff
+	}
+	os.RemoveAll(filepath.Join(m.root, vulnDir))
+	copyTree(m.t, filepath.Join(src, vulnDir), filepath.Join(m.root, vulnDir))
+}
+
+func (m *machine) Name() string                             { return "fake" }
+func (m *machine) Check(context.Context, BootRequest) error { return nil }
+
+func (m *machine) Boot(_ context.Context, req BootRequest, _ func(Change) error) error {
+	m.requests++
+	n := m.requests
+	m.calls = append(m.calls, fmt.Sprintf("boot step=%d config=%s cmdline=%q", req.Step, req.Config.Name, req.Cmdline))
+	off := strings.Contains(" "+req.Cmdline+" ", " mitigations=off ")
+	switch m.faults[n] {
+	case obey:
+		m.bootInto(req.Cmdline, off)
+	case defaultBoot:
+		m.bootInto(m.base, false)
+	case inconsistent:
+		m.bootInto(req.Cmdline, false)
+	case failRequest:
+		return fmt.Errorf("the fake machine refuses to reboot")
+	}
+	return nil
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rig is an engine on a fake machine with a real store.
+type rig struct {
+	t      *testing.T
+	m      *machine
+	dbPath string
+	db     *store.DB
+	e      *Engine
+	said   []string
+	// measureErr, when set, makes the next measurement fail after
+	// storing a run in the given state.
+	measureFail *run.Status
+	measured    []Measurement
+	clock       time.Time
+	ids         int
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	r := &rig{t: t, m: newMachine(t), dbPath: filepath.Join(t.TempDir(), "sectax.db"),
+		clock: time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)}
+	r.reopen()
+	t.Cleanup(func() { r.db.Close() })
+	return r
+}
+
+// reopen drops the engine and its database handle, as a crash or a reboot
+// would, and builds new ones on the same store.
+func (r *rig) reopen() {
+	r.t.Helper()
+	if r.db != nil {
+		r.db.Close()
+	}
+	db, err := store.Open(context.Background(), r.dbPath, store.Options{Create: true})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.db = db
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.e = &Engine{
+		DB: db, KB: kb, Mech: r.m,
+		Host: &Host{Root: r.m.root, Exec: r.exec},
+		Now:  func() time.Time { r.clock = r.clock.Add(time.Second); return r.clock },
+		NewID: func() string {
+			r.ids++
+			return fmt.Sprintf("20261130T230000-c0ffe%d", r.ids)
+		},
+		Say:     func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) },
+		Measure: r.measure,
+	}
+}
+
+func (r *rig) exec(_ context.Context, name string, args ...string) ([]byte, error) {
+	r.m.calls = append(r.m.calls, strings.Join(append([]string{name}, args...), " "))
+	if name == "systemctl" && slices.Equal(args, []string{"is-system-running", "--wait"}) {
+		return []byte("running\n"), nil
+	}
+	return nil, fmt.Errorf("unexpected %s", name)
+}
+
+// measure stores a tiny run the way the CLI's runner would: begun, then
+// finished, with the snapshot of the boot it measured.
+func (r *rig) measure(ctx context.Context, m Measurement) error {
+	r.measured = append(r.measured, m)
+	snap, err := sysinfo.CollectContext(ctx, r.m.root)
+	if err != nil {
+		return err
+	}
+	run1 := &run.Run{Schema: run.Schema, ID: m.RunID, Label: m.Label, Started: r.clock, Status: run.StatusRunning,
+		Suite: m.Options.Suite, Engine: "native", Env: snap, Config: m.Config, Campaign: m.Campaign,
+		Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(10)},
+			Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{0.1, 0.2}}}}}}
+	if err := r.db.Begin(run1); err != nil {
+		return err
+	}
+	if r.measureFail != nil {
+		st := *r.measureFail
+		r.measureFail = nil
+		if st == run.StatusRunning {
+			return fmt.Errorf("crashed while measuring")
+		}
+		run1.Status = st
+		run1.Finished = r.clock
+		if err := r.db.Finish(run1); err != nil {
+			return err
+		}
+		if st == run.StatusComplete {
+			return fmt.Errorf("crashed after the run was stored")
+		}
+		return fmt.Errorf("the run ended %s", st)
+	}
+	run1.Status, run1.Finished = run.StatusComplete, r.clock
+	return r.db.Finish(run1)
+}
+
+// order is the plan start(boots) makes (seed 7).
+func (r *rig) order(boots int) []Step {
+	r.t.Helper()
+	steps, err := Plan([]config.Config{config.On, config.Off}, boots, 7)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return steps
+}
+
+func (r *rig) start(boots int) *store.Campaign {
+	r.t.Helper()
+	c, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: boots,
+		Seed: 7, Label: "cmp", Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
+	if err != nil {
+		r.t.Fatalf("start: %v", err)
+	}
+	return c
+}
+
+func (r *rig) load() *store.Campaign {
+	r.t.Helper()
+	c, err := r.db.FindCampaign(context.Background(), "")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,75 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Kexec reboots through kexec_file_load(2): it loads the kernel and its
+// initrd with the step's command line and reboots into it (systemctl kexec
+// where systemd runs, so that services stop cleanly; else the reboot(2)
+// system call after a sync). Nothing persistent changes: a power cycle
+// returns to the default boot, which verification then notices.
+type Kexec struct {
+	// Kernel and Initrd are the images to load (Initrd "" loads none).
+	Kernel, Initrd string
+	// Systemd says to reboot with systemctl kexec.
+	Systemd bool
+	// Exec runs systemctl.
+	Exec func(ctx context.Context, name string, args ...string) ([]byte, error)
+	// Prepare, when set, runs just before the images are opened (a lab
+	// guest writes its next initrd there, carrying the campaign's
+	// database).
+	Prepare func(ctx context.Context, req BootRequest) error
+	// Load and Reboot are the system calls (unix.KexecFileLoad and
+	// unix.Reboot when nil; tests record them).
+	Load   func(kernelFd, initrdFd int, cmdline string, flags int) error
+	Reboot func(cmd int) error
+}
+
+// Name is "kexec".
+func (k *Kexec) Name() string { return "kexec" }
+
+// Check makes sure the images can be read.
+func (k *Kexec) Check(ctx context.Context, req BootRequest) error {
+	if k.Kernel == "" {
+		return fmt.Errorf("no kernel image to kexec: give --kernel /boot/vmlinuz-VERSION, or use --via manual")
+	}
+	for _, p := range []string{k.Kernel, k.Initrd} {
+		if p == "" || p == k.Initrd && k.Prepare != nil {
+			continue // Prepare writes the initrd
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("cannot read %s for kexec (%v); run as root, give --kernel/--initrd, or use --via manual", p, unwrapPathErr(err))
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// DefaultImages are the running kernel's image and initrd under root
+// (/boot/vmlinuz-RELEASE; /boot/initrd.img-RELEASE on Debian,
+// /boot/initramfs-RELEASE.img on Fedora; "" when there is none).
+func DefaultImages(root, release string) (kernel, initrd string) {
+	if root == "" {
+		root = "/"
+	}
+	kernel = filepath.Join(root, "boot", "vmlinuz-"+release)
+	for _, name := range []string{"initrd.img-" + release, "initramfs-" + release + ".img", "initrd-" + release} {
+		p := filepath.Join(root, "boot", name)
+		if _, err := os.Stat(p); err == nil {
+			return kernel, p
+		}
+	}
+	return kernel, ""
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

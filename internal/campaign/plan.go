@@ -1,0 +1,141 @@
+// Package campaign runs the on/off comparison across real reboots: a plan
+// of boots (every configuration N times, in a shuffled order with a
+// recorded seed), and a state machine kept in the store that reboots into
+// each step's configuration, verifies the boot before any sample
+// (config.Verify), waits for a quiet start, measures with the runner, and
+// at the end puts back everything it changed.
+//
+// A campaign moves like this, every transition one transaction:
+//
+//	start   → plan stored, resume hook installed, step 1 booting (reboot requested)
+//	resume  → booting: verify the boot → verified → quiet start → measuring → measured
+//	          → next step booting (reboot requested) … last step: finished, restored
+//	          a boot that does not verify: retried once, then failed, restored
+//	abort   → aborted, restored
+//
+// The mechanisms that reboot (kexec, WSL through Windows interop, manual)
+// sit behind Mechanism, and what is read from the machine behind Host, so
+// that tests drive the state machine against a fake machine.
+package campaign
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/sectax/sectax/internal/config"
+)
+
+// DefaultBoots is how many boots each configuration gets by default: two,
+// so that the boot, not the repetition, is the unit of the comparison.
+const DefaultBoots = 2
+
+// MaxAttempts is how many boots a step may take before the campaign stops:
+// a boot that does not verify is retried once.
+const MaxAttempts = 2
+
+// ErrPlan is wrapped by every error about the plan's options (usage
+// errors).
+var ErrPlan = errors.New("bad campaign plan")
+
+// Step is one boot of the plan.
+type Step struct {
+	Config string
+	Boot   int
+}
+
+// Plan orders boots boots of every configuration in a random order drawn
+// from seed: the order is shuffled so that drift over the campaign (a
+// warming room, a background update) does not line up with one
+// configuration, and the seed is recorded so that the order can be
+// reproduced. Boots of one configuration are numbered in the order they
+// run.
+func Plan(configs []config.Config, boots int, seed int64) ([]Step, error) {
+	if len(configs) < 2 {
+		return nil, fmt.Errorf("%w: a campaign compares at least two configurations (give --config twice, e.g. --config on --config off)", ErrPlan)
+	}
+	if boots < 1 || boots > 50 {
+		return nil, fmt.Errorf("%w: --boots %d: give 1 to 50 boots per configuration (2 or more make the boot the unit of the comparison)", ErrPlan, boots)
+	}
+	var steps []Step
+	for b := 0; b < boots; b++ {
+		for _, c := range configs {
+			steps = append(steps, Step{Config: c.Name})
+		}
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 0x5ec7a8))
+	r.Shuffle(len(steps), func(i, j int) { steps[i], steps[j] = steps[j], steps[i] })
+	n := map[string]int{}
+	for i := range steps {
+		n[steps[i].Config]++
+		steps[i].Boot = n[steps[i].Config]
+	}
+	return steps, nil
+}
+
+// Options are how every boot of a campaign is measured and rebooted,
+// stored with the campaign so that resume, after a reboot, does the same.
+type Options struct {
+	// Suite, Only, Params, Runs and Warmup select and size the workloads
+	// as for sectax run.
+	Suite  string   `json:"suite"`
+	Only   []string `json:"only,omitempty"`
+	Params []string `json:"params,omitempty"`
+	Runs   int      `json:"runs,omitempty"`
+	Warmup int      `json:"warmup"`
+	// Kernel and Initrd are the images kexec loads (the running
+	// kernel's by default; Initrd "" loads none).
+	Kernel string `json:"kernel,omitempty"`
+	Initrd string `json:"initrd,omitempty"`
+	// WSLConfig is the .wslconfig --via wsl edits; Distro the WSL
+	// distribution to start again.
+	WSLConfig string `json:"wslconfig,omitempty"`
+	Distro    string `json:"distro,omitempty"`
+	// Exe and DB are the sectax binary and the database resume runs
+	// with (absolute paths).
+	Exe string `json:"exe,omitempty"`
+	DB  string `json:"db,omitempty"`
+	// Resume says how the campaign continues after a boot: "unit" (the
+	// systemd unit), "interop" (the Windows-side script) or "by hand".
+	Resume string `json:"resume,omitempty"`
+}
+
+// storedConfig is a configuration as the store keeps it: its name and the
+// parameters as one string (config.Parse reads it back).
+type storedConfig struct {
+	Name   string `json:"name"`
+	Params string `json:"params"`
+}
+
+func encodeConfigs(cs []config.Config) (string, error) {
+	out := make([]storedConfig, len(cs))
+	for i, c := range cs {
+		out[i] = storedConfig{c.Name, c.String()}
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}
+
+func decodeConfigs(s string) ([]config.Config, error) {
+	var in []storedConfig
+	if err := json.Unmarshal([]byte(s), &in); err != nil {
+		return nil, fmt.Errorf("stored configurations: %w", err)
+	}
+	var out []config.Config
+	for _, c := range in {
+		spec := c.Name
+		if c.Params != "" {
+			spec = c.Name + "=" + c.Params
+		}
+		if c.Name == "on" && c.Params == "" {
+			spec = "on"
+		}
+		cfg, err := config.Parse(spec)
+		if err != nil {
+			return nil, fmt.Errorf("stored configuration %s: %w", c.Name, err)
+		}
+		out = append(out, cfg)
+	}
+	return out, nil
+}

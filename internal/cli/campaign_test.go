@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/campaign"
+	"github.com/sectax/sectax/internal/store"
+)
+
+// fakeBoots is a machine for the CLI's campaign tests: a root tree copied
+// from a fixture and rewritten on every boot requested (the real
+// mechanisms are tested in internal/campaign).
+type fakeBoots struct {
+	t         *testing.T
+	root      string
+	n         int
+	obeyOff   bool // false: off boots come up with the default command line
+	requested []string
+}
+
+const (
+	cliFixtureOn  = "../sysinfo/testdata/wsl2-intel-on"
+	cliFixtureOff = "../sysinfo/testdata/wsl2-intel-off"
+)
+
+func newFakeBoots(t *testing.T) *fakeBoots {
+	f := &fakeBoots{t: t, root: t.TempDir(), obeyOff: true}
+	f.copy(cliFixtureOn, "")
+	f.write("proc/sys/kernel/random/boot_id", "boot-0")
+	f.write("proc/loadavg", "0.05 0.10 0.10 1/80 777")
+	return f
+}
+
+func (f *fakeBoots) write(rel, s string) {
+	p := filepath.Join(f.root, rel)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(s+"\n"), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fakeBoots) copy(src, rel string) {
+	err := filepath.WalkDir(filepath.Join(src, rel), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(f.root, r), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(f.root, r), b, 0o644)
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fakeBoots) Name() string                                      { return "manual" }
+func (f *fakeBoots) Check(context.Context, campaign.BootRequest) error { return nil }
+func (f *fakeBoots) Boot(_ context.Context, req campaign.BootRequest, _ func(campaign.Change) error) error {
+	f.requested = append(f.requested, req.Config.Name+": "+req.Cmdline)
+	f.n++
+	off := req.Config.Name == "off" && f.obeyOff
+	cmdline, src := req.Cmdline, cliFixtureOn
+	if off {
+		src = cliFixtureOff
+	} else if req.Config.Name == "off" {
+		// The boot ignores the request: the default command line.
+		b, _ := os.ReadFile(filepath.Join(cliFixtureOn, "proc/cmdline"))
+		cmdline = strings.TrimSpace(string(b))
+	}
+	f.write("proc/cmdline", cmdline)
+	f.write("proc/sys/kernel/random/boot_id", fmt.Sprintf("boot-%d", f.n))
+	vul := "sys/devices/system/cpu/vulnerabilities"
+	os.RemoveAll(filepath.Join(f.root, vul))
+	f.copy(src, vul)
+	return nil
+}
+
+func campaignDepsFor(f *fakeBoots) Deps {
+	d := fixedDeps(nil)
+	ids := 0
+	d.NewRunID = func() string { ids++; return fmt.Sprintf("20261130T090000-00000%d", ids) }
+	fixed := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	d.Campaign = campaignDeps{Mechanism: f, Exe: "/usr/local/bin/sectax",
+		Settle: &campaign.Settler{Now: func() time.Time { return fixed }}}
+	return d
+}
+
+var tinyCampaign = []string{"--config", "on", "--config", "off", "--boots", "1", "--seed", "7", "--label", "cmp",
+	"--suite", "quick", "--only", "syscall-basic", "--param", "syscall-basic.loops=2000", "--runs", "2", "--warmup", "0"}
+
+// scrubDB replaces the test's database path in output.
+func scrubDB(s string) string {
+	return strings.ReplaceAll(s, os.Getenv("SECTAX_DB"), "/DB/sectax.db")
+}
+
+func TestCampaignCLI(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+	f := newFakeBoots(t)
+	deps := campaignDepsFor(f)
+	root := []string{"--root", f.root, "campaign"}
+	out, errOut, code := sectax(t, deps, append(append(root, "start"), tinyCampaign...)...)
+	if code != 0 {
+		t.Fatalf("start: %d %s", code, errOut)
+	}
+	golden(t, "campaign-start.txt", scrubDB(out))
+	for i := 0; i < 2; i++ {
+		if _, errOut, code := sectax(t, deps, append(root, "resume")...); code != 0 {
+			t.Fatalf("resume %d: %d %s", i, code, errOut)
+		}
+	}
+	if len(f.requested) != 2 || !strings.HasSuffix(f.requested[1], "mitigations=off") || strings.Contains(f.requested[0], "mitigations=off") {
+		t.Fatalf("boots requested: %q", f.requested)
+	}
+	out, _, code = sectax(t, deps, append(root, "status")...)
+	if code != 0 {
+		t.Fatal(code)
+	}
+	// The run ids and quiet waits are the fixed ones; the measured
+	// numbers never appear in status.
+	golden(t, "campaign-finished.txt", scrubDB(out))
+	out, _, _ = sectax(t, deps, append(root, "status", "--format", "json")...)
+	golden(t, "campaign-finished.json", scrubDB(out))
+
+	// The stored runs carry their config and campaign blocks.
+	db, err := store.Open(context.Background(), os.Getenv("SECTAX_DB"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _, err := db.Resolve(context.Background(), "cmp-off")
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("cmp-off: %v %v", ids, err)
+	}
+	r, err := db.Get(context.Background(), ids[0])
+	db.Close()
+	if err != nil || r.Config == nil || !r.Config.Verification.OK || r.Campaign == nil || r.Campaign.Step != 2 || len(r.Results) != 1 || len(r.Results[0].Metrics[0].Samples) != 2 {
+		t.Fatalf("off run: %+v %v", r, err)
+	}
+
+	out, errOut, code = sectax(t, deps, append(root, "report")...)
+	if code != 0 || !strings.Contains(out, "syscall-basic") || !strings.Contains(out, "cmp-on") {
+		t.Fatalf("report: %d %s\n%s", code, errOut, out)
+	}
+	out, _, code = sectax(t, deps, append(root, "report", "--format", "json")...)
+	var rep map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("report json: %d %s", code, out)
+	}
+	// A new campaign may start now; resume with none running says so.
+	if _, errOut, code := sectax(t, deps, append(root, "resume")...); code != 1 || !strings.Contains(errOut, "is finished") {
+		t.Fatalf("resume of a finished campaign: %d %s", code, errOut)
+	}
+}
+
+func TestCampaignCLIVerifyFails(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+	f := newFakeBoots(t)
+	f.obeyOff = false
+	deps := campaignDepsFor(f)
+	root := []string{"--root", f.root, "campaign"}
+	if _, errOut, code := sectax(t, deps, append(append(root, "start"), tinyCampaign...)...); code != 0 {
+		t.Fatalf("start: %s", errOut)
+	}
+	var code int
+	var errOut string
+	for i := 0; i < 4 && code == 0; i++ {
+		_, errOut, code = sectax(t, deps, append(root, "resume")...)
+	}
+	if code != ExitUnmet || strings.Count(strings.TrimSpace(errOut), "\n") > 3 ||
+		!strings.Contains(errOut, "step 2 (off) did not verify twice") || !strings.Contains(errOut, "mitigations=off is not on the command line") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	out, _, _ := sectax(t, deps, append(root, "status")...)
+	golden(t, "campaign-failed.txt", scrubDB(out))
+}
+
+func TestCampaignCLIUsage(t *testing.T) {
+	f := newFakeBoots(t)
+	deps := campaignDepsFor(f)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"start", "--config", "on"}, 2, "at least two configurations"},
+		{[]string{"start", "--config", "on", "--config", "Off!"}, 2, "bad configuration"},
+		{[]string{"start", "--boots", "0"}, 2, "--boots 0"},
+		{[]string{"start", "--via", "floppy", "--only", "syscall-basic"}, 2, `--via "floppy" is not accepted`},
+		{[]string{"start", "--only", "nope"}, 2, `unknown workload "nope"`},
+		{[]string{"start", "--label", "a b"}, 2, "--label"},
+		{[]string{"status"}, 1, "start one with 'sectax campaign start'"},
+		{[]string{"resume"}, 1, "nothing to resume"},
+		{[]string{"status", "--format", "csv"}, 2, "--format"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+			_, errOut, code := sectax(t, deps, append([]string{"--root", f.root, "campaign"}, c.args...)...)
+			if code != c.code || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut, c.code, c.want)
+			}
+		})
+	}
+}

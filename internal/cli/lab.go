@@ -1,0 +1,328 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+)
+
+// labOptions are the flags of `sectax lab`.
+type labOptions struct {
+	run       runOptions
+	kernels   []string
+	modules   string
+	configs   []string
+	boots     int
+	prefix    string
+	accel     string
+	cpu       string
+	memory    string
+	smp       int
+	qemu      string
+	vmTimeout time.Duration
+	handshake time.Duration
+	planSeed  int64
+}
+
+func newLabCmd(g *Globals) *cobra.Command {
+	o := &labOptions{}
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Boot kernels under QEMU once per configuration, measure inside, compare",
+		Long: `Run the study's experiment without touching this machine's boot: boot each
+kernel image under QEMU once per configuration (on: the default command line;
+off: mitigations=off; NAME=PARAMS: any parameters), N times each in a
+shuffled interleaved order, run the suite inside each guest, store every run
+(labelled PREFIX-KERNEL-CONFIG) and print the matrix: per kernel the tax of
+each configuration against on, and per configuration the change from one
+kernel to the next.
+
+The guest needs nothing but the kernel: sectax builds an initramfs with
+itself as /init (it must be a static binary: CGO_ENABLED=0). Before
+measuring, each guest verifies its boot (a new boot, exactly the
+configuration's parameters on the command line, the vulnerability files the
+parameters turn off no longer mitigated); a boot that does not verify is
+never measured. The command lines of two configurations differ by exactly
+their parameters; console=ttyS0 panic=-1 no_timer_check are on every boot.
+
+The accelerator is part of the result. Under kvm (-cpu host) the guest's
+kernel picks mitigations for this machine's CPU and the figures estimate what
+they cost in a guest. Under tcg (an emulated Skylake-Client-v1) only the
+kernel's mitigation decisions are real: timings are emulator artefacts.
+--accel auto uses kvm when /dev/kvm works and falls back to tcg with a
+warning when it does not (a /dev/kvm of software nested virtualization never
+reaches /init).`,
+		Example: `  sectax lab --suite quick
+  sectax lab --kernel /boot/vmlinuz-6.1.0-57-amd64 --config on --config off=mitigations=off --boots 3
+  sectax lab --kernel wsl2/bzImage --kernel wsl3/bzImage --accel kvm --suite study
+  sectax lab --accel tcg --only syscall-basic,sched-pipe --runs 3`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLab(cmd.Context(), g, o) },
+	}
+	o.run.addSelectionFlags(cmd)
+	f := cmd.Flags()
+	f.StringArrayVar(&o.kernels, "kernel", nil, "kernel `IMAGE` to boot (repeatable; default /boot/vmlinuz-$(uname -r))")
+	f.StringVar(&o.modules, "modules", "", "the kernel's modules `DIR` (default /lib/modules/RELEASE, RELEASE read from the image)")
+	f.StringArrayVar(&o.configs, "config", nil, "configuration: on, off, or NAME=PARAMS such as off=mitigations=off (repeatable; default on and off)")
+	f.IntVar(&o.boots, "boots", 2, "boots per kernel and configuration (the boot is the unit of the comparison)")
+	f.StringVar(&o.prefix, "label", "lab", "label `PREFIX` of the runs: PREFIX-KERNEL-CONFIG")
+	f.StringVar(&o.accel, "accel", lab.AccelAuto, "QEMU accelerator: kvm|tcg|auto")
+	f.StringVar(&o.cpu, "cpu", "", "QEMU CPU `MODEL` (default host under kvm, "+lab.TCGCPU+" under tcg)")
+	f.StringVar(&o.memory, "memory", "1G", "guest memory (e.g. 1G, 512M)")
+	f.IntVar(&o.smp, "smp", 2, "guest vCPUs")
+	f.StringVar(&o.qemu, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")
+	f.DurationVar(&o.vmTimeout, "vm-timeout", 2*time.Hour, "a boot running longer than this is stopped")
+	f.DurationVar(&o.handshake, "handshake", 0, "longest wait from QEMU's start to /init's handshake (default 1m under kvm, 5m under tcg)")
+	f.Int64Var(&o.planSeed, "plan-seed", 0, "seed of the shuffled boot order (default: random, recorded in every run)")
+	return cmd
+}
+
+// labBoot is one kernel of the plan, ready to boot.
+type labKernel struct {
+	name       string
+	image      lab.KernelImage
+	modulesDir string
+	modules    []lab.Module
+}
+
+func runLab(ctx context.Context, g *Globals, o *labOptions) error {
+	if o.boots < 1 {
+		return usagef("--boots must be at least 1 (2 or more make the boot the unit of the comparison)")
+	}
+	if o.smp < 1 || o.smp > 64 {
+		return usagef("--smp %d: give 1 to 64 vCPUs", o.smp)
+	}
+	mem, err := lab.ParseMemory(o.memory)
+	if err != nil {
+		return usageError{err}
+	}
+	switch o.accel {
+	case lab.AccelKVM, lab.AccelTCG, lab.AccelAuto:
+	default:
+		return usagef("--accel %q is not accepted (accepted: kvm, tcg, auto)", o.accel)
+	}
+	configs, err := config.ParseAll(o.configs)
+	if err != nil {
+		return usageError{err}
+	}
+	if _, ok := config.Find(configs, "on"); !ok {
+		return usagef("--config: the plan needs on, the configuration the others are compared with")
+	}
+	// The selection is checked here, with the same rules the guest uses.
+	if _, err := makePlan(ctx, g, &o.run, []string{"native"}); err != nil {
+		return err
+	}
+	kernels, err := labKernels(o)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := lab.CheckStatic(exe); err != nil {
+		return err
+	}
+	qemuVersion, err := lab.QEMUVersion(ctx, o.qemu)
+	if err != nil {
+		return err
+	}
+	accel := o.accel
+	if accel != lab.AccelTCG {
+		if kerr := lab.KVMUsable(); kerr != nil {
+			if accel == lab.AccelKVM {
+				return fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated: timings are not hardware costs)", kerr)
+			}
+			g.notice("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
+			accel = lab.AccelTCG
+		} else if accel == lab.AccelAuto {
+			accel = lab.AccelKVM
+		}
+	}
+	host, err := collectEnv(ctx, g)
+	if err != nil {
+		return err
+	}
+	seed := o.planSeed
+	if seed == 0 {
+		seed = randomSeed()
+	}
+	names := make([]string, len(kernels))
+	for i, k := range kernels {
+		names[i] = k.name
+	}
+	steps := lab.MakePlan(o.prefix, names, configs, o.boots, seed)
+
+	release, err := store.AcquireRunLock(g.DB)
+	if err != nil {
+		return err
+	}
+	defer release()
+	db, err := openStore(ctx, g, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	ls := &labSession{g: g, o: o, db: db, exe: exe, configs: configs, mem: mem, qemuVersion: qemuVersion,
+		hostKernel: host.Kernel.Release, hostCPU: host.CPU.ModelName, seed: seed, total: len(steps)}
+	g.notice("lab: %d kernel(s) × %d configurations × %d boots = %d boots in a shuffled order (plan seed %d), accel %s",
+		len(kernels), len(configs), o.boots, len(steps), seed, accel)
+	var seen []string
+	var spent time.Duration
+	start := time.Now()
+	for i, st := range steps {
+		k := kernels[st.Kernel]
+		eta := "ETA --:--"
+		if i > 0 {
+			eta = "ETA " + clock(spent/time.Duration(i)*time.Duration(len(steps)-i))
+		}
+		g.notice("boot %d of %d: %s (%s elapsed, %s)", i+1, len(steps), st.Label, clock(time.Since(start)), eta)
+		t0 := time.Now()
+		var r *run.Run
+		for {
+			r, err = ls.boot(ctx, k, st, seen, accel)
+			if err != nil && o.accel == lab.AccelAuto && accel == lab.AccelKVM && i == 0 &&
+				(errors.Is(err, lab.ErrAccel) || errors.Is(err, lab.ErrNoHandshake)) {
+				g.notice("warning: %v; falling back to --accel tcg (emulated: timings are not hardware costs)", err)
+				accel = lab.AccelTCG
+				continue
+			}
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return &exitError{ExitInterrupted, fmt.Sprintf("interrupted during boot %d of %d (%s); the %d finished boots are stored", i+1, len(steps), st.Label, i)}
+			}
+			return fmt.Errorf("boot %d of %d (%s): %w (the %d finished boots are stored)", i+1, len(steps), st.Label, err, i)
+		}
+		spent += time.Since(t0)
+		seen = append(seen, r.Env.BootID)
+		g.notice("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, clock(time.Since(t0)))
+	}
+	return labMatrix(ctx, g, db, o.prefix, names, configs)
+}
+
+// labKernels reads the kernel images and finds their modules.
+func labKernels(o *labOptions) ([]labKernel, error) {
+	paths := o.kernels
+	if len(paths) == 0 {
+		var u unix.Utsname
+		unix.Uname(&u)
+		p := "/boot/vmlinuz-" + unix.ByteSliceToString(u.Release[:])
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("no kernel image of the running system at %s: install one (Debian: apt-get install linux-image-amd64) and pass --kernel /boot/vmlinuz-VERSION", p)
+		}
+		paths = []string{p}
+	}
+	var images []lab.KernelImage
+	for _, p := range paths {
+		k, err := lab.ReadKernel(p)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--kernel: %w", err)}
+		}
+		images = append(images, k)
+	}
+	names := lab.KernelNames(images)
+	var out []labKernel
+	for i, img := range images {
+		k := labKernel{name: names[i], image: img, modulesDir: o.modules}
+		if k.modulesDir == "" && img.Release != "" {
+			k.modulesDir = filepath.Join("/lib/modules", img.Release)
+		}
+		if k.modulesDir != "" {
+			if _, err := os.Stat(k.modulesDir); err == nil {
+				mods, err := lab.ResolveModules(k.modulesDir, lab.ChannelModules)
+				if err != nil {
+					return nil, err
+				}
+				k.modules = mods
+			} else if o.modules != "" {
+				return nil, usagef("--modules %s: %v", o.modules, err)
+			}
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// labSession is what every boot of a plan shares.
+type labSession struct {
+	g                                *Globals
+	o                                *labOptions
+	db                               *store.DB
+	exe                              string
+	configs                          []config.Config
+	mem                              int
+	qemuVersion, hostKernel, hostCPU string
+	seed                             int64
+	total                            int
+}
+
+// boot boots one step, imports its run and returns it.
+func (ls *labSession) boot(ctx context.Context, k labKernel, st lab.Step, seen []string, accel string) (*run.Run, error) {
+	g, o, configs, mem := ls.g, ls.o, ls.configs, ls.mem
+	cpu := o.cpu
+	if cpu == "" {
+		cpu = lab.DefaultCPU(accel)
+	}
+	in := lab.MeasureInput{
+		RunID: g.deps.NewRunID(), Label: st.Label, Config: st.Config, Plan: configs, SeenBootIDs: seen,
+		Suite: o.run.suite, Only: o.run.only, Skip: o.run.skip, Params: o.run.params, Runs: o.run.runs,
+		Warmup: o.run.warmup, Seed: o.run.seed, TimeoutS: o.run.timeout.Seconds(),
+	}
+	if in.Seed == 0 {
+		in.Seed = randomSeed()
+	}
+	input, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	hs := o.handshake
+	if hs <= 0 {
+		hs = time.Minute
+		if accel == lab.AccelTCG {
+			hs = 5 * time.Minute
+		}
+	}
+	res, err := lab.Boot(ctx, lab.BootOptions{
+		QEMU: lab.QEMU{Binary: o.qemu, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: o.smp, Kernel: k.image.Path,
+			Append: st.Config.Cmdline(lab.LabParams, configs)},
+		Initramfs: &lab.InitramfsOptions{Init: ls.exe, ModulesDir: k.modulesDir, Modules: k.modules,
+			Task: lab.Task{Name: lab.MeasureTask, Input: input}},
+		Handshake: hs, Timeout: o.vmTimeout,
+		OnFrame: func(f lab.Frame) {
+			if f.Kind == lab.KindLog {
+				g.notice("  guest: %s", f.Payload)
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	doc, err := lab.ImportRun(res.Result, in, &run.Lab{
+		QEMUVersion: ls.qemuVersion, Accel: accel, CPUModel: cpu, MemoryMiB: mem, VCPUs: o.smp,
+		HostKernel: ls.hostKernel, HostCPU: ls.hostCPU, Kernel: k.name, KernelImage: k.image.Path, KernelSHA256: k.image.SHA256,
+		LabParams: lab.LabParams, Boot: st.Index, Boots: ls.total, PlanSeed: ls.seed,
+		BootToInitS: res.ToHello.Seconds(), VMWallS: res.Wall.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ls.db.Import(ctx, []store.Doc{doc}); err != nil {
+		return nil, err
+	}
+	return doc.Run, nil
+}

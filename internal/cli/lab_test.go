@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+)
+
+// labKernelForTest is an installed kernel image with its modules, or a
+// skip (a failure under CI=true, where .ci/run installs QEMU and
+// linux-image-amd64).
+func labKernelForTest(t *testing.T) string {
+	t.Helper()
+	need := func(msg string) {
+		t.Helper()
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
+		need("qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
+	}
+	exe, _ := os.Executable()
+	if err := lab.CheckStatic(exe); err != nil {
+		need("the test binary is not static: run the lab test with CGO_ENABLED=0")
+	}
+	imgs, _ := filepath.Glob("/boot/vmlinuz-*")
+	sort.Sort(sort.Reverse(sort.StringSlice(imgs)))
+	for _, p := range imgs {
+		if k, err := lab.ReadKernel(p); err == nil && k.Release != "" {
+			if _, err := os.Stat("/lib/modules/" + k.Release); err == nil {
+				return p
+			}
+		}
+	}
+	need("no /boot/vmlinuz-* with its /lib/modules (apt-get install linux-image-amd64)")
+	return ""
+}
+
+// TestLabEndToEnd boots the installed kernel twice under TCG, on and
+// mitigations=off, with sectax (this test binary) as /init measuring two
+// tiny workloads, and checks what the study needs: the command lines
+// differ by exactly mitigations=off, spectre_v2 changes state, both runs
+// are stored with their lab and config blocks, and the matrix says the
+// timings are emulated.
+func TestLabEndToEnd(t *testing.T) {
+	kernel := labKernelForTest(t)
+	db := filepath.Join(t.TempDir(), "lab.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := Main(ctx, []string{"lab", "--db", db, "--kernel", kernel, "--accel", "tcg",
+		"--config", "on", "--config", "off=mitigations=off", "--boots", "1", "--plan-seed", "3",
+		"--suite", "quick", "--only", "syscall-basic,sched-pipe", "--runs", "2", "--warmup", "0",
+		"--param", "syscall-basic.loops=2000", "--param", "sched-pipe.loops=200",
+		"--memory", "512M", "--smp", "1", "--label", "e2e"}, &stdout, &stderr)
+	t.Logf("sectax lab: exit %d in %s\nstderr:\n%s\nstdout:\n%s", code, time.Since(start).Round(time.Second), stderr.String(), stdout.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	out := stdout.String()
+	if !strings.HasPrefix(out, compare.TCGHeadline+"\n") {
+		t.Errorf("the matrix does not start with %q", compare.TCGHeadline)
+	}
+	if !strings.Contains(out, "off vs on: command line +mitigations=off;") {
+		t.Errorf("the matrix does not show the command-line change")
+	}
+
+	s, err := store.Open(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	k, _ := lab.ReadKernel(kernel)
+	side := func(cfg string) compare.Side {
+		label := lab.Label("e2e", k.Release, cfg)
+		ids, _, err := s.Resolve(ctx, label)
+		if err != nil || len(ids) != 1 {
+			t.Fatalf("%s: %v %v", label, ids, err)
+		}
+		r, err := s.Get(ctx, ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Lab == nil || r.Lab.Accel != lab.AccelTCG || r.Lab.CPUModel != lab.TCGCPU || r.Lab.KernelSHA256 != k.SHA256 || r.Lab.LabParams != lab.LabParams {
+			t.Errorf("%s: lab block %+v", label, r.Lab)
+		}
+		if r.Config == nil || r.Config.Name != cfg || r.Config.Verification == nil || !r.Config.Verification.OK {
+			t.Errorf("%s: config block %+v", label, r.Config)
+		}
+		if len(r.Results) != 2 {
+			t.Errorf("%s: %d results", label, len(r.Results))
+		}
+		env, _ := s.Env(ctx, ids[0])
+		return compare.RunsSide(label, compare.KindLabel, []*run.Run{r}, []map[string]any{env})
+	}
+	on, off := side("on"), side("off")
+	rep, err := compare.Compare(on, off, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Env.CmdlineAdded, []string{"mitigations=off"}) || len(rep.Env.CmdlineRemoved) != 0 {
+		t.Errorf("command-line diff +%v -%v, want exactly +mitigations=off", rep.Env.CmdlineAdded, rep.Env.CmdlineRemoved)
+	}
+	var changed []string
+	for _, v := range rep.Env.Vulnerabilities {
+		changed = append(changed, v.String())
+	}
+	if !slices.ContainsFunc(rep.Env.Vulnerabilities, func(v compare.VulnChange) bool { return v.Name == "spectre_v2" }) {
+		t.Errorf("spectre_v2 did not change; changed: %v", changed)
+	}
+	t.Logf("vulnerability files changed: %s", strings.Join(changed, "; "))
+	if _, tcg, mixed := compare.Accelerators(append(on.Runs, off.Runs...)); !tcg || mixed {
+		t.Errorf("Accelerators: tcg=%v mixed=%v", tcg, mixed)
+	}
+}
+
+// TestLabUsage checks the mistakes sectax lab refuses before booting
+// anything: one line, exit 2 (1 for a missing kernel image of the running
+// system, which names the package to install).
+func TestLabUsage(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	img := filepath.Join(t.TempDir(), "vmlinuz-x")
+	os.WriteFile(img, []byte("not a kernel"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--accel", "xen"}, 2, `--accel "xen" is not accepted`},
+		{[]string{"--config", "off=", "--kernel", img}, 2, "adds no parameter"},
+		{[]string{"--config", "off"}, 2, "the plan needs on"},
+		{[]string{"--boots", "0"}, 2, "--boots must be at least 1"},
+		{[]string{"--memory", "1T"}, 2, "--memory"},
+		{[]string{"--only", "nosuch"}, 2, "nosuch"},
+		{[]string{"--kernel", filepath.Join(t.TempDir(), "missing")}, 2, "--kernel"},
+		{[]string{"--modules", filepath.Join(t.TempDir(), "missing"), "--kernel", img}, 2, "--modules"},
+	} {
+		args := append([]string{"lab", "--db", db}, tc.args...)
+		_, errOut, code := sectax(t, fixedDeps(nil), args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}

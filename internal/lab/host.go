@@ -1,0 +1,49 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// QEMUVersion is the first line of `qemu --version` ("QEMU emulator
+// version 7.2.22 (Debian …)").
+func QEMUVersion(ctx context.Context, binary string) (string, error) {
+	if binary == "" {
+		binary = "qemu-system-x86_64"
+	}
+	bin, err := exec.LookPath(binary)
+	if err != nil {
+		return "", fmt.Errorf("%s not found: install QEMU (Debian: apt-get install qemu-system-x86)", binary)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", bin, err)
+	}
+	return firstLine(string(out)), nil
+}
+
+// KVMUsable says why -accel kvm cannot work here (nil when /dev/kvm can be
+// opened for reading and writing). A usable /dev/kvm may still fail to run
+// a guest (software nested virtualization): Boot detects that.
+func KVMUsable() error {
+	f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("/dev/kvm: %w", err)
+	}
+	f.Close()
+	return nil
+}
+
+// HostParams is what a boot's command line starts from: the constant lab
+// parameters. The configuration's parameters are added by
+// config.Config.Cmdline, so that two configurations' command lines differ
+// by exactly their parameters.
+func HostParams(extra string) string {
+	return strings.TrimSpace(LabParams + " " + extra)
+}

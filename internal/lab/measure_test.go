@@ -1,0 +1,89 @@
+package lab
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+)
+
+// guestPayload is a real guest's run document (testdata/guest-run.json, a
+// TCG boot of Debian's 6.1 kernel with mitigations=off) as the measure
+// task sends it.
+func guestPayload(t *testing.T, edit func(string) string) []byte {
+	t.Helper()
+	data, err := os.ReadFile("testdata/guest-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	if edit != nil {
+		doc = edit(doc)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(doc))
+	zw.Close()
+	return b.Bytes()
+}
+
+func TestImportRun(t *testing.T) {
+	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: config.Off, Plan: []config.Config{config.On, config.Off}}
+	labBlock := &run.Lab{QEMUVersion: "QEMU emulator version 7.2.22", Accel: AccelTCG, CPUModel: TCGCPU, MemoryMiB: 512, VCPUs: 1,
+		HostKernel: "6.18.44", HostCPU: "Intel(R) Xeon(R) Processor", Kernel: "6.1.0-57-amd64",
+		KernelImage: "/boot/vmlinuz-6.1.0-57-amd64", KernelSHA256: strings.Repeat("ab", 32), LabParams: LabParams, Boot: 1, Boots: 4, PlanSeed: 7}
+	doc, err := ImportRun(guestPayload(t, nil), in, labBlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Import(ctx, []store.Doc{doc}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := db.Get(ctx, in.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Lab == nil || *r.Lab != *labBlock {
+		t.Errorf("stored lab block %+v", r.Lab)
+	}
+	if r.Config == nil || r.Config.Name != "off" || !r.Config.Verification.OK || r.Config.Verification.Cmdline != "console=ttyS0 panic=-1 mitigations=off" {
+		t.Errorf("stored config block %+v", r.Config)
+	}
+	env, err := db.Env(ctx, in.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := env["kernel"].(map[string]any); k["release"] != "6.1.0-57-amd64" {
+		t.Errorf("the guest's env was not kept: kernel %v", env["kernel"])
+	}
+
+	for name, tc := range map[string]struct {
+		edit func(string) string
+		in   MeasureInput
+	}{
+		"another label":  {nil, MeasureInput{RunID: in.RunID, Label: "lab-x-off", Config: config.Off}},
+		"another config": {nil, MeasureInput{RunID: in.RunID, Label: in.Label, Config: config.On}},
+		"unverified":     {func(s string) string { return strings.Replace(s, `"ok": true`, `"ok": false`, 1) }, in},
+		"not a run":      {func(string) string { return `{"schema":"other"}` }, in},
+	} {
+		if _, err := ImportRun(guestPayload(t, tc.edit), tc.in, labBlock); err == nil {
+			t.Errorf("%s: imported", name)
+		}
+	}
+	if _, err := ImportRun([]byte("not gzip"), in, labBlock); err == nil {
+		t.Error("a payload that is not gzip was imported")
+	}
+}

@@ -1,0 +1,61 @@
+package lab
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs (run with -update after checking):\n got: %s\nwant: %s", name, got, want)
+	}
+}
+
+func TestQEMUArgs(t *testing.T) {
+	var b strings.Builder
+	for _, q := range []QEMU{
+		{Accel: AccelTCG, CPU: DefaultCPU(AccelTCG), MemoryMiB: 1024, SMP: 2, Kernel: "/boot/vmlinuz-6.1.0-57-amd64",
+			Initrd: "/tmp/l/initramfs.cpio", Append: LabParams + " mitigations=off", Console: "/tmp/l/console.log", Channel: "/tmp/l/channel.bin"},
+		{Accel: AccelKVM, CPU: DefaultCPU(AccelKVM), MemoryMiB: 512, SMP: 1, Kernel: "/mnt/c/wsl,3/bzImage",
+			Initrd: "/tmp/a,b/i.cpio", Append: LabParams, Console: "/tmp/a,b/console.log", Channel: "/tmp/a,b/channel.bin"},
+	} {
+		b.WriteString("qemu-system-x86_64")
+		for _, a := range q.Args() {
+			if strings.ContainsAny(a, " '") {
+				a = "'" + a + "'"
+			}
+			b.WriteString(" " + a)
+		}
+		b.WriteString("\n")
+	}
+	golden(t, "qemu-args.golden", []byte(b.String()))
+}
+
+func TestParseMemory(t *testing.T) {
+	for in, want := range map[string]int{"1G": 1024, "512M": 512, "2g": 2048, "768": 768} {
+		if got, err := ParseMemory(in); err != nil || got != want {
+			t.Errorf("ParseMemory(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "1T", "64M", "-1G", "G", "1.5G"} {
+		if _, err := ParseMemory(in); err == nil {
+			t.Errorf("ParseMemory(%q) accepted", in)
+		}
+	}
+}

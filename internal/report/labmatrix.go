@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// LabComparison is one cell of the lab matrix: configuration B against A
+// on one kernel, or one configuration across two kernels.
+type LabComparison struct {
+	// Group titles the block ("tax against on, kernel 6.1.0-57-amd64").
+	Group string
+	// A and B name the two sides in the table ("on", "off").
+	A, B   string
+	Report *compare.Report
+}
+
+// LabMatrix renders the study's matrix of `sectax lab`: the headline lines
+// first (the TCG warning among them), then per block one row per workload
+// (its primary metric): both medians, the change with its interval, the
+// p-value and the verdict, and under the block what changed on the
+// command line and in the vulnerability files.
+func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
+	for _, h := range headline {
+		if _, err := fmt.Fprintln(w, h); err != nil {
+			return err
+		}
+	}
+	group := ""
+	var t *Table
+	flush := func() error {
+		if t == nil {
+			return nil
+		}
+		err := t.Write(w, false)
+		t = nil
+		return err
+	}
+	for _, c := range cs {
+		if c.Group != group {
+			if err := flush(); err != nil {
+				return err
+			}
+			group = c.Group
+			if _, err := fmt.Fprintf(w, "\n%s\n", group); err != nil {
+				return err
+			}
+			t = NewTable()
+			t.Row("B vs A", "workload", "metric", "A", "B", "change", "95% interval", "p", "verdict")
+		}
+		rep := c.Report
+		for _, wl := range rep.Workloads {
+			if len(wl.Metrics) == 0 {
+				continue
+			}
+			m := wl.Metrics[0]
+			t.Row(c.B+" vs "+c.A, wl.Title(), m.Name, WithUnit(m.A.Center, m.Unit), WithUnit(m.B.Center, m.Unit),
+				changePct(m), labInterval(rep, m), P(m), m.Verdict)
+		}
+		var env []string
+		if rep.Env.CmdlineKnown {
+			var toks []string
+			for _, a := range rep.Env.CmdlineAdded {
+				toks = append(toks, "+"+a)
+			}
+			for _, r := range rep.Env.CmdlineRemoved {
+				toks = append(toks, "-"+r)
+			}
+			if len(toks) == 0 {
+				toks = []string{"same"}
+			}
+			env = append(env, "command line "+strings.Join(toks, " "))
+		}
+		env = append(env, fmt.Sprintf("%d vulnerability files changed", len(rep.Env.Vulnerabilities)))
+		if n := len(rep.Env.Confounders); n > 0 {
+			var names []string
+			for _, cf := range rep.Env.Confounders {
+				names = append(names, cf.Name)
+			}
+			env = append(env, "also differs: "+strings.Join(names, ", "))
+		}
+		t.Line(fmt.Sprintf("  %s vs %s: %s; %s", c.B, c.A, strings.Join(env, "; "), sideUnits(rep)))
+	}
+	return flush()
+}
+
+func changePct(m compare.Metric) string {
+	if m.Verdict == compare.VerdictSame {
+		return fmt.Sprintf("~ (%+.1f%%)", m.ChangePct)
+	}
+	return fmt.Sprintf("%+.1f%%", m.ChangePct)
+}
+
+// labInterval is the interval of the change, when both sides' samples are
+// repetitions (with per-boot medians there are too few for one).
+func labInterval(rep *compare.Report, m compare.Metric) string {
+	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
+		return "–"
+	}
+	lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, rep.Confidence)
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("[%+.1f%%, %+.1f%%]", (lo-1)*100, (hi-1)*100)
+}
+
+func sideUnits(rep *compare.Report) string {
+	return fmt.Sprintf("%d+%d boots, a sample is a %s", rep.A.Boots, rep.B.Boots, rep.A.Unit)
+}

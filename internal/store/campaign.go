@@ -1,0 +1,279 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// Campaign is the stored state of one `sectax campaign`: its plan (the
+// configurations and the shuffled steps), where it stands, and what it
+// changed on the system. The campaign package owns the meaning of the
+// fields; the store keeps them, every change in one transaction.
+type Campaign struct {
+	ID      string
+	Created time.Time
+	Updated time.Time
+	// Label is the prefix of the runs' labels (PREFIX-CONFIG).
+	Label string
+	// Via is the reboot mechanism: kexec, wsl or manual.
+	Via  string
+	Seed int64
+	// Configs and Options are JSON documents of the campaign package (the
+	// configurations of the plan, and how each boot is measured).
+	Configs string
+	Options string
+	// BaseCmdline is the command line of the boot the campaign started
+	// from; StartBootID that boot's id (never measured).
+	BaseCmdline string
+	StartBootID string
+	// State is running, finished, failed or aborted.
+	State string
+	// Next is the index of the step the campaign is at (len(Steps) when
+	// every step is measured).
+	Next int
+	// Message says why the campaign stopped, or what it waits for.
+	Message string
+	// Changes is a JSON list of what the campaign changed on the system
+	// and has not put back yet; RestoreError why putting it back failed.
+	Changes      string
+	RestoreError string
+	Steps        []CampaignStep
+}
+
+// CampaignStep is one boot of the plan.
+type CampaignStep struct {
+	Index int
+	// Config names the configuration; Boot counts its boots (1-based).
+	Config string
+	Boot   int
+	// Status is pending, booting, verified, measuring, measured or
+	// refused.
+	Status string
+	// Attempts counts the boots requested for this step.
+	Attempts int
+	// FromBootIDs are the boots that requested this step's boots.
+	FromBootIDs []string
+	// BootID is the boot verified for the step; Verification the last
+	// check of a boot against the step.
+	BootID       string
+	Verification *run.Verification
+	// Quiet says how the start was judged settled; QuietWait how long
+	// the measurement waited for it.
+	Quiet     string
+	QuietWait time.Duration
+	// RunID is the run measuring the step.
+	RunID string
+}
+
+// ErrNoCampaign says that no campaign matches.
+var ErrNoCampaign = errors.New("no campaign")
+
+// ActiveCampaignError says that a campaign is still running.
+type ActiveCampaignError struct{ ID string }
+
+func (e *ActiveCampaignError) Error() string {
+	return fmt.Sprintf("campaign %s is still running; finish it with 'sectax campaign resume' or stop it with 'sectax campaign abort'", e.ID)
+}
+
+// CreateCampaign stores a new campaign and its steps in one transaction.
+// It refuses while another campaign is running (*ActiveCampaignError).
+func (d *DB) CreateCampaign(ctx context.Context, c *Campaign) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err)
+	}
+	defer tx.Rollback()
+	var active string
+	err = tx.QueryRowContext(ctx, `SELECT id FROM campaigns WHERE state='running' ORDER BY created LIMIT 1`).Scan(&active)
+	switch {
+	case err == nil:
+		return &ActiveCampaignError{active}
+	case !errors.Is(err, sql.ErrNoRows):
+		return d.wrap(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO campaigns(id, created, updated, label, via, seed, configs, options,
+		base_cmdline, start_boot_id, state, next_step, message, changes, restore_error)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, fmtTime(c.Created), fmtTime(c.Updated), c.Label, c.Via, c.Seed, c.Configs, orJSON(c.Options, "{}"),
+		c.BaseCmdline, c.StartBootID, c.State, c.Next, c.Message, orJSON(c.Changes, "[]"), c.RestoreError); err != nil {
+		return d.wrap(err)
+	}
+	for i := range c.Steps {
+		s := &c.Steps[i]
+		if _, err := tx.ExecContext(ctx, `INSERT INTO campaign_steps(campaign_id, idx, config, boot, status) VALUES (?, ?, ?, ?, ?)`,
+			c.ID, s.Index, s.Config, s.Boot, s.Status); err != nil {
+			return d.wrap(err)
+		}
+		if err := updateStep(ctx, tx, c.ID, s); err != nil {
+			return d.wrap(err)
+		}
+	}
+	return d.wrap(tx.Commit())
+}
+
+// SaveCampaign writes the campaign and every step in one transaction: a
+// transition of the campaign is stored whole or not at all.
+func (d *DB) SaveCampaign(ctx context.Context, c *Campaign) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE campaigns SET updated=?, label=?, via=?, state=?, next_step=?, message=?,
+		changes=?, restore_error=?, options=? WHERE id=?`,
+		fmtTime(c.Updated), c.Label, c.Via, c.State, c.Next, c.Message, orJSON(c.Changes, "[]"), c.RestoreError,
+		orJSON(c.Options, "{}"), c.ID)
+	if err != nil {
+		return d.wrap(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w %s in %s", ErrNoCampaign, c.ID, d.path)
+	}
+	for i := range c.Steps {
+		if err := updateStep(ctx, tx, c.ID, &c.Steps[i]); err != nil {
+			return d.wrap(err)
+		}
+	}
+	return d.wrap(tx.Commit())
+}
+
+func updateStep(ctx context.Context, q querier, id string, s *CampaignStep) error {
+	from, err := jsonText(nonNil(s.FromBootIDs))
+	if err != nil {
+		return err
+	}
+	ver := ""
+	if s.Verification != nil {
+		if ver, err = jsonText(s.Verification); err != nil {
+			return err
+		}
+	}
+	_, err = q.ExecContext(ctx, `UPDATE campaign_steps SET status=?, attempts=?, from_boot_ids=?, boot_id=?,
+		verification=?, quiet=?, quiet_ms=?, run_id=? WHERE campaign_id=? AND idx=?`,
+		s.Status, s.Attempts, from, s.BootID, ver, s.Quiet, s.QuietWait.Milliseconds(), s.RunID, id, s.Index)
+	return err
+}
+
+func orJSON(s, empty string) string {
+	if strings.TrimSpace(s) == "" {
+		return empty
+	}
+	return s
+}
+
+// CampaignIDs returns the ids of every campaign, oldest first.
+func (d *DB) CampaignIDs(ctx context.Context) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id FROM campaigns ORDER BY created, id`)
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, d.wrap(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, d.wrap(rows.Err())
+}
+
+// FindCampaign returns the campaign ref names: an exact id or a unique
+// prefix of one; "" is the running campaign, else the newest one. No
+// match is ErrNoCampaign.
+func (d *DB) FindCampaign(ctx context.Context, ref string) (*Campaign, error) {
+	ids, err := d.CampaignIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w in %s; start one with 'sectax campaign start'", ErrNoCampaign, d.path)
+	}
+	if ref == "" {
+		var active string
+		err := d.db.QueryRowContext(ctx, `SELECT id FROM campaigns WHERE state='running' ORDER BY created LIMIT 1`).Scan(&active)
+		switch {
+		case err == nil:
+			return d.Campaign(ctx, active)
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, d.wrap(err)
+		}
+		return d.Campaign(ctx, ids[len(ids)-1])
+	}
+	var match []string
+	for _, id := range ids {
+		if id == ref {
+			return d.Campaign(ctx, id)
+		}
+		if strings.HasPrefix(id, ref) {
+			match = append(match, id)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return nil, fmt.Errorf("%w matches %q; campaigns: %s", ErrNoCampaign, ref, strings.Join(ids, ", "))
+	case 1:
+		return d.Campaign(ctx, match[0])
+	}
+	return nil, fmt.Errorf("campaign %q is ambiguous: %s; give more of the id", ref, strings.Join(match, ", "))
+}
+
+// Campaign reads the campaign with id and its steps.
+func (d *DB) Campaign(ctx context.Context, id string) (*Campaign, error) {
+	c := &Campaign{ID: id}
+	var created, updated string
+	err := d.db.QueryRowContext(ctx, `SELECT created, updated, label, via, seed, configs, options, base_cmdline,
+		start_boot_id, state, next_step, message, changes, restore_error FROM campaigns WHERE id=?`, id).Scan(
+		&created, &updated, &c.Label, &c.Via, &c.Seed, &c.Configs, &c.Options, &c.BaseCmdline,
+		&c.StartBootID, &c.State, &c.Next, &c.Message, &c.Changes, &c.RestoreError)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w %s in %s", ErrNoCampaign, id, d.path)
+	}
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	if c.Created, err = parseTime(created); err != nil {
+		return nil, fmt.Errorf("campaign %s: created: %w", id, err)
+	}
+	if c.Updated, err = parseTime(updated); err != nil {
+		return nil, fmt.Errorf("campaign %s: updated: %w", id, err)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT idx, config, boot, status, attempts, from_boot_ids, boot_id,
+		verification, quiet, quiet_ms, run_id FROM campaign_steps WHERE campaign_id=? ORDER BY idx`, id)
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s CampaignStep
+		var from, ver string
+		var quietMS int64
+		if err := rows.Scan(&s.Index, &s.Config, &s.Boot, &s.Status, &s.Attempts, &from, &s.BootID,
+			&ver, &s.Quiet, &quietMS, &s.RunID); err != nil {
+			return nil, d.wrap(err)
+		}
+		if err := json.Unmarshal([]byte(from), &s.FromBootIDs); err != nil {
+			return nil, fmt.Errorf("campaign %s: step %d: from_boot_ids: %w", id, s.Index, err)
+		}
+		if len(s.FromBootIDs) == 0 {
+			s.FromBootIDs = nil
+		}
+		if ver != "" {
+			s.Verification = &run.Verification{}
+			if err := json.Unmarshal([]byte(ver), s.Verification); err != nil {
+				return nil, fmt.Errorf("campaign %s: step %d: verification: %w", id, s.Index, err)
+			}
+		}
+		s.QuietWait = time.Duration(quietMS) * time.Millisecond
+		c.Steps = append(c.Steps, s)
+	}
+	return c, d.wrap(rows.Err())
+}
