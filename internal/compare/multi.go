@@ -19,8 +19,12 @@ const MultiSchema = "sectax.compare-multi/v1"
 // MultiReport carries it instead of Multiplicity.
 const MultiplicityAcrossSides = "holm-across-sides"
 
-// ErrDuplicateSide is a side given twice; the CLI exits 2 on it.
-var ErrDuplicateSide = errors.New("a side is given twice")
+// ErrDuplicateSide is a side given twice, ErrRunOnTwoSides a run that two
+// sides hold; the CLI exits 2 on them.
+var (
+	ErrDuplicateSide = errors.New("a side is given twice")
+	ErrRunOnTwoSides = errors.New("a run is on two sides")
+)
 
 // MultiReport is a comparison of three or more sides: the first is the
 // baseline (as benchstat's first column), and each other side is compared
@@ -87,7 +91,7 @@ func CompareMulti(sides []Side, opt Options) (*MultiReport, error) {
 		seen[s.Ref] = true
 		for _, r := range s.Runs {
 			if o, ok := owner[r.ID]; ok {
-				return nil, fmt.Errorf("%w: run %s is on two sides (%s and %s); compare disjoint sets of runs", ErrSameRun, r.ID, o, s.Ref)
+				return nil, fmt.Errorf("%w: run %s is in both %s and %s; compare disjoint sets of runs", ErrRunOnTwoSides, r.ID, o, s.Ref)
 			}
 			owner[r.ID] = s.Ref
 		}

@@ -118,7 +118,7 @@ func TestCompareMultiErrors(t *testing.T) {
 	again := sides[2]
 	again.Ref = "again"
 	again.Runs = sides[1].Runs
-	if _, err := CompareMulti([]Side{sides[0], sides[1], again}, Options{}); !errors.Is(err, ErrSameRun) {
+	if _, err := CompareMulti([]Side{sides[0], sides[1], again}, Options{}); !errors.Is(err, ErrRunOnTwoSides) {
 		t.Errorf("a run on two sides: %v", err)
 	}
 	if _, err := CompareMulti(sides, Options{Alpha: 2}); err == nil {
