@@ -72,7 +72,7 @@ samples (benchstat -col label shows a column per side).`,
 			}
 			seen := map[string]bool{}
 			for _, a := range args {
-				if seen[a] {
+				if seen[a] && len(args) > 2 { // two sides: compare says "the same run"
 					return usagef("%s is given twice: name each side once", a)
 				}
 				seen[a] = true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -23,16 +24,41 @@ func pale(c color.RGBA) color.RGBA {
 	return color.RGBA{R: mix(c.R), G: mix(c.G), B: mix(c.B), A: 0xff}
 }
 
-// primaryRows are the rows of the primary metric of each workload (the
-// first metric the baseline has for it).
-func primaryRows(mr *compare.MultiReport) []compare.MultiRow {
-	var out []compare.MultiRow
-	seen := map[string]bool{}
+// primaryLine is one workload of the impact chart: each side's primary
+// metric against A (a side's primary metric is the first one it shares
+// with A, so sides may differ), nil where a side lacks the workload.
+type primaryLine struct {
+	w     compare.Workload
+	names []string
+	sides []*compare.Metric
+}
+
+// primaryLines collects the primary metric of each workload and side, in
+// the rows' order.
+func primaryLines(mr *compare.MultiReport) []primaryLine {
+	var out []primaryLine
+	index := map[string]int{}
 	for _, r := range mr.Rows {
 		k := r.Workload.ID + "\x00" + r.Workload.ParamsKey + "\x00" + r.Workload.Engine
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, r)
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, primaryLine{w: r.Workload, sides: make([]*compare.Metric, len(r.Sides))})
+		}
+		l := &out[i]
+		for s, m := range r.Sides {
+			if m == nil || l.sides[s] != nil || (m.Role != compare.RolePrimary && !(r.Workload.Control && m.Role == compare.RoleControl)) {
+				continue
+			}
+			l.sides[s] = m
+			seen := false
+			for _, n := range l.names {
+				seen = seen || n == m.Name
+			}
+			if !seen {
+				l.names = append(l.names, m.Name)
+			}
 		}
 	}
 	return out
@@ -43,19 +69,18 @@ func primaryRows(mr *compare.MultiReport) []compare.MultiRow {
 // baseline A in its primary metric (pale: not significant after the
 // correction), then the geometric means.
 func ChartsMulti(mr *compare.MultiReport) ([]Chart, error) {
-	rows := primaryRows(mr)
 	type line struct {
 		name string
 		vs   []float64 // per side
 		sig  []bool
 	}
 	var lines []line
-	for _, r := range rows {
-		l := line{name: r.Workload.ID + " " + r.Name}
-		if r.Workload.Control {
-			l.name = r.Workload.ID + " (control) " + r.Name
+	for _, pl := range primaryLines(mr) {
+		l := line{name: pl.w.ID + " " + strings.Join(pl.names, " / ")}
+		if pl.w.Control {
+			l.name = pl.w.ID + " (control) " + strings.Join(pl.names, " / ")
 		}
-		for _, m := range r.Sides {
+		for _, m := range pl.sides {
 			v, sig := 0.0, false
 			if m != nil {
 				if x, ok := impact(*m); ok {
