@@ -101,8 +101,10 @@ func HTMLMulti(w io.Writer, mr *compare.MultiReport) error {
 		}
 		d.Title += " " + s.Ref
 	}
+	last := ""
 	for _, r := range mr.Rows {
-		hr := htmlMultiRow{Title: r.Workload.Title(), Metric: r.Name, Control: r.Workload.Control,
+		title := r.Workload.Title()
+		hr := htmlMultiRow{Title: title, Metric: r.Name, Control: r.Workload.Control,
 			Base: Value(r.Baseline, r.Unit, mr.Baseline.Published)}
 		for i, m := range r.Sides {
 			c := htmlMultiCell{Value: valueCell(m, mr.Comparisons[i].B.Published), Change: "–"}
@@ -114,6 +116,10 @@ func HTMLMulti(w io.Writer, mr *compare.MultiReport) error {
 			}
 			hr.Cells = append(hr.Cells, c)
 		}
+		if title == last { // the workload's further metrics
+			hr.Title, hr.Control = "", false
+		}
+		last = title
 		d.Rows = append(d.Rows, hr)
 	}
 	for _, c := range charts {

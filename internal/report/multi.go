@@ -18,6 +18,9 @@ import (
 func sideConclusion(letter string, c compare.Conclusion) string {
 	switch c.Kind {
 	case compare.ConclusionSameMitigations:
+		if c.Speedup > 0 {
+			return fmt.Sprintf("%s: no mitigation changed against A, so its %s is no mitigation tax (noise or another difference: see its warnings)", letter, Speedup(c.Speedup))
+		}
 		return letter + ": no mitigation changed against A (noise, not a tax)"
 	case compare.ConclusionNoDifference:
 		return letter + ": no significant difference from A"
