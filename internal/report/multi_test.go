@@ -201,3 +201,83 @@ func TestMultiContent(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileTextMulti: the multi-side formats escape hostile labels,
+// names, units and environment values as the pairwise ones do.
+func TestHostileTextMulti(t *testing.T) {
+	a, b := hostileSides()
+	r := *b.Runs[0]
+	r.ID = "third-run"
+	c := compare.RunsSide("third\x1b[31m\n### three|", compare.KindLabel, []*run.Run{&r}, []map[string]any{{"boot_id": "b9"}})
+	sides := []compare.Side{a, b, c}
+	mr, err := compare.CompareMulti(sides, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
+		out[f] = string(renderMulti(t, mr, sides, f, false))
+	}
+	for f, s := range out {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 && c != '\n' && !(f == "html" && c == '\t') || c == 0x7f {
+				t.Errorf("%s: raw control byte %#x at %d: %q", f, c, i, s[max(0, i-30):min(len(s), i+30)])
+				break
+			}
+		}
+	}
+	for _, f := range []string{"text", "md"} {
+		for _, l := range strings.Split(out[f], "\n") {
+			for _, bad := range []string{"### injected", "# unit", "## wl", "| fake | row |", "### micro", "### three"} {
+				if strings.HasPrefix(strings.TrimSpace(l), bad) {
+					t.Errorf("%s: hostile text starts a line: %q", f, l)
+				}
+			}
+		}
+	}
+	// Markdown tables keep their cells: 3 sides (5 separators), and the
+	// workload table (8).
+	for _, l := range strings.Split(out["md"], "\n") {
+		if !strings.HasPrefix(l, "| ") {
+			continue
+		}
+		cells := 0
+		for i := 0; i < len(l); i++ {
+			if l[i] == '\\' {
+				i++
+				continue
+			}
+			if l[i] == '|' {
+				cells++
+			}
+		}
+		if cells != 5 && cells != 8 {
+			t.Errorf("md: table row with %d separators: %q", cells, l)
+		}
+	}
+	var doc struct {
+		Comparisons []struct {
+			B struct {
+				Ref string `json:"ref"`
+			} `json:"b"`
+		} `json:"comparisons"`
+	}
+	if err := json.Unmarshal([]byte(out["json"]), &doc); err != nil || len(doc.Comparisons) != 2 || doc.Comparisons[1].B.Ref != c.Ref {
+		t.Errorf("json does not round-trip the label: %+v %v", doc, err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out["csv"])).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v", err)
+	}
+	for _, r := range rows {
+		if len(r) != len(CSVMultiHeader) {
+			t.Errorf("csv row of %d fields: %q", len(r), r)
+		}
+	}
+	rd := benchfmt.NewReader(strings.NewReader(out["benchfmt"]), "hostile")
+	for rd.Scan() {
+		if rec, ok := rd.Result().(*benchfmt.SyntaxError); ok {
+			t.Errorf("benchfmt: %v", rec)
+		}
+	}
+}
