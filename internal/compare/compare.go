@@ -6,8 +6,10 @@
 // interval of each ratio, judges the negative controls, and diffs the two
 // environments: kernel command-line tokens, vulnerability states, and
 // confounders that are not the mitigations. It also draws the conclusions
-// ("what this means", the one-line conclusion) as data. Reports lay out
-// the Report it returns and compute nothing; nothing here prints.
+// ("what this means", the one-line conclusion) as data. CompareMulti
+// compares three or more sides against the first, one pairwise Report per
+// side with one Holm family across them (multi.go). Reports lay out the
+// Report it returns and compute nothing; nothing here prints.
 package compare
 
 import (
