@@ -21,8 +21,8 @@ func newCompareCmd(g *Globals) *cobra.Command {
 	var alpha float64
 	var pngDir string
 	cmd := &cobra.Command{
-		Use:   "compare A B",
-		Short: "Compare two runs, labels or baselines: medians with CIs, change, speedup, p-value",
+		Use:   "compare A B [C ...]",
+		Short: "Compare runs, labels or baselines: medians with CIs, change, speedup, p-value",
 		Long: `Compare side A (usually mitigations on) with side B (usually off).
 
 A and B are each a run id (or a unique prefix of one), a label (every run
@@ -50,13 +50,36 @@ vulnerability changes explained and a "what this means" section; it loads
 nothing from the network and prints well).
 
 --png DIR writes the same charts as PNG files (for a blog post); the
-Markdown report then links them.`,
+Markdown report then links them.
+
+Three or more sides: A is the baseline (as benchstat's first column) and
+every other side is compared with it: a row per workload and metric, a column
+per side with its median and its change against A (the interval of the
+change and the adjusted p; ~ when not significant). The p-values are
+Holm-corrected over every side's primary metrics together. Under the table,
+each side's environment differences, notes and warnings against A. JSON is
+one sectax.compare-multi/v1 document holding each side's compare report;
+CSV has one row per side, workload and metric; benchfmt has every side's
+samples (benchstat -col label shows a column per side).`,
 		Example: `  sectax compare on off
   sectax compare on off --format md -o tax.md
   sectax compare on off --format html -o tax.html
   sectax compare on off --format md -o post/tax.md --png post/charts
-  sectax compare baseline:study-wsl3-on baseline:study-wsl3-off`,
-		Args: cobra.ExactArgs(2),
+  sectax compare baseline:study-wsl3-on baseline:study-wsl3-off
+  sectax compare baseline:study-wsl2-on baseline:study-wsl2-off baseline:study-wsl3-on baseline:study-wsl3-off`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usagef("compare needs at least two sides, got %d: name a baseline and what to compare with it (sectax compare A B [C ...]; 'sectax list' shows the labels)", len(args))
+			}
+			seen := map[string]bool{}
+			for _, a := range args {
+				if seen[a] && len(args) > 2 { // two sides: compare says "the same run"
+					return usagef("%s is given twice: name each side once", a)
+				}
+				seen[a] = true
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(g, compareFormats...); err != nil {
 				return err
@@ -71,14 +94,18 @@ Markdown report then links them.`,
 					db.Close()
 				}
 			}()
-			a, err := sideOf(ctx, g, &db, args[0])
-			if err != nil {
-				return err
+			var sides []compare.Side
+			for _, ref := range args {
+				s, err := sideOf(ctx, g, &db, ref)
+				if err != nil {
+					return err
+				}
+				sides = append(sides, s)
 			}
-			b, err := sideOf(ctx, g, &db, args[1])
-			if err != nil {
-				return err
+			if len(sides) > 2 {
+				return untilCancelled(ctx, func() error { return compareMulti(ctx, g, sides, alpha, pngDir) })
 			}
+			a, b := sides[0], sides[1]
 			// Computing and rendering have no cancellation points of their
 			// own (a large comparison takes a while, a blocked stdout forever):
 			// Ctrl-C ends the command, exit 130, with no -o file written.
@@ -106,6 +133,47 @@ Markdown report then links them.`,
 	return cmd
 }
 
+// compareMulti compares three or more sides, the first as the baseline,
+// and writes the report in the chosen format.
+func compareMulti(ctx context.Context, g *Globals, sides []compare.Side, alpha float64, pngDir string) error {
+	mr, err := compare.CompareMulti(sides, compare.Options{Alpha: alpha})
+	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) || errors.Is(err, compare.ErrDuplicateSide) || errors.Is(err, compare.ErrRunOnTwoSides) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	var images []report.Image
+	if pngDir != "" {
+		charts, err := report.ChartsMulti(mr)
+		if err != nil {
+			return err
+		}
+		if images, err = writeCharts(ctx, g, charts, pngDir); err != nil {
+			return err
+		}
+	}
+	w, finish, err := g.output()
+	if err != nil {
+		return err
+	}
+	switch g.Format {
+	case "md":
+		err = report.MarkdownMulti(w, mr, report.MarkdownOptions{Images: images})
+	case "html":
+		err = report.HTMLMulti(w, mr)
+	case "json":
+		err = report.JSONMulti(w, mr)
+	case "csv":
+		err = report.CSVMulti(w, mr)
+	case "benchfmt":
+		err = report.BenchfmtMulti(w, mr, sides...)
+	default:
+		err = report.TextMulti(w, mr, report.Options{Color: g.colorAllowed()})
+	}
+	return finish(err)
+}
+
 // writePNGs renders the charts of rep as PNG files in dir, each written to a
 // temporary file and renamed, and returns them as Markdown image links
 // (relative to the -o file's directory when there is one).
@@ -114,6 +182,11 @@ func writePNGs(ctx context.Context, g *Globals, rep *compare.Report, dir string)
 	if err != nil {
 		return nil, err
 	}
+	return writeCharts(ctx, g, charts, dir)
+}
+
+// writeCharts writes charts as PNG files in dir (see writePNGs).
+func writeCharts(ctx context.Context, g *Globals, charts []report.Chart, dir string) ([]report.Image, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create --png directory %s: %w", dir, err)
 	}

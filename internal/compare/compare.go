@@ -6,8 +6,10 @@
 // interval of each ratio, judges the negative controls, and diffs the two
 // environments: kernel command-line tokens, vulnerability states, and
 // confounders that are not the mitigations. It also draws the conclusions
-// ("what this means", the one-line conclusion) as data. Reports lay out
-// the Report it returns and compute nothing; nothing here prints.
+// ("what this means", the one-line conclusion) as data. CompareMulti
+// compares three or more sides against the first, one pairwise Report per
+// side with one Holm family across them (multi.go). Reports lay out the
+// Report it returns and compute nothing; nothing here prints.
 package compare
 
 import (
@@ -88,6 +90,9 @@ type Report struct {
 	Meaning  Meaning         `json:"meaning"`
 	Notes    []string        `json:"notes"`
 	Warnings []stats.Warning `json:"warnings"`
+
+	// ratios are the primary speedups the geomean is over (match to finish).
+	ratios []float64
 }
 
 // Conclusion kinds.
@@ -439,6 +444,19 @@ func sideInfo(s Side) SideInfo {
 
 // Compare builds the report of A against B.
 func Compare(a, b Side, opt Options) (*Report, error) {
+	rep, err := match(a, b, opt)
+	if err != nil {
+		return nil, err
+	}
+	adjust([]*Report{rep})
+	rep.finish(a, b)
+	return rep, nil
+}
+
+// match builds the report of A against B up to the tests: the matched
+// workloads with their summaries, raw tests and ratio intervals. adjust
+// then corrects the p-values over the family, and finish draws the rest.
+func match(a, b Side, opt Options) (*Report, error) {
 	alpha := opt.Alpha
 	if alpha == 0 {
 		alpha = stats.DefaultAlpha
@@ -560,14 +578,21 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("%w (%s has %s; %s has %s): %s",
 			ErrNothingInCommon, a.Ref, listUnmatched(rep.OnlyA), b.Ref, listUnmatched(rep.OnlyB), fix)
 	}
-	rep.adjust()
-	if g, ok := stats.GeoMean(ratios); ok && len(ratios) >= 2 {
-		rep.Geomean = &Geomean{Speedup: g, N: len(ratios), Tested: !a.Published() && !b.Published(),
-			Significant: rep.significantPrimaries() > 0}
-	}
+	rep.ratios = ratios
 	if len(noSamples) > 0 {
 		rep.Warnings = append(rep.Warnings, stats.NewWarning(stats.KindNoSamples,
 			"not compared, no samples on a side (a run cut short?): "+strings.Join(noSamples, "; "), ""))
+	}
+	return rep, nil
+}
+
+// finish draws what depends on the corrected verdicts: the geomean, the
+// environment diff, the controls, notes, meaning and conclusion.
+func (rep *Report) finish(a, b Side) {
+	ratios := rep.ratios
+	if g, ok := stats.GeoMean(ratios); ok && len(ratios) >= 2 {
+		rep.Geomean = &Geomean{Speedup: g, N: len(ratios), Tested: !a.Published() && !b.Published(),
+			Significant: rep.significantPrimaries() > 0}
 	}
 	rep.Env = envDiff(a, b)
 	rep.Env.addVulnerabilityText()
@@ -577,7 +602,6 @@ func Compare(a, b Side, opt Options) (*Report, error) {
 	rep.addNotes(a, b)
 	rep.addMeaning()
 	rep.addConclusion()
-	return rep, nil
 }
 
 func listUnmatched(us []Unmatched) string {

@@ -32,40 +32,56 @@ func (rep *Report) HasWarning(k stats.Kind) bool {
 	return false
 }
 
-// adjust sets each metric's role, adjusted p-value and final verdict: one
-// hypothesis per workload (its primary metric), Holm–Bonferroni over the
-// family of primary metrics of the workloads that are not negative
-// controls; a secondary metric is significant only when its primary one is
-// and its own p is below α (its adjusted p is the larger of the two); a
+// adjust sets each metric's role, adjusted p-value and final verdict in
+// every report of the family: one hypothesis per workload and report (its
+// primary metric), Holm–Bonferroni over the primary metrics of every
+// report together, of the workloads that are not negative controls (a
+// multi-side comparison is one family: every side's primaries against the
+// baseline); a secondary metric is significant only when its primary one
+// is and its own p is below α (its adjusted p is the larger of the two); a
 // control is judged at α alone, since for a control a missed change is the
 // costly error.
-func (rep *Report) adjust() {
-	type at struct{ w, m int }
+func adjust(reps []*Report) {
+	type at struct {
+		rep  *Report
+		w, m int
+	}
 	var family []at
 	var ps []float64
-	for wi := range rep.Workloads {
-		w := &rep.Workloads[wi]
-		for mi := range w.Metrics {
-			m := &w.Metrics[mi]
-			switch {
-			case w.Control:
-				m.Role = RoleControl
-			case mi == 0:
-				m.Role = RolePrimary
-			default:
-				m.Role = RoleSecondary
-			}
-			if m.Role == RolePrimary && m.Test != nil {
-				family = append(family, at{wi, mi})
-				ps = append(ps, m.Test.P)
+	for _, rep := range reps {
+		for wi := range rep.Workloads {
+			w := &rep.Workloads[wi]
+			for mi := range w.Metrics {
+				m := &w.Metrics[mi]
+				switch {
+				case w.Control:
+					m.Role = RoleControl
+				case mi == 0:
+					m.Role = RolePrimary
+				default:
+					m.Role = RoleSecondary
+				}
+				if m.Role == RolePrimary && m.Test != nil {
+					family = append(family, at{rep, wi, mi})
+					ps = append(ps, m.Test.P)
+				}
 			}
 		}
 	}
 	for k, p := range stats.Holm(ps) {
-		m := &rep.Workloads[family[k].w].Metrics[family[k].m]
+		f := family[k]
+		m := &f.rep.Workloads[f.w].Metrics[f.m]
 		m.PAdjusted = &p
-		m.setVerdict(p <= rep.Alpha)
+		m.setVerdict(p <= f.rep.Alpha)
 	}
+	for _, rep := range reps {
+		rep.followPrimaries()
+	}
+}
+
+// followPrimaries sets the adjusted p and verdict of the secondary metrics
+// (after their primary one) and of the controls (alone).
+func (rep *Report) followPrimaries() {
 	for wi := range rep.Workloads {
 		w := &rep.Workloads[wi]
 		for mi := range w.Metrics {

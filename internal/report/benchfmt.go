@@ -69,6 +69,21 @@ func Benchfmt(w io.Writer, rep *compare.Report, sides ...compare.Side) error {
 			return err
 		}
 	}
+	return benchSamples(w, sides)
+}
+
+// BenchfmtMulti is Benchfmt of three or more sides, the baseline first:
+// benchstat -col label shows a column per side, the first as its base.
+func BenchfmtMulti(w io.Writer, mr *compare.MultiReport, sides ...compare.Side) error {
+	if _, err := fmt.Fprintf(w, "# sectax compare %s: %s\n", termSafe(strings.Join(mr.Sides(), " ")), MultiConclusion(mr)); err != nil {
+		return err
+	}
+	return benchSamples(w, sides)
+}
+
+// benchSamples writes the samples of the sides, after a comment that says
+// how to read them.
+func benchSamples(w io.Writer, sides []compare.Side) error {
 	if _, err := fmt.Fprintf(w, "# sectax samples in the Go benchmark format; compare with: benchstat -col label -ignore kernel,mitigations FILE\n"); err != nil {
 		return err
 	}

@@ -44,27 +44,32 @@ func CSV(w io.Writer, rep *compare.Report) error {
 	}
 	for _, wl := range rep.Workloads {
 		for _, m := range wl.Metrics {
-			alo, ahi := ci(m.A)
-			blo, bhi := ci(m.B)
-			p, alpha, sig, padj := "", "", "", ""
-			if m.Test != nil {
-				p, alpha, sig = f(m.Test.P), f(m.Test.Alpha), strconv.FormatBool(m.Significant)
-			}
-			if m.PAdjusted != nil {
-				padj = f(*m.PAdjusted)
-			}
-			rlo, rhi := "", ""
-			if m.RatioInterval != nil {
-				rlo, rhi = f(m.RatioInterval.Lo), f(m.RatioInterval.Hi)
-			}
-			if err := cw.Write([]string{termSafe(wl.ID), termSafe(wl.ParamsKey), termSafe(wl.Engine), strconv.FormatBool(wl.Control),
-				termSafe(m.Name), termSafe(m.Unit), termSafe(string(m.Better)),
-				f(m.A.Center), alo, ahi, strconv.Itoa(m.A.N), f(m.B.Center), blo, bhi, strconv.Itoa(m.B.N),
-				f(m.ChangePct), f(m.Speedup), p, alpha, sig, m.Verdict, padj, m.Role, rlo, rhi}); err != nil {
+			if err := cw.Write(csvRow(wl, m)); err != nil {
 				return err
 			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvRow is the CSV row of one compared metric (CSVHeader's columns).
+func csvRow(wl compare.Workload, m compare.Metric) []string {
+	alo, ahi := ci(m.A)
+	blo, bhi := ci(m.B)
+	p, alpha, sig, padj := "", "", "", ""
+	if m.Test != nil {
+		p, alpha, sig = f(m.Test.P), f(m.Test.Alpha), strconv.FormatBool(m.Significant)
+	}
+	if m.PAdjusted != nil {
+		padj = f(*m.PAdjusted)
+	}
+	rlo, rhi := "", ""
+	if m.RatioInterval != nil {
+		rlo, rhi = f(m.RatioInterval.Lo), f(m.RatioInterval.Hi)
+	}
+	return []string{termSafe(wl.ID), termSafe(wl.ParamsKey), termSafe(wl.Engine), strconv.FormatBool(wl.Control),
+		termSafe(m.Name), termSafe(m.Unit), termSafe(string(m.Better)),
+		f(m.A.Center), alo, ahi, strconv.Itoa(m.A.N), f(m.B.Center), blo, bhi, strconv.Itoa(m.B.N),
+		f(m.ChangePct), f(m.Speedup), p, alpha, sig, m.Verdict, padj, m.Role, rlo, rhi}
 }

@@ -128,10 +128,18 @@ func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 		}
 	}
 
-	b.WriteString("\n#### Environment differences\n\n")
+	mdEnv(&b, rep, "####")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdEnv writes the environment differences, notes and warnings of a
+// comparison under headings of level h ("####").
+func mdEnv(b *strings.Builder, rep *compare.Report, h string) {
+	fmt.Fprintf(b, "\n%s Environment differences\n\n", h)
 	env := rep.Env
 	if env.CmdlineKnown {
-		fmt.Fprintf(&b, "- Kernel command line: added %s; removed %s\n", codes(env.CmdlineAdded), codes(env.CmdlineRemoved))
+		fmt.Fprintf(b, "- Kernel command line: added %s; removed %s\n", codes(env.CmdlineAdded), codes(env.CmdlineRemoved))
 	} else {
 		b.WriteString("- Kernel command line: unknown on a side\n")
 	}
@@ -144,7 +152,7 @@ func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 			if v.Explain != "" {
 				why = " — " + mdEscape(v.Explain)
 			}
-			fmt.Fprintf(&b, "  - %s: %s → %s%s\n", code(v.Name), mdEscape(v.A), mdEscape(v.B), why)
+			fmt.Fprintf(b, "  - %s: %s → %s%s\n", code(v.Name), mdEscape(v.A), mdEscape(v.B), why)
 		}
 	}
 	if len(env.Confounders) == 0 {
@@ -152,23 +160,21 @@ func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 	} else {
 		b.WriteString("- **Confounders** (differ besides the mitigations):\n")
 		for _, c := range env.Confounders {
-			fmt.Fprintf(&b, "  - %s: %s → %s\n", mdEscape(c.Name), code(c.A), code(c.B))
+			fmt.Fprintf(b, "  - %s: %s → %s\n", mdEscape(c.Name), code(c.A), code(c.B))
 		}
 	}
 	if len(rep.Notes) > 0 {
-		b.WriteString("\n#### Notes\n\n")
+		fmt.Fprintf(b, "\n%s Notes\n\n", h)
 		for _, n := range rep.Notes {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(n))
+			fmt.Fprintf(b, "- %s\n", mdEscape(n))
 		}
 	}
 	if len(rep.Warnings) > 0 {
-		b.WriteString("\n#### Warnings\n\n")
+		fmt.Fprintf(b, "\n%s Warnings\n\n", h)
 		for _, x := range rep.Warnings {
-			fmt.Fprintf(&b, "- ⚠️ %s\n", mdEscape(x.Message))
+			fmt.Fprintf(b, "- ⚠️ %s\n", mdEscape(x.Message))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func sideRuns(s compare.SideInfo) string {

@@ -163,45 +163,52 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 	}
 
 	b.WriteString("\nEnvironment differences:\n")
+	textEnv(&b, rep, paint, "")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// textEnv writes the environment differences, notes and warnings of a
+// comparison, each line indented by ind.
+func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string) string, ind string) {
+	ts := termSafe
 	env := rep.Env
 	if env.CmdlineKnown {
-		fmt.Fprintf(&b, "  kernel command line: added %s; removed %s\n", tokens(env.CmdlineAdded), tokens(env.CmdlineRemoved))
+		fmt.Fprintf(b, ind+"  kernel command line: added %s; removed %s\n", tokens(env.CmdlineAdded), tokens(env.CmdlineRemoved))
 	} else {
-		b.WriteString("  kernel command line: unknown on a side\n")
+		b.WriteString(ind + "  kernel command line: unknown on a side\n")
 	}
 	if len(env.Vulnerabilities) == 0 {
-		b.WriteString("  vulnerabilities: no change known\n")
+		b.WriteString(ind + "  vulnerabilities: no change known\n")
 	} else {
-		b.WriteString("  vulnerabilities:\n")
+		b.WriteString(ind + "  vulnerabilities:\n")
 		for _, v := range env.Vulnerabilities {
-			fmt.Fprintf(&b, "    %s\n", ts(v.String()))
+			fmt.Fprintf(b, ind+"    %s\n", ts(v.String()))
 			if v.OneLiner != "" { // or the hint for a file the knowledge base lacks
-				fmt.Fprintf(&b, "      %s\n", ts(v.OneLiner))
+				fmt.Fprintf(b, ind+"      %s\n", ts(v.OneLiner))
 			}
 		}
 	}
 	if len(env.Confounders) == 0 {
-		b.WriteString("  confounders: none found (unknown values are not compared)\n")
+		b.WriteString(ind + "  confounders: none found (unknown values are not compared)\n")
 	} else {
-		fmt.Fprintf(&b, "  %s\n", paint(ansiYellow, "confounders (differ besides the mitigations):"))
+		fmt.Fprintf(b, ind+"  %s\n", paint(ansiYellow, "confounders (differ besides the mitigations):"))
 		for _, c := range env.Confounders {
-			fmt.Fprintf(&b, "    %s: %s → %s\n", c.Name, ts(c.A), ts(c.B))
+			fmt.Fprintf(b, ind+"    %s: %s → %s\n", c.Name, ts(c.A), ts(c.B))
 		}
 	}
 	if len(rep.Notes) > 0 {
-		b.WriteString("\nNotes:\n")
+		b.WriteString("\n" + ind + "Notes:\n")
 		for _, n := range rep.Notes {
-			fmt.Fprintf(&b, "  %s\n", ts(n))
+			fmt.Fprintf(b, ind+"  %s\n", ts(n))
 		}
 	}
 	if len(rep.Warnings) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", paint(ansiYellow, "Warnings:"))
+		fmt.Fprintf(b, "\n%s%s\n", ind, paint(ansiYellow, "Warnings:"))
 		for _, x := range rep.Warnings {
-			fmt.Fprintf(&b, "  - %s\n", ts(x.Message))
+			fmt.Fprintf(b, ind+"  - %s\n", ts(x.Message))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func tokens(ts []string) string {
