@@ -316,7 +316,7 @@ func (ls *labSession) boot(ctx context.Context, k labKernel, st lab.Step, seen [
 		QEMUVersion: ls.qemuVersion, Accel: accel, CPUModel: cpu, MemoryMiB: mem, VCPUs: o.smp,
 		HostKernel: ls.hostKernel, HostCPU: ls.hostCPU, Kernel: k.name, KernelImage: k.image.Path, KernelSHA256: k.image.SHA256,
 		LabParams: lab.LabParams, Boot: st.Index, Boots: ls.total, PlanSeed: ls.seed,
-		BootToInitS: res.ToHello.Seconds(), VMWallS: res.Wall.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
+		BootToInitS: res.ToHello.Seconds(), GuestUptimeAtInitS: res.Hello.UptimeS, VMWallS: res.Wall.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
 	})
 	if err != nil {
 		return nil, err
