@@ -145,6 +145,7 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--config", "off=", "--kernel", img}, 2, "adds no parameter"},
 		{[]string{"--config", "off"}, 2, "the plan needs on"},
 		{[]string{"--boots", "0"}, 2, "--boots must be at least 1"},
+		{[]string{"--cpus", "0"}, 2, "--smp"},
 		{[]string{"--memory", "1T"}, 2, "--memory"},
 		{[]string{"--only", "nosuch"}, 2, "nosuch"},
 		{[]string{"--kernel", filepath.Join(t.TempDir(), "missing")}, 2, "--kernel"},
