@@ -209,6 +209,9 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 			if ctx.Err() != nil {
 				return &exitError{ExitInterrupted, fmt.Sprintf("interrupted during boot %d of %d (%s); finished boots stay stored: %d", i+1, len(steps), st.Label, i)}
 			}
+			if errors.Is(err, lab.ErrNotVerified) {
+				return &exitError{ExitUnmet, fmt.Sprintf("boot %d of %d (%s): %v (finished boots stay stored: %d)", i+1, len(steps), st.Label, err, i)}
+			}
 			return fmt.Errorf("boot %d of %d (%s): %w (finished boots stay stored: %d)", i+1, len(steps), st.Label, err, i)
 		}
 		spent += time.Since(t0)

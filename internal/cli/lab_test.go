@@ -179,7 +179,7 @@ func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
 		Initramfs: &lab.InitramfsOptions{Init: exe, ModulesDir: "/lib/modules/" + k.Release,
 			Task: lab.Task{Name: lab.MeasureTask, Input: input}},
 	})
-	if !errors.Is(err, lab.ErrGuest) || !strings.Contains(err.Error(), "does not verify as configuration off") ||
+	if !errors.Is(err, lab.ErrGuest) || !errors.Is(err, lab.ErrNotVerified) || !strings.Contains(err.Error(), "does not verify as configuration off") ||
 		!strings.Contains(err.Error(), "mitigations=off is not on the command line") {
 		t.Fatalf("err = %v", err)
 	}

@@ -37,6 +37,9 @@ const (
 	KindResult byte = 'R'
 	// KindError says why the task failed (one line of text).
 	KindError byte = 'E'
+	// KindUnverified says why the boot did not verify, so that nothing was
+	// measured (one line of text).
+	KindUnverified byte = 'V'
 	// KindLog is a line of progress from the guest.
 	KindLog byte = 'L'
 	// KindDone ends the guest's output: it powers off next.

@@ -92,7 +92,11 @@ func GuestMain() {
 	res, err := runTask(ctx, g)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sectax /init: %s: %v\n", g.Task.Name, err)
-		g.Send(KindError, []byte(oneLine(err.Error())))
+		kind := KindError
+		if errors.Is(err, ErrNotVerified) {
+			kind = KindUnverified
+		}
+		g.Send(kind, []byte(oneLine(err.Error())))
 	} else {
 		g.Send(KindResult, res)
 	}
