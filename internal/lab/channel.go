@@ -118,3 +118,13 @@ func DecodeFrames(data []byte) (frames []Frame, rest int, bad []error) {
 		off = end
 	}
 }
+
+// GuestHello is the payload of the guest's handshake frame.
+type GuestHello struct {
+	Release string `json:"release"`
+	// UptimeS is the guest's uptime when /init sent it (boot to /init).
+	UptimeS float64 `json:"uptime_s"`
+	Task    string  `json:"task"`
+	// Modules are those /init loaded.
+	Modules []string `json:"modules,omitempty"`
+}
