@@ -104,6 +104,9 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	if o.smp < 1 || o.smp > 64 {
 		return usagef("--smp %d: give 1 to 64 vCPUs", o.smp)
 	}
+	if o.run.cpus != "" {
+		return usagef("--cpus does not apply to sectax lab: the guest's vCPUs are --smp")
+	}
 	mem, err := lab.ParseMemory(o.memory)
 	if err != nil {
 		return usageError{err}
@@ -204,9 +207,12 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return &exitError{ExitInterrupted, fmt.Sprintf("interrupted during boot %d of %d (%s); the %d finished boots are stored", i+1, len(steps), st.Label, i)}
+				return &exitError{ExitInterrupted, fmt.Sprintf("interrupted during boot %d of %d (%s); finished boots stay stored: %d", i+1, len(steps), st.Label, i)}
 			}
-			return fmt.Errorf("boot %d of %d (%s): %w (the %d finished boots are stored)", i+1, len(steps), st.Label, err, i)
+			if errors.Is(err, lab.ErrNotVerified) {
+				return &exitError{ExitUnmet, fmt.Sprintf("boot %d of %d (%s): %v (finished boots stay stored: %d)", i+1, len(steps), st.Label, err, i)}
+			}
+			return fmt.Errorf("boot %d of %d (%s): %w (finished boots stay stored: %d)", i+1, len(steps), st.Label, err, i)
 		}
 		spent += time.Since(t0)
 		seen = append(seen, r.Env.BootID)
@@ -316,7 +322,7 @@ func (ls *labSession) boot(ctx context.Context, k labKernel, st lab.Step, seen [
 		QEMUVersion: ls.qemuVersion, Accel: accel, CPUModel: cpu, MemoryMiB: mem, VCPUs: o.smp,
 		HostKernel: ls.hostKernel, HostCPU: ls.hostCPU, Kernel: k.name, KernelImage: k.image.Path, KernelSHA256: k.image.SHA256,
 		LabParams: lab.LabParams, Boot: st.Index, Boots: ls.total, PlanSeed: ls.seed,
-		BootToInitS: res.ToHello.Seconds(), VMWallS: res.Wall.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
+		BootToInitS: res.ToHello.Seconds(), GuestUptimeAtInitS: res.Hello.UptimeS, VMWallS: res.Wall.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
 	})
 	if err != nil {
 		return nil, err

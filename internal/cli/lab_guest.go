@@ -45,7 +45,7 @@ func guestMeasure(ctx context.Context, guest *lab.Guest) ([]byte, error) {
 	}
 	v := config.Verify(env, in.Config, in.Plan, in.SeenBootIDs, kb)
 	if !v.OK {
-		return nil, fmt.Errorf("this boot does not verify as configuration %s, so it was not measured: %s", in.Config.Name, strings.Join(v.Reasons, "; "))
+		return nil, fmt.Errorf("%w: this boot does not verify as configuration %s, so it was not measured: %s", lab.ErrNotVerified, in.Config.Name, strings.Join(v.Reasons, "; "))
 	}
 	guest.Logf("verified %s: boot %s, command line %q", in.Config.Name, v.BootID, v.Cmdline)
 	o := &runOptions{suite: in.Suite, only: in.Only, skip: in.Skip, params: in.Params, runs: in.Runs,

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
@@ -145,6 +148,7 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--config", "off=", "--kernel", img}, 2, "adds no parameter"},
 		{[]string{"--config", "off"}, 2, "the plan needs on"},
 		{[]string{"--boots", "0"}, 2, "--boots must be at least 1"},
+		{[]string{"--cpus", "0"}, 2, "--smp"},
 		{[]string{"--memory", "1T"}, 2, "--memory"},
 		{[]string{"--only", "nosuch"}, 2, "nosuch"},
 		{[]string{"--kernel", filepath.Join(t.TempDir(), "missing")}, 2, "--kernel"},
@@ -155,5 +159,31 @@ func TestLabUsage(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", tc.args, code, errOut, tc.code, tc.want)
 		}
+	}
+}
+
+// TestLabGuestRefusesUnverifiedBoot boots a guest told to measure
+// configuration off on a command line without mitigations=off: the guest
+// must refuse to measure and say why.
+func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
+	kernel := labKernelForTest(t)
+	exe, _ := os.Executable()
+	k, _ := lab.ReadKernel(kernel)
+	input, _ := json.Marshal(lab.MeasureInput{RunID: "20261201T000000-000000", Label: "x-off", Config: config.Off,
+		Plan: []config.Config{config.On, config.Off}, Suite: "quick", Only: []string{"syscall-basic"}, Runs: 2})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := lab.Boot(ctx, lab.BootOptions{
+		QEMU: lab.QEMU{Accel: lab.AccelTCG, CPU: lab.TCGCPU, MemoryMiB: 512, SMP: 1, Kernel: kernel,
+			Append: config.On.Cmdline(lab.LabParams, []config.Config{config.On, config.Off})},
+		Initramfs: &lab.InitramfsOptions{Init: exe, ModulesDir: "/lib/modules/" + k.Release,
+			Task: lab.Task{Name: lab.MeasureTask, Input: input}},
+	})
+	if !errors.Is(err, lab.ErrGuest) || !errors.Is(err, lab.ErrNotVerified) || !strings.Contains(err.Error(), "does not verify as configuration off") ||
+		!strings.Contains(err.Error(), "mitigations=off is not on the command line") {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Result != nil {
+		t.Errorf("the guest sent a result for a boot that did not verify")
 	}
 }

@@ -60,6 +60,10 @@ var (
 	ErrAccel = errors.New("accelerator failed")
 	// ErrGuest: the guest's task failed; the message is the guest's.
 	ErrGuest = errors.New("guest")
+	// ErrNotVerified: the guest's boot did not verify against its
+	// configuration, so it measured nothing (a task returns an error
+	// wrapping it; Boot returns one wrapping it and ErrGuest).
+	ErrNotVerified = errors.New("boot not verified")
 	// ErrQEMU: QEMU exited before the guest finished.
 	ErrQEMU = errors.New("QEMU failed")
 )
@@ -159,6 +163,7 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 		hello     bool
 		done      bool
 		guestErr  string
+		guestKind byte
 		doneAt    time.Time
 		handshake = time.NewTimer(opts.Handshake)
 		timeout   = time.NewTimer(opts.Timeout)
@@ -195,8 +200,8 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 				res.Logs = append(res.Logs, string(f.Payload))
 			case KindResult:
 				res.Result = f.Payload
-			case KindError:
-				guestErr = string(f.Payload)
+			case KindError, KindUnverified:
+				guestErr, guestKind = string(f.Payload), f.Kind
 			case KindDone:
 				if !done {
 					done, doneAt = true, time.Now()
@@ -250,7 +255,7 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 				return finish(err)
 			}
 			if guestErr != "" {
-				return finish(fmt.Errorf("%w: %s", ErrGuest, guestErr))
+				return finish(guestError(guestKind, guestErr))
 			}
 			if !done {
 				why := "exited"
@@ -280,12 +285,19 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 				// The guest said done but did not power off.
 				kill()
 				if guestErr != "" {
-					return finish(fmt.Errorf("%w: %s", ErrGuest, guestErr))
+					return finish(guestError(guestKind, guestErr))
 				}
 				return finish(nil)
 			}
 		}
 	}
+}
+
+func guestError(kind byte, msg string) error {
+	if kind == KindUnverified {
+		return fmt.Errorf("%w: %w: %s", ErrGuest, ErrNotVerified, msg)
+	}
+	return fmt.Errorf("%w: %s", ErrGuest, msg)
 }
 
 func tail(p string, n int64) string {

@@ -93,7 +93,6 @@ func TestBootEcho(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var frames []byte
-	start := time.Now()
 	res, err := Boot(ctx, BootOptions{
 		QEMU: tcg(k, LabParams+" quiet"),
 		Initramfs: &InitramfsOptions{Init: exe, ModulesDir: modDir, Modules: mods,
@@ -120,7 +119,6 @@ func TestBootEcho(t *testing.T) {
 	if res.Hello.Release != k.Release {
 		t.Errorf("guest release %q, image says %q", res.Hello.Release, k.Release)
 	}
-	_ = start
 }
 
 // fakeQEMU writes a script that stands in for QEMU: it starts a child

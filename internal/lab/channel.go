@@ -37,6 +37,9 @@ const (
 	KindResult byte = 'R'
 	// KindError says why the task failed (one line of text).
 	KindError byte = 'E'
+	// KindUnverified says why the boot did not verify, so that nothing was
+	// measured (one line of text).
+	KindUnverified byte = 'V'
 	// KindLog is a line of progress from the guest.
 	KindLog byte = 'L'
 	// KindDone ends the guest's output: it powers off next.
@@ -114,4 +117,14 @@ func DecodeFrames(data []byte) (frames []Frame, rest int, bad []error) {
 		frames = append(frames, Frame{Kind: kind, Payload: bytes.Clone(payload)})
 		off = end
 	}
+}
+
+// GuestHello is the payload of the guest's handshake frame.
+type GuestHello struct {
+	Release string `json:"release"`
+	// UptimeS is the guest's uptime when /init sent it (boot to /init).
+	UptimeS float64 `json:"uptime_s"`
+	Task    string  `json:"task"`
+	// Modules are those /init loaded.
+	Modules []string `json:"modules,omitempty"`
 }

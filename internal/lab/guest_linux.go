@@ -18,16 +18,6 @@ import (
 // serial port (QEMU's second -serial).
 const DefaultChannel = "/dev/ttyS1"
 
-// GuestHello is the payload of the guest's handshake frame.
-type GuestHello struct {
-	Release string `json:"release"`
-	// UptimeS is the guest's uptime when /init sent it (boot to /init).
-	UptimeS float64 `json:"uptime_s"`
-	Task    string  `json:"task"`
-	// Modules are those /init loaded.
-	Modules []string `json:"modules,omitempty"`
-}
-
 // Guest is what a task running as the guest's /init gets.
 type Guest struct {
 	Task Task
@@ -92,7 +82,11 @@ func GuestMain() {
 	res, err := runTask(ctx, g)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sectax /init: %s: %v\n", g.Task.Name, err)
-		g.Send(KindError, []byte(oneLine(err.Error())))
+		kind := KindError
+		if errors.Is(err, ErrNotVerified) {
+			kind = KindUnverified
+		}
+		g.Send(kind, []byte(oneLine(err.Error())))
 	} else {
 		g.Send(KindResult, res)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
 )
 
@@ -38,12 +37,4 @@ func KVMUsable() error {
 	}
 	f.Close()
 	return nil
-}
-
-// HostParams is what a boot's command line starts from: the constant lab
-// parameters. The configuration's parameters are added by
-// config.Config.Cmdline, so that two configurations' command lines differ
-// by exactly their parameters.
-func HostParams(extra string) string {
-	return strings.TrimSpace(LabParams + " " + extra)
 }

@@ -206,3 +206,25 @@ func TestReadKernel(t *testing.T) {
 		t.Error("a missing image was accepted")
 	}
 }
+
+func FuzzResolveModules(f *testing.F) {
+	dep, _ := os.ReadFile("testdata/modules/modules.dep")
+	f.Add(string(dep), "9p")
+	f.Add("a.ko: b.ko\nb.ko: a.ko\n", "a")
+	f.Add("kernel/x/a-b.ko.xz:\n::\n", "a_b")
+	f.Fuzz(func(t *testing.T, depText, name string) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "modules.dep"), []byte(depText), 0o644)
+		mods, err := ResolveModules(dir, []string{name})
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, m := range mods {
+			if seen[m.Path] {
+				t.Fatalf("%s loaded twice", m.Path)
+			}
+			seen[m.Path] = true
+		}
+	})
+}

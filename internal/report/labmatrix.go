@@ -23,7 +23,8 @@ type LabComparison struct {
 // first (the TCG warning among them), then per block one row per workload
 // (its primary metric): both medians, the change with its interval, the
 // p-value and the verdict, and under the block what changed on the
-// command line and in the vulnerability files.
+// command line and in the vulnerability files; compare's warnings, each
+// once, at the end.
 func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
 	for _, h := range headline {
 		if _, err := fmt.Fprintln(w, h); err != nil {
@@ -32,6 +33,8 @@ func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
 	}
 	group := ""
 	var t *Table
+	seen := map[string]bool{}
+	var warnings []string
 	flush := func() error {
 		if t == nil {
 			return nil
@@ -84,8 +87,27 @@ func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
 			env = append(env, "also differs: "+strings.Join(names, ", "))
 		}
 		t.Line(fmt.Sprintf("  %s vs %s: %s; %s", c.B, c.A, strings.Join(env, "; "), sideUnits(rep)))
+		for _, wn := range rep.Warnings {
+			if !seen[wn.Message] {
+				seen[wn.Message] = true
+				warnings = append(warnings, wn.Message)
+			}
+		}
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	if len(warnings) > 0 {
+		if _, err := fmt.Fprintln(w, "\nwarnings:"); err != nil {
+			return err
+		}
+		for _, m := range warnings {
+			if _, err := fmt.Fprintf(w, "  %s\n", m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func changePct(m compare.Metric) string {

@@ -117,9 +117,13 @@ type Lab struct {
 	// VMWallS to QEMU's exit (the run's own started–finished span is
 	// the measuring; the rest is the lab's overhead); QEMUPeakRSSKiB is
 	// QEMU's peak resident set size.
-	BootToInitS    float64 `json:"boot_to_init_s"`
-	VMWallS        float64 `json:"vm_wall_s"`
-	QEMUPeakRSSKiB int64   `json:"qemu_peak_rss_kib"`
+	BootToInitS float64 `json:"boot_to_init_s"`
+	// GuestUptimeAtInitS is the guest kernel's own uptime at that
+	// handshake (the rest of BootToInitS is firmware, loading and
+	// decompressing the kernel).
+	GuestUptimeAtInitS float64 `json:"guest_uptime_at_init_s"`
+	VMWallS            float64 `json:"vm_wall_s"`
+	QEMUPeakRSSKiB     int64   `json:"qemu_peak_rss_kib"`
 }
 
 // Verification is what sectax checked about a boot before measuring it

@@ -1,0 +1,75 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/run"
+)
+
+// labSide is a label of a lab plan: boots runs of one kernel and
+// configuration, each with its own boot id and samples scaled by factor.
+func labSide(label, kernel, cmdline, spectre string, boots int, factor float64) compare.Side {
+	var runs []*run.Run
+	var envs []map[string]any
+	for b := 0; b < boots; b++ {
+		var s []float64
+		for i := 0; i < 6; i++ {
+			s = append(s, factor*(1+0.01*float64((i*7+b*3)%5)))
+		}
+		runs = append(runs, &run.Run{
+			Schema: run.Schema, ID: fmt.Sprintf("%s-%d", label, b), Label: label, Status: run.StatusComplete,
+			Started: time.Date(2026, 12, 1, 0, b, 0, 0, time.UTC), Lab: &run.Lab{Accel: "tcg"},
+			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": 2000},
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: s}}}},
+		})
+		envs = append(envs, map[string]any{
+			"boot_id": fmt.Sprintf("%s-boot-%d", label, b),
+			"kernel":  map[string]any{"release": kernel},
+			"cmdline": map[string]any{"raw": cmdline},
+			"vulnerabilities": []any{
+				map[string]any{"name": "spectre_v2", "raw": spectre, "state": map[bool]string{true: "vulnerable", false: "mitigated"}[spectre == "Vulnerable"]},
+			},
+		})
+	}
+	return compare.RunsSide(label, compare.KindLabel, runs, envs)
+}
+
+func TestLabMatrixGolden(t *testing.T) {
+	const base = "console=ttyS0 panic=-1 no_timer_check"
+	k1on := labSide("lab-k1-on", "6.6", base, "Mitigation: Retpolines", 2, 50)
+	k1off := labSide("lab-k1-off", "6.6", base+" mitigations=off", "Vulnerable", 2, 2)
+	k2on := labSide("lab-k2-on", "6.18", base, "Mitigation: Retpolines", 2, 40)
+	k2off := labSide("lab-k2-off", "6.18", base+" mitigations=off", "Vulnerable", 2, 2.1)
+	var cs []LabComparison
+	for _, p := range []struct {
+		group, an, bn string
+		a, b          compare.Side
+	}{
+		{"tax against on, kernel k1", "on", "off", k1on, k1off},
+		{"tax against on, kernel k2", "on", "off", k2on, k2off},
+		{"change between kernels, configuration on", "k1", "k2", k1on, k2on},
+		{"change between kernels, configuration off", "k1", "k2", k1off, k2off},
+	} {
+		rep, err := compare.Compare(p.a, p.b, compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, LabComparison{Group: p.group, A: p.an, B: p.bn, Report: rep})
+	}
+	var b strings.Builder
+	if err := LabMatrix(&b, []string{compare.TCGHeadline, "lab matrix: 2 kernel(s) × 2 configurations, accelerator tcg"}, cs); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	golden(t, "lab-matrix.text", []byte(out))
+	if !strings.Contains(out, "off vs on: command line +mitigations=off; 1 vulnerability files changed") {
+		t.Error("the command-line and vulnerability changes are missing")
+	}
+	if !strings.Contains(out, "k2 vs k1: command line same; 0 vulnerability files changed; also differs: kernel release") {
+		t.Error("the kernel change is not named")
+	}
+}
