@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/fleet"
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -20,11 +24,12 @@ workload the median tax across those hosts with its confidence interval. Each
 host's tax comes from its own runs, as 'sectax compare' computes it: the host
 is the unit, so one noisy machine does not dominate.`,
 		Example: `  SECTAX_DB=postgres://sectax@db/sectax sectax fleet
-  sectax fleet --format md -o fleet.md`,
+  sectax fleet --format md -o fleet.md
+  sectax fleet --format html -o fleet.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "text" && format != "md" && format != "json" {
-				return usagef("--format %q is not accepted (accepted: text, md, json)", format)
+			if !slices.Contains(report.FleetFormats, format) {
+				return usagef("--format %q is not accepted (accepted: %s)", format, strings.Join(report.FleetFormats, ", "))
 			}
 			ctx := cmd.Context()
 			db, err := openStore(ctx, g, false)
@@ -54,11 +59,11 @@ is the unit, so one noisy machine does not dominate.`,
 			if err != nil {
 				return err
 			}
-			return finish(fleet.Write(w, fleet.Build(runs, on, off), format))
+			return finish(report.Fleet(w, fleet.Build(runs, on, off), format))
 		},
 	}
 	cmd.Flags().StringVar(&on, "on", "on", "label of the runs with mitigations on")
 	cmd.Flags().StringVar(&off, "off", "off", "label of the runs with mitigations=off")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text|md|json")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.FleetFormats, "|"))
 	return cmd
 }

@@ -88,17 +88,6 @@ func TestSyntheticFleet(t *testing.T) {
 	if !wsl.WSL || wsl.Workloads[0].Lo != nil || len(wsl.Workloads[0].Warnings) == 0 {
 		t.Errorf("WSL group: %+v", wsl)
 	}
-	for _, f := range Formats {
-		var b bytes.Buffer
-		if err := Write(&b, rep, f); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(strings.ToLower(b.String()), "synthetic") {
-			t.Errorf("%s rendering does not say synthetic", f)
-		}
-		ext := map[string]string{"text": "txt", "md": "md", "json": "json"}[f]
-		goldenFile(t, "fleet."+ext, b.Bytes())
-	}
 }
 
 func groupOf(t *testing.T, rep *Report, cpu string) Group {

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/sectax/sectax/internal/fleet"
+)
+
+// FleetFormats are the renderings of `sectax fleet`.
+var FleetFormats = []string{"text", "md", "json", "html"}
+
+// Fleet lays out the tax across the fleet in format (text, md, json or
+// html). Host, CPU and kernel names come from stored runs (imports, other
+// hosts): every format escapes them.
+func Fleet(w io.Writer, rep *fleet.Report, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	case "md":
+		return fleetMarkdown(w, rep)
+	case "html":
+		return fleetHTML(w, rep)
+	case "text":
+		return fleetText(w, rep)
+	}
+	return fmt.Errorf("fleet: unknown format %q", format)
+}
+
+// FleetSyntheticNote is shown with every rendering of synthetic runs.
+const FleetSyntheticNote = "SYNTHETIC DATA: these runs were generated from documented distributions (a test fixture), not measured"
+
+func fleetGroupTitle(g fleet.Group) string {
+	cpu, kernel := g.CPU, g.Kernel
+	if cpu == "" {
+		cpu = "(unknown CPU)"
+	}
+	if kernel == "" {
+		kernel = "(unknown kernel)"
+	}
+	t := cpu + " · kernel " + kernel
+	if g.WSL {
+		t += " · WSL"
+	}
+	if g.Synthetic {
+		t += " · synthetic"
+	}
+	return t
+}
+
+func fleetPct(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	if v > 0 {
+		s = "+" + s
+	}
+	return s + "%"
+}
+
+func fleetInterval(t fleet.WorkloadTax) string {
+	if t.Lo == nil || t.Hi == nil {
+		return "—"
+	}
+	return "[" + fleetPct(*t.Lo) + ", " + fleetPct(*t.Hi) + "]"
+}
+
+func fleetWorkload(t fleet.WorkloadTax) string {
+	if t.Params == "" {
+		return t.Workload
+	}
+	return t.Workload + " " + t.Params
+}
+
+func fleetHeadline(rep *fleet.Report) string {
+	return fmt.Sprintf("The tax across the fleet: %s against %s, per CPU model × kernel; the host is the unit (%.0f%% intervals across hosts)",
+		rep.On, rep.Off, rep.Confidence*100)
+}
+
+func fleetText(w io.Writer, rep *fleet.Report) error {
+	var b strings.Builder
+	if rep.Synthetic {
+		fmt.Fprintf(&b, "%s\n\n", FleetSyntheticNote)
+	}
+	fmt.Fprintf(&b, "%s\n", termSafe(fleetHeadline(rep)))
+	if len(rep.Groups) == 0 {
+		fmt.Fprintf(&b, "\nno runs labelled %s or %s\n", termSafe(rep.On), termSafe(rep.Off))
+	}
+	for _, g := range rep.Groups {
+		fmt.Fprintf(&b, "\n%s\n  %d of %d hosts with a verified on/off pair\n", termSafe(fleetGroupTitle(g)), len(g.Paired), len(g.Hosts))
+		if len(g.Workloads) > 0 {
+			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %s\n", "workload", "metric", "tax", "interval", "hosts")
+		}
+		for _, t := range g.Workloads {
+			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %d\n", termSafe(fleetWorkload(t)), termSafe(t.Metric), fleetPct(t.Median), fleetInterval(t), t.Hosts)
+		}
+		for _, u := range g.Unpaired {
+			fmt.Fprintf(&b, "  not paired: %s: %s\n", termSafe(u.Host), termSafe(u.Why))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func fleetMarkdown(w io.Writer, rep *fleet.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The tax across the fleet: %s against %s\n\n", mdEscape(rep.On), mdEscape(rep.Off))
+	if rep.Synthetic {
+		fmt.Fprintf(&b, "> **%s**\n\n", FleetSyntheticNote)
+	}
+	fmt.Fprintf(&b, "Per CPU model × kernel; the host is the unit: each host's tax comes from its own on/off runs, the group's is the median across hosts with a %.0f%% interval.\n",
+		rep.Confidence*100)
+	if len(rep.Groups) == 0 {
+		fmt.Fprintf(&b, "\nNo runs labelled %s or %s.\n", mdEscape(rep.On), mdEscape(rep.Off))
+	}
+	for _, g := range rep.Groups {
+		fmt.Fprintf(&b, "\n## %s\n\n%d of %d hosts with a verified on/off pair.\n", mdEscape(fleetGroupTitle(g)), len(g.Paired), len(g.Hosts))
+		if len(g.Workloads) > 0 {
+			b.WriteString("\n| workload | metric | tax | interval | hosts |\n|---|---|--:|---|--:|\n")
+			for _, t := range g.Workloads {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(fleetWorkload(t)), mdEscape(t.Metric), fleetPct(t.Median), fleetInterval(t), t.Hosts)
+			}
+		}
+		if len(g.Unpaired) > 0 {
+			b.WriteString("\n")
+			for _, u := range g.Unpaired {
+				fmt.Fprintf(&b, "- not paired: %s: %s\n", code(u.Host), mdEscape(u.Why))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/fleet"
+	"github.com/sectax/sectax/internal/fleet/fleettest"
+)
+
+func syntheticFleet(t *testing.T) []fleet.Run {
+	t.Helper()
+	var runs []fleet.Run
+	for _, d := range fleettest.Fleet(1) {
+		var env map[string]any
+		if err := json.Unmarshal(d.RawEnv, &env); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, fleet.Run{Run: d.Run, Env: env})
+	}
+	return runs
+}
+
+// TestFleetFormats: every rendering of the synthetic fleet matches its
+// golden and says that the data is synthetic; the HTML page is
+// self-contained.
+func TestFleetFormats(t *testing.T) {
+	rep := fleet.Build(syntheticFleet(t), "on", "off")
+	for _, f := range FleetFormats {
+		var b bytes.Buffer
+		if err := Fleet(&b, rep, f); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.ToLower(b.String()), "synthetic") {
+			t.Errorf("%s rendering does not say synthetic", f)
+		}
+		golden(t, "fleet."+map[string]string{"text": "txt", "md": "md", "json": "json", "html": "html"}[f], b.Bytes())
+		if f == "html" {
+			checkSelfContained(t, b.Bytes())
+		}
+	}
+	if err := Fleet(&bytes.Buffer{}, rep, "yaml"); err == nil {
+		t.Error("an unknown format was accepted")
+	}
+}
+
+// TestFleetHostileNames: a host, CPU or kernel name from another host's
+// import cannot reach a terminal raw, break a Markdown heading or table,
+// or inject HTML.
+func TestFleetHostileNames(t *testing.T) {
+	runs := syntheticFleet(t)
+	for _, r := range runs {
+		if strings.Contains(r.Run.ID, "epyc-07") { // the EPYC host without a pair
+			r.Env["hostname"] = "evil\x1b]0;pwned\a\n# heading | <script>alert(1)</script>"
+		}
+		if cpu, ok := r.Env["cpu"].(map[string]any); ok && strings.Contains(r.Run.ID, "xeon") {
+			cpu["model_name"] = "Xeon\n## injected | `x` <b>bold</b>"
+		}
+	}
+	rep := fleet.Build(runs, "on", "off")
+	for _, f := range []string{"text", "md", "html"} {
+		var b bytes.Buffer
+		if err := Fleet(&b, rep, f); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b\a") {
+			t.Errorf("%s: a control character reached the output", f)
+		}
+		if f != "html" && (strings.Contains(out, "\n# heading") || strings.Contains(out, "\n## injected")) {
+			t.Errorf("%s: a newline in a name started a heading:\n%s", f, out)
+		}
+		if f == "html" && (strings.Contains(out, "<script>") || strings.Contains(out, "<b>bold")) {
+			t.Errorf("html: markup from a name reached the page")
+		}
+	}
+}
