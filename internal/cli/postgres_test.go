@@ -152,17 +152,19 @@ func TestPostgresRunSpools(t *testing.T) {
 }
 
 // TestFleet: the synthetic fleet imported into a store gives the fleet
-// report (the renderings themselves are the fleet package's goldens).
+// report (the renderings themselves are report's goldens).
 func TestFleet(t *testing.T) {
 	e := newCLIEnv(t)
 	if code, _, stderr := e.run("import", filepath.Join("..", "fleet", "testdata", "synthetic-fleet.json")); code != 0 {
 		t.Fatal(stderr)
 	}
 	e.golden("fleet", "fleet")
-	e.golden("fleet-bad-format", "fleet", "--format", "html")
-	want, _ := os.ReadFile(filepath.Join("..", "fleet", "testdata", "fleet.md"))
-	if _, out, _ := e.run("fleet", "--format", "md"); out != string(want) {
-		t.Errorf("fleet --format md differs from the fleet package's golden:\n%s", cmp.Diff(string(want), out))
+	e.golden("fleet-bad-format", "fleet", "--format", "yaml")
+	for ext, format := range map[string]string{"md": "md", "html": "html"} {
+		want, _ := os.ReadFile(filepath.Join("..", "report", "testdata", "fleet."+ext))
+		if _, out, _ := e.run("fleet", "--format", format); out != string(want) {
+			t.Errorf("fleet --format %s differs from report's golden:\n%s", format, cmp.Diff(string(want), out))
+		}
 	}
 	// A side selector puts all EPYC hosts on against all EPYC hosts off.
 	code, out, stderr := e.run("compare", "label:on,cpu:EPYC", "label:off,cpu:EPYC", "--format", "json")
