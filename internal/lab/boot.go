@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/child"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,15 +141,15 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 	cmd.Stdin = nil
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	wait, err := child.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
 	exited := make(chan struct{})
 	var waitErr error
 	go func() {
-		waitErr = cmd.Wait()
+		waitErr = wait()
 		close(exited)
 	}()
 	kill := func() {

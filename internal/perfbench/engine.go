@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/child"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/sectax/sectax/internal/workload"
@@ -163,13 +163,13 @@ func (w *perfWorkload) Run(ctx context.Context, env workload.Env, p workload.Par
 	cmd := exec.CommandContext(ctx, w.e.Path, args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { child.Kill(cmd); return nil }
 	cmd.WaitDelay = 5 * time.Second
-	err = cmd.Run()
-	if cmd.Process != nil {
+	wait, err := child.Start(cmd)
+	if err == nil {
+		err = wait()
 		// Whatever perf left in its group (its messaging children) goes too.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		child.Kill(cmd)
 	}
 	if ctx.Err() != nil {
 		return workload.Sample{}, ctx.Err()

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/child"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -92,24 +92,18 @@ func (t *tailBuffer) lastLines(n int) string {
 // behind to disturb the next repetition.
 //
 // When sectax itself dies without a chance to clean up (SIGKILL, the OOM
-// killer), the kernel kills the command: it gets SIGKILL as its parent-death
-// signal (PR_SET_PDEATHSIG, kept across its exec). That signal fires when
-// the *thread* that forked the child exits, not the process, and the Go
-// runtime does end threads (one whose goroutine exits while locked to it).
-// So this goroutine locks its OS thread from before Start until after Wait:
-// the forking thread then lives at least as long as the child needs it, and
-// unlocking (rather than exiting locked) returns it to the runtime's pool
-// instead of ending it. We chose this over a subreaper or a guard process:
-// a guard between sectax and the command would add its own exec to every
-// timed repetition. The limit: descendants the command forks itself (a
-// shell's children, go build's compilers) do not inherit the signal; they
-// are orphaned when sectax is SIGKILLed, finish their own work and exit.
+// killer), the kernel kills the command: internal/child starts it with
+// SIGKILL as its parent-death signal from a thread locked until it is
+// reaped (see there why). We chose this over a subreaper or a guard
+// process: a guard between sectax and the command would add its own exec
+// to every timed repetition. The limit: descendants the command forks
+// itself (a shell's children, go build's compilers) do not inherit the
+// signal; they are orphaned when sectax is SIGKILLed, finish their own work
+// and exit.
 func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 	if err := ctx.Err(); err != nil {
 		return Sample{}, err
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Sample{}, err
@@ -117,15 +111,14 @@ func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 	defer pr.Close()
 	tail := &tailBuffer{max: stderrTail}
 	cmd := &exec.Cmd{
-		Path:        c.path,
-		Args:        c.argv,
-		Dir:         c.dir,
-		Env:         c.env,
-		Stderr:      pw,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		Path:   c.path,
+		Args:   c.argv,
+		Dir:    c.dir,
+		Env:    c.env,
+		Stderr: pw,
 	}
 	start := time.Now()
-	err = cmd.Start()
+	wait, err := child.Start(cmd)
 	pw.Close()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -147,7 +140,7 @@ func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 	// Kill the group as soon as ctx is done; the kill of an already empty
 	// group fails with ESRCH and is harmless.
 	stop := context.AfterFunc(ctx, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
-	werr := cmd.Wait()
+	werr := wait()
 	wall := time.Since(start)
 	stop()
 	syscall.Kill(-pgid, syscall.SIGKILL) // leftovers in the group

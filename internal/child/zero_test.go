@@ -1,0 +1,5 @@
+package child
+
+import "syscall"
+
+var syscallZero = syscall.Signal(0)
