@@ -21,7 +21,7 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// Exit codes: the contract of DESIGN.md.
+// Exit codes: the contract the README documents (Exit codes).
 const (
 	ExitOK          = 0
 	ExitError       = 1
