@@ -142,6 +142,23 @@ func TestSchemaSpecControls(t *testing.T) {
 	}
 }
 
+// TestConfigParamAsTheKernelReadsIt: a parameter verified on the command
+// line with dashes for underscores (the kernel reads both alike) is on it.
+func TestConfigParamAsTheKernelReadsIt(t *testing.T) {
+	doc := clone(t, realDocs(t, "campaign-runs.json")[1])
+	c := doc["config"].(map[string]any)
+	c["params"] = []any{"spec_store_bypass_disable=off"}
+	v := c["verification"].(map[string]any)
+	v["cmdline"] = "console=ttyS0 spec-store-bypass-disable=off"
+	if err := goCheck(doc); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	v["cmdline"] = "console=ttyS0 spec-store-bypass-disable=auto"
+	if err := goCheck(doc); err == nil {
+		t.Error("Validate accepted a parameter with another value on the command line")
+	}
+}
+
 // TestSchemaHostileBlocks: each block of a real document, made hostile, is
 // refused by Validate naming the field, and by the schema where JSON
 // Schema can say it.
@@ -174,6 +191,9 @@ func TestSchemaHostileBlocks(t *testing.T) {
 		{"config verified with foreign", camp, "config.verification.foreign", false, func(d map[string]any) { verif(d)["foreign"] = []any{"nopti"} }},
 		{"config param not on the command line", camp, "config.params[0]", true, func(d map[string]any) {
 			verif(d)["cmdline"] = "console=ttyS0 panic=-1 no_timer_check"
+		}},
+		{"config param overridden later on the command line", camp, "config.params[0]", true, func(d map[string]any) {
+			verif(d)["cmdline"] = verif(d)["cmdline"].(string) + " mitigations=auto"
 		}},
 		{"config name with a space", camp, "config.name", false, func(d map[string]any) { block(d, "config")["name"] = "off all" }},
 		{"config name empty", camp, "config.name", false, func(d map[string]any) { block(d, "config")["name"] = "" }},

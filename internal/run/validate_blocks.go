@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
 )
 
 // Accelerators are the values of lab.accel: QEMU's accelerator. Under tcg
@@ -96,9 +98,15 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
-	words := strings.Fields(v.Cmdline)
+	// As config.Verify checks it: the last occurrence of the name (dashes
+	// and underscores alike) has the parameter's value.
+	running := mitigation.ParseCmdline(v.Cmdline).Params
 	for i, p := range c.Params {
-		if !slices.Contains(words, p) {
+		want := mitigation.ParseCmdline(p).Params
+		if len(want) != 1 {
+			return invalid(fmt.Sprintf("config.params[%d]", i), "%s is not one kernel parameter", quote(p))
+		}
+		if q, ok := mitigation.Lookup(running, want[0].Name); !ok || q.Value != want[0].Value || q.HasValue != want[0].HasValue {
 			return invalid(fmt.Sprintf("config.params[%d]", i), "%s is not on the verified command line %s", quote(p), quote(v.Cmdline))
 		}
 	}
