@@ -381,9 +381,9 @@ func orUnknownErr(s string) string {
 }
 
 // verwUsers are the files whose mitigation is the same VERW CPU-buffer
-// clear: it goes away only when all of them are off (spec/platform.md
-// §1.2, mds=), and the kernel reports the ones turned off alone as
-// mitigated again.
+// clear: it goes away only when all of them are off (kernel-parameters.txt,
+// mds=; https://docs.kernel.org/admin-guide/hw-vuln/mds.html), and the
+// kernel reports the ones turned off alone as mitigated again.
 var verwUsers = map[string]bool{"mds": true, "tsx_async_abort": true, "mmio_stale_data": true, "reg_file_data_sampling": true}
 
 // sharedVERW moves a VERW user that a per-bug parameter turns off back

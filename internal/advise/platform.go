@@ -19,7 +19,7 @@ import (
 // PlatformKind names how a machine's kernel command line is configured.
 type PlatformKind string
 
-// The platforms advise knows (spec/platform.md §3, §4).
+// The platforms advise knows (docs/wsl.md, docs/native.md).
 const (
 	// PlatformWSL is a WSL 2 guest: %UserProfile%\.wslconfig kernelCommandLine.
 	PlatformWSL PlatformKind = "wsl2"

@@ -21,7 +21,7 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// Exit codes: the contract of DESIGN.md.
+// Exit codes: the contract the README documents (Exit codes).
 const (
 	ExitOK          = 0
 	ExitError       = 1
@@ -197,6 +197,17 @@ Typical workflow (mitigations change only with a reboot):
   sectax verify --expect off       # did the change take effect?
   sectax run --label off
   sectax compare on off            # add --format html -o tax.html for the report
+
+Second stage (sectax drives the boots, splits the tax, gathers machines):
+
+  sudo sectax campaign start       # on and off across real reboots, each boot verified
+  sectax lab                       # the same under QEMU, without touching this boot
+  sectax attribute probes          # per-task controls (prctl), measured in one boot
+  sectax attribute plan            # the active mitigations, a configuration to drop each
+  sectax attribute report          # each mitigation's share of the tax
+  sectax fleet                     # the tax per CPU model x kernel across machines
+  sectax push                      # move spooled runs to the shared PostgreSQL store
+  sectax export --format prometheus --textfile-dir DIR   # state and tax for node_exporter
 
 Exit status: 0 success, 1 runtime error, 2 usage error, 3 verify found the
 expectation not met, 130 interrupted (SIGINT/SIGTERM).`,

@@ -308,7 +308,7 @@ func (info paramInfo) effect(p Param) Effect {
 // Mode is the overall mitigation setting a command line asks for.
 type Mode string
 
-// The modes of DESIGN.md.
+// The modes env reports as mitigation_mode (docs/format.md).
 const (
 	// ModeOn is the kernel default (mitigations=auto, possibly with nosmt).
 	ModeOn Mode = "on"

@@ -9,7 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// The study's two WSL command lines (study/000_c5fdfd9e175b5f77.txt).
+// The study's two WSL 3.0.2 command lines (those of the study baselines,
+// internal/baseline/data).
 const (
 	studyOn  = `initrd=\initrd.img WSL_ROOT_INIT=1 panic=-1 nr_cpus=16 hv_utils.timesync_implicit=1 printk.devkmsg=on page_reporting.page_reporting_order=5 swiotlb=force hv_pci_swiotlb=67108864 hv_storvsc.storvsc_max_hw_queues=4 console=hvc0 debug pty.legacy_count=0 WSL_ENABLE_CRASH_DUMP=1`
 	studyOff = studyOn + ` quiet loglevel=0 audit=0 mitigations=off vsyscall=none`

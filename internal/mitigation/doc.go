@@ -6,8 +6,10 @@
 // /sys/devices/system/cpu/vulnerabilities/* (state, detail and sub-fields).
 //
 // Everything here is a pure function of its input: no file is read, nothing
-// is printed. The facts come from spec/platform.md §1 (kernel-parameters.txt
-// and arch/x86/kernel/cpu/bugs.c at the 6.17/6.18 level).
+// is printed. The facts come from the kernel at the 6.17/6.18 level:
+// kernel-parameters.txt (https://docs.kernel.org/admin-guide/kernel-parameters.html),
+// the hw-vuln pages (https://docs.kernel.org/admin-guide/hw-vuln/index.html) and
+// arch/x86/kernel/cpu/bugs.c (https://github.com/torvalds/linux/blob/master/arch/x86/kernel/cpu/bugs.c).
 //
 // Entry points:
 //

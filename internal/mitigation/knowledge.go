@@ -3,9 +3,10 @@ package mitigation
 // This file is the mitigation knowledge base: plain-language facts about
 // every /sys/devices/system/cpu/vulnerabilities/ file and every
 // mitigation-relevant kernel parameter, kept as data in knowledge.json
-// (embedded) and never as prose in code. The facts come from
-// spec/platform.md; an entry whose "unverified" list is not empty carries
-// fields written from memory, and says which.
+// (embedded) and never as prose in code. The facts come from the kernel's
+// kernel-parameters.txt, hw-vuln pages and bugs.c (doc.go has the
+// addresses); an entry whose "unverified" list is not empty carries fields
+// written from memory, and says which.
 
 import (
 	"bytes"
@@ -695,8 +696,8 @@ func kbSubModeChange(e KBEntry, from, to string) string {
 }
 
 // kbVerdict classifies a vulnerability line (or a state name) as
-// not_affected, mitigated, vulnerable or unknown, by the prefix rules of
-// spec/platform.md §1.5.
+// not_affected, mitigated, vulnerable or unknown, by the prefixes bugs.c
+// prints (see ParseVulnerability).
 func kbVerdict(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.TrimPrefix(s, "KVM: ")

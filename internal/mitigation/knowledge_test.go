@@ -29,7 +29,8 @@ func kbUpdate() bool {
 }
 
 // specVulnFiles is the full list of vulnerability files at Linux
-// 6.17–6.18 (spec/platform.md §1.3), plus nothing else.
+// 6.17–6.18 (Documentation/ABI/testing/sysfs-devices-system-cpu,
+// https://docs.kernel.org/admin-guide/abi-testing.html#abi-sys-devices-system-cpu-vulnerabilities), plus nothing else.
 var specVulnFiles = []string{
 	"meltdown", "spectre_v1", "spectre_v2", "spec_store_bypass", "l1tf", "mds",
 	"tsx_async_abort", "itlb_multihit", "srbds", "mmio_stale_data", "retbleed",
@@ -171,7 +172,7 @@ func TestKnowledgeCoversThisMachine(t *testing.T) {
 	}
 }
 
-// specLines are sysfs lines from spec/platform.md §1.4 and its real
+// specLines are sysfs lines as bugs.c prints them (6.17/6.18) and real
 // examples; each must match a mode of its entry.
 var specLines = [][2]string{
 	{"meltdown", "Mitigation: PTI"},

@@ -7,7 +7,7 @@ import (
 // State is the verdict of one vulnerability file.
 type State string
 
-// The states of DESIGN.md.
+// The states of env.vulnerabilities[].state (docs/format.md).
 const (
 	NotAffected State = "not_affected"
 	Mitigated   State = "mitigated"
@@ -47,7 +47,8 @@ var fieldKeys = []string{"IBPB", "STIBP", "PBRSB-eIBRS", "BHI", "VMX"}
 var flagKeys = []string{"IBRS_FW", "RSB filling"}
 
 // ParseVulnerability parses the text of one vulnerability file by the
-// grammar of spec/platform.md §1.5: the state from the prefix, the detail up
+// grammar of the lines arch/x86/kernel/cpu/bugs.c prints (the prefixes of
+// https://docs.kernel.org/admin-guide/abi-testing.html#abi-sys-devices-system-cpu-vulnerabilities): the state from the prefix, the detail up
 // to the first "; " (or ", " on old kernels) that starts a known sub-field,
 // then the sub-fields. A "; " that does not start a sub-field is part of the
 // text (spectre_v1's "…; no swapgs barriers"). It never fails; a line it

@@ -127,7 +127,13 @@ func quote(s string) string {
 // while running), the status, the counts, and every result, metric and
 // sample (finite and not negative; the primary, first, metric of a result
 // strictly positive, as ratios and geometric means divide by it). Counters
-// such as context switches and CPU seconds may be zero.
+// such as context switches and CPU seconds may be zero. The optional
+// blocks are checked too: config (a verified boot whose command line holds
+// the configuration's parameters), lab (kvm or tcg, a sha256, a boot within
+// its plan; it needs a config), campaign (step and boot from 1, the boot no
+// later than the step; it needs a config) and each result's spec_controls
+// (a known control and state, each once, every verified task showing the
+// expected state).
 //
 // It is the authority on what a valid document is: import and the spill
 // file of a run that could not be stored go through it, and the JSON
@@ -171,21 +177,22 @@ func (r *Run) Validate() error {
 	if err := checkLines("notes", r.Notes); err != nil {
 		return err
 	}
-	if c := r.Config; c != nil {
-		if err := checkText(c.Name, MaxNameBytes, false); err != nil || c.Name == "" {
-			if err == nil {
-				err = fmt.Errorf("missing")
-			}
-			return &InvalidError{"config.name", err.Error()}
-		}
-		if len(c.Params) > MaxParams {
-			return invalid("config.params", "%d parameters, more than the limit of %d", len(c.Params), MaxParams)
-		}
-		for i, p := range c.Params {
-			if err := checkText(p, MaxTextBytes, false); err != nil {
-				return &InvalidError{fmt.Sprintf("config.params[%d]", i), err.Error()}
-			}
-		}
+	if err := r.Config.validate(); err != nil {
+		return err
+	}
+	if err := r.Lab.validate(); err != nil {
+		return err
+	}
+	if err := r.Campaign.validate(); err != nil {
+		return err
+	}
+	// A lab or campaign run was measured under a verified configuration:
+	// the matrix and the campaign report group runs by it.
+	if r.Config == nil && r.Lab != nil {
+		return invalid("config", "missing, but the run has a lab block: every lab boot is verified against its configuration before it is measured")
+	}
+	if r.Config == nil && r.Campaign != nil {
+		return invalid("config", "missing, but the run has a campaign block: every campaign boot is verified against its configuration before it is measured")
 	}
 	if len(r.Results) > MaxResults {
 		return invalid("results", "%d workloads, more than the limit of %d", len(r.Results), MaxResults)
@@ -246,6 +253,9 @@ func (res *Result) validate(p string) error {
 		return err
 	}
 	if err := checkLines(p+".failures", res.Failures); err != nil {
+		return err
+	}
+	if err := validateSpec(p, res.SpecControls); err != nil {
 		return err
 	}
 	if len(res.Metrics) > MaxMetrics {

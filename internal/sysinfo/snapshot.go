@@ -3,11 +3,11 @@
 //
 // Where github.com/prometheus/procfs covers a file it is used, with the root
 // injected (procfs.NewFS(root+"/proc"), sysfs.NewFS(root+"/sys")); the rest
-// is read here through the same root (spec/house-style.md §7). Parsed values
+// is read here through the same root. Parsed values
 // keep their raw text beside them. A file that does not exist is listed in
 // Snapshot.Absent, one that cannot be read in Snapshot.Unreadable; neither is
 // an error. A value that could not be read is "" (strings) or null
-// (numbers, booleans, lists): the fields of the JSON contract (DESIGN.md and
+// (numbers, booleans, lists): the fields of the JSON contract (docs/format.md and
 // issue 3) are always present; the extra detail fields (raw texts,
 // evidence, *_source, prctl values) are left out when empty.
 //

@@ -21,7 +21,8 @@ import (
 // worker has done its work (each writes one byte to a done pipe as it
 // finishes), which excludes process teardown. Teardown of a re-executed Go
 // child differs from that of a forked perf child, so work_s is the one to
-// compare across engines on virtual machines (spec/perf-bench.md §9.4).
+// compare across engines on virtual machines (perf's window:
+// https://github.com/torvalds/linux/blob/master/tools/perf/bench/sched-messaging.c).
 //
 // Note: worker processes use syscall.Syscall, threads syscall.RawSyscall.
 // Every worker process runs a Go runtime whose sysmon thread wakes every

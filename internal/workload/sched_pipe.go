@@ -18,7 +18,8 @@ import (
 // Note: perf's timed window includes fork() of the child and its exit and
 // reaping. A re-executed Go child costs far more to start than a fork, so
 // the window here starts at a barrier after the child is ready and stops
-// after the parent's last read (see spec/perf-bench.md §9.3); for the study's
+// after the parent's last read (perf's window:
+// https://github.com/torvalds/linux/blob/master/tools/perf/bench/sched-pipe.c); for the study's
 // sizes perf's own fork cost is a fraction of a percent on bare metal.
 type SchedPipe struct{}
 

@@ -1,7 +1,8 @@
 // Package wslconfig reads and edits %UserProfile%\.wslconfig, the file that
 // configures the WSL 2 virtual machine, without losing a byte of it.
 //
-// The reader follows WSL's own parser (src/shared/configfile/configfile.cpp,
+// The reader follows WSL's own parser
+// (https://github.com/microsoft/WSL/blob/master/src/shared/configfile/configfile.cpp,
 // called by the service with "skip invalid lines"): case-insensitive section
 // and key names, `#` comments (also after a value, but not inside double
 // quotes), double quotes removed from values, the escapes \\ \" \n \t \b and

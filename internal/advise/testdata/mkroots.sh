@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes the fake roots of advise and verify: each starts as a copy of a
 # sysinfo tree (../../sysinfo/testdata/NAME) and gets the boot-loader files
-# of one platform shape (spec/platform.md §4) or a changed command line.
+# of one platform shape (docs/native.md, docs/wsl.md) or a changed command line.
 # Rerun after editing; the trees are committed as plain files (no symlinks,
 # no colons in names).
 set -euo pipefail

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the synthetic fake trees (every tree except the captured
-# firecracker-dev). They are built from spec/platform.md's exact kernel
-# strings and the study's command lines (study/000_c5fdfd9e175b5f77.txt);
+# firecracker-dev). They are built from the exact strings the kernel prints
+# (arch/x86/kernel/cpu/bugs.c) and the study's command lines (those of the
+# study baselines, internal/baseline/data);
 # CPU identities and flags follow real machines of each kind. Rerun after
 # editing; the trees are committed as plain files.
 set -euo pipefail
