@@ -2,7 +2,6 @@ package advise
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,10 +11,6 @@ import (
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
-
-// update is accepted so that `go test ./... -update` works in every package;
-// the golden files of advise and verify live in internal/cli.
-var _ = flag.Bool("update", false, "rewrite golden files (none in this package)")
 
 func root(name string) string {
 	if strings.HasPrefix(name, "sys:") {

@@ -17,6 +17,15 @@ func adviseRoot(name string) string {
 	return filepath.Join("..", "advise", "testdata", "roots", name)
 }
 
+// textAt is the golden file NAME under testdata/, or under
+// internal/report/testdata/ for text (the report's renderers own them).
+func textAt(name string) string {
+	if strings.HasSuffix(name, ".text") {
+		return filepath.Join("..", "..", "report", "testdata", name)
+	}
+	return name
+}
+
 // TestAdviseGolden: one golden per platform shape and format.
 func TestAdviseGolden(t *testing.T) {
 	for _, tt := range []struct{ name, root, target string }{
@@ -41,7 +50,7 @@ func TestAdviseGolden(t *testing.T) {
 					t.Errorf("%s: not a sectax.advise/v1 document: %v", tt.name, err)
 				}
 			}
-			golden(t, filepath.Join("advise", tt.name+"."+format), out)
+			golden(t, textAt(filepath.Join("advise", tt.name+"."+format)), out)
 		}
 	}
 }
@@ -115,7 +124,7 @@ func TestVerifyGolden(t *testing.T) {
 					t.Errorf("%s: json %+v, %v", tt.name, doc, err)
 				}
 			}
-			golden(t, filepath.Join("verify", tt.name+"."+format), out)
+			golden(t, textAt(filepath.Join("verify", tt.name+"."+format)), out)
 		}
 	}
 }

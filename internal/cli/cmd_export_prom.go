@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/export/prom"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
@@ -116,7 +117,7 @@ func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (
 	}
 	rep, err := compare.Compare(a, b, compare.Options{Alpha: stats.DefaultAlpha})
 	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
-		return skip(usageError{err})
+		return skip(exit.Wrap(exit.Usage, err))
 	}
 	return rep, err
 }

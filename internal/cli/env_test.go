@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // fixtures are the fake machine trees of internal/sysinfo/testdata.
@@ -41,8 +42,11 @@ func TestEnvGolden(t *testing.T) {
 				if code != 0 || errOut != "" {
 					t.Fatalf("env --format %s: exit %d, stderr %q", format, code, errOut)
 				}
-				ext := map[string]string{"text": "txt", "json": "json"}[format]
-				golden(t, filepath.Join("env", fx+"."+ext), out)
+				if format == "text" { // report.EnvText's golden
+					testutil.Golden(t, filepath.Join("..", "report", "testdata", "env", fx+".txt"), []byte(out))
+				} else {
+					golden(t, filepath.Join("env", fx+".json"), out)
+				}
 			}
 		})
 	}
