@@ -10,14 +10,10 @@ import (
 
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
-func root(name string) string {
-	if strings.HasPrefix(name, "sys:") {
-		return filepath.Join("..", "sysinfo", "testdata", strings.TrimPrefix(name, "sys:"))
-	}
-	return filepath.Join("testdata", "roots", name)
-}
+func root(name string) string { return testutil.AdviseRoot(name) }
 
 func load(t *testing.T, name string) (*sysinfo.Snapshot, Platform, *mitigation.Knowledge) {
 	t.Helper()

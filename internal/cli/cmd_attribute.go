@@ -190,7 +190,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		}
 		for _, st := range states {
 			pl.Items = append(pl.Items, runner.Item{Workload: workload.WithSpec(w, st.Settings, offers),
-				Params: p, Engine: "native", Runs: o.runs})
+				Params: p, Engine: "native", Repetitions: o.runs})
 		}
 	}
 

@@ -61,7 +61,7 @@ func guestMeasure(ctx context.Context, guest *lab.Guest) ([]byte, error) {
 	r := &run.Run{
 		Schema: run.Schema, ID: in.RunID, Label: in.Label, Started: time.Now().UTC(),
 		Suite: string(pl.Suite), Engine: "native", ToolVersion: Version,
-		Runs: plan.Repetitions(o.runs, pl.Suite), Warmup: o.warmup, Seed: o.seed, Env: env,
+		Repetitions: plan.Repetitions(o.runs, pl.Suite), Warmup: o.warmup, Seed: o.seed, Env: env,
 		Config: config.Record(in.Config, v), Notes: pl.Notes,
 		Results: runner.NewResults(pl.Items),
 	}

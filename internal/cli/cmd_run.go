@@ -291,7 +291,7 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 	r := &run.Run{
 		Schema: run.Schema, ID: g.deps.NewRunID(), Label: ss.label, Started: g.deps.Now().UTC(),
 		Suite: string(pl.Suite), Engine: ss.engine, ToolVersion: Version,
-		Runs: plan.Repetitions(o.runs, pl.Suite), Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
+		Repetitions: plan.Repetitions(o.runs, pl.Suite), Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
 		Notes:   pl.Notes,
 		Results: runner.NewResults(pl.Items),
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -46,11 +47,11 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", nil, fixedDeps(nil), []string{"frobnicate"}, ExitUsage},
 		{"an argument too many", nil, fixedDeps(nil), []string{"run", "extra"}, ExitUsage},
 		{"wrong argument count", nil, fixedDeps(nil), []string{"show"}, ExitUsage},
-		{"required flag missing", nil, fixedDeps(nil), []string{"verify", "--root", adviseRoot("sys:wsl2-intel-on")}, ExitUsage},
+		{"required flag missing", nil, fixedDeps(nil), []string{"verify", "--root", testutil.AdviseRoot("sys:wsl2-intel-on")}, ExitUsage},
 		{"bad --param", nil, fixedDeps(nil), []string{"run", "--param", "sched-pipe.loops=0"}, ExitUsage},
 		{"unknown run", nil, fixedDeps(fakeRegistry()), []string{"show", "nope"}, ExitUsage},
-		{"verify unmet", nil, fixedDeps(nil), []string{"verify", "--root", adviseRoot("sys:wsl2-intel-on"), "--expect", "off"}, ExitUnmet},
-		{"Ctrl-C", cancelled, fixedDeps(nil), []string{"env", "--root", fixtureRoot("wsl2-intel-on")}, ExitInterrupted},
+		{"verify unmet", nil, fixedDeps(nil), []string{"verify", "--root", testutil.AdviseRoot("sys:wsl2-intel-on"), "--expect", "off"}, ExitUnmet},
+		{"Ctrl-C", cancelled, fixedDeps(nil), []string{"env", "--root", testutil.SysinfoRoot("wsl2-intel-on")}, ExitInterrupted},
 		{"workload failure", nil, withFailing, []string{"run", "--no-store", "--runs", "1", "--warmup", "0"}, ExitError},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -241,7 +241,7 @@ func TestProgress(t *testing.T) {
 
 // wslOn is the fake tree of a WSL 2 guest with the study's default
 // (mitigations on) command line.
-var wslOn = filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-on")
+var wslOn = testutil.SysinfoRoot("wsl2-intel-on")
 
 // TestRunStores: a run is stored by default (list shows it, show prints
 // it), --no-store leaves the database alone, and a second measurer is

@@ -133,7 +133,7 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 					return nil, err
 				}
 			}
-			pl.Items = append(pl.Items, runner.Item{Workload: wl, Params: p, Engine: e, Runs: reps})
+			pl.Items = append(pl.Items, runner.Item{Workload: wl, Params: p, Engine: e, Repetitions: reps})
 		}
 	}
 	if len(pl.Items) == 0 {

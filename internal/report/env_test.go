@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/advise"
@@ -12,15 +11,6 @@ import (
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 )
-
-// fakeRoot is a fake machine tree of internal/advise (platform shapes) or,
-// for a name starting with "sys:", of internal/sysinfo.
-func fakeRoot(name string) string {
-	if n, ok := strings.CutPrefix(name, "sys:"); ok {
-		return filepath.Join("..", "sysinfo", "testdata", n)
-	}
-	return filepath.Join("..", "advise", "testdata", "roots", name)
-}
 
 func collect(t *testing.T, root string) *sysinfo.Snapshot {
 	t.Helper()
@@ -47,7 +37,7 @@ func TestEnvTextGolden(t *testing.T) {
 			continue // a tree of sysinfo's own tests only
 		}
 		var b bytes.Buffer
-		if err := EnvText(&b, collect(t, fakeRoot("sys:"+e.Name()))); err != nil {
+		if err := EnvText(&b, collect(t, testutil.AdviseRoot("sys:"+e.Name()))); err != nil {
 			t.Fatal(err)
 		}
 		testutil.Golden(t, golden, b.Bytes())
@@ -58,13 +48,10 @@ func TestEnvTextGolden(t *testing.T) {
 	}
 }
 
-// adviceCase is an advise or verify on a fake root.
-type adviceCase struct{ name, root, target string }
-
-func adviceInputs(t *testing.T, c adviceCase) (*sysinfo.Snapshot, advise.Platform, advise.Target, *mitigation.Knowledge) {
+func adviceInputs(t *testing.T, root, target string) (*sysinfo.Snapshot, advise.Platform, advise.Target, *mitigation.Knowledge) {
 	t.Helper()
-	s := collect(t, fakeRoot(c.root))
-	tg, err := advise.ParseTarget(c.target)
+	s := collect(t, testutil.AdviseRoot(root))
+	tg, err := advise.ParseTarget(target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,34 +59,24 @@ func adviceInputs(t *testing.T, c adviceCase) (*sysinfo.Snapshot, advise.Platfor
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, advise.Probe(fakeRoot(c.root), s), tg, kb
+	return s, advise.Probe(testutil.AdviseRoot(root), s), tg, kb
 }
 
 // TestAdviceTextGolden: one golden per platform shape.
 func TestAdviceTextGolden(t *testing.T) {
-	for _, c := range []adviceCase{
-		{"wsl-off", "sys:wsl2-intel-on", "off"},
-		{"wsl-auto", "sys:wsl2-intel-off", "auto"},
-		{"debian-grub-off", "debian-grub", "off"},
-		{"fedora-grubby-off", "fedora-grubby", "off"},
-		{"systemd-boot-auto", "systemd-boot", "auto"},
-		{"kernelstub-off", "kernelstub", "off"},
-		{"unknown-off", "sys:firecracker-dev", "off"},
-		{"wsl-params", "sys:wsl2-intel-on", "spectre_bhi=vmexit audit=0"},
-		{"old-kernel-off", "sys:old-4.15-intel", "off"},
-	} {
-		a := advise.Plan(adviceInputs(t, c))
+	for _, c := range testutil.AdviceCases {
+		a := advise.Plan(adviceInputs(t, c.Root, c.Target))
 		var b bytes.Buffer
 		if err := AdviceText(&b, &a); err != nil {
 			t.Fatal(err)
 		}
-		testutil.Golden(t, filepath.Join("testdata", "advise", c.name+".text"), b.Bytes())
+		testutil.Golden(t, filepath.Join("testdata", "advise", c.Name+".text"), b.Bytes())
 	}
 }
 
 // TestVerificationTextGolden: met and unmet expectations on the fake roots.
 func TestVerificationTextGolden(t *testing.T) {
-	for _, c := range []adviceCase{
+	for _, c := range []struct{ name, root, expect string }{
 		{"on-auto", "sys:wsl2-intel-on", "auto"},
 		{"on-off", "sys:wsl2-intel-on", "off"},
 		{"off-off", "sys:wsl2-intel-off", "off"},
@@ -112,7 +89,7 @@ func TestVerificationTextGolden(t *testing.T) {
 		{"grub-pending", "debian-grub-pending", "off"},
 		{"old-kernel-ignored", "old-kernel-ignored", "off"},
 	} {
-		v := advise.Verify(adviceInputs(t, c))
+		v := advise.Verify(adviceInputs(t, c.root, c.expect))
 		var b bytes.Buffer
 		if err := VerificationText(&b, &v); err != nil {
 			t.Fatal(err)

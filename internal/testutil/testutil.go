@@ -14,6 +14,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,4 +64,46 @@ func Absent(t testing.TB, path string) {
 	if _, err := os.Stat(path); err == nil {
 		t.Errorf("%s exists but nothing was produced (go test -update removes it)", path)
 	}
+}
+
+// internalDir is the repository's internal/ directory.
+func internalDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("testutil: no caller information")
+	}
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// SysinfoRoot is the fake machine tree NAME under internal/sysinfo/testdata
+// (a /proc and /sys to read with --root).
+func SysinfoRoot(name string) string {
+	return filepath.Join(internalDir(), "sysinfo", "testdata", name)
+}
+
+// AdviseRoot is the fake root NAME of a boot platform under
+// internal/advise/testdata/roots or, for "sys:NAME", SysinfoRoot(NAME).
+func AdviseRoot(name string) string {
+	if n, ok := strings.CutPrefix(name, "sys:"); ok {
+		return SysinfoRoot(n)
+	}
+	return filepath.Join(internalDir(), "advise", "testdata", "roots", name)
+}
+
+// AdviceCase is an advise run on a fake root: the golden's name, the root
+// (AdviseRoot) and the --target.
+type AdviceCase struct{ Name, Root, Target string }
+
+// AdviceCases are the advise goldens: one per platform shape. The CLI's
+// test checks its JSON and text output, report's test the text renderer.
+var AdviceCases = []AdviceCase{
+	{"wsl-off", "sys:wsl2-intel-on", "off"},
+	{"wsl-auto", "sys:wsl2-intel-off", "auto"},
+	{"debian-grub-off", "debian-grub", "off"},
+	{"fedora-grubby-off", "fedora-grubby", "off"},
+	{"systemd-boot-auto", "systemd-boot", "auto"},
+	{"kernelstub-off", "kernelstub", "off"},
+	{"unknown-off", "sys:firecracker-dev", "off"},
+	{"wsl-params", "sys:wsl2-intel-on", "spectre_bhi=vmexit audit=0"},
+	{"old-kernel-off", "sys:old-4.15-intel", "off"},
 }
