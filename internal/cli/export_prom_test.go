@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // TestExportPrometheus: the textfile export on a fake WSL machine booted

@@ -109,7 +109,7 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 		}
 		reps := req.Repetitions
 		if reps == 0 {
-			reps = info.Runs[suite]
+			reps = info.Repetitions[suite]
 		}
 		if reps == 0 {
 			reps = DefaultRepetitions(suite)

@@ -97,9 +97,9 @@ type Info struct {
 	Stresses Stress
 	Params   []ParamSpec
 	Metrics  []MetricSpec
-	// Runs overrides the repetitions per suite (0: the runner's default).
+	// Repetitions overrides the measured repetitions per suite (0: the runner's default).
 	// Long workloads use it to keep a suite within its budget.
-	Runs map[Suite]int
+	Repetitions map[Suite]int
 }
 
 // Stress is what a workload does to the kernel.
