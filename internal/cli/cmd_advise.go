@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,7 +53,7 @@ split them differently.`,
 				return err
 			}
 			if g.Format == "json" {
-				return finish(writeIndentedJSON(w, a))
+				return finish(writeJSON(w, a))
 			}
 			return finish(report.AdviceText(w, &a))
 		},
@@ -93,10 +91,4 @@ func adviseInputs(ctx context.Context, g *Globals, flag, value string) (adviceIn
 		return in, err
 	}
 	return adviceInputs{target: t, snap: s, platform: advise.Probe(g.Root, s), kb: kb}, nil
-}
-
-func writeIndentedJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -44,7 +42,7 @@ unreadable; neither is an error.`,
 				return err
 			}
 			if g.Format == "json" {
-				return finish(writeEnvJSON(w, s))
+				return finish(writeJSON(w, s))
 			}
 			return finish(report.EnvText(w, s))
 		},
@@ -70,10 +68,4 @@ func collectEnv(ctx context.Context, g *Globals) (*sysinfo.Snapshot, error) {
 		s.SectaxVersion = Version
 	}
 	return s, nil
-}
-
-func writeEnvJSON(w io.Writer, s *sysinfo.Snapshot) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
 }

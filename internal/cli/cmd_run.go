@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -321,7 +320,7 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 	if g.Format == "json" && ss.json != nil {
 		err = ss.json(w, r)
 	} else if g.Format == "json" {
-		err = writeRunJSON(w, r)
+		err = writeJSON(w, r)
 	} else {
 		err = ss.text(w, r)
 	}
@@ -354,12 +353,6 @@ func countSamples(r *run.Run) string {
 		}
 	}
 	return fmt.Sprintf("%d samples of %d workloads finished and are shown above", n, len(r.Results))
-}
-
-func writeRunJSON(w io.Writer, r *run.Run) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
 }
 
 // newRunID returns a sortable, unique run id: UTC time and random bits.

@@ -48,7 +48,7 @@ overrides it or the kernel ignores it.`,
 				return err
 			}
 			if g.Format == "json" {
-				err = writeIndentedJSON(w, v)
+				err = writeJSON(w, v)
 			} else {
 				err = report.VerificationText(w, &v)
 			}
