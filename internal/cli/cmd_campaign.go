@@ -467,9 +467,6 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	}
 	a, b := sides[0], sides[1]
 	rep, err := compare.Compare(a, b, compare.Options{Alpha: o.alpha})
-	if errors.Is(err, compare.ErrNothingInCommon) {
-		return exit.Wrap(exit.Usage, err)
-	}
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/export/prom"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
@@ -117,7 +116,7 @@ func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (
 	}
 	rep, err := compare.Compare(a, b, compare.Options{Alpha: stats.DefaultAlpha})
 	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
-		return skip(exit.Wrap(exit.Usage, err))
+		return skip(err) // a usage error (compare's sentinels say so)
 	}
 	return rep, err
 }
