@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -53,6 +54,17 @@ func usagef(format string, a ...any) error { return exit.Usagef(format, a...) }
 // subcommand through findUsage.) Cobra's errors carry no type, so they are
 // marked where cobra calls out to us rather than recognised by their text.
 func usageErrors(c *cobra.Command) {
+	if c.HasParent() && c.HasSubCommands() && !c.Runnable() {
+		// A group of subcommands (campaign, attribute, wslconfig): cobra
+		// would print its help for an unknown subcommand and exit 0.
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for %q: see '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+			}
+			return nil
+		}
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
 	if v := c.Args; v != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error { return exit.Wrap(exit.Usage, v(cmd, args)) }
 	}

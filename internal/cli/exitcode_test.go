@@ -45,6 +45,8 @@ func TestExitCodes(t *testing.T) {
 		{"flag without its value", nil, fixedDeps(nil), []string{"run", "--runs"}, ExitUsage},
 		{"bad flag value", nil, fixedDeps(nil), []string{"run", "--runs", "many"}, ExitUsage},
 		{"unknown command", nil, fixedDeps(nil), []string{"frobnicate"}, ExitUsage},
+		{"unknown subcommand", nil, fixedDeps(nil), []string{"campaign", "frobnicate"}, ExitUsage},
+		{"a group without its subcommand", nil, fixedDeps(nil), []string{"campaign"}, ExitOK},
 		{"an argument too many", nil, fixedDeps(nil), []string{"run", "extra"}, ExitUsage},
 		{"wrong argument count", nil, fixedDeps(nil), []string{"show"}, ExitUsage},
 		{"required flag missing", nil, fixedDeps(nil), []string{"verify", "--root", testutil.AdviseRoot("sys:wsl2-intel-on")}, ExitUsage},
