@@ -2,7 +2,6 @@ package advise
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,18 +10,10 @@ import (
 
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
-// update is accepted so that `go test ./... -update` works in every package;
-// the golden files of advise and verify live in internal/cli.
-var _ = flag.Bool("update", false, "rewrite golden files (none in this package)")
-
-func root(name string) string {
-	if strings.HasPrefix(name, "sys:") {
-		return filepath.Join("..", "sysinfo", "testdata", strings.TrimPrefix(name, "sys:"))
-	}
-	return filepath.Join("testdata", "roots", name)
-}
+func root(name string) string { return testutil.AdviseRoot(name) }
 
 func load(t *testing.T, name string) (*sysinfo.Snapshot, Platform, *mitigation.Knowledge) {
 	t.Helper()

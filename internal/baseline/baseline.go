@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -130,6 +131,9 @@ type UnknownError struct {
 	Name  string
 	Known []string
 }
+
+// ExitKind says that naming an unknown baseline is a usage error.
+func (e *UnknownError) ExitKind() exit.Kind { return exit.Usage }
 
 func (e *UnknownError) Error() string {
 	return fmt.Sprintf("no baseline called %q; known: %s", e.Name, strings.Join(e.Known, ", "))

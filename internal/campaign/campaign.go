@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
@@ -96,8 +97,8 @@ func (e *VerifyError) Error() string {
 	return fmt.Sprintf("step %d (%s) did not verify twice, so the campaign stopped and was restored: %s", e.Step, e.Config, strings.Join(e.Reasons, "; "))
 }
 
-// ExitCode is 3: a verification was not met.
-func (e *VerifyError) ExitCode() int { return 3 }
+// ExitKind says that an expectation was not met.
+func (e *VerifyError) ExitKind() exit.Kind { return exit.Unmet }
 
 // ErrNotRunning says that resume found no running campaign.
 var ErrNotRunning = errors.New("no running campaign")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -162,8 +163,8 @@ func failing(t *testing.T, f fault, reason string) {
 	if !errors.As(err, &verr) || verr.Config != "off" || !strings.Contains(err.Error(), reason) {
 		t.Fatalf("error %v; want a VerifyError of off saying %q", err, reason)
 	}
-	if verr.ExitCode() != 3 {
-		t.Fatalf("exit code %d", verr.ExitCode())
+	if k := exit.Of(err); k != exit.Unmet {
+		t.Fatalf("kind %v, want unmet", k)
 	}
 	c = r.load()
 	s := c.Steps[offStep]

@@ -6,49 +6,41 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/testutil"
 )
 
-// adviseRoot is a fake root of internal/advise (platform shapes) or, for a
-// name starting with "sys:", of internal/sysinfo.
-func adviseRoot(name string) string {
-	if n, ok := strings.CutPrefix(name, "sys:"); ok {
-		return filepath.Join("..", "sysinfo", "testdata", n)
+// textAt is the golden file NAME under testdata/, or under
+// internal/report/testdata/ for text (the report's renderers own them).
+func textAt(name string) string {
+	if strings.HasSuffix(name, ".text") {
+		return filepath.Join("..", "..", "report", "testdata", name)
 	}
-	return filepath.Join("..", "advise", "testdata", "roots", name)
+	return name
 }
 
 // TestAdviseGolden: one golden per platform shape and format.
 func TestAdviseGolden(t *testing.T) {
-	for _, tt := range []struct{ name, root, target string }{
-		{"wsl-off", "sys:wsl2-intel-on", "off"},
-		{"wsl-auto", "sys:wsl2-intel-off", "auto"},
-		{"debian-grub-off", "debian-grub", "off"},
-		{"fedora-grubby-off", "fedora-grubby", "off"},
-		{"systemd-boot-auto", "systemd-boot", "auto"},
-		{"kernelstub-off", "kernelstub", "off"},
-		{"unknown-off", "sys:firecracker-dev", "off"},
-		{"wsl-params", "sys:wsl2-intel-on", "spectre_bhi=vmexit audit=0"},
-		{"old-kernel-off", "sys:old-4.15-intel", "off"},
-	} {
+	for _, tt := range testutil.AdviceCases {
 		for _, format := range []string{"text", "json"} {
-			out, errs, code := sectax(t, fixedDeps(nil), "advise", "--root", adviseRoot(tt.root), "--target", tt.target, "--format", format)
+			out, errs, code := sectax(t, fixedDeps(nil), "advise", "--root", testutil.AdviseRoot(tt.Root), "--target", tt.Target, "--format", format)
 			if code != ExitOK || errs != "" {
-				t.Fatalf("%s: exit %d: %s", tt.name, code, errs)
+				t.Fatalf("%s: exit %d: %s", tt.Name, code, errs)
 			}
 			if format == "json" {
 				var doc map[string]any
 				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc["schema"] != "sectax.advise/v1" {
-					t.Errorf("%s: not a sectax.advise/v1 document: %v", tt.name, err)
+					t.Errorf("%s: not a sectax.advise/v1 document: %v", tt.Name, err)
 				}
 			}
-			golden(t, filepath.Join("advise", tt.name+"."+format), out)
+			golden(t, textAt(filepath.Join("advise", tt.Name+"."+format)), out)
 		}
 	}
 }
 
 // TestAdviseDefaultTarget: without --target, advise plans for off.
 func TestAdviseDefaultTarget(t *testing.T) {
-	out, _, code := sectax(t, fixedDeps(nil), "advise", "--root", adviseRoot("debian-grub"))
+	out, _, code := sectax(t, fixedDeps(nil), "advise", "--root", testutil.AdviseRoot("debian-grub"))
 	if code != 0 || !strings.HasPrefix(out, "Target: off (mitigations=off)") || !strings.Contains(out, "$ sudo update-grub") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
@@ -99,7 +91,7 @@ func TestVerifyGolden(t *testing.T) {
 		{"old-kernel-ignored", "old-kernel-ignored", "off", ExitUnmet, "is older than some of them"},
 	} {
 		for _, format := range []string{"text", "json"} {
-			out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", adviseRoot(tt.root), "--expect", tt.expect, "--format", format)
+			out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.AdviseRoot(tt.root), "--expect", tt.expect, "--format", format)
 			if code != tt.code {
 				t.Errorf("%s: exit %d, want %d (%s)", tt.name, code, tt.code, errs)
 			}
@@ -115,7 +107,7 @@ func TestVerifyGolden(t *testing.T) {
 					t.Errorf("%s: json %+v, %v", tt.name, doc, err)
 				}
 			}
-			golden(t, filepath.Join("verify", tt.name+"."+format), out)
+			golden(t, textAt(filepath.Join("verify", tt.name+"."+format)), out)
 		}
 	}
 }
@@ -124,7 +116,7 @@ func TestVerifyGolden(t *testing.T) {
 // not met (exit 3), and nothing to stdout.
 func TestVerifyOutputFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "verify.json")
-	out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", adviseRoot("wsl2-asked-off"), "--expect", "off", "--format", "json", "-o", path)
+	out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.AdviseRoot("wsl2-asked-off"), "--expect", "off", "--format", "json", "-o", path)
 	b, err := os.ReadFile(path)
 	if code != ExitUnmet || out != "" || err != nil || !strings.Contains(string(b), `"holds": false`) {
 		t.Errorf("exit %d, stdout %q, stderr %q, file %v %s", code, out, errs, err, b)

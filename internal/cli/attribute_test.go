@@ -134,7 +134,7 @@ func TestAttributeReport(t *testing.T) {
 		}
 		started := time.Date(2026, 11, 30, 9, i, 0, 0, time.UTC)
 		r := run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261130T09%02d00-00000%d", i, i), Label: arm.label, Started: started,
-			Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Runs: 8,
+			Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
 			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
 				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}
 		b, _ := json.Marshal(r)

@@ -16,6 +16,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestCampaignKexecInGuest runs a real campaign inside a QEMU guest (TCG):
@@ -27,22 +28,15 @@ import (
 // It skips where QEMU, a kernel or the go command is missing, except under
 // CI=true.
 func TestCampaignKexecInGuest(t *testing.T) {
-	need := func(format string, a ...any) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf(format, a...)
-		}
-		t.Skipf(format, a...)
-	}
 	if testing.Short() {
 		t.Skip("boots a QEMU guest three times")
 	}
 	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
-		need("qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
+		testutil.Need(t, "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		need("no go command to build the guest's sectax")
+		testutil.Need(t, "no go command to build the guest's sectax")
 	}
 	imgs, _ := filepath.Glob("/boot/vmlinuz-*")
 	var kernel lab.KernelImage
@@ -52,11 +46,11 @@ func TestCampaignKexecInGuest(t *testing.T) {
 		}
 	}
 	if kernel.Path == "" {
-		need("no readable /boot/vmlinuz-* (apt-get install linux-image-amd64)")
+		testutil.Need(t, "no readable /boot/vmlinuz-* (apt-get install linux-image-amd64)")
 	}
 	kdata, err := os.ReadFile(kernel.Path)
 	if err != nil {
-		need("cannot read %s: %v", kernel.Path, err)
+		testutil.Need(t, "cannot read %s: %v", kernel.Path, err)
 	}
 
 	exe := filepath.Join(t.TempDir(), "sectax")

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/testutil"
 
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -47,21 +48,7 @@ func (e *cliEnv) golden(name string, args ...string) string {
 	code, stdout, stderr := e.run(args...)
 	got := "$ sectax " + strings.ReplaceAll(strings.Join(args, " "), e.dir, "$TMP") + "\n" +
 		"exit " + strconv.Itoa(code) + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr
-	path := filepath.Join("testdata", "cli", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			e.t.Fatal(err)
-		}
-		return stdout
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		e.t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		e.t.Errorf("%s differs (-want +got):\n%s", name, cmp.Diff(string(want), got))
-	}
+	testutil.Golden(e.t, filepath.Join("testdata", "cli", name+".golden"), []byte(got))
 	return stdout
 }
 

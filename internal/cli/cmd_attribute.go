@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
@@ -46,7 +48,7 @@ func newAttributeCmd(g *Globals) *cobra.Command {
 // applySpec turns the --spec flag of `sectax run` into wrapped items: it
 // reads the kernel's mode and refuses a control it does not offer (exit
 // status 2, with the kernel's reason).
-func applySpec(ctx context.Context, g *Globals, args []string, pl *plan) error {
+func applySpec(ctx context.Context, g *Globals, args []string, pl *plan.Plan) error {
 	settings, err := workload.ParseSpec(args)
 	if err != nil {
 		return err
@@ -59,8 +61,8 @@ func applySpec(ctx context.Context, g *Globals, args []string, pl *plan) error {
 	if err := workload.CheckSpec(settings, offers); err != nil {
 		return err
 	}
-	for i := range pl.items {
-		pl.items[i].Workload = workload.WithSpec(pl.items[i].Workload, settings, offers)
+	for i := range pl.Items {
+		pl.Items[i].Workload = workload.WithSpec(pl.Items[i].Workload, settings, offers)
 	}
 	return nil
 }
@@ -122,7 +124,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		return err
 	}
 	if err := stats.CheckAlpha(o.alpha); err != nil {
-		return usageError{fmt.Errorf("--alpha: %w", err)}
+		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
 	}
 	suite, err := workload.ParseSuite(o.suite)
 	if err != nil {
@@ -161,15 +163,15 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		return finish(render(w, rep))
 	}
 
-	pl := &plan{suite: suite}
+	pl := &plan.Plan{Suite: suite}
 	if o.cpus != "" {
-		if pl.cpus, err = runner.ParseCPUList(o.cpus); err != nil {
+		if pl.CPUs, err = runner.ParseCPUList(o.cpus); err != nil {
 			return usagef("--cpus: %v", err)
 		}
 	}
 	for _, off := range offers {
 		if !off.Available {
-			pl.notes = append(pl.notes, fmt.Sprintf("%s unavailable here: %s", off.Control, off.Reason))
+			pl.Notes = append(pl.Notes, fmt.Sprintf("%s unavailable here: %s", off.Control, off.Reason))
 		}
 	}
 	for _, pr := range attribute.Probes {
@@ -187,8 +189,8 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 			}
 		}
 		for _, st := range states {
-			pl.items = append(pl.items, runner.Item{Workload: workload.WithSpec(w, st.Settings, offers),
-				Params: p, Engine: "native", Runs: o.runs})
+			pl.Items = append(pl.Items, runner.Item{Workload: workload.WithSpec(w, st.Settings, offers),
+				Params: p, Engine: "native", Repetitions: o.runs})
 		}
 	}
 
@@ -314,7 +316,7 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 		return err
 	}
 	if err := stats.CheckAlpha(alpha); err != nil {
-		return usageError{fmt.Errorf("--alpha: %w", err)}
+		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
 	}
 	var db *store.DB
 	defer func() {
@@ -378,10 +380,10 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	}
 	att, err := attribute.Attribute(arms, waterfallOrder(arms), alpha)
 	if errors.Is(err, attribute.ErrNoOn) {
-		return usageError{fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)}
+		return exit.Wrap(exit.Usage, fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err))
 	}
 	if err != nil {
-		return usageError{err}
+		return exit.Wrap(exit.Usage, err)
 	}
 	if kb, err := mitigation.KnowledgeBase(); err == nil {
 		attribute.CiteCosts(att, kb)
@@ -438,7 +440,7 @@ func writeWaterfalls(g *Globals, dir string, att *attribute.Attribution) error {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageError{fmt.Errorf("--chart: %w", err)}
+		return exit.Wrap(exit.Usage, fmt.Errorf("--chart: %w", err))
 	}
 	for _, c := range charts {
 		b, err := c.PNG()

@@ -17,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
@@ -223,10 +224,10 @@ func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.M
 func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	configs, err := config.ParseAll(o.configs)
 	if err != nil {
-		return usageError{err}
+		return exit.Wrap(exit.Usage, err)
 	}
 	if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
-		return usageError{err}
+		return exit.Wrap(exit.Usage, err)
 	}
 	if o.label != "" && !labelRE.MatchString(o.label) {
 		return usagef("--label %q: use letters, digits, '.', '_' or '-'", o.label)
@@ -273,7 +274,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 			}
 		}
 		if os.Geteuid() != 0 && d.Mechanism == nil {
-			return &exitError{ExitError, "--via kexec needs root (kexec_file_load needs CAP_SYS_BOOT, and the resume unit goes to /etc/systemd/system): run sudo sectax campaign start …, or use --via manual"}
+			return exit.Wrap(exit.Runtime, errors.New("--via kexec needs root (kexec_file_load needs CAP_SYS_BOOT, and the resume unit goes to /etc/systemd/system): run sudo sectax campaign start …, or use --via manual"))
 		}
 	case "wsl":
 		loc, err := locateWSLConfig(ctx, g, &wslOpts{path: o.wslconfig})
@@ -329,7 +330,7 @@ func campaignError(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &active), errors.Is(err, campaign.ErrPlan), errors.Is(err, config.ErrConfig):
-		return usageError{err}
+		return exit.Wrap(exit.Usage, err)
 	}
 	return err
 }
@@ -340,7 +341,7 @@ func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
 	}
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
-		return &exitError{ExitError, fmt.Sprintf("no campaign: %v; start one with 'sectax campaign start'", err)}
+		return exit.Wrap(exit.Runtime, fmt.Errorf("no campaign: %v; start one with 'sectax campaign start'", err))
 	}
 	if err != nil {
 		return err
@@ -355,7 +356,7 @@ func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
 
 func campaignRefError(err error) error {
 	if errors.Is(err, store.ErrNoCampaign) {
-		return usageError{err}
+		return exit.Wrap(exit.Usage, err)
 	}
 	return err
 }
@@ -368,7 +369,7 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 	defer release()
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
-		return &exitError{ExitError, fmt.Sprintf("nothing to resume: %v", err)}
+		return exit.Wrap(exit.Runtime, fmt.Errorf("nothing to resume: %v", err))
 	}
 	if err != nil {
 		return err
@@ -380,7 +381,7 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 	}
 	rec, err := e.Resume(ctx)
 	if errors.Is(err, store.ErrNoCampaign) || errors.Is(err, campaign.ErrNotRunning) {
-		return &exitError{ExitError, err.Error()}
+		return exit.Wrap(exit.Runtime, err)
 	}
 	if rec != nil && g.Format != "json" {
 		if rec, ferr := db.Campaign(context.WithoutCancel(ctx), rec.ID); ferr == nil {
@@ -393,7 +394,7 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
-		return &exitError{ExitError, fmt.Sprintf("nothing to abort: %v", err)}
+		return exit.Wrap(exit.Runtime, fmt.Errorf("nothing to abort: %v", err))
 	}
 	if err != nil {
 		return err
@@ -427,7 +428,7 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	}
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
-		return &exitError{ExitError, fmt.Sprintf("no campaign: %v", err)}
+		return exit.Wrap(exit.Runtime, fmt.Errorf("no campaign: %v", err))
 	}
 	if err != nil {
 		return err
@@ -460,15 +461,12 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 			runs, envs = append(runs, r), append(envs, env)
 		}
 		if len(runs) == 0 {
-			return &exitError{ExitError, fmt.Sprintf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message)}
+			return exit.Wrap(exit.Runtime, fmt.Errorf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message))
 		}
 		sides = append(sides, compare.RunsSide(rec.Label+"-"+c.Name, compare.KindLabel, runs, envs))
 	}
 	a, b := sides[0], sides[1]
 	rep, err := compare.Compare(a, b, compare.Options{Alpha: o.alpha})
-	if errors.Is(err, compare.ErrNothingInCommon) {
-		return usageError{err}
-	}
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -111,9 +110,6 @@ samples (benchstat -col label shows a column per side).`,
 			// Ctrl-C ends the command, exit 130, with no -o file written.
 			return untilCancelled(ctx, func() error {
 				rep, err := compare.Compare(a, b, compare.Options{Alpha: alpha})
-				if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
-					return usageError{err}
-				}
 				if err != nil {
 					return err
 				}
@@ -137,9 +133,6 @@ samples (benchstat -col label shows a column per side).`,
 // and writes the report in the chosen format.
 func compareMulti(ctx context.Context, g *Globals, sides []compare.Side, alpha float64, pngDir string) error {
 	mr, err := compare.CompareMulti(sides, compare.Options{Alpha: alpha})
-	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) || errors.Is(err, compare.ErrDuplicateSide) || errors.Is(err, compare.ErrRunOnTwoSides) {
-		return usageError{err}
-	}
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/store"
 	"io"
 	"strings"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/workload"
 )
 
 func newCrosscheckCmd(g *Globals) *cobra.Command {
@@ -81,11 +81,7 @@ func crosscheckHint(err error) error {
 		return err
 	}
 	msg = strings.Replace(msg, hint, "measure without perf with sectax run --engine native (crosscheck always needs perf)", 1)
-	var ec interface{ ExitCode() int }
-	if errors.As(err, &ec) && ec.ExitCode() == ExitUsage {
-		return usageError{errors.New(msg)}
-	}
-	return &exitError{code: exitCode(context.Background(), err), msg: msg}
+	return exit.Wrap(exit.Of(err), errors.New(msg))
 }
 
 // writeCrosscheckText pairs each native result with the perf result of the
@@ -156,12 +152,4 @@ func writeCrosscheckText(w io.Writer, r *run.Run) error {
 		fmt.Fprintf(w, "  %s\n", n)
 	}
 	return nil
-}
-
-// effectiveRuns is --runs, or the suite's default when it is 0.
-func effectiveRuns(runs int, s workload.Suite) int {
-	if runs == 0 {
-		return defaultRuns(s)
-	}
-	return runs
 }

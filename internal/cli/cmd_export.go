@@ -65,7 +65,7 @@ vulnerable machine is a value, not an error (docs/fleet.md).`,
 			for _, ref := range args {
 				ids, _, err := db.Resolve(ctx, ref)
 				if err != nil {
-					return refError(err)
+					return err
 				}
 				for _, id := range ids {
 					if seen[id] {

@@ -116,7 +116,7 @@ func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (
 	}
 	rep, err := compare.Compare(a, b, compare.Options{Alpha: stats.DefaultAlpha})
 	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
-		return skip(usageError{err})
+		return skip(err) // a usage error (compare's sentinels say so)
 	}
 	return rep, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -36,11 +37,11 @@ finished: then it replaces it.`,
 			for _, file := range args {
 				data, err := readLimited(file, run.MaxDocumentBytes)
 				if err != nil {
-					return usageError{err}
+					return exit.Wrap(exit.Usage, err)
 				}
 				ds, err := store.Decode(file, data)
 				if err != nil {
-					return usageError{err}
+					return exit.Wrap(exit.Usage, err)
 				}
 				for _, d := range ds {
 					if prev, dup := from[d.Run.ID]; dup {
@@ -59,7 +60,7 @@ finished: then it replaces it.`,
 			res, err := db.Import(ctx, docs)
 			var fe *store.FieldError
 			if errors.As(err, &fe) {
-				return usageError{err}
+				return exit.Wrap(exit.Usage, err)
 			}
 			if err != nil {
 				return err

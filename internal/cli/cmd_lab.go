@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
@@ -109,7 +110,7 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	}
 	mem, err := lab.ParseMemory(o.memory)
 	if err != nil {
-		return usageError{err}
+		return exit.Wrap(exit.Usage, err)
 	}
 	switch o.accel {
 	case lab.AccelKVM, lab.AccelTCG, lab.AccelAuto:
@@ -118,7 +119,7 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	}
 	configs, err := config.ParseAll(o.configs)
 	if err != nil {
-		return usageError{err}
+		return exit.Wrap(exit.Usage, err)
 	}
 	if _, ok := config.Find(configs, "on"); !ok {
 		return usagef("--config: the plan needs on, the configuration the others are compared with")
@@ -206,13 +207,7 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 			break
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return &exitError{ExitInterrupted, fmt.Sprintf("interrupted during boot %d of %d (%s); finished boots stay stored: %d", i+1, len(steps), st.Label, i)}
-			}
-			if errors.Is(err, lab.ErrNotVerified) {
-				return &exitError{ExitUnmet, fmt.Sprintf("boot %d of %d (%s): %v (finished boots stay stored: %d)", i+1, len(steps), st.Label, err, i)}
-			}
-			return fmt.Errorf("boot %d of %d (%s): %w (finished boots stay stored: %d)", i+1, len(steps), st.Label, err, i)
+			return bootError(ctx, err, i, len(steps), st.Label)
 		}
 		spent += time.Since(t0)
 		seen = append(seen, r.Env.BootID)
@@ -237,7 +232,7 @@ func labKernels(o *labOptions) ([]labKernel, error) {
 	for _, p := range paths {
 		k, err := lab.ReadKernel(p)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--kernel: %w", err)}
+			return nil, exit.Wrap(exit.Usage, fmt.Errorf("--kernel: %w", err))
 		}
 		images = append(images, k)
 	}
@@ -331,4 +326,17 @@ func (ls *labSession) boot(ctx context.Context, k labKernel, st lab.Step, seen [
 		return nil, err
 	}
 	return doc.Run, nil
+}
+
+// bootError is the error of boot i (from 0) of n, labelled label, that
+// failed with err: interrupted when ctx was cancelled, unmet when the guest
+// refused the boot (it did not verify), else a runtime error.
+func bootError(ctx context.Context, err error, i, n int, label string) error {
+	if ctx.Err() != nil {
+		return exit.Wrap(exit.Interrupted, fmt.Errorf("interrupted during boot %d of %d (%s); finished boots stay stored: %d", i+1, n, label, i))
+	}
+	if errors.Is(err, lab.ErrNotVerified) {
+		return exit.Wrap(exit.Unmet, fmt.Errorf("boot %d of %d (%s): %v (finished boots stay stored: %d)", i+1, n, label, err, i))
+	}
+	return fmt.Errorf("boot %d of %d (%s): %w (finished boots stay stored: %d)", i+1, n, label, err, i)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/workload"
@@ -59,13 +60,13 @@ func guestMeasure(ctx context.Context, guest *lab.Guest) ([]byte, error) {
 	}
 	r := &run.Run{
 		Schema: run.Schema, ID: in.RunID, Label: in.Label, Started: time.Now().UTC(),
-		Suite: string(pl.suite), Engine: "native", ToolVersion: Version,
-		Runs: effectiveRuns(o.runs, pl.suite), Warmup: o.warmup, Seed: o.seed, Env: env,
-		Config: config.Record(in.Config, v), Notes: pl.notes,
-		Results: runner.NewResults(pl.items),
+		Suite: string(pl.Suite), Engine: "native", ToolVersion: Version,
+		Repetitions: plan.Repetitions(o.runs, pl.Suite), Warmup: o.warmup, Seed: o.seed, Env: env,
+		Config: config.Record(in.Config, v), Notes: pl.Notes,
+		Results: runner.NewResults(pl.Items),
 	}
 	last := time.Now()
-	err = runner.Run(ctx, r, pl.items, runner.Options{
+	err = runner.Run(ctx, r, pl.Items, runner.Options{
 		Warmup: o.warmup, Seed: o.seed, Now: time.Now,
 		Env: workload.Env{Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Timeout: o.timeout},
 		OnEvent: func(e runner.Event) {

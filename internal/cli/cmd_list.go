@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"time"
@@ -51,7 +50,7 @@ are kept (and used by compare).`,
 				return err
 			}
 			if g.Format == "json" {
-				return finish(writeListJSON(w, runs, store.DisplayName(g.DB)))
+				return finish(writeJSON(w, listRows(runs, store.DisplayName(g.DB))))
 			}
 			return finish(writeListText(w, runs, store.DisplayName(g.DB), g.colorAllowed()))
 		},
@@ -97,12 +96,6 @@ func listRows(runs []store.Summary, dbPath string) []listRow {
 			Host: host, Kernel: kernel, MitigationMode: mode, Suite: s.Suite, Engine: s.Engine, Status: status})
 	}
 	return rows
-}
-
-func writeListJSON(w io.Writer, runs []store.Summary, dbPath string) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(listRows(runs, dbPath))
 }
 
 func dash(s string) string {

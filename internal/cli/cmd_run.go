@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sectax/sectax/internal/perfbench"
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/store"
@@ -146,129 +146,12 @@ func checkLabel(label string) error {
 	return nil
 }
 
-// plan is what a run will measure.
-type plan struct {
-	suite workload.Suite
-	items []runner.Item
-	notes []string
-	perf  *perfbench.Engine
-	cpus  []int
-}
-
-// makePlan turns the flags into items: workloads selected, parameters
-// resolved and checked, engines chosen. Every mistake is a usage error.
-func makePlan(ctx context.Context, g *Globals, o *runOptions, engines []string) (*plan, error) {
-	suite, err := workload.ParseSuite(o.suite)
-	if err != nil {
-		return nil, err
-	}
-	if o.runs < 0 || o.warmup < 0 {
-		return nil, usagef("--runs and --warmup must not be negative")
-	}
-	if o.timeout <= 0 {
-		return nil, usagef("--timeout must be positive, e.g. 10m")
-	}
-	reg := g.deps.Registry
-	ws, err := reg.Select(o.only, o.skip)
-	if err != nil {
-		return nil, err
-	}
-	overrides, err := workload.ParseOverrides(reg, o.params)
-	if err != nil {
-		return nil, err
-	}
-	for id := range overrides {
-		if !slices.ContainsFunc(ws, func(w workload.Workload) bool { return w.Info().ID == id }) {
-			return nil, usagef("--param names %s, which is not selected to run", id)
-		}
-	}
-	pl := &plan{suite: suite}
-	if o.cpus != "" {
-		if pl.cpus, err = runner.ParseCPUList(o.cpus); err != nil {
-			return nil, usagef("--cpus: %v", err)
-		}
-	}
-	for _, e := range engines {
-		if e != "native" && e != "perf" {
-			return nil, usagef("--engine %q is not accepted (accepted: native, perf)", e)
-		}
-		if e == "perf" && pl.perf == nil {
-			if pl.perf, err = perfbench.Find(ctx, ""); err != nil {
-				return nil, err
-			}
-		}
-	}
-	named := func(id string) bool { return slices.Contains(o.only, id) }
-	for _, w := range ws {
-		info := w.Info()
-		ov := overrides[info.ID]
-		if pl.perf != nil && info.ID == "sched-pipe" && ov["style"] == "" {
-			// Both engines must run the semantics of the installed perf.
-			ov = withDefault(ov, "style", pl.perf.PipeStyle())
-		}
-		p, err := workload.Resolve(info, suite, ov)
-		if err != nil {
-			return nil, err
-		}
-		if av, ok := w.(workload.Availability); ok {
-			if err := av.Available(p); err != nil {
-				if named(info.ID) {
-					return nil, usageError{fmt.Errorf("%s: %w", info.ID, err)}
-				}
-				pl.notes = append(pl.notes, fmt.Sprintf("skipped %s: %v", info.ID, err))
-				continue
-			}
-		}
-		runs := o.runs
-		if runs == 0 {
-			runs = info.Runs[suite]
-		}
-		if runs == 0 {
-			runs = defaultRuns(suite)
-		}
-		for _, e := range engines {
-			wl := w
-			if e == "perf" {
-				if !perfbench.Supports(info.ID) {
-					if named(info.ID) {
-						return nil, usagef("%s has no perf bench equivalent; run it with --engine native", info.ID)
-					}
-					pl.notes = append(pl.notes, fmt.Sprintf("skipped %s: no perf bench equivalent", info.ID))
-					continue
-				}
-				if wl, err = pl.perf.Wrap(w); err != nil {
-					return nil, err
-				}
-			}
-			if pf, ok := wl.(workload.Preflighter); ok {
-				if err := pf.Preflight(p); err != nil {
-					return nil, err
-				}
-			}
-			pl.items = append(pl.items, runner.Item{Workload: wl, Params: p, Engine: e, Runs: runs})
-		}
-	}
-	if len(pl.items) == 0 {
-		return nil, usagef("nothing to run: %s", strings.Join(pl.notes, "; "))
-	}
-	return pl, nil
-}
-
-// defaultRuns is the number of measured repetitions of a suite: 6 in quick
-// (the fewest that give a 95% interval of the median), 10 otherwise.
-func defaultRuns(s workload.Suite) int {
-	if s == workload.Quick {
-		return 6
-	}
-	return 10
-}
-
-func withDefault(m map[string]string, k, v string) map[string]string {
-	out := map[string]string{k: v}
-	for a, b := range m {
-		out[a] = b
-	}
-	return out
+// makePlan plans what o asks for with the given engines (plan.Make).
+func makePlan(ctx context.Context, g *Globals, o *runOptions, engines []string) (*plan.Plan, error) {
+	return plan.Make(ctx, g.deps.Registry, plan.Request{
+		Suite: o.suite, Only: o.only, Skip: o.skip, Repetitions: o.runs, Warmup: o.warmup,
+		Params: o.params, CPUs: o.cpus, Timeout: o.timeout, Engines: engines,
+	})
 }
 
 func runRun(ctx context.Context, g *Globals, o *runOptions) error {
@@ -390,14 +273,14 @@ func (ss *session) recordIn(g *Globals, db *store.DB) {
 // the repetitions with progress on a terminal, prints the run (also when it
 // was interrupted, so that nothing finished is lost) and turns its status
 // into the exit code.
-func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss session) error {
+func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss session) error {
 	env, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
 	}
-	if pl.cpus != nil {
-		if err := runner.SetAffinity(pl.cpus); err != nil {
-			return usageError{fmt.Errorf("--cpus: %w", err)}
+	if pl.CPUs != nil {
+		if err := runner.SetAffinity(pl.CPUs); err != nil {
+			return exit.Wrap(exit.Usage, fmt.Errorf("--cpus: %w", err))
 		}
 	}
 	seed := o.seed
@@ -406,18 +289,18 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	}
 	r := &run.Run{
 		Schema: run.Schema, ID: g.deps.NewRunID(), Label: ss.label, Started: g.deps.Now().UTC(),
-		Suite: string(pl.suite), Engine: ss.engine, ToolVersion: Version,
-		Runs: effectiveRuns(o.runs, pl.suite), Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
-		Notes:   pl.notes,
-		Results: runner.NewResults(pl.items),
+		Suite: string(pl.Suite), Engine: ss.engine, ToolVersion: Version,
+		Repetitions: plan.Repetitions(o.runs, pl.Suite), Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
+		Notes:   pl.Notes,
+		Results: runner.NewResults(pl.Items),
 	}
-	if pl.perf != nil {
-		r.PerfVersion = pl.perf.Version
+	if pl.Perf != nil {
+		r.PerfVersion = pl.Perf.Version
 	}
 	if ss.fill != nil {
 		ss.fill(r)
 	}
-	for _, n := range pl.notes {
+	for _, n := range pl.Notes {
 		g.notice("%s", n)
 	}
 	removeStaleTemps(g)
@@ -426,7 +309,7 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 		return err
 	}
 	prog := newProgress(g)
-	runErr := runner.Run(ctx, r, pl.items, runner.Options{
+	runErr := runner.Run(ctx, r, pl.Items, runner.Options{
 		Warmup: o.warmup, Seed: seed, OnEvent: prog.event, Now: g.deps.Now, Sink: ss.sink,
 		Env: workload.Env{Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Timeout: o.timeout},
 	})
@@ -437,7 +320,7 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	if g.Format == "json" && ss.json != nil {
 		err = ss.json(w, r)
 	} else if g.Format == "json" {
-		err = writeRunJSON(w, r)
+		err = writeJSON(w, r)
 	} else {
 		err = ss.text(w, r)
 	}
@@ -445,19 +328,19 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan, ss sessio
 	if ss.stored != nil {
 		if serr := ss.stored(r); serr != nil {
 			if r.Status == run.StatusInterrupted {
-				return &exitError{ExitInterrupted, serr.Error()}
+				return exit.Wrap(exit.Interrupted, serr)
 			}
-			return &exitError{ExitError, serr.Error()}
+			return exit.Wrap(exit.Runtime, serr)
 		}
 	}
 	if err != nil {
 		return err
 	}
 	if r.Status == run.StatusInterrupted {
-		return &exitError{ExitInterrupted, fmt.Sprintf("interrupted: %s", countSamples(r))}
+		return exit.Wrap(exit.Interrupted, fmt.Errorf("interrupted: %s", countSamples(r)))
 	}
 	if r.Status == run.StatusFailed {
-		return &exitError{ExitError, "some repetitions failed (see the failures above)"}
+		return exit.Wrap(exit.Runtime, errors.New("some repetitions failed (see the failures above)"))
 	}
 	return nil
 }
@@ -470,12 +353,6 @@ func countSamples(r *run.Run) string {
 		}
 	}
 	return fmt.Sprintf("%d samples of %d workloads finished and are shown above", n, len(r.Results))
-}
-
-func writeRunJSON(w io.Writer, r *run.Run) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
 }
 
 // newRunID returns a sortable, unique run id: UTC time and random bits.

@@ -80,7 +80,7 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) e
 	if !r.Finished.IsZero() {
 		fmt.Fprintf(&b, "  finished     %s (%s)\n", fmtTime(r.Finished), r.Finished.Sub(r.Started).Round(time.Second))
 	}
-	fmt.Fprintf(&b, "  suite        %s, engine %s, %d runs, %d warm-up, seed %d\n", dash(clip(r.Suite, 64)), dash(clip(r.Engine, 64)), r.Runs, r.Warmup, r.Seed)
+	fmt.Fprintf(&b, "  suite        %s, engine %s, %d runs, %d warm-up, seed %d\n", dash(clip(r.Suite, 64)), dash(clip(r.Engine, 64)), r.Repetitions, r.Warmup, r.Seed)
 	fmt.Fprintf(&b, "  sectax       %s", dash(clip(r.ToolVersion, 64)))
 	if r.PerfVersion != "" {
 		fmt.Fprintf(&b, ", perf %s", clip(r.PerfVersion, 64))

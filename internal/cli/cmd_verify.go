@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/report"
 )
 
 func newVerifyCmd(g *Globals) *cobra.Command {
@@ -46,9 +48,9 @@ overrides it or the kernel ignores it.`,
 				return err
 			}
 			if g.Format == "json" {
-				err = writeIndentedJSON(w, v)
+				err = writeJSON(w, v)
 			} else {
-				err = writeVerifyText(w, &v)
+				err = report.VerificationText(w, &v)
 			}
 			if err := finish(err); err != nil {
 				return err
@@ -58,7 +60,7 @@ overrides it or the kernel ignores it.`,
 				if len(v.Reasons) > 0 {
 					msg += ": " + v.Reasons[0]
 				}
-				return &exitError{code: ExitUnmet, msg: msg}
+				return exit.Wrap(exit.Unmet, errors.New(msg))
 			}
 			return nil
 		},
@@ -67,44 +69,4 @@ overrides it or the kernel ignores it.`,
 	_ = cmd.MarkFlagRequired("expect")
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
-}
-
-func writeVerifyText(w io.Writer, v *advise.Verification) error {
-	ew := &errWriter{w: w}
-	verdict := "MET"
-	if !v.Holds {
-		verdict = "NOT MET"
-	}
-	fmt.Fprintf(ew, "Expectation %s: %s — kernel %s, %s\n", targetLabel(v.Expect), verdict, v.Kernel, v.Platform)
-	fmt.Fprintf(ew, "Running mode: %s (%s)\n", v.Mode, v.ModeReason)
-	fmt.Fprintln(ew)
-	for _, c := range v.Checks {
-		mark := "ok  "
-		if !c.OK {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(ew, "  %s %-7s %s\n", mark, c.Name, c.Detail)
-	}
-	if len(v.StillMitigated) > 0 {
-		fmt.Fprintln(ew, "\nStill mitigated:")
-		for _, f := range v.StillMitigated {
-			fmt.Fprintf(ew, "  - %s: %s\n", f.Name, f.Raw)
-			if f.Why != "" {
-				fmt.Fprintf(ew, "      why: %s\n", f.Why)
-			}
-		}
-	}
-	if len(v.Reasons) > 0 {
-		fmt.Fprintln(ew, "\nWhy:")
-		for _, r := range v.Reasons {
-			fmt.Fprintf(ew, "  - %s\n", r)
-		}
-	}
-	if len(v.Fix) > 0 {
-		fmt.Fprintln(ew, "\nWhat to do:")
-		for _, f := range v.Fix {
-			fmt.Fprintf(ew, "  - %s\n", f)
-		}
-	}
-	return ew.err
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -151,7 +150,5 @@ func writeWorkloadsJSON(w interface{ Write([]byte) (int, error) }, ws []workload
 		}
 		out = append(out, d)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -224,9 +223,7 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 			doc.Kernel = &wslKernelJSON{Line: e.Line, Section: e.Section, Value: e.Value, Raw: e.Raw,
 				Params: append([]string{}, mitigation.Tokens(e.Value)...)}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return finish(enc.Encode(doc))
+		return finish(writeJSON(w, doc))
 	}
 	fmt.Fprintf(w, "file:     %s\nfound by: %s\n", loc.Path, loc.Source)
 	switch {

@@ -12,16 +12,13 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // fixtures are the fake machine trees of internal/sysinfo/testdata.
 var fixtures = []string{
 	"firecracker-dev", "wsl2-intel-on", "wsl2-intel-off", "intel-baremetal",
 	"amd-zen4-baremetal", "arm64-graviton3", "container-novulns", "old-4.15-intel",
-}
-
-func fixtureRoot(name string) string {
-	return filepath.Join("..", "sysinfo", "testdata", name)
 }
 
 // runCLI runs sectax with args through mainWith and returns its exit code,
@@ -37,12 +34,15 @@ func TestEnvGolden(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx, func(t *testing.T) {
 			for _, format := range []string{"text", "json"} {
-				code, out, errOut := runCLI(t, "env", "--root", fixtureRoot(fx), "--format", format)
+				code, out, errOut := runCLI(t, "env", "--root", testutil.SysinfoRoot(fx), "--format", format)
 				if code != 0 || errOut != "" {
 					t.Fatalf("env --format %s: exit %d, stderr %q", format, code, errOut)
 				}
-				ext := map[string]string{"text": "txt", "json": "json"}[format]
-				golden(t, filepath.Join("env", fx+"."+ext), out)
+				if format == "text" { // report.EnvText's golden
+					testutil.Golden(t, filepath.Join("..", "report", "testdata", "env", fx+".txt"), []byte(out))
+				} else {
+					golden(t, filepath.Join("env", fx+".json"), out)
+				}
 			}
 		})
 	}
@@ -59,7 +59,7 @@ func TestEnvJSONContract(t *testing.T) {
 		{"firecracker-dev", "custom"},
 		{"container-novulns", "on"},
 	} {
-		code, out, _ := runCLI(t, "env", "--root", fixtureRoot(tt.fixture), "--format", "json")
+		code, out, _ := runCLI(t, "env", "--root", testutil.SysinfoRoot(tt.fixture), "--format", "json")
 		if code != 0 {
 			t.Fatalf("%s: exit %d", tt.fixture, code)
 		}
@@ -89,7 +89,7 @@ func TestEnvJSONContract(t *testing.T) {
 		}
 	}
 	// wsl is an object on WSL, null elsewhere; vulnerabilities null when absent.
-	_, out, _ := runCLI(t, "env", "--root", fixtureRoot("wsl2-intel-off"), "--format", "json")
+	_, out, _ := runCLI(t, "env", "--root", testutil.SysinfoRoot("wsl2-intel-off"), "--format", "json")
 	var s sysinfo.Snapshot
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestEnvJSONContract(t *testing.T) {
 	if s.WSL == nil || s.WSL.Version != 2 || s.WSL.KernelFlavor != "microsoft-standard-WSL2" || s.WSL.WSLConfigPath != "/mnt/c/Users/dev/.wslconfig" {
 		t.Errorf("wsl = %+v", s.WSL)
 	}
-	_, out, _ = runCLI(t, "env", "--root", fixtureRoot("container-novulns"), "--format", "json")
+	_, out, _ = runCLI(t, "env", "--root", testutil.SysinfoRoot("container-novulns"), "--format", "json")
 	if !strings.Contains(out, `"vulnerabilities": null`) || !strings.Contains(out, `"wsl": null`) {
 		t.Errorf("container JSON lacks null vulnerabilities/wsl")
 	}
@@ -129,7 +129,7 @@ func TestEnvSummaryLines(t *testing.T) {
 		"container-novulns":  "Mitigations: ON (default) — no vulnerability files; virtual machine (hypervisor not named)",
 		"old-4.15-intel":     "Mitigations: ON (default) — 5 mitigated, 1 vulnerable, 0 not affected; bare metal",
 	} {
-		_, out, _ := runCLI(t, "env", "--root", fixtureRoot(fx))
+		_, out, _ := runCLI(t, "env", "--root", testutil.SysinfoRoot(fx))
 		if got, _, _ := strings.Cut(out, "\n"); got != want {
 			t.Errorf("%s:\n got  %s\n want %s", fx, got, want)
 		}
@@ -163,7 +163,7 @@ func TestEnvErrors(t *testing.T) {
 func TestEnvOutputFile(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "env.json")
-	code, stdout, _ := runCLI(t, "env", "--root", fixtureRoot("arm64-graviton3"), "--format", "json", "-o", out)
+	code, stdout, _ := runCLI(t, "env", "--root", testutil.SysinfoRoot("arm64-graviton3"), "--format", "json", "-o", out)
 	if code != 0 || stdout != "" {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
@@ -206,7 +206,7 @@ func TestEnvLive(t *testing.T) {
 // vulnerability entry are reported, not fatal.
 func TestEnvBrokenTree(t *testing.T) {
 	root := t.TempDir()
-	src := fixtureRoot("old-4.15-intel")
+	src := testutil.SysinfoRoot("old-4.15-intel")
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err

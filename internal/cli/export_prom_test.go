@@ -14,7 +14,7 @@ import (
 // testdata/runs.json; --textfile-dir writes the same text atomically.
 func TestExportPrometheus(t *testing.T) {
 	e := newCLIEnv(t)
-	root := filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-off")
+	root := filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-off") // relative: the goldens show it
 	e.golden("export-prometheus-nodb", "--root", root, "export", "--format", "prometheus")
 	if code, _, stderr := e.run("import", "testdata/runs.json"); code != 0 {
 		t.Fatal(stderr)

@@ -19,6 +19,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // labKernelForTest is an installed kernel image with its modules, or a
@@ -26,19 +27,12 @@ import (
 // linux-image-amd64).
 func labKernelForTest(t *testing.T) string {
 	t.Helper()
-	need := func(msg string) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
 	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
-		need("qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
+		testutil.Need(t, "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
 	}
 	exe, _ := os.Executable()
 	if err := lab.CheckStatic(exe); err != nil {
-		need("the test binary is not static: run the lab test with CGO_ENABLED=0")
+		testutil.Need(t, "the test binary is not static: run the lab test with CGO_ENABLED=0")
 	}
 	imgs, _ := filepath.Glob("/boot/vmlinuz-*")
 	sort.Sort(sort.Reverse(sort.StringSlice(imgs)))
@@ -49,7 +43,7 @@ func labKernelForTest(t *testing.T) string {
 			}
 		}
 	}
-	need("no /boot/vmlinuz-* with its /lib/modules (apt-get install linux-image-amd64)")
+	testutil.Need(t, "no /boot/vmlinuz-* with its /lib/modules (apt-get install linux-image-amd64)")
 	return ""
 }
 

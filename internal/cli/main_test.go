@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +13,9 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestMain lets the test binary stand in for sectax: as a worker child
 // (re-executed through /proc/self/exe) and, with SECTAX_CLI_MAIN=1, as the
@@ -67,25 +65,10 @@ func sectax(t *testing.T, deps Deps, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// golden compares got with testdata/NAME, or rewrites it with -update. On a
-// mismatch it writes testdata/NAME.got (ignored by git) for diffing.
+// golden compares got with testdata/NAME (testutil.Golden).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("output differs from %s (see %s.got; go test -update refreshes)", path, path)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // fake is a workload with scripted samples: value i of metric m is
@@ -258,7 +241,7 @@ func TestProgress(t *testing.T) {
 
 // wslOn is the fake tree of a WSL 2 guest with the study's default
 // (mitigations on) command line.
-var wslOn = filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-on")
+var wslOn = testutil.SysinfoRoot("wsl2-intel-on")
 
 // TestRunStores: a run is stored by default (list shows it, show prints
 // it), --no-store leaves the database alone, and a second measurer is

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -260,4 +261,11 @@ func unwrapPathErr(err error) error {
 		return oe.Err
 	}
 	return err
+}
+
+// writeJSON writes v as indented JSON, the form of every --format json.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

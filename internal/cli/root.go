@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,17 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/workload"
-)
-
-// Exit codes: the contract the README documents (Exit codes).
-const (
-	ExitOK          = 0
-	ExitError       = 1
-	ExitUsage       = 2
-	ExitUnmet       = 3
-	ExitInterrupted = 130
 )
 
 // Version is the sectax version, set at build time with
@@ -74,23 +65,6 @@ type Deps struct {
 	Campaign campaignDeps
 }
 
-// usageError marks errors that exit with status 2.
-type usageError struct{ error }
-
-func (e usageError) ExitCode() int { return ExitUsage }
-
-// usagef returns a usage error (exit 2).
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
-// exitError carries a specific exit code with an optional message.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-func (e *exitError) ExitCode() int { return e.code }
-
 // Main runs sectax with args and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if lab.IsGuest() {
@@ -128,6 +102,11 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	if err == nil {
 		return ExitOK
 	}
+	if exit.Of(err) == exit.Runtime {
+		if ferr := findUsage(root, args); ferr != nil {
+			err = ferr // cobra failed before running anything: an unknown command
+		}
+	}
 	code := exitCode(ctx, err)
 	if msg := err.Error(); msg != "" {
 		line := fmt.Sprintf("sectax: %s\n", oneLine(msg))
@@ -145,33 +124,6 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		}
 	}
 	return code
-}
-
-func exitCode(ctx context.Context, err error) int {
-	var ec interface{ ExitCode() int }
-	switch {
-	case errors.As(err, &ec):
-		return ec.ExitCode()
-	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		return ExitInterrupted
-	case isCobraUsage(err):
-		return ExitUsage
-	}
-	return ExitError
-}
-
-// isCobraUsage recognises the errors cobra returns for bad flags and
-// arguments, which carry no type.
-func isCobraUsage(err error) bool {
-	m := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command",
-		"invalid argument", "flag needs an argument", "accepts ", "requires at least",
-		"requires exactly", "required flag", "bad flag syntax", "if any flags in the group"} {
-		if strings.Contains(m, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func oneLine(s string) string {
@@ -216,7 +168,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		Version:       Version,
 	}
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { g.ctx = cmd.Context() }
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exit.Wrap(exit.Usage, err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", defaultDB(), "database file or postgres:// URL ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
 	pf.StringVar(&g.Root, "root", "/", "read /proc and /sys below `DIR` instead of /")
@@ -258,6 +210,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 			return untilCancelled(cmd.Context(), func() error { return inner(cmd, args) })
 		}
 	}
+	usageErrors(root)
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "env", "workloads", "list", "show", "export", "baselines", "advise", "verify":

@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // runSchema compiles docs/sectax.run.v1.schema.json, formats asserted.
@@ -225,10 +226,7 @@ func TestSchemaConfigBlock(t *testing.T) {
 func TestExportJSONParsers(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 is needed for this test under CI")
-		}
-		t.Skip("python3 not found")
+		testutil.Need(t, "python3 not found")
 	}
 	e := newCLIEnv(t)
 	if code, _, errs := e.run("import", "testdata/runs.json"); code != 0 {

@@ -155,19 +155,6 @@ func writeNew(path string, data []byte) error {
 	return err
 }
 
-// refError turns the errors of resolving a run reference into usage errors
-// (exit 2) that list the candidates.
-func refError(err error) error {
-	var nf *store.NotFoundError
-	var amb *store.AmbiguousError
-	var ub *baseline.UnknownError
-	var se *store.SelectorError
-	if errors.As(err, &nf) || errors.As(err, &amb) || errors.As(err, &ub) || errors.As(err, &se) {
-		return usageError{err}
-	}
-	return err
-}
-
 // noDatabase is the error for a reference when no database exists yet.
 func noDatabase(g *Globals, ref string) error {
 	if ref == "" {
@@ -196,7 +183,7 @@ func resolveOne(ctx context.Context, g *Globals, ref string) (*store.DB, string,
 	id, err := db.ResolveOne(ctx, ref)
 	if err != nil {
 		db.Close()
-		return nil, "", refError(err)
+		return nil, "", err
 	}
 	return db, id, nil
 }
@@ -210,7 +197,7 @@ func sideOf(ctx context.Context, g *Globals, db **store.DB, ref string) (compare
 	if strings.HasPrefix(ref, baseline.Prefix) {
 		d, err := baseline.Get(ref)
 		if err != nil {
-			return compare.Side{}, refError(err)
+			return compare.Side{}, err
 		}
 		return compare.BaselineSide(ref, d), nil
 	}
@@ -226,7 +213,7 @@ func sideOf(ctx context.Context, g *Globals, db **store.DB, ref string) (compare
 	}
 	ids, how, err := (*db).Resolve(ctx, ref)
 	if err != nil {
-		return compare.Side{}, refError(err)
+		return compare.Side{}, err
 	}
 	var runs []*run.Run
 	var envs []map[string]any

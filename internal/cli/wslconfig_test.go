@@ -3,28 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/testutil"
 )
-
-// The -update flag may also be declared by another test file of this
-// package; declare it only if nobody did (package variables are set up
-// before init functions run).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files")
-	}
-}
-
-func wslUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 var wslStamp = time.Date(2026, 11, 30, 6, 45, 0, 0, time.UTC)
 
@@ -73,20 +60,7 @@ func wslDir(t *testing.T, corpus string, mode os.FileMode) (dir, path string, or
 
 func wslGolden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", "wslconfig", name+".golden")
-	if wslUpdating() {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", p, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "wslconfig", name+".golden"), []byte(got))
 }
 
 func wslTranscript(code int, stdout, stderr string, repl ...string) string {

@@ -14,12 +14,12 @@ package compare
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 )
@@ -33,8 +33,8 @@ const ControlPrefix = "ctl-"
 
 // Errors for comparisons that make no sense; the CLI exits 2 on them.
 var (
-	ErrSameRun         = errors.New("the two sides are the same run")
-	ErrNothingInCommon = errors.New("the two sides have no workload in common")
+	ErrSameRun         = exit.New(exit.Usage, "the two sides are the same run")
+	ErrNothingInCommon = exit.New(exit.Usage, "the two sides have no workload in common")
 )
 
 // Options configure Compare.

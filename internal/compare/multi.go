@@ -1,10 +1,10 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 )
@@ -22,8 +22,8 @@ const MultiplicityAcrossSides = "holm-across-sides"
 // ErrDuplicateSide is a side given twice, ErrRunOnTwoSides a run that two
 // sides hold; the CLI exits 2 on them.
 var (
-	ErrDuplicateSide = errors.New("a side is given twice")
-	ErrRunOnTwoSides = errors.New("a run is on two sides")
+	ErrDuplicateSide = exit.New(exit.Usage, "a side is given twice")
+	ErrRunOnTwoSides = exit.New(exit.Usage, "a run is on two sides")
 )
 
 // MultiReport is a comparison of three or more sides: the first is the

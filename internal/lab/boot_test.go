@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // The test binary is also the guest's /init in the boot tests: started as
@@ -38,15 +40,8 @@ func TestMain(m *testing.M) {
 // under CI=true, where .ci/run installs both).
 func testKernel(t *testing.T) (KernelImage, string) {
 	t.Helper()
-	need := func(format string, a ...any) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf(format, a...)
-		}
-		t.Skipf(format, a...)
-	}
 	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
-		need("qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
+		testutil.Need(t, "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
 	}
 	imgs, _ := filepath.Glob("/boot/vmlinuz-*")
 	sort.Strings(imgs)
@@ -60,7 +55,7 @@ func testKernel(t *testing.T) (KernelImage, string) {
 			return k, dir
 		}
 	}
-	need("no readable /boot/vmlinuz-* with its /lib/modules (apt-get install linux-image-amd64)")
+	testutil.Need(t, "no readable /boot/vmlinuz-* with its /lib/modules (apt-get install linux-image-amd64)")
 	return KernelImage{}, ""
 }
 
@@ -71,10 +66,7 @@ func selfStatic(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if err := CheckStatic(exe); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skipf("test binary is not static (run with CGO_ENABLED=0): %v", err)
+		testutil.Need(t, "test binary is not static (run with CGO_ENABLED=0): %v", err)
 	}
 	return exe
 }

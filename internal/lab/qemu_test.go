@@ -1,30 +1,16 @@
 package lab
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/sectax/sectax/internal/testutil"
+)
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs (run with -update after checking):\n got: %s\nwant: %s", name, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func TestQEMUArgs(t *testing.T) {

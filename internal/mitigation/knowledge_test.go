@@ -2,7 +2,6 @@ package mitigation
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,22 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sectax/sectax/internal/testutil"
 )
-
-// The -update flag may already be defined by another test file of this
-// package; init runs after every package-level variable, so it is defined
-// here only when nobody else did.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
-// kbUpdate reports whether -update was given.
-func kbUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // specVulnFiles is the full list of vulnerability files at Linux
 // 6.17–6.18 (Documentation/ABI/testing/sysfs-devices-system-cpu,
@@ -539,22 +525,7 @@ func TestKnowledgeGolden(t *testing.T) {
 		b.WriteString(k.ExplainChange(c[0], c[1], c[2]) + "\n")
 	}
 	got := b.String()
-	path := filepath.Join("testdata", "knowledge.golden")
-	if kbUpdate() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("one-liners changed (-golden +got); run go test -update if intended:\n%s", diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "knowledge.golden"), []byte(got))
 }
 
 // FuzzKnowledgeText feeds arbitrary names, sysfs lines and releases to the

@@ -3,16 +3,13 @@ package mitigation
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/sectax/sectax/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestSpecLinesGolden parses every vulnerability string the spec lists and
 // compares the result with a golden file a person can review line by line.
@@ -41,18 +38,5 @@ func TestSpecLinesGolden(t *testing.T) {
 		out.Write(b)
 		out.WriteByte('\n')
 	}
-	path := filepath.Join("testdata", "spec-lines.golden")
-	if *update {
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), out.String()); diff != "" {
-		t.Errorf("spec-lines.golden differs (-want +got):\n%s", diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "spec-lines.golden"), out.Bytes())
 }

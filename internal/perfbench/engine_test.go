@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -60,10 +61,7 @@ func TestArgs(t *testing.T) {
 func TestRealPerf(t *testing.T) {
 	e, err := Find(context.Background(), "")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no usable perf, and CI=true does not skip the real-perf test: %v", err)
-		}
-		t.Skipf("no usable perf: %v", err)
+		testutil.Need(t, "no usable perf: %v", err)
 	}
 	env := workload.Env{Timeout: time.Minute}
 	for _, tt := range []struct {

@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,29 +13,14 @@ import (
 	"github.com/sectax/sectax/internal/baseline"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // golden compares got with testdata/name; -update rewrites it, and a
 // mismatch leaves name.got beside it (gitignored).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs (-want +got):\n%s", name, cmp.Diff(string(want), string(got)))
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func baselineSides(t *testing.T) (compare.Side, compare.Side) {

@@ -49,7 +49,7 @@ type Run struct {
 	Suite       string            `json:"suite"`
 	Engine      string            `json:"engine"`
 	ToolVersion string            `json:"tool_version"`
-	Runs        int               `json:"runs"`
+	Repetitions int               `json:"runs"` // measured repetitions per workload (the JSON name is the contract)
 	Warmup      int               `json:"warmup"`
 	Seed        int64             `json:"seed"`
 	CPUs        string            `json:"cpus,omitempty"`

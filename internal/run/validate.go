@@ -161,8 +161,8 @@ func (r *Run) Validate() error {
 		return invalid("finished", "missing, but the run is %s", r.Status)
 	case !r.Finished.IsZero() && r.Finished.Before(r.Started):
 		return invalid("finished", "%s is before started %s", r.Finished.Format("2006-01-02T15:04:05Z07:00"), r.Started.Format("2006-01-02T15:04:05Z07:00"))
-	case r.Runs <= 0:
-		return invalid("runs", "%d: must be at least 1", r.Runs)
+	case r.Repetitions <= 0:
+		return invalid("runs", "%d: must be at least 1", r.Repetitions)
 	case r.Warmup < 0:
 		return invalid("warmup", "%d: must not be negative", r.Warmup)
 	}

@@ -11,7 +11,7 @@ func validRun() *Run {
 	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 	return &Run{
 		Schema: Schema, ID: "20261130T060000-abcdef", Label: "on", Started: t0, Finished: t0.Add(time.Minute),
-		Status: StatusComplete, Suite: "quick", Engine: "native", ToolVersion: "0.1.0", Runs: 6, Warmup: 1,
+		Status: StatusComplete, Suite: "quick", Engine: "native", ToolVersion: "0.1.0", Repetitions: 6, Warmup: 1,
 		Results: []Result{{Workload: "sched-pipe", Params: map[string]any{"loops": float64(100), "mode": "process"},
 			Metrics: []Metric{
 				{Name: "usecs_per_op", Unit: "µs/op", Better: Lower, Samples: []float64{8.1, 8.2}},
@@ -47,8 +47,8 @@ func TestValidateRejects(t *testing.T) {
 		{"negative", "results[0].metrics[1].samples[0]", "negative", func(r *Run) { r.Results[0].Metrics[1].Samples[0] = -1 }},
 		{"inf", "results[0].metrics[0].samples[0]", "not a finite number", func(r *Run) { r.Results[0].Metrics[0].Samples[0] = math.Inf(1) }},
 		{"nan", "results[0].metrics[0].samples[0]", "not a finite number", func(r *Run) { r.Results[0].Metrics[0].Samples[0] = math.NaN() }},
-		{"runs -5", "runs", "-5: must be at least 1", func(r *Run) { r.Runs = -5 }},
-		{"runs 0", "runs", "must be at least 1", func(r *Run) { r.Runs = 0 }},
+		{"runs -5", "runs", "-5: must be at least 1", func(r *Run) { r.Repetitions = -5 }},
+		{"runs 0", "runs", "must be at least 1", func(r *Run) { r.Repetitions = 0 }},
 		{"warmup", "warmup", "must not be negative", func(r *Run) { r.Warmup = -1 }},
 		{"finished first", "finished", "is before started", func(r *Run) { r.Finished = r.Started.Add(-time.Hour) }},
 		{"finished missing", "finished", "missing, but the run is complete", func(r *Run) { r.Finished = time.Time{} }},

@@ -13,13 +13,13 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// Item is one workload with its parameters, measured Runs times.
+// Item is one workload with its parameters, measured Repetitions times.
 type Item struct {
 	Workload workload.Workload
 	Params   workload.Params
 	// Engine is recorded with the result ("native", "perf").
-	Engine string
-	Runs   int
+	Engine      string
+	Repetitions int
 }
 
 // Options control a run.
@@ -89,14 +89,14 @@ func Schedule(items []Item, warmup int, seed int64) []step {
 		}
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5ec7a8))
-	maxRuns := 0
+	maxReps := 0
 	for _, it := range items {
-		maxRuns = max(maxRuns, it.Runs)
+		maxReps = max(maxReps, it.Repetitions)
 	}
-	for round := 0; round < maxRuns; round++ {
+	for round := 0; round < maxReps; round++ {
 		var order []int
 		for i, it := range items {
-			if it.Runs > round {
+			if it.Repetitions > round {
 				order = append(order, i)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/sectax/sectax/internal/exit"
 )
 
 // NotFoundError says that a run reference matched nothing. Candidates lists
@@ -12,6 +14,9 @@ type NotFoundError struct {
 	Ref        string
 	Candidates []string
 }
+
+// ExitKind says that naming a run that does not exist is a usage error.
+func (e *NotFoundError) ExitKind() exit.Kind { return exit.Usage }
 
 func (e *NotFoundError) Error() string {
 	if e.Ref == "" {
@@ -30,6 +35,9 @@ type AmbiguousError struct {
 	Why        string
 	Candidates []string
 }
+
+// ExitKind says that an ambiguous reference is a usage error.
+func (e *AmbiguousError) ExitKind() exit.Kind { return exit.Usage }
 
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%q is ambiguous (%s): %s; give more of the run id", e.Ref, e.Why, strings.Join(e.Candidates, ", "))

@@ -22,9 +22,9 @@ func runWithStore(t *testing.T, d *DB, id string, reps, cancelAfter int) *run.Ru
 	if err != nil {
 		t.Fatal(err)
 	}
-	items := []runner.Item{{Workload: w, Params: workload.Params{"loops": int64(2000)}, Engine: "native", Runs: reps}}
+	items := []runner.Item{{Workload: w, Params: workload.Params{"loops": int64(2000)}, Engine: "native", Repetitions: reps}}
 	r := &run.Run{Schema: run.Schema, ID: id, Label: "on", Started: time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC),
-		Suite: "quick", Engine: "native", Runs: reps, Warmup: 1, Seed: 3, Results: runner.NewResults(items)}
+		Suite: "quick", Engine: "native", Repetitions: reps, Warmup: 1, Seed: 3, Results: runner.NewResults(items)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	measured := 0

@@ -84,7 +84,7 @@ func insertRun(ctx context.Context, q querier, doc Doc) error {
 	_, err = q.ExecContext(ctx, `INSERT INTO runs(id, label, started, finished, status, suite, engine,
 		tool_version, runs, warmup, seed, cpus, perf_version, env, extra) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.Label, fmtTime(r.Started), fmtTime(r.Finished), string(status), r.Suite, r.Engine,
-		r.ToolVersion, r.Runs, r.Warmup, r.Seed, r.CPUs, r.PerfVersion, env, extra)
+		r.ToolVersion, r.Repetitions, r.Warmup, r.Seed, r.CPUs, r.PerfVersion, env, extra)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.ID, err)
 	}
@@ -272,7 +272,7 @@ func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) 
 	err := q.QueryRowContext(ctx, `SELECT label, started, finished, status, suite, engine, tool_version,
 		runs, warmup, seed, cpus, perf_version, env, extra FROM runs WHERE id=?`, id).Scan(
 		&r.Label, &started, &finished, &status, &r.Suite, &r.Engine, &r.ToolVersion,
-		&r.Runs, &r.Warmup, &r.Seed, &r.CPUs, &r.PerfVersion, &env, &extra)
+		&r.Repetitions, &r.Warmup, &r.Seed, &r.CPUs, &r.PerfVersion, &env, &extra)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, &NotFoundError{Ref: id}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/sectax/sectax/internal/exit"
 )
 
 // BySelector is a reference resolved by side selectors.
@@ -22,6 +24,9 @@ type Selector struct {
 
 // SelectorError says that a side selector is malformed.
 type SelectorError struct{ Msg string }
+
+// ExitKind says that a malformed selector is a usage error.
+func (e *SelectorError) ExitKind() exit.Kind { return exit.Usage }
 
 func (e *SelectorError) Error() string { return e.Msg }
 

@@ -27,7 +27,7 @@ func testRun(id, label string) *run.Run {
 	return &run.Run{
 		Schema: run.Schema, ID: id, Label: label, Started: started,
 		Finished: started.Add(90 * time.Second), Status: run.StatusComplete,
-		Suite: "quick", Engine: "native", ToolVersion: "0.1.0-test", Runs: 3, Warmup: 1, Seed: 42,
+		Suite: "quick", Engine: "native", ToolVersion: "0.1.0-test", Repetitions: 3, Warmup: 1, Seed: 42,
 		Env: &sysinfo.Snapshot{Kernel: sysinfo.Kernel{Release: "6.18.0-test"},
 			Cmdline: sysinfo.Cmdline{Raw: "root=/dev/sda1 mitigations=off"}},
 		Results: []run.Result{

@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,9 +19,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestCollectFixtures checks the facts each fake tree was built to show.
 // (The full documents are golden-tested through `sectax env` in
@@ -519,20 +517,7 @@ func TestCPUInfoGolden(t *testing.T) {
 		b.WriteString(e.Name() + ": " + strings.Join([]string{c.Arch, c.Vendor, c.ModelName, c.Family, c.Model, c.Stepping, c.Microcode}, " | ") +
 			"\n  bugs: " + strings.Join(c.Bugs, " ") + "\n  flags: " + strings.Join(c.Flags, " ") + "\n")
 	}
-	path := filepath.Join("testdata", "cpuinfo.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), b.String()); diff != "" {
-		t.Errorf("cpuinfo.golden differs (-want +got):\n%s", diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "cpuinfo.golden"), []byte(b.String()))
 }
 
 func TestParseKernelConfig(t *testing.T) {

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"strconv"
@@ -65,8 +66,8 @@ func assertUsage(t *testing.T, err error, want string) {
 	if !errors.As(err, &ue) {
 		t.Fatalf("err = %v (%T), want a *UsageError", err, err)
 	}
-	if ue.ExitCode() != 2 {
-		t.Fatalf("exit code %d, want 2", ue.ExitCode())
+	if k := exit.Of(err); k != exit.Usage {
+		t.Fatalf("kind %v, want usage", k)
 	}
 	if !strings.Contains(ue.Error(), want) {
 		t.Fatalf("error %q does not mention %q", ue.Error(), want)

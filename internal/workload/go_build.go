@@ -43,7 +43,7 @@ func (GoBuild) Info() Info {
 		// on two idle cores, so go-build is some 8 minutes of them.
 		// A std build takes about 45 s on two idle cores: 6 repetitions (the
 		// fewest that give a 95% interval) keep the standard suite in minutes.
-		Runs: map[Suite]int{Quick: 6, Standard: 6, Study: 6},
+		Repetitions: map[Suite]int{Quick: 6, Standard: 6, Study: 6},
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 )
@@ -96,9 +97,9 @@ type Info struct {
 	Stresses Stress
 	Params   []ParamSpec
 	Metrics  []MetricSpec
-	// Runs overrides the repetitions per suite (0: the runner's default).
+	// Repetitions overrides the measured repetitions per suite (0: the runner's default).
 	// Long workloads use it to keep a suite within its budget.
-	Runs map[Suite]int
+	Repetitions map[Suite]int
 }
 
 // Stress is what a workload does to the kernel.
@@ -206,8 +207,8 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-// ExitCode makes internal/cli exit with status 2.
-func (e *UsageError) ExitCode() int { return 2 }
+// ExitKind says that it is a usage error.
+func (e *UsageError) ExitKind() exit.Kind { return exit.Usage }
 
 // Availability is implemented by workloads that may not run on every machine
 // or that need a parameter no suite can supply (a command to time). When a

@@ -3,16 +3,14 @@ package wslconfig
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // The edits every corpus file gets; the goldens hold their results.
 var (
@@ -80,29 +78,11 @@ func describe(data []byte) (desc string, set, unset []byte) {
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if got == nil {
-			os.Remove(path)
-			return
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
 	if got == nil {
-		if err == nil {
-			t.Errorf("%s exists but the edit produced nothing", path)
-		}
+		testutil.Absent(t, path)
 		return
 	}
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	testutil.Golden(t, path, got)
 }
 
 func TestCorpusGolden(t *testing.T) {

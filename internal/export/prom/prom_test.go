@@ -2,23 +2,19 @@ package prom
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func mkRun(id, label string, onOff float64) *run.Run {
 	return &run.Run{Schema: run.Schema, ID: id, Label: label, Status: run.StatusComplete, Engine: "native", Suite: "quick",
@@ -58,10 +54,7 @@ func promtool(t *testing.T, text []byte) {
 	t.Helper()
 	path, err := exec.LookPath("promtool")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("promtool not found (Debian: apt-get install prometheus)")
-		}
-		t.Skip("promtool not found (Debian: apt-get install prometheus)")
+		testutil.Need(t, "promtool not found (Debian: apt-get install prometheus)")
 	}
 	cmd := exec.Command(path, "check", "metrics")
 	cmd.Stdin = bytes.NewReader(text)
@@ -112,19 +105,7 @@ func TestWriteGolden(t *testing.T) {
 	if err := Write(&b, input(t)); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "export.prom")
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if diff := cmp.Diff(string(want), b.String()); diff != "" {
-		t.Errorf("export differs (-want +got):\n%s", diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "export.prom"), b.Bytes())
 	promtool(t, b.Bytes())
 }
 

@@ -89,7 +89,7 @@ func Fleet(seed uint64) []store.Doc {
 				n++
 				id := fmt.Sprintf("synthetic-%s-%02d-%s", m.short, h, mode)
 				r := &run.Run{Schema: run.Schema, ID: id, Label: mode, Started: start.Add(time.Duration(n) * time.Hour),
-					Status: run.StatusComplete, Suite: "quick", Engine: "native", ToolVersion: "synthetic", Runs: 5, Seed: int64(n),
+					Status: run.StatusComplete, Suite: "quick", Engine: "native", ToolVersion: "synthetic", Repetitions: 5, Seed: int64(n),
 					Notes: []string{Note},
 					Results: []run.Result{
 						{Workload: "syscall-basic", Engine: "native", Params: map[string]any{"loops": int64(1000000)},

@@ -1,0 +1,91 @@
+// Package exit is the taxonomy of sectax's failures: every error that should
+// not end the process with the default status (a runtime error) says which
+// kind of failure it is, and internal/cli alone maps the kind to a number.
+//
+// Packages below internal/cli return errors of these kinds (Wrap, New,
+// Usagef, or a type of their own with an ExitKind method); they never
+// return or know exit numbers.
+package exit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Kind is a kind of failure.
+type Kind int
+
+const (
+	// Runtime is the default: something went wrong while doing what was
+	// asked (a file, the store, a workload, the kernel).
+	Runtime Kind = iota
+	// Usage is a mistake in what was asked: a flag, an argument, a
+	// reference to a run that does not exist.
+	Usage
+	// Unmet says that a check ran and found its expectation not met
+	// (verify, a lab or campaign boot that did not verify).
+	Unmet
+	// Interrupted says that the user stopped the command (Ctrl-C, SIGTERM).
+	Interrupted
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Usage:
+		return "usage"
+	case Unmet:
+		return "unmet"
+	case Interrupted:
+		return "interrupted"
+	}
+	return "runtime"
+}
+
+// Kinded is implemented by errors that know their kind. Error implements
+// it; so may a package's own error type (errors.As finds it in a chain).
+type Kinded interface {
+	error
+	ExitKind() Kind
+}
+
+// Error is an error of a given kind.
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string  { return e.Err.Error() }
+func (e *Error) Unwrap() error  { return e.Err }
+func (e *Error) ExitKind() Kind { return e.Kind }
+
+// Wrap marks err as a failure of kind k (nil stays nil).
+func Wrap(k Kind, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Kind: k, Err: err}
+}
+
+// New returns a new error of kind k with the message msg; it suits
+// sentinel errors (var ErrX = exit.New(exit.Usage, "…")).
+func New(k Kind, msg string) error { return &Error{Kind: k, Err: errors.New(msg)} }
+
+// Usagef returns a usage error formatted as fmt.Errorf formats (%w wraps).
+func Usagef(format string, a ...any) error {
+	return &Error{Kind: Usage, Err: fmt.Errorf(format, a...)}
+}
+
+// Of returns the kind of err: the first Kinded error in its chain, else
+// Interrupted for a cancelled context, else Runtime. Of(nil) is Runtime;
+// callers test for nil first.
+func Of(err error) Kind {
+	var k Kinded
+	switch {
+	case errors.As(err, &k):
+		return k.ExitKind()
+	case errors.Is(err, context.Canceled):
+		return Interrupted
+	}
+	return Runtime
+}

@@ -1,0 +1,170 @@
+// Package plan decides what a run measures: it turns what the user asked
+// for (a suite, workloads selected and skipped, parameter overrides,
+// engines, repetitions) into the items runner.Run measures, with the
+// parameters resolved and checked against this machine. Every mistake in
+// the request is a usage error (internal/exit).
+package plan
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/perfbench"
+	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// Request is what the user asked for; its fields are the flags of
+// 'sectax run' of the same names, and its errors name those flags.
+type Request struct {
+	Suite       string
+	Only, Skip  []string
+	Repetitions int // --runs: measured repetitions per workload (0: the suite's default)
+	Warmup      int
+	Params      []string // --param ID.KEY=VALUE
+	CPUs        string   // --cpus LIST
+	Timeout     time.Duration
+	// Engines are the engines each workload runs with ("native",
+	// "perf"); crosscheck asks for both.
+	Engines []string
+}
+
+// Plan is what a run will measure.
+type Plan struct {
+	Suite workload.Suite
+	Items []runner.Item
+	// Notes say what was skipped and why; the run records them.
+	Notes []string
+	// Perf is the perf bench engine when an engine is "perf".
+	Perf *perfbench.Engine
+	// CPUs is the parsed --cpus list (nil: no pinning).
+	CPUs []int
+}
+
+// Make plans req with the workloads of reg.
+func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, error) {
+	suite, err := workload.ParseSuite(req.Suite)
+	if err != nil {
+		return nil, err
+	}
+	if req.Repetitions < 0 || req.Warmup < 0 {
+		return nil, exit.Usagef("--runs and --warmup must not be negative")
+	}
+	if req.Timeout <= 0 {
+		return nil, exit.Usagef("--timeout must be positive, e.g. 10m")
+	}
+	ws, err := reg.Select(req.Only, req.Skip)
+	if err != nil {
+		return nil, err
+	}
+	overrides, err := workload.ParseOverrides(reg, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	for id := range overrides {
+		if !slices.ContainsFunc(ws, func(w workload.Workload) bool { return w.Info().ID == id }) {
+			return nil, exit.Usagef("--param names %s, which is not selected to run", id)
+		}
+	}
+	pl := &Plan{Suite: suite}
+	if req.CPUs != "" {
+		if pl.CPUs, err = runner.ParseCPUList(req.CPUs); err != nil {
+			return nil, exit.Usagef("--cpus: %v", err)
+		}
+	}
+	for _, e := range req.Engines {
+		if e != "native" && e != "perf" {
+			return nil, exit.Usagef("--engine %q is not accepted (accepted: native, perf)", e)
+		}
+		if e == "perf" && pl.Perf == nil {
+			if pl.Perf, err = perfbench.Find(ctx, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	named := func(id string) bool { return slices.Contains(req.Only, id) }
+	for _, w := range ws {
+		info := w.Info()
+		ov := overrides[info.ID]
+		if pl.Perf != nil && info.ID == "sched-pipe" && ov["style"] == "" {
+			// Both engines must run the semantics of the installed perf.
+			ov = withDefault(ov, "style", pl.Perf.PipeStyle())
+		}
+		p, err := workload.Resolve(info, suite, ov)
+		if err != nil {
+			return nil, err
+		}
+		if av, ok := w.(workload.Availability); ok {
+			if err := av.Available(p); err != nil {
+				if named(info.ID) {
+					return nil, exit.Wrap(exit.Usage, fmt.Errorf("%s: %w", info.ID, err))
+				}
+				pl.Notes = append(pl.Notes, fmt.Sprintf("skipped %s: %v", info.ID, err))
+				continue
+			}
+		}
+		reps := req.Repetitions
+		if reps == 0 {
+			reps = info.Repetitions[suite]
+		}
+		if reps == 0 {
+			reps = DefaultRepetitions(suite)
+		}
+		for _, e := range req.Engines {
+			wl := w
+			if e == "perf" {
+				if !perfbench.Supports(info.ID) {
+					if named(info.ID) {
+						return nil, exit.Usagef("%s has no perf bench equivalent; run it with --engine native", info.ID)
+					}
+					pl.Notes = append(pl.Notes, fmt.Sprintf("skipped %s: no perf bench equivalent", info.ID))
+					continue
+				}
+				if wl, err = pl.Perf.Wrap(w); err != nil {
+					return nil, err
+				}
+			}
+			if pf, ok := wl.(workload.Preflighter); ok {
+				if err := pf.Preflight(p); err != nil {
+					return nil, err
+				}
+			}
+			pl.Items = append(pl.Items, runner.Item{Workload: wl, Params: p, Engine: e, Repetitions: reps})
+		}
+	}
+	if len(pl.Items) == 0 {
+		return nil, exit.Usagef("nothing to run: %s", strings.Join(pl.Notes, "; "))
+	}
+	return pl, nil
+}
+
+// DefaultRepetitions is the number of measured repetitions of a suite: 6
+// in quick (the fewest that give a 95% interval of the median), 10
+// otherwise.
+func DefaultRepetitions(s workload.Suite) int {
+	if s == workload.Quick {
+		return 6
+	}
+	return 10
+}
+
+// Repetitions is the number of measured repetitions a run records: the
+// requested number, or the suite's default when none was requested.
+func Repetitions(requested int, s workload.Suite) int {
+	if requested == 0 {
+		return DefaultRepetitions(s)
+	}
+	return requested
+}
+
+func withDefault(m map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for a, b := range m {
+		out[a] = b
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/mitigation"
+)
+
+// AdviceText writes the text of 'sectax advise'.
+func AdviceText(w io.Writer, a *advise.Advice) error {
+	ew := &errWriter{w: w}
+	p := a.Platform
+	fmt.Fprintf(ew, "Target: %s\n", targetLabel(a.Target))
+	fmt.Fprintf(ew, "Platform: %s — kernel %s\n", p.Name, a.Kernel)
+	if p.ConfigPath != "" {
+		where := p.ConfigPath
+		if p.ConfigKey != "" {
+			where += " " + p.ConfigKey
+		}
+		if p.ConfigLine > 0 {
+			where += fmt.Sprintf(" (line %d)", p.ConfigLine)
+		}
+		cfg := p.Configured
+		switch {
+		case p.ConfigError != "":
+			cfg = "(unreadable: " + p.ConfigError + ")"
+		case cfg == "":
+			cfg = "(nothing)"
+		}
+		fmt.Fprintf(ew, "Configured now: %s: %s\n", where, cfg)
+		if p.ConfigNote != "" {
+			fmt.Fprintf(ew, "  (%s)\n", p.ConfigNote)
+		}
+	}
+
+	fmt.Fprintln(ew, "\nParameters:")
+	if len(a.Changes) == 0 {
+		fmt.Fprintln(ew, "  no change: the configuration already has the target")
+	}
+	for _, c := range a.Changes {
+		switch c.Op {
+		case "add":
+			fmt.Fprintf(ew, "  + %s (added)\n", c.New)
+		case "replace":
+			fmt.Fprintf(ew, "  ~ %s → %s (replaced)\n", c.Old, c.New)
+		case "remove":
+			fmt.Fprintf(ew, "  - %s (removed)\n", c.Old)
+		}
+	}
+	fmt.Fprintf(ew, "  configured after:  %s\n", orNothing(a.ConfiguredAfter))
+	fmt.Fprintf(ew, "  kernel would get:  %s\n", orNothing(a.Predicted))
+	fmt.Fprintf(ew, "  mode after:        %s (%s)\n", a.PredictedMode, a.PredictedModeReason)
+
+	fmt.Fprintln(ew, "\nSteps (sectax has changed nothing; run these yourself):")
+	for i, s := range a.Steps {
+		fmt.Fprintf(ew, "  %d. %s\n", i+1, s.Text)
+		if s.Command != "" {
+			where := "$"
+			if s.Where == "windows" {
+				where = "PS>"
+			}
+			fmt.Fprintf(ew, "       %s %s\n", where, s.Command)
+		}
+	}
+
+	fmt.Fprintf(ew, "\nPrecedence on kernel %s:\n", a.Kernel)
+	for _, r := range a.Precedence {
+		fmt.Fprintf(ew, "  - %s\n", r.Rule)
+	}
+
+	fmt.Fprintf(ew, "\nWhat you give up on this machine: %d mitigated → vulnerable\n", len(a.GivenUp))
+	for _, l := range a.GivenUp {
+		writeLoss(ew, l)
+	}
+	if len(a.Weakened) > 0 {
+		fmt.Fprintf(ew, "\nWeakened (still mitigated, a sub-protection off): %d\n", len(a.Weakened))
+		for _, l := range a.Weakened {
+			writeLoss(ew, l)
+		}
+	}
+	if len(a.Kept) > 0 {
+		fmt.Fprintf(ew, "\nStays mitigated: %d\n", len(a.Kept))
+		for _, l := range a.Kept {
+			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+		}
+	}
+	if len(a.Regained) > 0 {
+		fmt.Fprintf(ew, "\nProtection regained: %d vulnerable → mitigated\n", len(a.Regained))
+		for _, l := range a.Regained {
+			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+		}
+	}
+	if len(a.Toggles) > 0 {
+		fmt.Fprintln(ew, "\nNot CPU mitigations (changed along with them):")
+		for _, t := range a.Toggles {
+			fmt.Fprintf(ew, "  - %s: %s\n", t.Param, t.Summary)
+		}
+	}
+	if a.GuestCaveat != "" {
+		fmt.Fprintf(ew, "\nVM guest: %s\n", a.GuestCaveat)
+	}
+	if len(a.Alternatives) > 0 {
+		fmt.Fprintln(ew, "\nTargeted alternatives that keep the cheap protections:")
+		for _, alt := range a.Alternatives {
+			fmt.Fprintf(ew, "  - %s\n      sectax advise --target %q\n", alt.Title, alt.Params)
+			if len(alt.GivesUp) > 0 {
+				fmt.Fprintf(ew, "      gives up: %s\n", strings.Join(alt.GivesUp, ", "))
+			}
+			fmt.Fprintf(ew, "      %s\n", alt.Why)
+			if alt.MinKernel != "" {
+				fmt.Fprintf(ew, "      needs Linux %s+\n", alt.MinKernel)
+			}
+		}
+	}
+	if len(a.Warnings) > 0 {
+		fmt.Fprintln(ew, "\nWarnings:")
+		for _, wn := range a.Warnings {
+			fmt.Fprintf(ew, "  ! %s\n", wn)
+		}
+	}
+	return ew.err
+}
+
+func writeLoss(w io.Writer, l advise.Loss) {
+	fmt.Fprintf(w, "  - %s\n", l.Explanation)
+	if l.By != "" {
+		fmt.Fprintf(w, "      by %s\n", l.By)
+	}
+	if l.GuestNote != "" {
+		fmt.Fprintf(w, "      in this guest: %s\n", l.GuestNote)
+	}
+}
+
+func targetLabel(t advise.Target) string {
+	switch t.Kind {
+	case advise.KindOff:
+		return "off (mitigations=off)"
+	case advise.KindAuto:
+		return "auto (the kernel default: no parameter that turns a mitigation off)"
+	}
+	return mitigation.Format(t.Params)
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "(nothing)"
+	}
+	return s
+}
+
+// VerificationText writes the text of 'sectax verify'.
+func VerificationText(w io.Writer, v *advise.Verification) error {
+	ew := &errWriter{w: w}
+	verdict := "MET"
+	if !v.Holds {
+		verdict = "NOT MET"
+	}
+	fmt.Fprintf(ew, "Expectation %s: %s — kernel %s, %s\n", targetLabel(v.Expect), verdict, v.Kernel, v.Platform)
+	fmt.Fprintf(ew, "Running mode: %s (%s)\n", v.Mode, v.ModeReason)
+	fmt.Fprintln(ew)
+	for _, c := range v.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(ew, "  %s %-7s %s\n", mark, c.Name, c.Detail)
+	}
+	if len(v.StillMitigated) > 0 {
+		fmt.Fprintln(ew, "\nStill mitigated:")
+		for _, f := range v.StillMitigated {
+			fmt.Fprintf(ew, "  - %s: %s\n", f.Name, f.Raw)
+			if f.Why != "" {
+				fmt.Fprintf(ew, "      why: %s\n", f.Why)
+			}
+		}
+	}
+	if len(v.Reasons) > 0 {
+		fmt.Fprintln(ew, "\nWhy:")
+		for _, r := range v.Reasons {
+			fmt.Fprintf(ew, "  - %s\n", r)
+		}
+	}
+	if len(v.Fix) > 0 {
+		fmt.Fprintln(ew, "\nWhat to do:")
+		for _, f := range v.Fix {
+			fmt.Fprintf(ew, "  - %s\n", f)
+		}
+	}
+	return ew.err
+}

@@ -1,0 +1,120 @@
+// Package testutil holds what sectax's tests share: the one -update flag
+// and the golden-file comparison. Only test files import it.
+//
+// Refresh every golden file from the repository root with
+//
+//	go test $(go list -f '{{range .TestImports}}{{if eq . "github.com/sectax/sectax/internal/testutil"}}{{$.ImportPath}}{{end}}{{end}}' ./...) -update
+//
+// (a plain 'go test ./... -update' also reaches packages without golden
+// files, whose test binaries do not know the flag and refuse it).
+package testutil
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// Updating reports whether the test binary runs with -update.
+func Updating() bool { return *update }
+
+// Golden compares got with the golden file at path. With -update it writes
+// got there instead (creating the directory). On a mismatch it writes
+// got to path+".got" (ignored by git), for diffing, and fails t.
+func Golden(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(path + ".got")
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if bytes.Equal(got, want) {
+		os.Remove(path + ".got")
+		return
+	}
+	os.WriteFile(path+".got", got, 0o644)
+	t.Errorf("%s differs (-want +got; got is in %s.got; go test -update refreshes it):\n%s", path, path, cmp.Diff(string(want), string(got)))
+}
+
+// Absent is Golden for an output that must not exist: it fails t if the
+// file at path exists, and with -update removes it.
+func Absent(t testing.TB, path string) {
+	t.Helper()
+	if *update {
+		os.Remove(path)
+		return
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("%s exists but nothing was produced (go test -update removes it)", path)
+	}
+}
+
+// internalDir is the repository's internal/ directory.
+func internalDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("testutil: no caller information")
+	}
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// SysinfoRoot is the fake machine tree NAME under internal/sysinfo/testdata
+// (a /proc and /sys to read with --root).
+func SysinfoRoot(name string) string {
+	return filepath.Join(internalDir(), "sysinfo", "testdata", name)
+}
+
+// AdviseRoot is the fake root NAME of a boot platform under
+// internal/advise/testdata/roots or, for "sys:NAME", SysinfoRoot(NAME).
+func AdviseRoot(name string) string {
+	if n, ok := strings.CutPrefix(name, "sys:"); ok {
+		return SysinfoRoot(n)
+	}
+	return filepath.Join(internalDir(), "advise", "testdata", "roots", name)
+}
+
+// AdviceCase is an advise run on a fake root: the golden's name, the root
+// (AdviseRoot) and the --target.
+type AdviceCase struct{ Name, Root, Target string }
+
+// AdviceCases are the advise goldens: one per platform shape. The CLI's
+// test checks its JSON and text output, report's test the text renderer.
+var AdviceCases = []AdviceCase{
+	{"wsl-off", "sys:wsl2-intel-on", "off"},
+	{"wsl-auto", "sys:wsl2-intel-off", "auto"},
+	{"debian-grub-off", "debian-grub", "off"},
+	{"fedora-grubby-off", "fedora-grubby", "off"},
+	{"systemd-boot-auto", "systemd-boot", "auto"},
+	{"kernelstub-off", "kernelstub", "off"},
+	{"unknown-off", "sys:firecracker-dev", "off"},
+	{"wsl-params", "sys:wsl2-intel-on", "spectre_bhi=vmexit audit=0"},
+	{"old-kernel-off", "sys:old-4.15-intel", "off"},
+}
+
+// Need stops t because a real component it needs (perf, QEMU, chromium,
+// promtool, python3, a static test binary) is missing: under CI=true,
+// where .ci/run installs every one, it fails; elsewhere it skips.
+func Need(t testing.TB, format string, a ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf(format+" (CI=true does not skip this test)", a...)
+	}
+	t.Skipf(format, a...)
+}
