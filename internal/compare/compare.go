@@ -90,6 +90,9 @@ type Report struct {
 	Meaning  Meaning         `json:"meaning"`
 	Notes    []string        `json:"notes"`
 	Warnings []stats.Warning `json:"warnings"`
+	// Lab is how `sectax lab` measured the runs (accelerator, CPU model);
+	// absent for runs measured on a machine itself.
+	Lab *LabNote `json:"lab,omitempty"`
 
 	// ratios are the primary speedups the geomean is over (match to finish).
 	ratios []float64
@@ -120,6 +123,9 @@ type Conclusion struct {
 	// many primary metrics differ significantly after the correction.
 	Workloads   int `json:"workloads"`
 	Significant int `json:"significant"`
+	// Headline is what every format says before the conclusion:
+	// TCGHeadline when the runs were emulated; absent otherwise.
+	Headline string `json:"headline,omitempty"`
 }
 
 // SideInfo describes one side.
@@ -443,13 +449,20 @@ func sideInfo(s Side) SideInfo {
 }
 
 // Compare builds the report of A against B.
+// It refuses sides measured under different accelerators
+// (*MixedAcceleratorsError).
 func Compare(a, b Side, opt Options) (*Report, error) {
+	note, err := checkAccelerators([]Side{a, b})
+	if err != nil {
+		return nil, err
+	}
 	rep, err := match(a, b, opt)
 	if err != nil {
 		return nil, err
 	}
 	adjust([]*Report{rep})
 	rep.finish(a, b)
+	rep.addLab(note)
 	return rep, nil
 }
 
