@@ -187,3 +187,60 @@ func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
 		t.Errorf("the guest sent a result for a boot that did not verify")
 	}
 }
+
+// TestCompareRefusesMixedAccelerators: runs measured under KVM and under
+// TCG are not compared (exit 2, one line naming each side's accelerator
+// and the fix); runs all under TCG compare with the TCG headline first.
+func TestCompareRefusesMixedAccelerators(t *testing.T) {
+	e := newCLIEnv(t)
+	raw, err := os.ReadFile("testdata/runs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, accel func(label string) string) string {
+		var out bytes.Buffer
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		enc := json.NewEncoder(&out)
+		for dec.More() {
+			var r map[string]any
+			if err := dec.Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+			label, _ := r["label"].(string)
+			r["id"] = r["id"].(string) + "-" + name
+			r["label"] = label + "-" + name
+			if a := accel(label); a != "" {
+				r["lab"] = map[string]any{"qemu_version": "10.0.3", "accel": a, "cpu_model": "Skylake-Client-v1"}
+			}
+			if err := enc.Encode(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := filepath.Join(e.dir, name+".json")
+		if err := os.WriteFile(p, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mixed := write("mixed", func(label string) string {
+		if label == "on" {
+			return "kvm"
+		}
+		return "tcg"
+	})
+	tcg := write("tcg", func(string) string { return "tcg" })
+	for _, p := range []string{mixed, tcg} {
+		if code, _, errOut := e.run("import", p); code != 0 {
+			t.Fatalf("import %s: exit %d: %s", p, code, errOut)
+		}
+	}
+	code, _, errOut := e.run("compare", "on-mixed", "off-mixed")
+	if code != 2 || !strings.Contains(errOut, "different accelerators (on-mixed kvm; off-mixed tcg;") ||
+		!strings.Contains(errOut, "compare runs measured the same way") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("kvm against tcg: exit %d, stderr %q; want exit 2 naming both accelerators and the fix", code, errOut)
+	}
+	code, out, errOut := e.run("compare", "on-tcg", "off-tcg")
+	if code != 0 || !strings.HasPrefix(out, compare.TCGHeadline+" — ") {
+		t.Errorf("tcg against tcg: exit %d, stderr %q, stdout starts %q", code, errOut, strings.SplitN(out, "\n", 2)[0])
+	}
+}
