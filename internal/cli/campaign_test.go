@@ -214,3 +214,36 @@ func TestCampaignCLIUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestCampaignReportMulti: with three configurations, campaign report
+// compares each with the first in the multi-side layout, one Holm family.
+func TestCampaignReportMulti(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+	f := newFakeBoots(t)
+	deps := campaignDepsFor(f)
+	root := []string{"--root", f.root, "campaign"}
+	args := append(append([]string{"start"}, tinyCampaign...), "--config", "noaudit=audit=0")
+	if _, errOut, code := sectax(t, deps, append(root, args...)...); code != 0 {
+		t.Fatalf("start: %d %s", code, errOut)
+	}
+	for i := 0; i < 3; i++ {
+		if _, errOut, code := sectax(t, deps, append(root, "resume")...); code != 0 {
+			t.Fatalf("resume %d: %d %s", i, code, errOut)
+		}
+	}
+	out, errOut, code := sectax(t, deps, append(root, "report")...)
+	if code != 0 {
+		t.Fatalf("report: %d %s", code, errOut)
+	}
+	if !strings.Contains(out, "A = cmp-on  B = cmp-off  C = cmp-noaudit") || !strings.HasPrefix(out, "B: ") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "C: ") {
+		t.Errorf("report is not the multi-side layout of the three configurations:\n%s", out)
+	}
+	out, _, code = sectax(t, deps, append(root, "report", "--format", "json")...)
+	var doc struct {
+		Schema      string
+		Comparisons []struct{ B struct{ Ref string } }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Schema != "sectax.compare-multi/v1" || len(doc.Comparisons) != 2 {
+		t.Fatalf("report json: exit %d, %+v", code, doc)
+	}
+}

@@ -136,7 +136,7 @@ See docs/campaign.md.`,
 	}
 	rep := &cobra.Command{
 		Use:   "report [CAMPAIGN]",
-		Short: "Compare the campaign's runs (the first two configurations), the boot as the unit",
+		Short: "Compare the campaign's runs, every configuration against the first, the boot as the unit",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCampaignReport(cmd.Context(), g, firstArg(args), o)
@@ -442,7 +442,7 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 		return err
 	}
 	var sides []compare.Side
-	for _, c := range configs[:2] {
+	for _, c := range configs {
 		var runs []*run.Run
 		var envs []map[string]any
 		for _, s := range rec.Steps {
@@ -463,6 +463,11 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 			return &exitError{ExitError, fmt.Sprintf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message)}
 		}
 		sides = append(sides, compare.RunsSide(rec.Label+"-"+c.Name, compare.KindLabel, runs, envs))
+	}
+	if len(sides) > 2 {
+		// Every configuration against the first (on, normally), one Holm
+		// family across them, in the multi-side layout of 'sectax compare'.
+		return compareMulti(ctx, g, sides, o.alpha, "")
 	}
 	a, b := sides[0], sides[1]
 	rep, err := compare.Compare(a, b, compare.Options{Alpha: o.alpha})
