@@ -415,8 +415,9 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 	return err
 }
 
-// runCampaignReport compares the runs of the campaign's first two
-// configurations: each side holds one run per boot, so the boot is the
+// runCampaignReport compares the runs of the campaign's configurations:
+// two pairwise, three or more each against the first (compare's
+// multi-side report). Each side holds one run per boot, so the boot is the
 // unit of the comparison.
 func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignOpts) error {
 	if err := checkFormat(g, compareFormats...); err != nil {
