@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/config"
@@ -21,6 +23,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -44,6 +47,7 @@ type campaignDeps struct {
 
 type campaignOpts struct {
 	configs   []string
+	plan      string
 	boots     int
 	label     string
 	via       string
@@ -84,6 +88,7 @@ kernel that accepts unsigned kexec images), wsl (WSL 2, default there: edits
 .wslconfig and has Windows restart the VM), manual (tells you what to boot).
 See docs/campaign.md.`,
 		Example: `  sudo sectax campaign start --config on --config off=mitigations=off
+  sudo sectax campaign start --plan leave-one-out   # on, off, each mitigation off alone
   sectax campaign status
   sectax campaign report --format html -o tax.html
   sectax campaign start --via manual --boots 3 --suite quick
@@ -97,6 +102,7 @@ See docs/campaign.md.`,
 	}
 	f := start.Flags()
 	f.StringArrayVar(&o.configs, "config", nil, "a configuration: on, off, or NAME=PARAMS such as nopti=pti=off (repeatable; default on and off)")
+	f.StringVar(&o.plan, "plan", "", "take the configurations from this kernel's attribution plan: leave-one-out|cumulative|study (see 'sectax attribute plan'; not with --config)")
 	f.IntVar(&o.boots, "boots", campaign.DefaultBoots, "boots per configuration (2 or more make the boot the unit of the comparison)")
 	f.StringVar(&o.label, "label", "", "`PREFIX` of the runs' labels, PREFIX-CONFIG (default campaign-XXXXXX)")
 	f.StringVar(&o.via, "via", "", "how to reboot: kexec|wsl|manual (default wsl on WSL 2, else kexec)")
@@ -221,12 +227,19 @@ func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.M
 }
 
 func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
-	configs, err := config.ParseAll(o.configs)
-	if err != nil {
-		return usageError{err}
-	}
-	if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
-		return usageError{err}
+	var configs []config.Config
+	var err error
+	if o.plan == "" {
+		if configs, err = config.ParseAll(o.configs); err != nil {
+			return usageError{err}
+		}
+		if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
+			return usageError{err}
+		}
+	} else if len(o.configs) > 0 {
+		return usagef("--plan and --config are mutually exclusive: --plan %s takes the configurations from this kernel's attribution plan; give one or the other", o.plan)
+	} else if !slices.Contains(attribute.Selections, o.plan) {
+		return usagef("--plan %q is not accepted (accepted: %s)", o.plan, strings.Join(attribute.Selections, ", "))
 	}
 	if o.label != "" && !labelRE.MatchString(o.label) {
 		return usagef("--label %q: use letters, digits, '.', '_' or '-'", o.label)
@@ -239,6 +252,14 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	snap, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
+	}
+	if o.plan != "" {
+		if configs, err = planConfigs(g, snap, o.plan); err != nil {
+			return err
+		}
+		if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
+			return usageError{err}
+		}
 	}
 	d := g.deps.Campaign
 	via := o.via
@@ -320,6 +341,34 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		}
 	}
 	return campaignError(err)
+}
+
+// planConfigs are the configurations of the attribution plan of kind for
+// the kernel of snap (attribute.MakePlan, then Plan.Select), each one's
+// expected vulnerability files checked by config.Verify at its boot; what
+// the plan leaves out is said on stderr.
+func planConfigs(g *Globals, snap *sysinfo.Snapshot, kind string) ([]config.Config, error) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return nil, err
+	}
+	p, err := attribute.MakePlan(snap, kb)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := p.Select(kind)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	var names []string
+	for _, c := range sel.Configs {
+		names = append(names, c.Name)
+	}
+	g.notice("plan %s for kernel %s: %d configurations: %s", kind, p.Kernel, len(names), strings.Join(names, ", "))
+	for _, s := range sel.Skipped {
+		g.notice("  not booted: %s", s)
+	}
+	return sel.Configs, nil
 }
 
 // campaignError gives the campaign's errors their exit codes.
