@@ -7,15 +7,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // labOptions are the flags of `sectax lab`.
@@ -24,6 +28,8 @@ type labOptions struct {
 	kernels   []string
 	modules   string
 	configs   []string
+	plan      string
+	onlyCfg   []string
 	boots     int
 	prefix    string
 	accel     string
@@ -67,7 +73,8 @@ reaches /init).`,
 		Example: `  sectax lab --suite quick
   sectax lab --kernel /boot/vmlinuz-6.1.0-57-amd64 --config on --config off=mitigations=off --boots 3
   sectax lab --kernel wsl2/bzImage --kernel wsl3/bzImage --accel kvm --suite study
-  sectax lab --accel tcg --only syscall-basic,sched-pipe --runs 3`,
+  sectax lab --accel tcg --only syscall-basic,sched-pipe --runs 3
+  sectax lab --plan leave-one-out --accel kvm --suite quick   # each mitigation off alone`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLab(cmd.Context(), g, o) },
 	}
@@ -76,6 +83,8 @@ reaches /init).`,
 	f.StringArrayVar(&o.kernels, "kernel", nil, "kernel `IMAGE` to boot (repeatable; default /boot/vmlinuz-$(uname -r))")
 	f.StringVar(&o.modules, "modules", "", "the kernel's modules `DIR` (default /lib/modules/RELEASE, RELEASE read from the image)")
 	f.StringArrayVar(&o.configs, "config", nil, "configuration: on, off, or NAME=PARAMS such as off=mitigations=off (repeatable; default on and off)")
+	f.StringVar(&o.plan, "plan", "", "take the configurations from the guest kernel's attribution plan: leave-one-out|cumulative|study (a first probe boot reads the guest's vulnerability files; one --kernel; not with --config)")
+	f.StringSliceVar(&o.onlyCfg, "only-config", nil, "with --plan: boot only these `NAMES` of the plan's configurations (on always)")
 	f.IntVar(&o.boots, "boots", 2, "boots per kernel and configuration (the boot is the unit of the comparison)")
 	f.StringVar(&o.prefix, "label", "lab", "label `PREFIX` of the runs: PREFIX-KERNEL-CONFIG")
 	f.StringVar(&o.accel, "accel", lab.AccelAuto, "QEMU accelerator: kvm|tcg|auto")
@@ -116,12 +125,24 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	default:
 		return usagef("--accel %q is not accepted (accepted: kvm, tcg, auto)", o.accel)
 	}
-	configs, err := config.ParseAll(o.configs)
-	if err != nil {
-		return usageError{err}
-	}
-	if _, ok := config.Find(configs, "on"); !ok {
-		return usagef("--config: the plan needs on, the configuration the others are compared with")
+	var configs []config.Config
+	switch {
+	case o.plan == "":
+		if len(o.onlyCfg) > 0 {
+			return usagef("--only-config selects among the configurations of --plan; without --plan, give the configurations with --config")
+		}
+		if configs, err = config.ParseAll(o.configs); err != nil {
+			return usageError{err}
+		}
+		if _, ok := config.Find(configs, "on"); !ok {
+			return usagef("--config: the plan needs on, the configuration the others are compared with")
+		}
+	case len(o.configs) > 0:
+		return usagef("--plan and --config are mutually exclusive: --plan %s takes the configurations from the guest kernel's attribution plan; give one or the other", o.plan)
+	case !slices.Contains(attribute.Selections, o.plan):
+		return usagef("--plan %q is not accepted (accepted: %s)", o.plan, strings.Join(attribute.Selections, ", "))
+	case len(o.kernels) > 1:
+		return usagef("--plan takes one --kernel: each kernel has its own plan (its own active mitigations); run sectax lab --plan once per kernel")
 	}
 	// The selection is checked here, with the same rules the guest uses.
 	if _, err := makePlan(ctx, g, &o.run, []string{"native"}); err != nil {
@@ -157,6 +178,19 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	host, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
+	}
+	if o.plan != "" {
+		snap, probed, err := labProbe(ctx, g, o, kernels[0], exe, mem, accel)
+		if err != nil {
+			return err
+		}
+		accel = probed
+		if configs, err = planConfigs(g, snap, o.plan); err != nil {
+			return err
+		}
+		if configs, err = onlyConfigs(configs, o.onlyCfg); err != nil {
+			return err
+		}
 	}
 	seed := o.planSeed
 	if seed == 0 {
@@ -219,6 +253,78 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 		g.notice("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, clock(time.Since(t0)))
 	}
 	return labMatrix(ctx, g, db, o.prefix, names, configs)
+}
+
+// labProbe is the probe boot of --plan: the kernel booted with the
+// default command line (configuration on) runs the snapshot task, so that
+// the plan is made from the guest kernel's own vulnerability files. It
+// returns the snapshot and the accelerator (--accel auto falls back to tcg
+// here when kvm never reaches /init).
+func labProbe(ctx context.Context, g *Globals, o *labOptions, k labKernel, exe string, mem int, accel string) (*sysinfo.Snapshot, string, error) {
+	for {
+		cpu := o.cpu
+		if cpu == "" {
+			cpu = lab.DefaultCPU(accel)
+		}
+		hs := o.handshake
+		if hs <= 0 {
+			hs = time.Minute
+			if accel == lab.AccelTCG {
+				hs = 5 * time.Minute
+			}
+		}
+		g.notice("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.name, o.plan)
+		res, err := lab.Boot(ctx, lab.BootOptions{
+			QEMU: lab.QEMU{Binary: o.qemu, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: o.smp, Kernel: k.image.Path,
+				Append: config.On.Cmdline(lab.LabParams, nil)},
+			Initramfs: &lab.InitramfsOptions{Init: exe, ModulesDir: k.modulesDir, Modules: k.modules,
+				Task: lab.Task{Name: labSnapshotTask}},
+			Handshake: hs, Timeout: o.vmTimeout,
+			OnFrame: func(f lab.Frame) {
+				if f.Kind == lab.KindLog {
+					g.notice("  guest: %s", f.Payload)
+				}
+			},
+		})
+		if err != nil && o.accel == lab.AccelAuto && accel == lab.AccelKVM && (errors.Is(err, lab.ErrAccel) || errors.Is(err, lab.ErrNoHandshake)) {
+			g.notice("warning: %v; falling back to --accel tcg (emulated: timings are not hardware costs)", err)
+			accel = lab.AccelTCG
+			continue
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, accel, &exitError{ExitInterrupted, "interrupted during the probe boot of --plan"}
+			}
+			return nil, accel, fmt.Errorf("probe boot of --plan: %w", err)
+		}
+		var snap sysinfo.Snapshot
+		if err := json.Unmarshal(res.Result, &snap); err != nil {
+			return nil, accel, fmt.Errorf("probe boot of --plan: the guest's snapshot: %w", err)
+		}
+		return &snap, accel, nil
+	}
+}
+
+// onlyConfigs keeps on and the configurations named by --only-config.
+func onlyConfigs(configs []config.Config, only []string) ([]config.Config, error) {
+	if len(only) == 0 {
+		return configs, nil
+	}
+	var names []string
+	for _, c := range configs {
+		names = append(names, c.Name)
+	}
+	out := []config.Config{configs[0]}
+	for _, n := range only {
+		c, ok := config.Find(configs, n)
+		if !ok {
+			return nil, usagef("--only-config %s: not a configuration of this plan (it has %s)", n, strings.Join(names, ", "))
+		}
+		if c.Name != out[0].Name && !slices.ContainsFunc(out, func(x config.Config) bool { return x.Name == c.Name }) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // labKernels reads the kernel images and finds their modules.

@@ -153,6 +153,10 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--only", "nosuch"}, 2, "nosuch"},
 		{[]string{"--kernel", filepath.Join(t.TempDir(), "missing")}, 2, "--kernel"},
 		{[]string{"--modules", filepath.Join(t.TempDir(), "missing"), "--kernel", img}, 2, "--modules"},
+		{[]string{"--plan", "leave-one-out", "--config", "on"}, 2, "--plan and --config are mutually exclusive"},
+		{[]string{"--plan", "all"}, 2, `--plan "all" is not accepted (accepted: leave-one-out, cumulative, study)`},
+		{[]string{"--only-config", "no-spectre_v2"}, 2, "--only-config selects among the configurations of --plan"},
+		{[]string{"--plan", "study", "--kernel", img, "--kernel", img}, 2, "--plan takes one --kernel"},
 	} {
 		args := append([]string{"lab", "--db", db}, tc.args...)
 		_, errOut, code := sectax(t, fixedDeps(nil), args...)
@@ -242,5 +246,89 @@ func TestCompareRefusesMixedAccelerators(t *testing.T) {
 	code, out, errOut := e.run("compare", "on-tcg", "off-tcg")
 	if code != 0 || !strings.HasPrefix(out, compare.TCGHeadline+" — ") {
 		t.Errorf("tcg against tcg: exit %d, stderr %q, stdout starts %q", code, errOut, strings.SplitN(out, "\n", 2)[0])
+	}
+}
+
+// TestLabPlanLeaveOneOut runs one leave-one-out configuration of the guest
+// kernel's own attribution plan under TCG: a probe boot reads the guest's
+// vulnerability files, the plan names no-spectre_v2 (spectre_v2=off), and
+// its boot verifies and shows spectre_v2 turned off while on keeps it.
+func TestLabPlanLeaveOneOut(t *testing.T) {
+	kernel := labKernelForTest(t)
+	db := filepath.Join(t.TempDir(), "lab.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := Main(ctx, []string{"lab", "--db", db, "--kernel", kernel, "--accel", "tcg",
+		"--plan", "leave-one-out", "--only-config", "no-spectre_v2", "--boots", "1", "--plan-seed", "3",
+		"--suite", "quick", "--only", "syscall-basic", "--runs", "2", "--warmup", "0",
+		"--param", "syscall-basic.loops=2000", "--memory", "512M", "--smp", "1", "--label", "loo"}, &stdout, &stderr)
+	t.Logf("sectax lab --plan: exit %d in %s\nstderr:\n%s\nstdout:\n%s", code, time.Since(start).Round(time.Second), stderr.String(), stdout.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	k, _ := lab.ReadKernel(kernel)
+	if !strings.Contains(stderr.String(), "plan leave-one-out for kernel "+k.Release+": ") {
+		t.Errorf("no plan of the guest kernel on stderr")
+	}
+	if !strings.HasPrefix(stdout.String(), compare.TCGHeadline+"\n") || !strings.Contains(stdout.String(), "2 configurations") {
+		t.Errorf("the matrix is not the TCG one of on and no-spectre_v2")
+	}
+	s, err := store.Open(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	state := func(cfg string) (string, *run.Verification) {
+		label := lab.Label("loo", k.Release, cfg)
+		ids, _, err := s.Resolve(ctx, label)
+		if err != nil || len(ids) != 1 {
+			t.Fatalf("%s: %v %v", label, ids, err)
+		}
+		r, err := s.Get(ctx, ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Config == nil || r.Config.Verification == nil {
+			t.Fatalf("%s: no verification", label)
+		}
+		for _, v := range r.Env.Vulnerabilities {
+			if v.Name == "spectre_v2" {
+				return string(v.State), r.Config.Verification
+			}
+		}
+		t.Fatalf("%s: no spectre_v2 file", label)
+		return "", nil
+	}
+	on, _ := state("on")
+	off, v := state("no-spectre_v2")
+	if on != "mitigated" || off == "mitigated" {
+		t.Errorf("spectre_v2: on %s, no-spectre_v2 %s; want mitigated, then not", on, off)
+	}
+	if !v.OK || !slices.Contains(v.ExpectedOff, "spectre_v2") || !strings.Contains(" "+v.Cmdline+" ", " spectre_v2=off ") {
+		t.Errorf("no-spectre_v2 verification %+v", v)
+	}
+}
+
+// TestOnlyConfigs: --only-config keeps on (the baseline) and the named
+// configurations of the plan, in the plan's order of on first, and names
+// the plan's configurations when a name is not among them.
+func TestOnlyConfigs(t *testing.T) {
+	plan, err := config.ParseAll([]string{"on", "off", "no-spectre_v2=spectre_v2=off", "no-retbleed=retbleed=off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := onlyConfigs(plan, []string{"no-retbleed", "on", "no-retbleed"})
+	if err != nil || len(got) != 2 || got[0].Name != "on" || got[1].Name != "no-retbleed" {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if all, _ := onlyConfigs(plan, nil); len(all) != 4 {
+		t.Errorf("no --only-config: %d configurations", len(all))
+	}
+	_, err = onlyConfigs(plan, []string{"no-mds"})
+	var ec interface{ ExitCode() int }
+	if !errors.As(err, &ec) || ec.ExitCode() != ExitUsage || !strings.Contains(err.Error(), "it has on, off, no-spectre_v2, no-retbleed") {
+		t.Errorf("unknown name: %v", err)
 	}
 }
