@@ -205,8 +205,9 @@ type Metric struct {
 	// Delta is benchstat's column: "~" or the signed percentage.
 	Delta string `json:"delta"`
 	// RatioInterval is the confidence interval of the ratio B/A that goes
-	// with the U test (Hodges-Lehmann), when both sides' samples are
-	// repetitions; nil otherwise.
+	// with the U test (Hodges-Lehmann), when both sides' samples are of
+	// one unit (repetitions, or per-boot medians with the boot as the
+	// unit) and enough for one; nil otherwise.
 	RatioInterval *Interval       `json:"ratio_interval"`
 	Warnings      []stats.Warning `json:"warnings,omitempty"`
 	// RawA and RawB are every repetition of each side in run order (the
@@ -495,7 +496,9 @@ func match(a, b Side, opt Options) (*Report, error) {
 	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence, Multiplicity: Multiplicity,
 		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},
 		Workloads: []Workload{}, Controls: []ControlFinding{}, Notes: []string{}, Warnings: []stats.Warning{}}
-	interval := rep.A.Unit == "repetition" && rep.B.Unit == "repetition"
+	// The ratio's interval needs samples of one unit on both sides:
+	// repetitions, or per-boot medians (the boot as the unit).
+	interval := rep.A.Unit == rep.B.Unit && (rep.A.Unit == "repetition" || rep.A.Unit == "boot")
 
 	ga, gb := groups(a), groups(b)
 	usedB := make([]bool, len(gb))
@@ -555,7 +558,7 @@ func match(a, b Side, opt Options) (*Report, error) {
 			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
 			m.RawA, m.RawB = sideSamples(a, x, ma.Name, "repetition"), sideSamples(b, y, ma.Name, "repetition")
 			if interval {
-				if lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, stats.Confidence); ok && finite(lo) != nil && finite(hi) != nil {
+				if lo, hi, ok := stats.RatioInterval(sa, sb, stats.Confidence); ok && finite(lo) != nil && finite(hi) != nil {
 					m.RatioInterval = &Interval{Lo: lo, Hi: hi}
 				}
 			}
