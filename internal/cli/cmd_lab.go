@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
@@ -40,6 +42,10 @@ type labOptions struct {
 	vmTimeout time.Duration
 	handshake time.Duration
 	planSeed  int64
+	targetCI  float64
+	budget    time.Duration
+	// adaptStopped are the configurations adaptive repetition stopped.
+	adaptStopped map[string]bool
 }
 
 func newLabCmd(g *Globals) *cobra.Command {
@@ -94,6 +100,8 @@ reaches /init).`,
 	f.StringVar(&o.qemu, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")
 	f.DurationVar(&o.vmTimeout, "vm-timeout", 2*time.Hour, "a boot running longer than this is stopped")
 	f.DurationVar(&o.handshake, "handshake", 0, "longest wait from QEMU's start to /init's handshake (default 1m under kvm, 5m under tcg)")
+	f.Float64Var(&o.targetCI, "target-ci", 0, "adaptive repetition: after --boots, keep adding boots until the interval of each configuration's change against on is at most ±`PCT` points (needs --budget)")
+	f.DurationVar(&o.budget, "budget", 0, "with --target-ci: the longest the whole lab may run; no added round starts that would overrun it (the --boots rounds always run)")
 	f.Int64Var(&o.planSeed, "plan-seed", 0, "seed of the shuffled boot order (default: random, recorded in every run)")
 	return cmd
 }
@@ -107,6 +115,16 @@ type labKernel struct {
 }
 
 func runLab(ctx context.Context, g *Globals, o *labOptions) error {
+	began := time.Now()
+	if o.targetCI != 0 || o.budget != 0 {
+		if o.targetCI == 0 {
+			return usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
+		}
+		if err := (lab.Adaptive{TargetPct: o.targetCI, Budget: o.budget}).Check(); err != nil {
+			return usageError{err}
+		}
+		o.adaptStopped = map[string]bool{}
+	}
 	if o.boots < 1 {
 		return usagef("--boots must be at least 1 (2 or more make the boot the unit of the comparison)")
 	}
@@ -220,7 +238,10 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	var seen []string
 	var spent time.Duration
 	start := time.Now()
-	for i, st := range steps {
+	var adaptiveNotes []string
+	booted := map[string]int{}
+	for i := 0; i < len(steps); i++ {
+		st := steps[i]
 		k := kernels[st.Kernel]
 		eta := "ETA --:--"
 		if i > 0 {
@@ -250,9 +271,99 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 		}
 		spent += time.Since(t0)
 		seen = append(seen, r.Env.BootID)
+		booted[st.Config.Name]++
 		g.notice("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, clock(time.Since(t0)))
+		if i == len(steps)-1 && o.targetCI > 0 {
+			round, notes, err := labAdaptRound(ctx, g, db, o, names, configs, booted, time.Since(began), spent/time.Duration(i+1), seed, st.Round+1)
+			if err != nil {
+				return err
+			}
+			adaptiveNotes = append(adaptiveNotes, notes...)
+			for j := range round {
+				round[j].Index = len(steps) + j + 1
+			}
+			steps = append(steps, round...)
+			ls.total = len(steps)
+		}
 	}
-	return labMatrix(ctx, g, db, o.prefix, names, configs)
+	return labMatrix(ctx, g, db, o.prefix, names, configs, adaptiveNotes...)
+}
+
+// labAdaptRound is adaptive repetition after the boots so far: each
+// configuration not yet stopped is compared with on (per kernel, the
+// widest interval counts), and the next round boots on and those whose
+// interval is still wider than --target-ci, if it fits in --budget. It
+// returns the round (empty: done) and a line for each configuration that
+// stopped, saying what stopped it.
+func labAdaptRound(ctx context.Context, g *Globals, db *store.DB, o *labOptions, kernels []string, configs []config.Config,
+	booted map[string]int, elapsed, perBoot time.Duration, seed int64, round int) ([]lab.Step, []string, error) {
+	ad := lab.Adaptive{TargetPct: o.targetCI, Budget: o.budget}
+	widths := map[string]float64{}
+	for _, c := range configs[1:] {
+		if o.adaptStopped[c.Name] {
+			continue
+		}
+		widths[c.Name] = 0
+		for _, k := range kernels {
+			a, err := sideOf(ctx, g, &db, lab.Label(o.prefix, k, configs[0].Name))
+			if err != nil {
+				return nil, nil, err
+			}
+			b, err := sideOf(ctx, g, &db, lab.Label(o.prefix, k, c.Name))
+			if err != nil {
+				return nil, nil, err
+			}
+			rep, err := compare.Compare(a, b, compare.Options{})
+			if err != nil {
+				return nil, nil, err
+			}
+			w := rep.WidestIntervalPct()
+			if rep.A.Unit != "boot" || rep.B.Unit != "boot" {
+				w = math.Inf(1) // the boot is the unit: one boot a side tells nothing of boot-to-boot variation
+			}
+			widths[c.Name] = math.Max(widths[c.Name], w)
+		}
+	}
+	more, stopped := ad.Round(widths, elapsed, perBoot*time.Duration(len(kernels)))
+	var notes []string
+	for _, c := range configs[1:] {
+		why, ok := stopped[c.Name]
+		if !ok {
+			continue
+		}
+		o.adaptStopped[c.Name] = true
+		w := "no interval with the boot as the unit yet"
+		if !math.IsInf(widths[c.Name], 1) {
+			w = fmt.Sprintf("interval ±%.2g points", widths[c.Name])
+		}
+		n := booted[c.Name] / len(kernels)
+		boots := "boots"
+		if n == 1 {
+			boots = "boot"
+		}
+		line := fmt.Sprintf("adaptive: %s against %s: %s after %d %s: ", c.Name, configs[0].Name, w, n, boots)
+		if why == lab.StopTarget {
+			line += fmt.Sprintf("stopped by the target (--target-ci %g)", o.targetCI)
+		} else {
+			line += fmt.Sprintf("stopped by the budget (--budget %s, %s spent)", o.budget, clock(elapsed))
+		}
+		g.notice("%s", line)
+		notes = append(notes, line)
+	}
+	if len(more) == 0 {
+		return nil, notes, nil
+	}
+	sel := []config.Config{configs[0]}
+	for _, name := range more {
+		c, _ := config.Find(configs, name)
+		sel = append(sel, c)
+	}
+	g.notice("adaptive: round %d boots %s again (interval wider than ±%g points)", round, strings.Join(append([]string{configs[0].Name}, more...), ", "), o.targetCI)
+	steps := lab.MakePlan(o.prefix, kernels, sel, 1, seed+int64(round))
+	for i := range steps {
+		steps[i].Round = round
+	}
+	return steps, notes, nil
 }
 
 // labProbe is the probe boot of --plan: the kernel booted with the

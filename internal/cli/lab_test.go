@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // labKernelForTest is an installed kernel image with its modules, or a
@@ -157,6 +159,9 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--plan", "all"}, 2, `--plan "all" is not accepted (accepted: leave-one-out, cumulative, study)`},
 		{[]string{"--only-config", "no-spectre_v2"}, 2, "--only-config selects among the configurations of --plan"},
 		{[]string{"--plan", "study", "--kernel", img, "--kernel", img}, 2, "--plan takes one --kernel"},
+		{[]string{"--budget", "1h"}, 2, "--budget bounds adaptive repetition: give --target-ci PCT too"},
+		{[]string{"--target-ci", "2"}, 2, "--target-ci needs --budget"},
+		{[]string{"--target-ci", "-1", "--budget", "1h"}, 2, "--target-ci -1: give a half-width"},
 	} {
 		args := append([]string{"lab", "--db", db}, tc.args...)
 		_, errOut, code := sectax(t, fixedDeps(nil), args...)
@@ -263,7 +268,8 @@ func TestLabPlanLeaveOneOut(t *testing.T) {
 	code := Main(ctx, []string{"lab", "--db", db, "--kernel", kernel, "--accel", "tcg",
 		"--plan", "leave-one-out", "--only-config", "no-spectre_v2", "--boots", "1", "--plan-seed", "3",
 		"--suite", "quick", "--only", "syscall-basic", "--runs", "2", "--warmup", "0",
-		"--param", "syscall-basic.loops=2000", "--memory", "512M", "--smp", "1", "--label", "loo"}, &stdout, &stderr)
+		"--param", "syscall-basic.loops=2000", "--memory", "512M", "--smp", "1", "--label", "loo",
+		"--target-ci", "1", "--budget", "1s"}, &stdout, &stderr)
 	t.Logf("sectax lab --plan: exit %d in %s\nstderr:\n%s\nstdout:\n%s", code, time.Since(start).Round(time.Second), stderr.String(), stdout.String())
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -274,6 +280,11 @@ func TestLabPlanLeaveOneOut(t *testing.T) {
 	}
 	if !strings.HasPrefix(stdout.String(), compare.TCGHeadline+"\n") || !strings.Contains(stdout.String(), "2 configurations") {
 		t.Errorf("the matrix is not the TCG one of on and no-spectre_v2")
+	}
+	// Adaptive repetition: one boot a side has no interval with the boot
+	// as the unit, and another round would overrun the budget of 1s.
+	if !strings.Contains(stdout.String(), "adaptive: no-spectre_v2 against on: no interval with the boot as the unit yet after 1 boot: stopped by the budget (--budget 1s") {
+		t.Errorf("the matrix does not say that the budget stopped adaptive repetition")
 	}
 	s, err := store.Open(ctx, db, store.Options{})
 	if err != nil {
@@ -330,5 +341,71 @@ func TestOnlyConfigs(t *testing.T) {
 	var ec interface{ ExitCode() int }
 	if !errors.As(err, &ec) || ec.ExitCode() != ExitUsage || !strings.Contains(err.Error(), "it has on, off, no-spectre_v2, no-retbleed") {
 		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// TestLabAdaptRound: adaptive repetition compares each configuration with
+// on from the stored runs, stops it when its interval (the boot as the
+// unit) is within the target, and otherwise plans a round of on and it.
+func TestLabAdaptRound(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// on: 6 boots at 10 µs/op; tight: 6 boots at 5 µs/op ± 0.2%; wide:
+	// 6 boots between 3 and 8 µs/op.
+	spread := map[string][]float64{
+		"on":    {10, 10.01, 9.99, 10.02, 9.98, 10},
+		"tight": {5, 5.01, 4.99, 5.005, 4.995, 5},
+		"wide":  {3, 8, 4, 7, 5, 6},
+	}
+	var docs []store.Doc
+	for cfg, xs := range spread {
+		for i, x := range xs {
+			snap, err := sysinfo.Collect("../sysinfo/testdata/wsl2-intel-on")
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap.BootID = fmt.Sprintf("%s-%d", cfg, i)
+			docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T000000-%s%d", cfg, i),
+				Label: lab.Label("lab", "k", cfg), Status: run.StatusComplete, Engine: "native", Env: snap,
+				Lab: &run.Lab{Accel: "kvm", CPUModel: "host"},
+				Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
+					Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{x, x, x}}}}}}})
+		}
+	}
+	if _, err := db.Import(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	configs, _ := config.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
+	o := &labOptions{prefix: "lab", targetCI: 2, budget: time.Hour, adaptStopped: map[string]bool{}}
+	var stderr bytes.Buffer
+	g := &Globals{stderr: &stderr}
+	booted := map[string]int{"on": 6, "tight": 6, "wide": 6}
+	steps, notes, err := labAdaptRound(ctx, g, db, o, []string{"k"}, configs, booted, time.Minute, time.Minute, 1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, st := range steps {
+		labels = append(labels, st.Label)
+		if st.Round != 7 {
+			t.Errorf("step %+v: round %d", st, st.Round)
+		}
+	}
+	sort.Strings(labels)
+	if !slices.Equal(labels, []string{"lab-k-on", "lab-k-wide"}) {
+		t.Errorf("next round %v, want on and wide", labels)
+	}
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "adaptive: tight against on: interval ±") || !strings.HasSuffix(notes[0], "after 6 boots: stopped by the target (--target-ci 2)") {
+		t.Errorf("notes %q", notes)
+	}
+	// The next decision skips tight; with the budget nearly spent, wide
+	// stops there.
+	steps, notes, err = labAdaptRound(ctx, g, db, o, []string{"k"}, configs, booted, 59*time.Minute, time.Minute, 1, 8)
+	if err != nil || len(steps) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "wide against on: interval ±") || !strings.Contains(notes[0], "stopped by the budget (--budget 1h0m0s, 59:00 spent)") {
+		t.Errorf("steps %v, notes %q, err %v", steps, notes, err)
 	}
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -137,4 +138,29 @@ func (rep *Report) addLab(note *LabNote) {
 		"(command line, vulnerability files) are real; emulated syscalls, context switches and TLB flushes cost nothing like the hardware's",
 		"measure the costs under KVM (sectax lab --accel kvm) or on the machine itself (sectax campaign)")
 	rep.Warnings = append([]stats.Warning{w}, rep.Warnings...)
+}
+
+// WidestIntervalPct is how precisely the report knows its differences:
+// the largest half-width, in percentage points of the change, of the
+// ratio intervals of the primary metrics of its workloads (negative
+// controls aside); +Inf when one has no interval yet (too few samples, or
+// sides of different units). Adaptive repetition boots until it is small.
+func (rep *Report) WidestIntervalPct() float64 {
+	widest, any := 0.0, false
+	for _, w := range rep.Workloads {
+		if w.Control || len(w.Metrics) == 0 {
+			continue
+		}
+		any = true
+		iv := w.Metrics[0].RatioInterval
+		if iv == nil {
+			return math.Inf(1)
+		}
+		lo, hi := iv.ChangePct()
+		widest = math.Max(widest, (hi-lo)/2)
+	}
+	if !any {
+		return math.Inf(1)
+	}
+	return widest
 }

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -123,5 +124,25 @@ func TestLabNotes(t *testing.T) {
 		if accel != "" && (rep.Lab.Accel != accel || !slices.Equal(rep.Lab.CPUModels, []string{"Skylake-Client-v1"})) {
 			t.Errorf("accel %q: lab %+v", accel, rep.Lab)
 		}
+	}
+}
+
+// TestWidestIntervalPct: the widest half-width of the primary metrics'
+// intervals, controls aside; +Inf while one has no interval.
+func TestWidestIntervalPct(t *testing.T) {
+	rep := &Report{Workloads: []Workload{
+		{ID: "a", Metrics: []Metric{{RatioInterval: &Interval{Lo: 0.48, Hi: 0.52}}, {}}},
+		{ID: "b", Metrics: []Metric{{RatioInterval: &Interval{Lo: 0.99, Hi: 1.01}}}},
+		{ID: "ctl-user", Control: true, Metrics: []Metric{{}}},
+	}}
+	if w := rep.WidestIntervalPct(); math.Abs(w-2) > 1e-9 {
+		t.Errorf("widest %v, want 2 (a: -52%%..-48%%)", w)
+	}
+	rep.Workloads[1].Metrics[0].RatioInterval = nil
+	if w := rep.WidestIntervalPct(); !math.IsInf(w, 1) {
+		t.Errorf("a workload without an interval: %v", w)
+	}
+	if w := (&Report{}).WidestIntervalPct(); !math.IsInf(w, 1) {
+		t.Errorf("no workload: %v", w)
 	}
 }
