@@ -371,3 +371,70 @@ func TestCampaignPlanLeaveOneOut(t *testing.T) {
 		}
 	})
 }
+
+// TestCampaignAdaptive: after the planned boots, a campaign with
+// --target-ci adds rounds of on and each configuration whose interval
+// against on (the boot as the unit) is wider than the target, while a
+// round fits in --budget, and its final message says what stopped each.
+func TestCampaignAdaptive(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		target     string
+		budget     string
+		steps      int
+		stoppedBy  string
+		afterBoots string
+	}{
+		// 4+4 boots have an interval, and it is within ±1000 points.
+		{"target", "1000", "10h", 8, "stopped by the target (--target-ci 1000)", "after 4 boots"},
+		// No interval is ever within ±0.000001 points: after 8 boots (80
+		// min of the test's clock, 10 min a boot) one round of 2 boots
+		// fits in 105 min, the next would not.
+		{"budget", "0.000001", "105m", 10, "stopped by the budget (--budget 1h45m0s, 1:40:00 spent)", "after 5 boots"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+			f := newFakeBoots(t)
+			deps := campaignDepsFor(f)
+			clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+			deps.Now = func() time.Time { return clock }
+			ids := 0
+			deps.NewRunID = func() string { ids++; return fmt.Sprintf("20261130T090000-%06d", ids) }
+			root := []string{"--root", f.root, "campaign"}
+			args := []string{"start", "--boots", "4", "--seed", "7", "--label", "ad", "--target-ci", tc.target, "--budget", tc.budget,
+				"--suite", "quick", "--only", "syscall-basic", "--param", "syscall-basic.loops=2000", "--runs", "2", "--warmup", "0"}
+			if _, errOut, code := sectax(t, deps, append(root, args...)...); code != 0 {
+				t.Fatalf("start: %d %s", code, errOut)
+			}
+			for i := 0; i < 20; i++ {
+				clock = clock.Add(10 * time.Minute)
+				_, errOut, code := sectax(t, deps, append(root, "resume")...)
+				if code != 0 {
+					if strings.Contains(errOut, "is finished") {
+						break
+					}
+					t.Fatalf("resume %d: %d %s", i, code, errOut)
+				}
+			}
+			out, _, code := sectax(t, deps, append(root, "status", "--format", "json")...)
+			var st campaignStatus
+			if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+				t.Fatalf("status: %d %s", code, out)
+			}
+			t.Logf("%d steps: %s", st.Steps, st.Message)
+			if st.State != campaign.Finished || st.Steps != tc.steps || !strings.Contains(st.Message, "adaptive: off against on: ") ||
+				!strings.Contains(st.Message, tc.afterBoots+": "+tc.stoppedBy) {
+				t.Errorf("state %s, %d steps, message %q; want finished after %d steps, %q", st.State, st.Steps, st.Message, tc.steps, tc.stoppedBy)
+			}
+			if len(f.requested) != tc.steps {
+				t.Errorf("%d boots requested, want %d", len(f.requested), tc.steps)
+			}
+		})
+	}
+	f := newFakeBoots(t)
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+	_, errOut, code := sectax(t, campaignDepsFor(f), "--root", f.root, "campaign", "start", "--target-ci", "2")
+	if code != 2 || !strings.Contains(errOut, "--target-ci needs --budget") {
+		t.Errorf("--target-ci without --budget: exit %d %q", code, errOut)
+	}
+}

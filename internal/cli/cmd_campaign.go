@@ -19,6 +19,7 @@ import (
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
@@ -58,6 +59,8 @@ type campaignOpts struct {
 	distro    string
 	run       runOptions
 	alpha     float64
+	targetCI  float64
+	budget    time.Duration
 }
 
 func newCampaignCmd(g *Globals) *cobra.Command {
@@ -111,6 +114,8 @@ See docs/campaign.md.`,
 	f.StringVar(&o.initrd, "initrd", "", "with --via kexec: its initrd (default the running kernel's, if any)")
 	f.StringVar(&o.wslconfig, "wslconfig", "", "with --via wsl: the .wslconfig `FILE` (default found as 'sectax wslconfig' does)")
 	f.StringVar(&o.distro, "distro", "", "with --via wsl: the distribution Windows starts again (default $WSL_DISTRO_NAME)")
+	f.Float64Var(&o.targetCI, "target-ci", 0, "adaptive repetition: after --boots, keep adding boots until the interval of each configuration's change against the first is at most ±`PCT` points (needs --budget)")
+	f.DurationVar(&o.budget, "budget", 0, "with --target-ci: the longest the whole campaign may run; no added round starts that would overrun it")
 	f.StringVar(&o.run.suite, "suite", "standard", "workload sizes: quick, standard or study")
 	f.StringSliceVar(&o.run.only, "only", nil, "run only these workload `IDS`")
 	f.StringArrayVar(&o.run.params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable)")
@@ -207,7 +212,80 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 			_, err := wslconfig.WriteFile(path, old, data, now())
 			return err
 		},
+		Extend: func(ctx context.Context, rec *store.Campaign, opts campaign.Options) ([]string, []string, error) {
+			return campaignAdapt(ctx, db, rec, opts, now())
+		},
 	}, nil
+}
+
+// campaignAdapt is adaptive repetition of a campaign whose planned boots
+// are measured: each configuration is compared with the first, the boot as
+// the unit, and those whose interval is still wider than the target get
+// another round if it fits in the budget (from the campaign's start, at
+// the mean time of a boot so far).
+func campaignAdapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts campaign.Options, now time.Time) (more, notes []string, err error) {
+	configs, err := campaign.Configs(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	sides, err := campaignSides(ctx, db, rec, configs)
+	if err != nil {
+		return nil, nil, err
+	}
+	widths := map[string]float64{}
+	for i, c := range configs[1:] {
+		rep, err := compare.Compare(sides[0], sides[i+1], compare.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		widths[c.Name] = bootWidth(rep)
+	}
+	measured := 0
+	boots := map[string]int{}
+	for _, s := range rec.Steps {
+		if s.Status == campaign.StepMeasured {
+			measured++
+			boots[s.Config]++
+		}
+	}
+	elapsed := now.Sub(rec.Created)
+	ad := lab.Adaptive{TargetPct: opts.TargetCI, Budget: opts.Budget}
+	more, stopped := ad.Round(widths, elapsed, elapsed/time.Duration(max(measured, 1)))
+	for _, c := range configs[1:] {
+		if why, ok := stopped[c.Name]; ok {
+			notes = append(notes, adaptiveNote(c.Name, configs[0].Name, widths[c.Name], boots[c.Name], why, ad, elapsed))
+		}
+	}
+	return more, notes, nil
+}
+
+// campaignSides are the campaign's measured runs, one side per
+// configuration (PREFIX-CONFIG), in the order of the configurations.
+func campaignSides(ctx context.Context, db *store.DB, rec *store.Campaign, configs []config.Config) ([]compare.Side, error) {
+	var sides []compare.Side
+	for _, c := range configs {
+		var runs []*run.Run
+		var envs []map[string]any
+		for _, s := range rec.Steps {
+			if s.Config != c.Name || s.Status != campaign.StepMeasured {
+				continue
+			}
+			r, err := db.Get(ctx, s.RunID)
+			if err != nil {
+				return nil, fmt.Errorf("campaign %s: run %s of step %d: %w", rec.ID, s.RunID, s.Index+1, err)
+			}
+			env, err := db.Env(ctx, s.RunID)
+			if err != nil {
+				return nil, err
+			}
+			runs, envs = append(runs, r), append(envs, env)
+		}
+		if len(runs) == 0 {
+			return nil, &exitError{ExitError, fmt.Sprintf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message)}
+		}
+		sides = append(sides, compare.RunsSide(rec.Label+"-"+c.Name, compare.KindLabel, runs, envs))
+	}
+	return sides, nil
 }
 
 // campaignMeasure is one run of a campaign: sectax run with the campaign's
@@ -229,6 +307,14 @@ func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.M
 func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	var configs []config.Config
 	var err error
+	if o.targetCI != 0 || o.budget != 0 {
+		if o.targetCI == 0 {
+			return usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
+		}
+		if err := (lab.Adaptive{TargetPct: o.targetCI, Budget: o.budget}).Check(); err != nil {
+			return usageError{err}
+		}
+	}
 	if o.plan == "" {
 		if configs, err = config.ParseAll(o.configs); err != nil {
 			return usageError{err}
@@ -280,7 +366,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		}
 	}
 	opts := campaign.Options{Suite: o.run.suite, Only: o.run.only, Params: o.run.params, Runs: o.run.runs,
-		Warmup: o.run.warmup, Exe: exe, DB: dbPath}
+		Warmup: o.run.warmup, Exe: exe, DB: dbPath, TargetCI: o.targetCI, Budget: o.budget}
 	switch via {
 	case "kexec":
 		if snap.WSL != nil && d.Mechanism == nil {
@@ -491,28 +577,9 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	if err != nil {
 		return err
 	}
-	var sides []compare.Side
-	for _, c := range configs {
-		var runs []*run.Run
-		var envs []map[string]any
-		for _, s := range rec.Steps {
-			if s.Config != c.Name || s.Status != campaign.StepMeasured {
-				continue
-			}
-			r, err := db.Get(ctx, s.RunID)
-			if err != nil {
-				return fmt.Errorf("campaign %s: run %s of step %d: %w", rec.ID, s.RunID, s.Index+1, err)
-			}
-			env, err := db.Env(ctx, s.RunID)
-			if err != nil {
-				return err
-			}
-			runs, envs = append(runs, r), append(envs, env)
-		}
-		if len(runs) == 0 {
-			return &exitError{ExitError, fmt.Sprintf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message)}
-		}
-		sides = append(sides, compare.RunsSide(rec.Label+"-"+c.Name, compare.KindLabel, runs, envs))
+	sides, err := campaignSides(ctx, db, rec, configs)
+	if err != nil {
+		return err
 	}
 	if len(sides) > 2 {
 		// Every configuration against the first (on, normally), one Holm

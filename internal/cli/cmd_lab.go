@@ -289,6 +289,37 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	return labMatrix(ctx, g, db, o.prefix, names, configs, adaptiveNotes...)
 }
 
+// adaptiveNote says what stopped adaptive repetition of a configuration
+// (lab and campaign alike).
+func adaptiveNote(name, base string, width float64, n int, why string, ad lab.Adaptive, elapsed time.Duration) string {
+	w := "no interval with the boot as the unit yet"
+	if !math.IsInf(width, 1) {
+		w = fmt.Sprintf("interval ±%.1f points", width)
+		if width >= 10 {
+			w = fmt.Sprintf("interval ±%.0f points", width)
+		}
+	}
+	boots := "boots"
+	if n == 1 {
+		boots = "boot"
+	}
+	line := fmt.Sprintf("adaptive: %s against %s: %s after %d %s: ", name, base, w, n, boots)
+	if why == lab.StopTarget {
+		return line + fmt.Sprintf("stopped by the target (--target-ci %g)", ad.TargetPct)
+	}
+	return line + fmt.Sprintf("stopped by the budget (--budget %s, %s spent)", ad.Budget, clock(elapsed))
+}
+
+// bootWidth is how precisely rep knows its differences with the boot as
+// the unit (+Inf while a side holds one boot: its repetitions tell nothing
+// of boot-to-boot variation).
+func bootWidth(rep *compare.Report) float64 {
+	if rep.A.Unit != "boot" || rep.B.Unit != "boot" {
+		return math.Inf(1)
+	}
+	return rep.WidestIntervalPct()
+}
+
 // labAdaptRound is adaptive repetition after the boots so far: each
 // configuration not yet stopped is compared with on (per kernel, the
 // widest interval counts), and the next round boots on and those whose
@@ -317,11 +348,7 @@ func labAdaptRound(ctx context.Context, g *Globals, db *store.DB, o *labOptions,
 			if err != nil {
 				return nil, nil, err
 			}
-			w := rep.WidestIntervalPct()
-			if rep.A.Unit != "boot" || rep.B.Unit != "boot" {
-				w = math.Inf(1) // the boot is the unit: one boot a side tells nothing of boot-to-boot variation
-			}
-			widths[c.Name] = math.Max(widths[c.Name], w)
+			widths[c.Name] = math.Max(widths[c.Name], bootWidth(rep))
 		}
 	}
 	more, stopped := ad.Round(widths, elapsed, perBoot*time.Duration(len(kernels)))
@@ -332,21 +359,7 @@ func labAdaptRound(ctx context.Context, g *Globals, db *store.DB, o *labOptions,
 			continue
 		}
 		o.adaptStopped[c.Name] = true
-		w := "no interval with the boot as the unit yet"
-		if !math.IsInf(widths[c.Name], 1) {
-			w = fmt.Sprintf("interval ±%.2g points", widths[c.Name])
-		}
-		n := booted[c.Name] / len(kernels)
-		boots := "boots"
-		if n == 1 {
-			boots = "boot"
-		}
-		line := fmt.Sprintf("adaptive: %s against %s: %s after %d %s: ", c.Name, configs[0].Name, w, n, boots)
-		if why == lab.StopTarget {
-			line += fmt.Sprintf("stopped by the target (--target-ci %g)", o.targetCI)
-		} else {
-			line += fmt.Sprintf("stopped by the budget (--budget %s, %s spent)", o.budget, clock(elapsed))
-		}
+		line := adaptiveNote(c.Name, configs[0].Name, widths[c.Name], booted[c.Name]/len(kernels), why, ad, elapsed)
 		g.notice("%s", line)
 		notes = append(notes, line)
 	}
