@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
 )
@@ -145,4 +146,47 @@ func TestKVMNote(t *testing.T) {
 	}
 	golden(t, "lab-kvm.text", out["text"])
 	golden(t, "lab-kvm.csv", out["csv"])
+}
+
+// TestAttributionTCG: an attribution of runs emulated under TCG says so
+// first in text and Markdown and carries the headline in JSON; one of
+// runs measured on a machine itself does not.
+func TestAttributionTCG(t *testing.T) {
+	if a := attributionReport(t); a.Headline != "" {
+		t.Errorf("bare runs: headline %q", a.Headline)
+	}
+	jitter := []float64{1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005}
+	mk := func(id string, centre float64) []*run.Run {
+		xs := make([]float64, len(jitter))
+		for i, j := range jitter {
+			xs[i] = centre * j
+		}
+		return []*run.Run{{Schema: run.Schema, ID: id, Label: id, Lab: &run.Lab{Accel: "tcg", CPUModel: "Skylake-Client-v1"},
+			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}}
+	}
+	a, err := attribute.Attribute([]attribute.Arm{{Name: "on", Runs: mk("r-on", 12)}, {Name: "off", Runs: mk("r-off", 10)},
+		{Name: "no-meltdown", Runs: mk("r-nopti", 11)}}, []string{"on", "no-meltdown", "off"}, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt, md, js bytes.Buffer
+	if err := AttributionText(&txt, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := AttributionMarkdown(&md, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := AttributionJSON(&js, a); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": txt.String(), "md": md.String()} {
+		if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, compare.TCGHeadline) {
+			t.Errorf("%s: first line %q", name, first)
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc["headline"] != compare.TCGHeadline {
+		t.Errorf("json headline %v (%v)", doc["headline"], err)
+	}
 }
