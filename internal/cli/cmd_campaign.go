@@ -105,7 +105,7 @@ See docs/campaign.md.`,
 	}
 	f := start.Flags()
 	f.StringArrayVar(&o.configs, "config", nil, "a configuration: on, off, or NAME=PARAMS such as nopti=pti=off (repeatable; default on and off)")
-	f.StringVar(&o.plan, "plan", "", "take the configurations from this kernel's attribution plan: leave-one-out|cumulative|study (see 'sectax attribute plan'; not with --config)")
+	f.StringVar(&o.plan, "plan", "", "take the configurations from this kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (see 'sectax attribute plan'; not with --config)")
 	f.IntVar(&o.boots, "boots", campaign.DefaultBoots, "boots per configuration (2 or more make the boot the unit of the comparison)")
 	f.StringVar(&o.label, "label", "", "`PREFIX` of the runs' labels, PREFIX-CONFIG (default campaign-XXXXXX)")
 	f.StringVar(&o.via, "via", "", "how to reboot: kexec|wsl|manual (default wsl on WSL 2, else kexec)")

@@ -89,7 +89,7 @@ reaches /init).`,
 	f.StringArrayVar(&o.kernels, "kernel", nil, "kernel `IMAGE` to boot (repeatable; default /boot/vmlinuz-$(uname -r))")
 	f.StringVar(&o.modules, "modules", "", "the kernel's modules `DIR` (default /lib/modules/RELEASE, RELEASE read from the image)")
 	f.StringArrayVar(&o.configs, "config", nil, "configuration: on, off, or NAME=PARAMS such as off=mitigations=off (repeatable; default on and off)")
-	f.StringVar(&o.plan, "plan", "", "take the configurations from the guest kernel's attribution plan: leave-one-out|cumulative|study (a first probe boot reads the guest's vulnerability files; one --kernel; not with --config)")
+	f.StringVar(&o.plan, "plan", "", "take the configurations from the guest kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (a first probe boot reads the guest's vulnerability files; one --kernel; not with --config)")
 	f.StringSliceVar(&o.onlyCfg, "only-config", nil, "with --plan: boot only these `NAMES` of the plan's configurations (on always)")
 	f.IntVar(&o.boots, "boots", 2, "boots per kernel and configuration (the boot is the unit of the comparison)")
 	f.StringVar(&o.prefix, "label", "lab", "label `PREFIX` of the runs: PREFIX-KERNEL-CONFIG")
