@@ -52,6 +52,9 @@ type Attribution struct {
 	Configs   []ArmInfo             `json:"configs"`
 	Workloads []WorkloadAttribution `json:"workloads"`
 	Notes     []string              `json:"notes"`
+	// Headline is what every format says first: compare.TCGHeadline when
+	// the runs were emulated under `sectax lab --accel tcg`.
+	Headline string `json:"headline,omitempty"`
 }
 
 // ArmInfo describes the runs of one configuration.
@@ -188,6 +191,9 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 		}
 		if att.Configs[0].Boots == 0 {
 			att.Configs[0].Boots, att.Configs[0].Unit = rep.A.Boots, rep.A.Unit
+		}
+		if rep.Conclusion.Headline != "" {
+			att.Headline = rep.Conclusion.Headline
 		}
 		att.Configs = append(att.Configs, ArmInfo{Name: a.Name, Kind: a.Kind, Runs: len(a.Runs), Boots: rep.B.Boots, Unit: rep.B.Unit})
 		effects[a.Name] = map[key]Effect{}

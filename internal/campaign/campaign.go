@@ -70,6 +70,11 @@ type Engine struct {
 	// WriteFile replaces an edited file when restoring it (nil: a plain
 	// write; the CLI passes wslconfig's atomic writer with its backup).
 	WriteFile func(path string, old, data []byte) error
+	// Extend is adaptive repetition (campaigns with Options.TargetCI):
+	// asked when every step is measured, it names the configurations to
+	// boot once more (the first configuration is added to every round)
+	// and says, one line each, what stopped the others. Nil: no rounds.
+	Extend func(ctx context.Context, rec *store.Campaign, opts Options) (more []string, notes []string, err error)
 }
 
 // StartRequest is a new campaign.
@@ -356,15 +361,58 @@ func (e *Engine) Resume(ctx context.Context) (*store.Campaign, error) {
 		return rec, err
 	}
 	rec.Next++
+	var notes []string
+	if rec.Next == len(rec.Steps) && st.opts.TargetCI > 0 && e.Extend != nil {
+		if notes, err = e.extend(ctx, st); err != nil {
+			return rec, err
+		}
+	}
 	if rec.Next == len(rec.Steps) {
 		rec.State = Finished
 		rec.Message = fmt.Sprintf("finished: %d boots measured", len(rec.Steps))
+		for _, n := range notes {
+			rec.Message += "; " + n
+		}
 		if err := e.save(ctx, st); err != nil {
 			return rec, err
 		}
 		return rec, e.restore(ctx, st)
 	}
 	return rec, e.boot(ctx, st, mech, snap)
+}
+
+// extend asks Extend for another round of adaptive repetition and appends
+// its steps, the first configuration and those named, in an order shuffled
+// from the campaign's seed and the round; what stopped the others goes to
+// the campaign's message when no round follows.
+func (e *Engine) extend(ctx context.Context, st *state) ([]string, error) {
+	rec := st.rec
+	more, notes, err := e.Extend(ctx, rec, st.opts)
+	if err != nil || len(more) == 0 {
+		return notes, err
+	}
+	round := []config.Config{st.configs[0]}
+	for _, name := range more {
+		c, ok := config.Find(st.configs, name)
+		if !ok || c.Name == st.configs[0].Name {
+			return nil, fmt.Errorf("adaptive repetition named %q, not a configuration of campaign %s", name, rec.ID)
+		}
+		round = append(round, c)
+	}
+	steps, err := Plan(round, 1, rec.Seed+int64(len(rec.Steps)))
+	if err != nil {
+		return nil, err
+	}
+	boots := map[string]int{}
+	for _, s := range rec.Steps {
+		boots[s.Config] = max(boots[s.Config], s.Boot)
+	}
+	for _, s := range steps {
+		boots[s.Config]++
+		rec.Steps = append(rec.Steps, store.CampaignStep{Index: len(rec.Steps), Config: s.Config, Boot: boots[s.Config], Status: StepPending})
+	}
+	e.say("adaptive: %d more boots (%s and %s): their interval against %s is still wider than ±%g points", len(steps), st.configs[0].Name, strings.Join(more, ", "), st.configs[0].Name, st.opts.TargetCI)
+	return notes, nil
 }
 
 // verify checks this boot against the current step. A boot that does not

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/sectax/sectax/internal/config"
 )
@@ -99,6 +100,12 @@ type Options struct {
 	// Resume says how the campaign continues after a boot: "unit" (the
 	// systemd unit), "interop" (the Windows-side script) or "by hand".
 	Resume string `json:"resume,omitempty"`
+	// TargetCI and Budget are adaptive repetition: when the planned boots
+	// are measured, Engine.Extend may add rounds until each
+	// configuration's interval against the first is within ±TargetCI
+	// percentage points, or the campaign has run Budget (0: none).
+	TargetCI float64       `json:"target_ci,omitempty"`
+	Budget   time.Duration `json:"budget_ns,omitempty"`
 }
 
 // storedConfig is a configuration as the store keeps it: its name and the

@@ -7,12 +7,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // fakeBoots is a machine for the CLI's campaign tests: a root tree copied
@@ -24,6 +28,9 @@ type fakeBoots struct {
 	n         int
 	obeyOff   bool // false: off boots come up with the default command line
 	requested []string
+	// offFiles are, per configuration besides on and off, the
+	// vulnerability files its boot turns off (taken from the off fixture).
+	offFiles map[string][]string
 }
 
 const (
@@ -86,6 +93,9 @@ func (f *fakeBoots) Boot(_ context.Context, req campaign.BootRequest, _ func(cam
 	vul := "sys/devices/system/cpu/vulnerabilities"
 	os.RemoveAll(filepath.Join(f.root, vul))
 	f.copy(src, vul)
+	for _, name := range f.offFiles[req.Config.Name] {
+		f.copy(cliFixtureOff, filepath.Join(vul, name))
+	}
 	return nil
 }
 
@@ -212,5 +222,219 @@ func TestCampaignCLIUsage(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut, c.code, c.want)
 			}
 		})
+	}
+}
+
+// TestCampaignReportMulti: with three configurations, campaign report
+// compares each with the first in the multi-side layout, one Holm family.
+func TestCampaignReportMulti(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+	f := newFakeBoots(t)
+	deps := campaignDepsFor(f)
+	root := []string{"--root", f.root, "campaign"}
+	args := append(append([]string{"start"}, tinyCampaign...), "--config", "noaudit=audit=0")
+	if _, errOut, code := sectax(t, deps, append(root, args...)...); code != 0 {
+		t.Fatalf("start: %d %s", code, errOut)
+	}
+	for i := 0; i < 3; i++ {
+		if _, errOut, code := sectax(t, deps, append(root, "resume")...); code != 0 {
+			t.Fatalf("resume %d: %d %s", i, code, errOut)
+		}
+	}
+	out, errOut, code := sectax(t, deps, append(root, "report")...)
+	if code != 0 {
+		t.Fatalf("report: %d %s", code, errOut)
+	}
+	if !strings.Contains(out, "A = cmp-on  B = cmp-off  C = cmp-noaudit") || !strings.HasPrefix(out, "B: ") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "C: ") {
+		t.Errorf("report is not the multi-side layout of the three configurations:\n%s", out)
+	}
+	out, _, code = sectax(t, deps, append(root, "report", "--format", "json")...)
+	var doc struct {
+		Schema      string
+		Comparisons []struct{ B struct{ Ref string } }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Schema != "sectax.compare-multi/v1" || len(doc.Comparisons) != 2 {
+		t.Fatalf("report json: exit %d, %+v", code, doc)
+	}
+}
+
+// TestCampaignPlanLeaveOneOut: --plan leave-one-out takes its
+// configurations from the attribution plan of the running kernel (the
+// fixture), boots each, and verifies that each turned off exactly the
+// file it is expected to; a boot whose parameter had no effect is not
+// measured (exit 3, naming the file).
+func TestCampaignPlanLeaveOneOut(t *testing.T) {
+	snap, err := sysinfo.Collect(cliFixtureOn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := mitigation.KnowledgeBase()
+	p, err := attribute.MakePlan(snap, kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offFiles := map[string][]string{}
+	var want []string
+	for _, c := range p.Configurations {
+		if c.Kind == attribute.KindBase || c.Kind == attribute.KindLeaveOneOut {
+			want = append(want, c.Name)
+		}
+		for _, e := range c.Expected {
+			offFiles[c.Name] = append(offFiles[c.Name], e.File)
+		}
+	}
+	plan := []string{"start", "--plan", "leave-one-out", "--boots", "1", "--seed", "7", "--label", "loo",
+		"--suite", "quick", "--only", "syscall-basic", "--param", "syscall-basic.loops=2000", "--runs", "2", "--warmup", "0"}
+
+	t.Run("verified", func(t *testing.T) {
+		t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+		f := newFakeBoots(t)
+		f.offFiles = offFiles
+		deps := campaignDepsFor(f)
+		root := []string{"--root", f.root, "campaign"}
+		_, errOut, code := sectax(t, deps, append(root, plan...)...)
+		if code != 0 || !strings.Contains(errOut, "plan leave-one-out for kernel "+snap.Kernel.Release+": 8 configurations: "+strings.Join(want, ", ")) {
+			t.Fatalf("start: exit %d: %s", code, errOut)
+		}
+		for i := 0; i < len(want); i++ {
+			if _, errOut, code := sectax(t, deps, append(root, "resume")...); code != 0 {
+				t.Fatalf("resume %d: exit %d: %s", i, code, errOut)
+			}
+		}
+		db, err := store.Open(context.Background(), os.Getenv("SECTAX_DB"), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, name := range want {
+			ids, _, err := db.Resolve(context.Background(), "loo-"+name)
+			if err != nil || len(ids) != 1 {
+				t.Fatalf("loo-%s: %v %v", name, ids, err)
+			}
+			r, err := db.Get(context.Background(), ids[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := r.Config.Verification
+			if !v.OK || len(v.StillMitigated) != 0 {
+				t.Errorf("%s: verification %+v", name, v)
+			}
+			if name != "on" && name != "off" && !slices.Equal(v.ExpectedOff, offFiles[name]) {
+				t.Errorf("%s: verification expected %v off, the plan %v", name, v.ExpectedOff, offFiles[name])
+			}
+		}
+		out, errOut, code := sectax(t, deps, append(root, "report")...)
+		if code != 0 || !strings.Contains(out, "H = loo-no-spec_store_bypass") {
+			t.Errorf("report: exit %d %s\n%s", code, errOut, out)
+		}
+	})
+
+	t.Run("parameter without effect", func(t *testing.T) {
+		t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+		f := newFakeBoots(t)
+		f.offFiles = map[string][]string{}
+		for k, v := range offFiles {
+			if k != "no-spectre_v2" {
+				f.offFiles[k] = v
+			}
+		}
+		deps := campaignDepsFor(f)
+		root := []string{"--root", f.root, "campaign"}
+		if _, errOut, code := sectax(t, deps, append(root, plan...)...); code != 0 {
+			t.Fatalf("start: %s", errOut)
+		}
+		var code int
+		var errOut string
+		for i := 0; i < 2*len(want) && code == 0; i++ {
+			_, errOut, code = sectax(t, deps, append(root, "resume")...)
+		}
+		if code != ExitUnmet || !strings.Contains(errOut, "(no-spectre_v2) did not verify twice") || !strings.Contains(errOut, "spectre_v2 still says") {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	})
+
+	t.Run("usage", func(t *testing.T) {
+		f := newFakeBoots(t)
+		deps := campaignDepsFor(f)
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"start", "--plan", "leave-one-out", "--config", "on"}, "--plan and --config are mutually exclusive"},
+			{[]string{"start", "--plan", "everything"}, `--plan "everything" is not accepted (accepted: leave-one-out, cumulative, study)`},
+		} {
+			t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+			_, errOut, code := sectax(t, deps, append([]string{"--root", f.root, "campaign"}, c.args...)...)
+			if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("%v: exit %d, stderr %q", c.args, code, errOut)
+			}
+		}
+	})
+}
+
+// TestCampaignAdaptive: after the planned boots, a campaign with
+// --target-ci adds rounds of on and each configuration whose interval
+// against on (the boot as the unit) is wider than the target, while a
+// round fits in --budget, and its final message says what stopped each.
+func TestCampaignAdaptive(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		target     string
+		budget     string
+		steps      int
+		stoppedBy  string
+		afterBoots string
+	}{
+		// 4+4 boots have an interval, and it is within ±1000 points.
+		{"target", "1000", "10h", 8, "stopped by the target (--target-ci 1000)", "after 4 boots"},
+		// No interval is ever within ±0.000001 points: after 8 boots (80
+		// min of the test's clock, 10 min a boot) one round of 2 boots
+		// fits in 105 min, the next would not.
+		{"budget", "0.000001", "105m", 10, "stopped by the budget (--budget 1h45m0s, 1:40:00 spent)", "after 5 boots"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+			f := newFakeBoots(t)
+			deps := campaignDepsFor(f)
+			clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+			deps.Now = func() time.Time { return clock }
+			ids := 0
+			deps.NewRunID = func() string { ids++; return fmt.Sprintf("20261130T090000-%06d", ids) }
+			root := []string{"--root", f.root, "campaign"}
+			args := []string{"start", "--boots", "4", "--seed", "7", "--label", "ad", "--target-ci", tc.target, "--budget", tc.budget,
+				"--suite", "quick", "--only", "syscall-basic", "--param", "syscall-basic.loops=2000", "--runs", "2", "--warmup", "0"}
+			if _, errOut, code := sectax(t, deps, append(root, args...)...); code != 0 {
+				t.Fatalf("start: %d %s", code, errOut)
+			}
+			for i := 0; i < 20; i++ {
+				clock = clock.Add(10 * time.Minute)
+				_, errOut, code := sectax(t, deps, append(root, "resume")...)
+				if code != 0 {
+					if strings.Contains(errOut, "is finished") {
+						break
+					}
+					t.Fatalf("resume %d: %d %s", i, code, errOut)
+				}
+			}
+			out, _, code := sectax(t, deps, append(root, "status", "--format", "json")...)
+			var st campaignStatus
+			if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+				t.Fatalf("status: %d %s", code, out)
+			}
+			t.Logf("%d steps: %s", st.Steps, st.Message)
+			if st.State != campaign.Finished || st.Steps != tc.steps || !strings.Contains(st.Message, "adaptive: off against on: ") ||
+				!strings.Contains(st.Message, tc.afterBoots+": "+tc.stoppedBy) {
+				t.Errorf("state %s, %d steps, message %q; want finished after %d steps, %q", st.State, st.Steps, st.Message, tc.steps, tc.stoppedBy)
+			}
+			if len(f.requested) != tc.steps {
+				t.Errorf("%d boots requested, want %d", len(f.requested), tc.steps)
+			}
+		})
+	}
+	f := newFakeBoots(t)
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+	_, errOut, code := sectax(t, campaignDepsFor(f), "--root", f.root, "campaign", "start", "--target-ci", "2")
+	if code != 2 || !strings.Contains(errOut, "--target-ci needs --budget") {
+		t.Errorf("--target-ci without --budget: exit %d %q", code, errOut)
 	}
 }

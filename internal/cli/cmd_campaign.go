@@ -9,19 +9,23 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -45,6 +49,7 @@ type campaignDeps struct {
 
 type campaignOpts struct {
 	configs   []string
+	plan      string
 	boots     int
 	label     string
 	via       string
@@ -55,6 +60,8 @@ type campaignOpts struct {
 	distro    string
 	run       runOptions
 	alpha     float64
+	targetCI  float64
+	budget    time.Duration
 }
 
 func newCampaignCmd(g *Globals) *cobra.Command {
@@ -85,6 +92,7 @@ kernel that accepts unsigned kexec images), wsl (WSL 2, default there: edits
 .wslconfig and has Windows restart the VM), manual (tells you what to boot).
 See docs/campaign.md.`,
 		Example: `  sudo sectax campaign start --config on --config off=mitigations=off
+  sudo sectax campaign start --plan leave-one-out   # on, off, each mitigation off alone
   sectax campaign status
   sectax campaign report --format html -o tax.html
   sectax campaign start --via manual --boots 3 --suite quick
@@ -98,6 +106,7 @@ See docs/campaign.md.`,
 	}
 	f := start.Flags()
 	f.StringArrayVar(&o.configs, "config", nil, "a configuration: on, off, or NAME=PARAMS such as nopti=pti=off (repeatable; default on and off)")
+	f.StringVar(&o.plan, "plan", "", "take the configurations from this kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (see 'sectax attribute plan'; not with --config)")
 	f.IntVar(&o.boots, "boots", campaign.DefaultBoots, "boots per configuration (2 or more make the boot the unit of the comparison)")
 	f.StringVar(&o.label, "label", "", "`PREFIX` of the runs' labels, PREFIX-CONFIG (default campaign-XXXXXX)")
 	f.StringVar(&o.via, "via", "", "how to reboot: kexec|wsl|manual (default wsl on WSL 2, else kexec)")
@@ -106,6 +115,8 @@ See docs/campaign.md.`,
 	f.StringVar(&o.initrd, "initrd", "", "with --via kexec: its initrd (default the running kernel's, if any)")
 	f.StringVar(&o.wslconfig, "wslconfig", "", "with --via wsl: the .wslconfig `FILE` (default found as 'sectax wslconfig' does)")
 	f.StringVar(&o.distro, "distro", "", "with --via wsl: the distribution Windows starts again (default $WSL_DISTRO_NAME)")
+	f.Float64Var(&o.targetCI, "target-ci", 0, "adaptive repetition: after --boots, keep adding boots until the interval of each configuration's change against the first is at most ±`PCT` points (needs --budget)")
+	f.DurationVar(&o.budget, "budget", 0, "with --target-ci: the longest the whole campaign may run; no added round starts that would overrun it")
 	f.StringVar(&o.run.suite, "suite", "standard", "workload sizes: quick, standard or study")
 	f.StringSliceVar(&o.run.only, "only", nil, "run only these workload `IDS`")
 	f.StringArrayVar(&o.run.params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable)")
@@ -137,7 +148,7 @@ See docs/campaign.md.`,
 	}
 	rep := &cobra.Command{
 		Use:   "report [CAMPAIGN]",
-		Short: "Compare the campaign's runs (the first two configurations), the boot as the unit",
+		Short: "Compare the campaign's runs, every configuration against the first, the boot as the unit",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCampaignReport(cmd.Context(), g, firstArg(args), o)
@@ -202,7 +213,80 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 			_, err := wslconfig.WriteFile(path, old, data, now())
 			return err
 		},
+		Extend: func(ctx context.Context, rec *store.Campaign, opts campaign.Options) ([]string, []string, error) {
+			return campaignAdapt(ctx, db, rec, opts, now())
+		},
 	}, nil
+}
+
+// campaignAdapt is adaptive repetition of a campaign whose planned boots
+// are measured: each configuration is compared with the first, the boot as
+// the unit, and those whose interval is still wider than the target get
+// another round if it fits in the budget (from the campaign's start, at
+// the mean time of a boot so far).
+func campaignAdapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts campaign.Options, now time.Time) (more, notes []string, err error) {
+	configs, err := campaign.Configs(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	sides, err := campaignSides(ctx, db, rec, configs)
+	if err != nil {
+		return nil, nil, err
+	}
+	widths := map[string]float64{}
+	for i, c := range configs[1:] {
+		rep, err := compare.Compare(sides[0], sides[i+1], compare.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		widths[c.Name] = bootWidth(rep)
+	}
+	measured := 0
+	boots := map[string]int{}
+	for _, s := range rec.Steps {
+		if s.Status == campaign.StepMeasured {
+			measured++
+			boots[s.Config]++
+		}
+	}
+	elapsed := now.Sub(rec.Created)
+	ad := lab.Adaptive{TargetPct: opts.TargetCI, Budget: opts.Budget}
+	more, stopped := ad.Round(widths, elapsed, elapsed/time.Duration(max(measured, 1)))
+	for _, c := range configs[1:] {
+		if why, ok := stopped[c.Name]; ok {
+			notes = append(notes, adaptiveNote(c.Name, configs[0].Name, widths[c.Name], boots[c.Name], why, ad, elapsed))
+		}
+	}
+	return more, notes, nil
+}
+
+// campaignSides are the campaign's measured runs, one side per
+// configuration (PREFIX-CONFIG), in the order of the configurations.
+func campaignSides(ctx context.Context, db *store.DB, rec *store.Campaign, configs []config.Config) ([]compare.Side, error) {
+	var sides []compare.Side
+	for _, c := range configs {
+		var runs []*run.Run
+		var envs []map[string]any
+		for _, s := range rec.Steps {
+			if s.Config != c.Name || s.Status != campaign.StepMeasured {
+				continue
+			}
+			r, err := db.Get(ctx, s.RunID)
+			if err != nil {
+				return nil, fmt.Errorf("campaign %s: run %s of step %d: %w", rec.ID, s.RunID, s.Index+1, err)
+			}
+			env, err := db.Env(ctx, s.RunID)
+			if err != nil {
+				return nil, err
+			}
+			runs, envs = append(runs, r), append(envs, env)
+		}
+		if len(runs) == 0 {
+			return nil, fmt.Errorf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message)
+		}
+		sides = append(sides, compare.RunsSide(rec.Label+"-"+c.Name, compare.KindLabel, runs, envs))
+	}
+	return sides, nil
 }
 
 // campaignMeasure is one run of a campaign: sectax run with the campaign's
@@ -222,12 +306,27 @@ func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.M
 }
 
 func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
-	configs, err := config.ParseAll(o.configs)
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
+	var configs []config.Config
+	var err error
+	if o.targetCI != 0 || o.budget != 0 {
+		if o.targetCI == 0 {
+			return usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
+		}
+		if err := (lab.Adaptive{TargetPct: o.targetCI, Budget: o.budget}).Check(); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
 	}
-	if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
-		return exit.Wrap(exit.Usage, err)
+	if o.plan == "" {
+		if configs, err = config.ParseAll(o.configs); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+	} else if len(o.configs) > 0 {
+		return usagef("--plan and --config are mutually exclusive: --plan %s takes the configurations from this kernel's attribution plan; give one or the other", o.plan)
+	} else if !slices.Contains(attribute.Selections, o.plan) {
+		return usagef("--plan %q is not accepted (accepted: %s)", o.plan, strings.Join(attribute.Selections, ", "))
 	}
 	if o.label != "" && !labelRE.MatchString(o.label) {
 		return usagef("--label %q: use letters, digits, '.', '_' or '-'", o.label)
@@ -240,6 +339,14 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	snap, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
+	}
+	if o.plan != "" {
+		if configs, err = planConfigs(g, snap, o.plan); err != nil {
+			return err
+		}
+		if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
 	}
 	d := g.deps.Campaign
 	via := o.via
@@ -260,7 +367,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		}
 	}
 	opts := campaign.Options{Suite: o.run.suite, Only: o.run.only, Params: o.run.params, Runs: o.run.runs,
-		Warmup: o.run.warmup, Exe: exe, DB: dbPath}
+		Warmup: o.run.warmup, Exe: exe, DB: dbPath, TargetCI: o.targetCI, Budget: o.budget}
 	switch via {
 	case "kexec":
 		if snap.WSL != nil && d.Mechanism == nil {
@@ -321,6 +428,34 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		}
 	}
 	return campaignError(err)
+}
+
+// planConfigs are the configurations of the attribution plan of kind for
+// the kernel of snap (attribute.MakePlan, then Plan.Select), each one's
+// expected vulnerability files checked by config.Verify at its boot; what
+// the plan leaves out is said on stderr.
+func planConfigs(g *Globals, snap *sysinfo.Snapshot, kind string) ([]config.Config, error) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return nil, err
+	}
+	p, err := attribute.MakePlan(snap, kb)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := p.Select(kind)
+	if err != nil {
+		return nil, exit.Wrap(exit.Usage, err)
+	}
+	var names []string
+	for _, c := range sel.Configs {
+		names = append(names, c.Name)
+	}
+	g.notice("plan %s for kernel %s: %d configurations: %s", kind, p.Kernel, len(names), strings.Join(names, ", "))
+	for _, s := range sel.Skipped {
+		g.notice("  not booted: %s", s)
+	}
+	return sel.Configs, nil
 }
 
 // campaignError gives the campaign's errors their exit codes.
@@ -416,8 +551,9 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 	return err
 }
 
-// runCampaignReport compares the runs of the campaign's first two
-// configurations: each side holds one run per boot, so the boot is the
+// runCampaignReport compares the runs of the campaign's configurations:
+// two pairwise, three or more each against the first (compare's
+// multi-side report). Each side holds one run per boot, so the boot is the
 // unit of the comparison.
 func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignOpts) error {
 	if err := checkFormat(g, compareFormats...); err != nil {
@@ -442,28 +578,14 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	if err != nil {
 		return err
 	}
-	var sides []compare.Side
-	for _, c := range configs[:2] {
-		var runs []*run.Run
-		var envs []map[string]any
-		for _, s := range rec.Steps {
-			if s.Config != c.Name || s.Status != campaign.StepMeasured {
-				continue
-			}
-			r, err := db.Get(ctx, s.RunID)
-			if err != nil {
-				return fmt.Errorf("campaign %s: run %s of step %d: %w", rec.ID, s.RunID, s.Index+1, err)
-			}
-			env, err := db.Env(ctx, s.RunID)
-			if err != nil {
-				return err
-			}
-			runs, envs = append(runs, r), append(envs, env)
-		}
-		if len(runs) == 0 {
-			return exit.Wrap(exit.Runtime, fmt.Errorf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message))
-		}
-		sides = append(sides, compare.RunsSide(rec.Label+"-"+c.Name, compare.KindLabel, runs, envs))
+	sides, err := campaignSides(ctx, db, rec, configs)
+	if err != nil {
+		return err
+	}
+	if len(sides) > 2 {
+		// Every configuration against the first (on, normally), one Holm
+		// family across them, in the multi-side layout of 'sectax compare'.
+		return compareMulti(ctx, g, sides, o.alpha, "")
 	}
 	a, b := sides[0], sides[1]
 	rep, err := compare.Compare(a, b, compare.Options{Alpha: o.alpha})

@@ -5,18 +5,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // labOptions are the flags of `sectax lab`.
@@ -25,6 +31,8 @@ type labOptions struct {
 	kernels   []string
 	modules   string
 	configs   []string
+	plan      string
+	onlyCfg   []string
 	boots     int
 	prefix    string
 	accel     string
@@ -35,6 +43,10 @@ type labOptions struct {
 	vmTimeout time.Duration
 	handshake time.Duration
 	planSeed  int64
+	targetCI  float64
+	budget    time.Duration
+	// adaptStopped are the configurations adaptive repetition stopped.
+	adaptStopped map[string]bool
 }
 
 func newLabCmd(g *Globals) *cobra.Command {
@@ -68,7 +80,8 @@ reaches /init).`,
 		Example: `  sectax lab --suite quick
   sectax lab --kernel /boot/vmlinuz-6.1.0-57-amd64 --config on --config off=mitigations=off --boots 3
   sectax lab --kernel wsl2/bzImage --kernel wsl3/bzImage --accel kvm --suite study
-  sectax lab --accel tcg --only syscall-basic,sched-pipe --runs 3`,
+  sectax lab --accel tcg --only syscall-basic,sched-pipe --runs 3
+  sectax lab --plan leave-one-out --accel kvm --suite quick   # each mitigation off alone`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLab(cmd.Context(), g, o) },
 	}
@@ -77,6 +90,8 @@ reaches /init).`,
 	f.StringArrayVar(&o.kernels, "kernel", nil, "kernel `IMAGE` to boot (repeatable; default /boot/vmlinuz-$(uname -r))")
 	f.StringVar(&o.modules, "modules", "", "the kernel's modules `DIR` (default /lib/modules/RELEASE, RELEASE read from the image)")
 	f.StringArrayVar(&o.configs, "config", nil, "configuration: on, off, or NAME=PARAMS such as off=mitigations=off (repeatable; default on and off)")
+	f.StringVar(&o.plan, "plan", "", "take the configurations from the guest kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (a first probe boot reads the guest's vulnerability files; one --kernel; not with --config)")
+	f.StringSliceVar(&o.onlyCfg, "only-config", nil, "with --plan: boot only these `NAMES` of the plan's configurations (on always)")
 	f.IntVar(&o.boots, "boots", 2, "boots per kernel and configuration (the boot is the unit of the comparison)")
 	f.StringVar(&o.prefix, "label", "lab", "label `PREFIX` of the runs: PREFIX-KERNEL-CONFIG")
 	f.StringVar(&o.accel, "accel", lab.AccelAuto, "QEMU accelerator: kvm|tcg|auto")
@@ -86,6 +101,8 @@ reaches /init).`,
 	f.StringVar(&o.qemu, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")
 	f.DurationVar(&o.vmTimeout, "vm-timeout", 2*time.Hour, "a boot running longer than this is stopped")
 	f.DurationVar(&o.handshake, "handshake", 0, "longest wait from QEMU's start to /init's handshake (default 1m under kvm, 5m under tcg)")
+	f.Float64Var(&o.targetCI, "target-ci", 0, "adaptive repetition: after --boots, keep adding boots until the interval of each configuration's change against on is at most ±`PCT` points (needs --budget)")
+	f.DurationVar(&o.budget, "budget", 0, "with --target-ci: the longest the whole lab may run; no added round starts that would overrun it (the --boots rounds always run)")
 	f.Int64Var(&o.planSeed, "plan-seed", 0, "seed of the shuffled boot order (default: random, recorded in every run)")
 	return cmd
 }
@@ -99,6 +116,16 @@ type labKernel struct {
 }
 
 func runLab(ctx context.Context, g *Globals, o *labOptions) error {
+	began := time.Now()
+	if o.targetCI != 0 || o.budget != 0 {
+		if o.targetCI == 0 {
+			return usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
+		}
+		if err := (lab.Adaptive{TargetPct: o.targetCI, Budget: o.budget}).Check(); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		o.adaptStopped = map[string]bool{}
+	}
 	if o.boots < 1 {
 		return usagef("--boots must be at least 1 (2 or more make the boot the unit of the comparison)")
 	}
@@ -117,12 +144,24 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	default:
 		return usagef("--accel %q is not accepted (accepted: kvm, tcg, auto)", o.accel)
 	}
-	configs, err := config.ParseAll(o.configs)
-	if err != nil {
-		return exit.Wrap(exit.Usage, err)
-	}
-	if _, ok := config.Find(configs, "on"); !ok {
-		return usagef("--config: the plan needs on, the configuration the others are compared with")
+	var configs []config.Config
+	switch {
+	case o.plan == "":
+		if len(o.onlyCfg) > 0 {
+			return usagef("--only-config selects among the configurations of --plan; without --plan, give the configurations with --config")
+		}
+		if configs, err = config.ParseAll(o.configs); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+		if _, ok := config.Find(configs, "on"); !ok {
+			return usagef("--config: the plan needs on, the configuration the others are compared with")
+		}
+	case len(o.configs) > 0:
+		return usagef("--plan and --config are mutually exclusive: --plan %s takes the configurations from the guest kernel's attribution plan; give one or the other", o.plan)
+	case !slices.Contains(attribute.Selections, o.plan):
+		return usagef("--plan %q is not accepted (accepted: %s)", o.plan, strings.Join(attribute.Selections, ", "))
+	case len(o.kernels) > 1:
+		return usagef("--plan takes one --kernel: each kernel has its own plan (its own active mitigations); run sectax lab --plan once per kernel")
 	}
 	// The selection is checked here, with the same rules the guest uses.
 	if _, err := makePlan(ctx, g, &o.run, []string{"native"}); err != nil {
@@ -159,6 +198,19 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.plan != "" {
+		snap, probed, err := labProbe(ctx, g, o, kernels[0], exe, mem, accel)
+		if err != nil {
+			return err
+		}
+		accel = probed
+		if configs, err = planConfigs(g, snap, o.plan); err != nil {
+			return err
+		}
+		if configs, err = onlyConfigs(configs, o.onlyCfg); err != nil {
+			return err
+		}
+	}
 	seed := o.planSeed
 	if seed == 0 {
 		seed = randomSeed()
@@ -187,7 +239,10 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	var seen []string
 	var spent time.Duration
 	start := time.Now()
-	for i, st := range steps {
+	var adaptiveNotes []string
+	booted := map[string]int{}
+	for i := 0; i < len(steps); i++ {
+		st := steps[i]
 		k := kernels[st.Kernel]
 		eta := "ETA --:--"
 		if i > 0 {
@@ -211,9 +266,184 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 		}
 		spent += time.Since(t0)
 		seen = append(seen, r.Env.BootID)
+		booted[st.Config.Name]++
 		g.notice("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, clock(time.Since(t0)))
+		if i == len(steps)-1 && o.targetCI > 0 {
+			round, notes, err := labAdaptRound(ctx, g, db, o, names, configs, booted, time.Since(began), spent/time.Duration(i+1), seed, st.Round+1)
+			if err != nil {
+				return err
+			}
+			adaptiveNotes = append(adaptiveNotes, notes...)
+			for j := range round {
+				round[j].Index = len(steps) + j + 1
+			}
+			steps = append(steps, round...)
+			ls.total = len(steps)
+		}
 	}
-	return labMatrix(ctx, g, db, o.prefix, names, configs)
+	return labMatrix(ctx, g, db, o.prefix, names, configs, adaptiveNotes...)
+}
+
+// adaptiveNote says what stopped adaptive repetition of a configuration
+// (lab and campaign alike).
+func adaptiveNote(name, base string, width float64, n int, why string, ad lab.Adaptive, elapsed time.Duration) string {
+	w := "no interval with the boot as the unit yet"
+	if !math.IsInf(width, 1) {
+		w = fmt.Sprintf("interval ±%.1f points", width)
+		if width >= 10 {
+			w = fmt.Sprintf("interval ±%.0f points", width)
+		}
+	}
+	boots := "boots"
+	if n == 1 {
+		boots = "boot"
+	}
+	line := fmt.Sprintf("adaptive: %s against %s: %s after %d %s: ", name, base, w, n, boots)
+	if why == lab.StopTarget {
+		return line + fmt.Sprintf("stopped by the target (--target-ci %g)", ad.TargetPct)
+	}
+	return line + fmt.Sprintf("stopped by the budget (--budget %s, %s spent)", ad.Budget, clock(elapsed))
+}
+
+// bootWidth is how precisely rep knows its differences with the boot as
+// the unit (+Inf while a side holds one boot: its repetitions tell nothing
+// of boot-to-boot variation).
+func bootWidth(rep *compare.Report) float64 {
+	if rep.A.Unit != "boot" || rep.B.Unit != "boot" {
+		return math.Inf(1)
+	}
+	return rep.WidestIntervalPct()
+}
+
+// labAdaptRound is adaptive repetition after the boots so far: each
+// configuration not yet stopped is compared with on (per kernel, the
+// widest interval counts), and the next round boots on and those whose
+// interval is still wider than --target-ci, if it fits in --budget. It
+// returns the round (empty: done) and a line for each configuration that
+// stopped, saying what stopped it.
+func labAdaptRound(ctx context.Context, g *Globals, db *store.DB, o *labOptions, kernels []string, configs []config.Config,
+	booted map[string]int, elapsed, perBoot time.Duration, seed int64, round int) ([]lab.Step, []string, error) {
+	ad := lab.Adaptive{TargetPct: o.targetCI, Budget: o.budget}
+	widths := map[string]float64{}
+	for _, c := range configs[1:] {
+		if o.adaptStopped[c.Name] {
+			continue
+		}
+		widths[c.Name] = 0
+		for _, k := range kernels {
+			a, err := sideOf(ctx, g, &db, lab.Label(o.prefix, k, configs[0].Name))
+			if err != nil {
+				return nil, nil, err
+			}
+			b, err := sideOf(ctx, g, &db, lab.Label(o.prefix, k, c.Name))
+			if err != nil {
+				return nil, nil, err
+			}
+			rep, err := compare.Compare(a, b, compare.Options{})
+			if err != nil {
+				return nil, nil, err
+			}
+			widths[c.Name] = math.Max(widths[c.Name], bootWidth(rep))
+		}
+	}
+	more, stopped := ad.Round(widths, elapsed, perBoot*time.Duration(len(kernels)))
+	var notes []string
+	for _, c := range configs[1:] {
+		why, ok := stopped[c.Name]
+		if !ok {
+			continue
+		}
+		o.adaptStopped[c.Name] = true
+		line := adaptiveNote(c.Name, configs[0].Name, widths[c.Name], booted[c.Name]/len(kernels), why, ad, elapsed)
+		g.notice("%s", line)
+		notes = append(notes, line)
+	}
+	if len(more) == 0 {
+		return nil, notes, nil
+	}
+	sel := []config.Config{configs[0]}
+	for _, name := range more {
+		c, _ := config.Find(configs, name)
+		sel = append(sel, c)
+	}
+	g.notice("adaptive: round %d boots %s again (interval wider than ±%g points)", round, strings.Join(append([]string{configs[0].Name}, more...), ", "), o.targetCI)
+	steps := lab.MakePlan(o.prefix, kernels, sel, 1, seed+int64(round))
+	for i := range steps {
+		steps[i].Round = round
+	}
+	return steps, notes, nil
+}
+
+// labProbe is the probe boot of --plan: the kernel booted with the
+// default command line (configuration on) runs the snapshot task, so that
+// the plan is made from the guest kernel's own vulnerability files. It
+// returns the snapshot and the accelerator (--accel auto falls back to tcg
+// here when kvm never reaches /init).
+func labProbe(ctx context.Context, g *Globals, o *labOptions, k labKernel, exe string, mem int, accel string) (*sysinfo.Snapshot, string, error) {
+	for {
+		cpu := o.cpu
+		if cpu == "" {
+			cpu = lab.DefaultCPU(accel)
+		}
+		hs := o.handshake
+		if hs <= 0 {
+			hs = time.Minute
+			if accel == lab.AccelTCG {
+				hs = 5 * time.Minute
+			}
+		}
+		g.notice("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.name, o.plan)
+		res, err := lab.Boot(ctx, lab.BootOptions{
+			QEMU: lab.QEMU{Binary: o.qemu, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: o.smp, Kernel: k.image.Path,
+				Append: config.On.Cmdline(lab.LabParams, nil)},
+			Initramfs: &lab.InitramfsOptions{Init: exe, ModulesDir: k.modulesDir, Modules: k.modules,
+				Task: lab.Task{Name: labSnapshotTask}},
+			Handshake: hs, Timeout: o.vmTimeout,
+			OnFrame: func(f lab.Frame) {
+				if f.Kind == lab.KindLog {
+					g.notice("  guest: %s", f.Payload)
+				}
+			},
+		})
+		if err != nil && o.accel == lab.AccelAuto && accel == lab.AccelKVM && (errors.Is(err, lab.ErrAccel) || errors.Is(err, lab.ErrNoHandshake)) {
+			g.notice("warning: %v; falling back to --accel tcg (emulated: timings are not hardware costs)", err)
+			accel = lab.AccelTCG
+			continue
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, accel, exit.Wrap(exit.Interrupted, errors.New("interrupted during the probe boot of --plan"))
+			}
+			return nil, accel, fmt.Errorf("probe boot of --plan: %w", err)
+		}
+		var snap sysinfo.Snapshot
+		if err := json.Unmarshal(res.Result, &snap); err != nil {
+			return nil, accel, fmt.Errorf("probe boot of --plan: the guest's snapshot: %w", err)
+		}
+		return &snap, accel, nil
+	}
+}
+
+// onlyConfigs keeps on and the configurations named by --only-config.
+func onlyConfigs(configs []config.Config, only []string) ([]config.Config, error) {
+	if len(only) == 0 {
+		return configs, nil
+	}
+	var names []string
+	for _, c := range configs {
+		names = append(names, c.Name)
+	}
+	out := []config.Config{configs[0]}
+	for _, n := range only {
+		c, ok := config.Find(configs, n)
+		if !ok {
+			return nil, usagef("--only-config %s: not a configuration of this plan (it has %s)", n, strings.Join(names, ", "))
+		}
+		if c.Name != out[0].Name && !slices.ContainsFunc(out, func(x config.Config) bool { return x.Name == c.Name }) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // labKernels reads the kernel images and finds their modules.

@@ -20,7 +20,25 @@ import (
 // return: the guest powers off.
 func labGuestMain() {
 	lab.RegisterTask(lab.MeasureTask, guestMeasure)
+	lab.RegisterTask(labSnapshotTask, guestSnapshot)
 	lab.GuestMain()
+}
+
+// labSnapshotTask is the guest task of the probe boot of `sectax lab
+// --plan`: report the guest kernel's environment snapshot, measure nothing.
+const labSnapshotTask = "snapshot"
+
+// guestSnapshot returns the guest's environment snapshot as JSON: the
+// plan of an attribution is made from the guest kernel's own vulnerability
+// files, not the host's.
+func guestSnapshot(ctx context.Context, guest *lab.Guest) ([]byte, error) {
+	g := &Globals{Root: "/", deps: Deps{Registry: workload.Default(), Now: time.Now}}
+	env, err := collectEnv(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	guest.Logf("snapshot of kernel %s, command line %q", env.Kernel.Release, strings.TrimSpace(env.Cmdline.Raw))
+	return json.Marshal(env)
 }
 
 // guestMeasure is the measure task: verify this boot against its

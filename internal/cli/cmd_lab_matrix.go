@@ -15,8 +15,9 @@ import (
 
 // labMatrix compares the stored runs of a plan pairwise with compare's
 // public API and prints the matrix: per kernel each configuration against
-// on, per configuration each kernel against the first.
-func labMatrix(ctx context.Context, g *Globals, db *store.DB, prefix string, kernels []string, configs []config.Config) error {
+// on, per configuration each kernel against the first; notes (what
+// stopped adaptive repetition) follow its headline.
+func labMatrix(ctx context.Context, g *Globals, db *store.DB, prefix string, kernels []string, configs []config.Config, notes ...string) error {
 	sides := map[string]compare.Side{}
 	side := func(label string) (compare.Side, error) {
 		if s, ok := sides[label]; ok {
@@ -78,6 +79,7 @@ func labMatrix(ctx context.Context, g *Globals, db *store.DB, prefix string, ker
 		headline = append(headline, fmt.Sprintf("warning: the runs mix accelerators (%s): their timings cannot be compared", strings.Join(accels, ", ")))
 	}
 	headline = append(headline, fmt.Sprintf("lab matrix: %d kernel(s) × %d configurations, accelerator %s", len(kernels), len(configs), strings.Join(accels, ", ")))
+	headline = append(headline, notes...)
 	w, finish, err := g.output()
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 )
 
@@ -147,6 +149,13 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--only", "nosuch"}, 2, "nosuch"},
 		{[]string{"--kernel", filepath.Join(t.TempDir(), "missing")}, 2, "--kernel"},
 		{[]string{"--modules", filepath.Join(t.TempDir(), "missing"), "--kernel", img}, 2, "--modules"},
+		{[]string{"--plan", "leave-one-out", "--config", "on"}, 2, "--plan and --config are mutually exclusive"},
+		{[]string{"--plan", "all"}, 2, `--plan "all" is not accepted (accepted: leave-one-out, cumulative, study)`},
+		{[]string{"--only-config", "no-spectre_v2"}, 2, "--only-config selects among the configurations of --plan"},
+		{[]string{"--plan", "study", "--kernel", img, "--kernel", img}, 2, "--plan takes one --kernel"},
+		{[]string{"--budget", "1h"}, 2, "--budget bounds adaptive repetition: give --target-ci PCT too"},
+		{[]string{"--target-ci", "2"}, 2, "--target-ci needs --budget"},
+		{[]string{"--target-ci", "-1", "--budget", "1h"}, 2, "--target-ci -1: give a half-width"},
 	} {
 		args := append([]string{"lab", "--db", db}, tc.args...)
 		_, errOut, code := sectax(t, fixedDeps(nil), args...)
@@ -179,5 +188,218 @@ func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
 	}
 	if res.Result != nil {
 		t.Errorf("the guest sent a result for a boot that did not verify")
+	}
+}
+
+// TestCompareRefusesMixedAccelerators: runs measured under KVM and under
+// TCG are not compared (exit 2, one line naming each side's accelerator
+// and the fix); runs all under TCG compare with the TCG headline first.
+func TestCompareRefusesMixedAccelerators(t *testing.T) {
+	e := newCLIEnv(t)
+	raw, err := os.ReadFile("testdata/runs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, accel func(label string) string) string {
+		var out bytes.Buffer
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		enc := json.NewEncoder(&out)
+		for dec.More() {
+			var r map[string]any
+			if err := dec.Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+			label, _ := r["label"].(string)
+			r["id"] = r["id"].(string) + "-" + name
+			r["label"] = label + "-" + name
+			if a := accel(label); a != "" {
+				r["lab"] = map[string]any{"qemu_version": "10.0.3", "accel": a, "cpu_model": "Skylake-Client-v1"}
+			}
+			if err := enc.Encode(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := filepath.Join(e.dir, name+".json")
+		if err := os.WriteFile(p, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mixed := write("mixed", func(label string) string {
+		if label == "on" {
+			return "kvm"
+		}
+		return "tcg"
+	})
+	tcg := write("tcg", func(string) string { return "tcg" })
+	for _, p := range []string{mixed, tcg} {
+		if code, _, errOut := e.run("import", p); code != 0 {
+			t.Fatalf("import %s: exit %d: %s", p, code, errOut)
+		}
+	}
+	code, _, errOut := e.run("compare", "on-mixed", "off-mixed")
+	if code != 2 || !strings.Contains(errOut, "different accelerators (on-mixed kvm; off-mixed tcg;") ||
+		!strings.Contains(errOut, "compare runs measured the same way") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("kvm against tcg: exit %d, stderr %q; want exit 2 naming both accelerators and the fix", code, errOut)
+	}
+	code, out, errOut := e.run("compare", "on-tcg", "off-tcg")
+	if code != 0 || !strings.HasPrefix(out, compare.TCGHeadline+" — ") {
+		t.Errorf("tcg against tcg: exit %d, stderr %q, stdout starts %q", code, errOut, strings.SplitN(out, "\n", 2)[0])
+	}
+}
+
+// TestLabPlanLeaveOneOut runs one leave-one-out configuration of the guest
+// kernel's own attribution plan under TCG: a probe boot reads the guest's
+// vulnerability files, the plan names no-spectre_v2 (spectre_v2=off), and
+// its boot verifies and shows spectre_v2 turned off while on keeps it.
+func TestLabPlanLeaveOneOut(t *testing.T) {
+	kernel := labKernelForTest(t)
+	db := filepath.Join(t.TempDir(), "lab.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := Main(ctx, []string{"lab", "--db", db, "--kernel", kernel, "--accel", "tcg",
+		"--plan", "leave-one-out", "--only-config", "no-spectre_v2", "--boots", "1", "--plan-seed", "3",
+		"--suite", "quick", "--only", "syscall-basic", "--runs", "2", "--warmup", "0",
+		"--param", "syscall-basic.loops=2000", "--memory", "512M", "--smp", "1", "--label", "loo",
+		"--target-ci", "1", "--budget", "1s"}, &stdout, &stderr)
+	t.Logf("sectax lab --plan: exit %d in %s\nstderr:\n%s\nstdout:\n%s", code, time.Since(start).Round(time.Second), stderr.String(), stdout.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	k, _ := lab.ReadKernel(kernel)
+	if !strings.Contains(stderr.String(), "plan leave-one-out for kernel "+k.Release+": ") {
+		t.Errorf("no plan of the guest kernel on stderr")
+	}
+	if !strings.HasPrefix(stdout.String(), compare.TCGHeadline+"\n") || !strings.Contains(stdout.String(), "2 configurations") {
+		t.Errorf("the matrix is not the TCG one of on and no-spectre_v2")
+	}
+	// Adaptive repetition: one boot a side has no interval with the boot
+	// as the unit, and another round would overrun the budget of 1s.
+	if !strings.Contains(stdout.String(), "adaptive: no-spectre_v2 against on: no interval with the boot as the unit yet after 1 boot: stopped by the budget (--budget 1s") {
+		t.Errorf("the matrix does not say that the budget stopped adaptive repetition")
+	}
+	s, err := store.Open(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	state := func(cfg string) (string, *run.Verification) {
+		label := lab.Label("loo", k.Release, cfg)
+		ids, _, err := s.Resolve(ctx, label)
+		if err != nil || len(ids) != 1 {
+			t.Fatalf("%s: %v %v", label, ids, err)
+		}
+		r, err := s.Get(ctx, ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Config == nil || r.Config.Verification == nil {
+			t.Fatalf("%s: no verification", label)
+		}
+		for _, v := range r.Env.Vulnerabilities {
+			if v.Name == "spectre_v2" {
+				return string(v.State), r.Config.Verification
+			}
+		}
+		t.Fatalf("%s: no spectre_v2 file", label)
+		return "", nil
+	}
+	on, _ := state("on")
+	off, v := state("no-spectre_v2")
+	if on != "mitigated" || off == "mitigated" {
+		t.Errorf("spectre_v2: on %s, no-spectre_v2 %s; want mitigated, then not", on, off)
+	}
+	if !v.OK || !slices.Contains(v.ExpectedOff, "spectre_v2") || !strings.Contains(" "+v.Cmdline+" ", " spectre_v2=off ") {
+		t.Errorf("no-spectre_v2 verification %+v", v)
+	}
+}
+
+// TestOnlyConfigs: --only-config keeps on (the baseline) and the named
+// configurations of the plan, in the plan's order of on first, and names
+// the plan's configurations when a name is not among them.
+func TestOnlyConfigs(t *testing.T) {
+	plan, err := config.ParseAll([]string{"on", "off", "no-spectre_v2=spectre_v2=off", "no-retbleed=retbleed=off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := onlyConfigs(plan, []string{"no-retbleed", "on", "no-retbleed"})
+	if err != nil || len(got) != 2 || got[0].Name != "on" || got[1].Name != "no-retbleed" {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if all, _ := onlyConfigs(plan, nil); len(all) != 4 {
+		t.Errorf("no --only-config: %d configurations", len(all))
+	}
+	_, err = onlyConfigs(plan, []string{"no-mds"})
+	var ec interface{ ExitCode() int }
+	if !errors.As(err, &ec) || ec.ExitCode() != ExitUsage || !strings.Contains(err.Error(), "it has on, off, no-spectre_v2, no-retbleed") {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// TestLabAdaptRound: adaptive repetition compares each configuration with
+// on from the stored runs, stops it when its interval (the boot as the
+// unit) is within the target, and otherwise plans a round of on and it.
+func TestLabAdaptRound(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// on: 6 boots at 10 µs/op; tight: 6 boots at 5 µs/op ± 0.2%; wide:
+	// 6 boots between 3 and 8 µs/op.
+	spread := map[string][]float64{
+		"on":    {10, 10.01, 9.99, 10.02, 9.98, 10},
+		"tight": {5, 5.01, 4.99, 5.005, 4.995, 5},
+		"wide":  {3, 8, 4, 7, 5, 6},
+	}
+	var docs []store.Doc
+	for cfg, xs := range spread {
+		for i, x := range xs {
+			snap, err := sysinfo.Collect("../sysinfo/testdata/wsl2-intel-on")
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap.BootID = fmt.Sprintf("%s-%d", cfg, i)
+			docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T000000-%s%d", cfg, i),
+				Label: lab.Label("lab", "k", cfg), Status: run.StatusComplete, Engine: "native", Env: snap,
+				Lab: &run.Lab{Accel: "kvm", CPUModel: "host"},
+				Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
+					Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{x, x, x}}}}}}})
+		}
+	}
+	if _, err := db.Import(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	configs, _ := config.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
+	o := &labOptions{prefix: "lab", targetCI: 2, budget: time.Hour, adaptStopped: map[string]bool{}}
+	var stderr bytes.Buffer
+	g := &Globals{stderr: &stderr}
+	booted := map[string]int{"on": 6, "tight": 6, "wide": 6}
+	steps, notes, err := labAdaptRound(ctx, g, db, o, []string{"k"}, configs, booted, time.Minute, time.Minute, 1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, st := range steps {
+		labels = append(labels, st.Label)
+		if st.Round != 7 {
+			t.Errorf("step %+v: round %d", st, st.Round)
+		}
+	}
+	sort.Strings(labels)
+	if !slices.Equal(labels, []string{"lab-k-on", "lab-k-wide"}) {
+		t.Errorf("next round %v, want on and wide", labels)
+	}
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "adaptive: tight against on: interval ±") || !strings.HasSuffix(notes[0], "after 6 boots: stopped by the target (--target-ci 2)") {
+		t.Errorf("notes %q", notes)
+	}
+	// The next decision skips tight; with the budget nearly spent, wide
+	// stops there.
+	steps, notes, err = labAdaptRound(ctx, g, db, o, []string{"k"}, configs, booted, 59*time.Minute, time.Minute, 1, 8)
+	if err != nil || len(steps) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "wide against on: interval ±") || !strings.Contains(notes[0], "stopped by the budget (--budget 1h0m0s, 59:00 spent)") {
+		t.Errorf("steps %v, notes %q, err %v", steps, notes, err)
 	}
 }

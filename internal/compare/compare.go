@@ -90,6 +90,9 @@ type Report struct {
 	Meaning  Meaning         `json:"meaning"`
 	Notes    []string        `json:"notes"`
 	Warnings []stats.Warning `json:"warnings"`
+	// Lab is how `sectax lab` measured the runs (accelerator, CPU model);
+	// absent for runs measured on a machine itself.
+	Lab *LabNote `json:"lab,omitempty"`
 
 	// ratios are the primary speedups the geomean is over (match to finish).
 	ratios []float64
@@ -120,6 +123,9 @@ type Conclusion struct {
 	// many primary metrics differ significantly after the correction.
 	Workloads   int `json:"workloads"`
 	Significant int `json:"significant"`
+	// Headline is what every format says before the conclusion:
+	// TCGHeadline when the runs were emulated; absent otherwise.
+	Headline string `json:"headline,omitempty"`
 }
 
 // SideInfo describes one side.
@@ -199,8 +205,9 @@ type Metric struct {
 	// Delta is benchstat's column: "~" or the signed percentage.
 	Delta string `json:"delta"`
 	// RatioInterval is the confidence interval of the ratio B/A that goes
-	// with the U test (Hodges-Lehmann), when both sides' samples are
-	// repetitions; nil otherwise.
+	// with the U test (Hodges-Lehmann), when both sides' samples are of
+	// one unit (repetitions, or per-boot medians with the boot as the
+	// unit) and enough for one; nil otherwise.
 	RatioInterval *Interval       `json:"ratio_interval"`
 	Warnings      []stats.Warning `json:"warnings,omitempty"`
 	// RawA and RawB are every repetition of each side in run order (the
@@ -443,13 +450,20 @@ func sideInfo(s Side) SideInfo {
 }
 
 // Compare builds the report of A against B.
+// It refuses sides measured under different accelerators
+// (*MixedAcceleratorsError).
 func Compare(a, b Side, opt Options) (*Report, error) {
+	note, err := checkAccelerators([]Side{a, b})
+	if err != nil {
+		return nil, err
+	}
 	rep, err := match(a, b, opt)
 	if err != nil {
 		return nil, err
 	}
 	adjust([]*Report{rep})
 	rep.finish(a, b)
+	rep.addLab(note)
 	return rep, nil
 }
 
@@ -482,7 +496,9 @@ func match(a, b Side, opt Options) (*Report, error) {
 	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence, Multiplicity: Multiplicity,
 		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},
 		Workloads: []Workload{}, Controls: []ControlFinding{}, Notes: []string{}, Warnings: []stats.Warning{}}
-	interval := rep.A.Unit == "repetition" && rep.B.Unit == "repetition"
+	// The ratio's interval needs samples of one unit on both sides:
+	// repetitions, or per-boot medians (the boot as the unit).
+	interval := rep.A.Unit == rep.B.Unit && (rep.A.Unit == "repetition" || rep.A.Unit == "boot")
 
 	ga, gb := groups(a), groups(b)
 	usedB := make([]bool, len(gb))
@@ -542,7 +558,7 @@ func match(a, b Side, opt Options) (*Report, error) {
 			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
 			m.RawA, m.RawB = sideSamples(a, x, ma.Name, "repetition"), sideSamples(b, y, ma.Name, "repetition")
 			if interval {
-				if lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, stats.Confidence); ok && finite(lo) != nil && finite(hi) != nil {
+				if lo, hi, ok := stats.RatioInterval(sa, sb, stats.Confidence); ok && finite(lo) != nil && finite(hi) != nil {
 					m.RatioInterval = &Interval{Lo: lo, Hi: hi}
 				}
 			}

@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -491,5 +492,47 @@ func TestZeroMedianControlJSON(t *testing.T) {
 	}
 	if len(rep.Controls) != 1 || !strings.Contains(string(out), `"change_pct":null`) {
 		t.Errorf("controls %+v\n%s", rep.Controls, out)
+	}
+}
+
+// TestBootInterval: with the boot as the unit on both sides, the ratio's
+// interval is the Hodges-Lehmann interval of the per-boot medians (never
+// of the pooled repetitions, which are no independent samples), and there
+// is none with too few boots.
+func TestBootInterval(t *testing.T) {
+	p := map[string]any{"loops": int64(1)}
+	sides := func(boots int) (Side, Side) {
+		var a, b []*run.Run
+		var ea, eb []map[string]any
+		for i := 0; i < boots; i++ {
+			f := 1 + float64(i)/100
+			a = append(a, mkRun(fmt.Sprintf("a%d", i), "on", res("sched-pipe", p, lower("usecs_per_op", 10*f, 10*f, 30*f))))
+			b = append(b, mkRun(fmt.Sprintf("b%d", i), "off", res("sched-pipe", p, lower("usecs_per_op", 5*f, 5*f, 1*f))))
+			e, o := envOn(), envOff()
+			e["boot_id"], o["boot_id"] = fmt.Sprintf("on-%d", i), fmt.Sprintf("off-%d", i)
+			ea, eb = append(ea, e), append(eb, o)
+		}
+		return side("on", a, ea...), side("off", b, eb...)
+	}
+	a, b := sides(6)
+	rep, err := Compare(a, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := findMetric(t, rep, "sched-pipe", "usecs_per_op")
+	if rep.A.Unit != "boot" || rep.B.Unit != "boot" || m.RatioInterval == nil {
+		t.Fatalf("units %s/%s, interval %v", rep.A.Unit, rep.B.Unit, m.RatioInterval)
+	}
+	// Per-boot medians are 10·f and 5·f: every ratio is near 0.5 (the
+	// pooled repetitions, with their 30s and 1s, would reach 0.03 and 3).
+	if m.RatioInterval.Lo < 0.47 || m.RatioInterval.Hi > 0.53 || m.RatioInterval.Lo > 0.5 || m.RatioInterval.Hi < 0.5 {
+		t.Errorf("interval %+v, want about 0.5 from the per-boot medians", *m.RatioInterval)
+	}
+	a, b = sides(2)
+	if rep, err = Compare(a, b, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := findMetric(t, rep, "sched-pipe", "usecs_per_op"); m.RatioInterval != nil {
+		t.Errorf("2+2 boots have an interval %+v", *m.RatioInterval)
 	}
 }

@@ -44,6 +44,11 @@ type MultiReport struct {
 	Multiplicity string   `json:"multiplicity"`
 	Family       int      `json:"family"`
 	Baseline     SideInfo `json:"baseline"`
+	// Headline is what every format says first: TCGHeadline when the runs
+	// were emulated; absent otherwise. Lab is how `sectax lab` measured
+	// the runs, absent for runs measured on a machine itself.
+	Headline string   `json:"headline,omitempty"`
+	Lab      *LabNote `json:"lab,omitempty"`
 	// Comparisons are the sectax.compare/v1 reports of each other side
 	// against the baseline (their A is the baseline), in side order.
 	Comparisons []*Report `json:"comparisons"`
@@ -77,7 +82,8 @@ type MultiRow struct {
 // CompareMulti compares every side after the first with the first (the
 // baseline), each by Compare's model, with Holm's correction over every
 // side's primary metrics together. It needs at least two sides; with two,
-// Compare gives the pairwise report.
+// Compare gives the pairwise report. It refuses sides measured under
+// different accelerators (*MixedAcceleratorsError).
 func CompareMulti(sides []Side, opt Options) (*MultiReport, error) {
 	if len(sides) < 2 {
 		return nil, fmt.Errorf("a comparison needs at least two sides, got %d", len(sides))
@@ -96,8 +102,12 @@ func CompareMulti(sides []Side, opt Options) (*MultiReport, error) {
 			owner[r.ID] = s.Ref
 		}
 	}
+	note, err := checkAccelerators(sides)
+	if err != nil {
+		return nil, err
+	}
 	base := sides[0]
-	mr := &MultiReport{Schema: MultiSchema, Multiplicity: MultiplicityAcrossSides}
+	mr := &MultiReport{Schema: MultiSchema, Multiplicity: MultiplicityAcrossSides, Lab: note}
 	for _, s := range sides[1:] {
 		rep, err := match(base, s, opt)
 		if err != nil {
@@ -109,6 +119,8 @@ func CompareMulti(sides []Side, opt Options) (*MultiReport, error) {
 	adjust(mr.Comparisons)
 	for i, rep := range mr.Comparisons {
 		rep.finish(base, sides[i+1])
+		rep.addLab(note)
+		mr.Headline = rep.Conclusion.Headline
 		mr.Conclusions = append(mr.Conclusions, SideConclusion{Side: rep.B.Ref, Conclusion: rep.Conclusion})
 		for _, w := range rep.Workloads {
 			if len(w.Metrics) > 0 && w.Metrics[0].Role == RolePrimary && w.Metrics[0].PAdjusted != nil {

@@ -15,7 +15,7 @@ import (
 // leave-one-out part with its interval and share, the interaction, the
 // waterfall and the other configurations.
 func AttributionText(w io.Writer, a *attribute.Attribution) error {
-	fmt.Fprintln(w, "attribution of the tax to mitigations (tax: how much slower on is than the configuration)")
+	fmt.Fprintln(w, Headlined(a.Headline, "attribution of the tax to mitigations (tax: how much slower on is than the configuration)"))
 	var cfgs []string
 	for _, c := range a.Configs {
 		cfgs = append(cfgs, fmt.Sprintf("%s (%s, %s)", c.Name, attrPlural(c.Runs, "run"), attrPlural(c.Boots, "boot")))
@@ -73,6 +73,9 @@ func AttributionText(w io.Writer, a *attribute.Attribution) error {
 
 // AttributionMarkdown renders the same as Markdown tables.
 func AttributionMarkdown(w io.Writer, a *attribute.Attribution) error {
+	if a.Headline != "" {
+		fmt.Fprintf(w, "**%s**\n\n", mdEscape(a.Headline))
+	}
 	for _, wl := range a.Workloads {
 		fmt.Fprintf(w, "### %s %s (%s)\n\n| configuration | tax | 95%% interval | p | share of total |\n|---|---|---|---|---|\n", wl.Workload, wl.Params, wl.Metric)
 		if wl.Total != nil {

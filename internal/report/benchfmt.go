@@ -65,7 +65,7 @@ func benchName(res *run.Result) string {
 // nil, its conclusion is the first line, as a comment.
 func Benchfmt(w io.Writer, rep *compare.Report, sides ...compare.Side) error {
 	if rep != nil {
-		if _, err := fmt.Fprintf(w, "# sectax compare %s vs %s: %s\n", termSafe(rep.A.Ref), termSafe(rep.B.Ref), Conclusion(rep)); err != nil {
+		if _, err := fmt.Fprintf(w, "# sectax compare %s vs %s: %s\n", termSafe(rep.A.Ref), termSafe(rep.B.Ref), Headlined(rep.Conclusion.Headline, Conclusion(rep))); err != nil {
 			return err
 		}
 	}
@@ -75,7 +75,7 @@ func Benchfmt(w io.Writer, rep *compare.Report, sides ...compare.Side) error {
 // BenchfmtMulti is Benchfmt of three or more sides, the baseline first:
 // benchstat -col label shows a column per side, the first as its base.
 func BenchfmtMulti(w io.Writer, mr *compare.MultiReport, sides ...compare.Side) error {
-	if _, err := fmt.Fprintf(w, "# sectax compare %s: %s\n", termSafe(strings.Join(mr.Sides(), " ")), MultiConclusion(mr)); err != nil {
+	if _, err := fmt.Fprintf(w, "# sectax compare %s: %s\n", termSafe(strings.Join(mr.Sides(), " ")), Headlined(mr.Headline, MultiConclusion(mr))); err != nil {
 		return err
 	}
 	return benchSamples(w, sides)

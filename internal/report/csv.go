@@ -14,7 +14,17 @@ import (
 var CSVHeader = []string{"workload", "params", "engine", "control", "metric", "unit", "better",
 	"a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n",
 	"change_pct", "speedup", "p", "alpha", "significant", "verdict",
-	"p_adjusted", "role", "ratio_lo", "ratio_hi"}
+	"p_adjusted", "role", "ratio_lo", "ratio_hi", "accel"}
+
+// accel is the CSV's accel cell: how the runs were measured (kvm or tcg
+// in a `sectax lab` guest; none on a machine itself). Under tcg the
+// timings are emulator artefacts, not hardware costs.
+func accel(rep *compare.Report) string {
+	if rep.Lab == nil {
+		return "none"
+	}
+	return rep.Lab.Accel
+}
 
 // f renders a number unscaled; a value that is not finite (the change from
 // a median of 0) is an empty cell.
@@ -36,7 +46,9 @@ func ci(s stats.Summary) (lo, hi string) {
 // stand for a missing interval or an untested difference. p is the raw
 // p-value, p_adjusted the one after Holm's correction; significant and
 // verdict are judged on p_adjusted. ratio_lo and ratio_hi bound the
-// interval of B/A. Text fields have control characters escaped (\xNN).
+// interval of B/A; accel says how the runs were measured ("tcg": emulated,
+// timings are not hardware costs). Text fields have control characters
+// escaped (\xNN).
 func CSV(w io.Writer, rep *compare.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -44,7 +56,7 @@ func CSV(w io.Writer, rep *compare.Report) error {
 	}
 	for _, wl := range rep.Workloads {
 		for _, m := range wl.Metrics {
-			if err := cw.Write(csvRow(wl, m)); err != nil {
+			if err := cw.Write(append(csvRow(wl, m), accel(rep))); err != nil {
 				return err
 			}
 		}

@@ -23,7 +23,7 @@ func CSVMulti(w io.Writer, mr *compare.MultiReport) error {
 	for _, rep := range mr.Comparisons {
 		for _, wl := range rep.Workloads {
 			for _, m := range wl.Metrics {
-				if err := cw.Write(append([]string{termSafe(rep.A.Ref), termSafe(rep.B.Ref)}, csvRow(wl, m)...)); err != nil {
+				if err := cw.Write(append([]string{termSafe(rep.A.Ref), termSafe(rep.B.Ref)}, append(csvRow(wl, m), accel(rep))...)); err != nil {
 					return err
 				}
 			}

@@ -124,7 +124,7 @@ func HTML(w io.Writer, rep *compare.Report) error {
 		return err
 	}
 	d := htmlData{
-		Title: fmt.Sprintf("sectax: %s vs %s", rep.A.Ref, rep.B.Ref), Conclusion: capital(Conclusion(rep)) + ".",
+		Title: fmt.Sprintf("sectax: %s vs %s", rep.A.Ref, rep.B.Ref), Conclusion: Headlined(rep.Conclusion.Headline, capital(Conclusion(rep))+"."),
 		A: rep.A, B: rep.B, ALine: sideLine(rep.A), BLine: sideLine(rep.B),
 		Legend: legend(rep), Meaning: Meaning(rep), CSS: template.CSS(htmlCSS),
 		Alpha: rep.Alpha, ConfidencePct: fmt.Sprintf("%.0f%%", rep.Confidence*100),

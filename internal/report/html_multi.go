@@ -63,7 +63,7 @@ func HTMLMulti(w io.Writer, mr *compare.MultiReport) error {
 	if err != nil {
 		return err
 	}
-	d := htmlMultiData{Conclusion: capital(MultiConclusion(mr)) + ".",
+	d := htmlMultiData{Conclusion: Headlined(mr.Headline, capital(MultiConclusion(mr))+"."),
 		Legend: multiLegend(mr), CSS: template.CSS(htmlCSS), Alpha: mr.Alpha, Family: mr.Family,
 		ConfidencePct: fmt.Sprintf("%.0f%%", mr.Confidence*100)}
 	d.Sides = append(d.Sides, htmlMultiSide{Letter: "A", Ref: mr.Baseline.Ref, Line: sideLine(mr.Baseline), Base: true})

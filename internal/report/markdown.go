@@ -51,7 +51,7 @@ func mdAlt(s string) string {
 // MarkdownWith is Markdown with options: links to the charts.
 func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### sectax compare: %s vs %s — %s\n\n", code(rep.A.Ref), code(rep.B.Ref), mdEscape(Conclusion(rep)))
+	fmt.Fprintf(&b, "### sectax compare: %s vs %s — %s\n\n", code(rep.A.Ref), code(rep.B.Ref), mdEscape(Headlined(rep.Conclusion.Headline, Conclusion(rep))))
 	b.WriteString("| | A | B |\n|---|---|---|\n")
 	row := func(name, a, c string) { fmt.Fprintf(&b, "| %s | %s | %s |\n", name, a, c) }
 	row("reference", codeCell(rep.A.Ref), codeCell(rep.B.Ref))

@@ -17,7 +17,7 @@ func MarkdownMulti(w io.Writer, mr *compare.MultiReport, opt MarkdownOptions) er
 	for _, r := range mr.Sides() {
 		refs = append(refs, code(r))
 	}
-	fmt.Fprintf(&b, "### sectax compare: %s — %s\n\n", strings.Join(refs, " vs "), mdEscape(capital(MultiConclusion(mr))))
+	fmt.Fprintf(&b, "### sectax compare: %s — %s\n\n", strings.Join(refs, " vs "), mdEscape(Headlined(mr.Headline, capital(MultiConclusion(mr)))))
 	sides := append([]compare.SideInfo{mr.Baseline}, func() []compare.SideInfo {
 		var out []compare.SideInfo
 		for _, rep := range mr.Comparisons {

@@ -43,6 +43,15 @@ func plural(n int) string {
 	return "s"
 }
 
+// Headlined puts a report's headline (compare.TCGHeadline for emulated
+// runs) before its conclusion line; without one the line is as given.
+func Headlined(headline, line string) string {
+	if headline == "" {
+		return line
+	}
+	return headline + " — " + line
+}
+
 // capital returns s with its first letter in upper case.
 func capital(s string) string {
 	if s == "" {

@@ -100,7 +100,7 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 	}
 	ts := termSafe
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", paint(ansiBold, capital(Conclusion(rep))+"."))
+	fmt.Fprintf(&b, "%s\n", paint(ansiBold, Headlined(rep.Conclusion.Headline, capital(Conclusion(rep))+".")))
 	fmt.Fprintf(&b, "sectax compare: A = %s  B = %s\n", ts(rep.A.Ref), ts(rep.B.Ref))
 	fmt.Fprintf(&b, "  A  %s\n", ts(sideLine(rep.A)))
 	fmt.Fprintf(&b, "  B  %s\n", ts(sideLine(rep.B)))

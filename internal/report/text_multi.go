@@ -21,7 +21,7 @@ func TextMulti(w io.Writer, mr *compare.MultiReport, opt Options) error {
 	}
 	ts := termSafe
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", paint(ansiBold, capital(MultiConclusion(mr))+"."))
+	fmt.Fprintf(&b, "%s\n", paint(ansiBold, Headlined(mr.Headline, capital(MultiConclusion(mr))+".")))
 	b.WriteString("sectax compare:")
 	for i, ref := range mr.Sides() {
 		sep := "  "

@@ -137,7 +137,14 @@ func (d *DB) SaveCampaign(ctx context.Context, c *Campaign) error {
 		return fmt.Errorf("%w %s in %s", ErrNoCampaign, c.ID, d.path)
 	}
 	for i := range c.Steps {
-		if err := updateStep(ctx, tx, c.ID, &c.Steps[i]); err != nil {
+		s := &c.Steps[i]
+		// Steps added to a running campaign (adaptive repetition) are
+		// inserted here, in the same transaction.
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO campaign_steps(campaign_id, idx, config, boot, status) VALUES (?, ?, ?, ?, ?)`,
+			c.ID, s.Index, s.Config, s.Boot, s.Status); err != nil {
+			return d.wrap(err)
+		}
+		if err := updateStep(ctx, tx, c.ID, s); err != nil {
 			return d.wrap(err)
 		}
 	}

@@ -1,0 +1,68 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Reasons an adaptive repetition stopped adding boots to a configuration.
+const (
+	// StopTarget: the interval of its difference to on is as narrow as
+	// the target.
+	StopTarget = "target"
+	// StopBudget: another round would not fit in the budget of time.
+	StopBudget = "budget"
+)
+
+// Adaptive is adaptive repetition: after the planned boots, keep adding
+// rounds (on and every configuration not yet narrow enough, one boot each)
+// until the interval of each configuration's difference to on is at most
+// TargetPct wide either side, or another round would overrun Budget.
+type Adaptive struct {
+	// TargetPct is the half-width of the interval of the change, in
+	// percentage points (2: the change is known within ±2 points).
+	TargetPct float64
+	// Budget bounds the lab's whole wall time, planned boots included.
+	Budget time.Duration
+}
+
+// Check refuses a target or a budget that cannot work.
+func (a Adaptive) Check() error {
+	if !(a.TargetPct > 0) || math.IsInf(a.TargetPct, 0) {
+		return fmt.Errorf("--target-ci %v: give a half-width in percentage points above 0, such as 2", a.TargetPct)
+	}
+	if a.Budget <= 0 {
+		return fmt.Errorf("--target-ci needs --budget, the longest the lab may run in all (such as 2h): without one, a difference that never narrows would boot forever")
+	}
+	return nil
+}
+
+// Round decides the next round from the widths of the configurations
+// still running (their widest interval half-width against on, +Inf when
+// one has no interval yet), the time spent so far and the mean time of a
+// boot: the configurations to boot again, in name order, and for the
+// others why they stopped. A round boots on besides them, so it costs
+// len(more)+1 boots (times kernels, which perBoot may include).
+func (a Adaptive) Round(widths map[string]float64, elapsed, perBoot time.Duration) (more []string, stopped map[string]string) {
+	stopped = map[string]string{}
+	for name, w := range widths {
+		if w <= a.TargetPct {
+			stopped[name] = StopTarget
+		} else {
+			more = append(more, name)
+		}
+	}
+	sort.Strings(more)
+	if len(more) == 0 {
+		return nil, stopped
+	}
+	if elapsed+time.Duration(len(more)+1)*perBoot > a.Budget {
+		for _, name := range more {
+			stopped[name] = StopBudget
+		}
+		return nil, stopped
+	}
+	return more, stopped
+}

@@ -1,0 +1,192 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/run"
+)
+
+// withLab gives every run of the sides a lab block of accel.
+func withLab(accel, cpu string, sides ...compare.Side) {
+	for _, s := range sides {
+		for _, r := range s.Runs {
+			r.Lab = &run.Lab{QEMUVersion: "10.0.3", Accel: accel, CPUModel: cpu, MemoryMiB: 1024, VCPUs: 2,
+				Kernel: "debian", KernelImage: "/boot/vmlinuz-6.18.0", LabParams: "console=ttyS0 panic=-1"}
+		}
+	}
+}
+
+// labFormats renders a pairwise report in every format.
+func labFormats(t *testing.T, rep *compare.Report, a, b compare.Side) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, f := range []string{"text", "md", "json", "csv"} {
+		out[f] = render(t, rep, f, false)
+	}
+	var bf, h bytes.Buffer
+	if err := Benchfmt(&bf, rep, a, b); err != nil {
+		t.Fatal(err)
+	}
+	out["benchfmt"] = bf.Bytes()
+	if err := HTML(&h, rep); err != nil {
+		t.Fatal(err)
+	}
+	out["html"] = h.Bytes()
+	return out
+}
+
+// checkHeadline asserts that each format says the TCG headline first: the
+// first line of text, Markdown and benchfmt, the conclusion of JSON, the
+// accel column of CSV, the headline of HTML.
+func checkHeadline(t *testing.T, name string, out map[string][]byte) {
+	t.Helper()
+	first := func(b []byte) string {
+		line, _, _ := strings.Cut(string(b), "\n")
+		return line
+	}
+	for _, f := range []string{"text", "md", "benchfmt"} {
+		if l := first(out[f]); !strings.Contains(l, compare.TCGHeadline) {
+			t.Errorf("%s %s: first line %q lacks %q", name, f, l, compare.TCGHeadline)
+		}
+	}
+	if !strings.HasPrefix(first(out["text"]), compare.TCGHeadline+" — ") {
+		t.Errorf("%s text: the headline does not come first: %q", name, first(out["text"]))
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out["json"], &doc); err != nil {
+		t.Fatal(err)
+	}
+	headline := doc["headline"] // multi
+	if c, ok := doc["conclusion"].(map[string]any); ok {
+		headline = c["headline"]
+	}
+	if headline != compare.TCGHeadline {
+		t.Errorf("%s json: headline %v", name, headline)
+	}
+	if lab, _ := doc["lab"].(map[string]any); lab["accel"] != "tcg" || lab["emulated"] != true {
+		t.Errorf("%s json: lab %v", name, doc["lab"])
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out["csv"]))
+	sc.Scan()
+	if !strings.HasSuffix(sc.Text(), ",accel") {
+		t.Errorf("%s csv: header %q lacks accel", name, sc.Text())
+	}
+	rows := 0
+	for sc.Scan() {
+		rows++
+		if !strings.HasSuffix(sc.Text(), ",tcg") {
+			t.Errorf("%s csv: row %q is not marked tcg", name, sc.Text())
+		}
+	}
+	if rows == 0 {
+		t.Errorf("%s csv: no rows", name)
+	}
+	h := string(out["html"])
+	i := strings.Index(h, `class="geomean"`)
+	if i < 0 || !strings.Contains(h[i:i+200], compare.TCGHeadline) {
+		t.Errorf("%s html: the headline lacks %q", name, compare.TCGHeadline)
+	}
+}
+
+// TestTCGEveryFormat: runs measured under TCG say so first in every
+// format, and the report carries the emulated warning.
+func TestTCGEveryFormat(t *testing.T) {
+	a, b := runSides()
+	withLab("tcg", "Skylake-Client-v1", a, b)
+	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.HasWarning(compare.KindEmulated) || rep.Warnings[0].Kind != compare.KindEmulated {
+		t.Errorf("the emulated warning is not first: %v", rep.Warnings)
+	}
+	out := labFormats(t, rep, a, b)
+	checkHeadline(t, "pairwise", out)
+	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
+		golden(t, "lab-tcg."+f, out[f])
+	}
+
+	sides := runSidesMulti()
+	withLab("tcg", "Skylake-Client-v1", sides...)
+	mr, err := compare.CompareMulti(sides, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mout := map[string][]byte{}
+	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
+		mout[f] = renderMulti(t, mr, sides, f, false)
+		golden(t, "lab-tcg-multi."+f, mout[f])
+	}
+	checkHeadline(t, "multi", mout)
+}
+
+// TestKVMNote: runs measured in KVM guests carry no TCG headline, but a
+// note that the figures are a guest's costs.
+func TestKVMNote(t *testing.T) {
+	a, b := runSides()
+	withLab("kvm", "host", a, b)
+	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := labFormats(t, rep, a, b)
+	for f, o := range out {
+		if strings.Contains(string(o), "TCG") {
+			t.Errorf("%s mentions TCG under kvm", f)
+		}
+	}
+	if !strings.Contains(string(out["text"]), "cost in a guest") {
+		t.Errorf("text lacks the KVM note:\n%s", out["text"])
+	}
+	golden(t, "lab-kvm.text", out["text"])
+	golden(t, "lab-kvm.csv", out["csv"])
+}
+
+// TestAttributionTCG: an attribution of runs emulated under TCG says so
+// first in text and Markdown and carries the headline in JSON; one of
+// runs measured on a machine itself does not.
+func TestAttributionTCG(t *testing.T) {
+	if a := attributionReport(t); a.Headline != "" {
+		t.Errorf("bare runs: headline %q", a.Headline)
+	}
+	jitter := []float64{1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005}
+	mk := func(id string, centre float64) []*run.Run {
+		xs := make([]float64, len(jitter))
+		for i, j := range jitter {
+			xs[i] = centre * j
+		}
+		return []*run.Run{{Schema: run.Schema, ID: id, Label: id, Lab: &run.Lab{Accel: "tcg", CPUModel: "Skylake-Client-v1"},
+			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}}
+	}
+	a, err := attribute.Attribute([]attribute.Arm{{Name: "on", Runs: mk("r-on", 12)}, {Name: "off", Runs: mk("r-off", 10)},
+		{Name: "no-meltdown", Runs: mk("r-nopti", 11)}}, []string{"on", "no-meltdown", "off"}, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt, md, js bytes.Buffer
+	if err := AttributionText(&txt, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := AttributionMarkdown(&md, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := AttributionJSON(&js, a); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": txt.String(), "md": md.String()} {
+		if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, compare.TCGHeadline) {
+			t.Errorf("%s: first line %q", name, first)
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc["headline"] != compare.TCGHeadline {
+		t.Errorf("json headline %v (%v)", doc["headline"], err)
+	}
+}
