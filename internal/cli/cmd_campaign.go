@@ -474,19 +474,30 @@ func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
 	if err := checkFormat(g, "text", "json"); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, g, false)
-	if errors.Is(err, store.ErrNoDatabase) {
-		return exit.Wrap(exit.Runtime, fmt.Errorf("no campaign: %v; start one with 'sectax campaign start'", err))
-	}
+	db, rec, err := findCampaign(ctx, g, ref)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	return writeCampaignStatus(g, rec)
+}
+
+// findCampaign opens the store and finds the campaign ref names (the
+// newest when ref is empty); the caller closes db.
+func findCampaign(ctx context.Context, g *Globals, ref string) (*store.DB, *store.Campaign, error) {
+	db, err := openStore(ctx, g, false)
+	if errors.Is(err, store.ErrNoDatabase) {
+		return nil, nil, exit.Wrap(exit.Runtime, fmt.Errorf("no campaign: %v; start one with 'sectax campaign start'", err))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	rec, err := db.FindCampaign(ctx, ref)
 	if err != nil {
-		return campaignRefError(err)
+		db.Close()
+		return nil, nil, campaignRefError(err)
 	}
-	return writeCampaignStatus(g, rec)
+	return db, rec, nil
 }
 
 func campaignRefError(err error) error {
@@ -562,18 +573,11 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	if err := stats.CheckAlpha(o.alpha); err != nil {
 		return usagef("--alpha: %v", err)
 	}
-	db, err := openStore(ctx, g, false)
-	if errors.Is(err, store.ErrNoDatabase) {
-		return exit.Wrap(exit.Runtime, fmt.Errorf("no campaign: %v", err))
-	}
+	db, rec, err := findCampaign(ctx, g, ref)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	rec, err := db.FindCampaign(ctx, ref)
-	if err != nil {
-		return campaignRefError(err)
-	}
 	configs, err := campaign.Configs(rec)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/exit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,7 +214,16 @@ func TestCompareRefusesMixedAccelerators(t *testing.T) {
 			r["id"] = r["id"].(string) + "-" + name
 			r["label"] = label + "-" + name
 			if a := accel(label); a != "" {
-				r["lab"] = map[string]any{"qemu_version": "10.0.3", "accel": a, "cpu_model": "Skylake-Client-v1"}
+				// A lab block as sectax lab writes it (import checks it),
+				// with the accelerator under test.
+				lab := map[string]any{"qemu_version": "QEMU emulator version 7.2.22", "accel": a, "cpu_model": "Skylake-Client-v1",
+					"memory_mib": 512, "vcpus": 1, "kernel": "6.1.0-57-amd64", "kernel_image": "/boot/vmlinuz-6.1.0-57-amd64",
+					"kernel_sha256": strings.Repeat("ab", 32), "boot": 1, "boots": 1}
+				env, _ := r["env"].(map[string]any)
+				cmdline, _ := env["cmdline"].(map[string]any)
+				r["lab"] = lab
+				r["config"] = map[string]any{"name": "on", "params": []string{},
+					"verification": map[string]any{"ok": true, "boot_id": env["boot_id"], "cmdline": cmdline["raw"]}}
 			}
 			if err := enc.Encode(r); err != nil {
 				t.Fatal(err)
@@ -332,8 +342,7 @@ func TestOnlyConfigs(t *testing.T) {
 		t.Errorf("no --only-config: %d configurations", len(all))
 	}
 	_, err = onlyConfigs(plan, []string{"no-mds"})
-	var ec interface{ ExitCode() int }
-	if !errors.As(err, &ec) || ec.ExitCode() != ExitUsage || !strings.Contains(err.Error(), "it has on, off, no-spectre_v2, no-retbleed") {
+	if exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "it has on, off, no-spectre_v2, no-retbleed") {
 		t.Errorf("unknown name: %v", err)
 	}
 }

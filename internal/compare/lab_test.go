@@ -2,6 +2,7 @@ package compare
 
 import (
 	"errors"
+	"github.com/sectax/sectax/internal/exit"
 	"math"
 	"slices"
 	"strings"
@@ -73,8 +74,7 @@ func TestRefuseMixedAccelerators(t *testing.T) {
 		if !errors.As(err, &me) || !errors.Is(err, ErrMixedAccelerators) {
 			t.Fatalf("%s: err = %v, want a MixedAcceleratorsError", tc.name, err)
 		}
-		var ec interface{ ExitCode() int }
-		if !errors.As(err, &ec) || ec.ExitCode() != 2 {
+		if exit.Of(err) != exit.Usage {
 			t.Errorf("%s: not a usage error", tc.name)
 		}
 		if msg := err.Error(); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "compare runs measured the same way") {
