@@ -307,12 +307,12 @@ apart). The waterfall follows the plan's cumulative order.`,
 	cmd.Flags().StringArrayVar(&configs, "config", nil, "take configuration NAME's runs from `NAME=REF` (a run id, prefix or label; repeatable)")
 	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
 	cmd.Flags().StringVar(&chartDir, "chart", "", "also write each workload's cumulative waterfall as a PNG into `DIR`")
-	addFormatFlag(cmd, g, "text", "text", "md", "json")
+	addFormatFlag(cmd, g, "text", "text", "md", "json", "html")
 	return cmd
 }
 
 func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string) error {
-	if err := checkFormat(g, "text", "md", "json"); err != nil {
+	if err := checkFormat(g, "text", "md", "json", "html"); err != nil {
 		return err
 	}
 	if err := stats.CheckAlpha(alpha); err != nil {
@@ -389,7 +389,7 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 		attribute.CiteCosts(att, kb)
 	}
 	if chartDir != "" {
-		if err := writeWaterfalls(g, chartDir, att); err != nil {
+		if err := writeWaterfalls(ctx, g, chartDir, att); err != nil {
 			return err
 		}
 	}
@@ -402,6 +402,8 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 		return finish(report.AttributionJSON(w, att))
 	case "md":
 		return finish(report.AttributionMarkdown(w, att))
+	case "html":
+		return finish(report.AttributionHTML(w, att))
 	}
 	return finish(report.AttributionText(w, att))
 }
@@ -430,7 +432,7 @@ func waterfallOrder(arms []attribute.Arm) []string {
 }
 
 // writeWaterfalls writes one PNG per workload into dir (created if needed).
-func writeWaterfalls(g *Globals, dir string, att *attribute.Attribution) error {
+func writeWaterfalls(ctx context.Context, g *Globals, dir string, att *attribute.Attribution) error {
 	charts, err := report.WaterfallCharts(att)
 	if err != nil {
 		return err
@@ -448,7 +450,7 @@ func writeWaterfalls(g *Globals, dir string, att *attribute.Attribution) error {
 			return err
 		}
 		path := filepath.Join(dir, c.Name+".png")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
+		if err := g.writeOutputFile(ctx, path, b); err != nil {
 			return fmt.Errorf("--chart: %w", err)
 		}
 		g.notice("wrote %s", path)

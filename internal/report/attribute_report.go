@@ -77,7 +77,7 @@ func AttributionMarkdown(w io.Writer, a *attribute.Attribution) error {
 		fmt.Fprintf(w, "**%s**\n\n", mdEscape(a.Headline))
 	}
 	for _, wl := range a.Workloads {
-		fmt.Fprintf(w, "### %s %s (%s)\n\n| configuration | tax | 95%% interval | p | share of total |\n|---|---|---|---|---|\n", wl.Workload, wl.Params, wl.Metric)
+		fmt.Fprintf(w, "### %s %s (%s)\n\n| configuration | tax | 95%% interval | p | share of total |\n|---|---|---|---|---|\n", mdEscape(wl.Workload), mdEscape(wl.Params), mdEscape(wl.Metric))
 		if wl.Total != nil {
 			fmt.Fprintf(w, "| off (total) | %s | %s | %s | 100%% |\n", attrTax(*wl.Total), attrCI(*wl.Total), probeP(wl.Total.P))
 		}
@@ -86,18 +86,18 @@ func AttributionMarkdown(w io.Writer, a *attribute.Attribution) error {
 			if p.SharePct != nil {
 				share = fmt.Sprintf("%.0f%%", *p.SharePct)
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", p.Config, attrTax(p.Effect), attrCI(p.Effect), probeP(p.P), share)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdEscape(p.Config), attrTax(p.Effect), attrCI(p.Effect), probeP(p.P), share)
 		}
 		if wl.Interaction != nil {
 			fmt.Fprintf(w, "| interaction | %s | | | |\n", stats.FormatPct(*wl.Interaction))
 		}
 		for _, e := range wl.Others {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | |\n", e.Config, attrTax(e), attrCI(e), probeP(e.P))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | |\n", mdEscape(e.Config), attrTax(e), attrCI(e), probeP(e.P))
 		}
 		fmt.Fprintln(w)
 	}
 	for _, n := range a.Notes {
-		fmt.Fprintf(w, "Note: %s\n\n", n)
+		fmt.Fprintf(w, "Note: %s\n\n", mdEscape(n))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"image/png"
+	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/attribute"
@@ -41,12 +42,19 @@ func TestAttributionGolden(t *testing.T) {
 		"attribution.txt":  func(b *bytes.Buffer) error { return AttributionText(b, a) },
 		"attribution.md":   func(b *bytes.Buffer) error { return AttributionMarkdown(b, a) },
 		"attribution.json": func(b *bytes.Buffer) error { return AttributionJSON(b, a) },
+		"attribution.html": func(b *bytes.Buffer) error { return AttributionHTML(b, a) },
 	} {
 		var b bytes.Buffer
 		if err := fn(&b); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, name, b.Bytes())
+		if strings.HasSuffix(name, ".html") {
+			checkSelfContained(t, b.Bytes())
+			if !strings.Contains(b.String(), "<svg") {
+				t.Error("the HTML attribution has no waterfall chart")
+			}
+		}
 	}
 }
 
