@@ -301,7 +301,7 @@ func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.M
 	}
 	ss := session{label: m.Label, engine: "native", text: writeRunText,
 		fill: func(r *run.Run) { r.ID, r.Config, r.Campaign = m.RunID, m.Config, m.Campaign }}
-	ss.recordIn(g, db)
+	ss.recordIn(ctx, g, db)
 	return measure(ctx, g, o, pl, ss)
 }
 

@@ -40,7 +40,7 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	sink := &storeSink{db: db, g: g}
+	sink := &storeSink{db: db, g: g, patience: ctx}
 	ss.sink = sink
 	ss.stored = func(r *run.Run) error {
 		if sink.err != nil {

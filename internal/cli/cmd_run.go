@@ -246,15 +246,15 @@ func (ss *session) useStore(ctx context.Context, g *Globals, label string) (func
 			return nil, usagef("--label %s is the id of stored run %s; a label must not name a run, or compare and rm would take the wrong one: choose another label", label, ids[0])
 		}
 	}
-	ss.recordIn(g, db)
+	ss.recordIn(ctx, g, db)
 	return func() { db.Close() }, nil
 }
 
 // recordIn makes the session record its run in db as it goes (busy writes
 // retried); a run db cannot take is printed all the same and spilled to a
 // file beside the store, and the command then fails naming the file.
-func (ss *session) recordIn(g *Globals, db *store.DB) {
-	sink := &storeSink{db: db, g: g}
+func (ss *session) recordIn(ctx context.Context, g *Globals, db *store.DB) {
+	sink := &storeSink{db: db, g: g, patience: ctx}
 	ss.sink = sink
 	ss.stored = func(r *run.Run) error {
 		if sink.err == nil {

@@ -68,9 +68,19 @@ func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) 
 // measurement: the sink says so once and stops writing, and spill writes
 // the finished run to a file that 'sectax import' recovers.
 type storeSink struct {
-	db  *store.DB
-	g   *Globals
-	err error
+	db *store.DB
+	g  *Globals
+	// patience ends the waiting for a busy store (Ctrl-C): sectax then
+	// exits within one more attempt instead of the whole backoff.
+	patience context.Context
+	err      error
+}
+
+func (s *storeSink) ctx() context.Context {
+	if s.patience == nil {
+		return context.Background()
+	}
+	return s.patience
 }
 
 func (s *storeSink) fail(r *run.Run, err error) {
@@ -79,7 +89,7 @@ func (s *storeSink) fail(r *run.Run, err error) {
 }
 
 func (s *storeSink) Begin(r *run.Run) error {
-	if err := s.db.Begin(r); err != nil {
+	if err := s.db.BeginPatient(s.ctx(), r); err != nil {
 		s.fail(r, err)
 	}
 	return nil
@@ -87,7 +97,7 @@ func (s *storeSink) Begin(r *run.Run) error {
 
 func (s *storeSink) Sample(r *run.Run, result int, values map[string]float64) error {
 	if s.err == nil {
-		if err := s.db.Sample(r, result, values); err != nil {
+		if err := s.db.SamplePatient(s.ctx(), r, result, values); err != nil {
 			s.fail(r, err)
 		}
 	}
@@ -96,7 +106,7 @@ func (s *storeSink) Sample(r *run.Run, result int, values map[string]float64) er
 
 func (s *storeSink) Finish(r *run.Run) error {
 	if s.err == nil {
-		if err := s.db.Finish(r); err != nil {
+		if err := s.db.FinishPatient(s.ctx(), r); err != nil {
 			s.fail(r, err)
 		}
 	}

@@ -564,3 +564,45 @@ func TestRunLabelChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestRunInterruptedWhileBusy: Ctrl-C while the store is locked by another
+// writer ends the wait for it: with a backoff of minutes, sectax still
+// exits 130 within seconds, prints what finished and spills the run to a
+// file that imports back, instead of sleeping through the backoff.
+func TestRunInterruptedWhileBusy(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "sectax.db")
+	t.Setenv("SECTAX_DB", dbPath)
+	createStore(t, dbPath)
+	storeFast(t, 20*time.Millisecond, time.Minute, time.Minute, time.Minute)
+	var release func()
+	ctx, cancel := context.WithCancel(context.Background()) // what Ctrl-C cancels in Main
+	defer cancel()
+	reg := workload.NewRegistry(&locker{fake: fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}},
+		onThird: func() {
+			release = exclusiveLock(t, dbPath)
+			// Ctrl-C a moment later, while the sample's write waits.
+			time.AfterFunc(300*time.Millisecond, cancel)
+		}})
+	deps := fixedDeps(reg)
+	start := time.Now()
+	var outb, errb bytes.Buffer
+	code := mainWith(ctx, []string{"run", "--runs", "6", "--warmup", "0", "--label", "busy"}, &outb, &errb, deps)
+	out, errs, took := outb.String(), errb.String(), time.Since(start)
+	if release != nil {
+		release()
+	}
+	if code != ExitInterrupted || took > 20*time.Second {
+		t.Fatalf("exit %d after %v, want 130 within seconds; stderr:\n%s", code, took, errs)
+	}
+	if !strings.Contains(out, "alpha") {
+		t.Errorf("what finished was not printed:\n%s", out)
+	}
+	m := unsavedRE.FindStringSubmatch(errs)
+	if m == nil {
+		t.Fatalf("no spill file named in:\n%s", errs)
+	}
+	if _, errs, code := sectax(t, deps, "import", m[1]); code != 0 {
+		t.Fatalf("the spill file does not import: %s", errs)
+	}
+}

@@ -45,15 +45,18 @@ func jsonText(v any) (string, error) {
 // Begin records a new run with status running: its results with their
 // metric declarations and the samples they already hold (none, for a run
 // that is starting).
-func (d *DB) Begin(r *run.Run) error {
-	return d.insertRun(context.Background(), r)
-}
+func (d *DB) Begin(r *run.Run) error { return d.BeginPatient(context.Background(), r) }
 
-func (d *DB) insertRun(ctx context.Context, r *run.Run) error {
+// BeginPatient, SamplePatient and FinishPatient are Begin, Sample and
+// Finish whose waiting for a busy store ends when patience is done
+// (Ctrl-C): one more attempt is made, none is cut short, so the run is
+// recorded as far as the store lets it, and the caller keeps what is not.
+func (d *DB) BeginPatient(patience context.Context, r *run.Run) error {
 	if r.ID == "" {
 		return errors.New("store: run has no id")
 	}
-	return d.retry(ctx, func() error {
+	ctx := context.Background()
+	return d.retry(patience, func() error {
 		tx, err := d.db.BeginTx(ctx, nil)
 		if err != nil {
 			return d.wrap(err)
@@ -146,9 +149,17 @@ func (d *DB) Sample(r *run.Run, result int, values map[string]float64) error {
 	if result < 0 || result >= len(r.Results) {
 		return fmt.Errorf("store: run %s has no result %d", r.ID, result)
 	}
+	return d.SamplePatient(context.Background(), r, result, values)
+}
+
+// SamplePatient is Sample bounded as BeginPatient says.
+func (d *DB) SamplePatient(patience context.Context, r *run.Run, result int, values map[string]float64) error {
+	if result < 0 || result >= len(r.Results) {
+		return fmt.Errorf("store: run %s has no result %d", r.ID, result)
+	}
 	res := &r.Results[result]
 	ctx := context.Background()
-	return d.retry(ctx, func() error { return d.sample(ctx, r, res, result, values) })
+	return d.retry(patience, func() error { return d.sample(ctx, r, res, result, values) })
 }
 
 func (d *DB) sample(ctx context.Context, r *run.Run, res *run.Result, result int, values map[string]float64) error {
@@ -181,9 +192,12 @@ func (d *DB) sample(ctx context.Context, r *run.Run, res *run.Result, result int
 
 // Finish records the final state of r: status, finish time, and the
 // warnings and failures of every result.
-func (d *DB) Finish(r *run.Run) error {
+func (d *DB) Finish(r *run.Run) error { return d.FinishPatient(context.Background(), r) }
+
+// FinishPatient is Finish bounded as BeginPatient says.
+func (d *DB) FinishPatient(patience context.Context, r *run.Run) error {
 	ctx := context.Background()
-	return d.retry(ctx, func() error { return d.finish(ctx, r) })
+	return d.retry(patience, func() error { return d.finish(ctx, r) })
 }
 
 func (d *DB) finish(ctx context.Context, r *run.Run) error {
