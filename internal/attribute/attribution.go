@@ -208,7 +208,7 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 					Better: string(m.Better), Parts: []Part{}, Waterfall: []Step{}, Others: []Effect{}}
 				order = append(order, k)
 			}
-			effects[a.Name][k] = effectOf(a.Name, rep, m)
+			effects[a.Name][k] = effectOf(a.Name, m)
 		}
 		if a.Kind == KindBase && a.Name != "off" {
 			a.Kind = "extra"
@@ -272,7 +272,7 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 // when both sides' samples are repetitions (a side of several boots is
 // compared on per-boot medians, and its repetitions are no independent
 // samples).
-func effectOf(name string, rep *compare.Report, m compare.Metric) Effect {
+func effectOf(name string, m compare.Metric) Effect {
 	e := Effect{Config: name, TaxPct: (m.Speedup - 1) * 100, P: 1}
 	if math.IsNaN(e.TaxPct) || math.IsInf(e.TaxPct, 0) {
 		e.TaxPct = 0
@@ -280,14 +280,14 @@ func effectOf(name string, rep *compare.Report, m compare.Metric) Effect {
 	if m.Test != nil {
 		e.P, e.Significant, e.N = m.Test.P, m.Test.Significant, m.Test.N()
 	}
-	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
+	// compare owns the interval: the ratio B/A that goes with the U test,
+	// over repetitions or, when both sides span several boots, over the
+	// per-boot medians (the boot as the unit).
+	if m.RatioInterval == nil {
 		return e
 	}
-	lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, rep.Confidence)
-	if !ok {
-		return e
-	}
-	// RatioInterval bounds B/A; the speedup is B/A when higher is better
+	lo, hi := m.RatioInterval.Lo, m.RatioInterval.Hi
+	// The interval bounds B/A; the speedup is B/A when higher is better
 	// and A/B when lower is.
 	if m.Better == run.Lower {
 		lo, hi = 1/hi, 1/lo

@@ -1,7 +1,10 @@
 package attribute
 
 import (
+	"fmt"
+
 	"errors"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"math"
 	"strings"
 	"testing"
@@ -122,5 +125,34 @@ func TestCiteCosts(t *testing.T) {
 	parts := att.Workloads[0].Parts
 	if !strings.Contains(parts[0].Expected, "getppid() 120 → 520 cycles") || !strings.Contains(parts[1].Expected, "VERW") {
 		t.Errorf("expected costs: %q, %q", parts[0].Expected, parts[1].Expected)
+	}
+}
+
+// TestAttributeBootUnit: when every configuration spans several boots (a
+// campaign or the lab), the boot is the unit and the tax still gets its
+// interval: compare's ratio interval over per-boot medians, not none.
+func TestAttributeBootUnit(t *testing.T) {
+	arm := func(name string, centre float64) Arm {
+		a := Arm{Name: name}
+		for b := range 5 {
+			r := armRun(fmt.Sprintf("r-%s-%d", name, b), centre*(1+0.002*float64(b-2)))
+			r.Env = &sysinfo.Snapshot{BootID: fmt.Sprintf("boot-%s-%d", name, b)}
+			a.Runs = append(a.Runs, r)
+		}
+		return a
+	}
+	att, err := Attribute([]Arm{arm("on", 12), arm("off", 10), arm("no-meltdown", 11)}, []string{"on", "no-meltdown", "off"}, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := att.Workloads[0]
+	if wl.Total == nil || wl.Total.CILo == nil || wl.Total.CIHi == nil {
+		t.Fatalf("total over 5+5 boots has no interval: %+v", wl.Total)
+	}
+	if !(*wl.Total.CILo <= wl.Total.TaxPct && wl.Total.TaxPct <= *wl.Total.CIHi) || *wl.Total.CILo < 15 || *wl.Total.CIHi > 25 {
+		t.Errorf("total %.2f%% in [%.2f, %.2f]", wl.Total.TaxPct, *wl.Total.CILo, *wl.Total.CIHi)
+	}
+	if len(wl.Parts) != 1 || wl.Parts[0].CILo == nil {
+		t.Errorf("leave-one-out part has no interval: %+v", wl.Parts)
 	}
 }
