@@ -454,6 +454,9 @@ func labKernels(o *labOptions) ([]labKernel, error) {
 		unix.Uname(&u)
 		p := "/boot/vmlinuz-" + unix.ByteSliceToString(u.Release[:])
 		if _, err := os.Stat(p); err != nil {
+			if found, _ := filepath.Glob("/boot/vmlinuz-*"); len(found) > 0 {
+				return nil, exit.Wrap(exit.Usage, fmt.Errorf("no kernel image of the running system at %s; this machine has %s: pass it with --kernel", p, strings.Join(found, ", ")))
+			}
 			return nil, fmt.Errorf("no kernel image of the running system at %s: install one (Debian: apt-get install linux-image-amd64) and pass --kernel /boot/vmlinuz-VERSION", p)
 		}
 		paths = []string{p}
