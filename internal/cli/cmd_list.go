@@ -2,7 +2,9 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -70,6 +72,9 @@ type listRow struct {
 	Suite          string    `json:"suite"`
 	Engine         string    `json:"engine"`
 	Status         string    `json:"status"`
+	// Accel is the accelerator of a run measured by sectax lab in a QEMU
+	// guest (kvm, tcg); absent for a run measured on a machine.
+	Accel string `json:"accel,omitempty"`
 }
 
 // abandoned is the list status of a run still marked running while no
@@ -93,7 +98,7 @@ func listRows(runs []store.Summary, dbPath string) []listRow {
 		kernel, _ := compare.Lookup(s.Env, "kernel.release")
 		mode, _ := compare.Lookup(s.Env, "mitigation_mode")
 		rows = append(rows, listRow{ID: s.ID, Label: s.Label, Started: s.Started, Finished: s.Finished,
-			Host: host, Kernel: kernel, MitigationMode: mode, Suite: s.Suite, Engine: s.Engine, Status: status})
+			Host: host, Kernel: kernel, MitigationMode: mode, Suite: s.Suite, Engine: s.Engine, Status: status, Accel: s.Accel})
 	}
 	return rows
 }
@@ -109,15 +114,26 @@ func writeListText(w io.Writer, runs []store.Summary, dbPath string, color bool)
 	if len(runs) == 0 {
 		return nil
 	}
+	rows := listRows(runs, dbPath)
+	if slices.ContainsFunc(rows, func(r listRow) bool { return r.Accel == "tcg" }) {
+		// A TCG run's timings are the emulator's: say so before any of them.
+		if _, err := fmt.Fprintf(w, "%s (runs marked \"lab tcg\")\n\n", compare.TCGHeadline); err != nil {
+			return err
+		}
+	}
 	t := report.NewTable()
 	t.Row("ID", "LABEL", "STARTED", "HOST", "KERNEL", "MITIGATIONS", "SUITE", "STATUS")
-	for _, r := range listRows(runs, dbPath) {
+	for _, r := range rows {
+		suite := dash(clip(r.Suite, 32))
+		if r.Accel != "" {
+			suite += ", lab " + clip(r.Accel, 8)
+		}
 		started := "-"
 		if !r.Started.IsZero() {
 			started = r.Started.UTC().Format("2006-01-02 15:04Z")
 		}
 		t.Row(clip(r.ID, run.MaxIDBytes), dash(clip(r.Label, run.MaxLabelBytes)), started, dash(clip(r.Host, 64)),
-			dash(clip(r.Kernel, 64)), dash(clip(r.MitigationMode, 16)), dash(clip(r.Suite, 32)), clip(r.Status, 32))
+			dash(clip(r.Kernel, 64)), dash(clip(r.MitigationMode, 16)), suite, clip(r.Status, 32))
 	}
 	return t.Write(w, color)
 }

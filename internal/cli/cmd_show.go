@@ -65,6 +65,9 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) e
 		}
 		return dash(clip(v, max))
 	}
+	if r.Lab != nil && r.Lab.Accel == "tcg" {
+		fmt.Fprintf(&b, "%s\n\n", compare.TCGHeadline)
+	}
 	fmt.Fprintf(&b, "run %s\n", clip(r.ID, run.MaxIDBytes))
 	fmt.Fprintf(&b, "  label        %s\n", dash(clip(r.Label, run.MaxLabelBytes)))
 	status := string(r.Status)
@@ -90,7 +93,22 @@ func writeShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) e
 	fmt.Fprintf(&b, "  kernel       %s\n", get("kernel.release"))
 	fmt.Fprintf(&b, "  mitigations  %s\n", get("mitigation_mode"))
 	fmt.Fprintf(&b, "  cmdline      %s\n", get("cmdline.raw"))
-	fmt.Fprintf(&b, "  boot         %s\n\n", get("boot_id"))
+	fmt.Fprintf(&b, "  boot         %s\n", get("boot_id"))
+	if r.Config != nil {
+		fmt.Fprintf(&b, "  config       %s (%s)\n", clip(r.Config.Name, 64), dash(clip(strings.Join(r.Config.Params, " "), 256)))
+	}
+	if l := r.Lab; l != nil {
+		vcpus := "vCPUs"
+		if l.VCPUs == 1 {
+			vcpus = "vCPU"
+		}
+		fmt.Fprintf(&b, "  lab          boot %d of %d under QEMU -accel %s, CPU model %s, %d MiB, %d %s, kernel image %s\n",
+			l.Boot, l.Boots, clip(l.Accel, 8), clip(l.CPUModel, 64), l.MemoryMiB, l.VCPUs, vcpus, clip(l.KernelImage, 256))
+	}
+	if c := r.Campaign; c != nil {
+		fmt.Fprintf(&b, "  campaign     %s, step %d, boot %d\n", clip(c.ID, run.MaxIDBytes), c.Step, c.Boot)
+	}
+	b.WriteString("\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}

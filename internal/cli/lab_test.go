@@ -412,3 +412,26 @@ func TestLabAdaptRound(t *testing.T) {
 		t.Errorf("steps %v, notes %q, err %v", steps, notes, err)
 	}
 }
+
+// TestListShowMarkTCG: list and show of runs a real `sectax lab --accel
+// tcg` stored say first that their timings are the emulator's, and mark
+// each such run; list's JSON carries the accelerator.
+func TestListShowMarkTCG(t *testing.T) {
+	e := newCLIEnv(t)
+	if code, _, stderr := e.run("import", filepath.Join("..", "run", "testdata", "lab-runs.json")); code != 0 {
+		t.Fatal(stderr)
+	}
+	list := e.golden("list-lab-tcg", "list")
+	show := e.golden("show-lab-tcg", "show", "20261201T002258-29dc28")
+	for name, out := range map[string]string{"list": list, "show": show} {
+		if !strings.HasPrefix(out, compare.TCGHeadline) {
+			t.Errorf("%s does not start with the TCG headline:\n%s", name, out)
+		}
+	}
+	if strings.Count(list, "quick, lab tcg") != 2 || !strings.Contains(show, "under QEMU -accel tcg") {
+		t.Errorf("runs not marked:\n%s\n%s", list, show)
+	}
+	if _, out, _ := e.run("list", "--format", "json"); strings.Count(out, `"accel": "tcg"`) != 2 {
+		t.Errorf("list JSON lacks the accelerator:\n%s", out)
+	}
+}

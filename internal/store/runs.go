@@ -245,11 +245,14 @@ type Summary struct {
 	// Env is the run's environment as decoded JSON (nil when absent), read
 	// generically so that fields this build does not know still show.
 	Env map[string]any
+	// Accel is the lab block's accelerator (kvm, tcg) of a run measured in
+	// a QEMU guest by sectax lab, "" for a run measured on a machine.
+	Accel string
 }
 
 // List returns every run, oldest first.
 func (d *DB) List(ctx context.Context) ([]Summary, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, label, started, finished, status, suite, engine, env
+	rows, err := d.db.QueryContext(ctx, `SELECT id, label, started, finished, status, suite, engine, env, extra
 		FROM runs ORDER BY started, id`)
 	if err != nil {
 		return nil, d.wrap(err)
@@ -258,8 +261,8 @@ func (d *DB) List(ctx context.Context) ([]Summary, error) {
 	var out []Summary
 	for rows.Next() {
 		var s Summary
-		var started, finished, status, env string
-		if err := rows.Scan(&s.ID, &s.Label, &started, &finished, &status, &s.Suite, &s.Engine, &env); err != nil {
+		var started, finished, status, env, extra string
+		if err := rows.Scan(&s.ID, &s.Label, &started, &finished, &status, &s.Suite, &s.Engine, &env, &extra); err != nil {
 			return nil, d.wrap(err)
 		}
 		s.Status = run.Status(status)
@@ -270,6 +273,12 @@ func (d *DB) List(ctx context.Context) ([]Summary, error) {
 			return nil, fmt.Errorf("database %s: run %s: bad time: %w", d.path, s.ID, err)
 		}
 		_ = json.Unmarshal([]byte(env), &s.Env)
+		var blocks struct {
+			Lab *run.Lab `json:"lab"`
+		}
+		if json.Unmarshal([]byte(extra), &blocks) == nil && blocks.Lab != nil {
+			s.Accel = blocks.Lab.Accel
+		}
 		out = append(out, s)
 	}
 	return out, d.wrap(rows.Err())
