@@ -68,6 +68,7 @@ var suite = []struct {
 	{name: "ConcurrentImportSameRuns", test: testConcurrentImportSameRuns},
 	{name: "ConcurrentWriters", test: testConcurrentWriters},
 	{name: "Selectors", test: testSelectors},
+	{name: "CampaignRoundTrip", test: testCampaignRoundTrip},
 }
 
 func TestBackends(t *testing.T) {

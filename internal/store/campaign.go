@@ -140,7 +140,7 @@ func (d *DB) SaveCampaign(ctx context.Context, c *Campaign) error {
 		s := &c.Steps[i]
 		// Steps added to a running campaign (adaptive repetition) are
 		// inserted here, in the same transaction.
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO campaign_steps(campaign_id, idx, config, boot, status) VALUES (?, ?, ?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO campaign_steps(campaign_id, idx, config, boot, status) VALUES (?, ?, ?, ?, ?) ON CONFLICT (campaign_id, idx) DO NOTHING`,
 			c.ID, s.Index, s.Config, s.Boot, s.Status); err != nil {
 			return d.wrap(err)
 		}

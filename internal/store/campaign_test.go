@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,14 +11,12 @@ import (
 	"github.com/sectax/sectax/internal/run"
 )
 
-func TestCampaignRoundTrip(t *testing.T) {
+// testCampaignRoundTrip (in the suite over both backends): a campaign and
+// its steps are stored and read back whole; one running campaign at a
+// time; unknown references refused.
+func testCampaignRoundTrip(t *testing.T, openTemp opener) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "c.db")
-	d, err := Open(ctx, path, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d, _ := openTemp(t)
 	if _, err := d.FindCampaign(ctx, ""); !errors.Is(err, ErrNoCampaign) {
 		t.Fatalf("empty store: %v", err)
 	}
