@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -40,10 +39,7 @@ derived (the note says how).`,
 				return err
 			}
 			if g.Format == "json" {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return finish(enc.Encode(all))
+				return finish(writeJSON(w, all))
 			}
 			return finish(writeBaselinesText(w, all))
 		},

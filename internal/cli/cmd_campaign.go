@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -691,9 +690,7 @@ func writeCampaignStatus(g *Globals, rec *store.Campaign) error {
 	}
 	st := campaignStatusOf(rec)
 	if g.Format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return finish(enc.Encode(st))
+		return finish(writeJSON(w, st))
 	}
 	return finish(writeCampaignText(w, rec, st))
 }

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/report"
 	"io"
 	"io/fs"
 	"net"
@@ -263,9 +263,5 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// writeJSON writes v as indented JSON, the form of every --format json.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+// writeJSON writes v as every --format json is laid out (report.WriteJSON).
+func writeJSON(w io.Writer, v any) error { return report.WriteJSON(w, v) }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -83,10 +82,7 @@ func PlanText(w io.Writer, p *attribute.Plan) error {
 
 // PlanJSON writes the sectax.attribute-plan/v1 document.
 func PlanJSON(w io.Writer, p *attribute.Plan) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(p)
+	return WriteJSON(w, p)
 }
 
 func planDash(s string) string { return planOr(s, "–") }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -90,10 +89,7 @@ func ProbesMarkdown(w io.Writer, rep *attribute.ProbeReport) error {
 
 // ProbesJSON writes the sectax.probes/v1 document.
 func ProbesJSON(w io.Writer, rep *attribute.ProbeReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(rep)
+	return WriteJSON(w, rep)
 }
 
 func probeCI(r attribute.ProbeRow) string {

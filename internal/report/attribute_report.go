@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -104,10 +103,7 @@ func AttributionMarkdown(w io.Writer, a *attribute.Attribution) error {
 
 // AttributionJSON writes the sectax.attribution/v1 document.
 func AttributionJSON(w io.Writer, a *attribute.Attribution) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(a)
+	return WriteJSON(w, a)
 }
 
 // attrTax is the tax with benchstat's "~" for a change that is not

@@ -1,10 +1,8 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/sectax/sectax/internal/fleet"
@@ -19,9 +17,7 @@ var FleetFormats = []string{"text", "md", "json", "html"}
 func Fleet(w io.Writer, rep *fleet.Report, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return WriteJSON(w, rep)
 	case "md":
 		return fleetMarkdown(w, rep)
 	case "html":
@@ -53,19 +49,11 @@ func fleetGroupTitle(g fleet.Group) string {
 	return t
 }
 
-func fleetPct(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 1, 64)
-	if v > 0 {
-		s = "+" + s
-	}
-	return s + "%"
-}
-
 func fleetInterval(t fleet.WorkloadTax) string {
 	if t.Lo == nil || t.Hi == nil {
 		return "—"
 	}
-	return "[" + fleetPct(*t.Lo) + ", " + fleetPct(*t.Hi) + "]"
+	return "[" + pct(*t.Lo) + ", " + pct(*t.Hi) + "]"
 }
 
 func fleetWorkload(t fleet.WorkloadTax) string {
@@ -95,7 +83,7 @@ func fleetText(w io.Writer, rep *fleet.Report) error {
 			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %s\n", "workload", "metric", "tax", "interval", "hosts")
 		}
 		for _, t := range g.Workloads {
-			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %d\n", termSafe(fleetWorkload(t)), termSafe(t.Metric), fleetPct(t.Median), fleetInterval(t), t.Hosts)
+			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %d\n", termSafe(fleetWorkload(t)), termSafe(t.Metric), pct(t.Median), fleetInterval(t), t.Hosts)
 		}
 		for _, u := range g.Unpaired {
 			fmt.Fprintf(&b, "  not paired: %s: %s\n", termSafe(u.Host), termSafe(u.Why))
@@ -121,7 +109,7 @@ func fleetMarkdown(w io.Writer, rep *fleet.Report) error {
 		if len(g.Workloads) > 0 {
 			b.WriteString("\n| workload | metric | tax | interval | hosts |\n|---|---|--:|---|--:|\n")
 			for _, t := range g.Workloads {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(fleetWorkload(t)), mdEscape(t.Metric), fleetPct(t.Median), fleetInterval(t), t.Hosts)
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(fleetWorkload(t)), mdEscape(t.Metric), pct(t.Median), fleetInterval(t), t.Hosts)
 			}
 		}
 		if len(g.Unpaired) > 0 {

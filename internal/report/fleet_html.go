@@ -14,7 +14,7 @@ var fleetTemplate string
 var fleetTmpl = template.Must(template.New("fleet").Funcs(template.FuncMap{
 	"t":        termSafe, // control characters as \xNN, as in the compare page
 	"title":    fleetGroupTitle,
-	"pct":      fleetPct,
+	"pct":      pct,
 	"interval": fleetInterval,
 	"workload": fleetWorkload,
 }).Parse(fleetTemplate))

@@ -164,3 +164,11 @@ func legend(rep *compare.Report) string {
 		"p = Mann-Whitney U test; p adj = Holm-corrected over one primary metric per workload (secondary metrics follow their primary); "+
 		"verdict at α = %v on p adj; ~ = no significant difference", rep.Confidence*100, rep.Alpha)
 }
+
+// pct is a signed percentage with one decimal and a true minus sign
+// ("+12.3%", "−4.0%"): the one form of a change in percent in the reports
+// (stats.FormatPct has two decimals, for attribution's small shares).
+func pct(v float64) string {
+	s := fmt.Sprintf("%+.1f%%", v)
+	return strings.Replace(s, "-", "−", 1)
+}

@@ -98,11 +98,6 @@ func inlineSVG(doc []byte, alt string) template.HTML {
 	return template.HTML(s)
 }
 
-func pct(v float64) string {
-	s := fmt.Sprintf("%+.1f%%", v)
-	return strings.Replace(s, "-", "−", 1)
-}
-
 func verdictClass(m compare.Metric) string {
 	switch m.Verdict {
 	case compare.VerdictBetter:

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/sectax/sectax/internal/compare"
@@ -12,8 +11,5 @@ import (
 // and the sectax.compare/v1 report of each side against the baseline, its
 // p-values corrected over every side together.
 func JSONMulti(w io.Writer, mr *compare.MultiReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(mr)
+	return WriteJSON(w, mr)
 }

@@ -112,9 +112,9 @@ func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
 
 func changePct(m compare.Metric) string {
 	if m.Verdict == compare.VerdictSame {
-		return fmt.Sprintf("~ (%+.1f%%)", m.ChangePct)
+		return "~ (" + pct(m.ChangePct) + ")"
 	}
-	return fmt.Sprintf("%+.1f%%", m.ChangePct)
+	return pct(m.ChangePct)
 }
 
 // labInterval is the interval of the change, when both sides' samples are
