@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/stats"
 )
 
 // LabComparison is one cell of the lab matrix: configuration B against A
@@ -62,7 +61,7 @@ func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
 			}
 			m := wl.Metrics[0]
 			t.Row(c.B+" vs "+c.A, wl.Title(), m.Name, WithUnit(m.A.Center, m.Unit), WithUnit(m.B.Center, m.Unit),
-				changePct(m), labInterval(rep, m), P(m), m.Verdict)
+				changePct(m), dashIfEmpty(changeInterval(m)), P(m), m.Verdict)
 		}
 		var env []string
 		if rep.Env.CmdlineKnown {
@@ -115,19 +114,6 @@ func changePct(m compare.Metric) string {
 		return "~ (" + pct(m.ChangePct) + ")"
 	}
 	return pct(m.ChangePct)
-}
-
-// labInterval is the interval of the change, when both sides' samples are
-// repetitions (with per-boot medians there are too few for one).
-func labInterval(rep *compare.Report, m compare.Metric) string {
-	if rep.A.Unit != "repetition" || rep.B.Unit != "repetition" {
-		return "–"
-	}
-	lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, rep.Confidence)
-	if !ok {
-		return "–"
-	}
-	return fmt.Sprintf("[%+.1f%%, %+.1f%%]", (lo-1)*100, (hi-1)*100)
 }
 
 func sideUnits(rep *compare.Report) string {
