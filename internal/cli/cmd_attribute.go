@@ -194,7 +194,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		}
 	}
 
-	release, err := store.AcquireRunLock(g.DB)
+	release, err := g.measureLock(o.noStore)
 	if err != nil {
 		return err
 	}

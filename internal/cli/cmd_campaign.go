@@ -400,7 +400,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	default:
 		return usagef("--via %q is not accepted (accepted: kexec, wsl, manual)", via)
 	}
-	release, err := store.AcquireRunLock(g.DB)
+	release, err := g.measureLock(false)
 	if err != nil {
 		return err
 	}
@@ -507,7 +507,7 @@ func campaignRefError(err error) error {
 }
 
 func runCampaignResume(ctx context.Context, g *Globals) error {
-	release, err := store.AcquireRunLock(g.DB)
+	release, err := g.measureLock(false)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/exit"
-	"github.com/sectax/sectax/internal/store"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -60,7 +59,7 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return crosscheckHint(err)
 	}
-	release, err := store.AcquireRunLock(g.DB)
+	release, err := g.measureLock(true)
 	if err != nil {
 		return err
 	}

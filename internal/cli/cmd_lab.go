@@ -221,7 +221,7 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	}
 	steps := lab.MakePlan(o.prefix, names, configs, o.boots, seed)
 
-	release, err := store.AcquireRunLock(g.DB)
+	release, err := g.measureLock(false)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -188,14 +187,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	}
 	// One measurer at a time, stored or not: a second run would disturb
 	// the first one's numbers. The lock lives beside the store.
-	lockPath, err := g.dbPath()
-	if err != nil {
-		if !o.noStore {
-			return err
-		}
-		lockPath = filepath.Join(os.TempDir(), fmt.Sprintf("sectax-%d.db", os.Getuid()))
-	}
-	release, err := store.AcquireRunLock(lockPath)
+	release, err := g.measureLock(o.noStore)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,4 +250,21 @@ func sideOf(ctx context.Context, g *Globals, db **store.DB, ref string) (compare
 // colorAllowed says whether stdout may carry ANSI colours.
 func (g *Globals) colorAllowed() bool {
 	return !g.NoColor && (g.Output == "" || g.Output == "-") && isTerminal(g.stdout)
+}
+
+// measureLock takes the lock that lets one measurement run at a time
+// (run, crosscheck, attribute probes, lab, campaign): a second one would
+// disturb the first one's numbers. It lives beside the store, at the
+// store's resolved path, so every command and every working directory
+// takes the same one; a command that stores nothing and has no store
+// path locks a per-user file in the temp directory instead.
+func (g *Globals) measureLock(storesNothing bool) (release func(), err error) {
+	path, err := g.dbPath()
+	if err != nil {
+		if !storesNothing {
+			return nil, err
+		}
+		path = filepath.Join(os.TempDir(), fmt.Sprintf("sectax-%d.db", os.Getuid()))
+	}
+	return store.AcquireRunLock(path)
 }
