@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -441,19 +439,12 @@ func writeWaterfalls(ctx context.Context, g *Globals, dir string, att *attribute
 		g.notice("no waterfall to draw: measure at least one cumulative step or off besides on")
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return exit.Wrap(exit.Usage, fmt.Errorf("--chart: %w", err))
+	images, err := writeCharts(ctx, g, charts, dir)
+	if err != nil {
+		return fmt.Errorf("--chart: %w", err)
 	}
-	for _, c := range charts {
-		b, err := c.PNG()
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(dir, c.Name+".png")
-		if err := g.writeOutputFile(ctx, path, b); err != nil {
-			return fmt.Errorf("--chart: %w", err)
-		}
-		g.notice("wrote %s", path)
+	for _, im := range images {
+		g.notice("wrote %s", im.Path)
 	}
 	return nil
 }

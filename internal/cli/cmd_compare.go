@@ -178,10 +178,11 @@ func writePNGs(ctx context.Context, g *Globals, rep *compare.Report, dir string)
 	return writeCharts(ctx, g, charts, dir)
 }
 
-// writeCharts writes charts as PNG files in dir (see writePNGs).
+// writeCharts writes charts as PNG files in dir (see writePNGs): the one
+// writer of chart files (compare --png, attribute report --chart).
 func writeCharts(ctx context.Context, g *Globals, charts []report.Chart, dir string) ([]report.Image, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create --png directory %s: %w", dir, err)
+		return nil, fmt.Errorf("cannot create chart directory %s: %w", dir, err)
 	}
 	var images []report.Image
 	for _, c := range charts {
