@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/attribute"
@@ -72,7 +71,7 @@ func ProbesText(w io.Writer, rep *attribute.ProbeReport) error {
 
 // ProbesMarkdown renders the same as a Markdown table.
 func ProbesMarkdown(w io.Writer, rep *attribute.ProbeReport) error {
-	fmt.Fprintf(w, "Per-task speculation controls (run %s, kernel %s)\n\n", rep.Run, rep.Kernel)
+	fmt.Fprintf(w, "Per-task speculation controls (run %s, kernel %s)\n\n", mdEscape(rep.Run), mdEscape(rep.Kernel))
 	fmt.Fprintln(w, "| workload | parameters | control | off | on | change | 95% interval | p |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rep.Rows {
@@ -81,7 +80,7 @@ func ProbesMarkdown(w io.Writer, rep *attribute.ProbeReport) error {
 	}
 	for _, c := range rep.Controls {
 		if !c.Available {
-			fmt.Fprintf(w, "| – | – | %s | unavailable here: %s | | | | |\n", c.Control, strings.ReplaceAll(c.Reason, "|", "\\|"))
+			fmt.Fprintf(w, "| – | – | %s | unavailable here: %s | | | | |\n", c.Control, mdEscape(c.Reason))
 		}
 	}
 	return nil
