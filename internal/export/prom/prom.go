@@ -8,8 +8,10 @@
 package prom
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -40,7 +42,15 @@ type Vulnerability struct {
 // with the same library and rules as node_exporter (procfs's sysfs), so
 // that the labels join with node_cpu_vulnerabilities_info. A missing
 // directory gives none.
+//
+// Below a fake root (anything but "/"), procfs would follow a symbolic link
+// out of it, so every file it will read is first reached through os.Root,
+// which refuses to leave the root, and must be a regular file there (a
+// FIFO would block); otherwise nothing is read and the error says which.
 func ReadVulnerabilities(root string) ([]Vulnerability, error) {
+	if err := confined(root); err != nil {
+		return nil, err
+	}
 	fs, err := sysfs.NewFS(filepath.Join(root, "sys"))
 	if err != nil {
 		return nil, nil
@@ -58,6 +68,43 @@ func ReadVulnerabilities(root string) ([]Vulnerability, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Codename < out[j].Codename })
 	return out, nil
+}
+
+const vulnDir = "sys/devices/system/cpu/vulnerabilities"
+
+// confined checks that procfs, reading root/vulnDir by path, reads only
+// regular files inside root (see ReadVulnerabilities).
+func confined(root string) error {
+	if root == "" || filepath.Clean(root) == "/" {
+		return nil
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return fmt.Errorf("--root %s: %w", root, err)
+	}
+	defer r.Close()
+	d, err := r.Open(vulnDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no directory: no vulnerabilities, as on the machine
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s below --root %s: %w", vulnDir, root, err)
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return fmt.Errorf("cannot read %s below --root %s: %w", vulnDir, root, err)
+	}
+	for _, n := range names {
+		st, err := r.Stat(vulnDir + "/" + n)
+		if err == nil && !st.Mode().IsRegular() {
+			err = errors.New("not a regular file")
+		}
+		if err != nil {
+			return fmt.Errorf("cannot read %s/%s below --root %s: %w", vulnDir, n, root, err)
+		}
+	}
+	return nil
 }
 
 // Input is what the export shows; every part is optional.

@@ -2,8 +2,10 @@ package prom
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,5 +155,39 @@ func TestWriteEmpty(t *testing.T) {
 	}
 	if v, err := ReadVulnerabilities(t.TempDir()); err != nil || v != nil {
 		t.Fatalf("no sysfs: %v, %v", v, err)
+	}
+}
+
+// TestReadVulnerabilitiesStaysInRoot: a vulnerability file below a fake
+// root that links out of it (here to a file holding a secret) is refused
+// and never read; a tree without links reads as usual.
+func TestReadVulnerabilitiesStaysInRoot(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("Mitigation: top secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, vulnDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "meltdown"), []byte("Not affected\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := ReadVulnerabilities(root)
+	if err != nil || len(vs) != 1 || vs[0].State != "not affected" {
+		t.Fatalf("plain tree: %+v, %v", vs, err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "spectre_v2")); err != nil {
+		t.Fatal(err)
+	}
+	vs, err = ReadVulnerabilities(root)
+	if err == nil || !strings.Contains(err.Error(), "spectre_v2") {
+		t.Fatalf("a link out of the root: %+v, %v", vs, err)
+	}
+	for _, v := range vs {
+		if strings.Contains(v.Mitigation, "secret") {
+			t.Fatal("the file outside the root was read")
+		}
 	}
 }
