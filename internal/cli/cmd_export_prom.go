@@ -6,11 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/export/prom"
-	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
@@ -47,9 +45,14 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 		return err
 	}
 	in.Vulnerabilities = vulns
-	if raw, err := os.ReadFile(filepath.Join(g.Root, "proc", "cmdline")); err == nil {
-		mode, _ := mitigation.ModeOfCmdline(strings.TrimSpace(string(raw)))
-		in.Mode = string(mode)
+	// The mode as env reports it: the snapshot reads the command line
+	// (through os.Root below a fake root) and classifies it.
+	env, err := collectEnv(ctx, g)
+	if err != nil {
+		return err
+	}
+	if env.Cmdline.Raw != "" {
+		in.Mode = string(env.MitigationMode)
 	}
 	db, err := openStore(ctx, g, false)
 	switch {
