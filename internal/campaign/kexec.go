@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"github.com/sectax/sectax/internal/userfile"
 	"os"
 	"path/filepath"
 )
@@ -41,9 +42,9 @@ func (k *Kexec) Check(ctx context.Context, req BootRequest) error {
 		if p == "" || p == k.Initrd && k.Prepare != nil {
 			continue // Prepare writes the initrd
 		}
-		f, err := os.Open(p)
+		f, err := userfile.OpenRegular(p)
 		if err != nil {
-			return fmt.Errorf("cannot read %s for kexec (%v); run as root, give --kernel/--initrd, or use --via manual", p, unwrapPathErr(err))
+			return fmt.Errorf("cannot read %s for kexec (%v); run as root, give --kernel/--initrd, or use --via manual", p, userfile.Cause(err))
 		}
 		f.Close()
 	}
@@ -65,11 +66,4 @@ func DefaultImages(root, release string) (kernel, initrd string) {
 		}
 	}
 	return kernel, ""
-}
-
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/sectax/sectax/internal/userfile"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,16 +23,16 @@ func (k *Kexec) Boot(ctx context.Context, req BootRequest, record func(Change) e
 			return err
 		}
 	}
-	kf, err := os.Open(k.Kernel)
+	kf, err := userfile.OpenRegular(k.Kernel)
 	if err != nil {
-		return fmt.Errorf("cannot read the kernel %s: %v", k.Kernel, unwrapPathErr(err))
+		return fmt.Errorf("cannot read the kernel %s: %v", k.Kernel, userfile.Cause(err))
 	}
 	defer kf.Close()
 	initrdFd, flags := -1, 0
 	if k.Initrd != "" {
-		f, err := os.Open(k.Initrd)
+		f, err := userfile.OpenRegular(k.Initrd)
 		if err != nil {
-			return fmt.Errorf("cannot read the initrd %s: %v", k.Initrd, unwrapPathErr(err))
+			return fmt.Errorf("cannot read the initrd %s: %v", k.Initrd, userfile.Cause(err))
 		}
 		defer f.Close()
 		initrdFd = int(f.Fd())

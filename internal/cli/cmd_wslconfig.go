@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/userfile"
 	"io"
 	"io/fs"
 	"os"
@@ -161,7 +162,7 @@ func insideRoot(root, path string) error {
 		_, err = rt.Stat(filepath.Dir(rel))
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s leads out of --root %s through a symbolic link (%v); refusing to read or write it: fix the link or pass --path", path, root, unwrapPathErr(err))
+		return fmt.Errorf("%s leads out of --root %s through a symbolic link (%v); refusing to read or write it: fix the link or pass --path", path, root, userfile.Cause(err))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,6 +137,8 @@ func TestLabUsage(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
 	img := filepath.Join(t.TempDir(), "vmlinuz-x")
 	os.WriteFile(img, []byte("not a kernel"), 0o644)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	syscall.Mkfifo(fifo, 0o600)
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -149,6 +152,10 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--memory", "1T"}, 2, "--memory"},
 		{[]string{"--only", "nosuch"}, 2, "nosuch"},
 		{[]string{"--kernel", filepath.Join(t.TempDir(), "missing")}, 2, "--kernel"},
+		// A device that never ends and a FIFO without a writer are refused
+		// at once, not hashed forever or waited on.
+		{[]string{"--kernel", "/dev/zero"}, 2, "/dev/zero is a character device"},
+		{[]string{"--kernel", fifo}, 2, "is a FIFO"},
 		{[]string{"--modules", filepath.Join(t.TempDir(), "missing"), "--kernel", img}, 2, "--modules"},
 		{[]string{"--plan", "leave-one-out", "--config", "on"}, 2, "--plan and --config are mutually exclusive"},
 		{[]string{"--plan", "all"}, 2, `--plan "all" is not accepted (accepted: leave-one-out, cumulative, study)`},

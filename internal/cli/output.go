@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/userfile"
 	"io"
 	"io/fs"
 	"net"
@@ -60,7 +61,7 @@ func createOutput(ctx context.Context, name string) (*outputFile, error) {
 	case m&fs.ModeSocket != 0:
 		c, err := (&net.Dialer{}).DialContext(ctx, "unix", target)
 		if err != nil {
-			return nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, target), unwrapPathErr(err))
+			return nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, target), userfile.Cause(err))
 		}
 		o.f = c
 		return o, nil
@@ -70,7 +71,7 @@ func createOutput(ctx context.Context, name string) (*outputFile, error) {
 			return nil, ctx.Err()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, target), unwrapPathErr(err))
+			return nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, target), userfile.Cause(err))
 		}
 		o.f = f
 		return o, nil
@@ -102,13 +103,13 @@ func resolveOutput(name string) (string, fs.FileInfo, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			return p, nil, nil
 		case err != nil:
-			return "", nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, p), unwrapPathErr(err))
+			return "", nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, p), userfile.Cause(err))
 		case fi.Mode()&fs.ModeSymlink == 0:
 			return p, fi, nil
 		}
 		dest, err := os.Readlink(p)
 		if err != nil {
-			return "", nil, fmt.Errorf("cannot write %s: %v", name, unwrapPathErr(err))
+			return "", nil, fmt.Errorf("cannot write %s: %v", name, userfile.Cause(err))
 		}
 		if !filepath.IsAbs(dest) {
 			dest = filepath.Join(filepath.Dir(p), dest)
@@ -150,7 +151,7 @@ func openWriteThrough(ctx context.Context, path string) (*os.File, error) {
 func (o *outputFile) createTemp(fi fs.FileInfo) error {
 	f, err := os.CreateTemp(filepath.Dir(o.target), ".sectax-*")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), unwrapPathErr(err))
+		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), userfile.Cause(err))
 	}
 	// CreateTemp makes the file private; a new report is for reading and
 	// sharing, an existing file keeps what its owner chose.
@@ -161,14 +162,14 @@ func (o *outputFile) createTemp(fi fs.FileInfo) error {
 			if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
 				f.Close()
 				os.Remove(f.Name())
-				return fmt.Errorf("cannot write %s: keep its owner: %v", describeTarget(o.name, o.target), unwrapPathErr(err))
+				return fmt.Errorf("cannot write %s: keep its owner: %v", describeTarget(o.name, o.target), userfile.Cause(err))
 			}
 		}
 	}
 	if err := f.Chmod(mode); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), unwrapPathErr(err))
+		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), userfile.Cause(err))
 	}
 	o.f, o.temp = f, f.Name()
 	return nil
@@ -199,7 +200,7 @@ func (o *outputFile) finish(err error) error {
 		return err
 	}
 	if cerr != nil {
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), unwrapPathErr(cerr))
+		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), userfile.Cause(cerr))
 	}
 	return nil
 }
@@ -240,27 +241,9 @@ func (g *Globals) writeOutputFile(ctx context.Context, name string, data []byte)
 	}
 	_, err = o.Write(data)
 	if err != nil {
-		err = fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), unwrapPathErr(err))
+		err = fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), userfile.Cause(err))
 	}
 	return o.finish(err)
-}
-
-// unwrapPathErr drops the operation and path of a *fs.PathError, which
-// the messages above name themselves.
-func unwrapPathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
-		return oe.Err
-	}
-	return err
 }
 
 // writeJSON writes v as every --format json is laid out (report.WriteJSON).

@@ -7,8 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/userfile"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -65,7 +65,7 @@ type KernelImage struct {
 
 // ReadKernel opens a kernel image, hashes it and reads its version.
 func ReadKernel(path string) (KernelImage, error) {
-	f, err := os.Open(path)
+	f, err := userfile.OpenRegular(path)
 	if err != nil {
 		return KernelImage{}, fmt.Errorf("kernel image: %w", err)
 	}

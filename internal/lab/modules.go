@@ -3,6 +3,7 @@ package lab
 import (
 	"bufio"
 	"fmt"
+	"github.com/sectax/sectax/internal/userfile"
 	"os"
 	"path"
 	"path/filepath"
@@ -104,7 +105,7 @@ func ResolveModules(dir string, names []string) ([]Module, error) {
 }
 
 func eachLine(p string, fn func(string)) error {
-	f, err := os.Open(p)
+	f, err := userfile.OpenRegular(p)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/userfile"
 	"io"
 	"io/fs"
 	"os"
@@ -24,7 +25,7 @@ func Target(path string) (string, error) {
 	t, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		dest, _ := os.Readlink(path)
-		return "", fmt.Errorf("%s is a symbolic link to %s, which cannot be reached (%v); fix the link or pass --path with the real file", path, dest, unwrapPath(err))
+		return "", fmt.Errorf("%s is a symbolic link to %s, which cannot be reached (%v); fix the link or pass --path with the real file", path, dest, userfile.Cause(err))
 	}
 	return t, nil
 }
@@ -43,62 +44,38 @@ func ReadFile(path string) (data []byte, exists bool, err error) {
 		return nil, false, err
 	case errors.Is(err, fs.ErrNotExist):
 		if _, derr := os.Stat(filepath.Dir(t)); derr != nil {
-			return nil, false, fmt.Errorf("the folder %s does not exist (%v); check the path or pass --path", filepath.Dir(t), unwrapPath(derr))
+			return nil, false, fmt.Errorf("the folder %s does not exist (%v); check the path or pass --path", filepath.Dir(t), userfile.Cause(derr))
 		}
 		return nil, false, nil
 	case err != nil:
-		return nil, false, fmt.Errorf("cannot read %s: %v", t, unwrapPath(err))
+		return nil, false, fmt.Errorf("cannot read %s: %v", t, userfile.Cause(err))
 	}
 	return data, true, nil
 }
 
 // readLimited reads at most MaxSize+1 bytes: enough for Parse to refuse
 // a file that is too large without reading all of it. Only a regular file
-// is read: the open does not block (O_NONBLOCK, so a FIFO without a writer
-// cannot hang it) and fstat of what was opened refuses a FIFO, a device or
-// a directory in one line.
+// is read (userfile.OpenRegular: a FIFO cannot hang it, a device or a
+// directory is refused in one line).
 func readLimited(path string) ([]byte, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	f, err := userfile.OpenRegular(path)
+	var nr *userfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, &NotRegularError{nr}
 	}
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
-	}
-	// Back to blocking reads for a regular file (O_NONBLOCK means nothing
-	// there, but keep the descriptor ordinary).
-	unix.SetNonblock(fd, false)
+	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, MaxSize+1))
 }
 
 // NotRegularError is a .wslconfig path that names something other than a
 // regular file.
-type NotRegularError struct {
-	Path string
-	Mode fs.FileMode
-}
+type NotRegularError struct{ *userfile.NotRegularError }
 
 func (e *NotRegularError) Error() string {
-	what := "not a regular file"
-	switch m := e.Mode; {
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case m&fs.ModeDevice != 0:
-		what = "a block device"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	}
-	return fmt.Sprintf("%s is %s, not a .wslconfig file: pass --path with the file itself", e.Path, what)
+	return e.NotRegularError.Error() + ", not a .wslconfig file: pass --path with the file itself"
 }
 
 // Written says what WriteFile did.
@@ -127,7 +104,7 @@ func WriteFile(path string, old, data []byte, now time.Time) (w Written, err err
 		if err == nil {
 			err = errors.New("not a folder")
 		}
-		return w, fmt.Errorf("cannot write %s: the folder %s does not exist (%v); check the path or pass --path", target, dir, unwrapPath(err))
+		return w, fmt.Errorf("cannot write %s: the folder %s does not exist (%v); check the path or pass --path", target, dir, userfile.Cause(err))
 	}
 	mode := fs.FileMode(0o644)
 	var st *syscall.Stat_t
@@ -139,14 +116,14 @@ func WriteFile(path string, old, data []byte, now time.Time) (w Written, err err
 			return w, fmt.Errorf("%s disappeared while sectax was editing it; run the command again", target)
 		}
 	case err != nil:
-		return w, fmt.Errorf("cannot read %s: %v", target, unwrapPath(err))
+		return w, fmt.Errorf("cannot read %s: %v", target, userfile.Cause(err))
 	case old == nil || !bytes.Equal(cur, old):
 		return w, fmt.Errorf("%s changed while sectax was editing it (another program wrote it); run the command again", target)
 	}
 	if exists {
 		fi, err := os.Stat(target)
 		if err != nil {
-			return w, fmt.Errorf("cannot read %s: %v", target, unwrapPath(err))
+			return w, fmt.Errorf("cannot read %s: %v", target, userfile.Cause(err))
 		}
 		if !fi.Mode().IsRegular() {
 			return w, fmt.Errorf("%s is not a regular file", target)
@@ -158,7 +135,7 @@ func WriteFile(path string, old, data []byte, now time.Time) (w Written, err err
 		}
 	}
 	fail := func(what string, err error) (Written, error) {
-		return Written{}, fmt.Errorf("cannot write %s: %s: %v; the file is unchanged", target, what, unwrapPath(err))
+		return Written{}, fmt.Errorf("cannot write %s: %s: %v; the file is unchanged", target, what, userfile.Cause(err))
 	}
 	backup := ""
 	if exists {
@@ -242,18 +219,4 @@ func writeBackup(target string, data []byte, mode fs.FileMode, now time.Time) (s
 		return name, nil
 	}
 	return "", fmt.Errorf("too many backups named %s*", base)
-}
-
-// unwrapPath drops the operation and path of a *fs.PathError, which the
-// messages already name.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

@@ -1,0 +1,91 @@
+// Package userfile opens the files a user names on the command line (a
+// .wslconfig, a kernel image, an initrd, a modules directory's index) the
+// one careful way: the open cannot block (a FIFO without a writer), and
+// anything but a regular file (a FIFO, a device such as /dev/zero, a
+// directory, a socket) is refused in one line instead of hanging or
+// reading forever. It also owns the wording of file errors: the message
+// names the path itself, so the operation and path of *fs.PathError are
+// dropped (Cause).
+package userfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// NotRegularError is a path that names something other than a regular
+// file.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string { return e.Path + " is " + Kind(e.Mode) }
+
+// Kind says what a mode is, in words ("a FIFO", "a character device").
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}
+
+// OpenRegular opens path for reading if it is a regular file (following
+// links), else returns a *NotRegularError; the open itself never blocks.
+func OpenRegular(path string) (*os.File, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	// Back to blocking reads (O_NONBLOCK means nothing for a regular file,
+	// but keep the descriptor ordinary for whoever reads it).
+	if err := unix.SetNonblock(fd, false); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Cause drops the operation and path of a *fs.PathError, *os.LinkError or
+// *net.OpError, for a message that names the path itself.
+func Cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe.Err
+	}
+	return err
+}
