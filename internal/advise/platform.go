@@ -3,15 +3,11 @@ package advise
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
@@ -197,13 +193,13 @@ func probeWSLConfig(fs fsys, p *Platform, w *sysinfo.WSL) {
 		p.ConfigError = "no .wslconfig found below the Windows drive mounts"
 		return
 	}
-	data, err := fs.readErr(p.ConfigPath)
+	data, err := fs.ReadFile(p.ConfigPath)
 	if os.IsNotExist(err) {
 		p.Known = true // no file: nothing configured
 		return
 	}
 	if err != nil {
-		p.ConfigError = err.Error()
+		p.ConfigError = "cannot read " + p.ConfigPath + ": " + rootfs.ErrText(err)
 		return
 	}
 	f, err := wslconfig.Parse(data)
@@ -258,7 +254,7 @@ func probeGRUB(fs fsys, p *Platform) {
 		p.Configured = ""
 	}
 	for _, n := range fs.names("etc/default/grub.d", ".cfg") {
-		b, err := fs.readErr("etc/default/grub.d/" + n)
+		b, err := fs.ReadFile("etc/default/grub.d/" + n)
 		if err == nil && strings.Contains(string(b), "GRUB_CMDLINE_LINUX") {
 			p.DropIns = append(p.DropIns, "/etc/default/grub.d/"+n)
 		}
@@ -298,100 +294,41 @@ func parseOSRelease(text string) map[string]string {
 	return m
 }
 
-// fsys reads files below a root directory. Below a fake root (anything but
-// "/") it reads through os.Root: a symbolic link that leaves the tree
-// (absolute, or up with ..) is never followed and counts as absent. Only
-// regular files are read (a FIFO cannot block the probe).
-type fsys struct {
-	root string
-	rt   *os.Root // nil for "/" or when the root cannot be opened
-}
+// fsys reads files below a root directory through rootfs: below a fake
+// root a symbolic link that leaves the tree is never followed and counts
+// as absent, and only regular files are read (a FIFO cannot block the
+// probe). A root that cannot be opened holds nothing.
+type fsys struct{ *rootfs.FS }
 
 func newFsys(root string) fsys {
-	f := fsys{root: root}
-	if root != "" && filepath.Clean(root) != "/" {
-		f.rt, _ = os.OpenRoot(root)
+	f, err := rootfs.Open(root)
+	if err != nil {
+		return fsys{}
 	}
-	return f
+	return fsys{f}
 }
 
-func (f fsys) close() {
-	if f.rt != nil {
-		f.rt.Close()
-	}
-}
-
-func (f fsys) path(p string) string { return filepath.Join(f.root, strings.TrimPrefix(p, "/")) }
-
-// rel is p relative to the root, as os.Root wants it.
-func (f fsys) rel(p string) string {
-	if r := strings.TrimLeft(filepath.Clean("/"+p), "/"); r != "" {
-		return r
-	}
-	return "."
-}
-
-func (f fsys) open(p string) (*os.File, error) {
-	if f.rt != nil {
-		return f.rt.OpenFile(f.rel(p), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	}
-	return os.OpenFile(f.path(p), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-}
-
-func (f fsys) stat(p string) (fs.FileInfo, error) {
-	if f.rt != nil {
-		return f.rt.Stat(f.rel(p))
-	}
-	return os.Stat(f.path(p))
-}
+func (f fsys) close() { f.Close() }
 
 func (f fsys) read(p string) string {
-	b, _ := f.readErr(p)
+	b, _ := f.ReadFile(p)
 	return string(b)
-}
-
-// readErr reads a regular file of at most 1 MiB.
-func (f fsys) readErr(p string) ([]byte, error) {
-	fh, err := f.open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", p)
-	}
-	return io.ReadAll(io.LimitReader(fh, 1<<20))
 }
 
 // names lists the names in dir that end in suffix, sorted.
 func (f fsys) names(dir, suffix string) []string {
 	var names []string
-	if f.rt != nil {
-		if d, err := f.rt.Open(f.rel(dir)); err == nil {
-			ents, _ := d.ReadDir(-1)
-			d.Close()
-			for _, e := range ents {
-				if strings.HasSuffix(e.Name(), suffix) {
-					names = append(names, e.Name())
-				}
-			}
-		}
-	} else {
-		m, _ := filepath.Glob(filepath.Join(f.path(dir), "*"+suffix))
-		for _, e := range m {
-			names = append(names, filepath.Base(e))
+	ents, _ := f.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), suffix) {
+			names = append(names, e.Name())
 		}
 	}
-	sort.Strings(names)
 	return names
 }
 
 func (f fsys) exists(p string) bool {
-	fi, err := f.stat(p)
+	fi, err := f.Stat(p)
 	return err == nil && !fi.IsDir()
 }
 

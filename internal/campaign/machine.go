@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -82,6 +83,17 @@ func (h *Host) root() string {
 
 func (h *Host) path(rel string) string { return filepath.Join(h.root(), rel) }
 
+// readText reads a file of the running boot below the root (rootfs: a
+// link out of a fake root is not followed, only regular files are read).
+func (h *Host) readText(rel string) (string, error) {
+	rfs, err := rootfs.Open(h.root())
+	if err != nil {
+		return "", err
+	}
+	defer rfs.Close()
+	return rfs.ReadText(rel)
+}
+
 // Snapshot reads the running boot.
 func (h *Host) Snapshot(ctx context.Context) (*sysinfo.Snapshot, error) {
 	s, err := sysinfo.CollectContext(ctx, h.root())
@@ -96,8 +108,8 @@ func (h *Host) Snapshot(ctx context.Context) (*sysinfo.Snapshot, error) {
 
 // Systemd reports whether systemd is PID 1.
 func (h *Host) Systemd() bool {
-	b, err := os.ReadFile(h.path("proc/1/comm"))
-	return err == nil && strings.TrimSpace(string(b)) == "systemd"
+	comm, err := h.readText("proc/1/comm")
+	return err == nil && comm == "systemd"
 }
 
 // UnitName is the systemd unit that resumes a campaign after a boot.

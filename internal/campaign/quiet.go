@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -109,11 +108,11 @@ func (h *Host) QuietStart(ctx context.Context) (Quiet, error) {
 
 // loadAverage is the one-minute load average from /proc/loadavg.
 func (h *Host) loadAverage() (float64, error) {
-	b, err := os.ReadFile(h.path("proc/loadavg"))
+	text, err := h.readText("proc/loadavg")
 	if err != nil {
 		return 0, err
 	}
-	v, err := parseLoadAvg(string(b))
+	v, err := parseLoadAvg(text)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %v", h.path("proc/loadavg"), err)
 	}

@@ -39,18 +39,14 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 			return usagef("--textfile-dir %s is not a directory; create it or point it at node_exporter's --collector.textfile.directory", po.textfileDir)
 		}
 	}
-	in := prom.Input{OnRef: po.on, OffRef: po.off}
-	vulns, err := prom.ReadVulnerabilities(g.Root)
-	if err != nil {
-		return err
-	}
-	in.Vulnerabilities = vulns
-	// The mode as env reports it: the snapshot reads the command line
-	// (through os.Root below a fake root) and classifies it.
+	// The vulnerabilities and the mode as env reports them: the snapshot
+	// reads the directory and the command line once (through rootfs below
+	// a fake root) and classifies them.
 	env, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
 	}
+	in := prom.Input{OnRef: po.on, OffRef: po.off, Vulnerabilities: prom.Vulnerabilities(env.Vulnerabilities)}
 	if env.Cmdline.Raw != "" {
 		in.Mode = string(env.MitigationMode)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sectax/sectax/internal/userfile"
 	"io"
 	"io/fs"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/rootfs"
+	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -152,14 +153,14 @@ func insideRoot(root, path string) error {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return fmt.Errorf("%s is outside --root %s; pass --path to name the file", path, root)
 	}
-	rt, err := os.OpenRoot(absRoot)
+	rfs, err := rootfs.Open(absRoot)
 	if err != nil {
 		return nil // Find has read the root already; nothing to add here
 	}
-	defer rt.Close()
-	_, err = rt.Stat(rel)
+	defer rfs.Close()
+	_, err = rfs.Stat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		_, err = rt.Stat(filepath.Dir(rel))
+		_, err = rfs.Stat(filepath.Dir(rel))
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s leads out of --root %s through a symbolic link (%v); refusing to read or write it: fix the link or pass --path", path, root, userfile.Cause(err))

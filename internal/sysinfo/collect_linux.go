@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -23,6 +22,7 @@ import (
 	"github.com/prometheus/procfs/sysfs"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -44,20 +44,18 @@ func CollectContext(ctx context.Context, root string) (*Snapshot, error) {
 	if root == "" {
 		root = "/"
 	}
-	st, err := os.Stat(root)
-	if err != nil || !st.IsDir() {
+	// A fake tree is read only through rootfs (os.Root): a symbolic link
+	// that points outside it is never followed, and the file is recorded
+	// as unreadable instead.
+	rfs, err := rootfs.Open(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return nil, fmt.Errorf("%w: %s is not a directory", ErrBadRoot, root)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadRoot, root, rootfs.ErrText(err))
 	}
-	c := &collector{root: root, live: filepath.Clean(root) == "/"}
-	if !c.live {
-		// A fake tree is read only through os.Root: a symbolic link that
-		// points outside it (absolute, or up with ..) is never followed,
-		// and the file is recorded as unreadable instead.
-		if c.rt, err = os.OpenRoot(root); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrBadRoot, root, errText(err))
-		}
-		defer c.rt.Close()
-	}
+	defer rfs.Close()
+	c := &collector{root: root, live: rfs.Live(), fs: rfs}
 	if !c.isDir("proc") && !c.isDir("sys") {
 		return nil, fmt.Errorf("%w: %s holds neither proc/ nor sys/", ErrBadRoot, root)
 	}
@@ -81,98 +79,40 @@ func CollectContext(ctx context.Context, root string) (*Snapshot, error) {
 		s.GoVersion = runtime.Version()
 		s.GoToolchain = goToolchain(ctx)
 	}
-	s.Absent, s.Unreadable = c.absent, c.unreadable
+	s.Absent, s.Unreadable = c.notes.Absent, c.notes.Unreadable
 	return s, nil
 }
 
-// collector reads files below root and remembers which were absent or
-// unreadable.
+// collector reads files below root (through rootfs) and remembers which
+// were absent or unreadable. The procfs and sysfs readers open paths
+// themselves; every call of theirs is preceded by a check of the files it
+// reads (regular, clocksourcesSafe, dmiSafe) made through rootfs, so that
+// in a fake tree they only read what resolves inside it.
 type collector struct {
-	root       string
-	live       bool
-	rt         *os.Root // the fake tree (nil when live)
-	proc       *procfs.FS
-	sys        *sysfs.FS
-	absent     []string
-	unreadable []FileError
+	root  string
+	live  bool
+	fs    *rootfs.FS
+	proc  *procfs.FS
+	sys   *sysfs.FS
+	notes rootfs.Notes
 }
 
-func (c *collector) path(rel string) string { return filepath.Join(c.root, rel) }
+func (c *collector) readDir(rel string) ([]fs.DirEntry, error) { return c.fs.ReadDir(rel) }
 
-// stat, lstat, open and readDir reach rel below the root: on the running
-// machine by path, in a fake tree through os.Root, which refuses to leave
-// it. The procfs and sysfs readers open paths themselves; every call of
-// theirs is preceded by a check of the files it reads (regular,
-// clocksourcesSafe, dmiSafe) made here, so that in a fake tree they only
-// read what resolves inside it.
-func (c *collector) stat(rel string) (fs.FileInfo, error) {
-	if c.rt != nil {
-		return c.rt.Stat(rel)
-	}
-	return os.Stat(c.path(rel))
-}
+func (c *collector) isDir(rel string) bool { return c.fs.IsDir(rel) }
 
-func (c *collector) lstat(rel string) (fs.FileInfo, error) {
-	if c.rt != nil {
-		return c.rt.Lstat(rel)
-	}
-	return os.Lstat(c.path(rel))
-}
-
-func (c *collector) open(rel string) (*os.File, error) {
-	if c.rt != nil {
-		return c.rt.Open(rel)
-	}
-	return os.Open(c.path(rel))
-}
-
-func (c *collector) readDir(rel string) ([]fs.DirEntry, error) {
-	if c.rt == nil {
-		return os.ReadDir(c.path(rel))
-	}
-	f, err := c.rt.Open(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
-}
-
-func (c *collector) isDir(rel string) bool {
-	st, err := c.stat(rel)
-	return err == nil && st.IsDir()
-}
-
-func (c *collector) exists(rel string) bool {
-	_, err := c.lstat(rel)
-	return err == nil
-}
+func (c *collector) exists(rel string) bool { return c.fs.Exists(rel) }
 
 // note records err for the file rel: absent or unreadable.
-func (c *collector) note(rel string, err error) {
-	if err == nil {
-		return
-	}
-	p := "/" + strings.TrimPrefix(rel, "/")
-	if errors.Is(err, fs.ErrNotExist) {
-		c.absent = append(c.absent, p)
-		return
-	}
-	msg := err.Error()
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		msg = pe.Err.Error()
-	}
-	c.unreadable = append(c.unreadable, FileError{Path: p, Error: msg})
-}
+func (c *collector) note(rel string, err error) { c.notes.Note(rel, err) }
+
+// absent records rel as absent.
+func (c *collector) absent(rel string) { c.notes.Absent = append(c.notes.Absent, "/"+rel) }
 
 // read returns the text of rel with trailing white space removed,
-// recording an absent or unreadable file. Files are small; reads are
-// capped at 1 MiB and do not trust stat sizes (procfs does the same).
+// recording an absent or unreadable file.
 func (c *collector) read(rel string) (string, bool) {
-	s, err := c.readErr(rel)
+	s, err := c.fs.ReadText(rel)
 	if err != nil {
 		c.note(rel, err)
 		return "", false
@@ -182,63 +122,20 @@ func (c *collector) read(rel string) (string, bool) {
 
 // readQuiet is read for optional files: nothing is recorded.
 func (c *collector) readQuiet(rel string) (string, bool) {
-	s, err := c.readErr(rel)
+	s, err := c.fs.ReadText(rel)
 	return s, err == nil
 }
-
-// errNotRegular is the error for a path that is not a regular file:
-// opening a FIFO or a device in a fake tree could block forever, and /proc
-// and /sys files are all regular.
-var errNotRegular = errors.New("not a regular file")
 
 // regular reports whether every one of rels is a regular file, so that a
 // procfs call on them cannot block; it records the first that is not.
 func (c *collector) regular(rels ...string) bool {
 	for _, rel := range rels {
-		st, err := c.stat(rel)
-		if err != nil {
+		if err := c.fs.Regular(rel); err != nil {
 			c.note(rel, err)
-			return false
-		}
-		if !st.Mode().IsRegular() {
-			c.note(rel, &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular})
 			return false
 		}
 	}
 	return true
-}
-
-func (c *collector) readErr(rel string) (string, error) {
-	b, err := c.readBytes(rel)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimRight(string(b), " \t\r\n\x00"), nil
-}
-
-// readBytes reads a regular file below the root, at most 1 MiB.
-func (c *collector) readBytes(rel string) ([]byte, error) {
-	return c.readBytesMax(rel, 1<<20)
-}
-
-// readBytesMax is readBytes with a size limit.
-func (c *collector) readBytesMax(rel string, max int64) ([]byte, error) {
-	st, err := c.stat(rel)
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, &fs.PathError{Op: "read", Path: c.path(rel), Err: syscall.EISDIR}
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "open", Path: c.path(rel), Err: errNotRegular}
-	}
-	f, err := c.open(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, max))
 }
 
 func (c *collector) kernel(s *Snapshot) {
@@ -258,7 +155,7 @@ func (c *collector) kernel(s *Snapshot) {
 			}
 		}
 	} else {
-		c.absent = append(c.absent, "/proc")
+		c.absent("proc")
 	}
 	if v, ok := c.read("proc/version"); ok {
 		s.Kernel.Version = v
@@ -277,15 +174,15 @@ func (c *collector) kernel(s *Snapshot) {
 		case err != nil:
 			c.note("sys/devices/system/clocksource/clocksource0", err)
 		case len(cs) == 0:
-			c.absent = append(c.absent, "/"+cs0)
+			c.absent(cs0)
 		default:
 			s.Kernel.Clocksource = cs[0].Current
 			s.Kernel.ClocksourcesAvailable = cs[0].Available
 		}
 	} else if c.sys == nil {
-		c.absent = append(c.absent, "/sys")
+		c.absent("sys")
 	} else if !c.isDir(cs0) {
-		c.absent = append(c.absent, "/"+cs0)
+		c.absent(cs0)
 	}
 	if v, ok := c.readQuiet("sys/kernel/debug/sched/preempt"); ok {
 		if i := strings.Index(v, "("); i >= 0 {
@@ -324,7 +221,7 @@ func (c *collector) kernelConfig(s *Snapshot) {
 		cands = append(cands, "boot/config-"+r)
 	}
 	for _, rel := range cands {
-		b, err := c.readBytes(rel)
+		b, err := c.fs.ReadFile(rel)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				c.note(rel, err)
@@ -382,11 +279,11 @@ func (c *collector) vulnerabilities(s *Snapshot) {
 			continue
 		}
 		rel := vulnDir + "/" + e.Name()
-		raw, err := c.readErr(rel)
+		raw, err := c.fs.ReadText(rel)
 		if err != nil {
 			c.note(rel, err)
 			s.Vulnerabilities = append(s.Vulnerabilities, mitigation.Vulnerability{
-				Name: e.Name(), State: mitigation.Unknown, Mitigation: "unreadable: " + errText(err), Fields: map[string]string{}})
+				Name: e.Name(), State: mitigation.Unknown, Mitigation: "unreadable: " + rootfs.ErrText(err), Fields: map[string]string{}})
 			continue
 		}
 		s.Vulnerabilities = append(s.Vulnerabilities, mitigation.ParseVulnerability(e.Name(), raw))
@@ -396,18 +293,10 @@ func (c *collector) vulnerabilities(s *Snapshot) {
 	s.Fingerprint.Vulnerabilities = hashVulnerabilities(s.Vulnerabilities)
 }
 
-func errText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
 func (c *collector) cpu(s *Snapshot) {
 	// cpuinfo grows with the CPU count (about 2 KiB each on x86), so it
 	// gets a larger limit than other files.
-	raw, err := c.readBytesMax("proc/cpuinfo", 32<<20)
+	raw, err := c.fs.ReadFileMax("proc/cpuinfo", 32<<20)
 	if err == nil {
 		s.CPU = ParseCPUInfo(raw)
 	} else {
@@ -600,7 +489,7 @@ func (c *collector) dmiSafe() bool {
 // sysfs.FS.ClockSources reads resolves inside the root (in a fake tree) to
 // a directory of regular files; it records the first that does not.
 func (c *collector) clocksourcesSafe() bool {
-	if c.rt == nil {
+	if c.live {
 		return true
 	}
 	const dir = "sys/devices/system/clocksource"
@@ -615,7 +504,7 @@ func (c *collector) clocksourcesSafe() bool {
 		}
 		d := dir + "/" + e.Name()
 		if !c.isDir(d) {
-			c.note(d, &fs.PathError{Op: "open", Path: c.path(d), Err: errNotRegular})
+			c.note(d, &fs.PathError{Op: "open", Path: c.fs.Path(d), Err: rootfs.ErrNotRegular})
 			return false
 		}
 		if !c.regular(d+"/current_clocksource", d+"/available_clocksource") {

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/rootfs"
 )
 
 // ErrNeedsLinux is returned by Collect on an operating system other than
@@ -91,10 +92,7 @@ type Fingerprint struct {
 }
 
 // FileError is a file that could not be read and why.
-type FileError struct {
-	Path  string `json:"path"`
-	Error string `json:"error"`
-}
+type FileError = rootfs.FileError
 
 // Kernel describes the running kernel.
 type Kernel struct {

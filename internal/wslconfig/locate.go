@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sectax/sectax/internal/rootfs"
 )
 
 // FileName is the name of the file in the Windows user profile.
@@ -46,6 +48,8 @@ type Locator struct {
 	// Timeout bounds each interop command (5 s when zero: the first
 	// interop call after the VM starts can take a few seconds).
 	Timeout time.Duration
+
+	fs *rootfs.FS // Root, opened by Find
 }
 
 // Location is where the file is and how it was found.
@@ -109,6 +113,10 @@ func (l Locator) Find(ctx context.Context) (Location, error) {
 	if l.Timeout == 0 {
 		l.Timeout = 5 * time.Second
 	}
+	// A root that cannot be opened holds nothing (a nil rootfs.FS): the
+	// search then says no drive is mounted.
+	l.fs, _ = rootfs.Open(l.Root)
+	defer l.fs.Close()
 	mnt := l.automountRoot()
 	var tried []string
 
@@ -172,31 +180,14 @@ func (l Locator) isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// inRoot runs f on the root's file system with p made relative to it.
-// Below a fake root every lookup goes through os.Root, so a symbolic
-// link that leads out of the root is an error, never followed.
-func inRoot[T any](l Locator, p string, f func(fsys fs.FS, name string) (T, error)) (T, error) {
-	name := strings.TrimPrefix(path.Clean("/"+p), "/")
-	if name == "" {
-		name = "."
-	}
-	if l.Root == "/" || l.Root == "" {
-		return f(os.DirFS("/"), name)
-	}
-	r, err := os.OpenRoot(l.Root)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer r.Close()
-	return f(r.FS(), name)
-}
+// stat, readDir and readFile reach p below the root through rootfs:
+// below a fake root a symbolic link that leads out of it is an error,
+// never followed, and only regular files are read.
+func (l Locator) stat(p string) (fs.FileInfo, error) { return l.fs.Stat(p) }
 
-func (l Locator) stat(p string) (fs.FileInfo, error) { return inRoot(l, p, fs.Stat) }
+func (l Locator) readDir(p string) ([]fs.DirEntry, error) { return l.fs.ReadDir(p) }
 
-func (l Locator) readDir(p string) ([]fs.DirEntry, error) { return inRoot(l, p, fs.ReadDir) }
-
-func (l Locator) readFile(p string) ([]byte, error) { return inRoot(l, p, fs.ReadFile) }
+func (l Locator) readFile(p string) ([]byte, error) { return l.fs.ReadFile(p) }
 
 // automountRoot is [automount] root from /etc/wsl.conf (same file format),
 // "/mnt/" by default, always ending in '/'.

@@ -8,13 +8,8 @@
 package prom
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -23,6 +18,7 @@ import (
 	"github.com/prometheus/procfs/sysfs"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 )
@@ -38,73 +34,49 @@ type Vulnerability struct {
 	Codename, State, Mitigation string
 }
 
-// ReadVulnerabilities reads root/sys/devices/system/cpu/vulnerabilities
-// with the same library and rules as node_exporter (procfs's sysfs), so
-// that the labels join with node_cpu_vulnerabilities_info. A missing
-// directory gives none.
-//
-// Below a fake root (anything but "/"), procfs would follow a symbolic link
-// out of it, so every file it will read is first reached through os.Root,
-// which refuses to leave the root, and must be a regular file there (a
-// FIFO would block); otherwise nothing is read and the error says which.
-func ReadVulnerabilities(root string) ([]Vulnerability, error) {
-	if err := confined(root); err != nil {
-		return nil, err
-	}
-	fs, err := sysfs.NewFS(filepath.Join(root, "sys"))
-	if err != nil {
-		return nil, nil
-	}
-	m, err := fs.CPUVulnerabilities()
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("cannot read the CPU vulnerabilities: %w", err)
-	}
+// Vulnerabilities labels the vulnerabilities sysinfo read (the snapshot's,
+// classified by mitigation: the one reading of the directory, so an export
+// never disagrees with sectax env) as node_exporter labels
+// node_cpu_vulnerabilities_info, so that the series join: the state in
+// procfs's human encoding and, as the mitigation, the file's text after
+// its verdict ("Mitigation: ", "Vulnerable: ", "Unknown: "). A file that
+// could not be read is "unknown" with sysinfo's note as its text.
+func Vulnerabilities(vs []mitigation.Vulnerability) []Vulnerability {
 	var out []Vulnerability
-	for name, v := range m {
-		out = append(out, Vulnerability{Codename: name, State: sysfs.VulnerabilityHumanEncoding[v.State], Mitigation: v.Mitigation})
+	for _, v := range vs {
+		out = append(out, Vulnerability{Codename: v.Name, State: humanState[v.State], Mitigation: verdictDetail(v)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Codename < out[j].Codename })
-	return out, nil
+	return out
 }
 
-const vulnDir = "sys/devices/system/cpu/vulnerabilities"
+// humanState is sysfs.VulnerabilityHumanEncoding for mitigation's states.
+var humanState = map[mitigation.State]string{
+	mitigation.NotAffected: sysfs.VulnerabilityHumanEncoding[sysfs.VulnerabilityStateNotAffected],
+	mitigation.Mitigated:   sysfs.VulnerabilityHumanEncoding[sysfs.VulnerabilityStateMitigation],
+	mitigation.Vulnerable:  sysfs.VulnerabilityHumanEncoding[sysfs.VulnerabilityStateVulnerable],
+	mitigation.Unknown:     sysfs.VulnerabilityHumanEncoding[sysfs.VulnerabilityStateUnknown],
+}
 
-// confined checks that procfs, reading root/vulnDir by path, reads only
-// regular files inside root (see ReadVulnerabilities).
-func confined(root string) error {
-	if root == "" || filepath.Clean(root) == "/" {
-		return nil
+// verdictDetail is v's text after its verdict word, as node_exporter's
+// mitigation label has it (procfs: the fields after the first, joined by
+// one space; nothing after "Not affected"; a line without a verdict
+// whole).
+func verdictDetail(v mitigation.Vulnerability) string {
+	s := strings.TrimSpace(v.Raw)
+	if s == "" {
+		return v.Mitigation // unreadable: sysinfo says why
 	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return fmt.Errorf("--root %s: %w", root, err)
+	low := strings.ToLower(s)
+	if strings.HasPrefix(low, "not affected") {
+		return ""
 	}
-	defer r.Close()
-	d, err := r.Open(vulnDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // no directory: no vulnerabilities, as on the machine
-	}
-	if err != nil {
-		return fmt.Errorf("cannot read %s below --root %s: %w", vulnDir, root, err)
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return fmt.Errorf("cannot read %s below --root %s: %w", vulnDir, root, err)
-	}
-	for _, n := range names {
-		st, err := r.Stat(vulnDir + "/" + n)
-		if err == nil && !st.Mode().IsRegular() {
-			err = errors.New("not a regular file")
-		}
-		if err != nil {
-			return fmt.Errorf("cannot read %s/%s below --root %s: %w", vulnDir, n, root, err)
+	for _, verdict := range []string{"vulnerable", "mitigation", "unknown"} {
+		if strings.HasPrefix(low, verdict) {
+			return strings.Join(strings.Fields(s)[1:], " ")
 		}
 	}
-	return nil
+	return s
 }
 
 // Input is what the export shows; every part is optional.

@@ -14,7 +14,9 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 )
 
@@ -43,11 +45,7 @@ func input(t *testing.T) Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vulns, err := ReadVulnerabilities("testdata/root")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Input{Vulnerabilities: vulns, Mode: "on", Latest: off, Tax: rep, OnRef: "on", OffRef: "off"}
+	return Input{Vulnerabilities: readVulnerabilities(t, "testdata/root"), Mode: "on", Latest: off, Tax: rep, OnRef: "on", OffRef: "off"}
 }
 
 // promtool runs `promtool check metrics` on the text: missing promtool
@@ -153,41 +151,74 @@ func TestWriteEmpty(t *testing.T) {
 	if err := Write(&b, Input{}); err != nil || b.Len() != 0 {
 		t.Fatalf("%q, %v", b.String(), err)
 	}
-	if v, err := ReadVulnerabilities(t.TempDir()); err != nil || v != nil {
-		t.Fatalf("no sysfs: %v, %v", v, err)
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "sys"), 0o755)
+	if v := readVulnerabilities(t, root); v != nil {
+		t.Fatalf("no vulnerabilities directory: %v", v)
 	}
 }
 
-// TestReadVulnerabilitiesStaysInRoot: a vulnerability file below a fake
-// root that links out of it (here to a file holding a secret) is refused
-// and never read; a tree without links reads as usual.
-func TestReadVulnerabilitiesStaysInRoot(t *testing.T) {
+// readVulnerabilities labels the vulnerabilities of root as the export
+// does: sysinfo's snapshot read once, labelled here.
+func readVulnerabilities(t *testing.T, root string) []Vulnerability {
+	t.Helper()
+	s, err := sysinfo.Collect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Vulnerabilities(s.Vulnerabilities)
+}
+
+// TestVulnerabilitiesStayInRoot: a vulnerability file below a fake root
+// that links out of it (here to a file holding a secret) is never read: it
+// is labelled unknown with the reason; a tree without links reads as
+// usual.
+func TestVulnerabilitiesStayInRoot(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(outside, []byte("Mitigation: top secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	dir := filepath.Join(root, vulnDir)
+	dir := filepath.Join(root, sysinfo.VulnerabilitiesDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "meltdown"), []byte("Not affected\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	vs, err := ReadVulnerabilities(root)
-	if err != nil || len(vs) != 1 || vs[0].State != "not affected" {
-		t.Fatalf("plain tree: %+v, %v", vs, err)
+	vs := readVulnerabilities(t, root)
+	if len(vs) != 1 || vs[0].State != "not affected" || vs[0].Mitigation != "" {
+		t.Fatalf("plain tree: %+v", vs)
 	}
 	if err := os.Symlink(outside, filepath.Join(dir, "spectre_v2")); err != nil {
 		t.Fatal(err)
 	}
-	vs, err = ReadVulnerabilities(root)
-	if err == nil || !strings.Contains(err.Error(), "spectre_v2") {
-		t.Fatalf("a link out of the root: %+v, %v", vs, err)
+	vs = readVulnerabilities(t, root)
+	if len(vs) != 2 || vs[1].Codename != "spectre_v2" || vs[1].State != "unknown" || !strings.Contains(vs[1].Mitigation, "unreadable") {
+		t.Fatalf("a link out of the root: %+v", vs)
 	}
 	for _, v := range vs {
 		if strings.Contains(v.Mitigation, "secret") {
 			t.Fatal("the file outside the root was read")
+		}
+	}
+}
+
+// TestVerdictDetail: the mitigation label is the text after the verdict,
+// whole, as node_exporter gives it; the state is the classifier's, also
+// where procfs has no state for the line.
+func TestVerdictDetail(t *testing.T) {
+	for raw, want := range map[string]Vulnerability{
+		"Mitigation: PTI": {"meltdown", "mitigation", "PTI"},
+		"Vulnerable: IBPB: disabled; STIBP: disabled": {"meltdown", "vulnerable", "IBPB: disabled; STIBP: disabled"},
+		"Not affected":         {"meltdown", "not affected", ""},
+		"Vulnerable":           {"meltdown", "vulnerable", ""},
+		"Processor vulnerable": {"meltdown", "vulnerable", "Processor vulnerable"},
+		"Unknown: Dependent on hypervisor status": {"meltdown", "unknown", "Dependent on hypervisor status"},
+	} {
+		got := Vulnerabilities([]mitigation.Vulnerability{mitigation.ParseVulnerability("meltdown", raw+"\n")})
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%q: %+v, want %+v", raw, got, want)
 		}
 	}
 }
