@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -68,7 +70,7 @@ func (c Change) String() string { return c.What + " " + c.Path }
 type Host struct {
 	Root string
 	// Exec runs a program and returns its standard output
-	// (systemctl; wslconfig.ExecRunner semantics).
+	// (systemctl; Exec's semantics).
 	Exec func(ctx context.Context, name string, args ...string) ([]byte, error)
 	// Settle judges the quiet start (see Settler); nil uses the default.
 	Settle *Settler
@@ -92,6 +94,14 @@ func (h *Host) readText(rel string) (string, error) {
 	}
 	defer rfs.Close()
 	return rfs.ReadText(rel)
+}
+
+// Exec runs a program the campaign needs (systemctl, the WSL interop
+// programs) to completion and returns its standard output: child.Output,
+// so it runs in its own process group with the parent-death signal and
+// nothing it starts outlives ctx.
+func Exec(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return child.Output(ctx, child.Options{WaitDelay: time.Second}, name, args...)
 }
 
 // Snapshot reads the running boot.

@@ -35,7 +35,7 @@ type campaignDeps struct {
 	// machine).
 	Mechanism campaign.Mechanism
 	// Exec runs systemctl and the WSL interop programs
-	// (wslconfig.ExecRunner when nil).
+	// (campaign.Exec when nil).
 	Exec func(ctx context.Context, name string, args ...string) ([]byte, error)
 	// Exe is the sectax binary the resume unit and script run
 	// (os.Executable when "").
@@ -171,7 +171,7 @@ func (d campaignDeps) exec() func(ctx context.Context, name string, args ...stri
 		return d.Exec
 	}
 	return func(ctx context.Context, name string, args ...string) ([]byte, error) {
-		return wslconfig.ExecRunner(ctx, "", name, args...)
+		return campaign.Exec(ctx, name, args...)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"github.com/sectax/sectax/internal/child"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -131,13 +130,13 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Minute
 	}
-	bin, err := exec.LookPath(q.Binary)
+	bin, err := child.LookPath(q.Binary)
 	if err != nil {
 		return nil, fmt.Errorf("%s not found: install QEMU (Debian: apt-get install qemu-system-x86)", q.Binary)
 	}
 
 	var stderr lockedBuffer
-	cmd := exec.Command(bin, q.Args()...)
+	cmd := child.Command(context.Background(), bin, q.Args()...)
 	cmd.Stdin = nil
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr

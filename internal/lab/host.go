@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"time"
+
+	"github.com/sectax/sectax/internal/child"
 )
 
 // QEMUVersion is the first line of `qemu --version` ("QEMU emulator
@@ -14,13 +15,13 @@ func QEMUVersion(ctx context.Context, binary string) (string, error) {
 	if binary == "" {
 		binary = "qemu-system-x86_64"
 	}
-	bin, err := exec.LookPath(binary)
+	bin, err := child.LookPath(binary)
 	if err != nil {
 		return "", fmt.Errorf("%s not found: install QEMU (Debian: apt-get install qemu-system-x86)", binary)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	out, err := child.Output(ctx, child.Options{WaitDelay: time.Second}, bin, "--version")
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %w", bin, err)
 	}

@@ -101,6 +101,57 @@ func TestLayers(t *testing.T) {
 	}
 }
 
+// TestOwners: a door of Owners is used by its owner only (test files and
+// the TestOnly packages aside).
+func TestOwners(t *testing.T) {
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-f", `{{.ImportPath}}|{{.Dir}}|{{join .GoFiles ","}}|{{join .Imports ","}}`, "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	used := map[string][]string{} // door → pending packages that use it
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, "|", 4)
+		pkg, dir := strings.TrimPrefix(f[0], module), f[1]
+		if slices.Contains(TestOnly, pkg) {
+			continue
+		}
+		for _, o := range Owners {
+			if pkg == o.Owner || slices.Contains(o.Pending, pkg) {
+				continue
+			}
+			if o.Import != "" && slices.Contains(strings.Split(f[3], ","), o.Import) {
+				t.Errorf("%s imports %s: only %s may (use it)", pkg, o.Import, o.Owner)
+			}
+			if o.Call == "" || f[2] == "" {
+				continue
+			}
+			for _, name := range strings.Split(f[2], ",") {
+				src, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(src, []byte(o.Call)) {
+					t.Errorf("%s/%s calls %s: only %s may (use it)", pkg, name, strings.TrimSuffix(o.Call, "("), o.Owner)
+				}
+			}
+		}
+		for _, o := range Owners {
+			if slices.Contains(o.Pending, pkg) && o.Import != "" && slices.Contains(strings.Split(f[3], ","), o.Import) {
+				used[o.Import] = append(used[o.Import], pkg)
+			}
+		}
+	}
+	for _, o := range Owners {
+		for _, p := range o.Pending {
+			if o.Import != "" && !slices.Contains(used[o.Import], p) {
+				t.Errorf("%s no longer imports %s: remove it from the Pending of %s", p, o.Import, o.Owner)
+			}
+		}
+	}
+}
+
 // TestArchitectureGraph keeps the import graph in docs/architecture.md
 // the one go list gives; -update rewrites it.
 func TestArchitectureGraph(t *testing.T) {

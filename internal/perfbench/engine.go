@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/sectax/sectax/internal/child"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,7 +29,7 @@ var ErrNotFound = errors.New("perf not found")
 // Find locates perf (path "" means $PATH) and reads its version.
 func Find(ctx context.Context, path string) (*Engine, error) {
 	if path == "" {
-		p, err := exec.LookPath("perf")
+		p, err := child.LookPath("perf")
 		if err != nil {
 			return nil, fmt.Errorf("%w on PATH: install it (Debian: apt-get install linux-perf; Ubuntu: apt-get install linux-tools-$(uname -r); Fedora: dnf install perf) or use --engine native", ErrNotFound)
 		}
@@ -38,9 +37,7 @@ func Find(ctx context.Context, path string) (*Engine, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "version")
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
+	out, err := child.Output(ctx, child.Options{Env: []string{"LC_ALL=C"}, Combined: true, WaitDelay: time.Second}, path, "version")
 	if err != nil {
 		// Debian's /usr/bin/perf is a wrapper that fails when no perf for
 		// the running kernel is installed; say so.
@@ -160,10 +157,9 @@ func (w *perfWorkload) Run(ctx context.Context, env workload.Env, p workload.Par
 		return workload.Sample{}, err
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, w.e.Path, args...)
+	cmd := child.Command(ctx, w.e.Path, args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Cancel = func() error { child.Kill(cmd); return nil }
 	cmd.WaitDelay = 5 * time.Second
 	wait, err := child.Start(cmd)
 	if err == nil {
@@ -174,7 +170,7 @@ func (w *perfWorkload) Run(ctx context.Context, env workload.Env, p workload.Par
 	if ctx.Err() != nil {
 		return workload.Sample{}, ctx.Err()
 	}
-	var ee *exec.ExitError
+	var ee *child.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 129 {
 		// perf's usage exit: this perf lacks an option we passed.
 		return workload.Sample{}, &workload.UsageError{Msg: fmt.Sprintf("%s does not accept `perf %s` (%s): upgrade perf or use --engine native",

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/sysfs"
 
+	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/wslconfig"
@@ -676,7 +676,7 @@ func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mount
 // windowsProgram finds a Windows program: on PATH, else in System32 under
 // the automount root (appendWindowsPath=false removes it from PATH).
 func windowsProgram(mountRoot, name string) string {
-	if p, err := exec.LookPath(name); err == nil {
+	if p, err := child.LookPath(name); err == nil {
 		return p
 	}
 	return strings.TrimSuffix(mountRoot, "/") + "/c/Windows/System32/" + name
@@ -685,7 +685,7 @@ func windowsProgram(mountRoot, name string) string {
 // goToolchain asks the go command on PATH for its version, within a
 // second; "" when there is none or it does not answer.
 func goToolchain(ctx context.Context) string {
-	if _, err := exec.LookPath("go"); err != nil {
+	if _, err := child.LookPath("go"); err != nil {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)

@@ -3,50 +3,31 @@
 package sysinfo
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sectax/sectax/internal/child"
 )
 
 // runProgram runs name with args under ctx (which carries the deadline),
 // with extra environment variables, in dir, and returns its standard
-// output. Standard input is empty, so a program that asks for input ends.
-// WaitDelay makes sure a child that leaves its pipes open (a Windows
-// process behind interop) cannot hold Collect past the deadline.
+// output (child.Output: standard input empty, so a program that asks for
+// input ends; its own process group, killed on timeout and after the
+// program ends, so nothing it started outlives the probe; a short wait
+// delay, so a child that leaves its pipes open (a Windows process behind
+// interop) cannot hold Collect past the deadline).
 func runProgram(ctx context.Context, env []string, dir, name string, args ...string) ([]byte, error) {
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	cmd := exec.CommandContext(ctx, name, args...)
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.WaitDelay = 100 * time.Millisecond
-	// The program runs in its own process group, and the whole group is
-	// killed on timeout and after the program ends, so nothing it started
-	// outlives the probe.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	out, err := child.Output(ctx, child.Options{Dir: dir, Env: env, WaitDelay: 100 * time.Millisecond}, name, args...)
 	if err != nil {
 		return nil, err
 	}
-	if out.Len() == 0 {
+	if len(out) == 0 {
 		return nil, errors.New(name + " printed nothing")
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // prctlSpec fills the PR_GET_SPECULATION_CTRL value of one control

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/rootfs"
 )
 
@@ -24,16 +23,11 @@ const FileName = ".wslconfig"
 // output. ExecRunner runs a real child process.
 type Runner func(ctx context.Context, dir, name string, args ...string) ([]byte, error)
 
-// ExecRunner runs name as a child process in its own process group, kills
-// the whole group when ctx ends, and always reaps it.
+// ExecRunner runs name as a child process (child.Output: its own process
+// group with the parent-death signal, the whole group killed when ctx
+// ends, always reaped).
 func ExecRunner(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Stdin = nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	return cmd.Output()
+	return child.Output(ctx, child.Options{Dir: dir, WaitDelay: time.Second}, name, args...)
 }
 
 // Locator finds %UserProfile%\.wslconfig from inside WSL.
