@@ -43,13 +43,13 @@ const BaselineState = "baseline"
 type State struct {
 	// Name is BaselineState or the control switched on ("ssbd").
 	Name     string
-	Settings []workload.SpecSetting
+	Settings []workload.SpecCtlSetting
 }
 
 // States returns the arms for the available controls: the baseline (all
 // off) and one per control (that one on — force where it exists — the
 // others off). Empty when no control is available.
-func States(offers []workload.SpecOffer) []State {
+func States(offers []workload.SpecCtlOffer) []State {
 	var avail []string
 	for _, o := range offers {
 		if o.Available {
@@ -59,8 +59,8 @@ func States(offers []workload.SpecOffer) []State {
 	if len(avail) == 0 {
 		return nil
 	}
-	mk := func(on string) []workload.SpecSetting {
-		var s []workload.SpecSetting
+	mk := func(on string) []workload.SpecCtlSetting {
+		var s []workload.SpecCtlSetting
 		for _, c := range avail {
 			v := "off"
 			if c == on {
@@ -69,7 +69,7 @@ func States(offers []workload.SpecOffer) []State {
 					v = "on"
 				}
 			}
-			s = append(s, workload.SpecSetting{Control: c, Value: v})
+			s = append(s, workload.SpecCtlSetting{Control: c, Value: v})
 		}
 		return s
 	}
@@ -112,9 +112,9 @@ type ProbeReport struct {
 	Confidence float64 `json:"confidence"`
 	// Controls says for each control whether the kernel offers it, and
 	// why not.
-	Controls []workload.SpecOffer `json:"controls"`
-	Rows     []ProbeRow           `json:"rows"`
-	Notes    []string             `json:"notes"`
+	Controls []workload.SpecCtlOffer `json:"controls"`
+	Rows     []ProbeRow              `json:"rows"`
+	Notes    []string                `json:"notes"`
 }
 
 // ProbeRow is one control's tax on one workload (primary metric).
@@ -146,7 +146,7 @@ type ProbeRow struct {
 // ProbeTaxes compares, in a probes run, every control's arm with the
 // baseline arm of the same workload and parameters, through
 // internal/compare (median, U test) and stats.RatioInterval.
-func ProbeTaxes(r *run.Run, offers []workload.SpecOffer, alpha float64) (*ProbeReport, error) {
+func ProbeTaxes(r *run.Run, offers []workload.SpecCtlOffer, alpha float64) (*ProbeReport, error) {
 	rep := &ProbeReport{Schema: ProbesSchema, Run: r.ID, Alpha: alpha, Confidence: stats.Confidence,
 		Controls: offers, Rows: []ProbeRow{}, Notes: []string{}}
 	if rep.Alpha == 0 {

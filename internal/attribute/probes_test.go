@@ -10,10 +10,10 @@ import (
 )
 
 func TestStates(t *testing.T) {
-	if s := States([]workload.SpecOffer{{Control: "ssbd"}, {Control: "ib"}}); s != nil {
+	if s := States([]workload.SpecCtlOffer{{Control: "ssbd"}, {Control: "ib"}}); s != nil {
 		t.Errorf("no control available: %+v", s)
 	}
-	got := States([]workload.SpecOffer{{Control: "ssbd", Available: true}, {Control: "ib"}, {Control: "l1d_flush", Available: true}})
+	got := States([]workload.SpecCtlOffer{{Control: "ssbd", Available: true}, {Control: "ib"}, {Control: "l1d_flush", Available: true}})
 	var names []string
 	for _, s := range got {
 		var parts []string
@@ -61,7 +61,7 @@ func CraftedProbesRun() *run.Run {
 }
 
 func TestProbeTaxes(t *testing.T) {
-	offers := []workload.SpecOffer{{Control: "ssbd", Available: true, Kernel: "prctl enable"}, {Control: "ib", Available: true, Kernel: "prctl enable"},
+	offers := []workload.SpecCtlOffer{{Control: "ssbd", Available: true, Kernel: "prctl enable"}, {Control: "ib", Available: true, Kernel: "prctl enable"},
 		{Control: "l1d_flush", Kernel: "force_disable", Reason: "PR_GET_SPECULATION_CTRL: force_disable, not prctl"}}
 	rep, err := ProbeTaxes(CraftedProbesRun(), offers, 0.05)
 	if err != nil {

@@ -47,7 +47,7 @@ func newAttributeCmd(g *Globals) *cobra.Command {
 // reads the kernel's mode and refuses a control it does not offer (exit
 // status 2, with the kernel's reason).
 func applySpec(ctx context.Context, g *Globals, args []string, pl *plan.Plan) error {
-	settings, err := workload.ParseSpec(args)
+	settings, err := workload.ParseSpecCtl(args)
 	if err != nil {
 		return err
 	}
@@ -55,12 +55,12 @@ func applySpec(ctx context.Context, g *Globals, args []string, pl *plan.Plan) er
 	if err != nil {
 		return err
 	}
-	offers := workload.SpecOffers(env)
-	if err := workload.CheckSpec(settings, offers); err != nil {
+	offers := workload.SpecCtlOffers(env)
+	if err := workload.CheckSpecCtl(settings, offers); err != nil {
 		return err
 	}
 	for i := range pl.Items {
-		pl.Items[i].Workload = workload.WithSpec(pl.Items[i].Workload, settings, offers)
+		pl.Items[i].Workload = workload.WithSpecCtl(pl.Items[i].Workload, settings, offers)
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 	if err != nil {
 		return err
 	}
-	offers := workload.SpecOffers(env)
+	offers := workload.SpecCtlOffers(env)
 	states := attribute.States(offers)
 	render := func(w io.Writer, rep *attribute.ProbeReport) error {
 		switch g.Format {
@@ -187,7 +187,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 			}
 		}
 		for _, st := range states {
-			pl.Items = append(pl.Items, runner.Item{Workload: workload.WithSpec(w, st.Settings, offers),
+			pl.Items = append(pl.Items, runner.Item{Workload: workload.WithSpecCtl(w, st.Settings, offers),
 				Params: p, Engine: "native", Repetitions: o.runs})
 		}
 	}

@@ -37,7 +37,7 @@ func probesReport(t *testing.T) *attribute.ProbeReport {
 		{Workload: "sched-pipe", Params: p, Metrics: m(up), SpecControls: sc("force", "off")},
 		{Workload: "sched-pipe", Params: p, Metrics: m(shuffled), SpecControls: sc("off", "force")},
 	}}
-	offers := []workload.SpecOffer{{Control: "ssbd", Available: true, Kernel: "prctl enable"}, {Control: "ib", Available: true, Kernel: "prctl enable"},
+	offers := []workload.SpecCtlOffer{{Control: "ssbd", Available: true, Kernel: "prctl enable"}, {Control: "ib", Available: true, Kernel: "prctl enable"},
 		{Control: "l1d_flush", Kernel: "force_disable", Reason: "PR_GET_SPECULATION_CTRL: force_disable, not prctl: the flush is not enabled at boot (l1tf: Not affected); a task may choose only after booting with l1d_flush=on"}}
 	rep, err := attribute.ProbeTaxes(r, offers, 0.05)
 	if err != nil {

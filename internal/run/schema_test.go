@@ -278,13 +278,13 @@ func TestSpecVocabulary(t *testing.T) {
 	for _, k := range run.SpecControlKinds {
 		names = append(names, k.Control)
 		for _, state := range []string{"force", "on", "off", "auto"} {
-			_, perr := workload.ParseSpec([]string{k.Control + "=" + state})
+			_, perr := workload.ParseSpecCtl([]string{k.Control + "=" + state})
 			if accepted := slices.Contains(k.States, state); accepted != (perr == nil) {
 				t.Errorf("%s=%s: the document accepts it %v, sectax run --spec says %v", k.Control, state, accepted, perr)
 			}
 		}
 	}
-	if want := workload.SpecControlNames(); !slices.Equal(names, want) {
+	if want := workload.SpecCtlNames(); !slices.Equal(names, want) {
 		t.Errorf("the document knows the controls %v, internal/workload applies %v", names, want)
 	}
 
@@ -307,7 +307,7 @@ func TestSpecVocabulary(t *testing.T) {
 	if err := json.Unmarshal(data, &schema); err != nil {
 		t.Fatal(err)
 	}
-	spec := schema.Defs["specControl"].Properties
+	spec := schema.Defs["specCtl"].Properties
 	states := []string{}
 	for _, k := range run.SpecControlKinds {
 		for _, st := range k.States {

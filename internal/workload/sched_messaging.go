@@ -229,7 +229,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 				go func() {
 					defer wg.Done()
 					runtime.LockOSThread() // never unlocked: the thread exits with the worker, as perf's do
-					env.SpecThread()
+					env.SpecCtlThread()
 					if err := msgReceiver(rawSys, readyW, wakeR, doneW, r, msgFanout*loops); err != nil {
 						fail(err)
 					}
@@ -240,7 +240,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 				go func() {
 					defer wg.Done()
 					runtime.LockOSThread()
-					env.SpecThread()
+					env.SpecCtlThread()
 					if err := msgSender(rawSys, readyW, wakeR, doneW, outs, loops); err != nil {
 						fail(err)
 					}
@@ -287,7 +287,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 	var fp *run.Footprint
 	if !thread {
 		fp = footprint(g.pids...)
-		env.specWorkers(g.pids...)
+		env.specCtlWorkers(g.pids...)
 	}
 	start := time.Now()
 	if err := writeFull(rawSys, wakeW, []byte{'W'}); err != nil {

@@ -144,7 +144,7 @@ func (SchedPipe) Run(ctx context.Context, env Env, p Params) (s Sample, err erro
 		go func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			env.SpecThread()
+			env.SpecCtlThread()
 			err := pipeWorker(role, readyW, goR, loops)
 			closeAll(childFDs...)
 			workerErr <- err
@@ -197,7 +197,7 @@ func (SchedPipe) Run(ctx context.Context, env Env, p Params) (s Sample, err erro
 	var fp *run.Footprint
 	if childPID != 0 {
 		fp = footprint(childPID)
-		env.specWorkers(childPID)
+		env.specCtlWorkers(childPID)
 	}
 	parent := pipeRole{rfd: p2r, wfd: p1w}
 	var b [1]byte

@@ -173,8 +173,8 @@ type Env struct {
 	WorkerArgs []string
 	// Timeout bounds one repetition; a worker that hangs fails it.
 	Timeout time.Duration
-	// spec, when set, applies per-task speculation controls (WithSpec).
-	spec *specSession
+	// spec, when set, applies per-task speculation controls (WithSpecCtl).
+	spec *specCtlSession
 }
 
 // Sample is what one repetition measured: a value per metric name, and
@@ -184,7 +184,7 @@ type Sample struct {
 	Warnings []string
 	// Footprint is set by workloads with worker processes.
 	Footprint *run.Footprint
-	// SpecControls is what WithSpec applied and verified.
+	// SpecControls is what WithSpecCtl applied and verified.
 	SpecControls []run.SpecControl
 }
 

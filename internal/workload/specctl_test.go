@@ -31,11 +31,11 @@ func TestParseSpec(t *testing.T) {
 		{[]string{"ssbd"}, "error: expected CONTROL=STATE"},
 		{[]string{""}, "error: no control given"},
 	} {
-		got, err := ParseSpec(tc.args)
+		got, err := ParseSpecCtl(tc.args)
 		if strings.HasPrefix(tc.want, "error: ") {
 			var ue *UsageError
 			if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), strings.TrimPrefix(tc.want, "error: ")) {
-				t.Errorf("ParseSpec(%q) = %v, %v; want a usage error with %q", tc.args, got, err, tc.want)
+				t.Errorf("ParseSpecCtl(%q) = %v, %v; want a usage error with %q", tc.args, got, err, tc.want)
 			}
 			continue
 		}
@@ -44,7 +44,7 @@ func TestParseSpec(t *testing.T) {
 			parts = append(parts, s.String())
 		}
 		if err != nil || strings.Join(parts, " ") != tc.want {
-			t.Errorf("ParseSpec(%q) = %v, %v; want %s", tc.args, parts, err, tc.want)
+			t.Errorf("ParseSpecCtl(%q) = %v, %v; want %s", tc.args, parts, err, tc.want)
 		}
 	}
 }
@@ -54,7 +54,7 @@ func FuzzParseSpec(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParseSpec([]string{s})
+		got, err := ParseSpecCtl([]string{s})
 		if err != nil {
 			var ue *UsageError
 			if !errors.As(err, &ue) || strings.Contains(err.Error(), "\n") {
@@ -63,7 +63,7 @@ func FuzzParseSpec(f *testing.F) {
 			return
 		}
 		for _, st := range got {
-			c, ok := lookupSpecControl(st.Control)
+			c, ok := lookupSpecCtl(st.Control)
 			if !ok {
 				t.Fatalf("unknown control %q accepted", st.Control)
 			}
@@ -79,12 +79,12 @@ func intp(v int) *int { return &v }
 // TestDecodeOffer reads a table of PR_GET_SPECULATION_CTRL answers as
 // arch/x86/kernel/cpu/bugs.c gives them in each mode.
 func TestDecodeOffer(t *testing.T) {
-	ssb, _ := lookupSpecControl("ssbd")
-	ib, _ := lookupSpecControl("ib")
-	l1d, _ := lookupSpecControl("l1d_flush")
+	ssb, _ := lookupSpecCtl("ssbd")
+	ib, _ := lookupSpecCtl("ib")
+	l1d, _ := lookupSpecCtl("l1d_flush")
 	for _, tc := range []struct {
 		name      string
-		c         specControl
+		c         specCtl
 		sc        sysinfo.SpecCtl
 		raw       string
 		available bool
@@ -124,11 +124,11 @@ func TestDecodeOffer(t *testing.T) {
 }
 
 func TestCheckSpec(t *testing.T) {
-	offers := []SpecOffer{{Control: "ssbd", Available: true}, {Control: "ib", Reason: "PR_GET_SPECULATION_CTRL: enable, not prctl"}}
-	if err := CheckSpec([]SpecSetting{{"ssbd", "force"}}, offers); err != nil {
+	offers := []SpecCtlOffer{{Control: "ssbd", Available: true}, {Control: "ib", Reason: "PR_GET_SPECULATION_CTRL: enable, not prctl"}}
+	if err := CheckSpecCtl([]SpecCtlSetting{{"ssbd", "force"}}, offers); err != nil {
 		t.Fatal(err)
 	}
-	err := CheckSpec([]SpecSetting{{"ssbd", "force"}, {"ib", "force"}}, offers)
+	err := CheckSpecCtl([]SpecCtlSetting{{"ssbd", "force"}, {"ib", "force"}}, offers)
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--spec ib=force: this kernel does not offer ib per task: PR_GET_SPECULATION_CTRL: enable") {
 		t.Fatalf("err = %v", err)
@@ -137,9 +137,9 @@ func TestCheckSpec(t *testing.T) {
 
 // fakeSpecSys is a kernel whose /proc is testdata/specproc and whose
 // prctl records the calls.
-func fakeSpecSys(pid, tid int, getVal int) (*specSys, *[]string) {
+func fakeSpecSys(pid, tid int, getVal int) (*specCtlSys, *[]string) {
 	var calls []string
-	return &specSys{
+	return &specCtlSys{
 		set: func(which, value int) error {
 			calls = append(calls, strconv.Itoa(which)+":"+strconv.Itoa(value))
 			return nil
@@ -152,11 +152,11 @@ func fakeSpecSys(pid, tid int, getVal int) (*specSys, *[]string) {
 }
 
 func TestSpecSessionFakeProc(t *testing.T) {
-	settings := []SpecSetting{{"ssbd", "force"}, {"ib", "force"}}
+	settings := []SpecCtlSetting{{"ssbd", "force"}, {"ib", "force"}}
 	kernel := map[string]string{"ssbd": "prctl enable", "ib": "prctl enable"}
 
 	sys, calls := fakeSpecSys(100, 101, 0)
-	s := newSpecSession(settings, kernel, sys)
+	s := newSpecCtlSession(settings, kernel, sys)
 	s.applyThread("runner-thread")
 	s.checkWorkers([]int{100})
 	if err := s.err(); err != nil {
@@ -179,14 +179,14 @@ func TestSpecSessionFakeProc(t *testing.T) {
 	}
 
 	// A worker that does not show the state fails the repetition.
-	s = newSpecSession(settings, kernel, sys)
+	s = newSpecCtlSession(settings, kernel, sys)
 	s.checkWorkers([]int{100, 200})
 	if err := s.err(); err == nil || !strings.Contains(err.Error(), `--spec ssbd=force is not in effect in task 200 of worker 200: the kernel shows "thread vulnerable", not "thread force mitigated"`) {
 		t.Errorf("err = %v", err)
 	}
 	// So does a kernel without the status line, and a worker that is gone.
 	for pid, want := range map[int]string{300: "has no Speculation_Store_Bypass line", 400: "cannot list the tasks of worker 400"} {
-		s = newSpecSession(settings, kernel, sys)
+		s = newSpecCtlSession(settings, kernel, sys)
 		s.checkWorkers([]int{pid})
 		if err := s.err(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("worker %d: err = %v, want %q", pid, err, want)
@@ -195,7 +195,7 @@ func TestSpecSessionFakeProc(t *testing.T) {
 	// The kernel's refusal is reported with its errno.
 	refusing := *sys
 	refusing.set = func(int, int) error { return unix.ENXIO }
-	s = newSpecSession(settings, kernel, &refusing)
+	s = newSpecCtlSession(settings, kernel, &refusing)
 	s.applyThread("thread")
 	if err := s.err(); err == nil || !strings.Contains(err.Error(), "the kernel refused prctl(PR_SET_SPECULATION_CTRL) in task 101: ENXIO") {
 		t.Errorf("err = %v", err)
@@ -210,7 +210,7 @@ func TestSpecSessionL1D(t *testing.T) {
 		fail bool
 	}{{unix.PR_SPEC_PRCTL | unix.PR_SPEC_ENABLE, false}, {unix.PR_SPEC_PRCTL | unix.PR_SPEC_DISABLE, true}} {
 		sys, _ := fakeSpecSys(100, 100, tc.get)
-		s := newSpecSession([]SpecSetting{{"l1d_flush", "on"}}, nil, sys)
+		s := newSpecCtlSession([]SpecCtlSetting{{"l1d_flush", "on"}}, nil, sys)
 		s.applyThread("thread")
 		s.checkWorkers([]int{100}) // no status line: nothing to check there
 		if err := s.err(); (err != nil) != tc.fail {
@@ -237,13 +237,13 @@ func TestSpecHooksReachEveryTask(t *testing.T) {
 	if !ok {
 		t.Skip("no Speculation_Store_Bypass line in /proc/thread-self/status")
 	}
-	saved := specControls
-	defer func() { specControls = saved }()
-	specControls = append(append([]specControl(nil), saved...), specControl{name: "probe", status: "Speculation_Store_Bypass",
+	saved := specCtls
+	defer func() { specCtls = saved }()
+	specCtls = append(append([]specCtl(nil), saved...), specCtl{name: "probe", status: "Speculation_Store_Bypass",
 		set: map[string]int{"off": 0}, expect: map[string]string{"off": state}})
-	sys := realSpecSys
+	sys := realSpecCtlSys
 	sys.set = func(int, int) error { return nil }
-	settings := []SpecSetting{{"probe", "off"}}
+	settings := []SpecCtlSetting{{"probe", "off"}}
 
 	for _, tc := range []struct {
 		w                          Workload
@@ -258,7 +258,7 @@ func TestSpecHooksReachEveryTask(t *testing.T) {
 		{SchedMessaging{}, map[string]string{"groups": "1", "loops": "2", "mode": "process", "spawn": "fork"}, 0, 40, 40},
 	} {
 		name := tc.w.Info().ID + " " + tc.params["mode"] + " " + tc.params["spawn"]
-		w := specWorkload{Workload: tc.w, settings: settings, kernel: map[string]string{"probe": "test"}, sys: &sys}
+		w := specCtlWorkload{Workload: tc.w, settings: settings, kernel: map[string]string{"probe": "test"}, sys: &sys}
 		s, err := w.Run(context.Background(), testEnv(t), moreParams(t, tc.w, tc.params))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -294,12 +294,12 @@ func TestSpecRealKernel(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	offers := SpecOffers(snap)
+	offers := SpecCtlOffers(snap)
 	if len(offers) != 3 {
 		t.Fatalf("offers %+v", offers)
 	}
 	for _, o := range offers {
-		c, _ := lookupSpecControl(o.Control)
+		c, _ := lookupSpecCtl(o.Control)
 		if !o.Available {
 			if !strings.Contains(o.Reason, "PR_GET_SPECULATION_CTRL") {
 				t.Errorf("%s: the reason does not come from the kernel: %q", o.Control, o.Reason)
@@ -313,7 +313,7 @@ func TestSpecRealKernel(t *testing.T) {
 			done := make(chan error)
 			go func() {
 				lockThreadForever()
-				done <- realSpecSys.set(c.which, c.set[c.values()[0]])
+				done <- realSpecCtlSys.set(c.which, c.set[c.values()[0]])
 			}()
 			if err := <-done; err == nil {
 				t.Errorf("%s: the kernel accepted %s=%s although PR_GET said %s", o.Control, o.Control, c.values()[0], o.Kernel)
@@ -323,7 +323,7 @@ func TestSpecRealKernel(t *testing.T) {
 		if c.status == "" {
 			continue // l1d_flush: no status line, and SIGBUS on SMT cores
 		}
-		w := WithSpec(SchedPipe{}, []SpecSetting{{o.Control, "force"}}, offers)
+		w := WithSpecCtl(SchedPipe{}, []SpecCtlSetting{{o.Control, "force"}}, offers)
 		s, err := w.Run(context.Background(), testEnv(t), moreParams(t, SchedPipe{}, map[string]string{"loops": "100", "mode": "process"}))
 		if err != nil {
 			t.Fatalf("%s=force: %v", o.Control, err)

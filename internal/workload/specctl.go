@@ -28,19 +28,19 @@ import (
 // the thread that runs a workload reaches every worker process it forks or
 // executes and every command it spawns. Worker threads are not clones of
 // that thread (Go starts threads from a template thread), so each sets it
-// itself (Env.SpecThread). Every task is then checked in /proc before the
+// itself (Env.SpecCtlThread). Every task is then checked in /proc before the
 // timed window.
 
-// SpecSetting is one requested control: Control=Value ("ssbd=force").
-type SpecSetting struct {
+// SpecCtlSetting is one requested control: Control=Value ("ssbd=force").
+type SpecCtlSetting struct {
 	Control string
 	Value   string
 }
 
-func (s SpecSetting) String() string { return s.Control + "=" + s.Value }
+func (s SpecCtlSetting) String() string { return s.Control + "=" + s.Value }
 
-// specControl is what sectax knows of one control.
-type specControl struct {
+// specCtl is what sectax knows of one control.
+type specCtl struct {
 	name  string
 	which int
 	// status is the /proc/PID/status key; "" when the kernel prints none.
@@ -58,8 +58,8 @@ type specControl struct {
 	mitigation string
 }
 
-// specControls lists the controls in the order they are applied and shown.
-var specControls = []specControl{
+// specCtls lists the controls in the order they are applied and shown.
+var specCtls = []specCtl{
 	{name: "ssbd", which: unix.PR_SPEC_STORE_BYPASS, status: "Speculation_Store_Bypass", vuln: "spec_store_bypass",
 		set:    map[string]int{"force": unix.PR_SPEC_FORCE_DISABLE, "on": unix.PR_SPEC_DISABLE, "off": unix.PR_SPEC_ENABLE},
 		expect: map[string]string{"force": "thread force mitigated", "on": "thread mitigated", "off": "thread vulnerable"},
@@ -74,26 +74,26 @@ var specControls = []specControl{
 		boot:   "l1d_flush=on", mitigation: "the L1D flush"},
 }
 
-// SpecControlNames lists the controls sectax can apply, in order.
-func SpecControlNames() []string {
-	out := make([]string, len(specControls))
-	for i, c := range specControls {
+// SpecCtlNames lists the controls sectax can apply, in order.
+func SpecCtlNames() []string {
+	out := make([]string, len(specCtls))
+	for i, c := range specCtls {
 		out[i] = c.name
 	}
 	return out
 }
 
-func lookupSpecControl(name string) (specControl, bool) {
-	for _, c := range specControls {
+func lookupSpecCtl(name string) (specCtl, bool) {
+	for _, c := range specCtls {
 		if c.name == name {
 			return c, true
 		}
 	}
-	return specControl{}, false
+	return specCtl{}, false
 }
 
 // specValues lists a control's accepted states, strongest first.
-func (c specControl) values() []string {
+func (c specCtl) values() []string {
 	var out []string
 	for _, v := range []string{"force", "on", "off"} {
 		if _, ok := c.set[v]; ok {
@@ -103,10 +103,10 @@ func (c specControl) values() []string {
 	return out
 }
 
-// ParseSpec reads --spec arguments: CONTROL=STATE, comma-separated and
+// ParseSpecCtl reads --spec arguments: CONTROL=STATE, comma-separated and
 // repeatable. The result is in control order; naming a control twice is a
 // usage error.
-func ParseSpec(args []string) ([]SpecSetting, error) {
+func ParseSpecCtl(args []string) ([]SpecCtlSetting, error) {
 	seen := map[string]string{}
 	for _, arg := range args {
 		for _, item := range strings.Split(arg, ",") {
@@ -118,9 +118,9 @@ func ParseSpec(args []string) ([]SpecSetting, error) {
 			if !ok {
 				return nil, &UsageError{Msg: fmt.Sprintf("--spec %q: expected CONTROL=STATE, e.g. ssbd=force", item)}
 			}
-			c, ok := lookupSpecControl(name)
+			c, ok := lookupSpecCtl(name)
 			if !ok {
-				return nil, &UsageError{Msg: fmt.Sprintf("--spec %q: unknown control %q (accepted: %s)", item, name, strings.Join(SpecControlNames(), ", "))}
+				return nil, &UsageError{Msg: fmt.Sprintf("--spec %q: unknown control %q (accepted: %s)", item, name, strings.Join(SpecCtlNames(), ", "))}
 			}
 			if _, ok := c.set[value]; !ok {
 				return nil, &UsageError{Msg: fmt.Sprintf("--spec %q: %s takes %s", item, name, strings.Join(c.values(), ", "))}
@@ -131,10 +131,10 @@ func ParseSpec(args []string) ([]SpecSetting, error) {
 			seen[name] = value
 		}
 	}
-	var out []SpecSetting
-	for _, c := range specControls {
+	var out []SpecCtlSetting
+	for _, c := range specCtls {
 		if v, ok := seen[c.name]; ok {
-			out = append(out, SpecSetting{c.name, v})
+			out = append(out, SpecCtlSetting{c.name, v})
 		}
 	}
 	if len(out) == 0 {
@@ -143,9 +143,9 @@ func ParseSpec(args []string) ([]SpecSetting, error) {
 	return out, nil
 }
 
-// SpecOffer says whether the running kernel lets a task switch a control,
+// SpecCtlOffer says whether the running kernel lets a task switch a control,
 // from its PR_GET_SPECULATION_CTRL answer and vulnerability file.
-type SpecOffer struct {
+type SpecCtlOffer struct {
 	Control   string `json:"control"`
 	Available bool   `json:"available"`
 	// Kernel is the PR_GET_SPECULATION_CTRL answer: its bits ("prctl
@@ -155,11 +155,11 @@ type SpecOffer struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// SpecOffers reads, from an environment snapshot, which controls this
+// SpecCtlOffers reads, from an environment snapshot, which controls this
 // kernel offers per task.
-func SpecOffers(s *sysinfo.Snapshot) []SpecOffer {
-	out := make([]SpecOffer, 0, len(specControls))
-	for _, c := range specControls {
+func SpecCtlOffers(s *sysinfo.Snapshot) []SpecCtlOffer {
+	out := make([]SpecCtlOffer, 0, len(specCtls))
+	for _, c := range specCtls {
 		var sc sysinfo.SpecCtl
 		switch c.which {
 		case unix.PR_SPEC_STORE_BYPASS:
@@ -183,8 +183,8 @@ func SpecOffers(s *sysinfo.Snapshot) []SpecOffer {
 // decodeOffer turns one PR_GET_SPECULATION_CTRL answer into an offer
 // (Documentation/userspace-api/spec_ctrl.rst; arch/x86/kernel/cpu/bugs.c
 // ssb_prctl_get, ib_prctl_get, l1d_flush_prctl_get).
-func decodeOffer(c specControl, sc sysinfo.SpecCtl, vulnRaw string, vulnFound bool) SpecOffer {
-	o := SpecOffer{Control: c.name, Kernel: "unknown"}
+func decodeOffer(c specCtl, sc sysinfo.SpecCtl, vulnRaw string, vulnFound bool) SpecCtlOffer {
+	o := SpecCtlOffer{Control: c.name, Kernel: "unknown"}
 	file := "no " + c.vuln + " vulnerability file"
 	if vulnFound {
 		file = c.vuln + ": " + vulnRaw
@@ -229,9 +229,9 @@ func decodeOffer(c specControl, sc sysinfo.SpecCtl, vulnRaw string, vulnFound bo
 	return o
 }
 
-// CheckSpec refuses settings the kernel does not offer (a usage error: exit
+// CheckSpecCtl refuses settings the kernel does not offer (a usage error: exit
 // status 2), naming the kernel's reason.
-func CheckSpec(settings []SpecSetting, offers []SpecOffer) error {
+func CheckSpecCtl(settings []SpecCtlSetting, offers []SpecCtlOffer) error {
 	for _, s := range settings {
 		for _, o := range offers {
 			if o.Control == s.Control && !o.Available {
@@ -242,9 +242,9 @@ func CheckSpec(settings []SpecSetting, offers []SpecOffer) error {
 	return nil
 }
 
-// specSys is how the controls reach the kernel: the real prctl and /proc,
+// specCtlSys is how the controls reach the kernel: the real prctl and /proc,
 // or fakes in tests.
-type specSys struct {
+type specCtlSys struct {
 	set    func(which, value int) error
 	get    func(which int) (int, error)
 	proc   string
@@ -252,7 +252,7 @@ type specSys struct {
 	gettid func() int
 }
 
-var realSpecSys = specSys{
+var realSpecCtlSys = specCtlSys{
 	set: func(which, value int) error {
 		return unix.Prctl(unix.PR_SET_SPECULATION_CTRL, uintptr(which), uintptr(value), 0, 0)
 	},
@@ -264,12 +264,12 @@ var realSpecSys = specSys{
 	gettid: unix.Gettid,
 }
 
-// specSession applies the settings of one repetition and collects what
+// specCtlSession applies the settings of one repetition and collects what
 // was verified. Its methods are safe for concurrent use.
-type specSession struct {
-	settings []SpecSetting
+type specCtlSession struct {
+	settings []SpecCtlSetting
 	kernel   map[string]string
-	sys      *specSys
+	sys      *specCtlSys
 
 	mu      sync.Mutex
 	rec     []run.SpecControl
@@ -277,10 +277,10 @@ type specSession struct {
 	failure error
 }
 
-func newSpecSession(settings []SpecSetting, kernel map[string]string, sys *specSys) *specSession {
-	s := &specSession{settings: settings, kernel: kernel, sys: sys}
+func newSpecCtlSession(settings []SpecCtlSetting, kernel map[string]string, sys *specCtlSys) *specCtlSession {
+	s := &specCtlSession{settings: settings, kernel: kernel, sys: sys}
 	for _, st := range settings {
-		c, _ := lookupSpecControl(st.Control)
+		c, _ := lookupSpecCtl(st.Control)
 		s.rec = append(s.rec, run.SpecControl{Control: st.Control, Requested: st.Value,
 			Kernel: kernel[st.Control], Expected: c.expect[st.Value], Verified: []run.SpecTasks{}})
 		s.pids = append(s.pids, map[string]map[int]bool{})
@@ -288,7 +288,7 @@ func newSpecSession(settings []SpecSetting, kernel map[string]string, sys *specS
 	return s
 }
 
-func (s *specSession) fail(err error) {
+func (s *specCtlSession) fail(err error) {
 	s.mu.Lock()
 	if s.failure == nil {
 		s.failure = err
@@ -296,14 +296,14 @@ func (s *specSession) fail(err error) {
 	s.mu.Unlock()
 }
 
-func (s *specSession) err() error {
+func (s *specCtlSession) err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.failure
 }
 
 // note records one verified task of a setting.
-func (s *specSession) note(i int, role, source, state string, pid int) {
+func (s *specCtlSession) note(i int, role, source, state string, pid int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := role + "\x00" + source + "\x00" + state
@@ -324,7 +324,7 @@ func (s *specSession) note(i int, role, source, state string, pid int) {
 }
 
 // record returns what was verified, groups in a stable order.
-func (s *specSession) record() []run.SpecControl {
+func (s *specCtlSession) record() []run.SpecControl {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]run.SpecControl, len(s.rec))
@@ -342,17 +342,17 @@ func roleRank(role string) int {
 
 // applyThread sets every control on the calling thread, which the caller
 // holds locked, then checks that the kernel shows it.
-func (s *specSession) applyThread(role string) {
+func (s *specCtlSession) applyThread(role string) {
 	pid, tid := s.sys.getpid(), s.sys.gettid()
 	for _, st := range s.settings {
-		c, _ := lookupSpecControl(st.Control)
+		c, _ := lookupSpecCtl(st.Control)
 		if err := s.sys.set(c.which, c.set[st.Value]); err != nil {
 			s.fail(fmt.Errorf("--spec %s: the kernel refused prctl(PR_SET_SPECULATION_CTRL) in task %d: %s", st, tid, errnoText(err)))
 			return
 		}
 	}
 	for i, st := range s.settings {
-		c, _ := lookupSpecControl(st.Control)
+		c, _ := lookupSpecCtl(st.Control)
 		var state, source string
 		if c.status == "" {
 			v, err := s.sys.get(c.which)
@@ -379,7 +379,7 @@ func (s *specSession) applyThread(role string) {
 // checkWorkers reads every task of the worker processes and checks the
 // controls that have a status line (the L1D flush has none; it is
 // inherited from the runner thread, where it was checked).
-func (s *specSession) checkWorkers(pids []int) {
+func (s *specCtlSession) checkWorkers(pids []int) {
 	for _, pid := range pids {
 		tasks, err := os.ReadDir(filepath.Join(s.sys.proc, strconv.Itoa(pid), "task"))
 		if err != nil {
@@ -392,7 +392,7 @@ func (s *specSession) checkWorkers(pids []int) {
 				continue
 			}
 			for i, st := range s.settings {
-				c, _ := lookupSpecControl(st.Control)
+				c, _ := lookupSpecCtl(st.Control)
 				if c.status == "" {
 					continue
 				}
@@ -445,13 +445,13 @@ func errnoText(err error) string {
 	return err.Error()
 }
 
-// SpecThread applies the run's speculation controls (if any) to the calling
+// SpecCtlThread applies the run's speculation controls (if any) to the calling
 // worker thread, which must be locked to its goroutine. It takes one more
 // lock that is never released, so that the thread exits with its goroutine
 // instead of going back to the runtime's pool carrying the control. A
 // failure is recorded and fails the repetition after it ran (a worker
 // thread that stopped here would leave the others waiting).
-func (e Env) SpecThread() {
+func (e Env) SpecCtlThread() {
 	if e.spec == nil {
 		return
 	}
@@ -459,37 +459,37 @@ func (e Env) SpecThread() {
 	e.spec.applyThread("thread")
 }
 
-// specWorkers checks the controls in every task of the worker processes,
+// specCtlWorkers checks the controls in every task of the worker processes,
 // at the start barrier (every worker alive and ready, nothing timed yet).
-func (e Env) specWorkers(pids ...int) {
+func (e Env) specCtlWorkers(pids ...int) {
 	if e.spec != nil {
 		e.spec.checkWorkers(pids)
 	}
 }
 
-// specWorkload runs a workload under per-task speculation controls.
-type specWorkload struct {
+// specCtlWorkload runs a workload under per-task speculation controls.
+type specCtlWorkload struct {
 	Workload
-	settings []SpecSetting
+	settings []SpecCtlSetting
 	kernel   map[string]string
-	sys      *specSys
+	sys      *specCtlSys
 }
 
-// WithSpec returns w running each repetition under the settings, which
-// CheckSpec accepted against offers: on a thread of its own that sets them
+// WithSpecCtl returns w running each repetition under the settings, which
+// CheckSpecCtl accepted against offers: on a thread of its own that sets them
 // before the workload starts, checks them in every task, records them in
 // the sample (run.Result.SpecControls) and exits with the repetition.
-func WithSpec(w Workload, settings []SpecSetting, offers []SpecOffer) Workload {
+func WithSpecCtl(w Workload, settings []SpecCtlSetting, offers []SpecCtlOffer) Workload {
 	kernel := map[string]string{}
 	for _, o := range offers {
 		kernel[o.Control] = o.Kernel
 	}
-	return specWorkload{Workload: w, settings: settings, kernel: kernel, sys: &realSpecSys}
+	return specCtlWorkload{Workload: w, settings: settings, kernel: kernel, sys: &realSpecCtlSys}
 }
 
 // Run implements Workload.
-func (w specWorkload) Run(ctx context.Context, env Env, p Params) (Sample, error) {
-	sess := newSpecSession(w.settings, w.kernel, w.sys)
+func (w specCtlWorkload) Run(ctx context.Context, env Env, p Params) (Sample, error) {
+	sess := newSpecCtlSession(w.settings, w.kernel, w.sys)
 	env.spec = sess
 	type result struct {
 		s   Sample
