@@ -28,11 +28,11 @@ func load(t *testing.T, name string) (*sysinfo.Snapshot, Platform, *mitigation.K
 	return s, Probe(root(name), s), kb
 }
 
-func mustTarget(t *testing.T, s string) Target {
+func mustTarget(t *testing.T, s string) mitigation.Target {
 	t.Helper()
-	tg, err := ParseTarget(s)
+	tg, err := mitigation.ParseTarget(s)
 	if err != nil {
-		t.Fatalf("ParseTarget(%q): %v", s, err)
+		t.Fatalf("mitigation.ParseTarget(%q): %v", s, err)
 	}
 	return tg
 }
@@ -41,16 +41,16 @@ func TestParseTarget(t *testing.T) {
 	for _, tt := range []struct {
 		in, kind, str string
 	}{
-		{"off", KindOff, "off"},
-		{" auto ", KindAuto, "auto"},
-		{"on", KindAuto, "auto"},
-		{"mitigations=off audit=0", KindParams, "mitigations=off audit=0"},
-		{"nopti\tnosmt", KindParams, "nopti nosmt"},
-		{"spectre_bhi=vmexit spectre_bhi=vmexit", KindParams, "spectre_bhi=vmexit"},
+		{"off", mitigation.KindOff, "off"},
+		{" auto ", mitigation.KindAuto, "auto"},
+		{"on", mitigation.KindAuto, "auto"},
+		{"mitigations=off audit=0", mitigation.KindParams, "mitigations=off audit=0"},
+		{"nopti\tnosmt", mitigation.KindParams, "nopti nosmt"},
+		{"spectre_bhi=vmexit spectre_bhi=vmexit", mitigation.KindParams, "spectre_bhi=vmexit"},
 	} {
 		tg := mustTarget(t, tt.in)
 		if tg.Kind != tt.kind || tg.String() != tt.str {
-			t.Errorf("ParseTarget(%q) = %s %q, want %s %q", tt.in, tg.Kind, tg.String(), tt.kind, tt.str)
+			t.Errorf("mitigation.ParseTarget(%q) = %s %q, want %s %q", tt.in, tg.Kind, tg.String(), tt.kind, tt.str)
 		}
 	}
 	for _, tt := range []struct{ in, want string }{
@@ -65,9 +65,9 @@ func TestParseTarget(t *testing.T) {
 		{"mitigations=off\x01", "plain ASCII"},
 		{"mitigations=off mitigations=auto", "given twice"},
 	} {
-		_, err := ParseTarget(tt.in)
-		if err == nil || !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ParseTarget(%q) = %v, want an ErrTarget containing %q", tt.in, err, tt.want)
+		_, err := mitigation.ParseTarget(tt.in)
+		if err == nil || !errors.Is(err, mitigation.ErrTarget) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("mitigation.ParseTarget(%q) = %v, want an mitigation.ErrTarget containing %q", tt.in, err, tt.want)
 		}
 	}
 }
@@ -285,7 +285,7 @@ func TestVerify(t *testing.T) {
 	}
 }
 
-// FuzzParseTarget: any string either is refused with ErrTarget or gives
+// FuzzParseTarget: any string either is refused with mitigation.ErrTarget or gives
 // parameters that survive being written out and parsed again unchanged,
 // with no blank or quote inside a parameter.
 func FuzzParseTarget(f *testing.F) {
@@ -293,24 +293,24 @@ func FuzzParseTarget(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		tg, err := ParseTarget(s)
+		tg, err := mitigation.ParseTarget(s)
 		if err != nil {
-			if !errors.Is(err, ErrTarget) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("ParseTarget(%q): error %q is not a one-line ErrTarget", s, err)
+			if !errors.Is(err, mitigation.ErrTarget) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("mitigation.ParseTarget(%q): error %q is not a one-line mitigation.ErrTarget", s, err)
 			}
 			return
 		}
-		if tg.Kind != KindParams {
+		if tg.Kind != mitigation.KindParams {
 			return
 		}
 		for _, p := range tg.Params {
 			if strings.ContainsAny(p.Raw, " \t\n\v\f\r\"") || p.Name == "" {
-				t.Fatalf("ParseTarget(%q) accepted %q", s, p.Raw)
+				t.Fatalf("mitigation.ParseTarget(%q) accepted %q", s, p.Raw)
 			}
 		}
-		again, err := ParseTarget(tg.String())
+		again, err := mitigation.ParseTarget(tg.String())
 		if err != nil || !slices.Equal(again.Params, tg.Params) {
-			t.Fatalf("ParseTarget(%q) → %q → %v, %v", s, tg.String(), again.Params, err)
+			t.Fatalf("mitigation.ParseTarget(%q) → %q → %v, %v", s, tg.String(), again.Params, err)
 		}
 	})
 }

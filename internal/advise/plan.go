@@ -49,10 +49,10 @@ type Toggle struct {
 
 // Advice is the result of Plan: the `sectax advise --format json` document.
 type Advice struct {
-	Schema   string   `json:"schema"`
-	Target   Target   `json:"target"`
-	Kernel   string   `json:"kernel"`
-	Platform Platform `json:"platform"`
+	Schema   string            `json:"schema"`
+	Target   mitigation.Target `json:"target"`
+	Kernel   string            `json:"kernel"`
+	Platform Platform          `json:"platform"`
 	// Running is /proc/cmdline now.
 	Running string `json:"running_cmdline"`
 	// Changes turn the configured parameters into ConfiguredAfter.
@@ -88,7 +88,7 @@ type Advice struct {
 
 // Plan computes the advice for reaching target on the machine described
 // by s and p. It changes nothing.
-func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) Advice {
+func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Knowledge) Advice {
 	release := s.Kernel.Release
 	a := Advice{Schema: AdviceSchema, Target: t, Kernel: release, Platform: p,
 		Running: strings.TrimSpace(s.Cmdline.Raw), Changes: []Change{}, Steps: []Step{},
@@ -206,7 +206,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) A
 			a.GuestCaveat += " " + kb.WSLGeneral
 		}
 	}
-	if t.Kind == KindOff || hasGlobalOff(t.Params) {
+	if t.Kind == mitigation.KindOff || hasGlobalOff(t.Params) {
 		a.Alternatives = kb.AlternativesFor("off", release)
 	}
 	a.Warnings = append(a.Warnings, warnings(s, p, t, a, newer, kb)...)
@@ -222,8 +222,8 @@ func hasGlobalOff(params []mitigation.Param) bool {
 // PARAMS merge their parameters in (a parameter setting the same thing is
 // replaced); auto removes mitigations= (unless it is plain auto) and every
 // per-bug parameter that turns a mitigation off.
-func applyTarget(base []mitigation.Param, t Target) []mitigation.Param {
-	if t.Kind != KindAuto {
+func applyTarget(base []mitigation.Param, t mitigation.Target) []mitigation.Param {
+	if t.Kind != mitigation.KindAuto {
 		return mitigation.Merge(base, t.Params)
 	}
 	cls := mitigation.Classify(base)
@@ -278,7 +278,7 @@ func applyChanges(running []mitigation.Param, changes []Change, appendReplaced b
 }
 
 // warnings are the remarks that do not fit elsewhere.
-func warnings(s *sysinfo.Snapshot, p Platform, t Target, a Advice, newer bool, kb *mitigation.Knowledge) []string {
+func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, newer bool, kb *mitigation.Knowledge) []string {
 	var w []string
 	w = append(w, p.ConfigWarnings...)
 	if len(a.Changes) == 0 {
@@ -328,8 +328,8 @@ func restartHint(p Platform) string {
 }
 
 // verifyArg is the --expect argument that checks the target.
-func verifyArg(t Target) string {
-	if t.Kind != KindParams {
+func verifyArg(t mitigation.Target) string {
+	if t.Kind != mitigation.KindParams {
 		return t.Kind
 	}
 	return shellQuote(mitigation.Format(t.Params))

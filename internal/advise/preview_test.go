@@ -22,7 +22,7 @@ import (
 // target does not parse).
 func previewAndEdit(t *testing.T, s *sysinfo.Snapshot, kb *mitigation.Knowledge, value, target string) (preview, written string, ok bool) {
 	t.Helper()
-	tg, err := ParseTarget(target)
+	tg, err := mitigation.ParseTarget(target)
 	if err != nil {
 		return "", "", false
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // steps are the exact commands for the platform. None is run by sectax.
-func steps(s *sysinfo.Snapshot, p Platform, t Target, a Advice) []Step {
+func steps(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice) []Step {
 	verify := Step{Where: "linux", Text: "after the restart, check that the kernel took the change", Command: "sectax verify --expect " + verifyArg(t)}
 	set := tokens(a.Changes, "add", "replace")
 	unset := tokens(a.Changes, "remove")
@@ -30,7 +30,7 @@ func steps(s *sysinfo.Snapshot, p Platform, t Target, a Advice) []Step {
 				Step{Where: "linux", Text: "preview the edit of .wslconfig (writes nothing)", Command: "sectax wslconfig set " + args + " --dry-run"},
 				Step{Where: "linux", Text: "edit .wslconfig (keeps every other byte, writes a timestamped backup)", Command: "sectax wslconfig set " + args})
 		}
-		if t.Kind == KindAuto && len(unset) > 0 {
+		if t.Kind == mitigation.KindAuto && len(unset) > 0 {
 			args := strings.Join(unsetArgs(p.Configured, a.Changes), " ")
 			out = append(out,
 				Step{Where: "linux", Text: "preview the removal (writes nothing)", Command: "sectax wslconfig unset " + args + " --dry-run"},
@@ -107,8 +107,8 @@ func steps(s *sysinfo.Snapshot, p Platform, t Target, a Advice) []Step {
 // any other target parameter whose setting the configuration holds more
 // than once or in another spelling (set drops the other copies, as the
 // preview does). None for auto, which only removes.
-func wslSetArgs(configured string, t Target, changes []Change) []string {
-	if t.Kind == KindAuto {
+func wslSetArgs(configured string, t mitigation.Target, changes []Change) []string {
+	if t.Kind == mitigation.KindAuto {
 		return nil
 	}
 	out := tokens(changes, "add", "replace")

@@ -31,10 +31,10 @@ type FileState struct {
 // Verification is the result of Verify: the `sectax verify --format json`
 // document.
 type Verification struct {
-	Schema   string `json:"schema"`
-	Expect   Target `json:"expect"`
-	Kernel   string `json:"kernel"`
-	Platform string `json:"platform"`
+	Schema   string            `json:"schema"`
+	Expect   mitigation.Target `json:"expect"`
+	Kernel   string            `json:"kernel"`
+	Platform string            `json:"platform"`
 	// Cmdline is /proc/cmdline; Mode and ModeReason what it gives.
 	Cmdline    string          `json:"cmdline"`
 	Mode       mitigation.Mode `json:"mode"`
@@ -59,7 +59,7 @@ type Verification struct {
 // Verify checks the running kernel (s) against the expectation t. p is the
 // probed platform: its configured parameters tell "asked for but not
 // applied" from "never asked for".
-func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge) Verification {
+func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Knowledge) Verification {
 	v := Verification{Schema: VerifySchema, Expect: t, Kernel: s.Kernel.Release, Platform: p.Name,
 		Cmdline: strings.TrimSpace(s.Cmdline.Raw), Checks: []Check{}, Missing: []string{}, Unwanted: []string{},
 		StillMitigated: []FileState{}, Reasons: []string{}, Fix: []string{}}
@@ -67,7 +67,7 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 	v.Mode, v.ModeReason = mitigation.Classify(running).Mode()
 
 	// 1. The command line.
-	if t.Kind == KindAuto {
+	if t.Kind == mitigation.KindAuto {
 		for _, r := range mitigation.Classify(running).Params {
 			if r.Overridden {
 				continue
@@ -91,9 +91,9 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 	cmdOK := len(v.Missing) == 0 && len(v.Unwanted) == 0
 	detail := "/proc/cmdline has " + mitigation.Format(t.Params)
 	switch {
-	case t.Kind == KindAuto && cmdOK:
+	case t.Kind == mitigation.KindAuto && cmdOK:
 		detail = "/proc/cmdline turns no mitigation off (" + v.ModeReason + ")"
-	case t.Kind == KindAuto:
+	case t.Kind == mitigation.KindAuto:
 		detail = "/proc/cmdline turns mitigations off: " + strings.Join(v.Unwanted, " ")
 	case !cmdOK:
 		detail = "/proc/cmdline lacks " + strings.Join(v.Missing, ", ")
@@ -193,12 +193,12 @@ func Verify(s *sysinfo.Snapshot, p Platform, t Target, kb *mitigation.Knowledge)
 
 // configuredAsks reports whether the platform's configured parameters
 // already hold the expectation; known is false when they could not be read.
-func configuredAsks(p Platform, t Target) (asked, known bool) {
+func configuredAsks(p Platform, t mitigation.Target) (asked, known bool) {
 	if !p.Known || p.Kind == PlatformUnknown {
 		return false, false
 	}
 	cfg := mitigation.ParseCmdline(p.Configured).Params
-	if t.Kind == KindAuto {
+	if t.Kind == mitigation.KindAuto {
 		m, _ := mitigation.Classify(cfg).Mode()
 		return m == mitigation.ModeOn, true
 	}
@@ -226,7 +226,7 @@ func configName(p Platform) string {
 }
 
 // cmdlineReasons say why the running command line lacks the expectation.
-func cmdlineReasons(p Platform, t Target, asked, known bool) (reasons, fix []string) {
+func cmdlineReasons(p Platform, t mitigation.Target, asked, known bool) (reasons, fix []string) {
 	advise := "sectax advise --target " + verifyArg(t)
 	switch {
 	case p.Kind == PlatformWSL && !known:

@@ -264,7 +264,7 @@ func expect(s *sysinfo.Snapshot, kb *mitigation.Knowledge, c config.Config, kind
 	if len(c.Params) == 0 {
 		return pl
 	}
-	a := advise.Plan(s, advise.Platform{Kind: advise.PlatformUnknown}, advise.Target{Kind: advise.KindParams, Raw: c.String(), Params: c.Params}, kb)
+	a := advise.Plan(s, advise.Platform{Kind: advise.PlatformUnknown}, mitigation.Target{Kind: mitigation.KindParams, Raw: c.String(), Params: c.Params}, kb)
 	for _, l := range a.GivenUp {
 		pl.Expected = append(pl.Expected, Change{File: l.Name, From: l.From, To: l.To, By: l.By})
 	}

@@ -65,7 +65,7 @@ split them differently.`,
 
 // adviceInputs is what advise and verify both start from.
 type adviceInputs struct {
-	target   advise.Target
+	target   mitigation.Target
 	snap     *sysinfo.Snapshot
 	platform advise.Platform
 	kb       *mitigation.Knowledge
@@ -78,9 +78,9 @@ func adviseInputs(ctx context.Context, g *Globals, flag, value string) (adviceIn
 	if err := checkFormat(g, "text", "json"); err != nil {
 		return in, err
 	}
-	t, err := advise.ParseTarget(value)
+	t, err := mitigation.ParseTarget(value)
 	if err != nil {
-		return in, usagef("%s: %s", flag, strings.TrimPrefix(err.Error(), advise.ErrTarget.Error()+": "))
+		return in, usagef("%s: %s", flag, strings.TrimPrefix(err.Error(), mitigation.ErrTarget.Error()+": "))
 	}
 	kb, err := mitigation.KnowledgeBase()
 	if err != nil {

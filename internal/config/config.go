@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/mitigation"
 )
 
@@ -37,7 +36,7 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,31}$`)
 
 // Parse reads one --config value: "on", "off", or "NAME=PARAMS" such as
 // "off=mitigations=off" or "nopti=pti=off" (the name is everything before
-// the first '='). PARAMS follow advise's rules for kernel parameters (no
+// the first '='). PARAMS are a mitigation.Target's parameters (no
 // quotes, no control characters, no parameter twice).
 func Parse(s string) (Config, error) {
 	s = strings.TrimSpace(s)
@@ -62,14 +61,14 @@ func Parse(s string) (Config, error) {
 	if strings.TrimSpace(params) == "" {
 		return Config{}, fmt.Errorf("%w: %s= adds no parameter; a configuration that adds nothing is \"on\"", ErrConfig, name)
 	}
-	t, err := advise.ParseTarget(params)
+	t, err := mitigation.ParseTarget(params)
 	if err != nil {
 		return Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
 	}
-	if t.Kind != advise.KindParams {
+	if t.Kind != mitigation.KindParams {
 		// "x=off" or "x=auto" is shorthand for the target.
-		t, _ = advise.ParseTarget(map[string]string{advise.KindOff: "mitigations=off"}[t.Kind])
-		if t.Kind != advise.KindParams {
+		t, _ = mitigation.ParseTarget(map[string]string{mitigation.KindOff: "mitigations=off"}[t.Kind])
+		if t.Kind != mitigation.KindParams {
 			return Config{}, fmt.Errorf("%w: %s=%s adds no parameter; a configuration that adds nothing is \"on\"", ErrConfig, name, params)
 		}
 	}

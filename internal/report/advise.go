@@ -134,11 +134,11 @@ func writeLoss(w io.Writer, l advise.Loss) {
 	}
 }
 
-func targetLabel(t advise.Target) string {
+func targetLabel(t mitigation.Target) string {
 	switch t.Kind {
-	case advise.KindOff:
+	case mitigation.KindOff:
 		return "off (mitigations=off)"
-	case advise.KindAuto:
+	case mitigation.KindAuto:
 		return "auto (the kernel default: no parameter that turns a mitigation off)"
 	}
 	return mitigation.Format(t.Params)

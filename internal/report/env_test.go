@@ -48,10 +48,10 @@ func TestEnvTextGolden(t *testing.T) {
 	}
 }
 
-func adviceInputs(t *testing.T, root, target string) (*sysinfo.Snapshot, advise.Platform, advise.Target, *mitigation.Knowledge) {
+func adviceInputs(t *testing.T, root, target string) (*sysinfo.Snapshot, advise.Platform, mitigation.Target, *mitigation.Knowledge) {
 	t.Helper()
 	s := collect(t, testutil.AdviseRoot(root))
-	tg, err := advise.ParseTarget(target)
+	tg, err := mitigation.ParseTarget(target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,24 +1,13 @@
-// Package advise turns a mitigation target (off, auto, or explicit kernel
-// parameters) into platform-specific steps and a list of what is given up
-// (`sectax advise`), and checks a running kernel against an expectation
-// (`sectax verify`).
-//
-// Everything is a pure function of a sysinfo.Snapshot, a Platform (probed
-// from files below a root directory by Probe) and the mitigation knowledge
-// base: nothing here changes boot configuration, runs a command or prints.
-// The facts come from the kernel's kernel-parameters.txt (parameters and
-// precedence: https://docs.kernel.org/admin-guide/kernel-parameters.html),
-// WSL's documentation and source (https://learn.microsoft.com/windows/wsl/wsl-config,
-// https://github.com/microsoft/WSL) and the boot loaders' manuals;
-// docs/wsl.md and docs/native.md describe them for users.
-package advise
+// The mitigation target: what the user wants the kernel command line to
+// say (off, auto or explicit kernel parameters), the one vocabulary that
+// advise's --target and --expect and config's NAME=PARAMS share.
+
+package mitigation
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/sectax/sectax/internal/mitigation"
 )
 
 // ErrTarget is wrapped by every error ParseTarget returns (a usage error).
@@ -43,13 +32,13 @@ type Target struct {
 	Raw string `json:"raw"`
 	// Params are the parameters the target sets (mitigations=off for off,
 	// none for auto).
-	Params []mitigation.Param `json:"params"`
+	Params []Param `json:"params"`
 }
 
 // String is the target as the user would type it again.
 func (t Target) String() string {
 	if t.Kind == KindParams {
-		return mitigation.Format(t.Params)
+		return Format(t.Params)
 	}
 	return t.Kind
 }
@@ -65,20 +54,20 @@ func ParseTarget(s string) (Target, error) {
 	trimmed := strings.TrimSpace(s)
 	switch trimmed {
 	case "off":
-		return Target{Kind: KindOff, Raw: s, Params: []mitigation.Param{{Name: "mitigations", Value: "off", HasValue: true, Raw: "mitigations=off"}}}, nil
+		return Target{Kind: KindOff, Raw: s, Params: []Param{{Name: "mitigations", Value: "off", HasValue: true, Raw: "mitigations=off"}}}, nil
 	case "auto", "on":
-		return Target{Kind: KindAuto, Raw: s, Params: []mitigation.Param{}}, nil
+		return Target{Kind: KindAuto, Raw: s, Params: []Param{}}, nil
 	case "":
 		return Target{}, fmt.Errorf("%w: empty target; give off, auto or kernel parameters such as \"mitigations=off audit=0\"", ErrTarget)
 	}
-	params, err := mitigation.ParseParams(trimmed)
+	params, err := ParseParams(trimmed)
 	if err != nil {
 		return Target{}, fmt.Errorf("%w: %v", ErrTarget, err)
 	}
 	if len(params) == 0 {
 		return Target{}, fmt.Errorf("%w: %q holds no kernel parameter; give off, auto or NAME=VALUE words", ErrTarget, s)
 	}
-	seen := map[string]mitigation.Param{}
+	seen := map[string]Param{}
 	for _, p := range params {
 		if strings.Contains(p.Raw, `"`) {
 			return Target{}, fmt.Errorf("%w: %s contains a double quote: the kernel splits its command line at blanks outside quotes and removes the quotes, and WSL and GRUB's shell quoting remove them again, so the value would not arrive as written; give plain NAME=VALUE words without blanks or quotes", ErrTarget, p.Raw)
@@ -88,5 +77,5 @@ func ParseTarget(s string) (Target, error) {
 		}
 		seen[p.Key()] = p
 	}
-	return Target{Kind: KindParams, Raw: s, Params: mitigation.Effective(params)}, nil
+	return Target{Kind: KindParams, Raw: s, Params: Effective(params)}, nil
 }
