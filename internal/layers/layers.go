@@ -8,14 +8,20 @@ package layers
 // Tiers lists sectax's packages (relative to the module) from the lowest
 // tier to the highest.
 var Tiers = []Tier{
-	{"facts", "what the machine and the kernel say, and the vocabulary of failures", []string{
-		"internal/exit", "internal/child", "internal/userfile", "internal/rootfs", "internal/stats", "internal/mitigation", "internal/wslconfig", "internal/sysinfo",
+	{"facts", "what the kernel and the files below --root say, how a program is started, and the vocabulary of failures", []string{
+		"internal/exit", "internal/child", "internal/userfile", "internal/rootfs", "internal/stats", "internal/mitigation",
 	}},
-	{"models", "what a run, a configuration, a workload and advice are", []string{
-		"internal/run", "internal/advise", "internal/config", "internal/workload", "internal/baseline",
+	{"editors", "the files sectax changes for the user: .wslconfig, found, parsed and rewritten losslessly", []string{
+		"internal/wslconfig",
 	}},
-	{"engines", "measuring, storing and comparing runs", []string{
-		"internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare",
+	{"machine", "what this machine is: the environment snapshot", []string{
+		"internal/sysinfo",
+	}},
+	{"models", "what a run, a configuration, a published dataset and advice are", []string{
+		"internal/run", "internal/advise", "internal/config", "internal/baseline",
+	}},
+	{"engines", "measuring (the workloads fork and issue system calls), storing and comparing runs", []string{
+		"internal/workload", "internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare",
 	}},
 	{"studies", "what is built from many runs", []string{
 		"internal/attribute", "internal/campaign", "internal/lab", "internal/fleet", "internal/export/prom",
