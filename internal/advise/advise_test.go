@@ -372,8 +372,8 @@ func TestVersionBelow(t *testing.T) {
 		{"garbage", "5.2", false},
 		{"6.8", "", false},
 	} {
-		if got := versionBelow(tt.release, tt.min); got != tt.want {
-			t.Errorf("versionBelow(%q, %q) = %v, want %v", tt.release, tt.min, got, tt.want)
+		if got := mitigation.KernelBelow(tt.release, tt.min); got != tt.want {
+			t.Errorf("KernelBelow(%q, %q) = %v, want %v", tt.release, tt.min, got, tt.want)
 		}
 	}
 }

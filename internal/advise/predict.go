@@ -103,37 +103,9 @@ func tooOld(kb *mitigation.Knowledge, release string, params []mitigation.Param)
 	out := map[string]string{}
 	for _, p := range params {
 		kp, ok := kb.LookupParam(p.Key())
-		if ok && kp.Since != "" && versionBelow(release, kp.Since) {
+		if ok && kp.Since != "" && mitigation.KernelBelow(release, kp.Since) {
 			out[p.Raw] = kp.Since
 		}
 	}
 	return out
-}
-
-// versionBelow reports whether a kernel release ("4.15.0-213-generic") is
-// older than a major.minor version ("5.2"); false when either does not parse.
-func versionBelow(release, min string) bool {
-	rm, rn, ok1 := majorMinor(release)
-	mm, mn, ok2 := majorMinor(min)
-	if !ok1 || !ok2 {
-		return false
-	}
-	return rm < mm || rm == mm && rn < mn
-}
-
-func majorMinor(v string) (int, int, bool) {
-	var maj, min int
-	i, n := 0, 0
-	for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && n < 5; i, n = i+1, n+1 {
-		maj = maj*10 + int(v[i]-'0')
-	}
-	if n == 0 || i >= len(v) || v[i] != '.' {
-		return 0, 0, false
-	}
-	i++
-	n = 0
-	for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && n < 5; i, n = i+1, n+1 {
-		min = min*10 + int(v[i]-'0')
-	}
-	return maj, min, n > 0
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -89,11 +90,12 @@ var workloadTags = workload.MainPaths()
 // when unknown.
 func stresses(workloadID string) string { return workloadTags[workloadID] }
 
-// isWSL reports whether a side ran inside WSL 2, by its kernel release or
-// the baseline's description.
+// isWSL reports whether a side ran inside WSL 2, by its kernel release
+// (read as WSL's init does: sysinfo.WSLKernel; a WSL 1 release is not WSL
+// 2) or the baseline's description.
 func isWSL(s SideInfo) bool {
 	for _, k := range s.Kernel {
-		if strings.Contains(strings.ToLower(k), "microsoft") {
+		if v, _ := sysinfo.WSLKernel(k); v == 2 {
 			return true
 		}
 	}
