@@ -30,16 +30,26 @@ func runProgram(ctx context.Context, env []string, dir, name string, args ...str
 	return out, nil
 }
 
-// prctlSpec fills the PR_GET_SPECULATION_CTRL value of one control
-// (0 store bypass, 1 indirect branch, 2 L1D flush). unix.Prctl drops the
-// return value, so the system call is made directly.
-func prctlSpec(sc *SpecCtl, which uintptr) {
-	r, _, errno := unix.Syscall6(unix.SYS_PRCTL, unix.PR_GET_SPECULATION_CTRL, which, 0, 0, 0, 0)
-	if errno != 0 {
-		sc.PrctlError = unix.ErrnoName(errno)
+// PrctlSpecCtl asks the kernel for the calling thread's speculation
+// control which (0 store bypass, 1 indirect branch, 2 L1D flush): the
+// PR_GET_SPECULATION_CTRL bits (SpecBits names them). It is the one caller
+// of that prctl; the snapshot and the workloads' --spec checks both ask it.
+func PrctlSpecCtl(which int) (int, error) {
+	return unix.PrctlRetInt(unix.PR_GET_SPECULATION_CTRL, uintptr(which), 0, 0, 0)
+}
+
+// prctlSpec fills the PR_GET_SPECULATION_CTRL value of one control.
+func prctlSpec(sc *SpecCtl, which int) {
+	v, err := PrctlSpecCtl(which)
+	if err != nil {
+		var errno unix.Errno
+		if errors.As(err, &errno) {
+			sc.PrctlError = unix.ErrnoName(errno)
+		} else {
+			sc.PrctlError = err.Error()
+		}
 		return
 	}
-	v := int(r)
 	sc.Prctl = &v
 	sc.PrctlBits = SpecBits(v)
 }

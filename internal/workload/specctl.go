@@ -256,9 +256,7 @@ var realSpecCtlSys = specCtlSys{
 	set: func(which, value int) error {
 		return unix.Prctl(unix.PR_SET_SPECULATION_CTRL, uintptr(which), uintptr(value), 0, 0)
 	},
-	get: func(which int) (int, error) {
-		return unix.PrctlRetInt(unix.PR_GET_SPECULATION_CTRL, uintptr(which), 0, 0, 0)
-	},
+	get:    sysinfo.PrctlSpecCtl,
 	proc:   "/proc",
 	getpid: unix.Getpid,
 	gettid: unix.Gettid,
