@@ -392,35 +392,12 @@ func TestSharedVERW(t *testing.T) {
 	}
 }
 
-// copyTree copies a fake root into a temporary directory.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 // TestWSLConfigProblems: a .wslconfig WSL cannot read, or one with a
 // shadowed kernelCommandLine, is reported, not trusted.
 func TestWSLConfigProblems(t *testing.T) {
 	kb, _ := mitigation.KnowledgeBase()
-	dir := copyTree(t, root("sys:wsl2-intel-on"))
+	dir := t.TempDir()
+	testutil.CopyTree(t, root("sys:wsl2-intel-on"), dir)
 	cfg := filepath.Join(dir, "mnt", "c", "Users", "dev", ".wslconfig")
 	// UTF-16BE with BOM: WSL does not read it.
 	if err := os.WriteFile(cfg, []byte("\xfe\xff\x00[\x00w"), 0o644); err != nil {

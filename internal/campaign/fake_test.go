@@ -3,7 +3,6 @@ package campaign
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // fixtures are the two boots of the fake machine: a WSL 2 guest on an
@@ -55,7 +55,7 @@ type machine struct {
 func newMachine(t *testing.T) *machine {
 	t.Helper()
 	m := &machine{t: t, root: t.TempDir(), faults: map[int]fault{}}
-	copyTree(t, fixtureOn, m.root)
+	testutil.CopyTree(t, fixtureOn, m.root)
 	b, err := os.ReadFile(filepath.Join(m.root, "proc/cmdline"))
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func (m *machine) bootInto(cmdline string, off bool) {
 		src = fixtureOff
 	}
 	os.RemoveAll(filepath.Join(m.root, vulnDir))
-	copyTree(m.t, filepath.Join(src, vulnDir), filepath.Join(m.root, vulnDir))
+	testutil.CopyTree(m.t, filepath.Join(src, vulnDir), filepath.Join(m.root, vulnDir))
 }
 
 func (m *machine) Name() string                             { return "fake" }
@@ -110,28 +110,6 @@ func (m *machine) Boot(_ context.Context, req BootRequest, _ func(Change) error)
 		return fmt.Errorf("the fake machine refuses to reboot")
 	}
 	return nil
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // rig is an engine on a fake machine with a real store.

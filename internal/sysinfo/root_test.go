@@ -13,7 +13,7 @@ import (
 // into the snapshot: each is recorded as unreadable. A link that stays
 // inside the tree is followed.
 func TestCollectHostileRoot(t *testing.T) {
-	root := copyTree(t, "wsl2-intel-on")
+	root := copyFixture(t, "wsl2-intel-on")
 	secretDir := t.TempDir()
 	const secret = "SECRET-d41d8cd98f00b204"
 	secretFile := filepath.Join(secretDir, "shadow")

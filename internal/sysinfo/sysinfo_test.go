@@ -167,38 +167,11 @@ func TestCollectWSLDetails(t *testing.T) {
 	}
 }
 
-// copyTree copies a fixture into a temporary directory so a test can break
-// files in it.
-func copyTree(t *testing.T, name string) string {
-	t.Helper()
-	dst := t.TempDir()
-	src := filepath.Join("testdata", name)
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 // TestCollectUnreadable breaks files in a copy of a tree: a file replaced
 // by a directory cannot be read (EISDIR), a chmod 000 file cannot be read
 // by a non-root user (EACCES), and a dangling link is absent. None is fatal.
 func TestCollectUnreadable(t *testing.T) {
-	root := copyTree(t, "intel-baremetal")
+	root := copyFixture(t, "intel-baremetal")
 	for _, rel := range []string{"proc/cmdline", "proc/version"} {
 		p := filepath.Join(root, rel)
 		if err := os.Remove(p); err != nil {
@@ -566,7 +539,7 @@ func FuzzParseKernelConfig(f *testing.F) {
 // TestCollectNoMitigationsBuilt: a kernel built without
 // CONFIG_CPU_MITIGATIONS is off whatever its command line asks.
 func TestCollectNoMitigationsBuilt(t *testing.T) {
-	root := copyTree(t, "wsl2-intel-on")
+	root := copyFixture(t, "wsl2-intel-on")
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte("# CONFIG_CPU_MITIGATIONS is not set\nCONFIG_PREEMPT_NONE=y\n"))
@@ -586,4 +559,12 @@ func TestCollectNoMitigationsBuilt(t *testing.T) {
 	if s.Kernel.Preemption != "none" || s.Kernel.PreemptionSource != "config" {
 		t.Errorf("preemption %q from %q", s.Kernel.Preemption, s.Kernel.PreemptionSource)
 	}
+}
+
+// copyFixture is a copy of the fixture testdata/name in a temporary
+// folder.
+func copyFixture(t *testing.T, name string) string {
+	dst := t.TempDir()
+	testutil.CopyTree(t, filepath.Join("testdata", name), dst)
+	return dst
 }

@@ -118,3 +118,16 @@ func Need(t testing.TB, format string, a ...any) {
 	}
 	t.Skipf(format, a...)
 }
+
+// CopyTree makes dst a copy of the tree src (a fixture under testdata/,
+// to break files in without touching it): dst is replaced, src copied
+// with os.CopyFS.
+func CopyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+}
