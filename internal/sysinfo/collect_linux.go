@@ -380,21 +380,9 @@ func (c *collector) misc(s *Snapshot) {
 
 func (c *collector) speculation(s *Snapshot) {
 	if v, ok := c.read("proc/self/status"); ok {
-		for _, line := range strings.Split(v, "\n") {
-			k, val, ok := strings.Cut(line, ":")
-			if !ok {
-				continue
-			}
-			val = strings.TrimSpace(val)
-			switch k {
-			case "Speculation_Store_Bypass":
-				s.Speculation.StoreBypass.Status = val
-			case "SpeculationIndirectBranch":
-				s.Speculation.IndirectBranch.Status = val
-			case "Seccomp":
-				s.Speculation.Seccomp = val
-			}
-		}
+		s.Speculation.StoreBypass.Status, _ = StatusValue(v, "Speculation_Store_Bypass")
+		s.Speculation.IndirectBranch.Status, _ = StatusValue(v, "SpeculationIndirectBranch")
+		s.Speculation.Seccomp, _ = StatusValue(v, "Seccomp")
 	}
 	if c.live {
 		prctlSpec(&s.Speculation.StoreBypass, 0)

@@ -57,3 +57,18 @@ func hashVulnerabilities(vs []mitigation.Vulnerability) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// StatusValue returns the trimmed value of the "key:" line of a /proc
+// status text (/proc/PID/status, /proc/PID/task/TID/status), the first
+// when the key repeats. procfs's ProcStatus does not carry the speculation
+// lines, so this is the one reader of them: the snapshot's and the
+// workloads' --spec checks.
+func StatusValue(text, key string) (string, bool) {
+	for _, line := range strings.Split(text, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && k == key {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}

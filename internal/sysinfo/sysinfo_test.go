@@ -568,3 +568,19 @@ func copyFixture(t *testing.T, name string) string {
 	testutil.CopyTree(t, filepath.Join("testdata", name), dst)
 	return dst
 }
+
+// FuzzStatusValue: any status text gives a trimmed value of a key that is
+// there, and never a value for a key that is not.
+func FuzzStatusValue(f *testing.F) {
+	f.Add("Name:\tcat\nSpeculation_Store_Bypass:\tthread vulnerable\nSeccomp:\t0\n", "Speculation_Store_Bypass")
+	f.Add("Seccomp 2\n:\n", "Seccomp")
+	f.Fuzz(func(t *testing.T, text, key string) {
+		v, ok := StatusValue(text, key)
+		if !ok && v != "" {
+			t.Fatalf("value %q without the key", v)
+		}
+		if ok && (v != strings.TrimSpace(v) || !strings.Contains(text, key+":")) {
+			t.Fatalf("StatusValue(%q, %q) = %q", text, key, v)
+		}
+	})
+}

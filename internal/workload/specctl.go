@@ -418,21 +418,10 @@ func taskSpecState(proc string, pid, tid int, key string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot read the task's state: %w", err)
 	}
-	if v, ok := statusValue(string(b), key); ok {
+	if v, ok := sysinfo.StatusValue(string(b), key); ok {
 		return v, nil
 	}
 	return "", fmt.Errorf("%s has no %s line (the kernel is too old to show it)", path, key)
-}
-
-// statusValue returns the trimmed value of "key:" in a /proc status text.
-func statusValue(text, key string) (string, bool) {
-	for _, line := range strings.Split(text, "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && k == key {
-			return strings.TrimSpace(v), true
-		}
-	}
-	return "", false
 }
 
 func errnoText(err error) string {

@@ -233,7 +233,7 @@ func TestSpecHooksReachEveryTask(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	state, ok := statusValue(string(b), "Speculation_Store_Bypass")
+	state, ok := sysinfo.StatusValue(string(b), "Speculation_Store_Bypass")
 	if !ok {
 		t.Skip("no Speculation_Store_Bypass line in /proc/thread-self/status")
 	}
