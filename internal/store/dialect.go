@@ -1,6 +1,7 @@
 package store
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -8,8 +9,8 @@ import (
 // dialect is the SQL engine behind a DB. The store's queries are written
 // once, with SQLite's "?" and "?N" placeholders; the PostgreSQL driver
 // rewrites them (rebind) at the driver level, so the only other
-// differences live in init, Version, wrap, the per-dialect migration
-// overrides and lockRuns.
+// differences live in init, Version, wrap, the schema's column types
+// (schemaSQL) and lockRuns.
 type dialect int
 
 const (
@@ -78,4 +79,30 @@ func rebind(q string) string {
 		}
 	}
 	return b.String()
+}
+
+// pgTypes are the column types the schema (migrations/*.sql, written once
+// in SQLite's words) takes on PostgreSQL: 64-bit integers (SQLite's
+// INTEGER is 64 bits, PostgreSQL's 32), double-precision reals
+// (PostgreSQL's REAL is single precision), and byte-wise text order
+// (COLLATE "C", as SQLite's BINARY) so that rows sort the same on both
+// engines whatever the server's locale.
+var pgTypes = strings.NewReplacer("INTEGER", "BIGINT", "REAL", "DOUBLE PRECISION", "TEXT", `TEXT COLLATE "C"`)
+
+var sqlTypeWord = regexp.MustCompile(`\b(INTEGER|REAL|TEXT)\b`)
+
+// schemaSQL is a migration's SQL in the dialect: for PostgreSQL the column
+// types of pgTypes, comment lines left as they are.
+func (d dialect) schemaSQL(sql string) string {
+	if d != postgresDialect {
+		return sql
+	}
+	lines := strings.Split(sql, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "--") {
+			continue
+		}
+		lines[i] = sqlTypeWord.ReplaceAllStringFunc(l, pgTypes.Replace)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -184,8 +184,8 @@ type migration struct {
 
 func migrations() ([]migration, error) { return migrationsFor(sqliteDialect) }
 
-// migrationsFor is the one migration list, with a dialect's own SQL for
-// the steps that need it (migrations/postgres/NNNN_*.sql).
+// migrationsFor is the one migration list, each step's SQL in the
+// dialect's column types (dialect.schemaSQL).
 func migrationsFor(dia dialect) ([]migration, error) {
 	ents, err := migrationFS.ReadDir("migrations")
 	if err != nil {
@@ -202,12 +202,7 @@ func migrationsFor(dia dialect) ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		if dia == postgresDialect {
-			if o, err := pgMigrationFS.ReadFile("migrations/postgres/" + e.Name()); err == nil {
-				b = o
-			}
-		}
-		ms = append(ms, migration{v, e.Name(), string(b)})
+		ms = append(ms, migration{v, e.Name(), dia.schemaSQL(string(b))})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	for i, m := range ms {
