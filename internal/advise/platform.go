@@ -82,9 +82,9 @@ type Platform struct {
 func Probe(root string, s *sysinfo.Snapshot) Platform {
 	fs := newFsys(root)
 	defer fs.close()
-	osr := parseOSRelease(fs.read("etc/os-release"))
-	p := Platform{OSID: osr["ID"], OSLike: osr["ID_LIKE"]}
-	pretty := osr["PRETTY_NAME"]
+	osr := fs.read("etc/os-release")
+	p := Platform{OSID: sysinfo.OSReleaseValue(osr, "ID"), OSLike: sysinfo.OSReleaseValue(osr, "ID_LIKE")}
+	pretty := sysinfo.OSReleaseValue(osr, "PRETTY_NAME")
 	if pretty == "" && s != nil {
 		pretty = s.OSRelease
 	}
@@ -280,18 +280,6 @@ func grubAssignment(line, name string) (string, bool) {
 		v = v[:i]
 	}
 	return v, true
-}
-
-func parseOSRelease(text string) map[string]string {
-	m := map[string]string{}
-	for _, line := range strings.Split(text, "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-		if !ok || strings.HasPrefix(k, "#") {
-			continue
-		}
-		m[k] = strings.Trim(v, `"'`)
-	}
-	return m
 }
 
 // fsys reads files below a root directory through rootfs: below a fake

@@ -374,7 +374,7 @@ func (c *collector) misc(s *Snapshot) {
 		osr, ok = c.read("usr/lib/os-release")
 	}
 	if ok {
-		s.OSRelease = osReleaseValue(osr, "PRETTY_NAME")
+		s.OSRelease = OSReleaseValue(osr, "PRETTY_NAME")
 	}
 }
 
@@ -547,7 +547,7 @@ func (c *collector) wsl(ctx context.Context, s *Snapshot) {
 		if !ok {
 			osr, _ = c.readQuiet("usr/lib/os-release")
 		}
-		w.Distro = osReleaseValue(osr, "NAME")
+		w.Distro = OSReleaseValue(osr, "NAME")
 	}
 	interop := interopFile || (c.live && os.Getenv("WSL_INTEROP") != "")
 	conf, _ := c.readQuiet("etc/wsl.conf")

@@ -405,7 +405,7 @@ func TestIniAndOSRelease(t *testing.T) {
 		t.Errorf("missing = %q", got)
 	}
 	osr := "NAME=\"Ubuntu\"\nPRETTY_NAME='Ubuntu 24.04 LTS'\nID=ubuntu\n"
-	if got := osReleaseValue(osr, "PRETTY_NAME"); got != "Ubuntu 24.04 LTS" {
+	if got := OSReleaseValue(osr, "PRETTY_NAME"); got != "Ubuntu 24.04 LTS" {
 		t.Errorf("PRETTY_NAME = %q", got)
 	}
 }

@@ -123,8 +123,9 @@ func iniValue(text, section, key string) string {
 	return val
 }
 
-// osReleaseValue reads KEY=value from os-release text, unquoting.
-func osReleaseValue(text, key string) string {
+// OSReleaseValue reads KEY=value from os-release text, unquoting a value
+// in matching quotes: the one reader of os-release (sysinfo, advise).
+func OSReleaseValue(text, key string) string {
 	for _, line := range strings.Split(text, "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
 		if ok && k == key {
