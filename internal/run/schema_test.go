@@ -307,7 +307,7 @@ func TestSpecVocabulary(t *testing.T) {
 	if err := json.Unmarshal(data, &schema); err != nil {
 		t.Fatal(err)
 	}
-	spec := schema.Defs["specCtl"].Properties
+	spec := schema.Defs["specControl"].Properties
 	states := []string{}
 	for _, k := range run.SpecControlKinds {
 		for _, st := range k.States {
