@@ -9,7 +9,7 @@ package layers
 // tier to the highest.
 var Tiers = []Tier{
 	{"facts", "what the machine and the kernel say, and the vocabulary of failures", []string{
-		"internal/exit", "internal/child", "internal/userfile", "internal/stats", "internal/mitigation", "internal/wslconfig", "internal/sysinfo",
+		"internal/exit", "internal/child", "internal/userfile", "internal/safetext", "internal/tempdir", "internal/stats", "internal/mitigation", "internal/wslconfig", "internal/sysinfo",
 	}},
 	{"models", "what a run, a configuration, a workload and advice are", []string{
 		"internal/run", "internal/advise", "internal/config", "internal/workload", "internal/baseline",
