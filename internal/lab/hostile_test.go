@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/safetext"
 )
 
@@ -242,4 +244,25 @@ func TestBootSanitisesGuestText(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	assertSafe(t, "the handshake error", err.Error(), false)
+}
+
+// TestBootForgedResult: a guest that claims a verified "off" boot it did
+// not have (its files say "Mitigation:", its own verification says ok) is
+// refused on the host.
+func TestBootForgedResult(t *testing.T) {
+	forged := guestPayload(t, func(s string) string {
+		return strings.Replace(s, `"raw": "Vulnerable; STIBP: disabled; PBRSB-eIBRS: Not affected; BHI: Vulnerable"`, `"raw": "Mitigation: Retpolines; STIBP: disabled"`, 1)
+	})
+	p := filepath.Join(t.TempDir(), "result")
+	os.WriteFile(p, forged, 0o644)
+	t.Setenv(fakeQEMUResult, p)
+	res, err, _ := fakeBoot(t, "forge", BootOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: config.Off, Plan: []config.Config{config.On, config.Off},
+		Cmdline: "console=ttyS0 panic=-1 mitigations=off", Release: "6.1.0-57-amd64"}
+	if _, err := ImportRun(res.Result, in, &run.Lab{}); !errors.Is(err, ErrNotVerified) || !strings.Contains(err.Error(), "spectre_v2") {
+		t.Errorf("forged result: %v", err)
+	}
 }

@@ -106,11 +106,13 @@ func ReadKernel(path string) (KernelImage, error) {
 // ReadKernelContext opens a kernel image, hashes it and reads its version
 // and command-line limit. An image over MaxKernelImage is refused before
 // any byte is hashed (and the read stops there if the file grows), and
-// ctx's cancellation stops the hash between two blocks.
+// ctx's cancellation stops the hash between two blocks. A file that
+// cannot be a kernel image is a usage error, a cancellation an
+// interruption (internal/exit).
 func ReadKernelContext(ctx context.Context, path string) (KernelImage, error) {
 	f, err := userfile.OpenRegular(path)
 	if err != nil {
-		return KernelImage{}, fmt.Errorf("kernel image: %w", err)
+		return KernelImage{}, exit.Wrap(exit.Usage, fmt.Errorf("kernel image: %w", err))
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil {
@@ -130,7 +132,7 @@ func ReadKernelContext(ctx context.Context, path string) (KernelImage, error) {
 	buf := make([]byte, 1<<20)
 	for {
 		if err := ctx.Err(); err != nil {
-			return KernelImage{}, fmt.Errorf("kernel image %s: hashing stopped: %w", path, err)
+			return KernelImage{}, exit.Wrap(exit.Interrupted, fmt.Errorf("kernel image %s: hashing stopped: %w", path, err))
 		}
 		n, err := f.Read(buf)
 		h.Write(buf[:n])
@@ -150,7 +152,7 @@ func ReadKernelContext(ctx context.Context, path string) (KernelImage, error) {
 }
 
 func tooBig(path string, size int64) error {
-	return fmt.Errorf("kernel image %s: %d MiB or more, larger than any kernel (the lab reads at most %d MiB): give a bzImage such as /boot/vmlinuz-VERSION", path, size>>20, MaxKernelImage>>20)
+	return exit.Usagef("kernel image %s: %d MiB or more, larger than any kernel (the lab reads at most %d MiB): give a bzImage such as /boot/vmlinuz-VERSION", path, size>>20, MaxKernelImage>>20)
 }
 
 // kernelCmdlineSize reads the command-line limit from the head of the
@@ -193,11 +195,11 @@ func CheckCmdline(cmdline string, size int) error {
 	return nil
 }
 
-// CheckConfigs checks, before the first boot, that no configuration sets
-// a parameter of LabParams (console=, panic=, no_timer_check: the lab's
-// own) and that each configuration's command line fits every kernel's
-// limit.
-func CheckConfigs(kernels []KernelImage, configs []config.Config) error {
+// CheckConfigs checks, before the first boot of kernel k, that no
+// configuration sets a parameter of LabParams (console=, panic=,
+// no_timer_check: the lab's own) and that each configuration's command
+// line fits k's limit. Its errors are usage errors.
+func CheckConfigs(k KernelImage, configs []config.Config) error {
 	own := mitigation.ParseCmdline(LabParams).Params
 	for _, c := range configs {
 		for _, p := range c.Params {
@@ -205,10 +207,10 @@ func CheckConfigs(kernels []KernelImage, configs []config.Config) error {
 				return exit.Usagef("%w: configuration %s sets %s, which the lab sets itself (%s: the console log and a panic that ends the VM at once): drop it from the configuration", ErrCmdline, c.Name, p.Raw, LabParams)
 			}
 		}
-		for _, k := range kernels {
-			if err := CheckCmdline(c.Cmdline(LabParams, configs), k.CmdlineSize); err != nil {
-				return exit.Wrap(exit.Usage, fmt.Errorf("configuration %s on %s: %w", c.Name, k.Path, err))
-			}
+	}
+	for _, c := range configs {
+		if err := CheckCmdline(c.Cmdline(LabParams, configs), k.CmdlineSize); err != nil {
+			return exit.Wrap(exit.Usage, fmt.Errorf("configuration %s on %s: %w", c.Name, k.Path, err))
 		}
 	}
 	return nil
