@@ -54,7 +54,7 @@ func fakeQEMUMain(mode string) {
 	}
 	con, ch := open(console), open(channel)
 	send := func(kind byte, payload string) { ch.Write(EncodeFrame(kind, []byte(payload))) }
-	hang := func() { select {} } // until Boot kills the process group
+	hang := func() { time.Sleep(time.Hour) } // until Boot kills the process group
 	noise := bytes.Repeat([]byte("noise from a guest "), 1<<16)
 	switch mode {
 	case "flood-channel", "flood-console":
