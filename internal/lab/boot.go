@@ -236,9 +236,6 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 	defer timeout.Stop()
 	defer tick.Stop()
 	reader := &channelReader{f: channel, limit: limits.Channel}
-	overLimit := func(what string, limit int64, unit string) error {
-		return fmt.Errorf("%w: more than %d %s %s; the boot was stopped and its files removed (a sectax guest writes far less: check that this kernel and initramfs are the ones you meant to boot)", ErrLimit, limit, unit, what)
-	}
 	// readChannel takes the frames written since the last call, and
 	// checks every limit.
 	readChannel := func() error {
@@ -397,6 +394,11 @@ func finishBoot(res *BootResult, start time.Time, cmd *exec.Cmd, console string,
 	return res, err
 }
 
+// overLimit is the one-line error of a boot over one of its Limits.
+func overLimit(what string, limit int64, unit string) error {
+	return fmt.Errorf("%w: more than %d %s %s; the boot was stopped and its files removed (a sectax guest writes far less: check that this kernel and initramfs are the ones you meant to boot)", ErrLimit, limit, unit, what)
+}
+
 // channelReader reads the result channel incrementally: each read takes
 // only the bytes written since the last, in blocks, so that memory stays
 // bounded by a block and one frame whatever the guest writes, and the
@@ -420,7 +422,7 @@ func (r *channelReader) read(fn func(Frame) error) error {
 		n, err := r.f.Read(r.block)
 		if n > 0 {
 			if r.off += int64(n); r.off > r.limit {
-				return fmt.Errorf("%w: more than %d MiB on the result channel; the boot was stopped and its files removed (a sectax guest writes far less: check that this kernel and initramfs are the ones you meant to boot)", ErrLimit, r.limit>>20)
+				return overLimit("on the result channel", r.limit>>20, "MiB")
 			}
 			r.buf = append(r.buf, r.block[:n]...)
 			frames, rest, _ := DecodeFrames(r.buf)
