@@ -167,7 +167,8 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	if _, err := makePlan(ctx, g, &o.run, []string{"native"}); err != nil {
 		return err
 	}
-	kernels, err := labKernels(o)
+	removeStaleTemps(g)
+	kernels, err := labKernels(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -208,6 +209,11 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 			return err
 		}
 		if configs, err = onlyConfigs(configs, o.onlyCfg); err != nil {
+			return err
+		}
+	}
+	for _, k := range kernels {
+		if err := lab.CheckConfigs(k.image, configs); err != nil {
 			return err
 		}
 	}
@@ -447,7 +453,7 @@ func onlyConfigs(configs []config.Config, only []string) ([]config.Config, error
 }
 
 // labKernels reads the kernel images and finds their modules.
-func labKernels(o *labOptions) ([]labKernel, error) {
+func labKernels(ctx context.Context, o *labOptions) ([]labKernel, error) {
 	paths := o.kernels
 	if len(paths) == 0 {
 		var u unix.Utsname
@@ -463,9 +469,9 @@ func labKernels(o *labOptions) ([]labKernel, error) {
 	}
 	var images []lab.KernelImage
 	for _, p := range paths {
-		k, err := lab.ReadKernel(p)
+		k, err := lab.ReadKernelContext(ctx, p)
 		if err != nil {
-			return nil, exit.Wrap(exit.Usage, fmt.Errorf("--kernel: %w", err))
+			return nil, fmt.Errorf("--kernel: %w", err)
 		}
 		images = append(images, k)
 	}
@@ -516,6 +522,7 @@ func (ls *labSession) boot(ctx context.Context, k labKernel, st lab.Step, seen [
 		RunID: g.deps.NewRunID(), Label: st.Label, Config: st.Config, Plan: configs, SeenBootIDs: seen,
 		Suite: o.run.suite, Only: o.run.only, Skip: o.run.skip, Params: o.run.params, Runs: o.run.runs,
 		Warmup: o.run.warmup, Seed: o.run.seed, TimeoutS: o.run.timeout.Seconds(),
+		Cmdline: st.Config.Cmdline(lab.LabParams, configs), Release: k.image.Release,
 	}
 	if in.Seed == 0 {
 		in.Seed = randomSeed()
@@ -533,7 +540,7 @@ func (ls *labSession) boot(ctx context.Context, k labKernel, st lab.Step, seen [
 	}
 	res, err := lab.Boot(ctx, lab.BootOptions{
 		QEMU: lab.QEMU{Binary: o.qemu, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: o.smp, Kernel: k.image.Path,
-			Append: st.Config.Cmdline(lab.LabParams, configs)},
+			Append: in.Cmdline},
 		Initramfs: &lab.InitramfsOptions{Init: ls.exe, ModulesDir: k.modulesDir, Modules: k.modules,
 			Task: lab.Task{Name: lab.MeasureTask, Input: input}},
 		Handshake: hs, Timeout: o.vmTimeout,

@@ -137,6 +137,9 @@ func TestLabUsage(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
 	img := filepath.Join(t.TempDir(), "vmlinuz-x")
 	os.WriteFile(img, []byte("not a kernel"), 0o644)
+	huge := filepath.Join(t.TempDir(), "vmlinuz-huge")
+	os.WriteFile(huge, nil, 0o644)
+	os.Truncate(huge, 1<<40)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	syscall.Mkfifo(fifo, 0o600)
 	for _, tc := range []struct {
@@ -164,6 +167,10 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--budget", "1h"}, 2, "--budget bounds adaptive repetition: give --target-ci PCT too"},
 		{[]string{"--target-ci", "2"}, 2, "--target-ci needs --budget"},
 		{[]string{"--target-ci", "-1", "--budget", "1h"}, 2, "--target-ci -1: give a half-width"},
+		// A sparse 1 TB image is refused before it is hashed; a
+		// configuration may not take away the lab's console= or panic=.
+		{[]string{"--kernel", huge}, 2, "larger than any kernel"},
+		{[]string{"--config", "on", "--config", "quiet=panic=0", "--kernel", img, "--accel", "tcg", "--qemu", "true"}, 2, "configuration quiet sets panic=0, which the lab sets itself"},
 	} {
 		args := append([]string{"lab", "--db", db}, tc.args...)
 		_, errOut, code := sectax(t, fixedDeps(nil), args...)
@@ -440,5 +447,32 @@ func TestListShowMarkTCG(t *testing.T) {
 	}
 	if _, out, _ := e.run("list", "--format", "json"); strings.Count(out, `"accel": "tcg"`) != 2 {
 		t.Errorf("list JSON lacks the accelerator:\n%s", out)
+	}
+}
+
+// TestLabRemovesStaleBootFolders: the folder of a boot whose sectax was
+// killed (SIGKILL: no deferred removal ran) holds its initramfs, channel
+// and console; a later sectax lab removes it once its owner is gone, as
+// sectax run does go-build's.
+func TestLabRemovesStaleBootFolders(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	left := filepath.Join(tmp, "sectax-lab-123")
+	os.Mkdir(left, 0o700)
+	for _, f := range []string{"initramfs.cpio", "channel.bin", "console.log"} {
+		os.WriteFile(filepath.Join(left, f), []byte("x"), 0o644)
+	}
+	os.WriteFile(filepath.Join(left, ".sectax-owner"), []byte(fmt.Sprintf("pid %d\nstart 1\nboot %s\n", dead.Process.Pid, strings.TrimSpace(string(boot)))), 0o600)
+	_, errOut, _ := sectax(t, fixedDeps(nil), "lab", "--db", filepath.Join(tmp, "s.db"), "--kernel", filepath.Join(tmp, "missing"))
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("%s is still there (stderr %q)", left, errOut)
+	}
+	if !strings.Contains(errOut, "removed "+left) {
+		t.Errorf("stderr %q does not say what was removed", errOut)
 	}
 }

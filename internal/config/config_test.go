@@ -158,3 +158,39 @@ func TestVerifyVERWRule(t *testing.T) {
 		t.Errorf("every VERW user off: mds must be expected off and the boot (still mds=off only) refused: %+v", v)
 	}
 }
+
+// TestVerifyReported: a reported snapshot whose parsed states were forged
+// (every file "Vulnerable" while its text still says "Mitigation:") does
+// not verify as off: the states are read again from the raw text.
+func TestVerifyReported(t *testing.T) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, off := snap(t, "wsl2-intel-on"), snap(t, "wsl2-intel-off")
+	plan := []Config{On, Off}
+	if v := VerifyReported(off, Off, plan, nil, kb); !v.OK {
+		t.Errorf("a true off boot: %v", v.Reasons)
+	}
+	forged := *on
+	forged.Cmdline.Raw += " mitigations=off"
+	forged.Vulnerabilities = slices.Clone(on.Vulnerabilities)
+	for i := range forged.Vulnerabilities {
+		forged.Vulnerabilities[i].State = mitigation.Vulnerable
+	}
+	if v := Verify(&forged, Off, plan, nil, kb); !v.OK {
+		t.Fatalf("the forgery should fool Verify of parsed states (else this test shows nothing): %v", v.Reasons)
+	}
+	v := VerifyReported(&forged, Off, plan, nil, kb)
+	if v.OK || !slices.Contains(v.StillMitigated, "spectre_v2") {
+		t.Errorf("forged states verified: %+v", v)
+	}
+	empty := *off
+	empty.Vulnerabilities = nil
+	if v := VerifyReported(&empty, Off, plan, nil, kb); v.OK {
+		t.Error("a boot without vulnerability files verified as off")
+	}
+	if v := VerifyReported(nil, Off, plan, nil, kb); v.OK {
+		t.Error("no snapshot verified")
+	}
+}

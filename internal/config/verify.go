@@ -69,6 +69,29 @@ func Verify(s *sysinfo.Snapshot, c Config, plan []Config, seen []string, kb *mit
 	return v
 }
 
+// VerifyReported is Verify of a snapshot another machine reported (a lab
+// guest's run document): nothing it concluded is kept. The state of every
+// vulnerability file is read again from its raw text (the guest's
+// parsed state may be forged), the command line is parsed again from its
+// raw text, and the result is Verify's on those: the host's verdict, never
+// the guest's.
+func VerifyReported(s *sysinfo.Snapshot, c Config, plan []Config, seen []string, kb *mitigation.Knowledge) run.Verification {
+	if s == nil {
+		return run.Verification{Reasons: []string{"the boot reported no environment to verify"}}
+	}
+	as := *s
+	as.Vulnerabilities = make([]mitigation.Vulnerability, 0, len(s.Vulnerabilities))
+	for _, f := range s.Vulnerabilities {
+		as.Vulnerabilities = append(as.Vulnerabilities, mitigation.ParseVulnerability(f.Name, f.Raw))
+	}
+	v := Verify(&as, c, plan, seen, kb)
+	if len(s.Vulnerabilities) == 0 && len(c.Params) > 0 {
+		v.Reasons = append(v.Reasons, "the boot reported no vulnerability files: whether the configuration took effect cannot be checked")
+		v.OK = false
+	}
+	return v
+}
+
 // expectedOff names the files c is expected to turn off on s's kernel.
 // The booted kernel shows them off when the configuration took effect, so
 // a file it reports vulnerable is predicted as if it were mitigated (a

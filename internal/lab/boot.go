@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sectax/sectax/internal/child"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +14,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sectax/sectax/internal/child"
+	"github.com/sectax/sectax/internal/safetext"
+	"github.com/sectax/sectax/internal/tempdir"
 )
 
 // BootOptions describe one VM run.
@@ -28,8 +32,47 @@ type BootOptions struct {
 	// frame; Timeout bounds the whole boot.
 	Handshake time.Duration
 	Timeout   time.Duration
-	// OnFrame, when set, sees every frame as it arrives (progress).
+	// OnFrame, when set, sees every frame as it arrives (progress); the
+	// text of log and error frames is already sanitised (safetext.Line).
 	OnFrame func(Frame)
+	// Limits bound what the guest may write; a zero field takes its
+	// DefaultLimits value.
+	Limits Limits
+}
+
+// Limits bound what one boot's guest may write: everything on the result
+// channel and the console crosses into the host, and the kernel and the
+// initramfs may not be sectax's own. A boot over a limit is stopped with
+// ErrLimit and its files are removed.
+type Limits struct {
+	// Channel and Console are the bytes the result channel and the
+	// console log may hold.
+	Channel, Console int64
+	// Frames is the number of frames of any kind; LogBytes the text of
+	// all log frames together.
+	Frames   int
+	LogBytes int
+}
+
+// DefaultLimits: a measure task sends a few frames and a result of a few
+// hundred KiB; the kernel writes some 100 KiB of messages.
+var DefaultLimits = Limits{Channel: 256 << 20, Console: 16 << 20, Frames: 100_000, LogBytes: 4 << 20}
+
+func (l Limits) orDefault() Limits {
+	d := DefaultLimits
+	if l.Channel > 0 {
+		d.Channel = l.Channel
+	}
+	if l.Console > 0 {
+		d.Console = l.Console
+	}
+	if l.Frames > 0 {
+		d.Frames = l.Frames
+	}
+	if l.LogBytes > 0 {
+		d.LogBytes = l.LogBytes
+	}
+	return d
 }
 
 // BootResult is what one VM run gave.
@@ -66,6 +109,8 @@ var (
 	ErrNotVerified = errors.New("boot not verified")
 	// ErrQEMU: QEMU exited before the guest finished.
 	ErrQEMU = errors.New("QEMU failed")
+	// ErrLimit: the guest wrote more than Limits allow.
+	ErrLimit = errors.New("the guest wrote more than a lab boot may")
 )
 
 var accelFailure = regexp.MustCompile(`(?i)(KVM internal error[^\n]*|emulation failure[^\n]*|Could not access KVM kernel module[^\n]*|failed to initialize kvm[^\n]*|kvm run failed[^\n]*)`)
@@ -98,18 +143,30 @@ func (l *lockedBuffer) String() string {
 // errors, the timeout or ctx's cancellation kill the whole process group;
 // no process is left behind on any path.
 func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
+	q := opts.QEMU
+	if q.Binary == "" {
+		q.Binary = "qemu-system-x86_64"
+	}
+	if q.Kernel != "" {
+		size, err := kernelCmdlineSize(q.Kernel)
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckCmdline(q.Append, size); err != nil {
+			return nil, err
+		}
+	}
+	limits := opts.Limits.orDefault()
 	dir := opts.Dir
 	if dir == "" {
-		d, err := os.MkdirTemp("", "sectax-lab-*")
+		// Owner-marked, so that a later run removes it when this process
+		// was killed before it could.
+		d, err := tempdir.Make("lab-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(d)
 		dir = d
-	}
-	q := opts.QEMU
-	if q.Binary == "" {
-		q.Binary = "qemu-system-x86_64"
 	}
 	if opts.Initramfs != nil {
 		q.Initrd = filepath.Join(dir, "initramfs.cpio")
@@ -124,6 +181,11 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 			return nil, err
 		}
 	}
+	channel, err := os.Open(q.Channel)
+	if err != nil {
+		return nil, err
+	}
+	defer channel.Close()
 	if opts.Handshake <= 0 {
 		opts.Handshake = 3 * time.Minute
 	}
@@ -158,13 +220,13 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 
 	res := &BootResult{PID: cmd.Process.Pid}
 	var (
-		off       int
-		buf       []byte
 		hello     bool
 		done      bool
 		guestErr  string
 		guestKind byte
 		doneAt    time.Time
+		frames    int
+		logBytes  int
 		handshake = time.NewTimer(opts.Handshake)
 		timeout   = time.NewTimer(opts.Timeout)
 		tick      = time.NewTicker(100 * time.Millisecond)
@@ -172,19 +234,21 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 	defer handshake.Stop()
 	defer timeout.Stop()
 	defer tick.Stop()
+	reader := &channelReader{f: channel, limit: limits.Channel}
+	// readChannel takes the frames written since the last call, and
+	// checks every limit.
 	readChannel := func() error {
-		data, err := os.ReadFile(q.Channel)
-		if err != nil {
-			return err
+		if fi, err := os.Stat(q.Console); err == nil && fi.Size() > limits.Console {
+			return overLimit("on the console", limits.Console>>20, "MiB")
 		}
-		if len(data) < off {
-			return nil
-		}
-		buf = append(buf, data[off:]...)
-		off = len(data)
-		frames, rest, _ := DecodeFrames(buf)
-		buf = buf[rest:]
-		for _, f := range frames {
+		return reader.read(func(f Frame) error {
+			if frames++; frames > limits.Frames {
+				return overLimit("on the result channel", int64(limits.Frames), "frames")
+			}
+			switch f.Kind {
+			case KindLog, KindError, KindUnverified:
+				f.Payload = []byte(safetext.Clip(string(f.Payload), 4096))
+			}
 			if opts.OnFrame != nil {
 				opts.OnFrame(f)
 			}
@@ -195,8 +259,13 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 					res.ToHello = time.Since(start)
 					handshake.Stop()
 					json.Unmarshal(f.Payload, &res.Hello)
+					res.Hello.Release = safetext.Clip(res.Hello.Release, 256)
+					res.Hello.Task = safetext.Clip(res.Hello.Task, 256)
 				}
 			case KindLog:
+				if logBytes += len(f.Payload); logBytes > limits.LogBytes {
+					return overLimit("of log frames", int64(limits.LogBytes>>10), "KiB")
+				}
 				res.Logs = append(res.Logs, string(f.Payload))
 			case KindResult:
 				res.Result = f.Payload
@@ -207,19 +276,26 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 					done, doneAt = true, time.Now()
 				}
 			}
-		}
-		return nil
+			return nil
+		})
 	}
-	finish := func(err error) (*BootResult, error) {
-		res.Wall = time.Since(start)
-		if cmd.ProcessState != nil {
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				res.PeakRSSKiB = ru.Maxrss
+	// limited ends a boot over a limit: its files go at once, whoever made
+	// the folder.
+	limited := func(err error) (*BootResult, error) {
+		select {
+		case <-exited:
+		default:
+			kill()
+		}
+		r, err := finishBoot(res, start, cmd, q.Console, err)
+		for _, p := range []string{q.Console, q.Channel, q.Initrd} {
+			if p != "" && (opts.Initramfs != nil || p != q.Initrd) {
+				os.Remove(p)
 			}
 		}
-		res.Console = tail(q.Console, 4096)
-		return res, err
+		return r, err
 	}
+	finish := func(err error) (*BootResult, error) { return finishBoot(res, start, cmd, q.Console, err) }
 	accelErr := func() error {
 		if m := accelFailure.FindString(stderr.String()); m != "" {
 			return fmt.Errorf("%w: QEMU under -accel %s: %s: this host's /dev/kvm cannot run this guest; use --accel tcg (emulated, timings are not hardware costs)", ErrAccel, q.Accel, strings.TrimSpace(m))
@@ -230,14 +306,22 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 		select {
 		case <-ctx.Done():
 			kill()
-			readChannel()
+			if err := readChannel(); errors.Is(err, ErrLimit) {
+				return limited(err)
+			}
 			return finish(ctx.Err())
 		case <-timeout.C:
 			kill()
-			readChannel()
+			if err := readChannel(); errors.Is(err, ErrLimit) {
+				return limited(err)
+			}
 			return finish(fmt.Errorf("the VM ran longer than %s and was stopped: raise --timeout or run fewer workloads", opts.Timeout))
 		case <-handshake.C:
-			if err := readChannel(); err == nil && hello {
+			err := readChannel()
+			if errors.Is(err, ErrLimit) {
+				return limited(err)
+			}
+			if err == nil && hello {
 				continue
 			}
 			kill()
@@ -248,9 +332,11 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 			if q.Accel == AccelTCG {
 				hint = "check that the kernel boots (see its messages above) or raise the handshake time"
 			}
-			return finish(fmt.Errorf("%w within %s under -accel %s (last kernel message: %q): %s", ErrNoHandshake, opts.Handshake.Round(time.Second), q.Accel, lastLine(res.Console, q.Console), hint))
+			return finish(fmt.Errorf("%w within %s under -accel %s (last kernel message: %s): %s", ErrNoHandshake, opts.Handshake.Round(time.Second), q.Accel, lastLine(res.Console, q.Console), hint))
 		case <-exited:
-			readChannel()
+			if err := readChannel(); errors.Is(err, ErrLimit) {
+				return limited(err)
+			}
 			if err := accelErr(); err != nil && !done {
 				return finish(err)
 			}
@@ -262,7 +348,7 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 				if waitErr != nil {
 					why = waitErr.Error()
 				}
-				msg := fmt.Sprintf("last kernel message: %q", lastLine("", q.Console))
+				msg := fmt.Sprintf("last kernel message: %s", lastLine("", q.Console))
 				if l := qemuError(stderr.String()); l != "" {
 					msg = l + "; " + msg
 				}
@@ -276,7 +362,9 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 			}
 			return finish(nil)
 		case <-tick.C:
-			readChannel()
+			if err := readChannel(); errors.Is(err, ErrLimit) {
+				return limited(err)
+			}
 			if err := accelErr(); err != nil {
 				kill()
 				return finish(err)
@@ -293,24 +381,92 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 	}
 }
 
+// finishBoot completes res once QEMU is gone.
+func finishBoot(res *BootResult, start time.Time, cmd *child.Cmd, console string, err error) (*BootResult, error) {
+	res.Wall = time.Since(start)
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			res.PeakRSSKiB = ru.Maxrss
+		}
+	}
+	res.Console = safetext.Text(tail(console, 4096))
+	return res, err
+}
+
+// overLimit is the one-line error of a boot over one of its Limits.
+func overLimit(what string, limit int64, unit string) error {
+	return fmt.Errorf("%w: more than %d %s %s; the boot was stopped and its files removed (a sectax guest writes far less: check that this kernel and initramfs are the ones you meant to boot)", ErrLimit, limit, unit, what)
+}
+
+// channelReader reads the result channel incrementally: each read takes
+// only the bytes written since the last, in blocks, so that memory stays
+// bounded by a block and one frame whatever the guest writes, and the
+// whole channel by limit.
+type channelReader struct {
+	f     *os.File
+	limit int64
+	off   int64
+	buf   []byte
+	block []byte
+}
+
+// read decodes the frames in the bytes written since the last call and
+// gives each to fn, stopping at fn's first error; past limit bytes it
+// returns ErrLimit.
+func (r *channelReader) read(fn func(Frame) error) error {
+	if r.block == nil {
+		r.block = make([]byte, 1<<20)
+	}
+	for {
+		n, err := r.f.Read(r.block)
+		if n > 0 {
+			if r.off += int64(n); r.off > r.limit {
+				return overLimit("on the result channel", r.limit>>20, "MiB")
+			}
+			r.buf = append(r.buf, r.block[:n]...)
+			frames, rest, _ := DecodeFrames(r.buf)
+			if rest > 0 {
+				r.buf = append(r.buf[:0], r.buf[rest:]...)
+			}
+			for _, f := range frames {
+				if err := fn(f); err != nil {
+					return err
+				}
+			}
+		}
+		if err == io.EOF || n == 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 func guestError(kind byte, msg string) error {
+	msg = safetext.Clip(msg, 4096)
 	if kind == KindUnverified {
 		return fmt.Errorf("%w: %w: %s", ErrGuest, ErrNotVerified, msg)
 	}
 	return fmt.Errorf("%w: %s", ErrGuest, msg)
 }
 
+// tail is the last n bytes of the file p (the console log may be large).
 func tail(p string, n int64) string {
-	data, err := os.ReadFile(p)
+	f, err := os.Open(p)
 	if err != nil {
 		return ""
 	}
-	if int64(len(data)) > n {
-		data = data[int64(len(data))-n:]
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > n {
+		f.Seek(fi.Size()-n, io.SeekStart)
 	}
+	data, _ := io.ReadAll(io.LimitReader(f, n))
 	return string(data)
 }
 
+// lastLine is the last line of the console s (read from p when empty),
+// quoted and sanitised for one line of an error.
 func lastLine(s, p string) string {
 	if s == "" {
 		s = tail(p, 4096)
@@ -318,7 +474,7 @@ func lastLine(s, p string) string {
 	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "\r", "")), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
-			return l
+			return `"` + safetext.Clip(l, 300) + `"`
 		}
 	}
 	return "none"
@@ -329,7 +485,7 @@ func lastLine(s, p string) string {
 func qemuError(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "warning:") {
-			return l
+			return safetext.Clip(l, 300)
 		}
 	}
 	return ""

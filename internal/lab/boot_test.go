@@ -19,6 +19,9 @@ import (
 // The test binary is also the guest's /init in the boot tests: started as
 // process 1 named /init, it runs the guest side instead of the tests.
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeQEMUEnv); mode != "" {
+		fakeQEMUMain(mode)
+	}
 	if IsGuest() {
 		RegisterTask("echo", func(ctx context.Context, g *Guest) ([]byte, error) {
 			g.Logf("echo task running")

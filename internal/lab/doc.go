@@ -18,4 +18,10 @@
 //     asked, follows the frames, and bounds the time to the hello frame
 //     (ErrNoHandshake), the whole run (Timeout) and QEMU's accelerator
 //     errors (ErrAccel); every path kills the process group.
+//   - The guest is untrusted: Boot reads the channel incrementally and
+//     caps what a boot may write (Limits, ErrLimit), sanitises its text
+//     (internal/safetext), and refuses a command line the kernel would
+//     cut or that lacks LabParams (CheckCmdline; CheckConfigs before the
+//     first boot); ImportRun holds a result to the host's command line
+//     and image and verifies it again on the host (config.VerifyReported).
 package lab

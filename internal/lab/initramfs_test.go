@@ -192,6 +192,9 @@ func FuzzKernelVersion(f *testing.F) {
 		if err == nil && (rel == "" || strings.ContainsAny(rel, " \x00\n")) {
 			t.Fatalf("release %q", rel)
 		}
+		if n := CmdlineSize(img); n < 1 || n > 1<<20 {
+			t.Fatalf("cmdline size %d", n)
+		}
 	})
 }
 

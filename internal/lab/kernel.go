@@ -2,14 +2,19 @@ package lab
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/sectax/sectax/internal/userfile"
 	"io"
 	"strings"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/userfile"
 )
 
 // KernelVersion reads the version string of a bzImage: the setup header
@@ -53,6 +58,34 @@ func printable(s string) bool {
 	return true
 }
 
+// MaxKernelImage is the largest kernel image the lab reads: a
+// distribution bzImage is some 10 MiB, one with a built-in initramfs a few
+// tens. A larger file (a disk image, a sparse file given by mistake) is
+// refused before it is hashed.
+const MaxKernelImage = 256 << 20
+
+// DefaultCmdlineSize is the longest kernel command line an image that does
+// not say otherwise accepts (x86's COMMAND_LINE_SIZE, 2048 with its NUL);
+// a bzImage of boot protocol 2.06 or later states its own in cmdline_size
+// (offset 0x238), an older one accepts 255 bytes.
+const DefaultCmdlineSize = 2047
+
+// CmdlineSize is the longest command line (in bytes, without the NUL) the
+// kernel whose first bytes are head accepts.
+func CmdlineSize(head []byte) int {
+	if len(head) < 0x23C || string(head[0x202:0x206]) != "HdrS" {
+		return DefaultCmdlineSize
+	}
+	if v := binary.LittleEndian.Uint16(head[0x206:]); v < 0x0206 {
+		return 255
+	}
+	n := binary.LittleEndian.Uint32(head[0x238:])
+	if n == 0 || n > 1<<20 {
+		return DefaultCmdlineSize
+	}
+	return int(n)
+}
+
 // KernelImage is a kernel the lab boots: its path, the sha256 of its
 // bytes and, for a bzImage, its release.
 type KernelImage struct {
@@ -61,27 +94,124 @@ type KernelImage struct {
 	Release string
 	// Version is the whole version string ("" when unknown).
 	Version string
+	// CmdlineSize is the longest command line it accepts (CmdlineSize).
+	CmdlineSize int
 }
 
-// ReadKernel opens a kernel image, hashes it and reads its version.
+// ReadKernel is ReadKernelContext without cancellation.
 func ReadKernel(path string) (KernelImage, error) {
+	return ReadKernelContext(context.Background(), path)
+}
+
+// ReadKernelContext opens a kernel image, hashes it and reads its version
+// and command-line limit. An image over MaxKernelImage is refused before
+// any byte is hashed (and the read stops there if the file grows), and
+// ctx's cancellation stops the hash between two blocks. A file that
+// cannot be a kernel image is a usage error, a cancellation an
+// interruption (internal/exit).
+func ReadKernelContext(ctx context.Context, path string) (KernelImage, error) {
 	f, err := userfile.OpenRegular(path)
 	if err != nil {
-		return KernelImage{}, fmt.Errorf("kernel image: %w", err)
+		return KernelImage{}, exit.Wrap(exit.Usage, fmt.Errorf("kernel image: %w", err))
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return KernelImage{}, fmt.Errorf("kernel image %s: %w", path, err)
+	} else if fi.Size() > MaxKernelImage {
+		return KernelImage{}, tooBig(path, fi.Size())
+	}
 	h := sha256.New()
 	head := make([]byte, 64<<10)
 	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF {
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return KernelImage{}, fmt.Errorf("kernel image %s: %w", path, err)
 	}
 	head = head[:n]
 	h.Write(head)
-	if _, err := io.Copy(h, f); err != nil {
-		return KernelImage{}, fmt.Errorf("kernel image %s: %w", path, err)
+	total := int64(n)
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			return KernelImage{}, exit.Wrap(exit.Interrupted, fmt.Errorf("kernel image %s: hashing stopped: %w", path, err))
+		}
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if total += int64(n); total > MaxKernelImage {
+			return KernelImage{}, tooBig(path, total)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return KernelImage{}, fmt.Errorf("kernel image %s: %w", path, err)
+		}
 	}
-	k := KernelImage{Path: path, SHA256: hex.EncodeToString(h.Sum(nil))}
+	k := KernelImage{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), CmdlineSize: CmdlineSize(head)}
 	k.Release, k.Version, _ = KernelVersion(head)
 	return k, nil
+}
+
+func tooBig(path string, size int64) error {
+	return exit.Usagef("kernel image %s: %d MiB or more, larger than any kernel (the lab reads at most %d MiB): give a bzImage such as /boot/vmlinuz-VERSION", path, size>>20, MaxKernelImage>>20)
+}
+
+// kernelCmdlineSize reads the command-line limit from the head of the
+// kernel image at path.
+func kernelCmdlineSize(path string) (int, error) {
+	f, err := userfile.OpenRegular(path)
+	if err != nil {
+		return 0, fmt.Errorf("kernel image: %w", err)
+	}
+	defer f.Close()
+	head := make([]byte, 0x240)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return 0, fmt.Errorf("kernel image %s: %w", path, err)
+	}
+	return CmdlineSize(head[:n]), nil
+}
+
+// ErrCmdline is wrapped by CheckCmdline's errors.
+var ErrCmdline = errors.New("kernel command line")
+
+// CheckCmdline checks a lab boot's command line before QEMU starts: it
+// fits the kernel's limit (size, from CmdlineSize; 0 means
+// DefaultCmdlineSize), and every parameter of LabParams is on it with its
+// value as the effective (last) occurrence, so that a panicking guest ends
+// the VM at once and its messages reach the console log.
+func CheckCmdline(cmdline string, size int) error {
+	if size <= 0 {
+		size = DefaultCmdlineSize
+	}
+	if len(cmdline) > size {
+		return fmt.Errorf("%w: %d bytes, longer than the %d the kernel accepts: give the configuration fewer or shorter parameters", ErrCmdline, len(cmdline), size)
+	}
+	running := mitigation.ParseCmdline(cmdline).Params
+	for _, need := range mitigation.ParseCmdline(LabParams).Params {
+		if got, ok := mitigation.Lookup(running, need.Name); !ok || got.Raw != need.Raw {
+			return fmt.Errorf("%w: %q lacks %s, which every lab boot needs (%s): a configuration may not set %s", ErrCmdline, cmdline, need.Raw, LabParams, need.Name)
+		}
+	}
+	return nil
+}
+
+// CheckConfigs checks, before the first boot of kernel k, that no
+// configuration sets a parameter of LabParams (console=, panic=,
+// no_timer_check: the lab's own) and that each configuration's command
+// line fits k's limit. Its errors are usage errors.
+func CheckConfigs(k KernelImage, configs []config.Config) error {
+	own := mitigation.ParseCmdline(LabParams).Params
+	for _, c := range configs {
+		for _, p := range c.Params {
+			if _, ok := mitigation.Lookup(own, p.Name); ok {
+				return exit.Usagef("%w: configuration %s sets %s, which the lab sets itself (%s: the console log and a panic that ends the VM at once): drop it from the configuration", ErrCmdline, c.Name, p.Raw, LabParams)
+			}
+		}
+	}
+	for _, c := range configs {
+		if err := CheckCmdline(c.Cmdline(LabParams, configs), k.CmdlineSize); err != nil {
+			return exit.Wrap(exit.Usage, fmt.Errorf("configuration %s on %s: %w", c.Name, k.Path, err))
+		}
+	}
+	return nil
 }

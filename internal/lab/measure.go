@@ -5,9 +5,12 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -35,6 +38,12 @@ type MeasureInput struct {
 	Warmup   int      `json:"warmup"`
 	Seed     int64    `json:"seed"`
 	TimeoutS float64  `json:"timeout_s"`
+	// Cmdline is the whole command line the host passes the kernel
+	// (QEMU's -append) and Release the release the host read from the
+	// kernel image ("" when the image does not say): ImportRun holds the
+	// guest's result to them. They stay on the host.
+	Cmdline string `json:"-"`
+	Release string `json:"-"`
 }
 
 // EncodeRun is the measure task's result payload: the run document,
@@ -51,11 +60,28 @@ func EncodeRun(r *run.Run) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// ImportRun turns a measure task's result into the run document to store:
-// it checks that the guest measured what the step asked for (label,
-// configuration, a verified boot) and adds the lab block. The document
-// keeps the guest's whole environment as the guest wrote it.
+// bootedWith says whether a guest's /proc/cmdline is the command line the
+// host passed: the same, or that line after a kernel's built-in one (x86
+// puts CONFIG_CMDLINE first). Verification then judges the whole line.
+func bootedWith(guest, host string) bool {
+	guest = strings.TrimSpace(guest)
+	return guest == host || strings.HasSuffix(guest, " "+host)
+}
+
+// ImportRun turns a measure task's result into the run document to store.
+// The guest is not trusted: its run must be the one the step asked for
+// (run id, label, configuration), report the command line the host passed
+// (in.Cmdline) and the release of the image the host booted (in.Release),
+// and verify on the host: the configuration block's verification is
+// replaced by config.VerifyReported's of the guest's reported files and
+// command line against the step's configuration, and a boot that does not
+// verify there is refused whatever the guest said (ErrNotVerified). The
+// lab block is added; the document keeps the guest's environment as the
+// guest wrote it.
 func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (store.Doc, error) {
+	if in.Cmdline == "" {
+		return store.Doc{}, fmt.Errorf("guest result: the host did not record the command line it booted, so the guest's claims cannot be checked")
+	}
 	zr, err := gzip.NewReader(bytes.NewReader(payload))
 	if err != nil {
 		return store.Doc{}, fmt.Errorf("guest result: %w", err)
@@ -73,14 +99,32 @@ func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (store.Doc, error)
 	}
 	d := docs[0]
 	r := d.Run
+	q := safetext.Line
 	switch {
 	case r.ID != in.RunID || r.Label != in.Label:
-		return store.Doc{}, fmt.Errorf("guest result: run %s labelled %q, expected %s labelled %q", r.ID, r.Label, in.RunID, in.Label)
+		return store.Doc{}, fmt.Errorf("guest result: run %s labelled %q, expected %s labelled %q", q(r.ID), q(r.Label), in.RunID, in.Label)
 	case r.Config == nil || r.Config.Name != in.Config.Name:
 		return store.Doc{}, fmt.Errorf("guest result: run %s has no %s configuration block", r.ID, in.Config.Name)
 	case r.Config.Verification == nil || !r.Config.Verification.OK:
 		return store.Doc{}, fmt.Errorf("guest result: run %s was measured on a boot that did not verify", r.ID)
+	case r.Env == nil:
+		return store.Doc{}, fmt.Errorf("guest result: run %s has no environment: the host cannot check what it booted", r.ID)
+	case !bootedWith(r.Env.Cmdline.Raw, in.Cmdline):
+		return store.Doc{}, fmt.Errorf("guest result: run %s reports the command line %q, but the host booted it with %q: refused (the guest's /init is not the one sectax built, or the kernel rewrote its command line)", r.ID, safetext.Clip(r.Env.Cmdline.Raw, 300), in.Cmdline)
+	case r.Config.Verification.Cmdline != strings.TrimSpace(r.Env.Cmdline.Raw):
+		return store.Doc{}, fmt.Errorf("guest result: run %s verified the command line %q but reports %q: refused", r.ID, safetext.Clip(r.Config.Verification.Cmdline, 300), safetext.Clip(r.Env.Cmdline.Raw, 300))
+	case in.Release != "" && r.Env.Kernel.Release != in.Release:
+		return store.Doc{}, fmt.Errorf("guest result: run %s reports kernel %q, but the image the host booted is %s: refused", r.ID, safetext.Clip(r.Env.Kernel.Release, 100), in.Release)
 	}
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return store.Doc{}, err
+	}
+	v := config.VerifyReported(r.Env, in.Config, in.Plan, in.SeenBootIDs, kb)
+	if !v.OK {
+		return store.Doc{}, fmt.Errorf("guest result: %w: run %s: the guest said its boot verified as %s, the host finds otherwise: %s", ErrNotVerified, r.ID, in.Config.Name, safetext.Clip(strings.Join(v.Reasons, "; "), 1000))
+	}
+	r.Config = config.Record(in.Config, v)
 	r.Lab = lab
 	return d, nil
 }

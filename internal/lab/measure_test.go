@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,8 @@ func guestPayload(t *testing.T, edit func(string) string) []byte {
 }
 
 func TestImportRun(t *testing.T) {
-	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: config.Off, Plan: []config.Config{config.On, config.Off}}
+	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: config.Off, Plan: []config.Config{config.On, config.Off},
+		Cmdline: "console=ttyS0 panic=-1 mitigations=off", Release: "6.1.0-57-amd64"}
 	labBlock := &run.Lab{QEMUVersion: "QEMU emulator version 7.2.22", Accel: AccelTCG, CPUModel: TCGCPU, MemoryMiB: 512, VCPUs: 1,
 		HostKernel: "6.18.44", HostCPU: "Intel(R) Xeon(R) Processor", Kernel: "6.1.0-57-amd64",
 		KernelImage: "/boot/vmlinuz-6.1.0-57-amd64", KernelSHA256: strings.Repeat("ab", 32), LabParams: LabParams, Boot: 1, Boots: 4, PlanSeed: 7}
@@ -70,17 +72,52 @@ func TestImportRun(t *testing.T) {
 		t.Errorf("the guest's env was not kept: kernel %v", env["kernel"])
 	}
 
+	if v := r.Config.Verification; len(v.ExpectedOff) == 0 || v.BootID != "a5976c35-c671-40e2-92d7-91b39271aa2c" {
+		t.Errorf("the stored verification is not the host's: %+v", v)
+	}
+
+	builtin := guestPayload(t, func(s string) string {
+		s = strings.Replace(s, `"raw": "console=ttyS0 panic=-1 mitigations=off"`, `"raw": "earlyprintk=ttyS0 console=ttyS0 panic=-1 mitigations=off"`, 1)
+		return strings.Replace(s, `"cmdline": "console=ttyS0 panic=-1 mitigations=off",
+      "expected_off"`, `"cmdline": "earlyprintk=ttyS0 console=ttyS0 panic=-1 mitigations=off",
+      "expected_off"`, 1)
+	})
+	if _, err := ImportRun(builtin, in, labBlock); err != nil {
+		t.Errorf("a kernel's built-in command line before the host's: %v", err)
+	}
+
+	with := func(edit func(*MeasureInput)) MeasureInput { c := in; edit(&c); return c }
 	for name, tc := range map[string]struct {
 		edit func(string) string
 		in   MeasureInput
 	}{
-		"another label":  {nil, MeasureInput{RunID: in.RunID, Label: "lab-x-off", Config: config.Off}},
-		"another config": {nil, MeasureInput{RunID: in.RunID, Label: in.Label, Config: config.On}},
-		"unverified":     {func(s string) string { return strings.Replace(s, `"ok": true`, `"ok": false`, 1) }, in},
-		"not a run":      {func(string) string { return `{"schema":"other"}` }, in},
+		"another label":       {nil, with(func(m *MeasureInput) { m.Label = "lab-x-off" })},
+		"another config":      {nil, with(func(m *MeasureInput) { m.Config = config.On })},
+		"unverified":          {func(s string) string { return strings.Replace(s, `"ok": true`, `"ok": false`, 1) }, in},
+		"not a run":           {func(string) string { return `{"schema":"other"}` }, in},
+		"no cmdline recorded": {nil, with(func(m *MeasureInput) { m.Cmdline = "" })},
+		// The guest claims what the host did not do (on main all of these
+		// were stored: verification.ok was taken on trust).
+		"another cmdline": {nil, with(func(m *MeasureInput) { m.Cmdline = "console=ttyS0 panic=-1 pti=off" })},
+		"another kernel":  {nil, with(func(m *MeasureInput) { m.Release = "6.12.0-1-amd64" })},
+		"boot seen":       {nil, with(func(m *MeasureInput) { m.SeenBootIDs = []string{"a5976c35-c671-40e2-92d7-91b39271aa2c"} })},
+		"forged state": {func(s string) string {
+			return strings.Replace(s, `"raw": "Vulnerable; STIBP: disabled; PBRSB-eIBRS: Not affected; BHI: Vulnerable"`, `"raw": "Mitigation: Retpolines; STIBP: disabled"`, 1)
+		}, in},
+		"forged verification cmdline": {func(s string) string {
+			return strings.Replace(s, `"cmdline": "console=ttyS0 panic=-1 mitigations=off",
+      "expected_off"`, `"cmdline": "mitigations=off",
+      "expected_off"`, 1)
+		}, in},
 	} {
-		if _, err := ImportRun(guestPayload(t, tc.edit), tc.in, labBlock); err == nil {
+		_, err := ImportRun(guestPayload(t, tc.edit), tc.in, labBlock)
+		if err == nil {
 			t.Errorf("%s: imported", name)
+		} else if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v: more than one line", name, err)
+		}
+		if (name == "forged state" || name == "boot seen") && !errors.Is(err, ErrNotVerified) {
+			t.Errorf("%s: %v, want ErrNotVerified", name, err)
 		}
 	}
 	if _, err := ImportRun([]byte("not gzip"), in, labBlock); err == nil {

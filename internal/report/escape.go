@@ -1,9 +1,9 @@
 package report
 
 import (
-	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/sectax/sectax/internal/safetext"
 )
 
 // Text from runs, imports and the machine (labels, run ids, workload and
@@ -12,51 +12,22 @@ import (
 // raw control character, Markdown never gets a line break or markup from
 // it; HTML escapes through html/template, JSON through encoding/json.
 
-// unsafeRune reports whether r must not reach a terminal raw: C0 and C1
-// control characters, DEL, and the bidirectional overrides and isolates
-// that reorder what is shown.
-func unsafeRune(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
-}
+// unsafeRune reports whether r must not reach a terminal raw
+// (safetext.Unsafe, the one sanitiser's rule).
+func unsafeRune(r rune) bool { return safetext.Unsafe(r) }
 
 // termSafe escapes what must not reach a terminal raw: a control
 // character becomes \xNN (\u202e and the like for the others), a byte
-// that is not UTF-8 becomes U+FFFD.
-func termSafe(s string) string { return escapeControls(s, false) }
+// that is not UTF-8 becomes U+FFFD (safetext.Line).
+func termSafe(s string) string { return safetext.Line(s) }
 
 // escapeControls is termSafe; keepLines keeps line breaks and tabs (for a
 // whole document whose own layout uses them).
 func escapeControls(s string, keepLines bool) string {
-	unsafe := func(r rune) bool { return unsafeRune(r) && !(keepLines && (r == '\n' || r == '\t')) }
-	clean := true
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || unsafe(r) {
-			clean = false
-			break
-		}
-		i += n
+	if keepLines {
+		return safetext.Text(s)
 	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b.WriteRune(utf8.RuneError)
-		case r < 0x80 && unsafe(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unsafe(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return safetext.Line(s)
 }
 
 // termSafeAll applies termSafe to each string.

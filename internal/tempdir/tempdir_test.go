@@ -1,4 +1,4 @@
-package workload
+package tempdir
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// TestRemoveStaleTemps: a folder whose owner is gone (a real child that
+// TestRemoveStale: a folder whose owner is gone (a real child that
 // exited, a pid reused by a process started later, another boot) is
 // removed; a live owner's folder, one without a marker and one with a
 // garbled marker are never touched.
-func TestRemoveStaleTemps(t *testing.T) {
+func TestRemoveStale(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	live, err := makeOwnedTemp()
+	live, err := Make("go-build-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestRemoveStaleTemps(t *testing.T) {
 	}
 	myStart, _ := procStartTime(os.Getpid())
 	mk := func(name, marker string) string {
-		d := filepath.Join(tmp, tempPrefix+name)
+		d := filepath.Join(tmp, Prefix+"go-build-"+name)
 		os.MkdirAll(filepath.Join(d, "cache", "x"), 0o700)
 		if marker != "" {
 			os.WriteFile(filepath.Join(d, ownerMarker), []byte(marker), 0o600)
@@ -36,10 +36,18 @@ func TestRemoveStaleTemps(t *testing.T) {
 	reused := mk("reused", fmt.Sprintf("pid %d\nstart %d\nboot %s\n", os.Getpid(), myStart+1, bootID()))
 	reboot := mk("reboot", fmt.Sprintf("pid %d\nstart %d\nboot 00000000-0000-0000-0000-000000000000\n", os.Getpid(), myStart))
 	bare := mk("bare", "")
+	// A link planted at a sectax-* name, to a folder with a dead owner's
+	// marker, is not followed.
+	target := t.TempDir()
+	os.WriteFile(filepath.Join(target, ownerMarker), []byte(fmt.Sprintf("pid %d\nstart 1\nboot %s\n", child.Process.Pid, bootID())), 0o600)
+	link := filepath.Join(tmp, Prefix+"link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
 	garbled := mk("garbled", "pid x\n")
 
 	got := map[string]int{}
-	for _, st := range RemoveStaleTemps() {
+	for _, st := range RemoveStale() {
 		if st.Err != nil {
 			t.Errorf("%s: %v", st.Dir, st.Err)
 		}
@@ -53,7 +61,7 @@ func TestRemoveStaleTemps(t *testing.T) {
 			t.Errorf("%s still exists", d)
 		}
 	}
-	for _, d := range []string{live, bare, garbled} {
+	for _, d := range []string{live, bare, garbled, link, target} {
 		if _, ok := got[d]; ok {
 			t.Errorf("%s reported as removed", d)
 		}

@@ -1,0 +1,163 @@
+// Package tempdir makes sectax's temporary folders with an owner marker
+// and removes those whose owner is gone: go-build's GOCACHE and GOTMPDIR,
+// and a lab boot's initramfs, console log and result channel.
+package tempdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Every folder Make creates carries an owner marker: the pid of the sectax that made them, that process's start
+// time (clock ticks since boot, field 22 of /proc/PID/stat) and the boot id.
+// A sectax killed with SIGKILL cannot remove its folder; a later run finds
+// it with RemoveStaleTemps and removes it once the owner is provably gone.
+// pid alone is not enough (pids are reused), start time alone is not
+// enough across a reboot, so all three must match for the owner to count
+// as alive.
+
+// Prefix starts the name of every folder Make creates.
+const Prefix = "sectax-"
+
+// ownerMarker is the name of the marker file inside such a folder.
+const ownerMarker = ".sectax-owner"
+
+// Make creates a temporary folder named Prefix+name+random under
+// os.TempDir() (mode 0700) and writes the owner marker into it.
+func Make(name string) (string, error) {
+	dir, err := os.MkdirTemp("", Prefix+name+"*")
+	if err != nil {
+		return "", err
+	}
+	start, err := procStartTime(os.Getpid())
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("read own start time: %w", err)
+	}
+	marker := fmt.Sprintf("pid %d\nstart %d\nboot %s\n", os.Getpid(), start, bootID())
+	if err := os.WriteFile(filepath.Join(dir, ownerMarker), []byte(marker), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// Stale is a temporary folder left by a sectax that is gone.
+type Stale struct {
+	Dir string
+	PID int   // the owner's pid
+	Err error // why it could not be removed (nil: removed)
+}
+
+// RemoveStale removes the folders Make created under os.TempDir() whose
+// owner is no longer running, and returns them. A folder without a
+// readable marker (being created, or made by an older sectax), whose owner
+// is alive, that is a symbolic link or that belongs to another user is
+// never touched.
+func RemoveStale() []Stale {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), Prefix+"*"))
+	var out []Stale
+	for _, dir := range dirs {
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || !ownedByMe(fi) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, ownerMarker))
+		if err != nil {
+			continue
+		}
+		pid, start, boot, ok := parseOwner(string(b))
+		if !ok || ownerAlive(pid, start, boot) {
+			continue
+		}
+		out = append(out, Stale{Dir: dir, PID: pid, Err: os.RemoveAll(dir)})
+	}
+	return out
+}
+
+// ownedByMe reports whether fi belongs to this process's user.
+func ownedByMe(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
+}
+
+// parseOwner reads a marker written by Make.
+func parseOwner(s string) (pid int, start uint64, boot string, ok bool) {
+	var havePID, haveStart bool
+	for _, line := range strings.Split(s, "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		var err error
+		switch k {
+		case "pid":
+			pid, err = strconv.Atoi(v)
+			havePID = err == nil && pid > 0
+		case "start":
+			start, err = strconv.ParseUint(v, 10, 64)
+			haveStart = err == nil
+		case "boot":
+			boot = v
+		}
+	}
+	return pid, start, boot, havePID && haveStart
+}
+
+// ownerAlive reports whether the process that wrote the marker still runs.
+// When it cannot tell (no /proc, no permission), it says alive.
+func ownerAlive(pid int, start uint64, boot string) bool {
+	if cur := bootID(); boot != "" && cur != "" && boot != cur {
+		return false // written before a reboot
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	st, state, err := parseStat(string(b))
+	if err != nil {
+		return true
+	}
+	return st == start && state != "Z" && state != "X"
+}
+
+// procStartTime returns field 22 of /proc/PID/stat.
+func procStartTime(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	st, _, err := parseStat(string(b))
+	return st, err
+}
+
+// parseStat returns the start time (field 22) and state (field 3) of a
+// /proc/PID/stat line. The command name (field 2) is in parentheses and may
+// hold spaces and parentheses itself, so fields are counted after the last ')'.
+func parseStat(s string) (start uint64, state string, err error) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, "", errors.New("malformed stat")
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is field 3 (state), so field 22 is f[19].
+	if len(f) < 20 {
+		return 0, "", errors.New("short stat")
+	}
+	start, err = strconv.ParseUint(f[19], 10, 64)
+	return start, f[0], err
+}
+
+// bootID is the kernel's boot id ("" when unknown).
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
