@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/wslconfig"
 )
 
 // The states of a campaign.
@@ -190,8 +192,13 @@ func nonNilChanges(c []Change) []Change {
 // record stores a change before it is made.
 func (e *Engine) record(ctx context.Context, st *state) func(Change) error {
 	return func(c Change) error {
-		if slices.ContainsFunc(st.changes, func(x Change) bool { return x.Kind == c.Kind && x.Path == c.Path }) {
-			return nil
+		if i := slices.IndexFunc(st.changes, func(x Change) bool { return x.Kind == c.Kind && x.Path == c.Path }); i >= 0 {
+			if st.changes[i].SHA256 == c.SHA256 {
+				return nil
+			}
+			// Written again with other bytes: restore must accept those.
+			st.changes[i].SHA256 = c.SHA256
+			return e.save(ctx, st)
 		}
 		st.changes = append(st.changes, c)
 		return e.save(ctx, st)
@@ -254,7 +261,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 		return nil, err
 	}
 	if req.Options.Resume == "unit" {
-		if err := e.Host.InstallUnit(st.opts.Exe, st.opts.DB, e.record(ctx, st)); err != nil {
+		if err := e.Host.InstallUnit(rec.ID, st.opts.Exe, st.opts.DB, e.record(ctx, st)); err != nil {
 			return rec, e.fail(ctx, st, fmt.Sprintf("cannot install the resume unit: %v", err), err)
 		}
 	}
@@ -542,17 +549,29 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 }
 
 // restore puts back every change, newest first, and stores what is left.
+// The stored list is not trusted (anyone who can write the store can edit
+// it): a change is acted on only when it is one sectax itself would have
+// made for this campaign on this host, derived again here (owned), and
+// undo then checks that the file is still the one sectax wrote. Anything
+// else is refused, reported and dropped, never acted on.
 func (e *Engine) restore(ctx context.Context, st *state) error {
 	ctx = context.WithoutCancel(ctx)
 	write := e.WriteFile
 	if write == nil {
 		write = func(path string, _, data []byte) error { return writeNew(path, data) }
 	}
+	owned := e.owned(st)
 	var left []Change
 	var errs []string
 	for i := len(st.changes) - 1; i >= 0; i-- {
-		if err := undo(st.changes[i], write); err != nil {
-			left = append([]Change{st.changes[i]}, left...)
+		c := st.changes[i]
+		link, why := owned.check(c)
+		if why != "" {
+			errs = append(errs, fmt.Sprintf("refused the stored change %q of %s: %s; nothing was done to it", c.Kind, c.Path, why))
+			continue
+		}
+		if err := undo(c, link, write); err != nil {
+			left = append([]Change{c}, left...)
 			errs = append(errs, err.Error())
 		}
 	}
@@ -565,6 +584,56 @@ func (e *Engine) restore(ctx context.Context, st *state) error {
 		return fmt.Errorf("restore incomplete: %s; fix it and run 'sectax campaign abort %s' again", st.rec.RestoreError, st.rec.ID)
 	}
 	return nil
+}
+
+// ownedPaths are the files sectax makes for one campaign on this host,
+// derived from its id, the host's root and the .wslconfig it edits: the
+// only paths restore acts on.
+type ownedPaths struct {
+	created map[string]string // path → the link's target ("" a file)
+	file    string            // the .wslconfig (--via wsl)
+}
+
+func (e *Engine) owned(st *state) ownedPaths {
+	o := ownedPaths{created: map[string]string{}}
+	if checkID(st.rec.ID) == nil {
+		id := st.rec.ID
+		o.created[e.Host.UnitPath(id)] = ""
+		o.created[e.Host.UnitLink(id)] = filepath.Join("..", UnitName(id))
+		o.created[e.Host.PassfilePath(id)] = ""
+	}
+	if p := st.opts.WSLConfig; p != "" && filepath.IsAbs(p) && filepath.Base(p) == ".wslconfig" {
+		if t, err := wslconfig.Target(p); err == nil {
+			o.file = t
+			o.created[filepath.Join(filepath.Dir(t), ScriptName)] = ""
+		}
+	}
+	return o
+}
+
+// check says why c is not a change sectax made ("" when it is), and for a
+// link where it must point.
+func (o ownedPaths) check(c Change) (link, why string) {
+	switch c.Kind {
+	case "kexec":
+		return "", ""
+	case "created":
+		if l, ok := o.created[c.Path]; ok {
+			return l, ""
+		}
+	case "file":
+		if o.file != "" && c.Path == o.file {
+			if c.Existed {
+				if _, err := wslconfig.Parse(c.Original); err != nil {
+					return "", fmt.Sprintf("its stored original is not a .wslconfig (%v)", err)
+				}
+			}
+			return "", ""
+		}
+	default:
+		return "", "sectax makes no change of that kind"
+	}
+	return "", "sectax makes nothing there for this campaign on this host"
 }
 
 // Changes decodes what a stored campaign has changed and not put back.

@@ -148,6 +148,8 @@ type rig struct {
 	measured    []Measurement
 	clock       time.Time
 	ids         int
+	// wslconfig is the .wslconfig the campaign's options name.
+	wslconfig string
 }
 
 func newRig(t *testing.T) *rig {
@@ -244,7 +246,7 @@ func (r *rig) order(boots int) []Step {
 func (r *rig) start(boots int) *store.Campaign {
 	r.t.Helper()
 	c, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: boots,
-		Seed: 7, Label: "cmp", Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
+		Seed: 7, Label: "cmp", Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: r.dbPath, WSLConfig: r.wslconfig}})
 	if err != nil {
 		r.t.Fatalf("start: %v", err)
 	}
