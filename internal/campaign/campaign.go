@@ -156,19 +156,90 @@ type state struct {
 	changes []Change
 }
 
+// load decodes a stored campaign and checks it whole: the store is not
+// trusted (anyone who can write it can edit a row), so a campaign that is
+// not one sectax could have stored is refused in one line naming it and
+// what is wrong, never driven (and never a panic).
 func (e *Engine) load(rec *store.Campaign) (*state, error) {
-	st := &state{rec: rec}
-	var err error
-	if st.configs, err = decodeConfigs(rec.Configs); err != nil {
-		return nil, fmt.Errorf("campaign %s: %w", rec.ID, err)
-	}
-	if err := json.Unmarshal([]byte(rec.Options), &st.opts); err != nil {
-		return nil, fmt.Errorf("campaign %s: stored options: %w", rec.ID, err)
-	}
-	if err := json.Unmarshal([]byte(rec.Changes), &st.changes); err != nil {
-		return nil, fmt.Errorf("campaign %s: stored changes: %w", rec.ID, err)
+	st, err := decode(rec)
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: %w; the store was edited or is corrupt: 'sectax campaign abort %s' puts back what it safely can", rec.ID, err, rec.ID)
 	}
 	return st, nil
+}
+
+// decode is load without the wording.
+func decode(rec *store.Campaign) (*state, error) {
+	st := &state{rec: rec}
+	var err error
+	if err := checkID(rec.ID); err != nil {
+		return nil, err
+	}
+	if st.configs, err = decodeConfigs(rec.Configs); err != nil {
+		return nil, err
+	}
+	if len(st.configs) < 2 {
+		return nil, fmt.Errorf("its plan has %d configurations, not the two or more sectax stores", len(st.configs))
+	}
+	if err := json.Unmarshal([]byte(rec.Options), &st.opts); err != nil {
+		return nil, fmt.Errorf("stored options: %v", err)
+	}
+	if err := st.opts.Check(); err != nil {
+		return nil, fmt.Errorf("stored options: %v", err)
+	}
+	if err := json.Unmarshal([]byte(rec.Changes), &st.changes); err != nil {
+		return nil, fmt.Errorf("stored changes: %v", err)
+	}
+	if len(rec.Damage) > 0 {
+		return nil, errors.New(strings.Join(rec.Damage, "; "))
+	}
+	if len(rec.Steps) == 0 {
+		return nil, errors.New("it has no steps")
+	}
+	if rec.Next < 0 || rec.Next > len(rec.Steps) {
+		return nil, fmt.Errorf("it is at step %d of a plan of %d", rec.Next+1, len(rec.Steps))
+	}
+	for i, s := range rec.Steps {
+		if s.Index != i {
+			return nil, fmt.Errorf("step %d is stored as step %d", i+1, s.Index+1)
+		}
+		if _, ok := config.Find(st.configs, s.Config); !ok {
+			return nil, fmt.Errorf("step %d names configuration %q, which is not in its plan", i+1, s.Config)
+		}
+		if s.Attempts < 0 || s.Attempts > MaxAttempts {
+			return nil, fmt.Errorf("step %d has %d boot attempts (0 to %d)", i+1, s.Attempts, MaxAttempts)
+		}
+		switch s.Status {
+		case StepVerified, StepMeasuring, StepMeasured:
+			if s.Verification == nil {
+				return nil, fmt.Errorf("step %d is %s without a verification", i+1, s.Status)
+			}
+		case StepPending, StepBooting, StepRefused:
+		default:
+			return nil, fmt.Errorf("step %d has status %q", i+1, s.Status)
+		}
+		if i < rec.Next && s.Status != StepMeasured {
+			return nil, fmt.Errorf("step %d is %s, yet the campaign is past it", i+1, s.Status)
+		}
+	}
+	if rec.State == Running && rec.Next == len(rec.Steps) {
+		return nil, errors.New("it is running with every step done")
+	}
+	return st, nil
+}
+
+// salvage is what abort can still use of a campaign load refused: the id,
+// the options and the list of changes when they decode (restore checks
+// every change against what sectax would have made anyway).
+func salvage(rec *store.Campaign) *state {
+	st := &state{rec: rec}
+	if json.Unmarshal([]byte(rec.Options), &st.opts) != nil {
+		st.opts = Options{}
+	}
+	if json.Unmarshal([]byte(rec.Changes), &st.changes) != nil {
+		st.changes = nil
+	}
+	return st
 }
 
 // save stores the whole campaign in one transaction.
@@ -242,6 +313,16 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 		return nil, err
 	}
 	req.Options.Resume = e.resumeHow(mech)
+	// The password of a PostgreSQL store goes to a root-only password
+	// file, never into the options (a shared column), the unit (world
+	// readable) or a message: they name the URL without it.
+	public, passLine, secret, err := store.Secret(req.Options.DB, e.Host.PassfilePath(id))
+	if err != nil {
+		return nil, err
+	}
+	if store.IsURL(req.Options.DB) {
+		req.Options.DB = public
+	}
 	opts, err := json.Marshal(req.Options)
 	if err != nil {
 		return nil, err
@@ -259,6 +340,11 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	st, err := e.load(rec)
 	if err != nil {
 		return nil, err
+	}
+	if secret {
+		if err := e.Host.WritePassfile(id, passLine, e.record(ctx, st)); err != nil {
+			return rec, e.fail(ctx, st, fmt.Sprintf("cannot write the store's password file: %v", err), err)
+		}
 	}
 	if req.Options.Resume == "unit" {
 		if err := e.Host.InstallUnit(rec.ID, st.opts.Exe, st.opts.DB, e.record(ctx, st)); err != nil {
@@ -534,9 +620,20 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.load(rec)
-	if err != nil {
-		return rec, err
+	st, lerr := e.load(rec)
+	if lerr != nil {
+		// A damaged campaign is still stopped, and what sectax made for
+		// it on this host is still put back.
+		e.say("%v", lerr)
+		st = salvage(rec)
+		if rec.State == Running {
+			rec.State = Aborted
+			rec.Message = "aborted: the stored campaign was damaged"
+		}
+		if err := e.save(ctx, st); err != nil {
+			return rec, errors.Join(lerr, err)
+		}
+		return rec, e.restore(ctx, st)
 	}
 	if rec.State == Running {
 		rec.State = Aborted

@@ -154,7 +154,13 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	r := &rig{t: t, m: newMachine(t), dbPath: filepath.Join(t.TempDir(), "sectax.db"),
+	return newRigOn(t, filepath.Join(t.TempDir(), "sectax.db"))
+}
+
+// newRigOn is a rig whose store is at dbPath (a file or a postgres:// URL).
+func newRigOn(t *testing.T, dbPath string) *rig {
+	t.Helper()
+	r := &rig{t: t, m: newMachine(t), dbPath: dbPath,
 		clock: time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)}
 	r.reopen()
 	t.Cleanup(func() { r.db.Close() })

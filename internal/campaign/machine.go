@@ -183,22 +183,46 @@ func (h *Host) InstallUnit(id, exe, db string, record func(Change) error) error 
 	return nil
 }
 
+// WritePassfile writes the PostgreSQL password file of campaign id (one
+// PGPASSFILE line), readable by its owner only, in a folder only its
+// owner may enter; it is recorded first, and removed with the unit.
+func (h *Host) WritePassfile(id, line string, record func(Change) error) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	p := h.PassfilePath(id)
+	if err := record(Change{Kind: "created", Path: p, What: "store password file", SHA256: hashOf([]byte(line))}); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("cannot make %s: %w (run as root)", filepath.Dir(p), err)
+	}
+	if err := os.Chmod(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	return writeNewMode(p, []byte(line), 0o600)
+}
+
 // writeNew writes data to path through a temporary file and a rename.
-func writeNew(path string, data []byte) error {
+func writeNew(path string, data []byte) error { return writeNewMode(path, data, 0o644) }
+
+// writeNewMode is writeNew with the file's mode (set before any byte is
+// written).
+func writeNewMode(path string, data []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return err
 	}

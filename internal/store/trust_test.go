@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -201,5 +203,49 @@ func TestImportReplacesCutShort(t *testing.T) {
 	}
 	if res, _ := d.Import(ctx, docs); len(res.Skipped) != 1 {
 		t.Errorf("a finished run was replaced again: %+v", res)
+	}
+}
+
+// TestPostgresSchemaVersionOutOfRange: a schema version edited out of
+// range is one line naming the database, never a panic (the SQLite case
+// was fixed before; the PostgreSQL one sliced the migrations with it).
+func TestPostgresSchemaVersionOutOfRange(t *testing.T) {
+	d, u := openPG(t)
+	for _, v := range []int{-1, -1000, 1 << 30} {
+		if _, err := d.db.Exec(fmt.Sprintf("UPDATE %s SET version = %d", pgSchemaTable, v)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(context.Background(), u, Options{})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprint(v)) || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("version %d: %v", v, err)
+		}
+	}
+}
+
+// TestPostgresSchemeAnyCase: POSTGRES:// (any case) is the same database
+// as postgres://: the host and database are kept, not dropped.
+func TestPostgresSchemeAnyCase(t *testing.T) {
+	d, u := openPG(t)
+	if _, err := d.db.Exec("CREATE TABLE marker (x INT)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, scheme := range []string{"POSTGRES", "PostgreSQL"} {
+		upper := scheme + u[strings.Index(u, "://"):]
+		d2, err := Open(context.Background(), upper, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", upper, err)
+		}
+		var n int
+		err = d2.db.QueryRow("SELECT count(*) FROM marker").Scan(&n)
+		d2.Close()
+		if err != nil {
+			t.Fatalf("%s reached another database: %v", upper, err)
+		}
+		if got, _ := Locate(upper); !strings.HasPrefix(got, strings.ToLower(scheme)+"://") {
+			t.Fatalf("Locate(%s) = %s", upper, got)
+		}
+	}
+	if got, err := Locate("rel/sectax.db"); err != nil || !filepath.IsAbs(got) {
+		t.Fatalf("Locate of a file: %s %v", got, err)
 	}
 }
