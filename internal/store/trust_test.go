@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/exit"
+	"golang.org/x/sys/unix"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -247,5 +250,26 @@ func TestPostgresSchemeAnyCase(t *testing.T) {
 	}
 	if got, err := Locate("rel/sectax.db"); err != nil || !filepath.IsAbs(got) {
 		t.Fatalf("Locate of a file: %s %v", got, err)
+	}
+}
+
+// TestStorePathNotARegularFile: a device, a FIFO or a link to one as the
+// store is a usage error, and nothing is created beside it.
+func TestStorePathNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "null")
+	os.Symlink("/dev/null", link)
+	for _, p := range []string{"/dev/null", fifo, link} {
+		_, err := Open(context.Background(), p, Options{Create: true})
+		if err == nil || exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("%s: %v (kind %v)", p, err, exit.Of(err))
+		}
+		if _, err := os.Lstat(p + "-journal"); !os.IsNotExist(err) {
+			t.Fatalf("%s-journal made: %v", p, err)
+		}
 	}
 }
