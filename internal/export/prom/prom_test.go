@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -189,5 +190,38 @@ func TestReadVulnerabilitiesStaysInRoot(t *testing.T) {
 		if strings.Contains(v.Mitigation, "secret") {
 			t.Fatal("the file outside the root was read")
 		}
+	}
+}
+
+// TestInvalidUTF8Labels: a vulnerability file (or its name) with invalid
+// UTF-8 under --root still yields a textfile promtool accepts.
+func TestInvalidUTF8Labels(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, vulnDir)
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "meltdown"), []byte("Mitigation: PTI \xff\xfe\x80 and \"quotes\" \\ \n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad\xffname"), []byte("Vulnerable\n"), 0o644)
+	vs, err := ReadVulnerabilities(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, Input{Vulnerabilities: vs, Mode: "on"}); err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(buf.Bytes()) {
+		t.Fatalf("not UTF-8:\n%q", buf.String())
+	}
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("promtool not found")
+		}
+		t.Skip("promtool not found")
+	}
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(buf.Bytes())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s\n%q", err, out, buf.String())
 	}
 }
