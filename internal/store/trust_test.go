@@ -273,3 +273,38 @@ func TestStorePathNotARegularFile(t *testing.T) {
 		}
 	}
 }
+
+// TestImportRevalidates: a run read back from a store (a spool anyone
+// who can write its folder could edit) is validated again before it is
+// imported elsewhere (sectax push): an edited row is refused, nothing sent.
+func TestImportRevalidates(t *testing.T) {
+	spool, _ := openTemp(t)
+	for _, id := range []string{"r1", "r2"} {
+		r := testRun(id, "lbl")
+		if err := spool.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := spool.Finish(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := spool.db.Exec(`UPDATE runs SET label = 'baseline:evil' || char(10) || 'x' WHERE id = 'r2'`); err != nil {
+		t.Fatal(err)
+	}
+	var docs []Doc
+	for _, id := range []string{"r1", "r2"} {
+		d, err := spool.Doc(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	dst, _ := openTemp(t)
+	_, err := dst.Import(context.Background(), docs)
+	if err == nil || !strings.Contains(err.Error(), "r2") {
+		t.Fatalf("import of an edited run: %v", err)
+	}
+	if ids, _ := dst.List(context.Background()); len(ids) != 0 {
+		t.Fatalf("imported %v", ids)
+	}
+}
