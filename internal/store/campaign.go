@@ -234,7 +234,7 @@ func (d *DB) FindCampaign(ctx context.Context, ref string) (*Campaign, error) {
 	case 1:
 		return d.Campaign(ctx, match[0])
 	}
-	return nil, fmt.Errorf("campaign %q is ambiguous: %s; give more of the id", ref, strings.Join(match, ", "))
+	return nil, fmt.Errorf("campaign %q is ambiguous: %s; give more of the id", ref, someOf(match))
 }
 
 // Campaign reads the campaign with id and its steps.

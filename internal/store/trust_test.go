@@ -308,3 +308,18 @@ func TestImportRevalidates(t *testing.T) {
 		t.Fatalf("imported %v", ids)
 	}
 }
+
+// TestAmbiguousMessageBounded: a reference matching thousands of runs
+// names at most a few of them and says how many more.
+func TestAmbiguousMessageBounded(t *testing.T) {
+	ids := make([]string, 5000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("20261130T060000-%06d", i)
+	}
+	for _, err := range []error{&AmbiguousError{Ref: "2026", Why: "an id prefix of 5000 runs", Candidates: ids}, &NotFoundError{Ref: "x", Candidates: ids}} {
+		msg := err.Error()
+		if len(msg) > 600 || !strings.Contains(msg, "and 4990 more") {
+			t.Fatalf("%d bytes: %.200s", len(msg), msg)
+		}
+	}
+}
