@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/userfile"
 	_ "modernc.org/sqlite" // the pure-Go "sqlite" database/sql driver
 )
 
@@ -116,7 +117,7 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	case !st.Mode().IsRegular():
 		// SQLite would open a device or a FIFO and make PATH-journal
 		// beside it (/dev/null-journal, mode 0666).
-		return nil, exit.Usagef("database %s is not a regular file (%s); pass a file path with --db or SECTAX_DB", path, fileKind(st.Mode()))
+		return nil, exit.Usagef("database %s is not a regular file (%s); pass a file path with --db or SECTAX_DB", path, userfile.Kind(st.Mode()))
 	case st.Size() > 0:
 		if err := checkMagic(path); err != nil {
 			return nil, err
@@ -335,18 +336,3 @@ func (d *DB) Version(ctx context.Context) (int, error) {
 
 // IsNoDatabase reports whether err says the database file does not exist.
 func IsNoDatabase(err error) bool { return errors.Is(err, ErrNoDatabase) }
-
-// fileKind names a file's type for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
-}
