@@ -200,8 +200,8 @@ func (o Options) Check() error {
 	default:
 		return fmt.Errorf("resume %q is not unit, interop or by hand", o.Resume)
 	}
-	if math.IsNaN(o.TargetCI) || o.TargetCI < 0 || o.TargetCI > 100 {
-		return fmt.Errorf("target_ci %v is not 0 to 100 points", o.TargetCI)
+	if math.IsNaN(o.TargetCI) || math.IsInf(o.TargetCI, 0) || o.TargetCI < 0 {
+		return fmt.Errorf("target_ci %v is not a finite number of points", o.TargetCI)
 	}
 	if o.Budget < 0 || o.Budget > MaxBudget {
 		return fmt.Errorf("budget %v is not 0 to %v", o.Budget, MaxBudget)

@@ -36,9 +36,6 @@ func (a Adaptive) Check() error {
 	if a.Budget > MaxBudget {
 		return fmt.Errorf("--budget %v: at most %v", a.Budget, MaxBudget)
 	}
-	if a.TargetPct > 100 {
-		return fmt.Errorf("--target-ci %v: at most 100 percentage points", a.TargetPct)
-	}
 	if a.Budget <= 0 {
 		return fmt.Errorf("--target-ci needs --budget, the longest the lab may run in all (such as 2h): without one, a difference that never narrows would boot forever")
 	}

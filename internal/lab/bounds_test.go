@@ -20,9 +20,6 @@ func TestBounds(t *testing.T) {
 	if err := (Adaptive{TargetPct: 2, Budget: 1 << 62}).Check(); err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Errorf("huge budget: %v", err)
 	}
-	if err := (Adaptive{TargetPct: 1e9, Budget: time.Hour}).Check(); err == nil {
-		t.Error("huge target accepted")
-	}
 	if err := (Adaptive{TargetPct: 2, Budget: 2 * time.Hour}).Check(); err != nil {
 		t.Error(err)
 	}

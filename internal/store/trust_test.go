@@ -275,8 +275,8 @@ func TestStorePathNotARegularFile(t *testing.T) {
 }
 
 // TestImportRevalidates: a run read back from a store (a spool anyone
-// who can write its folder could edit) is validated again before it is
-// imported elsewhere (sectax push): an edited row is refused, nothing sent.
+// who can write its folder could edit) is validated again before sectax
+// push sends it (CheckDocs): an edited row is refused, nothing sent.
 func TestImportRevalidates(t *testing.T) {
 	spool, _ := openTemp(t)
 	for _, id := range []string{"r1", "r2"} {
@@ -299,13 +299,12 @@ func TestImportRevalidates(t *testing.T) {
 		}
 		docs = append(docs, d)
 	}
-	dst, _ := openTemp(t)
-	_, err := dst.Import(context.Background(), docs)
-	if err == nil || !strings.Contains(err.Error(), "r2") {
-		t.Fatalf("import of an edited run: %v", err)
+	if err := CheckDocs(docs[:1]); err != nil {
+		t.Fatal(err)
 	}
-	if ids, _ := dst.List(context.Background()); len(ids) != 0 {
-		t.Fatalf("imported %v", ids)
+	err := CheckDocs(docs)
+	if err == nil || !strings.Contains(err.Error(), "r2") || exit.Of(err) != exit.Usage {
+		t.Fatalf("check of an edited run: %v", err)
 	}
 }
 
