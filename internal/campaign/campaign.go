@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/wslconfig"
 )
 
 // The states of a campaign.
@@ -154,19 +156,90 @@ type state struct {
 	changes []Change
 }
 
+// load decodes a stored campaign and checks it whole: the store is not
+// trusted (anyone who can write it can edit a row), so a campaign that is
+// not one sectax could have stored is refused in one line naming it and
+// what is wrong, never driven (and never a panic).
 func (e *Engine) load(rec *store.Campaign) (*state, error) {
-	st := &state{rec: rec}
-	var err error
-	if st.configs, err = decodeConfigs(rec.Configs); err != nil {
-		return nil, fmt.Errorf("campaign %s: %w", rec.ID, err)
-	}
-	if err := json.Unmarshal([]byte(rec.Options), &st.opts); err != nil {
-		return nil, fmt.Errorf("campaign %s: stored options: %w", rec.ID, err)
-	}
-	if err := json.Unmarshal([]byte(rec.Changes), &st.changes); err != nil {
-		return nil, fmt.Errorf("campaign %s: stored changes: %w", rec.ID, err)
+	st, err := decode(rec)
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: %w; the store was edited or is corrupt: 'sectax campaign abort %s' puts back what it safely can", rec.ID, err, rec.ID)
 	}
 	return st, nil
+}
+
+// decode is load without the wording.
+func decode(rec *store.Campaign) (*state, error) {
+	st := &state{rec: rec}
+	var err error
+	if err := checkID(rec.ID); err != nil {
+		return nil, err
+	}
+	if st.configs, err = decodeConfigs(rec.Configs); err != nil {
+		return nil, err
+	}
+	if len(st.configs) < 2 {
+		return nil, fmt.Errorf("its plan has %d configurations, not the two or more sectax stores", len(st.configs))
+	}
+	if err := json.Unmarshal([]byte(rec.Options), &st.opts); err != nil {
+		return nil, fmt.Errorf("stored options: %v", err)
+	}
+	if err := st.opts.Check(); err != nil {
+		return nil, fmt.Errorf("stored options: %v", err)
+	}
+	if err := json.Unmarshal([]byte(rec.Changes), &st.changes); err != nil {
+		return nil, fmt.Errorf("stored changes: %v", err)
+	}
+	if len(rec.Damage) > 0 {
+		return nil, errors.New(strings.Join(rec.Damage, "; "))
+	}
+	if len(rec.Steps) == 0 {
+		return nil, errors.New("it has no steps")
+	}
+	if rec.Next < 0 || rec.Next > len(rec.Steps) {
+		return nil, fmt.Errorf("it is at step %d of a plan of %d", rec.Next+1, len(rec.Steps))
+	}
+	for i, s := range rec.Steps {
+		if s.Index != i {
+			return nil, fmt.Errorf("step %d is stored as step %d", i+1, s.Index+1)
+		}
+		if _, ok := config.Find(st.configs, s.Config); !ok {
+			return nil, fmt.Errorf("step %d names configuration %q, which is not in its plan", i+1, s.Config)
+		}
+		if s.Attempts < 0 || s.Attempts > MaxAttempts {
+			return nil, fmt.Errorf("step %d has %d boot attempts (0 to %d)", i+1, s.Attempts, MaxAttempts)
+		}
+		switch s.Status {
+		case StepVerified, StepMeasuring, StepMeasured:
+			if s.Verification == nil {
+				return nil, fmt.Errorf("step %d is %s without a verification", i+1, s.Status)
+			}
+		case StepPending, StepBooting, StepRefused:
+		default:
+			return nil, fmt.Errorf("step %d has status %q", i+1, s.Status)
+		}
+		if i < rec.Next && s.Status != StepMeasured {
+			return nil, fmt.Errorf("step %d is %s, yet the campaign is past it", i+1, s.Status)
+		}
+	}
+	if rec.State == Running && rec.Next == len(rec.Steps) {
+		return nil, errors.New("it is running with every step done")
+	}
+	return st, nil
+}
+
+// salvage is what abort can still use of a campaign load refused: the id,
+// the options and the list of changes when they decode (restore checks
+// every change against what sectax would have made anyway).
+func salvage(rec *store.Campaign) *state {
+	st := &state{rec: rec}
+	if json.Unmarshal([]byte(rec.Options), &st.opts) != nil {
+		st.opts = Options{}
+	}
+	if json.Unmarshal([]byte(rec.Changes), &st.changes) != nil {
+		st.changes = nil
+	}
+	return st
 }
 
 // save stores the whole campaign in one transaction.
@@ -190,8 +263,13 @@ func nonNilChanges(c []Change) []Change {
 // record stores a change before it is made.
 func (e *Engine) record(ctx context.Context, st *state) func(Change) error {
 	return func(c Change) error {
-		if slices.ContainsFunc(st.changes, func(x Change) bool { return x.Kind == c.Kind && x.Path == c.Path }) {
-			return nil
+		if i := slices.IndexFunc(st.changes, func(x Change) bool { return x.Kind == c.Kind && x.Path == c.Path }); i >= 0 {
+			if st.changes[i].SHA256 == c.SHA256 {
+				return nil
+			}
+			// Written again with other bytes: restore must accept those.
+			st.changes[i].SHA256 = c.SHA256
+			return e.save(ctx, st)
 		}
 		st.changes = append(st.changes, c)
 		return e.save(ctx, st)
@@ -235,6 +313,16 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 		return nil, err
 	}
 	req.Options.Resume = e.resumeHow(mech)
+	// The password of a PostgreSQL store goes to a root-only password
+	// file, never into the options (a shared column), the unit (world
+	// readable) or a message: they name the URL without it.
+	public, passLine, secret, err := store.Secret(req.Options.DB, e.Host.PassfilePath(id))
+	if err != nil {
+		return nil, err
+	}
+	if store.IsURL(req.Options.DB) {
+		req.Options.DB = public
+	}
 	opts, err := json.Marshal(req.Options)
 	if err != nil {
 		return nil, err
@@ -253,8 +341,13 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	if err != nil {
 		return nil, err
 	}
+	if secret {
+		if err := e.Host.WritePassfile(id, passLine, e.record(ctx, st)); err != nil {
+			return rec, e.fail(ctx, st, fmt.Sprintf("cannot write the store's password file: %v", err), err)
+		}
+	}
 	if req.Options.Resume == "unit" {
-		if err := e.Host.InstallUnit(st.opts.Exe, st.opts.DB, e.record(ctx, st)); err != nil {
+		if err := e.Host.InstallUnit(rec.ID, st.opts.Exe, st.opts.DB, e.record(ctx, st)); err != nil {
 			return rec, e.fail(ctx, st, fmt.Sprintf("cannot install the resume unit: %v", err), err)
 		}
 	}
@@ -527,9 +620,20 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.load(rec)
-	if err != nil {
-		return rec, err
+	st, lerr := e.load(rec)
+	if lerr != nil {
+		// A damaged campaign is still stopped, and what sectax made for
+		// it on this host is still put back.
+		e.say("%v", lerr)
+		st = salvage(rec)
+		if rec.State == Running {
+			rec.State = Aborted
+			rec.Message = "aborted: the stored campaign was damaged"
+		}
+		if err := e.save(ctx, st); err != nil {
+			return rec, errors.Join(lerr, err)
+		}
+		return rec, e.restore(ctx, st)
 	}
 	if rec.State == Running {
 		rec.State = Aborted
@@ -542,17 +646,29 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 }
 
 // restore puts back every change, newest first, and stores what is left.
+// The stored list is not trusted (anyone who can write the store can edit
+// it): a change is acted on only when it is one sectax itself would have
+// made for this campaign on this host, derived again here (owned), and
+// undo then checks that the file is still the one sectax wrote. Anything
+// else is refused, reported and dropped, never acted on.
 func (e *Engine) restore(ctx context.Context, st *state) error {
 	ctx = context.WithoutCancel(ctx)
 	write := e.WriteFile
 	if write == nil {
 		write = func(path string, _, data []byte) error { return writeNew(path, data) }
 	}
+	owned := e.owned(st)
 	var left []Change
 	var errs []string
 	for i := len(st.changes) - 1; i >= 0; i-- {
-		if err := undo(st.changes[i], write); err != nil {
-			left = append([]Change{st.changes[i]}, left...)
+		c := st.changes[i]
+		link, why := owned.check(c)
+		if why != "" {
+			errs = append(errs, fmt.Sprintf("refused the stored change %q of %s: %s; nothing was done to it", c.Kind, c.Path, why))
+			continue
+		}
+		if err := undo(c, link, write); err != nil {
+			left = append([]Change{c}, left...)
 			errs = append(errs, err.Error())
 		}
 	}
@@ -565,6 +681,56 @@ func (e *Engine) restore(ctx context.Context, st *state) error {
 		return fmt.Errorf("restore incomplete: %s; fix it and run 'sectax campaign abort %s' again", st.rec.RestoreError, st.rec.ID)
 	}
 	return nil
+}
+
+// ownedPaths are the files sectax makes for one campaign on this host,
+// derived from its id, the host's root and the .wslconfig it edits: the
+// only paths restore acts on.
+type ownedPaths struct {
+	created map[string]string // path → the link's target ("" a file)
+	file    string            // the .wslconfig (--via wsl)
+}
+
+func (e *Engine) owned(st *state) ownedPaths {
+	o := ownedPaths{created: map[string]string{}}
+	if checkID(st.rec.ID) == nil {
+		id := st.rec.ID
+		o.created[e.Host.UnitPath(id)] = ""
+		o.created[e.Host.UnitLink(id)] = filepath.Join("..", UnitName(id))
+		o.created[e.Host.PassfilePath(id)] = ""
+	}
+	if p := st.opts.WSLConfig; p != "" && filepath.IsAbs(p) && filepath.Base(p) == ".wslconfig" {
+		if t, err := wslconfig.Target(p); err == nil {
+			o.file = t
+			o.created[filepath.Join(filepath.Dir(t), ScriptName)] = ""
+		}
+	}
+	return o
+}
+
+// check says why c is not a change sectax made ("" when it is), and for a
+// link where it must point.
+func (o ownedPaths) check(c Change) (link, why string) {
+	switch c.Kind {
+	case "kexec":
+		return "", ""
+	case "created":
+		if l, ok := o.created[c.Path]; ok {
+			return l, ""
+		}
+	case "file":
+		if o.file != "" && c.Path == o.file {
+			if c.Existed {
+				if _, err := wslconfig.Parse(c.Original); err != nil {
+					return "", fmt.Sprintf("its stored original is not a .wslconfig (%v)", err)
+				}
+			}
+			return "", ""
+		}
+	default:
+		return "", "sectax makes no change of that kind"
+	}
+	return "", "sectax makes nothing there for this campaign on this host"
 }
 
 // Changes decodes what a stored campaign has changed and not put back.

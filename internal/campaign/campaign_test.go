@@ -116,9 +116,9 @@ func TestCampaignOnOff(t *testing.T) {
 func TestCampaignSystemdUnit(t *testing.T) {
 	r := newRig(t)
 	r.m.write("proc/1/comm", "systemd")
-	r.start(1)
-	unit := filepath.Join(r.m.root, "etc/systemd/system", UnitName)
-	link := filepath.Join(r.m.root, "etc/systemd/system/multi-user.target.wants", UnitName)
+	c := r.start(1)
+	unit := r.e.Host.UnitPath(c.ID)
+	link := r.e.Host.UnitLink(c.ID)
 	b, err := os.ReadFile(unit)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestCampaignSystemdUnit(t *testing.T) {
 	if !strings.Contains(string(b), want) || !strings.Contains(string(b), "Type=exec") {
 		t.Fatalf("unit:\n%s\nwant %s", b, want)
 	}
-	if dest, err := os.Readlink(link); err != nil || dest != "../"+UnitName {
+	if dest, err := os.Readlink(link); err != nil || dest != "../"+UnitName(c.ID) {
 		t.Fatalf("unit not enabled: %q %v", dest, err)
 	}
 	if err := r.drive(5); err != nil {
@@ -136,7 +136,7 @@ func TestCampaignSystemdUnit(t *testing.T) {
 	if !slices.Contains(r.m.calls, "systemctl is-system-running --wait") {
 		t.Fatalf("quiet start did not ask systemd: %q", r.m.calls)
 	}
-	c := r.load()
+	c = r.load()
 	if c.State != Finished || !strings.Contains(c.Steps[0].Quiet, "systemd reported startup finished") {
 		t.Fatalf("campaign %s, quiet %q", c.State, c.Steps[0].Quiet)
 	}
@@ -179,7 +179,7 @@ func failing(t *testing.T, f fault, reason string) {
 			t.Fatalf("an unverified boot was measured: %+v", m)
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(r.m.root, "etc/systemd/system", UnitName)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(r.e.Host.UnitPath(c.ID)); !os.IsNotExist(err) {
 		t.Fatalf("unit left after the failure: %v", err)
 	}
 	if !slices.ContainsFunc(r.said, func(x string) bool { return strings.Contains(x, "rebooting once more") }) {
@@ -328,7 +328,7 @@ func TestAbortMidway(t *testing.T) {
 	if c.State != Aborted || c.Changes != "[]" || !strings.Contains(c.Message, "aborted at step 3 of 4") {
 		t.Fatalf("after abort: %s %s %q", c.State, c.Changes, c.Message)
 	}
-	if _, err := os.Lstat(filepath.Join(r.m.root, "etc/systemd/system", UnitName)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(r.e.Host.UnitPath(c.ID)); !os.IsNotExist(err) {
 		t.Fatalf("unit left: %v", err)
 	}
 	if _, err := r.e.Resume(context.Background()); !errors.Is(err, ErrNotRunning) {
@@ -339,12 +339,12 @@ func TestAbortMidway(t *testing.T) {
 func TestRestoreFails(t *testing.T) {
 	r := newRig(t)
 	r.m.write("proc/1/comm", "systemd")
-	r.start(1)
+	c0 := r.start(1)
 	// Something else now sits where the unit was: a folder with a file,
 	// which restore must not delete.
-	unit := filepath.Join(r.m.root, "etc/systemd/system", UnitName)
+	unit := r.e.Host.UnitPath(c0.ID)
 	os.Remove(unit)
-	r.m.write(filepath.Join("etc/systemd/system", UnitName, "keep"), "x")
+	r.m.write(filepath.Join("etc/systemd/system", UnitName(c0.ID), "keep"), "x")
 	_, err := r.e.Abort(context.Background(), "")
 	if err == nil || !strings.Contains(err.Error(), "restore incomplete") || !strings.Contains(err.Error(), unit) {
 		t.Fatalf("abort: %v", err)
@@ -355,7 +355,7 @@ func TestRestoreFails(t *testing.T) {
 		t.Fatalf("left %+v, restore error %q", left, c.RestoreError)
 	}
 	// The link was removed all the same.
-	if _, err := os.Lstat(filepath.Join(r.m.root, "etc/systemd/system/multi-user.target.wants", UnitName)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(r.e.Host.UnitLink(c.ID)); !os.IsNotExist(err) {
 		t.Fatalf("link: %v", err)
 	}
 	// Fixed by hand, abort again finishes the restore.

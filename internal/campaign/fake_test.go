@@ -126,11 +126,19 @@ type rig struct {
 	measured    []Measurement
 	clock       time.Time
 	ids         int
+	// wslconfig is the .wslconfig the campaign's options name.
+	wslconfig string
 }
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	r := &rig{t: t, m: newMachine(t), dbPath: filepath.Join(t.TempDir(), "sectax.db"),
+	return newRigOn(t, filepath.Join(t.TempDir(), "sectax.db"))
+}
+
+// newRigOn is a rig whose store is at dbPath (a file or a postgres:// URL).
+func newRigOn(t *testing.T, dbPath string) *rig {
+	t.Helper()
+	r := &rig{t: t, m: newMachine(t), dbPath: dbPath,
 		clock: time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)}
 	r.reopen()
 	t.Cleanup(func() { r.db.Close() })
@@ -222,7 +230,7 @@ func (r *rig) order(boots int) []Step {
 func (r *rig) start(boots int) *store.Campaign {
 	r.t.Helper()
 	c, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: boots,
-		Seed: 7, Label: "cmp", Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
+		Seed: 7, Label: "cmp", Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: r.dbPath, WSLConfig: r.wslconfig}})
 	if err != nil {
 		r.t.Fatalf("start: %v", err)
 	}

@@ -2,7 +2,11 @@ package campaign
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/store"
 )
 
 // FuzzParseLoadAvg: any text gives a finite non-negative load or an
@@ -43,6 +47,34 @@ func FuzzDecodeConfigs(f *testing.F) {
 			if again[i].Name != cs[i].Name || again[i].String() != cs[i].String() {
 				t.Fatalf("%q: %v then %v", s, cs[i], again[i])
 			}
+		}
+	})
+}
+
+// FuzzLoadCampaign: a stored campaign row with any configurations,
+// options, changes, position and steps loads or is refused in one line;
+// never a panic. One that loads can be driven: its current step exists.
+func FuzzLoadCampaign(f *testing.F) {
+	f.Add(`[{"name":"on","params":""},{"name":"off","params":"mitigations=off"}]`, `{"suite":"quick","warmup":1}`, `[]`, 0, 2, "off", "pending", 0)
+	f.Add(`[]`, `{`, `[{"kind":"created","path":"/etc/shadow"}]`, -1, 0, "", "", -3)
+	f.Add(`[{"name":"on","params":""},{"name":"x","params":"pti=off"}]`, `{"runs":1000000000}`, `{}`, 99, 1, "x", "verified", 9)
+	f.Fuzz(func(t *testing.T, configs, options, changes string, next, steps int, cfg, status string, attempts int) {
+		steps = max(0, min(steps, 8))
+		rec := &store.Campaign{ID: "20261130T230000-c0ffe1", Configs: configs, Options: options, Changes: changes, Next: next, State: Running}
+		for i := 0; i < steps; i++ {
+			rec.Steps = append(rec.Steps, store.CampaignStep{Index: i, Config: cfg, Boot: 1, Status: status, Attempts: attempts})
+		}
+		st, err := (&Engine{}).load(rec)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), rec.ID) {
+				t.Fatalf("error %q", err)
+			}
+			salvage(rec)
+			return
+		}
+		_ = st.rec.Steps[st.rec.Next] // a loaded running campaign has a current step
+		if _, ok := config.Find(st.configs, st.rec.Steps[st.rec.Next].Config); !ok {
+			t.Fatal("current step's configuration not in the plan")
 		}
 	})
 }

@@ -2,11 +2,15 @@ package campaign
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -61,6 +65,11 @@ type Change struct {
 	What     string `json:"what"`
 	Original []byte `json:"original,omitempty"`
 	Existed  bool   `json:"existed,omitempty"`
+	// SHA256 is the hash of the bytes sectax wrote there (hex), recorded
+	// before it writes them: restore removes or rewrites only a file that
+	// still holds them (a link: that still points where sectax made it
+	// point).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 func (c Change) String() string { return c.What + " " + c.Path }
@@ -122,8 +131,20 @@ func (h *Host) Systemd() bool {
 	return err == nil && comm == "systemd"
 }
 
-// UnitName is the systemd unit that resumes a campaign after a boot.
-const UnitName = "sectax-campaign.service"
+// UnitName is the systemd unit that resumes campaign id after a boot: one
+// unit per campaign, so that two campaigns in two stores on one host never
+// share (or remove) each other's unit.
+func UnitName(id string) string { return "sectax-campaign-" + id + ".service" }
+
+// UnitPath is where the resume unit of campaign id is installed.
+func (h *Host) UnitPath(id string) string {
+	return filepath.Join(h.path("etc/systemd/system"), UnitName(id))
+}
+
+// UnitLink is the link that enables it (multi-user.target.wants).
+func (h *Host) UnitLink(id string) string {
+	return filepath.Join(h.path("etc/systemd/system/multi-user.target.wants"), UnitName(id))
+}
 
 // unitText is the resume unit. It is Type=exec, not oneshot: a oneshot
 // unit keeps the system "starting" until it exits, so the quiet start
@@ -155,17 +176,20 @@ func systemdQuote(s string) string {
 // InstallUnit writes the resume unit and enables it (the symbolic link
 // systemctl enable would make, so that it works under a redirected root
 // and needs no daemon running). Each file is recorded before it is made.
-func (h *Host) InstallUnit(exe, db string, record func(Change) error) error {
+func (h *Host) InstallUnit(id, exe, db string, record func(Change) error) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
 	dir := h.path("etc/systemd/system")
-	unit := filepath.Join(dir, UnitName)
-	link := filepath.Join(dir, "multi-user.target.wants", UnitName)
-	if err := record(Change{Kind: "created", Path: unit, What: "systemd unit"}); err != nil {
+	unit, link := h.UnitPath(id), h.UnitLink(id)
+	text := []byte(unitText(exe, db))
+	if err := record(Change{Kind: "created", Path: unit, What: "systemd unit", SHA256: hashOf(text)}); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot install the resume unit: %w", err)
 	}
-	if err := writeNew(unit, []byte(unitText(exe, db))); err != nil {
+	if err := writeNew(unit, text); err != nil {
 		return fmt.Errorf("cannot install the resume unit %s: %w (run as root, or use --via manual)", unit, err)
 	}
 	if err := record(Change{Kind: "created", Path: link, What: "systemd unit link"}); err != nil {
@@ -175,28 +199,52 @@ func (h *Host) InstallUnit(exe, db string, record func(Change) error) error {
 		return fmt.Errorf("cannot enable the resume unit: %w", err)
 	}
 	os.Remove(link)
-	if err := os.Symlink(filepath.Join("..", UnitName), link); err != nil {
+	if err := os.Symlink(filepath.Join("..", UnitName(id)), link); err != nil {
 		return fmt.Errorf("cannot enable the resume unit %s: %w", link, err)
 	}
 	return nil
 }
 
+// WritePassfile writes the PostgreSQL password file of campaign id (one
+// PGPASSFILE line), readable by its owner only, in a folder only its
+// owner may enter; it is recorded first, and removed with the unit.
+func (h *Host) WritePassfile(id, line string, record func(Change) error) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	p := h.PassfilePath(id)
+	if err := record(Change{Kind: "created", Path: p, What: "store password file", SHA256: hashOf([]byte(line))}); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("cannot make %s: %w (run as root)", filepath.Dir(p), err)
+	}
+	if err := os.Chmod(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	return writeNewMode(p, []byte(line), 0o600)
+}
+
 // writeNew writes data to path through a temporary file and a rename.
-func writeNew(path string, data []byte) error {
+func writeNew(path string, data []byte) error { return writeNewMode(path, data, 0o644) }
+
+// writeNewMode is writeNew with the file's mode (set before any byte is
+// written).
+func writeNewMode(path string, data []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -206,19 +254,64 @@ func writeNew(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// undo puts back one change; a thing already gone is not an error.
-func undo(c Change, writeFile func(path string, old, data []byte) error) error {
+// hashOf is the hex SHA-256 of data (Change.SHA256).
+func hashOf(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+// idRE is what a campaign id may be: it names the unit and the
+// credentials file, so a stored id is checked before it becomes a path.
+var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+func checkID(id string) error {
+	if !idRE.MatchString(id) {
+		return fmt.Errorf("campaign id %q is not one sectax makes (letters, digits, '-' and '_'): the store was edited; nothing on the system was touched", id)
+	}
+	return nil
+}
+
+// undo puts back one change; a thing already gone is not an error. What
+// is there must still be what sectax wrote (want: its hash; a link: its
+// target): anything else is left and reported.
+func undo(c Change, link string, writeFile func(path string, old, data []byte) error) error {
 	switch c.Kind {
 	case "created":
+		fi, err := os.Lstat(c.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("cannot remove the %s %s: %w", c.What, c.Path, err)
+		}
+		if link != "" {
+			if dest, err := os.Readlink(c.Path); err != nil || dest != link {
+				return fmt.Errorf("the %s %s is not the link sectax made (to %s): left as it is; remove it by hand if it is yours to remove", c.What, c.Path, link)
+			}
+		} else if err := sameFile(c.Path, fi, c.SHA256); err != nil {
+			return fmt.Errorf("the %s %s %v: left as it is; remove it by hand if it is yours to remove", c.What, c.Path, err)
+		}
 		if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot remove the %s %s: %w", c.What, c.Path, err)
 		}
 		return nil
 	case "file":
-		cur, err := os.ReadFile(c.Path)
+		fi, err := os.Lstat(c.Path)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot restore the %s %s: %w", c.What, c.Path, err)
+		}
+		var cur []byte
+		if exists {
+			if cur, err = readSmall(c.Path, fi); err != nil {
+				return fmt.Errorf("cannot restore the %s %s: %v", c.What, c.Path, err)
+			}
+			if c.Existed && string(cur) == string(c.Original) {
+				return nil
+			}
+			if hashOf(cur) != c.SHA256 {
+				return fmt.Errorf("the %s %s is not the file sectax wrote (it changed since): left as it is; its backup beside it holds the original", c.What, c.Path)
+			}
 		}
 		if !c.Existed {
 			if exists {
@@ -228,14 +321,7 @@ func undo(c Change, writeFile func(path string, old, data []byte) error) error {
 			}
 			return nil
 		}
-		if exists && string(cur) == string(c.Original) {
-			return nil
-		}
-		var old []byte
-		if exists {
-			old = cur
-		}
-		if err := writeFile(c.Path, old, c.Original); err != nil {
+		if err := writeFile(c.Path, cur, c.Original); err != nil {
 			return fmt.Errorf("cannot restore the %s %s: %w", c.What, c.Path, err)
 		}
 		return nil
@@ -246,4 +332,42 @@ func undo(c Change, writeFile func(path string, old, data []byte) error) error {
 		return nil
 	}
 	return fmt.Errorf("unknown change %q of %s: put it back by hand", c.Kind, c.Path)
+}
+
+// maxOwnFile bounds what restore reads back of a file sectax wrote (a
+// unit, a batch file, a .wslconfig are a few kilobytes).
+const maxOwnFile = 1 << 20
+
+// readSmall reads a regular file of at most maxOwnFile bytes.
+func readSmall(path string, fi fs.FileInfo) ([]byte, error) {
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("is not a regular file (%s)", fi.Mode().Type())
+	}
+	if fi.Size() > maxOwnFile {
+		return nil, fmt.Errorf("is %d bytes, more than sectax ever writes there", fi.Size())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxOwnFile+1))
+}
+
+// sameFile says why path is not the regular file whose hash is want.
+func sameFile(path string, fi fs.FileInfo, want string) error {
+	b, err := readSmall(path, fi)
+	if err != nil {
+		return fmt.Errorf("is not the file sectax wrote (it %v)", err)
+	}
+	if want == "" || hashOf(b) != want {
+		return errors.New("is not the file sectax wrote (its content changed)")
+	}
+	return nil
+}
+
+// PassfilePath is the root-only PostgreSQL password file of campaign id
+// (see WritePassfile).
+func (h *Host) PassfilePath(id string) string {
+	return filepath.Join(h.path("etc/sectax"), "campaign-"+id+".pgpass")
 }

@@ -54,7 +54,9 @@ func TestWSLMechanism(t *testing.T) {
 	plan := []config.Config{config.On, config.Off}
 	var changes []Change
 	record := func(c Change) error {
-		if !slices.ContainsFunc(changes, func(x Change) bool { return x.Path == c.Path }) {
+		if i := slices.IndexFunc(changes, func(x Change) bool { return x.Path == c.Path }); i >= 0 {
+			changes[i].SHA256 = c.SHA256
+		} else {
 			changes = append(changes, c)
 		}
 		return nil
@@ -103,10 +105,16 @@ func TestWSLMechanism(t *testing.T) {
 	if len(changes) != 2 || changes[0].Kind != "file" || string(changes[0].Original) != original || changes[1].Kind != "created" {
 		t.Fatalf("changes: %+v", changes)
 	}
-	// Restore puts every byte back and removes the script.
+	// A file edited since sectax wrote it is left as it is.
+	mine := got
 	os.WriteFile(path, []byte("[wsl2]\nkernelCommandLine=mitigations=off\n"), 0o644)
+	if err := undo(changes[0], "", nil); err == nil || !strings.Contains(err.Error(), "not the file sectax wrote") {
+		t.Fatalf("undo of an edited .wslconfig: %v", err)
+	}
+	// Restore puts every byte back and removes the script.
+	os.WriteFile(path, mine, 0o644)
 	for i := len(changes) - 1; i >= 0; i-- {
-		err := undo(changes[i], func(p string, old, data []byte) error {
+		err := undo(changes[i], "", func(p string, old, data []byte) error {
 			_, err := wslconfig.WriteFile(p, old, data, time.Now())
 			return err
 		})
@@ -267,7 +275,7 @@ func TestAbortRestoresWSLConfig(t *testing.T) {
 	original := "[wsl2]\nmemory=8GB\n"
 	os.WriteFile(path, []byte(original), 0o644)
 	w := &WSL{Path: path, Distro: "Debian", Exec: execPath}
-	r.e.Mech = w
+	r.e.Mech, r.wslconfig = w, path
 	var writes int
 	r.e.WriteFile = func(p string, old, data []byte) error {
 		writes++

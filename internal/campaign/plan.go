@@ -22,10 +22,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/plan"
+	"github.com/sectax/sectax/internal/store"
 )
 
 // DefaultBoots is how many boots each configuration gets by default: two,
@@ -145,4 +151,60 @@ func decodeConfigs(s string) ([]config.Config, error) {
 		out = append(out, cfg)
 	}
 	return out, nil
+}
+
+// distroRE is what a WSL distribution name may be (it reaches wsl.exe -d).
+var distroRE = regexp.MustCompile(`^[A-Za-z0-9._][A-Za-z0-9._ -]{0,63}$`)
+
+// MaxBudget bounds --budget: a campaign that reboots for longer than a
+// month is not an experiment any more.
+const MaxBudget = 31 * 24 * time.Hour
+
+// Check validates options as the flags that made them were validated, so
+// that options read back from the store (which anyone who can write it
+// can edit) are held to the same rules before resume acts on them: counts
+// within plan's maxima, paths absolute, no value that could become a flag
+// of the program it reaches. The workload selection and parameters are
+// checked again by plan.Make when each step is measured.
+func (o Options) Check() error {
+	if o.Runs < 0 || o.Warmup < 0 {
+		return errors.New("runs and warmup must not be negative")
+	}
+	if err := plan.CheckCounts(o.Runs, o.Warmup); err != nil {
+		return err
+	}
+	for _, p := range []struct{ name, v string }{{"kernel", o.Kernel}, {"initrd", o.Initrd}, {"wslconfig", o.WSLConfig}, {"exe", o.Exe}} {
+		if p.v != "" && (!filepath.IsAbs(p.v) || strings.ContainsAny(p.v, "\x00\n\r")) {
+			return fmt.Errorf("%s %q is not an absolute path", p.name, p.v)
+		}
+	}
+	if o.DB != "" {
+		if store.IsURL(o.DB) {
+			if store.HasPassword(o.DB) {
+				return errors.New("the store URL holds a password, which sectax never stores")
+			}
+		} else if !filepath.IsAbs(o.DB) || strings.ContainsAny(o.DB, "\x00\n\r") {
+			return fmt.Errorf("db %q is not an absolute path", o.DB)
+		}
+	}
+	if o.Distro != "" && !distroRE.MatchString(o.Distro) {
+		return fmt.Errorf("distro %q is not a WSL distribution name", o.Distro)
+	}
+	for _, v := range append(append([]string{o.Suite}, o.Only...), o.Params...) {
+		if strings.HasPrefix(v, "-") {
+			return fmt.Errorf("%q starts with '-'", v)
+		}
+	}
+	switch o.Resume {
+	case "", "unit", "interop", "by hand":
+	default:
+		return fmt.Errorf("resume %q is not unit, interop or by hand", o.Resume)
+	}
+	if math.IsNaN(o.TargetCI) || math.IsInf(o.TargetCI, 0) || o.TargetCI < 0 {
+		return fmt.Errorf("target_ci %v is not a finite number of points", o.TargetCI)
+	}
+	if o.Budget < 0 || o.Budget > MaxBudget {
+		return fmt.Errorf("budget %v is not 0 to %v", o.Budget, MaxBudget)
+	}
+	return nil
 }

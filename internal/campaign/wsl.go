@@ -72,9 +72,6 @@ func (w *WSL) Boot(ctx context.Context, req BootRequest, record func(Change) err
 	if err != nil {
 		return err
 	}
-	if err := record(Change{Kind: "file", Path: target, What: ".wslconfig", Original: data, Existed: exists}); err != nil {
-		return err
-	}
 	f, err := wslconfig.Parse(data)
 	if err != nil {
 		return fmt.Errorf("%s: %v", target, err)
@@ -95,7 +92,14 @@ func (w *WSL) Boot(ctx context.Context, req BootRequest, record func(Change) err
 			return fmt.Errorf("%s: %v", target, err)
 		}
 	}
-	if out := f.Bytes(); string(out) != string(data) {
+	out := f.Bytes()
+	// Recorded before it is written, with the hash of what will be
+	// written: restore puts back only a file that still holds it. The
+	// first record keeps the original; a later boot only updates the hash.
+	if err := record(Change{Kind: "file", Path: target, What: ".wslconfig", Original: data, Existed: exists, SHA256: hashOf(out)}); err != nil {
+		return err
+	}
+	if string(out) != string(data) {
 		var old []byte
 		if exists {
 			old = data
@@ -109,10 +113,11 @@ func (w *WSL) Boot(ctx context.Context, req BootRequest, record func(Change) err
 		}
 	}
 	script := filepath.Join(filepath.Dir(target), ScriptName)
-	if err := record(Change{Kind: "created", Path: script, What: "resume script"}); err != nil {
+	text := []byte(resumeScript(req, w.Distro))
+	if err := record(Change{Kind: "created", Path: script, What: "resume script", SHA256: hashOf(text)}); err != nil {
 		return err
 	}
-	if err := writeNew(script, []byte(resumeScript(req, w.Distro))); err != nil {
+	if err := writeNew(script, text); err != nil {
 		return fmt.Errorf("cannot write %s: %v", script, err)
 	}
 	win, err := w.Exec(ctx, "wslpath", "-w", script)

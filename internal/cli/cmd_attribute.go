@@ -131,6 +131,9 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 	if o.runs < 1 || o.warmup < 0 {
 		return usagef("--runs must be at least 1 and --warmup not negative")
 	}
+	if err := plan.CheckCounts(o.runs, o.warmup); err != nil {
+		return err
+	}
 	if o.timeout <= 0 {
 		return usagef("--timeout must be positive, e.g. 10m")
 	}

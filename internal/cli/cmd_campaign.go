@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -355,7 +354,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 			via = "wsl"
 		}
 	}
-	dbPath, err := filepath.Abs(g.DB)
+	dbPath, err := store.Locate(g.DB)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/export/prom"
@@ -70,7 +69,7 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 		return err
 	}
 	if po.textfileDir != "" {
-		return g.writeOutputFile(ctx, filepath.Join(po.textfileDir, prom.FileName), buf.Bytes())
+		return prom.WriteTextfile(po.textfileDir, buf.Bytes())
 	}
 	w, finish, err := g.output()
 	if err != nil {

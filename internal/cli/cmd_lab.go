@@ -126,8 +126,8 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 		}
 		o.adaptStopped = map[string]bool{}
 	}
-	if o.boots < 1 {
-		return usagef("--boots must be at least 1 (2 or more make the boot the unit of the comparison)")
+	if err := lab.CheckBoots(o.boots); err != nil {
+		return exit.Wrap(exit.Usage, err)
 	}
 	if o.smp < 1 || o.smp > 64 {
 		return usagef("--smp %d: give 1 to 64 vCPUs", o.smp)

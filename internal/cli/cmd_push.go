@@ -74,6 +74,9 @@ func pushRuns(ctx context.Context, g *Globals, sp *store.DB, ids []string) (int,
 		}
 		docs = append(docs, d)
 	}
+	if err := store.CheckDocs(docs); err != nil {
+		return 0, err
+	}
 	pg, err := openStore(ctx, g, true)
 	if err != nil {
 		return 0, err

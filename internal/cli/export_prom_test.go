@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"golang.org/x/sys/unix"
+
 	"bytes"
 	"os"
 	"os/exec"
@@ -57,4 +59,35 @@ func TestExportPrometheus(t *testing.T) {
 	e.golden("export-prometheus-bad-dir", "--root", root, "export", "--format", "prometheus", "--textfile-dir", filepath.Join(e.dir, "missing"))
 	e.golden("export-prometheus-with-run", "export", "--format", "prometheus", "off")
 	e.golden("export-no-run", "export")
+}
+
+// TestTextfileDirPlanted: a link or a FIFO planted at sectax.prom in the
+// textfile folder (which others may write) is replaced, never opened: the
+// link's target keeps its bytes and a FIFO does not block the export.
+func TestTextfileDirPlanted(t *testing.T) {
+	e := newCLIEnv(t)
+	root := filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-off")
+	dir := filepath.Join(e.dir, "textfile")
+	os.Mkdir(dir, 0o755)
+	victim := filepath.Join(e.dir, "victim")
+	os.WriteFile(victim, []byte("keep\n"), 0o644)
+	prom := filepath.Join(dir, "sectax.prom")
+	for _, plant := range []func() error{
+		func() error { return os.Symlink(victim, prom) },
+		func() error { return unix.Mkfifo(prom, 0o644) },
+	} {
+		os.Remove(prom)
+		if err := plant(); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := e.run("--root", root, "export", "--format", "prometheus", "--textfile-dir", dir); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+			t.Fatalf("the link's target was written: %q", b)
+		}
+		if fi, err := os.Lstat(prom); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
+			t.Fatalf("sectax.prom: %v %v", fi, err)
+		}
+	}
 }

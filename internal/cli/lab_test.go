@@ -150,7 +150,7 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--accel", "xen"}, 2, `--accel "xen" is not accepted`},
 		{[]string{"--config", "off=", "--kernel", img}, 2, "adds no parameter"},
 		{[]string{"--config", "off"}, 2, "the plan needs on"},
-		{[]string{"--boots", "0"}, 2, "--boots must be at least 1"},
+		{[]string{"--boots", "0"}, 2, "--boots 0: give 1 to 50 boots"},
 		{[]string{"--cpus", "0"}, 2, "--smp"},
 		{[]string{"--memory", "1T"}, 2, "--memory"},
 		{[]string{"--only", "nosuch"}, 2, "nosuch"},

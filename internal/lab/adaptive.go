@@ -33,6 +33,9 @@ func (a Adaptive) Check() error {
 	if !(a.TargetPct > 0) || math.IsInf(a.TargetPct, 0) {
 		return fmt.Errorf("--target-ci %v: give a half-width in percentage points above 0, such as 2", a.TargetPct)
 	}
+	if a.Budget > MaxBudget {
+		return fmt.Errorf("--budget %v: at most %v", a.Budget, MaxBudget)
+	}
 	if a.Budget <= 0 {
 		return fmt.Errorf("--target-ci needs --budget, the longest the lab may run in all (such as 2h): without one, a difference that never narrows would boot forever")
 	}

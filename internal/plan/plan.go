@@ -54,6 +54,9 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 	if req.Repetitions < 0 || req.Warmup < 0 {
 		return nil, exit.Usagef("--runs and --warmup must not be negative")
 	}
+	if err := CheckCounts(req.Repetitions, req.Warmup); err != nil {
+		return nil, err
+	}
 	if req.Timeout <= 0 {
 		return nil, exit.Usagef("--timeout must be positive, e.g. 10m")
 	}
@@ -140,6 +143,29 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 		return nil, exit.Usagef("nothing to run: %s", strings.Join(pl.Notes, "; "))
 	}
 	return pl, nil
+}
+
+// The most measured and warm-up repetitions a run may ask for per
+// workload. The runner's schedule holds one entry per repetition, so a
+// count is bounded before anything is planned (a warm-up of 10^9 once
+// grew the schedule to 24 GB); 10000 measured repetitions are far more
+// than any interval needs.
+const (
+	MaxRepetitions = 10000
+	MaxWarmup      = 1000
+)
+
+// CheckCounts refuses a count of repetitions (--runs) or warm-ups
+// (--warmup) over its maximum, as a usage error naming it. Make calls it;
+// so does everything that replays stored counts.
+func CheckCounts(reps, warmup int) error {
+	if reps > MaxRepetitions {
+		return exit.Usagef("--runs %d: at most %d measured repetitions per workload", reps, MaxRepetitions)
+	}
+	if warmup > MaxWarmup {
+		return exit.Usagef("--warmup %d: at most %d warm-up repetitions per workload", warmup, MaxWarmup)
+	}
+	return nil
 }
 
 // DefaultRepetitions is the number of measured repetitions of a suite: 6

@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"errors"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +56,8 @@ func TestMakeUsage(t *testing.T) {
 		{func(r *Request) { r.CPUs = "1-0" }, "--cpus: bad CPU range"},
 		{func(r *Request) { r.Only = []string{"nope"} }, `unknown workload "nope"`},
 		{func(r *Request) { r.Suite = "huge" }, `unknown suite "huge"`},
+		{func(r *Request) { r.Repetitions = 1_000_000_000 }, "--runs 1000000000: at most 10000"},
+		{func(r *Request) { r.Warmup = 1_000_000_000 }, "--warmup 1000000000: at most 1000"},
 	} {
 		req := request("syscall-basic")
 		tt.change(&req)
@@ -83,5 +87,24 @@ func TestPerfPipeStyle(t *testing.T) {
 		if got := it.Params.Str("style"); got != pl.Perf.PipeStyle() {
 			t.Errorf("%s engine: style %q, want perf's %q", it.Engine, got, pl.Perf.PipeStyle())
 		}
+	}
+}
+
+// TestHugeCountsRefusedBeforeWork: a count far beyond the maximum is
+// refused before anything is allocated for it; under a 256 MiB memory
+// limit, planning --warmup 1000000000 (which grew to 24 GB) returns at once.
+func TestHugeCountsRefusedBeforeWork(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
+	req := request("syscall-basic")
+	req.Warmup, req.Repetitions = 1_000_000_000, 1_000_000_000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Make(context.Background(), workload.Default(), req)
+	runtime.ReadMemStats(&after)
+	if exit.Of(err) != exit.Usage {
+		t.Fatalf("%v: want a usage error", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Fatalf("planning allocated %d bytes", grew)
 	}
 }

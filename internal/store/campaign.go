@@ -45,6 +45,10 @@ type Campaign struct {
 	Changes      string
 	RestoreError string
 	Steps        []CampaignStep
+	// Damage says what of the stored steps could not be read back (a
+	// row edited into invalid JSON): the campaign package refuses to
+	// drive such a campaign, and abort still restores what it safely can.
+	Damage []string
 }
 
 // CampaignStep is one boot of the plan.
@@ -230,7 +234,7 @@ func (d *DB) FindCampaign(ctx context.Context, ref string) (*Campaign, error) {
 	case 1:
 		return d.Campaign(ctx, match[0])
 	}
-	return nil, fmt.Errorf("campaign %q is ambiguous: %s; give more of the id", ref, strings.Join(match, ", "))
+	return nil, fmt.Errorf("campaign %q is ambiguous: %s; give more of the id", ref, someOf(match))
 }
 
 // Campaign reads the campaign with id and its steps.
@@ -268,7 +272,8 @@ func (d *DB) Campaign(ctx context.Context, id string) (*Campaign, error) {
 			return nil, d.wrap(err)
 		}
 		if err := json.Unmarshal([]byte(from), &s.FromBootIDs); err != nil {
-			return nil, fmt.Errorf("campaign %s: step %d: from_boot_ids: %w", id, s.Index, err)
+			c.Damage = append(c.Damage, fmt.Sprintf("step %d: from_boot_ids is not valid JSON (%v)", s.Index+1, err))
+			s.FromBootIDs = nil
 		}
 		if len(s.FromBootIDs) == 0 {
 			s.FromBootIDs = nil
@@ -276,7 +281,8 @@ func (d *DB) Campaign(ctx context.Context, id string) (*Campaign, error) {
 		if ver != "" {
 			s.Verification = &run.Verification{}
 			if err := json.Unmarshal([]byte(ver), s.Verification); err != nil {
-				return nil, fmt.Errorf("campaign %s: step %d: verification: %w", id, s.Index, err)
+				c.Damage = append(c.Damage, fmt.Sprintf("step %d: the stored verification is not valid JSON (%v)", s.Index+1, err))
+				s.Verification = nil
 			}
 		}
 		s.QuietWait = time.Duration(quietMS) * time.Millisecond

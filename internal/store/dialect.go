@@ -1,6 +1,8 @@
 package store
 
 import (
+	"net/url"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -105,4 +107,42 @@ func (d dialect) schemaSQL(sql string) string {
 		lines[i] = sqlTypeWord.ReplaceAllStringFunc(l, pgTypes.Replace)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// HasPassword reports whether a postgres:// URL carries a password (in
+// its user part or as a password= parameter).
+func HasPassword(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return true // cannot tell: treat it as secret
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return true
+		}
+	}
+	return u.Query().Has("password")
+}
+
+// normalizeURL lowercases the scheme of a postgres:// URL (any case is
+// PostgreSQL, and pgx recognises only the lowercase one: it took
+// POSTGRES://… for key=value text and dropped the host and database).
+func normalizeURL(raw string) string {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return raw
+	}
+	return strings.ToLower(raw[:i]) + raw[i:]
+}
+
+// Locate is how a store named on the command line is named to a later
+// process (the resume unit, the batch file of a WSL campaign): a file as
+// an absolute path, a postgres:// URL as it is (its scheme in lowercase),
+// never through filepath.Abs, which made a URL a path under the working
+// folder.
+func Locate(db string) (string, error) {
+	if IsURL(db) {
+		return normalizeURL(db), nil
+	}
+	return filepath.Abs(db)
 }

@@ -37,6 +37,7 @@ const pgConnectTimeout = 10 * time.Second
 // opt.Create is not needed: the database itself must exist (the server's
 // administrator makes it), its tables are created on first use.
 func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) {
+	rawURL = normalizeURL(rawURL)
 	show := redactURL(rawURL)
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
@@ -118,6 +119,9 @@ func (d *DB) initPostgres(ctx context.Context) error {
 	}
 	if version > len(ms) {
 		return fmt.Errorf("database %s has schema version %d, newer than this sectax knows (%d); upgrade sectax", d.path, version, len(ms))
+	}
+	if version < 0 {
+		return fmt.Errorf("database %s is corrupt (schema version %d in %s); it was left untouched: restore a backup or choose another database", d.path, version, pgSchemaTable)
 	}
 	if version == len(ms) {
 		return nil // nothing to do; the deferred rollback ends the transaction
@@ -254,4 +258,46 @@ func (c rebindConn) ExecContext(ctx context.Context, q string, args []driver.Nam
 
 func (c rebindConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
 	return c.Conn.QueryContext(ctx, rebind(q), args)
+}
+
+// Secret splits the password off a postgres:// URL for a process that
+// must reach the store later without the secret in its command line (the
+// resume unit, world-readable): public is the URL without the password
+// and with passfile=PASSFILE added, line the one PGPASSFILE line (host,
+// port, database, user and password, as pgx matches them) to write to
+// PASSFILE, readable by root only. ok is false when the URL holds no
+// password (public is then the URL unchanged).
+func Secret(raw, passfile string) (public, line string, ok bool, err error) {
+	raw = normalizeURL(raw)
+	if !HasPassword(raw) {
+		return raw, "", false, nil
+	}
+	cfg, err := pgx.ParseConfig(raw)
+	if err != nil {
+		return "", "", false, fmt.Errorf("%s is not a valid PostgreSQL URL (%v)", redactURL(raw), err)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", false, fmt.Errorf("%s is not a valid PostgreSQL URL", redactURL(raw))
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	q := u.Query()
+	q.Del("password")
+	q.Set("passfile", passfile)
+	u.RawQuery = q.Encode()
+	host := cfg.Host
+	if network, _ := pgconn.NetworkAddress(cfg.Host, cfg.Port); network == "unix" {
+		host = "localhost"
+	}
+	esc := strings.NewReplacer(`\`, `\\`, `:`, `\:`)
+	fields := []string{host, fmt.Sprint(cfg.Port), cfg.Database, cfg.User, cfg.Password}
+	for i, f := range fields {
+		if strings.ContainsAny(f, "\n\r") {
+			return "", "", false, errors.New("the PostgreSQL URL holds a line break; it cannot go into a password file")
+		}
+		fields[i] = esc.Replace(f)
+	}
+	return u.String(), strings.Join(fields, ":") + "\n", true, nil
 }

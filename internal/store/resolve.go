@@ -25,7 +25,7 @@ func (e *NotFoundError) Error() string {
 	if len(e.Candidates) == 0 {
 		return fmt.Sprintf("no run or label matches %q (the database holds no runs)", e.Ref)
 	}
-	return fmt.Sprintf("no run or label matches %q; candidates: %s", e.Ref, strings.Join(e.Candidates, ", "))
+	return fmt.Sprintf("no run or label matches %q; candidates: %s", e.Ref, someOf(e.Candidates))
 }
 
 // AmbiguousError says that a run reference matched several runs where one
@@ -40,7 +40,19 @@ type AmbiguousError struct {
 func (e *AmbiguousError) ExitKind() exit.Kind { return exit.Usage }
 
 func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("%q is ambiguous (%s): %s; give more of the run id", e.Ref, e.Why, strings.Join(e.Candidates, ", "))
+	return fmt.Sprintf("%q is ambiguous (%s): %s; give more of the run id", e.Ref, e.Why, someOf(e.Candidates))
+}
+
+// maxListed is how many candidates a message names: a reference that
+// matches thousands of runs must not print them all.
+const maxListed = 10
+
+// someOf lists at most maxListed items, then how many more there are.
+func someOf(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
 }
 
 // Match says how a reference was resolved.

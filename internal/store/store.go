@@ -35,6 +35,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/userfile"
 	_ "modernc.org/sqlite" // the pure-Go "sqlite" database/sql driver
 )
 
@@ -111,7 +113,11 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("cannot open store %s: %w", path, err)
 	case st.IsDir():
-		return nil, fmt.Errorf("database %s is a directory; pass a file path with --db", path)
+		return nil, exit.Usagef("database %s is a directory; pass a file path with --db", path)
+	case !st.Mode().IsRegular():
+		// SQLite would open a device or a FIFO and make PATH-journal
+		// beside it (/dev/null-journal, mode 0666).
+		return nil, exit.Usagef("database %s is not a regular file (%s); pass a file path with --db or SECTAX_DB", path, userfile.Kind(st.Mode()))
 	case st.Size() > 0:
 		if err := checkMagic(path); err != nil {
 			return nil, err

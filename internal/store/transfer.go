@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -473,4 +474,23 @@ func WriteDocs(w io.Writer, docs []Doc, f Format) error {
 	}
 	_, err := w.Write(out.Bytes())
 	return err
+}
+
+// CheckDocs validates documents read back from a store before they are
+// sent on (sectax push from the spool, which anyone who can write its
+// folder can edit): every run as Decode validates one, and its stored
+// environment as JSON. One line naming the first bad run.
+func CheckDocs(docs []Doc) error {
+	for _, doc := range docs {
+		if doc.Run == nil {
+			return exit.Usagef("a document without a run cannot be sent")
+		}
+		if err := doc.Run.Validate(); err != nil {
+			return exit.Wrap(exit.Usage, fmt.Errorf("run %q is not a valid %s document (%v); nothing was sent", oneLine(doc.Run.ID), run.Schema, err))
+		}
+		if len(doc.RawEnv) > 0 && !json.Valid(doc.RawEnv) {
+			return exit.Usagef("run %q: its stored environment is not valid JSON; nothing was sent", oneLine(doc.Run.ID))
+		}
+	}
+	return nil
 }

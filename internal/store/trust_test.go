@@ -3,6 +3,11 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"github.com/sectax/sectax/internal/exit"
+	"golang.org/x/sys/unix"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -201,5 +206,119 @@ func TestImportReplacesCutShort(t *testing.T) {
 	}
 	if res, _ := d.Import(ctx, docs); len(res.Skipped) != 1 {
 		t.Errorf("a finished run was replaced again: %+v", res)
+	}
+}
+
+// TestPostgresSchemaVersionOutOfRange: a schema version edited out of
+// range is one line naming the database, never a panic (the SQLite case
+// was fixed before; the PostgreSQL one sliced the migrations with it).
+func TestPostgresSchemaVersionOutOfRange(t *testing.T) {
+	d, u := openPG(t)
+	for _, v := range []int{-1, -1000, 1 << 30} {
+		if _, err := d.db.Exec(fmt.Sprintf("UPDATE %s SET version = %d", pgSchemaTable, v)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(context.Background(), u, Options{})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprint(v)) || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("version %d: %v", v, err)
+		}
+	}
+}
+
+// TestPostgresSchemeAnyCase: POSTGRES:// (any case) is the same database
+// as postgres://: the host and database are kept, not dropped.
+func TestPostgresSchemeAnyCase(t *testing.T) {
+	d, u := openPG(t)
+	if _, err := d.db.Exec("CREATE TABLE marker (x INT)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, scheme := range []string{"POSTGRES", "PostgreSQL"} {
+		upper := scheme + u[strings.Index(u, "://"):]
+		d2, err := Open(context.Background(), upper, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", upper, err)
+		}
+		var n int
+		err = d2.db.QueryRow("SELECT count(*) FROM marker").Scan(&n)
+		d2.Close()
+		if err != nil {
+			t.Fatalf("%s reached another database: %v", upper, err)
+		}
+		if got, _ := Locate(upper); !strings.HasPrefix(got, strings.ToLower(scheme)+"://") {
+			t.Fatalf("Locate(%s) = %s", upper, got)
+		}
+	}
+	if got, err := Locate("rel/sectax.db"); err != nil || !filepath.IsAbs(got) {
+		t.Fatalf("Locate of a file: %s %v", got, err)
+	}
+}
+
+// TestStorePathNotARegularFile: a device, a FIFO or a link to one as the
+// store is a usage error, and nothing is created beside it.
+func TestStorePathNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "null")
+	os.Symlink("/dev/null", link)
+	for _, p := range []string{"/dev/null", fifo, link} {
+		_, err := Open(context.Background(), p, Options{Create: true})
+		if err == nil || exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("%s: %v (kind %v)", p, err, exit.Of(err))
+		}
+		if _, err := os.Lstat(p + "-journal"); !os.IsNotExist(err) {
+			t.Fatalf("%s-journal made: %v", p, err)
+		}
+	}
+}
+
+// TestImportRevalidates: a run read back from a store (a spool anyone
+// who can write its folder could edit) is validated again before sectax
+// push sends it (CheckDocs): an edited row is refused, nothing sent.
+func TestImportRevalidates(t *testing.T) {
+	spool, _ := openTemp(t)
+	for _, id := range []string{"r1", "r2"} {
+		r := testRun(id, "lbl")
+		if err := spool.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := spool.Finish(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := spool.db.Exec(`UPDATE runs SET label = 'baseline:evil' || char(10) || 'x' WHERE id = 'r2'`); err != nil {
+		t.Fatal(err)
+	}
+	var docs []Doc
+	for _, id := range []string{"r1", "r2"} {
+		d, err := spool.Doc(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	if err := CheckDocs(docs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckDocs(docs)
+	if err == nil || !strings.Contains(err.Error(), "r2") || exit.Of(err) != exit.Usage {
+		t.Fatalf("check of an edited run: %v", err)
+	}
+}
+
+// TestAmbiguousMessageBounded: a reference matching thousands of runs
+// names at most a few of them and says how many more.
+func TestAmbiguousMessageBounded(t *testing.T) {
+	ids := make([]string, 5000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("20261130T060000-%06d", i)
+	}
+	for _, err := range []error{&AmbiguousError{Ref: "2026", Why: "an id prefix of 5000 runs", Candidates: ids}, &NotFoundError{Ref: "x", Candidates: ids}} {
+		msg := err.Error()
+		if len(msg) > 600 || !strings.Contains(msg, "and 4990 more") {
+			t.Fatalf("%d bytes: %.200s", len(msg), msg)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func (GoBuild) Info() Info {
 			"mitigations cost it 16 s of system time"},
 		Params: []ParamSpec{
 			{Key: "target", Help: "package patterns to build, space separated (ignored with dir)",
-				Default: "std", Quick: goBuildQuickTarget, Free: true},
+				Default: "std", Quick: goBuildQuickTarget, Free: true, Operands: true},
 			{Key: "dir", Help: "module directory: build its ./... instead of target, as the study did (empty: none)",
 				Default: "", Free: true},
 		},

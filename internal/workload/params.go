@@ -81,6 +81,15 @@ func ParseValue(id string, spec ParamSpec, raw string) (any, error) {
 		if raw == "" {
 			return nil, &UsageError{Msg: fmt.Sprintf("%s.%s must not be empty", id, spec.Key)}
 		}
+		words := strings.Fields(raw)
+		if !spec.Operands && len(words) > 0 {
+			words = words[:1]
+		}
+		for _, w := range words {
+			if strings.HasPrefix(w, "-") {
+				return nil, &UsageError{Msg: fmt.Sprintf("%s.%s=%q: %q starts with '-', which would become an option of the program it is passed to; name it another way (./%s)", id, spec.Key, raw, w, w)}
+			}
+		}
 		return raw, nil
 	}
 	for _, c := range spec.Choices {

@@ -86,3 +86,37 @@ func TestSelect(t *testing.T) {
 		t.Errorf("unknown id: %v", err)
 	}
 }
+
+// TestNoValueBecomesAFlag: a parameter value that reaches another
+// program's command line cannot become a flag of that program
+// (go-build.target=-toolexec=PROG ran PROG through the go command).
+func TestNoValueBecomesAFlag(t *testing.T) {
+	reg := Default()
+	for _, c := range []struct{ id, key, val string }{
+		{"go-build", "target", "-toolexec=/tmp/prog std"},
+		{"go-build", "target", "std -toolexec=/tmp/prog"},
+		{"go-build", "target", "std\t-a"},
+		{"go-build", "dir", "-C/tmp"},
+		{"cmd", "cmd", "-c true"},
+		{"cmd", "prepare", " -x"},
+	} {
+		w, err := reg.Lookup(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Resolve(w.Info(), Quick, map[string]string{c.key: c.val})
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "'-'") {
+			t.Errorf("%s.%s=%q: %v; want a usage error about '-'", c.id, c.key, c.val, err)
+		}
+	}
+	// Flags of the user's own command stay theirs.
+	w, _ := reg.Lookup("cmd")
+	if _, err := Resolve(w.Info(), Quick, map[string]string{"cmd": "make -j16", "prepare": "make clean -s"}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ = reg.Lookup("go-build")
+	if _, err := Resolve(w.Info(), Quick, map[string]string{"target": "std cmd/..."}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -57,8 +57,14 @@ type ParamSpec struct {
 	// Choices lists the accepted values of a string parameter.
 	Choices []string
 	// Free marks a string parameter that takes any value (a path, a
-	// command); Choices must then be empty.
+	// command); Choices must then be empty. A free value never starts
+	// with '-': it reaches another program's command line (or names a
+	// path), where it would become a flag of that program.
 	Free bool
+	// Operands marks a free value whose words are each passed on as an
+	// operand of another program (go-build's package patterns): no word
+	// may start with '-'.
+	Operands bool
 }
 
 // IsInt reports whether the parameter takes integers.

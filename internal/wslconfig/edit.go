@@ -73,6 +73,12 @@ func (f *File) refusal() error {
 			return &LineError{d.Line, d.Msg + "; sectax edits only files WSL reads without such errors"}
 		}
 	}
+	// A file with no section WSL reads and lines WSL skips is not a
+	// .wslconfig (a shadow file, a script reached through --path LINK):
+	// editing it would add a [wsl2] section to someone else's file.
+	if len(f.sections) == 0 && len(f.diags) > 0 {
+		return &LineError{f.diags[0].Line, "this is not a .wslconfig (no [section] WSL reads, and lines WSL skips); sectax edits only .wslconfig files: check --path"}
+	}
 	return nil
 }
 

@@ -122,3 +122,31 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("only %d corpus files parsed", parsed)
 	}
 }
+
+// TestRefuseWhatIsNotAWSLConfig: a file that is not a .wslconfig (a
+// shadow file reached through --path LINK) is refused by set and unset;
+// it used to get a [wsl2] section.
+func TestRefuseWhatIsNotAWSLConfig(t *testing.T) {
+	for _, text := range []string{
+		"root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+		"#!/bin/sh\nexec rm -rf /\n",
+	} {
+		f, err := Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.Set([]string{"mitigations=off"}); err == nil || !strings.Contains(err.Error(), "not a .wslconfig") {
+			t.Errorf("set on %q: %v", text, err)
+		}
+		if _, _, err := f.Unset([]string{"mitigations"}); err == nil || !strings.Contains(err.Error(), "not a .wslconfig") {
+			t.Errorf("unset on %q: %v", text, err)
+		}
+	}
+	// Real files still edit: empty, sections only, a skipped typo in one.
+	for _, text := range []string{"", "[wsl2]\nmemory=8GB\n", "[wsl2]\nmemory 8GB\nswap=0\n", "# just a comment\n"} {
+		f, _ := Parse([]byte(text))
+		if _, _, err := f.Set([]string{"mitigations=off"}); err != nil {
+			t.Errorf("set on %q: %v", text, err)
+		}
+	}
+}

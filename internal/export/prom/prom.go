@@ -102,6 +102,9 @@ type family struct {
 func (f *family) add(v float64, labels ...string) {
 	m := &dto.Metric{Gauge: &dto.Gauge{Value: &v}}
 	for i := 0; i+1 < len(labels); i += 2 {
+		// A label value must be UTF-8 (promtool rejects the file
+		// otherwise); a file below --root need not be.
+		labels[i+1] = strings.ToValidUTF8(labels[i+1], "\uFFFD")
 		m.Label = append(m.Label, &dto.LabelPair{Name: &labels[i], Value: &labels[i+1]})
 	}
 	f.series = append(f.series, m)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -220,5 +221,33 @@ func TestVerdictDetail(t *testing.T) {
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("%q: %+v, want %+v", raw, got, want)
 		}
+	}
+}
+
+// TestInvalidUTF8Labels: a vulnerability file (or its name) with invalid
+// UTF-8 under --root still yields a textfile promtool accepts.
+func TestInvalidUTF8Labels(t *testing.T) {
+	vs := Vulnerabilities([]mitigation.Vulnerability{
+		mitigation.ParseVulnerability("meltdown", "Mitigation: PTI \xff\xfe\x80 and \"quotes\" \\ \n"),
+		mitigation.ParseVulnerability("bad\xffname", "Vulnerable\n"),
+	})
+	var buf bytes.Buffer
+	if err := Write(&buf, Input{Vulnerabilities: vs, Mode: "on"}); err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(buf.Bytes()) {
+		t.Fatalf("not UTF-8:\n%q", buf.String())
+	}
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("promtool not found")
+		}
+		t.Skip("promtool not found")
+	}
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(buf.Bytes())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s\n%q", err, out, buf.String())
 	}
 }
