@@ -8,26 +8,6 @@ import (
 	"github.com/sectax/sectax/internal/fleet"
 )
 
-// FleetFormats are the renderings of `sectax fleet`.
-var FleetFormats = []string{"text", "md", "json", "html"}
-
-// Fleet lays out the tax across the fleet in format (text, md, json or
-// html). Host, CPU and kernel names come from stored runs (imports, other
-// hosts): every format escapes them.
-func Fleet(w io.Writer, rep *fleet.Report, format string) error {
-	switch format {
-	case "json":
-		return WriteJSON(w, rep)
-	case "md":
-		return fleetMarkdown(w, rep)
-	case "html":
-		return fleetHTML(w, rep)
-	case "text":
-		return fleetText(w, rep)
-	}
-	return fmt.Errorf("fleet: unknown format %q", format)
-}
-
 // FleetSyntheticNote is shown with every rendering of synthetic runs.
 const FleetSyntheticNote = "SYNTHETIC DATA: these runs were generated from documented distributions (a test fixture), not measured"
 

@@ -14,13 +14,13 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-// Formats lists the formats Write accepts.
-var Formats = []string{"text", "md", "json", "csv"}
-
 // Options configure rendering.
 type Options struct {
 	// Color allows ANSI colours (text only).
 	Color bool
+	// Images are charts written beside the report (sectax compare --png);
+	// the Markdown report links them.
+	Images []Image
 }
 
 // Num renders a value: thousands grouped from 1000 up ("5,353,135"), else
