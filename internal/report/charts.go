@@ -131,12 +131,24 @@ func pairCharts(rep *compare.Report) ([]Chart, error) {
 	return out, nil
 }
 
+// chartFont is the one face every chart is drawn with (Liberation Sans
+// Regular, metric-compatible with Arial and Helvetica): the only face the
+// binary carries (go.mod replaces go-fonts/liberation with
+// third_party/liberation, whose other faces are this one).
+var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+func init() {
+	// Text that gonum styles itself (legends, tick labels of plotters)
+	// starts from the default font: make it the one face too.
+	plot.DefaultFont = chartFont
+}
+
 func newPlot(title string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
 		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
-		f.Typeface, f.Variant = "Liberation", "Sans"
+		f.Typeface, f.Variant = chartFont.Typeface, chartFont.Variant
 	}
 	p.Title.TextStyle.Font.Size = vg.Points(11)
 	p.X.Label.TextStyle.Font.Size = vg.Points(9)
