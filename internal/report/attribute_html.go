@@ -23,13 +23,13 @@ var attributeTmpl = newPage(attributeTemplate, template.FuncMap{
 	"boots": func(n int) string { return attrPlural(n, "boot") },
 	"share": func(v *float64) string {
 		if v == nil {
-			return "–"
+			return none
 		}
 		return fmt.Sprintf("%.0f%%", *v)
 	},
 	"ishare": func(wl attribute.WorkloadAttribution) string {
 		if wl.Interaction == nil || wl.Total == nil || wl.Total.TaxPct == 0 {
-			return "–"
+			return none
 		}
 		return fmt.Sprintf("%.0f%%", 100**wl.Interaction/wl.Total.TaxPct)
 	},

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/sectax/sectax/internal/fleet"
+	"github.com/sectax/sectax/internal/stats"
 )
 
 //go:embed fleet.tmpl
@@ -14,7 +15,7 @@ var fleetTemplate string
 var fleetTmpl = newPage(fleetTemplate, template.FuncMap{
 	"t":        termSafe, // control characters as \xNN, as in the compare page
 	"title":    fleetGroupTitle,
-	"pct":      pct,
+	"pct":      stats.FormatPct,
 	"interval": fleetInterval,
 	"workload": fleetWorkload,
 })

@@ -257,13 +257,6 @@ func htmlPair(rep *compare.Report, charts []Chart) (*htmlData, error) {
 	return &d, nil
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
 type htmlSidesSide struct {
 	Letter, Ref, Line string
 	Base              bool
@@ -347,7 +340,7 @@ func htmlSides(mr *compare.Comparison, charts []Chart) (*htmlSidesData, error) {
 		hr := htmlSidesRow{Title: title, Metric: r.Name, Control: r.Workload.Control,
 			Base: Value(r.Baseline, r.Unit, mr.Baseline.Published)}
 		for i, m := range r.Sides {
-			c := htmlSidesCell{Value: valueCell(m, mr.Comparisons[i].B.Published), Change: "–"}
+			c := htmlSidesCell{Value: valueCell(m, mr.Comparisons[i].B.Published), Change: none}
 			if m != nil {
 				c.Change, c.Range, c.Class = m.Delta, changeInterval(*m), verdictClass(*m)
 				if m.PAdjusted != nil {

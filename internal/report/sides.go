@@ -113,7 +113,7 @@ func multiLegend(mr *compare.Comparison) string {
 // "–" when the side lacks the metric.
 func changeCell(m *compare.Metric) string {
 	if m == nil {
-		return "–"
+		return none
 	}
 	parts := []string{m.Delta}
 	if iv := changeInterval(*m); iv != "" {
@@ -133,7 +133,7 @@ func changeCell(m *compare.Metric) string {
 // metric.
 func valueCell(m *compare.Metric, published bool) string {
 	if m == nil {
-		return "–"
+		return none
 	}
 	return Value(m.B, m.Unit, published)
 }
