@@ -47,3 +47,6 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// One Liberation face linked instead of twelve: third_party/liberation/README.md.
+replace codeberg.org/go-fonts/liberation => ./third_party/liberation

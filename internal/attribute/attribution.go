@@ -286,13 +286,8 @@ func effectOf(name string, m compare.Metric) Effect {
 	if m.RatioInterval == nil {
 		return e
 	}
-	lo, hi := m.RatioInterval.Lo, m.RatioInterval.Hi
-	// The interval bounds B/A; the speedup is B/A when higher is better
-	// and A/B when lower is.
-	if m.Better == run.Lower {
-		lo, hi = 1/hi, 1/lo
-	}
-	l, h := (lo-1)*100, (hi-1)*100
+	// The tax is how much better the configuration (B) is than on (A).
+	l, h := m.RatioInterval.ImpactPct(m.Better)
 	e.CILo, e.CIHi = &l, &h
 	return e
 }

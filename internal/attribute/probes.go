@@ -214,8 +214,10 @@ func probeRow(r *run.Run, off, on *run.Result, state string, alpha float64) (Pro
 			row.Warnings = append(row.Warnings, w.Message)
 		}
 	}
-	if lo, hi, ok := stats.RatioInterval(m.RawA, m.RawB, cr.Confidence); ok {
-		l, h := (lo-1)*100, (hi-1)*100
+	// compare owns the interval (a probe's sides are one boot each: the
+	// repetition is the unit).
+	if iv := m.RatioInterval; iv != nil {
+		l, h := iv.ChangePct()
 		row.CILo, row.CIHi = &l, &h
 	}
 	if math.IsNaN(row.ChangePct) {

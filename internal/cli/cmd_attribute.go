@@ -308,12 +308,12 @@ apart). The waterfall follows the plan's cumulative order.`,
 	cmd.Flags().StringArrayVar(&configs, "config", nil, "take configuration NAME's runs from `NAME=REF` (a run id, prefix or label; repeatable)")
 	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
 	cmd.Flags().StringVar(&chartDir, "chart", "", "also write each workload's cumulative waterfall as a PNG into `DIR`")
-	addFormatFlag(cmd, g, "text", "text", "md", "json", "html")
+	addFormatFlag(cmd, g, "text", report.AttributionFormats.Names()...)
 	return cmd
 }
 
 func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string) error {
-	if err := checkFormat(g, "text", "md", "json", "html"); err != nil {
+	if err := report.AttributionFormats.Check(g.Format); err != nil {
 		return err
 	}
 	if err := stats.CheckAlpha(alpha); err != nil {
@@ -398,15 +398,7 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	if err != nil {
 		return err
 	}
-	switch g.Format {
-	case "json":
-		return finish(report.AttributionJSON(w, att))
-	case "md":
-		return finish(report.AttributionMarkdown(w, att))
-	case "html":
-		return finish(report.AttributionHTML(w, att))
-	}
-	return finish(report.AttributionText(w, att))
+	return finish(report.AttributionFormats.Render(w, g.Format, att, report.Options{}))
 }
 
 // waterfallOrder is the plan's cumulative order for the kernel the on runs

@@ -20,6 +20,7 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
@@ -565,7 +566,7 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 // multi-side report). Each side holds one run per boot, so the boot is the
 // unit of the comparison.
 func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignOpts) error {
-	if err := checkFormat(g, compareFormats...); err != nil {
+	if err := report.ComparisonFormats.Check(g.Format); err != nil {
 		return err
 	}
 	if err := stats.CheckAlpha(o.alpha); err != nil {
@@ -584,17 +585,9 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	if err != nil {
 		return err
 	}
-	if len(sides) > 2 {
-		// Every configuration against the first (on, normally), one Holm
-		// family across them, in the multi-side layout of 'sectax compare'.
-		return compareMulti(ctx, g, sides, o.alpha, "")
-	}
-	a, b := sides[0], sides[1]
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: o.alpha})
-	if err != nil {
-		return err
-	}
-	return writeComparison(g, rep, a, b, nil)
+	// Every configuration against the first (on, normally), one Holm
+	// family across them, in the layout of 'sectax compare'.
+	return writeComparison(ctx, g, sides, o.alpha, "")
 }
 
 // campaignStatus is the JSON of 'sectax campaign status'.

@@ -14,7 +14,7 @@ import (
 	"github.com/sectax/sectax/internal/store"
 )
 
-var compareFormats = []string{"text", "md", "json", "csv", "benchfmt", "html"}
+var compareFormats = report.ComparisonFormats.Names()
 
 func newCompareCmd(g *Globals) *cobra.Command {
 	var alpha float64
@@ -80,7 +80,7 @@ samples (benchstat -col label shows a column per side).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(g, compareFormats...); err != nil {
+			if err := report.ComparisonFormats.Check(g.Format); err != nil {
 				return err
 			}
 			if err := stats.CheckAlpha(alpha); err != nil {
@@ -101,26 +101,10 @@ samples (benchstat -col label shows a column per side).`,
 				}
 				sides = append(sides, s)
 			}
-			if len(sides) > 2 {
-				return untilCancelled(ctx, func() error { return compareMulti(ctx, g, sides, alpha, pngDir) })
-			}
-			a, b := sides[0], sides[1]
 			// Computing and rendering have no cancellation points of their
 			// own (a large comparison takes a while, a blocked stdout forever):
 			// Ctrl-C ends the command, exit 130, with no -o file written.
-			return untilCancelled(ctx, func() error {
-				rep, err := compare.Compare(a, b, compare.Options{Alpha: alpha})
-				if err != nil {
-					return err
-				}
-				var images []report.Image
-				if pngDir != "" {
-					if images, err = writePNGs(ctx, g, rep, pngDir); err != nil {
-						return err
-					}
-				}
-				return writeComparison(g, rep, a, b, images)
-			})
+			return untilCancelled(ctx, func() error { return writeComparison(ctx, g, sides, alpha, pngDir) })
 		},
 	}
 	addFormatFlag(cmd, g, "text", compareFormats...)
@@ -129,20 +113,22 @@ samples (benchstat -col label shows a column per side).`,
 	return cmd
 }
 
-// compareMulti compares three or more sides, the first as the baseline,
-// and writes the report in the chosen format.
-func compareMulti(ctx context.Context, g *Globals, sides []compare.Side, alpha float64, pngDir string) error {
-	mr, err := compare.CompareMulti(sides, compare.Options{Alpha: alpha})
+// writeComparison compares the sides, the first as the baseline, and lays
+// the comparison out in the --format asked for, to standard output or -o
+// (compare and campaign report print through it); with pngDir, the charts
+// are also written there as PNG files, and the Markdown report links them.
+func writeComparison(ctx context.Context, g *Globals, sides []compare.Side, alpha float64, pngDir string) error {
+	c, err := compare.CompareSides(sides, compare.Options{Alpha: alpha})
 	if err != nil {
 		return err
 	}
-	var images []report.Image
+	opt := report.Options{Color: g.colorAllowed()}
 	if pngDir != "" {
-		charts, err := report.ChartsMulti(mr)
+		charts, err := report.Charts(c)
 		if err != nil {
 			return err
 		}
-		if images, err = writeCharts(ctx, g, charts, pngDir); err != nil {
+		if opt.Images, err = writeCharts(ctx, g, charts, pngDir); err != nil {
 			return err
 		}
 	}
@@ -150,32 +136,7 @@ func compareMulti(ctx context.Context, g *Globals, sides []compare.Side, alpha f
 	if err != nil {
 		return err
 	}
-	switch g.Format {
-	case "md":
-		err = report.MarkdownMulti(w, mr, report.MarkdownOptions{Images: images})
-	case "html":
-		err = report.HTMLMulti(w, mr)
-	case "json":
-		err = report.JSONMulti(w, mr)
-	case "csv":
-		err = report.CSVMulti(w, mr)
-	case "benchfmt":
-		err = report.BenchfmtMulti(w, mr, sides...)
-	default:
-		err = report.TextMulti(w, mr, report.Options{Color: g.colorAllowed()})
-	}
-	return finish(err)
-}
-
-// writePNGs renders the charts of rep as PNG files in dir, each written to a
-// temporary file and renamed, and returns them as Markdown image links
-// (relative to the -o file's directory when there is one).
-func writePNGs(ctx context.Context, g *Globals, rep *compare.Report, dir string) ([]report.Image, error) {
-	charts, err := report.Charts(rep)
-	if err != nil {
-		return nil, err
-	}
-	return writeCharts(ctx, g, charts, dir)
+	return finish(report.ComparisonFormats.Render(w, g.Format, c, opt))
 }
 
 // writeCharts writes charts as PNG files in dir (see writePNGs): the one
@@ -203,29 +164,4 @@ func writeCharts(ctx context.Context, g *Globals, charts []report.Chart, dir str
 		images = append(images, report.Image{Title: c.Title, Alt: c.Alt, Path: filepath.ToSlash(link)})
 	}
 	return images, nil
-}
-
-// writeComparison lays out a comparison in the --format asked for, to
-// standard output or -o: the one place that maps a format to its
-// renderer (compare, campaign report and lab print through it).
-func writeComparison(g *Globals, rep *compare.Report, a, b compare.Side, images []report.Image) error {
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	switch g.Format {
-	case "md":
-		err = report.MarkdownWith(w, rep, report.MarkdownOptions{Images: images})
-	case "html":
-		err = report.HTML(w, rep)
-	case "json":
-		err = report.JSON(w, rep)
-	case "csv":
-		err = report.CSV(w, rep)
-	case "benchfmt":
-		err = report.Benchfmt(w, rep, a, b)
-	default:
-		err = report.Text(w, rep, report.Options{Color: g.colorAllowed()})
-	}
-	return finish(err)
 }

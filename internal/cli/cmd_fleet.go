@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,8 +27,8 @@ is the unit, so one noisy machine does not dominate.`,
   sectax fleet --format html -o fleet.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !slices.Contains(report.FleetFormats, format) {
-				return usagef("--format %q is not accepted (accepted: %s)", format, strings.Join(report.FleetFormats, ", "))
+			if err := report.FleetFormats.Check(format); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			db, err := openStore(ctx, g, false)
@@ -59,11 +58,11 @@ is the unit, so one noisy machine does not dominate.`,
 			if err != nil {
 				return err
 			}
-			return finish(report.Fleet(w, fleet.Build(runs, on, off), format))
+			return finish(report.FleetFormats.Render(w, format, fleet.Build(runs, on, off), report.Options{}))
 		},
 	}
 	cmd.Flags().StringVar(&on, "on", "on", "label of the runs with mitigations on")
 	cmd.Flags().StringVar(&off, "off", "off", "label of the runs with mitigations=off")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.FleetFormats, "|"))
+	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.FleetFormats.Names(), "|"))
 	return cmd
 }

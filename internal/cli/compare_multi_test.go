@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/report"
 )
 
 // TestCompareMulti: three sides from the fixture runs (one run each), in
@@ -49,12 +51,19 @@ func TestCompareMulti(t *testing.T) {
 }
 
 // TestStudyMatrix is the study's 2×2 matrix from the embedded baselines,
-// WSL 2.x with mitigations on as the baseline.
+// WSL 2.x with mitigations on as the baseline: in every format, the
+// renderer's output for the model of the four baselines (report's
+// study-matrix.* goldens show the layout).
 func TestStudyMatrix(t *testing.T) {
 	e := newCLIEnv(t)
-	args := []string{"compare", "baseline:study-wsl2-on", "baseline:study-wsl2-off", "baseline:study-wsl3-on", "baseline:study-wsl3-off"}
-	for _, f := range []string{"text", "md", "json", "csv", "benchfmt"} {
-		e.golden("study-matrix-"+f, append(args, "--format", f)...)
+	names := []string{"study-wsl2-on", "study-wsl2-off", "study-wsl3-on", "study-wsl3-off"}
+	sides := baselineSides(t, names...)
+	args := []string{"compare"}
+	for _, n := range names {
+		args = append(args, "baseline:"+n)
+	}
+	for _, f := range report.ComparisonFormats.Names() {
+		e.reachesRenderer(f, sides, append(args, "--format", f)...)
 	}
 	if _, err := os.Stat(e.db); err == nil {
 		t.Error("comparing baselines created a database")

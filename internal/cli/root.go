@@ -18,6 +18,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -231,14 +232,10 @@ func addFormatFlag(cmd *cobra.Command, g *Globals, def string, accepted ...strin
 	cmd.Flags().StringVar(&g.Format, "format", def, "output format: "+strings.Join(accepted, "|"))
 }
 
-// checkFormat refuses a --format value that the command does not accept.
+// checkFormat refuses a --format value that the command does not accept
+// (report.CheckFormat's wording).
 func checkFormat(g *Globals, accepted ...string) error {
-	for _, a := range accepted {
-		if g.Format == a {
-			return nil
-		}
-	}
-	return usagef("--format %q is not accepted (accepted: %s)", g.Format, strings.Join(accepted, ", "))
+	return report.CheckFormat(g.Format, accepted...)
 }
 
 // output returns where the command's result goes: -o FILE or stdout. A

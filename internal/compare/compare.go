@@ -6,10 +6,11 @@
 // interval of each ratio, judges the negative controls, and diffs the two
 // environments: kernel command-line tokens, vulnerability states, and
 // confounders that are not the mitigations. It also draws the conclusions
-// ("what this means", the one-line conclusion) as data. CompareMulti
-// compares three or more sides against the first, one pairwise Report per
-// side with one Holm family across them (multi.go). Reports lay out the
-// Report it returns and compute nothing; nothing here prints.
+// ("what this means", the one-line conclusion) as data. CompareSides
+// compares two or more sides against the first, one pairwise Report per
+// side with one Holm family across them (comparison.go); Compare is its
+// pair. Reports lay out the Comparison it returns and compute nothing;
+// nothing here prints.
 package compare
 
 import (
@@ -449,22 +450,15 @@ func sideInfo(s Side) SideInfo {
 	return si
 }
 
-// Compare builds the report of A against B.
+// Compare builds the report of A against B: the Pair of CompareSides.
 // It refuses sides measured under different accelerators
 // (*MixedAcceleratorsError).
 func Compare(a, b Side, opt Options) (*Report, error) {
-	note, err := checkAccelerators([]Side{a, b})
+	c, err := CompareSides([]Side{a, b}, opt)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := match(a, b, opt)
-	if err != nil {
-		return nil, err
-	}
-	adjust([]*Report{rep})
-	rep.finish(a, b)
-	rep.addLab(note)
-	return rep, nil
+	return c.Pair(), nil
 }
 
 // match builds the report of A against B up to the tests: the matched

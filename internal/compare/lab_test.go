@@ -68,7 +68,7 @@ func TestRefuseMixedAccelerators(t *testing.T) {
 		if len(tc.accels) == 2 {
 			_, err = Compare(sides[0], sides[1], Options{})
 		} else {
-			_, err = CompareMulti(sides, Options{})
+			_, err = CompareSides(sides, Options{})
 		}
 		var me *MixedAcceleratorsError
 		if !errors.As(err, &me) || !errors.Is(err, ErrMixedAccelerators) {
@@ -103,7 +103,7 @@ func TestLabNotes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mr, err := CompareMulti(sides, Options{})
+		mr, err := CompareSides(sides, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

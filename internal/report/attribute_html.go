@@ -13,7 +13,7 @@ import (
 //go:embed attribute.tmpl
 var attributeTemplate string
 
-var attributeTmpl = template.Must(template.New("attribution").Funcs(template.FuncMap{
+var attributeTmpl = newPage(attributeTemplate, template.FuncMap{
 	"t":     termSafe,
 	"tax":   attrTax,
 	"ci":    attrCI,
@@ -23,17 +23,17 @@ var attributeTmpl = template.Must(template.New("attribution").Funcs(template.Fun
 	"boots": func(n int) string { return attrPlural(n, "boot") },
 	"share": func(v *float64) string {
 		if v == nil {
-			return "–"
+			return none
 		}
 		return fmt.Sprintf("%.0f%%", *v)
 	},
 	"ishare": func(wl attribute.WorkloadAttribution) string {
 		if wl.Interaction == nil || wl.Total == nil || wl.Total.TaxPct == 0 {
-			return "–"
+			return none
 		}
 		return fmt.Sprintf("%.0f%%", 100**wl.Interaction/wl.Total.TaxPct)
 	},
-}).Parse(attributeTemplate))
+})
 
 // AttributionHTML renders the attribution as one self-contained page: the
 // same tables as the text, and each workload's cumulative waterfall as an
@@ -56,7 +56,7 @@ func AttributionHTML(w io.Writer, a *attribute.Attribution) error {
 		svg[i] = inlineSVG(doc, charts[ci].Title)
 		ci++
 	}
-	return attributeTmpl.Execute(w, struct {
+	return attributeTmpl.ExecuteTemplate(w, "page", struct {
 		*attribute.Attribution
 		Title string
 		SVG   map[int]template.HTML

@@ -21,7 +21,7 @@ func PlanText(w io.Writer, p *attribute.Plan) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  file\tmode\tcost\toff alone with\tconfiguration")
 		for _, a := range p.Active {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.File, planDash(a.Mode), planDash(a.Cost), planOr(a.Param, "mitigations=off only"), planDash(a.Config))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.File, orDash(a.Mode), orDash(a.Cost), planOr(a.Param, "mitigations=off only"), orDash(a.Config))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -52,7 +52,7 @@ func PlanText(w io.Writer, p *attribute.Plan) error {
 		if !c.Boot && c.SameAs == "" {
 			what += " (no boot needed)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Kind, planDash(c.String()), what)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Kind, orDash(c.String()), what)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -84,8 +84,6 @@ func PlanText(w io.Writer, p *attribute.Plan) error {
 func PlanJSON(w io.Writer, p *attribute.Plan) error {
 	return WriteJSON(w, p)
 }
-
-func planDash(s string) string { return planOr(s, "–") }
 
 func planOr(s, def string) string {
 	if s == "" {

@@ -6,7 +6,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/attribute"
-	"github.com/sectax/sectax/internal/stats"
 )
 
 // ProbesText renders the tax of each per-task speculation control: one row
@@ -93,9 +92,9 @@ func ProbesJSON(w io.Writer, rep *attribute.ProbeReport) error {
 
 func probeCI(r attribute.ProbeRow) string {
 	if r.CILo == nil || r.CIHi == nil {
-		return "–"
+		return none
 	}
-	return "[" + stats.FormatPct(*r.CILo) + ", " + stats.FormatPct(*r.CIHi) + "]"
+	return intervalPct(*r.CILo, *r.CIHi)
 }
 
 func probeP(p float64) string {

@@ -28,7 +28,7 @@ func AttributionText(w io.Writer, a *attribute.Attribution) error {
 			fmt.Fprintf(tw, "  off (total)\t%s\t%s\t%s\t100%%\t\n", attrTax(*wl.Total), attrCI(*wl.Total), probeP(wl.Total.P))
 		}
 		for _, p := range wl.Parts {
-			share := "–"
+			share := none
 			if p.SharePct != nil {
 				share = fmt.Sprintf("%.0f%%", *p.SharePct)
 			}
@@ -38,7 +38,7 @@ func AttributionText(w io.Writer, a *attribute.Attribution) error {
 			fmt.Fprintf(tw, "  sum of parts\t%s\t\t\t\t\n", stats.FormatPct(wl.SumParts))
 		}
 		if wl.Interaction != nil {
-			share := "–"
+			share := none
 			if wl.Total.TaxPct != 0 {
 				share = fmt.Sprintf("%.0f%%", 100**wl.Interaction/wl.Total.TaxPct)
 			}
@@ -81,7 +81,7 @@ func AttributionMarkdown(w io.Writer, a *attribute.Attribution) error {
 			fmt.Fprintf(w, "| off (total) | %s | %s | %s | 100%% |\n", attrTax(*wl.Total), attrCI(*wl.Total), probeP(wl.Total.P))
 		}
 		for _, p := range wl.Parts {
-			share := "–"
+			share := none
 			if p.SharePct != nil {
 				share = fmt.Sprintf("%.0f%%", *p.SharePct)
 			}
@@ -118,9 +118,9 @@ func attrTax(e attribute.Effect) string {
 
 func attrCI(e attribute.Effect) string {
 	if e.CILo == nil || e.CIHi == nil {
-		return "–"
+		return none
 	}
-	return "[" + stats.FormatPct(*e.CILo) + ", " + stats.FormatPct(*e.CIHi) + "]"
+	return intervalPct(*e.CILo, *e.CIHi)
 }
 
 func attrPlural(n int, word string) string {

@@ -44,34 +44,16 @@ func BenchmarkCompareLarge(b *testing.B) {
 	a, c := largeSides(100000)
 	b.Run("model", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := compare.Compare(a, c, compare.Options{}); err != nil {
+			if _, err := compare.CompareSides([]compare.Side{a, c}, compare.Options{}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	rep, err := compare.Compare(a, c, compare.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
+	cmp := comparison(b, a, c)
+	for _, f := range ComparisonFormats.Names() {
 		b.Run(f, func(b *testing.B) {
 			for b.Loop() {
-				var err error
-				switch f {
-				case "text":
-					err = Text(io.Discard, rep, Options{})
-				case "md":
-					err = Markdown(io.Discard, rep)
-				case "json":
-					err = JSON(io.Discard, rep)
-				case "csv":
-					err = CSV(io.Discard, rep)
-				case "benchfmt":
-					err = Benchfmt(io.Discard, rep, a, c)
-				case "html":
-					err = HTML(io.Discard, rep)
-				}
-				if err != nil {
+				if err := ComparisonFormats.Render(io.Discard, f, cmp, Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -57,28 +57,18 @@ func benchName(res *run.Result) string {
 	return termSafe(b.String())
 }
 
-// Benchfmt writes every sample of both sides in the Go benchmark format:
-// one result line per repetition (a published figure is one line), with
-// label, mitigations and kernel as configuration keys. Compare the sides
-// with: benchstat -col label FILE (add -ignore kernel,mitigations when the
-// kernels differ, or the sides fall into separate tables). When rep is not
-// nil, its conclusion is the first line, as a comment.
-func Benchfmt(w io.Writer, rep *compare.Report, sides ...compare.Side) error {
-	if rep != nil {
-		if _, err := fmt.Fprintf(w, "# sectax compare %s vs %s: %s\n", termSafe(rep.A.Ref), termSafe(rep.B.Ref), Headlined(rep.Conclusion.Headline, Conclusion(rep))); err != nil {
-			return err
-		}
-	}
-	return benchSamples(w, sides)
-}
-
-// BenchfmtMulti is Benchfmt of three or more sides, the baseline first:
-// benchstat -col label shows a column per side, the first as its base.
-func BenchfmtMulti(w io.Writer, mr *compare.MultiReport, sides ...compare.Side) error {
-	if _, err := fmt.Fprintf(w, "# sectax compare %s: %s\n", termSafe(strings.Join(mr.Sides(), " ")), Headlined(mr.Headline, MultiConclusion(mr))); err != nil {
+// Benchfmt writes every sample of every side (the baseline first) in the
+// Go benchmark format: one result line per repetition (a published figure
+// is one line), with label, mitigations and kernel as configuration keys,
+// after the conclusion as a comment. Compare the sides with: benchstat
+// -col label FILE, which shows a column per side, the first as its base
+// (add -ignore kernel,mitigations when the kernels differ, or the sides
+// fall into separate tables).
+func Benchfmt(w io.Writer, c *compare.Comparison) error {
+	if _, err := fmt.Fprintf(w, "# sectax compare %s: %s\n", termSafe(strings.Join(c.Sides(), " vs ")), Headlined(c.Headline, conclusionOf(c))); err != nil {
 		return err
 	}
-	return benchSamples(w, sides)
+	return benchSamples(w, c.Inputs)
 }
 
 // benchSamples writes the samples of the sides, after a comment that says

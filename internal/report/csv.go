@@ -42,22 +42,40 @@ func ci(s stats.Summary) (lo, hi string) {
 	return f(s.Lo), f(s.Hi)
 }
 
+// CSVSidesHeader is the first row of the CSV output of three or more
+// sides: the baseline's and the side's references, then CSVHeader's
+// columns, in which a_* is the baseline and b_* the side.
+var CSVSidesHeader = append([]string{"baseline", "side"}, CSVHeader...)
+
 // CSV writes one row per compared metric, numbers unscaled; empty cells
 // stand for a missing interval or an untested difference. p is the raw
 // p-value, p_adjusted the one after Holm's correction; significant and
 // verdict are judged on p_adjusted. ratio_lo and ratio_hi bound the
 // interval of B/A; accel says how the runs were measured ("tcg": emulated,
 // timings are not hardware costs). Text fields have control characters
-// escaped (\xNN).
-func CSV(w io.Writer, rep *compare.Report) error {
+// escaped (\xNN). Three or more sides are in long form (CSVSidesHeader):
+// one row per side, workload and metric, in side order, p_adjusted
+// corrected over every side together.
+func CSV(w io.Writer, c *compare.Comparison) error {
+	pair := c.Pair() != nil
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	head := CSVHeader
+	if !pair {
+		head = CSVSidesHeader
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
-	for _, wl := range rep.Workloads {
-		for _, m := range wl.Metrics {
-			if err := cw.Write(append(csvRow(wl, m), accel(rep))); err != nil {
-				return err
+	for _, rep := range c.Comparisons {
+		var sides []string
+		if !pair {
+			sides = []string{termSafe(rep.A.Ref), termSafe(rep.B.Ref)}
+		}
+		for _, wl := range rep.Workloads {
+			for _, m := range wl.Metrics {
+				if err := cw.Write(append(append(sides, csvRow(wl, m)...), accel(rep))); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -73,12 +73,9 @@ func hostileSides() (compare.Side, compare.Side) {
 // starts a Markdown heading or breaks a table row.
 func TestHostileTextEveryFormat(t *testing.T) {
 	a, b := hostileSides()
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := allFormats(t, rep, a, b)
-	out["color.text"] = string(render(t, rep, "text", true))
+	c := comparison(t, a, b)
+	out := allFormats(t, c)
+	out["color.text"] = string(render(t, c, "text", true))
 	for f, s := range out {
 		for i := 0; i < len(s); i++ {
 			c := s[i]

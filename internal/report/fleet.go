@@ -6,27 +6,8 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/fleet"
+	"github.com/sectax/sectax/internal/stats"
 )
-
-// FleetFormats are the renderings of `sectax fleet`.
-var FleetFormats = []string{"text", "md", "json", "html"}
-
-// Fleet lays out the tax across the fleet in format (text, md, json or
-// html). Host, CPU and kernel names come from stored runs (imports, other
-// hosts): every format escapes them.
-func Fleet(w io.Writer, rep *fleet.Report, format string) error {
-	switch format {
-	case "json":
-		return WriteJSON(w, rep)
-	case "md":
-		return fleetMarkdown(w, rep)
-	case "html":
-		return fleetHTML(w, rep)
-	case "text":
-		return fleetText(w, rep)
-	}
-	return fmt.Errorf("fleet: unknown format %q", format)
-}
 
 // FleetSyntheticNote is shown with every rendering of synthetic runs.
 const FleetSyntheticNote = "SYNTHETIC DATA: these runs were generated from documented distributions (a test fixture), not measured"
@@ -51,9 +32,9 @@ func fleetGroupTitle(g fleet.Group) string {
 
 func fleetInterval(t fleet.WorkloadTax) string {
 	if t.Lo == nil || t.Hi == nil {
-		return "—"
+		return none
 	}
-	return "[" + pct(*t.Lo) + ", " + pct(*t.Hi) + "]"
+	return intervalPct(*t.Lo, *t.Hi)
 }
 
 func fleetWorkload(t fleet.WorkloadTax) string {
@@ -83,7 +64,7 @@ func fleetText(w io.Writer, rep *fleet.Report) error {
 			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %s\n", "workload", "metric", "tax", "interval", "hosts")
 		}
 		for _, t := range g.Workloads {
-			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %d\n", termSafe(fleetWorkload(t)), termSafe(t.Metric), pct(t.Median), fleetInterval(t), t.Hosts)
+			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %d\n", termSafe(fleetWorkload(t)), termSafe(t.Metric), stats.FormatPct(t.Median), fleetInterval(t), t.Hosts)
 		}
 		for _, u := range g.Unpaired {
 			fmt.Fprintf(&b, "  not paired: %s: %s\n", termSafe(u.Host), termSafe(u.Why))
@@ -109,7 +90,7 @@ func fleetMarkdown(w io.Writer, rep *fleet.Report) error {
 		if len(g.Workloads) > 0 {
 			b.WriteString("\n| workload | metric | tax | interval | hosts |\n|---|---|--:|---|--:|\n")
 			for _, t := range g.Workloads {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(fleetWorkload(t)), mdEscape(t.Metric), pct(t.Median), fleetInterval(t), t.Hosts)
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(fleetWorkload(t)), mdEscape(t.Metric), stats.FormatPct(t.Median), fleetInterval(t), t.Hosts)
 			}
 		}
 		if len(g.Unpaired) > 0 {

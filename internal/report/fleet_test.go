@@ -28,9 +28,9 @@ func syntheticFleet(t *testing.T) []fleet.Run {
 // self-contained.
 func TestFleetFormats(t *testing.T) {
 	rep := fleet.Build(syntheticFleet(t), "on", "off")
-	for _, f := range FleetFormats {
+	for _, f := range FleetFormats.Names() {
 		var b bytes.Buffer
-		if err := Fleet(&b, rep, f); err != nil {
+		if err := FleetFormats.Render(&b, f, rep, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(strings.ToLower(b.String()), "synthetic") {
@@ -41,7 +41,7 @@ func TestFleetFormats(t *testing.T) {
 			checkSelfContained(t, b.Bytes())
 		}
 	}
-	if err := Fleet(&bytes.Buffer{}, rep, "yaml"); err == nil {
+	if err := FleetFormats.Render(&bytes.Buffer{}, "yaml", rep, Options{}); err == nil {
 		t.Error("an unknown format was accepted")
 	}
 }
@@ -62,7 +62,7 @@ func TestFleetHostileNames(t *testing.T) {
 	rep := fleet.Build(runs, "on", "off")
 	for _, f := range []string{"text", "md", "html"} {
 		var b bytes.Buffer
-		if err := Fleet(&b, rep, f); err != nil {
+		if err := FleetFormats.Render(&b, f, rep, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()

@@ -14,13 +14,13 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-// Formats lists the formats Write accepts.
-var Formats = []string{"text", "md", "json", "csv"}
-
 // Options configure rendering.
 type Options struct {
 	// Color allows ANSI colours (text only).
 	Color bool
+	// Images are charts written beside the report (sectax compare --png);
+	// the Markdown report links them.
+	Images []Image
 }
 
 // Num renders a value: thousands grouped from 1000 up ("5,353,135"), else
@@ -99,7 +99,7 @@ func Speedup(x float64) string {
 // P renders the raw p-value ("0.002", "<0.001"), "–" when untested.
 func P(m compare.Metric) string {
 	if m.Test == nil {
-		return "–"
+		return none
 	}
 	return pValue(m.Test.P)
 }
@@ -108,7 +108,7 @@ func P(m compare.Metric) string {
 // when untested.
 func PAdj(m compare.Metric) string {
 	if m.PAdjusted == nil {
-		return "–"
+		return none
 	}
 	return pValue(*m.PAdjusted)
 }
@@ -163,12 +163,4 @@ func legend(rep *compare.Report) string {
 	return fmt.Sprintf("median ± %.0f%% confidence interval; change = B against A; × = how many times better B is; "+
 		"p = Mann-Whitney U test; p adj = Holm-corrected over one primary metric per workload (secondary metrics follow their primary); "+
 		"verdict at α = %v on p adj; ~ = no significant difference", rep.Confidence*100, rep.Alpha)
-}
-
-// pct is a signed percentage with one decimal and a true minus sign
-// ("+12.3%", "−4.0%"): the one form of a change in percent in the reports
-// (stats.FormatPct has two decimals, for attribution's small shares).
-func pct(v float64) string {
-	s := fmt.Sprintf("%+.1f%%", v)
-	return strings.Replace(s, "-", "−", 1)
 }

@@ -12,13 +12,35 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 )
 
-//go:embed html.tmpl
-var htmlTemplate string
+//go:embed page.tmpl
+var pageTemplate string
 
 //go:embed html.css
 var htmlCSS string
 
-var htmlTmpl = template.Must(template.New("report").Parse(htmlTemplate))
+//go:embed html.tmpl
+var htmlTemplate string
+
+// pageTmpl is the skeleton of every HTML page (comparison, attribution,
+// fleet): head, the style sheet and a body; a page's template defines
+// "title", "body" and, when it adds rules, "style".
+var pageTmpl = template.Must(template.New("page").Parse(pageTemplate))
+
+// newPage is the skeleton with a page's definitions, parsed with funcs.
+func newPage(defs string, funcs template.FuncMap) *template.Template {
+	return template.Must(template.Must(pageTmpl.Clone()).Funcs(funcs).Parse(defs))
+}
+
+var htmlTmpl = newPage(htmlTemplate, nil)
+
+// htmlPage is the data of the comparison page: a Pair, or Sides (three
+// or more).
+type htmlPage struct {
+	Title string
+	CSS   template.CSS
+	Pair  *htmlData
+	Sides *htmlSidesData
+}
 
 type htmlEnvRow struct {
 	Name, A, B string
@@ -77,7 +99,6 @@ type htmlData struct {
 	Confounders    []compare.Confounder
 	Notes          []string
 	Warnings       []string
-	CSS            template.CSS
 	Alpha          float64
 	ConfidencePct  string
 }
@@ -110,18 +131,45 @@ func verdictClass(m compare.Metric) string {
 	return "same"
 }
 
-// HTML writes the comparison as one self-contained HTML page: inline CSS
-// and SVG charts, nothing fetched from anywhere, printable. Every string
-// from the machine or the user is escaped by html/template.
-func HTML(w io.Writer, rep *compare.Report) error {
-	charts, err := Charts(rep)
+// HTML writes a comparison as one self-contained HTML page: inline CSS
+// and SVG charts, nothing fetched from anywhere, printable. A pair's page
+// has a section per workload with its charts, what it means and both
+// environments side by side; three or more sides get the headline table
+// with a column per side, the impact chart with one bar per side, and each
+// side's differences from the baseline. Every string from the machine or
+// the user is escaped by html/template.
+func HTML(w io.Writer, c *compare.Comparison) error {
+	charts, err := Charts(c)
 	if err != nil {
 		return err
 	}
+	page := htmlPage{CSS: template.CSS(htmlCSS)}
+	if rep := c.Pair(); rep != nil {
+		page.Pair, err = htmlPair(rep, charts)
+		page.Title = page.Pair.Title
+	} else {
+		page.Sides, err = htmlSides(c, charts)
+		page.Title = page.Sides.Title
+	}
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := htmlTmpl.ExecuteTemplate(&buf, "page", page); err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	// html/template escapes markup but passes control characters through;
+	// the page's own text has none but line breaks and tabs.
+	_, err = io.WriteString(w, escapeControls(buf.String(), true))
+	return err
+}
+
+// htmlPair is the page data of a pair.
+func htmlPair(rep *compare.Report, charts []Chart) (*htmlData, error) {
 	d := htmlData{
 		Title: fmt.Sprintf("sectax: %s vs %s", rep.A.Ref, rep.B.Ref), Conclusion: Headlined(rep.Conclusion.Headline, capital(Conclusion(rep))+"."),
 		A: rep.A, B: rep.B, ALine: sideLine(rep.A), BLine: sideLine(rep.B),
-		Legend: legend(rep), Meaning: Meaning(rep), CSS: template.CSS(htmlCSS),
+		Legend: legend(rep), Meaning: Meaning(rep),
 		Alpha: rep.Alpha, ConfidencePct: fmt.Sprintf("%.0f%%", rep.Confidence*100),
 		CmdlineKnown: rep.Env.CmdlineKnown, Added: rep.Env.CmdlineAdded, Removed: rep.Env.CmdlineRemoved,
 		Confounders: rep.Env.Confounders, Notes: rep.Notes,
@@ -140,7 +188,7 @@ func HTML(w io.Writer, rep *compare.Report) error {
 		if c.Kind == ChartImpact {
 			svg, err := c.SVG()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			d.Impact = &htmlChart{Title: c.Title, Alt: c.Alt, SVG: inlineSVG(svg, c.Alt)}
 			continue
@@ -161,7 +209,7 @@ func HTML(w io.Writer, rep *compare.Report) error {
 		for _, c := range byWorkload[i] {
 			svg, err := c.SVG()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			hc := &htmlChart{Title: c.Title, Alt: c.Alt, SVG: inlineSVG(svg, c.Alt)}
 			if c.Kind == ChartMedians {
@@ -206,19 +254,113 @@ func HTML(w io.Writer, rep *compare.Report) error {
 	for _, x := range rep.Warnings {
 		d.Warnings = append(d.Warnings, x.Message)
 	}
-	var buf bytes.Buffer
-	if err := htmlTmpl.Execute(&buf, d); err != nil {
-		return fmt.Errorf("html report: %w", err)
-	}
-	// html/template escapes markup but passes control characters through;
-	// the page's own text has none but line breaks and tabs.
-	_, err = io.WriteString(w, escapeControls(buf.String(), true))
-	return err
+	return &d, nil
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "–"
+type htmlSidesSide struct {
+	Letter, Ref, Line string
+	Base              bool
+}
+
+type htmlSidesCell struct {
+	Value, Change, Range, P, Class string
+}
+
+type htmlSidesRow struct {
+	Title, Metric, Base string
+	Control             bool
+	Cells               []htmlSidesCell
+}
+
+type htmlSidesDetail struct {
+	Letter, Ref, Base, Conclusion, Hint string
+	OnlyA, OnlyB                        []string
+	CmdlineKnown                        bool
+	Added, Removed                      []string
+	Vulns                               []htmlVuln
+	Confounders                         []compare.Confounder
+	Notes, Warnings                     []string
+}
+
+type htmlSidesData struct {
+	Title, Conclusion, Legend string
+	Sides                     []htmlSidesSide
+	Rows                      []htmlSidesRow
+	Geomeans                  []string
+	Impact                    *htmlChart
+	Details                   []htmlSidesDetail
+	Alpha                     float64
+	Family                    int
+	ConfidencePct             string
+}
+
+// htmlSides is the page data of three or more sides.
+func htmlSides(mr *compare.Comparison, charts []Chart) (*htmlSidesData, error) {
+	d := htmlSidesData{Conclusion: Headlined(mr.Headline, capital(MultiConclusion(mr))+"."),
+		Legend: multiLegend(mr), Alpha: mr.Alpha, Family: mr.Family,
+		ConfidencePct: fmt.Sprintf("%.0f%%", mr.Confidence*100)}
+	d.Sides = append(d.Sides, htmlSidesSide{Letter: "A", Ref: mr.Baseline.Ref, Line: sideLine(mr.Baseline), Base: true})
+	hasGeo := false
+	for i, rep := range mr.Comparisons {
+		l := compare.SideLetter(i + 1)
+		d.Sides = append(d.Sides, htmlSidesSide{Letter: l, Ref: rep.B.Ref, Line: sideLine(rep.B)})
+		g := geomeanCell(rep)
+		hasGeo = hasGeo || g != ""
+		d.Geomeans = append(d.Geomeans, g)
+		dt := htmlSidesDetail{Letter: l, Ref: rep.B.Ref, Base: rep.A.Ref, Conclusion: capital(sideConclusion(l, rep.Conclusion)),
+			Hint: detailHint(rep), CmdlineKnown: rep.Env.CmdlineKnown, Added: rep.Env.CmdlineAdded, Removed: rep.Env.CmdlineRemoved,
+			Confounders: rep.Env.Confounders, Notes: rep.Notes}
+		for _, u := range rep.OnlyA {
+			dt.OnlyA = append(dt.OnlyA, u.String())
+		}
+		for _, u := range rep.OnlyB {
+			dt.OnlyB = append(dt.OnlyB, u.String())
+		}
+		for _, v := range rep.Env.Vulnerabilities {
+			dt.Vulns = append(dt.Vulns, htmlVuln{Name: v.Name, A: v.A, B: v.B, Explain: v.Explain, OneLiner: v.OneLiner})
+		}
+		for _, x := range rep.Warnings {
+			dt.Warnings = append(dt.Warnings, x.Message)
+		}
+		d.Details = append(d.Details, dt)
 	}
-	return s
+	if !hasGeo {
+		d.Geomeans = nil
+	}
+	d.Title = "sectax:"
+	for i, s := range d.Sides {
+		if i > 0 {
+			d.Title += " vs"
+		}
+		d.Title += " " + s.Ref
+	}
+	last := ""
+	for _, r := range mr.Rows {
+		title := r.Workload.Title()
+		hr := htmlSidesRow{Title: title, Metric: r.Name, Control: r.Workload.Control,
+			Base: Value(r.Baseline, r.Unit, mr.Baseline.Published)}
+		for i, m := range r.Sides {
+			c := htmlSidesCell{Value: valueCell(m, mr.Comparisons[i].B.Published), Change: none}
+			if m != nil {
+				c.Change, c.Range, c.Class = m.Delta, changeInterval(*m), verdictClass(*m)
+				if m.PAdjusted != nil {
+					c.P = "p adj " + pValue(*m.PAdjusted)
+				}
+			}
+			hr.Cells = append(hr.Cells, c)
+		}
+		if title == last { // the workload's further metrics
+			hr.Title, hr.Control = "", false
+		}
+		last = title
+		d.Rows = append(d.Rows, hr)
+	}
+	for _, c := range charts {
+		svg, err := c.SVG()
+		if err != nil {
+			return nil, err
+		}
+		d.Impact = &htmlChart{Title: c.Title, Alt: c.Alt, SVG: inlineSVG(svg, c.Alt)}
+	}
+	return &d, nil
 }

@@ -15,15 +15,7 @@ import (
 
 func renderHTML(t *testing.T, a, b compare.Side) []byte {
 	t.Helper()
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := HTML(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return render(t, comparison(t, a, b), "html", false)
 }
 
 func TestHTMLGoldens(t *testing.T) {
@@ -33,11 +25,8 @@ func TestHTMLGoldens(t *testing.T) {
 	golden(t, "runs.html", renderHTML(t, ra, rb))
 
 	// Markdown with links to the PNG charts, as compare --png writes them.
-	rep, err := compare.Compare(ra, rb, compare.Options{Alpha: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
-	charts, err := Charts(rep)
+	c := comparison(t, ra, rb)
+	charts, err := Charts(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +35,7 @@ func TestHTMLGoldens(t *testing.T) {
 		images = append(images, Image{Title: c.Title, Alt: c.Alt, Path: "charts/" + c.Name + ".png"})
 	}
 	var b bytes.Buffer
-	if err := MarkdownWith(&b, rep, MarkdownOptions{Images: images}); err != nil {
+	if err := Markdown(&b, c, Options{Images: images}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "runs.images.md", b.Bytes())
@@ -226,11 +215,7 @@ func TestHTMLEscaping(t *testing.T) {
 
 func TestChartsPNG(t *testing.T) {
 	ba, bb := baselineSides(t)
-	rep, err := compare.Compare(ba, bb, compare.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	charts, err := Charts(rep)
+	charts, err := Charts(comparison(t, ba, bb))
 	if err != nil {
 		t.Fatal(err)
 	}

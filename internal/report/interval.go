@@ -2,23 +2,34 @@ package report
 
 import (
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/stats"
 )
 
+// none is the one mark of a cell with nothing to show (an en dash, in
+// every format).
+const none = "–"
+
+// orDash is s, or none for a cell with nothing to show.
+func orDash(s string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+// intervalPct renders an interval of percentages ("[−65.12%, −62.03%]"):
+// the one spelling of an interval in the reports, its bounds in the one
+// form of a percentage (stats.FormatPct), as the change it goes with.
+func intervalPct(lo, hi float64) string {
+	return "[" + stats.FormatPct(lo) + ", " + stats.FormatPct(hi) + "]"
+}
+
 // changeInterval renders the interval of the change of B against A in
-// percent ("[−65.1%, −62.0%]"), when compare computed one (both sides
-// of one unit: repetitions, or per-boot medians with the boot as the unit).
+// percent, when compare computed one (both sides of one unit: repetitions,
+// or per-boot medians with the boot as the unit); "" otherwise.
 func changeInterval(m compare.Metric) string {
 	if m.RatioInterval == nil {
 		return ""
 	}
-	lo, hi := m.RatioInterval.ChangePct()
-	return "[" + pct(lo) + ", " + pct(hi) + "]"
-}
-
-// dashIfEmpty is s, or "–" for a cell with nothing to show.
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
+	return intervalPct(m.RatioInterval.ChangePct())
 }

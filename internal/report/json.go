@@ -7,10 +7,18 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 )
 
-// JSON writes the comparison as the sectax.compare/v1 document: the
-// Report with every summary, test and warning; intervals that do not
-// exist are null.
-func JSON(w io.Writer, rep *compare.Report) error { return WriteJSON(w, rep) }
+// JSON writes a comparison of two sides as the sectax.compare/v1
+// document: the Report with every summary, test and warning; intervals
+// that do not exist are null. Three or more sides are one
+// sectax.compare-multi/v1 document: the baseline, every side's conclusion,
+// and the sectax.compare/v1 report of each side against the baseline, its
+// p-values corrected over every side together.
+func JSON(w io.Writer, c *compare.Comparison) error {
+	if p := c.Pair(); p != nil {
+		return WriteJSON(w, p)
+	}
+	return WriteJSON(w, c)
+}
 
 // WriteJSON is the layout of every JSON document sectax writes: indented
 // two spaces, and <, > and & as themselves (the documents are read by

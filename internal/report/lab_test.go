@@ -22,22 +22,13 @@ func withLab(accel, cpu string, sides ...compare.Side) {
 	}
 }
 
-// labFormats renders a pairwise report in every format.
-func labFormats(t *testing.T, rep *compare.Report, a, b compare.Side) map[string][]byte {
+// labFormats renders a comparison in every format.
+func labFormats(t *testing.T, c *compare.Comparison) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, f := range []string{"text", "md", "json", "csv"} {
-		out[f] = render(t, rep, f, false)
+	for _, f := range ComparisonFormats.Names() {
+		out[f] = render(t, c, f, false)
 	}
-	var bf, h bytes.Buffer
-	if err := Benchfmt(&bf, rep, a, b); err != nil {
-		t.Fatal(err)
-	}
-	out["benchfmt"] = bf.Bytes()
-	if err := HTML(&h, rep); err != nil {
-		t.Fatal(err)
-	}
-	out["html"] = h.Bytes()
 	return out
 }
 
@@ -106,7 +97,7 @@ func TestTCGEveryFormat(t *testing.T) {
 	if !rep.HasWarning(compare.KindEmulated) || rep.Warnings[0].Kind != compare.KindEmulated {
 		t.Errorf("the emulated warning is not first: %v", rep.Warnings)
 	}
-	out := labFormats(t, rep, a, b)
+	out := labFormats(t, comparison(t, a, b))
 	checkHeadline(t, "pairwise", out)
 	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
 		golden(t, "lab-tcg."+f, out[f])
@@ -114,13 +105,13 @@ func TestTCGEveryFormat(t *testing.T) {
 
 	sides := runSidesMulti()
 	withLab("tcg", "Skylake-Client-v1", sides...)
-	mr, err := compare.CompareMulti(sides, compare.Options{Alpha: 0.05})
+	mr, err := compare.CompareSides(sides, compare.Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mout := map[string][]byte{}
 	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
-		mout[f] = renderMulti(t, mr, sides, f, false)
+		mout[f] = render(t, mr, f, false)
 		golden(t, "lab-tcg-multi."+f, mout[f])
 	}
 	checkHeadline(t, "multi", mout)
@@ -131,11 +122,7 @@ func TestTCGEveryFormat(t *testing.T) {
 func TestKVMNote(t *testing.T) {
 	a, b := runSides()
 	withLab("kvm", "host", a, b)
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := labFormats(t, rep, a, b)
+	out := labFormats(t, comparison(t, a, b))
 	for f, o := range out {
 		if strings.Contains(string(o), "TCG") {
 			t.Errorf("%s mentions TCG under kvm", f)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/stats"
 )
 
 // LabComparison is one cell of the lab matrix: configuration B against A
@@ -61,7 +62,7 @@ func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
 			}
 			m := wl.Metrics[0]
 			t.Row(c.B+" vs "+c.A, wl.Title(), m.Name, WithUnit(m.A.Center, m.Unit), WithUnit(m.B.Center, m.Unit),
-				changePct(m), dashIfEmpty(changeInterval(m)), P(m), m.Verdict)
+				changePct(m), orDash(changeInterval(m)), P(m), m.Verdict)
 		}
 		var env []string
 		if rep.Env.CmdlineKnown {
@@ -111,9 +112,9 @@ func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
 
 func changePct(m compare.Metric) string {
 	if m.Verdict == compare.VerdictSame {
-		return "~ (" + pct(m.ChangePct) + ")"
+		return "~ (" + stats.FormatPct(m.ChangePct) + ")"
 	}
-	return pct(m.ChangePct)
+	return stats.FormatPct(m.ChangePct)
 }
 
 func sideUnits(rep *compare.Report) string {

@@ -25,19 +25,6 @@ type Image struct {
 	Title, Alt, Path string
 }
 
-// MarkdownOptions configure the Markdown report.
-type MarkdownOptions struct {
-	// Images are charts written beside the report (sectax compare --png);
-	// the report links them.
-	Images []Image
-}
-
-// Markdown writes the comparison as GitHub-flavoured Markdown, to paste
-// into a blog post or an issue.
-func Markdown(w io.Writer, rep *compare.Report) error {
-	return MarkdownWith(w, rep, MarkdownOptions{})
-}
-
 // mdLink escapes a link target: spaces and parentheses would end it.
 func mdLink(p string) string {
 	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(p)
@@ -48,62 +35,123 @@ func mdAlt(s string) string {
 	return strings.NewReplacer("[", "(", "]", ")", "<", "&lt;").Replace(mdLine(s))
 }
 
-// MarkdownWith is Markdown with options: links to the charts.
-func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
+// Markdown writes a comparison of two or more sides as GitHub-flavoured
+// Markdown, to paste into a blog post or an issue: the sides, a table with
+// a row per workload and metric and a column per side, then what a pair
+// means, or each side's differences from A. opt.Images are charts written
+// beside the report (sectax compare --png); the report links them.
+func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### sectax compare: %s vs %s — %s\n\n", code(rep.A.Ref), code(rep.B.Ref), mdEscape(Headlined(rep.Conclusion.Headline, Conclusion(rep))))
-	b.WriteString("| | A | B |\n|---|---|---|\n")
-	row := func(name, a, c string) { fmt.Fprintf(&b, "| %s | %s | %s |\n", name, a, c) }
-	row("reference", codeCell(rep.A.Ref), codeCell(rep.B.Ref))
-	if rep.A.Title != "" || rep.B.Title != "" {
-		row("what", mdEscape(rep.A.Title), mdEscape(rep.B.Title))
+	pair := c.Pair()
+	var refs []string
+	for _, r := range c.Sides() {
+		refs = append(refs, code(r))
 	}
-	row("mitigations", mdEscape(orUnknown(rep.A.MitigationMode)), mdEscape(orUnknown(rep.B.MitigationMode)))
-	row("kernel", mdEscape(orUnknown(rep.A.Kernel)), mdEscape(orUnknown(rep.B.Kernel)))
-	row("runs", sideRuns(rep.A), sideRuns(rep.B))
-	row("one sample is", "one "+mdEscape(rep.A.Unit), "one "+mdEscape(rep.B.Unit))
-	if rep.A.Source != "" || rep.B.Source != "" {
-		row("source", mdEscape(rep.A.Source), mdEscape(rep.B.Source))
-		row("environment", mdEscape(rep.A.Environment), mdEscape(rep.B.Environment))
+	fmt.Fprintf(&b, "### sectax compare: %s — %s\n\n", strings.Join(refs, " vs "), mdEscape(Headlined(c.Headline, conclusionOf(c))))
+	sides := sideInfos(c)
+	b.WriteString("| |")
+	for i := range sides {
+		fmt.Fprintf(&b, " %s |", compare.SideLetter(i))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(sides)) + "\n")
+	row := func(name string, cell func(s compare.SideInfo) string) {
+		fmt.Fprintf(&b, "| %s |", name)
+		for _, s := range sides {
+			fmt.Fprintf(&b, " %s |", cell(s))
+		}
+		b.WriteString("\n")
+	}
+	titled, sourced := false, false
+	for _, s := range sides {
+		titled = titled || s.Title != ""
+		sourced = sourced || s.Source != ""
+	}
+	row("reference", func(s compare.SideInfo) string { return codeCell(s.Ref) })
+	if titled {
+		row("what", func(s compare.SideInfo) string { return mdEscape(s.Title) })
+	}
+	row("mitigations", func(s compare.SideInfo) string { return mdEscape(orUnknown(s.MitigationMode)) })
+	row("kernel", func(s compare.SideInfo) string { return mdEscape(orUnknown(s.Kernel)) })
+	row("runs", sideRuns)
+	row("one sample is", func(s compare.SideInfo) string { return "one " + mdEscape(s.Unit) })
+	if sourced {
+		row("source", func(s compare.SideInfo) string { return mdEscape(s.Source) })
+		row("environment", func(s compare.SideInfo) string { return mdEscape(s.Environment) })
 	}
 
-	b.WriteString("\n| workload | metric | A | B | change | speedup | p | p adj | n | verdict |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
-	for _, wl := range rep.Workloads {
-		title := codeCell(wl.ID)
-		if wl.ParamsKey != "" {
-			title += " " + mdEscape(wl.ParamsKey)
+	if pair != nil {
+		b.WriteString("\n| workload | metric | A | B | change | speedup | p | p adj | n | verdict |\n")
+		b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	} else {
+		b.WriteString("\n| workload | metric | A |")
+		for i := range c.Comparisons {
+			l := compare.SideLetter(i + 1)
+			fmt.Fprintf(&b, " %s | %s vs A |", l, l)
 		}
-		if wl.Control {
-			title += " (negative control)"
+		b.WriteString("\n|---|---|--:|" + strings.Repeat("--:|---|", len(c.Comparisons)) + "\n")
+	}
+	for i, r := range c.Rows {
+		t := ""
+		if newWorkload(c.Rows, i) {
+			t = codeCell(r.Workload.ID)
+			if r.Workload.ParamsKey != "" {
+				t += " " + mdEscape(r.Workload.ParamsKey)
+			}
+			if r.Workload.Control {
+				t += " (negative control)"
+			}
 		}
-		for i, m := range wl.Metrics {
-			t := title
-			if i > 0 {
-				t = ""
+		fmt.Fprintf(&b, "| %s | %s | %s |", t, mdEscape(r.Name), mdEscape(Value(r.Baseline, r.Unit, c.Baseline.Published)))
+		for si, m := range r.Sides {
+			strong := m != nil && (m.Verdict == compare.VerdictBetter || m.Verdict == compare.VerdictWorse)
+			if pair != nil {
+				verdict := m.Verdict
+				if strong {
+					verdict = "**" + verdict + "**"
+				}
+				fmt.Fprintf(&b, " %s | %s | %s | %s | %s | %s | %s |", mdEscape(Value(m.B, m.Unit, pair.B.Published)),
+					m.Delta, Speedup(m.Speedup), P(*m), PAdj(*m), N(*m), verdict)
+				continue
 			}
-			verdict := m.Verdict
-			if verdict == compare.VerdictBetter || verdict == compare.VerdictWorse {
-				verdict = "**" + verdict + "**"
+			change := mdEscape(changeCell(m))
+			if strong {
+				change = "**" + change + "**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t, mdEscape(m.Name),
-				mdEscape(Value(m.A, m.Unit, rep.A.Published)), mdEscape(Value(m.B, m.Unit, rep.B.Published)),
-				m.Delta, Speedup(m.Speedup), P(m), PAdj(m), N(m), verdict)
+			fmt.Fprintf(&b, " %s | %s |", mdEscape(valueCell(m, c.Comparisons[si].B.Published)), change)
+		}
+		b.WriteString("\n")
+	}
+	if pair != nil {
+		if g := pair.Geomean; g != nil {
+			ns := ""
+			if g.Tested && !g.Significant {
+				ns = " (not significant)"
+			}
+			fmt.Fprintf(&b, "| **geomean** | primary metrics, %d workloads | | | | **%s**%s | | | | |\n", g.N, Speedup(g.Speedup), ns)
+		}
+	} else {
+		geo := "| **geomean** | primary metrics | |"
+		hasGeo := false
+		for _, rep := range c.Comparisons {
+			g := geomeanCell(rep)
+			if g != "" {
+				hasGeo = true
+				g = "**" + g + "**"
+			}
+			geo += " | " + g + " |"
+		}
+		if hasGeo {
+			b.WriteString(geo + "\n")
 		}
 	}
-	if rep.Geomean != nil {
-		ns := ""
-		if rep.Geomean.Tested && !rep.Geomean.Significant {
-			ns = " (not significant)"
-		}
-		fmt.Fprintf(&b, "| **geomean** | primary metrics, %d workloads | | | | **%s**%s | | | | |\n", rep.Geomean.N, Speedup(rep.Geomean.Speedup), ns)
-	}
-	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legend(rep)))
+	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legendOf(c)))
 
-	if lines := Meaning(rep); len(lines) > 0 {
-		b.WriteString("\n#### What this means\n\n")
-		for _, l := range lines {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(l))
+	if pair != nil {
+		if lines := Meaning(pair); len(lines) > 0 {
+			b.WriteString("\n#### What this means\n\n")
+			for _, l := range lines {
+				fmt.Fprintf(&b, "- %s\n", mdEscape(l))
+			}
 		}
 	}
 	if len(opt.Images) > 0 {
@@ -112,25 +160,40 @@ func MarkdownWith(w io.Writer, rep *compare.Report, opt MarkdownOptions) error {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", mdAlt(im.Title+": "+im.Alt), mdLink(im.Path))
 		}
 	}
-
-	for _, wl := range rep.Workloads {
-		if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
-			fmt.Fprintf(&b, "\n%s: %s\n", code(wl.ID), mdEscape(onlyMetrics(wl)))
+	if pair != nil {
+		for _, wl := range pair.Workloads {
+			if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
+				fmt.Fprintf(&b, "\n%s: %s\n", code(wl.ID), mdEscape(onlyMetrics(wl)))
+			}
+		}
+		mdUnmatched(&b, pair, "B")
+		mdEnv(&b, pair, "####")
+	} else {
+		for i, rep := range c.Comparisons {
+			l := compare.SideLetter(i + 1)
+			fmt.Fprintf(&b, "\n#### %s = %s against A = %s\n\n", l, code(rep.B.Ref), code(rep.A.Ref))
+			fmt.Fprintf(&b, "%s. What this means, charts and every p-value: %s.\n", mdEscape(capital(sideConclusion(l, rep.Conclusion))), code(detailHint(rep)))
+			mdUnmatched(&b, rep, l)
+			mdEnv(&b, rep, "#####")
 		}
 	}
-	if len(rep.OnlyA)+len(rep.OnlyB) > 0 {
-		b.WriteString("\n**Not compared** (no partner on the other side):\n\n")
-		for _, u := range rep.OnlyA {
-			fmt.Fprintf(&b, "- only in A: %s\n", code(u.String()))
-		}
-		for _, u := range rep.OnlyB {
-			fmt.Fprintf(&b, "- only in B: %s\n", code(u.String()))
-		}
-	}
-
-	mdEnv(&b, rep, "####")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdUnmatched lists the workloads without a partner, side B named by
+// letter l.
+func mdUnmatched(b *strings.Builder, rep *compare.Report, l string) {
+	if len(rep.OnlyA)+len(rep.OnlyB) == 0 {
+		return
+	}
+	b.WriteString("\n**Not compared** (no partner on the other side):\n\n")
+	for _, u := range rep.OnlyA {
+		fmt.Fprintf(b, "- only in A: %s\n", code(u.String()))
+	}
+	for _, u := range rep.OnlyB {
+		fmt.Fprintf(b, "- only in %s: %s\n", l, code(u.String()))
+	}
 }
 
 // mdEnv writes the environment differences, notes and warnings of a

@@ -85,11 +85,7 @@ func TestTextOneLiners(t *testing.T) {
 		map[string]any{"name": "meltdown", "raw": "Vulnerable", "state": "vulnerable"},
 		map[string]any{"name": "future_bug", "raw": "Vulnerable", "state": "vulnerable"},
 	}
-	rep, err := compare.Compare(ra, rb, compare.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(render(t, rep, "text", false))
+	text := string(render(t, comparison(t, ra, rb), "text", false))
 	for _, want := range []string{
 		"    meltdown: Mitigation: PTI → Vulnerable\n      Meltdown (rogue data cache load): local code could read kernel memory; mitigation costs entry/exit, context switches\n",
 		"    future_bug: (absent) → Vulnerable\n      no knowledge-base entry (a bug newer than this sectax?)\n",

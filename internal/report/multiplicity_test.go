@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"strings"
@@ -46,22 +45,12 @@ func holmSides(extra ...run.Result) (compare.Side, compare.Side) {
 		compare.RunsSide("off", compare.KindLabel, []*run.Run{off}, []map[string]any{env("off", "b2", "root=/dev/vda mitigations=off")})
 }
 
-func allFormats(t *testing.T, rep *compare.Report, a, b compare.Side) map[string]string {
+func allFormats(t *testing.T, c *compare.Comparison) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, f := range []string{"text", "md", "json", "csv"} {
-		out[f] = string(render(t, rep, f, false))
+	for _, f := range ComparisonFormats.Names() {
+		out[f] = string(render(t, c, f, false))
 	}
-	var buf bytes.Buffer
-	if err := HTML(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	out["html"] = buf.String()
-	buf.Reset()
-	if err := Benchfmt(&buf, rep, a, b); err != nil {
-		t.Fatal(err)
-	}
-	out["benchfmt"] = buf.String()
 	return out
 }
 
@@ -94,7 +83,7 @@ func TestHolmAllFormats(t *testing.T) {
 	if rep.Conclusion.Kind != compare.ConclusionNoDifference || rep.Geomean == nil || rep.Geomean.Significant {
 		t.Errorf("conclusion %+v geomean %+v", rep.Conclusion, rep.Geomean)
 	}
-	out := allFormats(t, rep, a, b)
+	out := allFormats(t, comparison(t, a, b))
 	const first = "no significant difference overall"
 	for f, s := range out {
 		if f == "csv" || f == "json" {
@@ -177,7 +166,7 @@ func TestSameMitigationsFirstLine(t *testing.T) {
 	if rep.Conclusion.Kind != compare.ConclusionSameMitigations {
 		t.Fatalf("conclusion %+v", rep.Conclusion)
 	}
-	for f, s := range allFormats(t, rep, a, b) {
+	for f, s := range allFormats(t, comparison(t, a, b)) {
 		if f == "csv" {
 			continue // a table of numbers: no prose
 		}

@@ -18,8 +18,15 @@ import (
 
 // golden compares got with testdata/name; -update rewrites it, and a
 // mismatch leaves name.got beside it (gitignored).
+// golden compares got with testdata/name; an HTML page's inline charts
+// are placeholders there (testutil.WithoutCharts): the charts' structure
+// is tested on its own (charts_structure_test.go), the page in a browser
+// (browser_test.go).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
+	if strings.HasSuffix(name, ".html") {
+		got = testutil.WithoutCharts(got)
+	}
 	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
@@ -85,21 +92,21 @@ func runSides() (compare.Side, compare.Side) {
 	return a, b
 }
 
-func render(t *testing.T, rep *compare.Report, format string, color bool) []byte {
+// comparison compares the sides, the first as the baseline, at α = 0.05.
+func comparison(t testing.TB, sides ...compare.Side) *compare.Comparison {
+	t.Helper()
+	c, err := compare.CompareSides(sides, compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// render lays c out in format through the registry, as the CLI does.
+func render(t testing.TB, c *compare.Comparison, format string, color bool) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	var err error
-	switch format {
-	case "text":
-		err = Text(&b, rep, Options{Color: color})
-	case "md":
-		err = Markdown(&b, rep)
-	case "json":
-		err = JSON(&b, rep)
-	case "csv":
-		err = CSV(&b, rep)
-	}
-	if err != nil {
+	if err := ComparisonFormats.Render(&b, format, c, Options{Color: color}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -109,19 +116,11 @@ func TestGoldens(t *testing.T) {
 	ba, bb := baselineSides(t)
 	ra, rb := runSides()
 	for name, sides := range map[string][2]compare.Side{"study-wsl3": {ba, bb}, "runs": {ra, rb}} {
-		rep, err := compare.Compare(sides[0], sides[1], compare.Options{Alpha: 0.05})
-		if err != nil {
-			t.Fatal(err)
+		c := comparison(t, sides[0], sides[1])
+		for _, format := range []string{"text", "md", "json", "csv", "benchfmt"} {
+			golden(t, name+"."+format, render(t, c, format, false))
 		}
-		for _, format := range []string{"text", "md", "json", "csv"} {
-			golden(t, name+"."+format, render(t, rep, format, false))
-		}
-		golden(t, name+".color.text", render(t, rep, "text", true))
-		var b bytes.Buffer
-		if err := Benchfmt(&b, rep, sides[0], sides[1]); err != nil {
-			t.Fatal(err)
-		}
-		golden(t, name+".benchfmt", b.Bytes())
+		golden(t, name+".color.text", render(t, c, "text", true))
 	}
 }
 
@@ -129,11 +128,7 @@ func TestGoldens(t *testing.T) {
 // table, beyond the golden file.
 func TestStudyMarkdown(t *testing.T) {
 	ba, bb := baselineSides(t)
-	rep, err := compare.Compare(ba, bb, compare.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := string(render(t, rep, "md", false))
+	md := string(render(t, comparison(t, ba, bb), "md", false))
 	for _, want := range []string{
 		"| `syscall-basic` loops=10000000 | usecs_per_op | 0.1868 µs/op | 0.0676 µs/op | −63.81% | 2.76× |",
 		"|  | ops_per_sec | 5,353,135 ops/s | 14,798,678 ops/s | +176.45% | 2.76× | – | – | 1+1 | untested |",
@@ -152,11 +147,8 @@ func TestStudyMarkdown(t *testing.T) {
 // reader: every sample, unit and configuration key survives.
 func TestBenchfmtReadable(t *testing.T) {
 	ra, rb := runSides()
-	var b bytes.Buffer
-	if err := Benchfmt(&b, nil, ra, rb); err != nil {
-		t.Fatal(err)
-	}
-	rd := benchfmt.NewReader(&b, "runs.benchfmt")
+	b := bytes.NewReader(render(t, comparison(t, ra, rb), "benchfmt", false))
+	rd := benchfmt.NewReader(b, "runs.benchfmt")
 	type key struct{ label, name, unit string }
 	got := map[key][]float64{}
 	cfg := map[string]string{}

@@ -90,8 +90,12 @@ func verdictColor(v string) string {
 	return ""
 }
 
-// Text writes the comparison for a terminal.
-func Text(w io.Writer, rep *compare.Report, opt Options) error {
+// Text writes a comparison of two or more sides for a terminal: the
+// conclusion, the sides, a row per workload and metric with a column per
+// side (A, the baseline, first) and each other side's change against A;
+// then what a pair means, or, for three or more sides, what differs from A
+// side by side.
+func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	paint := func(code, s string) string {
 		if opt.Color {
 			return code + s + ansiReset
@@ -99,73 +103,137 @@ func Text(w io.Writer, rep *compare.Report, opt Options) error {
 		return s
 	}
 	ts := termSafe
+	pair := c.Pair()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", paint(ansiBold, Headlined(rep.Conclusion.Headline, capital(Conclusion(rep))+".")))
-	fmt.Fprintf(&b, "sectax compare: A = %s  B = %s\n", ts(rep.A.Ref), ts(rep.B.Ref))
-	fmt.Fprintf(&b, "  A  %s\n", ts(sideLine(rep.A)))
-	fmt.Fprintf(&b, "  B  %s\n", ts(sideLine(rep.B)))
-	fmt.Fprintf(&b, "  %s\n\n", legend(rep))
+	fmt.Fprintf(&b, "%s\n", paint(ansiBold, Headlined(c.Headline, capital(conclusionOf(c))+".")))
+	b.WriteString("sectax compare:")
+	for i, ref := range c.Sides() {
+		sep := "  "
+		if i == 0 {
+			sep = " "
+		}
+		fmt.Fprintf(&b, "%s%s = %s", sep, compare.SideLetter(i), ts(ref))
+	}
+	b.WriteString("\n")
+	for i, s := range sideInfos(c) {
+		fmt.Fprintf(&b, "  %s  %s\n", compare.SideLetter(i), ts(sideLine(s)))
+	}
+	fmt.Fprintf(&b, "  %s\n\n", legendOf(c))
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
 	b.Reset()
 
 	var t table
-	t.add(cell{text: "workload / metric"}, cell{text: "A", right: true}, cell{text: "B", right: true},
-		cell{text: "change", right: true}, cell{text: "×", right: true}, cell{text: "p", right: true},
-		cell{text: "p adj", right: true}, cell{text: "n", right: true}, cell{text: "verdict"})
-	for _, wl := range rep.Workloads {
-		title := wl.Title()
-		if wl.Control {
-			title += "  (negative control)"
+	head := []cell{{text: "workload / metric"}, {text: "A", right: true}}
+	if pair != nil {
+		head = append(head, cell{text: "B", right: true}, cell{text: "change", right: true}, cell{text: "×", right: true},
+			cell{text: "p", right: true}, cell{text: "p adj", right: true}, cell{text: "n", right: true}, cell{text: "verdict"})
+	} else {
+		for i := range c.Comparisons {
+			l := compare.SideLetter(i + 1)
+			head = append(head, cell{text: l, right: true}, cell{text: l + " vs A"})
 		}
-		t.add(cell{text: title})
-		for _, m := range wl.Metrics {
-			t.add(cell{text: "  " + m.Name},
-				cell{text: Value(m.A, m.Unit, rep.A.Published), right: true},
-				cell{text: Value(m.B, m.Unit, rep.B.Published), right: true},
-				cell{text: m.Delta, right: true, color: verdictColor(m.Verdict)},
-				cell{text: Speedup(m.Speedup), right: true},
-				cell{text: P(m), right: true},
-				cell{text: PAdj(m), right: true},
-				cell{text: N(m), right: true},
-				cell{text: m.Verdict, color: verdictColor(m.Verdict)})
+	}
+	t.add(head...)
+	for i, r := range c.Rows {
+		if newWorkload(c.Rows, i) {
+			t.add(cell{text: rowTitle(r)})
 		}
-		if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
+		row := []cell{{text: "  " + r.Name}, {text: Value(r.Baseline, r.Unit, c.Baseline.Published), right: true}}
+		for si, m := range r.Sides {
+			color := ""
+			if m != nil {
+				color = verdictColor(m.Verdict)
+			}
+			if pair != nil {
+				row = append(row, cell{text: Value(m.B, m.Unit, pair.B.Published), right: true},
+					cell{text: m.Delta, right: true, color: color},
+					cell{text: Speedup(m.Speedup), right: true},
+					cell{text: P(*m), right: true},
+					cell{text: PAdj(*m), right: true},
+					cell{text: N(*m), right: true},
+					cell{text: m.Verdict, color: color})
+				continue
+			}
+			row = append(row, cell{text: valueCell(m, c.Comparisons[si].B.Published), right: true},
+				cell{text: changeCell(m), color: color})
+		}
+		t.add(row...)
+		if wl := r.Workload; pair != nil && lastOfWorkload(c.Rows, i) && len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
 			t.add(cell{text: "  " + onlyMetrics(wl)})
+		}
+	}
+	if pair == nil {
+		geo := []cell{{text: "geomean of the primary speedups"}, {text: ""}}
+		hasGeo := false
+		for _, rep := range c.Comparisons {
+			g := geomeanCell(rep)
+			hasGeo = hasGeo || g != ""
+			geo = append(geo, cell{text: ""}, cell{text: g})
+		}
+		if hasGeo {
+			t.add(geo...)
 		}
 	}
 	if err := t.write(w, opt.Color); err != nil {
 		return err
 	}
+	if pair != nil {
+		textPair(&b, pair, paint)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	for i, rep := range c.Comparisons {
+		l := compare.SideLetter(i + 1)
+		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, fmt.Sprintf("%s = %s against A = %s", l, ts(rep.B.Ref), ts(rep.A.Ref))))
+		fmt.Fprintf(&b, "  %s.\n", capital(sideConclusion(l, rep.Conclusion)))
+		fmt.Fprintf(&b, "  (what this means, charts and every p: %s)\n", ts(detailHint(rep)))
+		textUnmatched(&b, rep, l, "  ")
+		b.WriteString("  Environment differences:\n")
+		textEnv(&b, rep, paint, "  ")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// textPair writes what follows the table of a pair: the geomean, what it
+// means, the unmatched workloads and the environment differences.
+func textPair(b *strings.Builder, rep *compare.Report, paint func(code, s string) string) {
 	if g := rep.Geomean; g != nil {
 		ns := ""
 		if g.Tested && !g.Significant {
 			ns = " (not significant: no workload differs after Holm's correction)"
 		}
-		fmt.Fprintf(&b, "geomean speedup of the primary metrics over %d workloads: %s%s\n", g.N, Speedup(g.Speedup), ns)
+		fmt.Fprintf(b, "geomean speedup of the primary metrics over %d workloads: %s%s\n", g.N, Speedup(g.Speedup), ns)
 	}
 	if lines := Meaning(rep); len(lines) > 0 {
 		b.WriteString("\nWhat this means:\n")
 		for _, l := range lines {
-			fmt.Fprintf(&b, "  - %s\n", ts(l))
+			fmt.Fprintf(b, "  - %s\n", termSafe(l))
 		}
 	}
-
 	if len(rep.OnlyA)+len(rep.OnlyB) > 0 {
-		b.WriteString("\nUnmatched workloads (not compared):\n")
-		for _, u := range rep.OnlyA {
-			fmt.Fprintf(&b, "  only in A: %s\n", ts(u.String()))
-		}
-		for _, u := range rep.OnlyB {
-			fmt.Fprintf(&b, "  only in B: %s\n", ts(u.String()))
-		}
+		b.WriteString("\n")
 	}
-
+	textUnmatched(b, rep, "B", "")
 	b.WriteString("\nEnvironment differences:\n")
-	textEnv(&b, rep, paint, "")
-	_, err := io.WriteString(w, b.String())
-	return err
+	textEnv(b, rep, paint, "")
+}
+
+// textUnmatched lists the workloads without a partner, side B named by
+// letter l, each line indented by ind.
+func textUnmatched(b *strings.Builder, rep *compare.Report, l, ind string) {
+	if len(rep.OnlyA)+len(rep.OnlyB) == 0 {
+		return
+	}
+	b.WriteString(ind + "Unmatched workloads (not compared):\n")
+	for _, u := range rep.OnlyA {
+		fmt.Fprintf(b, "%s  only in A: %s\n", ind, termSafe(u.String()))
+	}
+	for _, u := range rep.OnlyB {
+		fmt.Fprintf(b, "%s  only in %s: %s\n", ind, l, termSafe(u.String()))
+	}
 }
 
 // textEnv writes the environment differences, notes and warnings of a

@@ -66,40 +66,16 @@ func runSidesMulti() []compare.Side {
 	return []compare.Side{a, b, c}
 }
 
-func renderMulti(t *testing.T, mr *compare.MultiReport, sides []compare.Side, format string, color bool) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	var err error
-	switch format {
-	case "text":
-		err = TextMulti(&b, mr, Options{Color: color})
-	case "md":
-		err = MarkdownMulti(&b, mr, MarkdownOptions{})
-	case "json":
-		err = JSONMulti(&b, mr)
-	case "csv":
-		err = CSVMulti(&b, mr)
-	case "benchfmt":
-		err = BenchfmtMulti(&b, mr, sides...)
-	case "html":
-		err = HTMLMulti(&b, mr)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 func TestMultiGoldens(t *testing.T) {
 	for name, sides := range map[string][]compare.Side{"study-matrix": studyMatrix(t), "runs-multi": runSidesMulti()} {
-		mr, err := compare.CompareMulti(sides, compare.Options{Alpha: 0.05})
+		mr, err := compare.CompareSides(sides, compare.Options{Alpha: 0.05})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, format := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
-			golden(t, name+"."+format, renderMulti(t, mr, sides, format, false))
+			golden(t, name+"."+format, render(t, mr, format, false))
 		}
-		golden(t, name+".color.text", renderMulti(t, mr, sides, "text", true))
+		golden(t, name+".color.text", render(t, mr, "text", true))
 	}
 }
 
@@ -108,11 +84,11 @@ func TestMultiGoldens(t *testing.T) {
 // the joint family, and the per-side sections.
 func TestMultiContent(t *testing.T) {
 	sides := runSidesMulti()
-	mr, err := compare.CompareMulti(sides, compare.Options{Alpha: 0.05})
+	mr, err := compare.CompareSides(sides, compare.Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(renderMulti(t, mr, sides, "text", false))
+	text := string(render(t, mr, "text", false))
 	for _, want := range []string{
 		"sectax compare: A = on  B = off  C = off2\n",
 		"workload / metric",
@@ -151,7 +127,7 @@ func TestMultiContent(t *testing.T) {
 			} `json:"b"`
 		} `json:"comparisons"`
 	}
-	if err := json.Unmarshal(renderMulti(t, mr, sides, "json", false), &doc); err != nil {
+	if err := json.Unmarshal(render(t, mr, "json", false), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.Schema != compare.MultiSchema || doc.Multiplicity != compare.MultiplicityAcrossSides || doc.Family != 4 ||
@@ -161,7 +137,7 @@ func TestMultiContent(t *testing.T) {
 		t.Errorf("json document: %+v", doc)
 	}
 
-	rows, err := csv.NewReader(bytes.NewReader(renderMulti(t, mr, sides, "csv", false))).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(render(t, mr, "csv", false))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,13 +146,13 @@ func TestMultiContent(t *testing.T) {
 		t.Errorf("csv: %d rows, header %v", len(rows), rows[0])
 	}
 	for _, r := range rows[1:] {
-		if len(r) != len(CSVMultiHeader) || r[0] != "on" {
+		if len(r) != len(CSVSidesHeader) || r[0] != "on" {
 			t.Errorf("csv row %v", r)
 		}
 	}
 
 	// benchfmt: one label per side, every sample, read back by x/perf.
-	rd := benchfmt.NewReader(bytes.NewReader(renderMulti(t, mr, sides, "benchfmt", false)), "multi.benchfmt")
+	rd := benchfmt.NewReader(bytes.NewReader(render(t, mr, "benchfmt", false)), "multi.benchfmt")
 	labels := map[string]int{}
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
@@ -190,7 +166,7 @@ func TestMultiContent(t *testing.T) {
 		t.Errorf("benchfmt results per label: %v", labels)
 	}
 
-	page := string(renderMulti(t, mr, sides, "html", false))
+	page := string(render(t, mr, "html", false))
 	if n := strings.Count(page, "<svg "); n != 1 {
 		t.Errorf("%d charts in the page, want the impact chart only", n)
 	}
@@ -210,13 +186,13 @@ func TestHostileTextMulti(t *testing.T) {
 	r.ID = "third-run"
 	c := compare.RunsSide("third\x1b[31m\n### three|", compare.KindLabel, []*run.Run{&r}, []map[string]any{{"boot_id": "b9"}})
 	sides := []compare.Side{a, b, c}
-	mr, err := compare.CompareMulti(sides, compare.Options{Alpha: 0.05})
+	mr, err := compare.CompareSides(sides, compare.Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
 	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
-		out[f] = string(renderMulti(t, mr, sides, f, false))
+		out[f] = string(render(t, mr, f, false))
 	}
 	for f, s := range out {
 		for i := 0; i < len(s); i++ {
@@ -270,7 +246,7 @@ func TestHostileTextMulti(t *testing.T) {
 		t.Fatalf("csv: %v", err)
 	}
 	for _, r := range rows {
-		if len(r) != len(CSVMultiHeader) {
+		if len(r) != len(CSVSidesHeader) {
 			t.Errorf("csv row of %d fields: %q", len(r), r)
 		}
 	}

@@ -36,9 +36,9 @@ func threeSides() []Side {
 	}
 }
 
-func TestCompareMultiHolmOverEverySide(t *testing.T) {
+func TestCompareSidesHolmOverEverySide(t *testing.T) {
 	sides := threeSides()
-	mr, err := CompareMulti(sides, Options{})
+	mr, err := CompareSides(sides, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +92,10 @@ func TestCompareMultiHolmOverEverySide(t *testing.T) {
 }
 
 // A side that lacks a workload leaves its cell empty; the row stays.
-func TestCompareMultiMissingWorkload(t *testing.T) {
+func TestCompareSidesMissingWorkload(t *testing.T) {
 	sides := threeSides()
 	sides[2].Runs[0].Results = sides[2].Runs[0].Results[:1]
-	mr, err := CompareMulti(sides, Options{})
+	mr, err := CompareSides(sides, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,21 +107,21 @@ func TestCompareMultiMissingWorkload(t *testing.T) {
 	}
 }
 
-func TestCompareMultiErrors(t *testing.T) {
+func TestCompareSidesErrors(t *testing.T) {
 	sides := threeSides()
-	if _, err := CompareMulti(sides[:1], Options{}); err == nil {
+	if _, err := CompareSides(sides[:1], Options{}); err == nil {
 		t.Error("one side accepted")
 	}
-	if _, err := CompareMulti([]Side{sides[0], sides[1], sides[1]}, Options{}); !errors.Is(err, ErrDuplicateSide) {
+	if _, err := CompareSides([]Side{sides[0], sides[1], sides[1]}, Options{}); !errors.Is(err, ErrDuplicateSide) {
 		t.Errorf("duplicate side: %v", err)
 	}
 	again := sides[2]
 	again.Ref = "again"
 	again.Runs = sides[1].Runs
-	if _, err := CompareMulti([]Side{sides[0], sides[1], again}, Options{}); !errors.Is(err, ErrRunOnTwoSides) {
+	if _, err := CompareSides([]Side{sides[0], sides[1], again}, Options{}); !errors.Is(err, ErrRunOnTwoSides) {
 		t.Errorf("a run on two sides: %v", err)
 	}
-	if _, err := CompareMulti(sides, Options{Alpha: 2}); err == nil {
+	if _, err := CompareSides(sides, Options{Alpha: 2}); err == nil {
 		t.Error("alpha 2 accepted")
 	}
 }

@@ -7,10 +7,54 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 )
 
-// Layout of a comparison of three or more sides (compare.MultiReport): the
+// Layout of a comparison of two or more sides (compare.Comparison): the
 // sides are named by letter (A is the baseline), a row per workload and
 // metric, for each side its median and the change against A. The per-side
 // details (environment, notes, warnings) are the pairwise reports' own.
+// Every format has one renderer for any number of sides; a pair (one side
+// against the baseline) has room for the whole test in its columns (change,
+// ×, p, p adj, n, verdict) and for what it means, where three or more
+// sides get one cell each and a command that shows the pair.
+
+// conclusionOf words the comparison in one line, the first of every
+// format: the pair's conclusion, or each side's against the baseline.
+func conclusionOf(c *compare.Comparison) string {
+	if p := c.Pair(); p != nil {
+		return Conclusion(p)
+	}
+	return MultiConclusion(c)
+}
+
+// legendOf explains the columns of the comparison's table.
+func legendOf(c *compare.Comparison) string {
+	if p := c.Pair(); p != nil {
+		return legend(p)
+	}
+	return multiLegend(c)
+}
+
+// sideInfos are the sides' descriptions, the baseline first.
+func sideInfos(c *compare.Comparison) []compare.SideInfo {
+	out := []compare.SideInfo{c.Baseline}
+	for _, rep := range c.Comparisons {
+		out = append(out, rep.B)
+	}
+	return out
+}
+
+// newWorkload reports whether row i starts another workload than row i-1.
+func newWorkload(rows []compare.Row, i int) bool {
+	if i == 0 {
+		return true
+	}
+	a, b := rows[i-1].Workload, rows[i].Workload
+	return a.ID != b.ID || a.ParamsKey != b.ParamsKey || a.Engine != b.Engine
+}
+
+// lastOfWorkload reports whether row i is its workload's last.
+func lastOfWorkload(rows []compare.Row, i int) bool {
+	return i == len(rows)-1 || newWorkload(rows, i+1)
+}
 
 // sideConclusion words one side's conclusion against the baseline
 // ("B is 2.51× as fast as A overall (2 of 2 workloads differ
@@ -44,7 +88,7 @@ func sideConclusion(letter string, c compare.Conclusion) string {
 
 // MultiConclusion words the conclusion of every side against the baseline,
 // in one line (the first line of every format).
-func MultiConclusion(mr *compare.MultiReport) string {
+func MultiConclusion(mr *compare.Comparison) string {
 	var parts []string
 	for i, c := range mr.Conclusions {
 		parts = append(parts, sideConclusion(compare.SideLetter(i+1), c.Conclusion))
@@ -53,7 +97,7 @@ func MultiConclusion(mr *compare.MultiReport) string {
 }
 
 // multiLegend explains the columns of the multi-side table.
-func multiLegend(mr *compare.MultiReport) string {
+func multiLegend(mr *compare.Comparison) string {
 	family := fmt.Sprintf("%d hypotheses", mr.Family)
 	if mr.Family == 0 {
 		family = "none here: published figures are untested"
@@ -69,7 +113,7 @@ func multiLegend(mr *compare.MultiReport) string {
 // "–" when the side lacks the metric.
 func changeCell(m *compare.Metric) string {
 	if m == nil {
-		return "–"
+		return none
 	}
 	parts := []string{m.Delta}
 	if iv := changeInterval(*m); iv != "" {
@@ -89,7 +133,7 @@ func changeCell(m *compare.Metric) string {
 // metric.
 func valueCell(m *compare.Metric, published bool) string {
 	if m == nil {
-		return "–"
+		return none
 	}
 	return Value(m.B, m.Unit, published)
 }
@@ -109,7 +153,7 @@ func geomeanCell(rep *compare.Report) string {
 }
 
 // rowTitle is a row's workload and metric heading.
-func rowTitle(r compare.MultiRow) string {
+func rowTitle(r compare.Row) string {
 	t := r.Workload.Title()
 	if r.Workload.Control {
 		t += "  (negative control)"

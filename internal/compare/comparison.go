@@ -10,13 +10,13 @@ import (
 )
 
 // MultiSchema is the value of the "schema" field of the JSON report of a
-// comparison of three or more sides.
+// comparison of three or more sides (a pair is one Report, Schema).
 const MultiSchema = "sectax.compare-multi/v1"
 
 // MultiplicityAcrossSides names the correction of a multi-side comparison:
 // Holm–Bonferroni over every (side, primary metric) pair against the
 // baseline, one family for the whole report. Each pairwise report of a
-// MultiReport carries it instead of Multiplicity.
+// Comparison of three or more sides carries it instead of Multiplicity.
 const MultiplicityAcrossSides = "holm-across-sides"
 
 // ErrDuplicateSide is a side given twice, ErrRunOnTwoSides a run that two
@@ -26,21 +26,21 @@ var (
 	ErrRunOnTwoSides = exit.New(exit.Usage, "a run is on two sides")
 )
 
-// MultiReport is a comparison of three or more sides: the first is the
+// Comparison is a comparison of two or more sides: the first is the
 // baseline (as benchstat's first column), and each other side is compared
 // with it by the pairwise Report, the p-values of all of them corrected
-// together. Reports lay it out as a row per workload and metric and a
-// column per side.
-type MultiReport struct {
+// together. A pair is the case of one other side. Reports lay it out as a
+// row per workload and metric and a column per side.
+type Comparison struct {
 	Schema string `json:"schema"`
 	// Conclusions are the conclusion of each side against the baseline, in
 	// side order (the first line of every format).
 	Conclusions []SideConclusion `json:"conclusions"`
 	Alpha       float64          `json:"alpha"`
 	Confidence  float64          `json:"confidence"`
-	// Multiplicity is MultiplicityAcrossSides; Family the number of
-	// hypotheses corrected together (the tested primary metrics of every
-	// side against the baseline).
+	// Multiplicity is MultiplicityAcrossSides (Multiplicity for a pair);
+	// Family the number of hypotheses corrected together (the tested
+	// primary metrics of every side against the baseline).
 	Multiplicity string   `json:"multiplicity"`
 	Family       int      `json:"family"`
 	Baseline     SideInfo `json:"baseline"`
@@ -55,7 +55,10 @@ type MultiReport struct {
 	// Rows are the table of every format: a row per workload and metric, a
 	// cell per other side. Not part of the JSON report (the comparisons
 	// hold every number).
-	Rows []MultiRow `json:"-"`
+	Rows []Row `json:"-"`
+	// Inputs are the sides as given, the baseline first (their samples,
+	// for the formats that carry every sample). Not part of the JSON report.
+	Inputs []Side `json:"-"`
 }
 
 // SideConclusion is one side's conclusion against the baseline.
@@ -64,8 +67,8 @@ type SideConclusion struct {
 	Conclusion Conclusion `json:"conclusion"`
 }
 
-// MultiRow is one workload's metric across the sides.
-type MultiRow struct {
+// Row is one workload's metric across the sides.
+type Row struct {
 	// Workload is the workload as the first comparison that matched it
 	// describes it (without metrics).
 	Workload Workload
@@ -79,18 +82,22 @@ type MultiRow struct {
 	Sides []*Metric
 }
 
-// CompareMulti compares every side after the first with the first (the
-// baseline), each by Compare's model, with Holm's correction over every
-// side's primary metrics together. It needs at least two sides; with two,
-// Compare gives the pairwise report. It refuses sides measured under
-// different accelerators (*MixedAcceleratorsError).
-func CompareMulti(sides []Side, opt Options) (*MultiReport, error) {
+// CompareSides compares every side after the first with the first (the
+// baseline), each by the pairwise Report, with Holm's correction over every
+// side's primary metrics together. It needs at least two sides; a pair is
+// one Report (Pair). It refuses sides measured under different
+// accelerators (*MixedAcceleratorsError).
+func CompareSides(sides []Side, opt Options) (*Comparison, error) {
 	if len(sides) < 2 {
 		return nil, fmt.Errorf("a comparison needs at least two sides, got %d", len(sides))
 	}
+	pair := len(sides) == 2
 	seen := map[string]bool{}
 	owner := map[string]string{}
 	for _, s := range sides {
+		if pair {
+			break // a pair's one check is match's ErrSameRun
+		}
 		if seen[s.Ref] {
 			return nil, fmt.Errorf("%w (%s): name each side once", ErrDuplicateSide, s.Ref)
 		}
@@ -107,13 +114,16 @@ func CompareMulti(sides []Side, opt Options) (*MultiReport, error) {
 		return nil, err
 	}
 	base := sides[0]
-	mr := &MultiReport{Schema: MultiSchema, Multiplicity: MultiplicityAcrossSides, Lab: note}
+	mr := &Comparison{Schema: MultiSchema, Multiplicity: MultiplicityAcrossSides, Lab: note, Inputs: sides}
+	if pair {
+		mr.Schema, mr.Multiplicity = Schema, Multiplicity
+	}
 	for _, s := range sides[1:] {
 		rep, err := match(base, s, opt)
 		if err != nil {
 			return nil, err
 		}
-		rep.Multiplicity = MultiplicityAcrossSides
+		rep.Multiplicity = mr.Multiplicity
 		mr.Comparisons = append(mr.Comparisons, rep)
 	}
 	adjust(mr.Comparisons)
@@ -136,7 +146,7 @@ func CompareMulti(sides []Side, opt Options) (*MultiReport, error) {
 
 // multiRows joins the comparisons' metrics into rows, in the baseline's
 // order of workloads and metrics.
-func multiRows(base Side, reps []*Report) []MultiRow {
+func multiRows(base Side, reps []*Report) []Row {
 	order := map[string]int{}
 	for i, g := range groups(base) {
 		k := g.id + "\x00" + g.paramsKey
@@ -144,7 +154,7 @@ func multiRows(base Side, reps []*Report) []MultiRow {
 			order[k] = i
 		}
 	}
-	var rows []MultiRow
+	var rows []Row
 	index := map[string]int{}
 	for ri, rep := range reps {
 		for _, w := range rep.Workloads {
@@ -157,7 +167,7 @@ func multiRows(base Side, reps []*Report) []MultiRow {
 					wl.Metrics = nil
 					i = len(rows)
 					index[k] = i
-					rows = append(rows, MultiRow{Workload: wl, Name: m.Name, Unit: m.Unit, Better: m.Better,
+					rows = append(rows, Row{Workload: wl, Name: m.Name, Unit: m.Unit, Better: m.Better,
 						Baseline: m.A, Sides: make([]*Metric, len(reps))})
 				}
 				rows[i].Sides[ri] = m
@@ -172,7 +182,7 @@ func multiRows(base Side, reps []*Report) []MultiRow {
 }
 
 // Sides are the references of every side, the baseline first.
-func (mr *MultiReport) Sides() []string {
+func (mr *Comparison) Sides() []string {
 	out := []string{mr.Baseline.Ref}
 	for _, rep := range mr.Comparisons {
 		out = append(out, rep.B.Ref)
@@ -182,13 +192,22 @@ func (mr *MultiReport) Sides() []string {
 
 // Published reports whether the baseline or any side holds published
 // figures.
-func (mr *MultiReport) Published() bool {
+func (mr *Comparison) Published() bool {
 	for _, rep := range mr.Comparisons {
 		if rep.A.Published || rep.B.Published {
 			return true
 		}
 	}
 	return false
+}
+
+// Pair is the one Report of a comparison of two sides, nil when there are
+// three or more.
+func (mr *Comparison) Pair() *Report {
+	if len(mr.Comparisons) != 1 {
+		return nil
+	}
+	return mr.Comparisons[0]
 }
 
 // SideLetter names the i-th side as the reports do: A (the baseline), B,

@@ -1,0 +1,184 @@
+package report
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/compare"
+)
+
+// The charts are tested by their structure here (titles, labels, bars,
+// colours, axis range); the HTML goldens hold a placeholder for each
+// (withoutCharts), since gonum's markup moves with font metrics.
+
+var (
+	svgTextRe = regexp.MustCompile(`(?s)<text[^>]*>(.*?)</text>`)
+	svgRectRe = regexp.MustCompile(`<path d="M([-\d.]+),([-\d.]+)L([-\d.]+),([-\d.]+)L([-\d.]+),([-\d.]+)L([-\d.]+),([-\d.]+)Z"\s*(?:style="fill:(#[0-9A-F]{6})")?\s*/>`)
+)
+
+// svgBar is a filled rectangle of a chart: its fill ("" for gonum's
+// default black) and its extent.
+type svgBar struct {
+	fill           string
+	x0, x1, y0, y1 float64
+}
+
+func (b svgBar) width() float64  { return math.Abs(b.x1 - b.x0) }
+func (b svgBar) height() float64 { return math.Abs(b.y1 - b.y0) }
+
+// chartShape returns the texts and filled rectangles of a chart's SVG, in
+// drawing order, without the white background.
+func chartShape(t *testing.T, c Chart) (texts []string, bars []svgBar) {
+	t.Helper()
+	svg, err := c.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range svgTextRe.FindAllSubmatch(svg, -1) {
+		texts = append(texts, strings.TrimSpace(string(m[1])))
+	}
+	for _, m := range svgRectRe.FindAllSubmatch(svg, -1) {
+		if string(m[9]) == "#FFFFFF" {
+			continue
+		}
+		f := func(i int) float64 { v, _ := strconv.ParseFloat(string(m[i]), 64); return v }
+		xs := []float64{f(1), f(3), f(5), f(7)}
+		ys := []float64{f(2), f(4), f(6), f(8)}
+		bars = append(bars, svgBar{fill: string(m[9]), x0: xs[0], x1: xs[2], y0: ys[0], y1: ys[2]})
+	}
+	return texts, bars
+}
+
+// hex is a colour as vgsvg writes it ("#1B9E77").
+func hex(c interface{ RGBA() (r, g, b, a uint32) }) string {
+	r, g, b, _ := c.RGBA()
+	return strings.ToUpper("#" + twoHex(r>>8) + twoHex(g>>8) + twoHex(b>>8))
+}
+
+func twoHex(v uint32) string {
+	s := strconv.FormatUint(uint64(v), 16)
+	if len(s) < 2 {
+		s = "0" + s
+	}
+	return s
+}
+
+// TestImpactChartStructure: the pair's impact chart of the study has a bar
+// per workload in the report's order and one for the geomean, each as long
+// as its impact (proportional to (speedup−1)·100), published figures in
+// the published colour and the geomean in black, labelled by workload and
+// primary metric, its axis reaching the longest bar.
+func TestImpactChartStructure(t *testing.T) {
+	ba, bb := baselineSides(t)
+	c := comparison(t, ba, bb)
+	charts, err := Charts(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if charts[0].Kind != ChartImpact {
+		t.Fatalf("first chart is %s, want the impact", charts[0].Kind)
+	}
+	texts, bars := chartShape(t, charts[0])
+	rep := c.Pair()
+	var want []float64
+	for _, wl := range rep.Workloads {
+		v, _ := impact(wl.Metrics[0])
+		want = append(want, v)
+		if label := wl.ID + " " + wl.Metrics[0].Name; !slices.Contains(texts, label) {
+			t.Errorf("no label %q in %q", label, texts)
+		}
+	}
+	want = append(want, (rep.Geomean.Speedup-1)*100)
+	if len(bars) != len(want) {
+		t.Fatalf("%d bars, want %d (a workload each and the geomean): %+v", len(bars), len(want), bars)
+	}
+	if !strings.HasPrefix(texts[0], "Impact: B (baseline:study-wsl3-off) against A (baseline:study-wsl3-on)") || !slices.Contains(texts, "geomean") {
+		t.Errorf("title or geomean label missing: %q", texts)
+	}
+	zero := bars[0].x0 // every bar starts at 0
+	scale := (bars[0].x1 - zero) / want[0]
+	longest := 0.0
+	for i, b := range bars {
+		if b.x0 != zero {
+			t.Errorf("bar %d starts at %v, not at 0 (%v)", i, b.x0, zero)
+		}
+		if got := (b.x1 - zero) / scale; math.Abs(got-want[i]) > 0.01*math.Abs(want[0]) {
+			t.Errorf("bar %d is %.1f%% long, want %.1f%%", i, got, want[i])
+		}
+		fill := hex(colorPub)
+		if i == len(bars)-1 {
+			fill = "" // the geomean: black
+		}
+		if b.fill != fill {
+			t.Errorf("bar %d is %q, want %q", i, b.fill, fill)
+		}
+		longest = math.Max(longest, want[i])
+	}
+	// The axis reaches past the longest bar: its last tick is within a
+	// tick step of it.
+	var ticks []float64
+	for _, s := range texts {
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			ticks = append(ticks, v)
+		}
+	}
+	if len(ticks) < 2 || ticks[0] != 0 || ticks[len(ticks)-1] > longest || longest-ticks[len(ticks)-1] > ticks[1]-ticks[0] {
+		t.Errorf("x ticks %v do not span 0 to %.1f", ticks, longest)
+	}
+}
+
+// TestChartColours: a change that is not significant is grey in the
+// pair's impact chart, A and B keep their colours in the medians chart,
+// and with three sides each side has its colour, pale where not
+// significant, and a legend entry.
+func TestChartColours(t *testing.T) {
+	ra, rb := runSides()
+	charts, err := Charts(comparison(t, ra, rb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bars := chartShape(t, charts[0])
+	for i, b := range bars[:len(bars)-1] { // the last is the geomean
+		if b.fill != hex(colorGrey) {
+			t.Errorf("impact bar %d is %s, want grey: nothing differs significantly", i, b.fill)
+		}
+	}
+	texts, bars := chartShape(t, charts[1])
+	if charts[1].Kind != ChartMedians || len(bars) != 2 || bars[0].fill != hex(colorA) || bars[1].fill != hex(colorB) {
+		t.Errorf("medians chart: %s with bars %+v, want A then B", charts[1].Kind, bars)
+	}
+	if !slices.Contains(texts, "A on") || !slices.Contains(texts, "B off") || !slices.Contains(texts, "µs/op") {
+		t.Errorf("medians chart labels %q", texts)
+	}
+
+	mc := comparison(t, runSidesMulti()...)
+	multi, err := Charts(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(multi) != 1 || multi[0].Kind != ChartImpact {
+		t.Fatalf("three sides: %d charts, want the one impact chart", len(multi))
+	}
+	texts, bars = chartShape(t, multi[0])
+	for s, ref := range []string{"off", "off2"} {
+		if l := compare.SideLetter(s+1) + " " + ref; !slices.Contains(texts, l) {
+			t.Errorf("no legend entry %q in %q", l, texts)
+		}
+		strong, faint := hex(sideColors[s]), hex(pale(sideColors[s]))
+		n := map[string]int{}
+		for _, b := range bars {
+			if b.width() > 0 && b.height() > 0 {
+				n[b.fill]++
+			}
+		}
+		// Nothing is significant: every workload's bar and the geomean's
+		// are pale; the one strong box is the legend's.
+		if n[strong] != 1 || n[faint] != 4 {
+			t.Errorf("side %s: %d strong and %d pale bars, want 1 (legend) and 4 (3 workloads, geomean)", ref, n[strong], n[faint])
+		}
+	}
+}
