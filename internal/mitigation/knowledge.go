@@ -263,10 +263,12 @@ type KBAlternative struct {
 	// Saves are the workload tags whose cost it removes.
 	Saves []string `json:"saves"`
 	// MinKernel is the oldest kernel (major.minor) on which it works.
-	MinKernel  string   `json:"min_kernel"`
-	Note       string   `json:"note"`
-	Verified   bool     `json:"verified"`
-	Unverified []string `json:"unverified,omitempty"`
+	MinKernel string `json:"min_kernel"`
+	// Applicability is which machines it is for (Applies decides).
+	Applicability KBApplies `json:"applies"`
+	Note          string    `json:"note"`
+	Verified      bool      `json:"verified"`
+	Unverified    []string  `json:"unverified,omitempty"`
 }
 
 var kbLoad = sync.OnceValues(func() (*Knowledge, error) { return ParseKnowledge(knowledgeJSON) })
@@ -552,6 +554,7 @@ func (k *Knowledge) Validate() error {
 		if _, _, ok := kbKernelVersion(a.MinKernel); a.MinKernel != "" && !ok {
 			bad("%s: bad min_kernel %q", where, a.MinKernel)
 		}
+		errs = append(errs, a.Applicability.validate(where, k.vulnIndex)...)
 		errs = append(errs, kbCheckVerified(where, a.Verified, a.Unverified, kbAltFields)...)
 	}
 	return errors.Join(errs...)
