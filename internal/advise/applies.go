@@ -1,7 +1,6 @@
 package advise
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -86,15 +85,12 @@ func keptAnyway(kb *mitigation.Knowledge, arch, name, raw string) (kept bool, we
 	}
 	if kb.Changeable(arch, name, raw) {
 		// A fixed mode with a part that does change.
-		if name == "l1tf" {
-			return false, vmxRE.ReplaceAllString(raw, "VMX: vulnerable")
+		if w := m.OffText(strings.TrimSpace(raw)); w != strings.TrimSpace(raw) {
+			return false, w
 		}
-		return false, raw + " (without the parts a parameter controls)"
 	}
 	return true, ""
 }
-
-var vmxRE = regexp.MustCompile(`VMX: [^,;]*`)
 
 // kaslrKeepsKPTI reports whether an arm64 command line leaves KPTI on
 // under mitigations=off: KASLR forces it on before mitigations=off is

@@ -167,6 +167,11 @@ type KBMode struct {
 	// Unless are sub-strings that make a Fixed line changeable after all
 	// (l1tf's "; VMX: " part, powerpc's ", Software link stack flush").
 	Unless []string `json:"unless,omitempty"`
+	// OffReplace turns a Fixed line with a changeable part into what the
+	// off switches leave of it ("VMX: conditional cache flushes" →
+	// "VMX: vulnerable"; arm64 ", BHB" → ", but not BHB"); the longest
+	// key is replaced first.
+	OffReplace map[string]string `json:"off_replace,omitempty"`
 	// KeptByOff is true for a mode that mitigations=off and the per-bug
 	// off switches leave in place although another parameter can change
 	// it (TSX disabled: tsx=on).
@@ -180,6 +185,23 @@ type KBMode struct {
 // an architecture.
 func (m KBMode) FixedOn(arch string) bool {
 	return slices.Contains(m.Fixed, "*") || arch != "" && slices.Contains(m.Fixed, arch)
+}
+
+// OffText is what the off switches leave of a line of this mode: the line
+// with OffReplace applied (itself when nothing applies).
+func (m KBMode) OffText(raw string) string {
+	keys := make([]string, 0, len(m.OffReplace))
+	for k := range m.OffReplace {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
+	out := raw
+	for _, k := range keys {
+		if strings.Contains(out, k) {
+			out = strings.Replace(out, k, m.OffReplace[k], 1)
+		}
+	}
+	return out
 }
 
 // KBBool gives the effects of a parameter the kernel reads with

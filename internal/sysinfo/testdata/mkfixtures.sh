@@ -369,3 +369,124 @@ vuln $t spectre_v2 'Mitigation: Full generic retpoline, IBPB: conditional, IBRS_
 vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl and seccomp'
 vuln $t l1tf 'Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable'
 vuln $t mds 'Vulnerable: Clear CPU buffers attempted, no microcode; SMT vulnerable'
+
+# ---------------------------------------------------------------- arm64 with KPTI: AWS a1 (Graviton1, Cortex-A72) guest, Debian 12, 6.1, default mitigations
+t=arm64-graviton1-a72
+rm -rf $t
+common $t 6.1.0-40-cloud-arm64 \
+	'Linux version 6.1.0-40-cloud-arm64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP Debian 6.1.153-1 (2025-09-20)' \
+	ip-172-31-40-7 5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e "86400.00 340000.00" \
+	'BOOT_IMAGE=/boot/vmlinuz-6.1.0-40-cloud-arm64 root=PARTUUID=4e639091-02 ro console=tty0 console=ttyS0,115200 earlyprintk=ttyS0,115200 consoleblank=0'
+out=""
+for i in 0 1; do
+	out+="processor	: $i
+BogoMIPS	: 166.66
+Features	: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid
+CPU implementer	: 0x41
+CPU architecture: 8
+CPU variant	: 0x0
+CPU part	: 0xd08
+CPU revision	: 3
+
+"
+done
+mkdir -p $t/proc
+printf '%s' "$out" >$t/proc/cpuinfo
+meminfo $t 3884404
+cpus $t 0-1 0-1
+smt $t notsupported 0
+clock $t arch_sys_counter "arch_sys_counter "
+thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
+w $t sys/class/dmi/id/sys_vendor 'Amazon EC2'
+w $t sys/class/dmi/id/product_name 'a1.large'
+w $t sys/class/dmi/id/product_version ''
+w $t etc/os-release 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
+NAME="Debian GNU/Linux"
+VERSION_ID="12"
+ID=debian'
+status $t 'thread vulnerable' 'unknown'
+for v in gather_data_sampling itlb_multihit l1tf mds mmio_stale_data reg_file_data_sampling retbleed spec_rstack_overflow srbds tsx_async_abort; do
+	vuln $t $v 'Not affected'
+done
+vuln $t meltdown 'Mitigation: PTI'
+vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl'
+vuln $t spectre_v1 'Mitigation: __user pointer sanitization'
+vuln $t spectre_v2 'Mitigation: Branch predictor hardening, BHB'
+
+# ---------------------------------------------------------------- powerpc: POWER9 LPAR (pSeries), RHEL 9, 5.14, default mitigations
+t=powerpc-power9
+rm -rf $t
+common $t 5.14.0-570.12.1.el9_6.ppc64le \
+	'Linux version 5.14.0-570.12.1.el9_6.ppc64le (mockbuild@ppc-hv-17.build.eng.rdu2.redhat.com) (gcc (GCC) 11.5.0 20240719 (Red Hat 11.5.0-5), GNU ld version 2.35.2-63.el9) #1 SMP Wed Apr 30 05:38:31 EDT 2025' \
+	p9-lpar1 6c7d8e9f-0a1b-4c2d-9e3f-4a5b6c7d8e9f "172800.00 2700000.00" \
+	'BOOT_IMAGE=/vmlinuz-5.14.0-570.12.1.el9_6.ppc64le root=/dev/mapper/rhel-root ro crashkernel=2G-4G:384M,4G-16G:512M,16G-64G:1G,64G-128G:2G,128G-:4G rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap'
+out=""
+for i in 0 1 2 3 4 5 6 7; do
+	out+="processor	: $i
+cpu		: POWER9 (architected), altivec supported
+clock		: 2750.000000MHz
+revision	: 2.2 (pvr 004e 0202)
+
+"
+done
+out+="timebase	: 512000000
+platform	: pSeries
+model		: IBM,9009-22A
+machine		: CHRP IBM,9009-22A
+MMU		: Radix
+"
+mkdir -p $t/proc
+printf '%s' "$out" >$t/proc/cpuinfo
+meminfo $t 33226368
+cpus $t 0-7 0-7
+smt $t on 1
+clock $t timebase "timebase "
+thp $t '[always] madvise never' 'always defer defer+madvise [madvise] never'
+w $t etc/os-release 'PRETTY_NAME="Red Hat Enterprise Linux 9.6 (Plow)"
+NAME="Red Hat Enterprise Linux"
+VERSION_ID="9.6"
+ID="rhel"'
+status $t 'thread vulnerable' ''
+for v in gather_data_sampling itlb_multihit mds mmio_stale_data reg_file_data_sampling retbleed spec_rstack_overflow srbds tsx_async_abort; do
+	vuln $t $v 'Not affected'
+done
+vuln $t meltdown 'Mitigation: RFI Flush, L1D private per thread'
+vuln $t l1tf 'Mitigation: RFI Flush, L1D private per thread'
+vuln $t spec_store_bypass 'Mitigation: Kernel entry/exit barrier (eieio)'
+vuln $t spectre_v1 'Mitigation: __user pointer sanitization, ori31 speculation barrier enabled'
+vuln $t spectre_v2 'Mitigation: Indirect branch cache disabled, Software link stack flush'
+
+# ---------------------------------------------------------------- s390x: IBM z15 LPAR, Ubuntu 24.04, 6.8, default mitigations
+t=s390x-z15
+rm -rf $t
+common $t 6.8.0-85-generic \
+	'Linux version 6.8.0-85-generic (buildd@bos02-s390x-012) (s390x-linux-gnu-gcc-13 (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #85-Ubuntu SMP Thu Sep 18 15:26:59 UTC 2025' \
+	z15-lpar2 7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a "259200.00 1000000.00" \
+	'root=/dev/mapper/ubuntu--vg-ubuntu--lv crashkernel=196M'
+mkdir -p $t/proc
+printf '%s' "vendor_id       : IBM/S390
+# processors    : 4
+bogomips per cpu: 24038.00
+max thread id   : 1
+features	: esan3 zarch stfle msa ldisp eimm dfp edat etf3eh highgprs te vx vxd vxe gs vxe2 vxp sort dflt sie
+cache0          : level=1 type=Data scope=Private size=128K line_size=256 associativity=8
+processor 0: version = 00,  identification = 0B7A38,  machine = 8561
+processor 1: version = 00,  identification = 0B7A38,  machine = 8561
+processor 2: version = 00,  identification = 0B7A38,  machine = 8561
+processor 3: version = 00,  identification = 0B7A38,  machine = 8561
+" >$t/proc/cpuinfo
+meminfo $t 16363136
+cpus $t 0-3 0-3
+smt $t on 1
+clock $t tod "tod "
+thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
+w $t etc/os-release 'PRETTY_NAME="Ubuntu 24.04.3 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+ID=ubuntu'
+status $t 'vulnerable' ''
+for v in gather_data_sampling itlb_multihit l1tf mds meltdown mmio_stale_data reg_file_data_sampling retbleed spec_rstack_overflow spec_store_bypass srbds tsx_async_abort; do
+	vuln $t $v 'Not affected'
+done
+vuln $t spectre_v1 'Mitigation: __user pointer sanitization'
+vuln $t spectre_v2 'Mitigation: etokens'
