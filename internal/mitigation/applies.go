@@ -140,3 +140,13 @@ func (c KBApplies) validate(where string, vulns map[string]int) []error {
 	}
 	return errs
 }
+
+// Applies reports whether a vulnerability entry is for the machine: its
+// architectures and the kernel that added the file (Since), through the
+// same Match as the alternatives.
+func (e KBEntry) Applies(m Machine) (bool, string) {
+	if !kbAtLeast(m.Release, e.Since, true) {
+		return false, fmt.Sprintf("the file came with Linux %s; this kernel is %s", e.Since, m.Release)
+	}
+	return KBApplies{Arch: e.Arch}.Match(m)
+}
