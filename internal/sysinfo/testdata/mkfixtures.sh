@@ -85,6 +85,33 @@ clock() {
 }
 cpus() { w "$1" sys/devices/system/cpu/online "$2"; w "$1" sys/devices/system/cpu/possible "$3"; }
 smt() { w "$1" sys/devices/system/cpu/smt/control "$2"; w "$1" sys/devices/system/cpu/smt/active "$3"; }
+cpuinfo_arm64() { # TREE COUNT BOGOMIPS FEATURES VARIANT PART REVISION
+	local t=$1 n=$2 out=""
+	for ((i = 0; i < n; i++)); do
+		out+="processor	: $i
+BogoMIPS	: $3
+Features	: $4
+CPU implementer	: 0x41
+CPU architecture: 8
+CPU variant	: $5
+CPU part	: $6
+CPU revision	: $7
+
+"
+	done
+	mkdir -p "$t/proc"
+	printf '%s' "$out" >"$t/proc/cpuinfo"
+}
+ec2_arm64() { # TREE MEMKB PRODUCT: the parts every arm64 EC2 guest tree shares
+	meminfo $1 $2
+	cpus $1 0-1 0-1
+	smt $1 notsupported 0
+	clock $1 arch_sys_counter "arch_sys_counter "
+	thp $1 'always [madvise] never' 'always defer defer+madvise [madvise] never'
+	w $1 sys/class/dmi/id/sys_vendor 'Amazon EC2'
+	w $1 sys/class/dmi/id/product_name "$3"
+	w $1 sys/class/dmi/id/product_version ''
+}
 
 # ---------------------------------------------------------------- WSL 2 on Intel (Comet Lake, 16 vCPUs)
 STUDY_ON='initrd=\initrd.img WSL_ROOT_INIT=1 panic=-1 nr_cpus=16 hv_utils.timesync_implicit=1 printk.devkmsg=on page_reporting.page_reporting_order=5 swiotlb=force hv_pci_swiotlb=67108864 hv_storvsc.storvsc_max_hw_queues=4 console=hvc0 debug pty.legacy_count=0 WSL_ENABLE_CRASH_DUMP=1'
@@ -287,29 +314,8 @@ common $t 6.8.0-1036-aws \
 	'Linux version 6.8.0-1036-aws (buildd@bos03-arm64-061) (aarch64-linux-gnu-gcc-13 (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #38-Ubuntu SMP Fri Aug 29 21:58:55 UTC 2025' \
 	ip-172-31-9-20 3c5e7a9b-1d2f-4e6a-8b0c-2d4f6a8c0e1f "1234.56 2400.00" \
 	'BOOT_IMAGE=/vmlinuz-6.8.0-1036-aws root=PARTUUID=7a0b1c2d-3e4f-5a6b-7c8d-9e0f1a2b3c4d ro console=tty1 console=ttyS0 nvme_core.io_timeout=4294967295 panic=-1'
-out=""
-for i in 0 1; do
-	out+="processor	: $i
-BogoMIPS	: 2100.00
-Features	: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm ssbs paca pacg dcpodp svei8mm svebf16 i8mm bf16 dgh rng
-CPU implementer	: 0x41
-CPU architecture: 8
-CPU variant	: 0x1
-CPU part	: 0xd40
-CPU revision	: 1
-
-"
-done
-mkdir -p $t/proc
-printf '%s' "$out" >$t/proc/cpuinfo
-meminfo $t 3926476
-cpus $t 0-1 0-1
-smt $t notsupported 0
-clock $t arch_sys_counter "arch_sys_counter "
-thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
-w $t sys/class/dmi/id/sys_vendor 'Amazon EC2'
-w $t sys/class/dmi/id/product_name 'c7g.large'
-w $t sys/class/dmi/id/product_version ''
+cpuinfo_arm64 $t 2 2100.00 'fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm ssbs paca pacg dcpodp svei8mm svebf16 i8mm bf16 dgh rng' 0x1 0xd40 1
+ec2_arm64 $t 3926476 c7g.large
 w $t etc/os-release 'PRETTY_NAME="Ubuntu 24.04.3 LTS"
 NAME="Ubuntu"
 VERSION_ID="24.04"
@@ -377,29 +383,8 @@ common $t 6.1.0-40-cloud-arm64 \
 	'Linux version 6.1.0-40-cloud-arm64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP Debian 6.1.153-1 (2025-09-20)' \
 	ip-172-31-40-7 5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e "86400.00 340000.00" \
 	'BOOT_IMAGE=/boot/vmlinuz-6.1.0-40-cloud-arm64 root=PARTUUID=4e639091-02 ro console=tty0 console=ttyS0,115200 earlyprintk=ttyS0,115200 consoleblank=0'
-out=""
-for i in 0 1; do
-	out+="processor	: $i
-BogoMIPS	: 166.66
-Features	: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid
-CPU implementer	: 0x41
-CPU architecture: 8
-CPU variant	: 0x0
-CPU part	: 0xd08
-CPU revision	: 3
-
-"
-done
-mkdir -p $t/proc
-printf '%s' "$out" >$t/proc/cpuinfo
-meminfo $t 3884404
-cpus $t 0-1 0-1
-smt $t notsupported 0
-clock $t arch_sys_counter "arch_sys_counter "
-thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
-w $t sys/class/dmi/id/sys_vendor 'Amazon EC2'
-w $t sys/class/dmi/id/product_name 'a1.large'
-w $t sys/class/dmi/id/product_version ''
+cpuinfo_arm64 $t 2 166.66 'fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid' 0x0 0xd08 3
+ec2_arm64 $t 3884404 a1.large
 w $t etc/os-release 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
 NAME="Debian GNU/Linux"
 VERSION_ID="12"
