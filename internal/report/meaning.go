@@ -84,7 +84,7 @@ func Meaning(rep *compare.Report) []string {
 			verb = "loses most"
 		}
 		if same {
-			verb, qual = "differs most between the runs", "a difference between runs (drift, load), not a mitigation's"
+			verb, qual = "differs most between the runs", "a difference between the runs (another kernel or build, drift, load), not a mitigation's"
 		}
 		path := ""
 		if top.Stresses != "" {
