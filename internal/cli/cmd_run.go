@@ -333,6 +333,8 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 		return exit.Wrap(exit.Interrupted, fmt.Errorf("interrupted: %s", countSamples(r)))
 	}
 	if r.Status == run.StatusComplete && r.Env != nil && r.Env.Live {
+		// What the other side of an on/off comparison needs here, after
+		// the line that says where the run is stored.
 		if hint := advise.OtherSide(r.Env, advise.Probe("/", r.Env)); hint != "" {
 			g.notice("%s", hint)
 		}
