@@ -38,11 +38,11 @@ func targets(s *sysinfo.Snapshot, params []mitigation.Param, kb *mitigation.Know
 	newer := newPrecedence(kb, s.Kernel.Release)
 	var off []Loss
 	for _, f := range s.Vulnerabilities {
-		if f.State != mitigation.Mitigated || alwaysOn(kb, f.Name, f.Raw) {
+		if f.State != mitigation.Mitigated || alwaysOn(kb, s.CPU.Arch, f.Name, f.Raw) {
 			continue
 		}
 		e, _ := kb.LookupVulnerability(f.Name)
-		if st := predict(params, f.Name, e.Vectors, newer); st.off {
+		if st := predict(params, f.Name, e.Vectors, newer, s.CPU.Arch); st.off {
 			off = append(off, Loss{Name: f.Name, From: f.Raw, By: st.by})
 		}
 	}

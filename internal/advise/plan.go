@@ -83,7 +83,11 @@ type Advice struct {
 	GuestCaveat string `json:"guest_caveat,omitempty"`
 	// Alternatives keep the cheap protections.
 	Alternatives []mitigation.KBAlternative `json:"alternatives"`
-	Warnings     []string                   `json:"warnings"`
+	// NotOffered are the alternatives left out: not for this machine's
+	// architecture, vendor, family, kernel or platform, or what it
+	// already runs.
+	NotOffered []NotOffered `json:"not_offered"`
+	Warnings   []string     `json:"warnings"`
 }
 
 // Plan computes the advice for reaching target on the machine described
@@ -93,7 +97,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 	a := Advice{Schema: AdviceSchema, Target: t, Kernel: release, Platform: p,
 		Running: strings.TrimSpace(s.Cmdline.Raw), Changes: []Change{}, Steps: []Step{},
 		GivenUp: []Loss{}, Weakened: []Loss{}, Kept: []Loss{}, Regained: []Loss{},
-		Toggles: []Toggle{}, Alternatives: []mitigation.KBAlternative{}, Warnings: []string{}}
+		Toggles: []Toggle{}, Alternatives: []mitigation.KBAlternative{}, NotOffered: []NotOffered{}, Warnings: []string{}}
 	running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
 
 	// The edit applies to what is configured; WSL's own part of the
@@ -132,7 +136,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 			a.ConfiguredAfter = a.Predicted
 		}
 	}
-	a.PredictedMode, a.PredictedModeReason = mitigation.Classify(predicted).Mode()
+	a.PredictedMode, a.PredictedModeReason = mitigation.Classify(predicted).ForArch(s.CPU.Arch).Mode()
 	a.Steps = steps(s, p, t, a)
 	a.Precedence = kb.PrecedenceFor(release)
 	if a.Precedence == nil {
@@ -141,13 +145,14 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 
 	guest := s.Hypervisor.Guest || s.WSL != nil
 	newer := newPrecedence(kb, release)
+	arch := s.CPU.Arch
 	for _, v := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(v.Name)
 		// Parameters newer than the kernel's mainline version are kept:
 		// distributions backport them (so the list errs towards showing
 		// what may be given up), and a warning says so.
-		before := predict(running, v.Name, e.Vectors, newer)
-		now := predict(predicted, v.Name, e.Vectors, newer)
+		before := predict(running, v.Name, e.Vectors, newer, arch)
+		now := predict(predicted, v.Name, e.Vectors, newer, arch)
 		loss := Loss{Name: v.Name, From: strings.TrimSpace(v.Raw)}
 		if guest {
 			loss.GuestNote = e.VMGuest
@@ -162,13 +167,25 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 		}
 		switch v.State {
 		case mitigation.Mitigated:
+			kept, weakened := keptAnyway(kb, arch, v.Name, v.Raw)
 			switch {
-			case now.off && !before.off && alwaysOn(kb, v.Name, v.Raw):
+			case now.off && !before.off && kept:
 				loss.To, loss.By = loss.From, now.by
 				loss.Explanation = fmt.Sprintf("%s: stays %q: no parameter turns that part off", v.Name, loss.From)
+				if arch != "" && arch != "x86" {
+					loss.Explanation = fmt.Sprintf("%s: stays %q: on %s no parameter turns it off", v.Name, loss.From, arch)
+				}
 				if strings.Contains(loss.From, "; ") {
 					loss.Explanation += " (the sub-fields after ';' may change)"
 				}
+				a.Kept = append(a.Kept, loss)
+			case now.off && !before.off && weakened != "":
+				loss.To, loss.By = weakened, now.by
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s turns a part off: %s → %s", v.Name, now.by, loss.From, weakened)
+				a.Weakened = append(a.Weakened, loss)
+			case now.off && !before.off && isKPTILine(arch, v.Name, v.Raw) && strings.HasPrefix(now.by, "mitigations=") && kaslrKeepsKPTI(predicted):
+				loss.To, loss.By = loss.From, now.by
+				loss.Explanation = "meltdown: stays \"Mitigation: PTI\" while KASLR is on: arm64 keeps KPTI for KASLR whatever mitigations= says; add nokaslr (or kpti=0) to turn it off"
 				a.Kept = append(a.Kept, loss)
 			case now.off && !before.off:
 				loss.To, loss.By = "Vulnerable", now.by
@@ -207,7 +224,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 		}
 	}
 	if t.Kind == mitigation.KindOff || hasGlobalOff(t.Params) {
-		a.Alternatives = kb.AlternativesFor("off", release)
+		a.Alternatives, a.NotOffered = alternatives(kb, s, running)
 	}
 	a.Warnings = append(a.Warnings, warnings(s, p, t, a, newer, kb)...)
 	return a
@@ -289,7 +306,9 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 			w = append(w, fmt.Sprintf("%s is not a value sectax knows the kernel accepts; check Documentation/admin-guide/kernel-parameters.txt for kernel %s", r.Raw, s.Kernel.Release))
 		}
 	}
-	if g := mitigation.Classify(t.Params).Global; g != nil && len(g.VectorsOff) > 0 && !newer {
+	if g := mitigation.Classify(t.Params).ForArch(s.CPU.Arch).Global; g != nil && g.Unsupported != "" {
+		w = append(w, fmt.Sprintf("attack-vector controls (mitigations=%s) exist on x86 only; this %s kernel logs \"Unsupported mitigations=%s\" and keeps every mitigation on", g.Value, g.Unsupported, g.Value))
+	} else if g != nil && len(g.VectorsOff) > 0 && !newer {
 		w = append(w, fmt.Sprintf("attack-vector controls (mitigations=%s) need Linux 6.17+; kernel %s rejects them (\"Unsupported mitigations\")", g.Value, s.Kernel.Release))
 	}
 	if c := s.Kernel.Config; c != nil && c.CPUMitigations == "n" && len(t.Params) > 0 {
@@ -391,11 +410,11 @@ var verwUsers = map[string]bool{"mds": true, "tsx_async_abort": true, "mmio_stal
 func sharedVERW(s *sysinfo.Snapshot, givenUp, kept []Loss, predicted []mitigation.Param, kb *mitigation.Knowledge, newer bool) ([]Loss, []Loss) {
 	still := ""
 	for _, v := range s.Vulnerabilities {
-		if !verwUsers[v.Name] || v.State != mitigation.Mitigated || alwaysOn(kb, v.Name, v.Raw) {
+		if !verwUsers[v.Name] || v.State != mitigation.Mitigated || alwaysOn(kb, s.CPU.Arch, v.Name, v.Raw) {
 			continue
 		}
 		e, _ := kb.LookupVulnerability(v.Name)
-		if !predict(predicted, v.Name, e.Vectors, newer).off {
+		if !predict(predicted, v.Name, e.Vectors, newer, s.CPU.Arch).off {
 			still = v.Name
 			break
 		}

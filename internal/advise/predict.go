@@ -38,9 +38,9 @@ type offState struct {
 // predict says whether params turn the named file's mitigation off on a
 // kernel with the given precedence. vectors are the knowledge base's
 // attack vectors for the file.
-func predict(params []mitigation.Param, file string, vectors []string, newer bool) offState {
+func predict(params []mitigation.Param, file string, vectors []string, newer bool, arch string) offState {
 	eff := mitigation.Effective(params)
-	cls := mitigation.Classify(eff)
+	cls := mitigation.Classify(eff).ForArch(arch)
 	var bug, sub *mitigation.Relevant
 	for i := range cls.Params {
 		r := &cls.Params[i]
@@ -82,18 +82,6 @@ func predict(params []mitigation.Param, file string, vectors []string, newer boo
 		st.partial, st.by = true, sub.Raw
 	}
 	return st
-}
-
-// alwaysOnModes are the knowledge-base modes of a mitigated file that no
-// command-line parameter turns off: l1tf's PTE inversion, TSX disabled
-// (TAA, SRBDS), and itlb_multihit's "VMX unsupported/disabled".
-var alwaysOnModes = map[string]bool{"pte-inversion": true, "tsx-disabled": true, "vmx-unsupported": true, "vmx-disabled": true}
-
-// alwaysOn reports whether a mitigated line shows a state no command-line
-// parameter controls.
-func alwaysOn(kb *mitigation.Knowledge, name, raw string) bool {
-	m, ok := kb.ModeOf(name, raw)
-	return ok && alwaysOnModes[m.Name]
 }
 
 // tooOld returns, for each parameter the running kernel predates, the

@@ -105,17 +105,17 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 	expectOff := 0
 	for _, f := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(f.Name)
-		want := predict(t.Params, f.Name, e.Vectors, newer)
+		want := predict(t.Params, f.Name, e.Vectors, newer, s.CPU.Arch)
 		if !want.off {
 			continue
 		}
 		expectOff++
-		if f.State != mitigation.Mitigated || alwaysOn(kb, f.Name, f.Raw) {
+		if f.State != mitigation.Mitigated || alwaysOn(kb, s.CPU.Arch, f.Name, f.Raw) {
 			continue
 		}
 		fs := FileState{Name: f.Name, Raw: strings.TrimSpace(f.Raw)}
 		if cmdOK {
-			got := predict(running, f.Name, e.Vectors, newer)
+			got := predict(running, f.Name, e.Vectors, newer, s.CPU.Arch)
 			old := tooOld(kb, s.Kernel.Release, t.Params)
 			switch {
 			case len(old) > 0:

@@ -38,6 +38,41 @@ func TestAdviseGolden(t *testing.T) {
 	}
 }
 
+// TestAdviseOtherArchitectures: advise --target off on the arm64, powerpc
+// and s390 machine trees lists only what mitigations=off changes there
+// (the unconditional __user pointer sanitization and s390's etokens stay,
+// arm64's KPTI stays under KASLR, CSV2 keeps CSV2 without BHB) and offers
+// no x86 alternative.
+func TestAdviseOtherArchitectures(t *testing.T) {
+	for _, fx := range []string{"arm64-graviton3", "arm64-graviton1-a72", "powerpc-power9", "s390x-z15"} {
+		for _, format := range []string{"text", "json"} {
+			out, errs, code := sectax(t, fixedDeps(nil), "advise", "--root", testutil.SysinfoRoot(fx), "--target", "off", "--format", format)
+			if code != ExitOK || errs != "" {
+				t.Fatalf("%s: exit %d: %s", fx, code, errs)
+			}
+			if format == "json" {
+				var doc struct {
+					GivenUp      []struct{ Name string } `json:"given_up"`
+					Kept         []struct{ Name string } `json:"kept"`
+					Alternatives []struct{ ID string }   `json:"alternatives"`
+				}
+				if err := json.Unmarshal([]byte(out), &doc); err != nil {
+					t.Fatal(err)
+				}
+				for _, g := range doc.GivenUp {
+					if g.Name == "spectre_v1" && fx != "powerpc-power9" || fx == "s390x-z15" || g.Name == "meltdown" && fx == "arm64-graviton1-a72" {
+						t.Errorf("%s: %s listed as given up by mitigations=off", fx, g.Name)
+					}
+				}
+				if len(doc.Alternatives) != 0 {
+					t.Errorf("%s: alternatives %v offered on a machine that is not x86", fx, doc.Alternatives)
+				}
+			}
+			golden(t, filepath.Join("advise-arch", fx+"."+format), out)
+		}
+	}
+}
+
 // TestAdviseDefaultTarget: without --target, advise plans for off.
 func TestAdviseDefaultTarget(t *testing.T) {
 	out, _, code := sectax(t, fixedDeps(nil), "advise", "--root", testutil.AdviseRoot("debian-grub"))

@@ -86,8 +86,14 @@ func newestRun(ctx context.Context, db *store.DB) (*run.Run, error) {
 		return nil, err
 	}
 	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].Status == run.StatusComplete {
-			return db.Get(ctx, all[i].ID)
+		// A run measured in a QEMU guest (sectax lab, or a campaign of lab
+		// boots) is not this host's latest: it measured another kernel
+		// on another (virtual, maybe emulated) CPU.
+		if all[i].Status == run.StatusComplete && all[i].Accel == "" {
+			r, err := db.Get(ctx, all[i].ID)
+			if err != nil || prom.HostRun(r) {
+				return r, err
+			}
 		}
 	}
 	return nil, nil

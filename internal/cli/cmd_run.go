@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/advise"
 	"io"
 	"path/filepath"
 	"slices"
@@ -330,6 +331,13 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 	}
 	if r.Status == run.StatusInterrupted {
 		return exit.Wrap(exit.Interrupted, fmt.Errorf("interrupted: %s", countSamples(r)))
+	}
+	if r.Status == run.StatusComplete && r.Env != nil && r.Env.Live {
+		// What the other side of an on/off comparison needs here, after
+		// the line that says where the run is stored.
+		if hint := advise.OtherSide(r.Env, advise.Probe("/", r.Env)); hint != "" {
+			g.notice("%s", hint)
+		}
 	}
 	if r.Status == run.StatusFailed {
 		return exit.Wrap(exit.Runtime, errors.New("some repetitions failed (see the failures above)"))

@@ -19,6 +19,7 @@ import (
 var fixtures = []string{
 	"firecracker-dev", "wsl2-intel-on", "wsl2-intel-off", "intel-baremetal",
 	"amd-zen4-baremetal", "arm64-graviton3", "container-novulns", "old-4.15-intel",
+	"arm64-graviton1-a72", "powerpc-power9", "s390x-z15",
 }
 
 // runCLI runs sectax with args through mainWith and returns its exit code,
@@ -128,6 +129,8 @@ func TestEnvSummaryLines(t *testing.T) {
 		"arm64-graviton3":    "Mitigations: ON (default) — 3 mitigated, 0 vulnerable, 11 not affected; KVM guest",
 		"container-novulns":  "Mitigations: ON (default) — no vulnerability files; virtual machine (hypervisor not named)",
 		"old-4.15-intel":     "Mitigations: ON (default) — 5 mitigated, 1 vulnerable, 0 not affected; bare metal",
+		"powerpc-power9":     "Mitigations: ON (default) — 5 mitigated, 0 vulnerable, 9 not affected; bare metal",
+		"s390x-z15":          "Mitigations: ON (default) — 2 mitigated, 0 vulnerable, 12 not affected; bare metal",
 	} {
 		_, out, _ := runCLI(t, "env", "--root", testutil.SysinfoRoot(fx))
 		if got, _, _ := strings.Cut(out, "\n"); got != want {

@@ -91,3 +91,28 @@ func TestTextfileDirPlanted(t *testing.T) {
 		}
 	}
 }
+
+// TestExportPrometheusSkipsLabRuns: a newer run of a TCG lab guest is not
+// this host's latest run; the host's own run is, labelled accelerator="none".
+func TestExportPrometheusSkipsLabRuns(t *testing.T) {
+	e := newCLIEnv(t)
+	root := filepath.Join("..", "sysinfo", "testdata", "wsl2-intel-off")
+	for _, f := range []string{"testdata/runs.json", filepath.Join("..", "run", "testdata", "lab-runs.json")} {
+		if code, _, stderr := e.run("import", f); code != 0 {
+			t.Fatalf("import %s: %s", f, stderr)
+		}
+	}
+	code, stdout, stderr := e.run("--root", root, "export", "--format", "prometheus")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var info string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "sectax_latest_run_info{") {
+			info = l
+		}
+	}
+	if info == "" || strings.Contains(info, `accelerator="tcg"`) || !strings.Contains(info, `accelerator="none"`) {
+		t.Fatalf("latest run info %q: want the host's own run, accelerator none", info)
+	}
+}

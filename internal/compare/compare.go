@@ -47,9 +47,13 @@ type Options struct {
 
 // Verdicts of a metric.
 const (
-	VerdictBetter   = "better"   // B is significantly better than A
-	VerdictWorse    = "worse"    // B is significantly worse than A
-	VerdictSame     = "~"        // no significant difference
+	VerdictBetter = "better" // B is significantly better than A
+	VerdictWorse  = "worse"  // B is significantly worse than A
+	VerdictSame   = "~"      // no significant difference
+	// VerdictDiffers: B differs significantly from A although both sides
+	// share their mitigation settings: a difference between the runs
+	// (drift, load, another change), never a better or worse mitigation.
+	VerdictDiffers  = "differs"
 	VerdictUntested = "untested" // published single figures: no test possible
 )
 
@@ -148,6 +152,9 @@ type SideInfo struct {
 	Title          string   `json:"title,omitempty"`
 	Source         string   `json:"source,omitempty"`
 	Environment    string   `json:"environment,omitempty"`
+	// WSL is true when the side's recorded environment says WSL 2: the
+	// runs' env snapshots (wsl.version), or a baseline's environment text.
+	WSL bool `json:"wsl,omitempty"`
 }
 
 // Name is how reports title the side: its reference.
@@ -435,10 +442,12 @@ func sideInfo(s Side) SideInfo {
 		}
 	}
 	si.Boots = len(boots)
+	si.WSL = len(s.values("wsl.version")) > 0
 	switch {
 	case s.Published():
 		si.Unit = "published figure"
 		si.Title, si.Source, si.Environment = s.Dataset.Title, s.Dataset.Source, s.Dataset.Environment
+		si.WSL = si.WSL || strings.Contains(s.Dataset.Environment, "WSL")
 		si.Boots = 1
 	case len(si.Hosts) >= 2:
 		si.Unit = "host"
@@ -610,6 +619,7 @@ func (rep *Report) finish(a, b Side) {
 	rep.Vulnerabilities = allVulns(a, b)
 	rep.addControls()
 	rep.addNotes(a, b)
+	rep.runsDifferOnly()
 	rep.addMeaning()
 	rep.addConclusion()
 }

@@ -2,11 +2,11 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
-	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -32,10 +32,12 @@ type Meaning struct {
 	// OtherParams are parameters B adds that are no CPU mitigation but
 	// can move the numbers (audit=0, quiet, ...).
 	OtherParams []string `json:"other_params"`
-	// VMGuest is set when a side ran inside a WSL 2 guest; VMGuestNote is
-	// what holds there.
-	VMGuest     bool   `json:"vm_guest"`
-	VMGuestNote string `json:"vm_guest_note,omitempty"`
+	// VMGuest is set when a side's recorded environment says it ran
+	// inside a WSL 2 guest; VMGuestSides names those sides (A, B) and
+	// VMGuestNote is what holds there.
+	VMGuest      bool     `json:"vm_guest"`
+	VMGuestSides []string `json:"vm_guest_sides,omitempty"`
+	VMGuestNote  string   `json:"vm_guest_note,omitempty"`
 }
 
 // Ranked is the primary metric of one workload.
@@ -73,8 +75,15 @@ type CmdlineChange struct {
 	// protection up, dropping them restores it.
 	Off    bool     `json:"off"`
 	Tokens []string `json:"tokens"`
-	// Affects are the common names of the vulnerabilities they govern.
+	// Affects are the common names of the vulnerabilities they govern:
+	// for mitigations= with attack vectors turned off, only those whose
+	// every attack vector is off.
 	Affects []string `json:"affects"`
+	// Vectors are the attack vectors mitigations= turns off
+	// (guest_host, guest_guest); Narrowed the common names of the
+	// vulnerabilities that keep protection on their other vectors.
+	Vectors  []string `json:"vectors,omitempty"`
+	Narrowed []string `json:"narrowed,omitempty"`
 }
 
 // offToken reports whether a mitigation parameter switches protection off
@@ -90,16 +99,61 @@ var workloadTags = workload.MainPaths()
 // when unknown.
 func stresses(workloadID string) string { return workloadTags[workloadID] }
 
-// isWSL reports whether a side ran inside WSL 2, by its kernel release
-// (read as WSL's init does: sysinfo.WSLKernel; a WSL 1 release is not WSL
-// 2) or the baseline's description.
-func isWSL(s SideInfo) bool {
-	for _, k := range s.Kernel {
-		if v, _ := sysinfo.WSLKernel(k); v == 2 {
-			return true
+// isWSL reports whether a side ran inside WSL 2, by its recorded
+// environment (sideInfo sets WSL from the runs' env snapshots or the
+// baseline's environment), never by a name.
+func isWSL(s SideInfo) bool { return s.WSL }
+
+// governed are the vulnerabilities a group of mitigation parameters
+// governs, by what they parse to: mitigations=off governs every file it
+// names, mitigations= with attack vectors turned off only the files whose
+// every vector is off (the rest are narrowed), any other parameter the
+// files the parameter table names.
+func governed(kb *mitigation.Knowledge, tokens []string) (names, narrowed, vectors []string) {
+	seen := map[string]bool{}
+	add := func(l *[]string, n string) {
+		if !seen[n] {
+			seen[n] = true
+			*l = append(*l, n)
 		}
 	}
-	return strings.Contains(s.Environment, "WSL") || strings.Contains(s.Title, "WSL")
+	for _, t := range tokens {
+		ps := mitigation.ParseCmdline(t).Params
+		if len(ps) != 1 || ps[0].Key() != "mitigations" {
+			more, _ := kb.AffectedBy(t)
+			for _, n := range more {
+				add(&names, n)
+			}
+			continue
+		}
+		g := mitigation.ParseGlobal(ps[0].Value)
+		if g.Option == "off" || len(g.VectorsOff) == 0 {
+			more, _ := kb.AffectedBy(t)
+			for _, n := range more {
+				add(&names, n)
+			}
+			continue
+		}
+		vectors = append(vectors, g.VectorsOff...)
+		for _, n := range kb.VulnerabilityNames() {
+			e, _ := kb.LookupVulnerability(n)
+			off := 0
+			for _, v := range e.Vectors {
+				if slices.Contains(g.VectorsOff, v) {
+					off++
+				}
+			}
+			switch {
+			case off > 0 && off == len(e.Vectors):
+				add(&names, n)
+			case off > 0:
+				add(&narrowed, n)
+			}
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(narrowed)
+	return names, narrowed, vectors
 }
 
 // stateOf is a vulnerability state from the recorded state or, when absent,
@@ -199,16 +253,30 @@ func (rep *Report) addMeaning() {
 					continue
 				}
 				c := CmdlineChange{Direction: side.dir, Off: g.off, Tokens: g.tokens, Affects: []string{}}
-				names, _ := kb.AffectedBy(g.tokens...)
+				names, narrowed, vectors := governed(kb, g.tokens)
 				for _, n := range names {
 					if e, ok := kb.LookupVulnerability(n); ok {
 						c.Affects = append(c.Affects, e.CommonName)
 					}
 				}
+				for _, n := range narrowed {
+					if e, ok := kb.LookupVulnerability(n); ok {
+						c.Narrowed = append(c.Narrowed, e.CommonName)
+					}
+				}
+				c.Vectors = vectors
 				m.Cmdline = append(m.Cmdline, c)
 			}
 		}
-		if isWSL(rep.A) || isWSL(rep.B) {
+		for _, side := range []struct {
+			name string
+			info SideInfo
+		}{{"A", rep.A}, {"B", rep.B}} {
+			if isWSL(side.info) {
+				m.VMGuestSides = append(m.VMGuestSides, side.name)
+			}
+		}
+		if len(m.VMGuestSides) > 0 {
 			m.VMGuest, m.VMGuestNote = true, kb.VMGuestGeneral
 		}
 	}

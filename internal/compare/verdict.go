@@ -103,6 +103,24 @@ func (rep *Report) followPrimaries() {
 	}
 }
 
+// runsDifferOnly rewords the verdicts when both sides share their
+// mitigation settings: a significant difference is then one between the
+// runs (drift, load, another change), so no metric is "better" or
+// "worse"; every format shows VerdictDiffers.
+func (rep *Report) runsDifferOnly() {
+	if !rep.HasWarning(KindSameMitigations) {
+		return
+	}
+	for wi := range rep.Workloads {
+		for mi := range rep.Workloads[wi].Metrics {
+			m := &rep.Workloads[wi].Metrics[mi]
+			if m.Verdict == VerdictBetter || m.Verdict == VerdictWorse {
+				m.Verdict = VerdictDiffers
+			}
+		}
+	}
+}
+
 // significantPrimaries counts the primary metrics that differ
 // significantly after the correction.
 func (rep *Report) significantPrimaries() int {

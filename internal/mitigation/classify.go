@@ -73,6 +73,10 @@ type Global struct {
 	// Invalid are the parts the kernel would reject ("Unsupported
 	// mitigations=…").
 	Invalid []string `json:"invalid,omitempty"`
+	// Unsupported names the architecture whose kernel rejects the whole
+	// value and keeps the default: the attack-vector controls exist on x86
+	// only (see Mitigations.ForArch).
+	Unsupported string `json:"unsupported,omitempty"`
 }
 
 // Mitigations is the mitigation-relevant part of a command line: the
@@ -150,7 +154,11 @@ type paramInfo struct {
 	// values are accepted too (and read as the flag).
 	values   map[string]Effect
 	anyValue bool
-	arm64    bool
+	// other is the effect of an accepted value not listed (srbds=on).
+	other Effect
+	// kbool are the effects of kstrtobool spellings (kpti=yes).
+	kbool *KBBool
+	arm64 bool
 }
 
 // paramTable is the classifier's view of the knowledge base, keyed by
@@ -163,7 +171,7 @@ var paramTable = sync.OnceValue(func() map[string]paramInfo {
 			continue
 		}
 		info := paramInfo{kind: p.Kind, files: slices.Clone(p.Files), flag: p.Flag, anyValue: p.AnyValue,
-			values: map[string]Effect{}, arm64: slices.Equal(p.Arch, []string{"arm64"})}
+			values: map[string]Effect{}, other: p.Other, kbool: p.KStrToBool, arm64: slices.Equal(p.Arch, []string{"arm64"})}
 		for _, v := range p.Values {
 			info.values[v.Value] = v.Effect
 		}
@@ -279,6 +287,17 @@ func (info paramInfo) effect(p Param) Effect {
 	if e, ok := info.values[v]; ok {
 		return e
 	}
+	if info.kbool != nil {
+		if b, ok := KStrToBool(v); ok {
+			if b {
+				return info.kbool.True
+			}
+			return info.kbool.False
+		}
+	}
+	if info.other != "" {
+		return info.other
+	}
 	if info.flag != "" {
 		// nopti=1: the early_param handler of a flag ignores its
 		// argument, so the flag takes effect all the same.
@@ -303,6 +322,32 @@ func (info paramInfo) effect(p Param) Effect {
 		}
 	}
 	return eff
+}
+
+// ForArch reads the command line the way the kernel of an architecture
+// does. The attack-vector controls of mitigations= (",no_guest_host" …)
+// exist on x86 only (CONFIG_ARCH_HAS_CPU_ATTACK_VECTORS); on arm64,
+// powerpc and s390 kernel/cpu.c accepts off, auto and auto,nosmt, logs
+// "Unsupported mitigations=…" for anything else and keeps the default.
+// An empty arch, or x86, changes nothing.
+func (m Mitigations) ForArch(arch string) Mitigations {
+	g := m.Global
+	if arch == "" || arch == "x86" || g == nil || len(g.Invalid) > 0 {
+		return m
+	}
+	switch g.Value {
+	case "off", "auto", "auto,nosmt":
+		return m
+	}
+	m.Global = &Global{Value: g.Value, Option: "auto", Unsupported: arch}
+	m.Params = slices.Clone(m.Params)
+	for i, r := range m.Params {
+		if r.Kind == KindGlobal && !r.Overridden {
+			m.Params[i].Effect = EffectSelect
+			m.Params[i].Note = "attack-vector controls exist on x86 only; the " + arch + " kernel ignores this value"
+		}
+	}
+	return m
 }
 
 // Mode is the overall mitigation setting a command line asks for.
@@ -376,7 +421,10 @@ func (m Mitigations) Mode() (Mode, string) {
 		return ModeCustom, fmt.Sprintf("mitigations=off, but %s sets a mitigation again (Linux 6.17+ lets a per-bug option override mitigations=off; older kernels keep it off)", strings.Join(enabling, ", "))
 	}
 	base := "no mitigations= parameter: the kernel default (auto)"
-	if g != nil {
+	switch {
+	case g != nil && g.Unsupported != "":
+		base = fmt.Sprintf("mitigations=%s: attack-vector controls exist on x86 only; a %s kernel logs \"Unsupported mitigations=%s\" and keeps the default (auto)", g.Value, g.Unsupported, g.Value)
+	case g != nil:
 		base = "mitigations=" + g.Value
 	}
 	var why []string
@@ -405,4 +453,30 @@ func (m Mitigations) Mode() (Mode, string) {
 // callers that hold text: ModeOfCmdline("mitigations=off") is ModeOff.
 func ModeOfCmdline(raw string) (Mode, string) {
 	return Classify(ParseCmdline(raw).Params).Mode()
+}
+
+// KStrToBool reads a boolean the way the kernel's kstrtobool() does: the
+// first character y, Y, t, T or 1 is true, n, N, f, F or 0 false, and
+// "on"/"off" (any case of the second letter) as written; anything else is
+// not a boolean.
+func KStrToBool(s string) (value, ok bool) {
+	if s == "" {
+		return false, false
+	}
+	switch s[0] {
+	case 'y', 'Y', 't', 'T', '1':
+		return true, true
+	case 'n', 'N', 'f', 'F', '0':
+		return false, true
+	case 'o', 'O':
+		if len(s) > 1 {
+			switch s[1] {
+			case 'n', 'N':
+				return true, true
+			case 'f', 'F':
+				return false, true
+			}
+		}
+	}
+	return false, false
 }

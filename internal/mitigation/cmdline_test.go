@@ -272,7 +272,7 @@ func TestClassifyFilesAndOverride(t *testing.T) {
 	if got := ParamFiles("spectre-v2"); !cmp.Equal(got, []string{"spectre_v2"}) {
 		t.Errorf("ParamFiles = %v", got)
 	}
-	if len(BugParams()) != 29 || BugParams()[0] != "gather_data_sampling" {
+	if len(BugParams()) != 36 || BugParams()[0] != "gather_data_sampling" {
 		t.Errorf("BugParams = %v", BugParams())
 	}
 }

@@ -157,6 +157,59 @@ type KBMode struct {
 	// Default is true for the mode a default boot picks.
 	Default bool   `json:"default,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// Also are other texts of the same mode: older or distribution
+	// wordings ("Mitigation: Full retpoline", "Mitigation: safe RET").
+	Also []string `json:"also,omitempty"`
+	// Fixed are the architectures ("*" for all) on which no command-line
+	// parameter changes this mode: arm64's unconditional "__user pointer
+	// sanitization", s390's etokens, x86's PTE inversion.
+	Fixed []string `json:"fixed,omitempty"`
+	// Unless are sub-strings that make a Fixed line changeable after all
+	// (l1tf's "; VMX: " part, powerpc's ", Software link stack flush").
+	Unless []string `json:"unless,omitempty"`
+	// OffReplace turns a Fixed line with a changeable part into what the
+	// off switches leave of it ("VMX: conditional cache flushes" →
+	// "VMX: vulnerable"; arm64 ", BHB" → ", but not BHB"); the longest
+	// key is replaced first.
+	OffReplace map[string]string `json:"off_replace,omitempty"`
+	// KeptByOff is true for a mode that mitigations=off and the per-bug
+	// off switches leave in place although another parameter can change
+	// it (TSX disabled: tsx=on).
+	KeptByOff bool `json:"kept_by_off,omitempty"`
+	// Partial is true when the line says "Mitigation" but part of the
+	// exposure is not covered (tsa "Clear CPU buffers: VM").
+	Partial bool `json:"partial,omitempty"`
+}
+
+// FixedOn reports whether no command-line parameter changes the mode on
+// an architecture.
+func (m KBMode) FixedOn(arch string) bool {
+	return slices.Contains(m.Fixed, "*") || arch != "" && slices.Contains(m.Fixed, arch)
+}
+
+// OffText is what the off switches leave of a line of this mode: the line
+// with OffReplace applied (itself when nothing applies).
+func (m KBMode) OffText(raw string) string {
+	keys := make([]string, 0, len(m.OffReplace))
+	for k := range m.OffReplace {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
+	out := raw
+	for _, k := range keys {
+		if strings.Contains(out, k) {
+			out = strings.Replace(out, k, m.OffReplace[k], 1)
+		}
+	}
+	return out
+}
+
+// KBBool gives the effects of a parameter the kernel reads with
+// kstrtobool (kpti=, kvm.nx_huge_pages=, nobp=): y/Y/t/T/1/on are true,
+// n/N/f/F/0/off false.
+type KBBool struct {
+	True  Effect `json:"true"`
+	False Effect `json:"false"`
 }
 
 // KBParam describes one kernel command-line parameter.
@@ -176,10 +229,16 @@ type KBParam struct {
 	Flag Effect `json:"flag,omitempty"`
 	// AnyValue is true when values not listed are accepted too (nosmt=X
 	// is read as nosmt); otherwise an unlisted value is invalid.
-	AnyValue bool    `json:"any_value,omitempty"`
-	Summary  string  `json:"summary"`
-	Values   []KBVal `json:"values"`
-	Default  string  `json:"default"`
+	AnyValue bool `json:"any_value,omitempty"`
+	// Other is the effect of a value not listed that the kernel accepts
+	// all the same (srbds=: anything but off changes nothing).
+	Other Effect `json:"other,omitempty"`
+	// KStrToBool is set for a parameter read with kstrtobool: boolean
+	// spellings not listed in Values take these effects.
+	KStrToBool *KBBool `json:"kstrtobool,omitempty"`
+	Summary    string  `json:"summary"`
+	Values     []KBVal `json:"values"`
+	Default    string  `json:"default"`
 	// Affects are the vulnerability files it changes, side effects
 	// included (spectre_v2= also picks the retbleed method).
 	Affects []string `json:"affects"`
@@ -226,10 +285,12 @@ type KBAlternative struct {
 	// Saves are the workload tags whose cost it removes.
 	Saves []string `json:"saves"`
 	// MinKernel is the oldest kernel (major.minor) on which it works.
-	MinKernel  string   `json:"min_kernel"`
-	Note       string   `json:"note"`
-	Verified   bool     `json:"verified"`
-	Unverified []string `json:"unverified,omitempty"`
+	MinKernel string `json:"min_kernel"`
+	// Applicability is which machines it is for (Applies decides).
+	Applicability KBApplies `json:"applies"`
+	Note          string    `json:"note"`
+	Verified      bool      `json:"verified"`
+	Unverified    []string  `json:"unverified,omitempty"`
 }
 
 var kbLoad = sync.OnceValues(func() (*Knowledge, error) { return ParseKnowledge(knowledgeJSON) })
@@ -435,7 +496,13 @@ func (k *Knowledge) Validate() error {
 		if p.Flag != "" && !slices.Contains(kbEffects, p.Flag) {
 			bad("%s: flag effect %q is not one of %v", where, p.Flag, kbEffects)
 		}
-		if p.Mitigation && p.Kind != "global" && p.Flag == "" && len(p.Values) == 0 {
+		if p.Other != "" && !slices.Contains(kbEffects, p.Other) {
+			bad("%s: other effect %q is not one of %v", where, p.Other, kbEffects)
+		}
+		if b := p.KStrToBool; b != nil && (!slices.Contains(kbEffects, b.True) || !slices.Contains(kbEffects, b.False)) {
+			bad("%s: kstrtobool effects %q/%q must be among %v", where, b.True, b.False, kbEffects)
+		}
+		if p.Mitigation && p.Kind != "global" && p.Flag == "" && len(p.Values) == 0 && p.KStrToBool == nil {
 			bad("%s: a mitigation parameter needs values or a flag effect", where)
 		}
 		for _, f := range p.Files {
@@ -509,6 +576,7 @@ func (k *Knowledge) Validate() error {
 		if _, _, ok := kbKernelVersion(a.MinKernel); a.MinKernel != "" && !ok {
 			bad("%s: bad min_kernel %q", where, a.MinKernel)
 		}
+		errs = append(errs, a.Applicability.validate(where, k.vulnIndex)...)
 		errs = append(errs, kbCheckVerified(where, a.Verified, a.Unverified, kbAltFields)...)
 	}
 	return errors.Join(errs...)
@@ -647,12 +715,39 @@ func (k *Knowledge) ModeOf(name, raw string) (KBMode, bool) {
 func kbMainMode(e KBEntry, raw string) (KBMode, bool) {
 	raw = strings.TrimSpace(raw)
 	best, found := KBMode{}, false
+	bestLen := 0
 	for _, m := range e.Modes {
-		if strings.HasPrefix(raw, m.Sysfs) && (!found || len(m.Sysfs) > len(best.Sysfs)) {
-			best, found = m, true
+		for _, text := range append([]string{m.Sysfs}, m.Also...) {
+			if strings.HasPrefix(raw, text) && (!found || len(text) > bestLen) {
+				best, found, bestLen = m, true, len(text)
+			}
 		}
 	}
 	return best, found
+}
+
+// Changeable reports whether the kernel command line can change what a
+// vulnerability file shows on an architecture: false for "Not affected",
+// and for a mode the knowledge base marks fixed there (arm64's
+// "__user pointer sanitization", s390's etokens, x86's bare PTE
+// inversion, a missing microcode), unless the line has a part that a
+// parameter does change (l1tf's "; VMX: …"). A line the knowledge base
+// does not know counts as changeable.
+func (k *Knowledge) Changeable(arch, name, raw string) bool {
+	raw = strings.TrimSpace(raw)
+	if kbVerdict(raw) == "not_affected" {
+		return false
+	}
+	m, ok := k.ModeOf(name, raw)
+	if !ok || !m.FixedOn(arch) {
+		return true
+	}
+	for _, u := range m.Unless {
+		if strings.Contains(raw, u) {
+			return true
+		}
+	}
+	return false
 }
 
 // kbSubModes returns the modes that appear as "; KEY: value" sub-fields of
@@ -673,13 +768,16 @@ func kbSubModes(e KBEntry, raw string) []KBMode {
 func kbSubModeChange(e KBEntry, from, to string) string {
 	fs, ts := kbSubModes(e, from), kbSubModes(e, to)
 	var gone, came []string
+	sameName := func(l []KBMode, m KBMode) bool {
+		return slices.ContainsFunc(l, func(x KBMode) bool { return x.Name == m.Name })
+	}
 	for _, m := range fs {
-		if !slices.Contains(ts, m) {
+		if !sameName(ts, m) {
 			gone = append(gone, fmt.Sprintf("%s (cost %s)", m.Sysfs, m.Cost))
 		}
 	}
 	for _, m := range ts {
-		if !slices.Contains(fs, m) {
+		if !sameName(fs, m) {
 			came = append(came, fmt.Sprintf("%s (cost %s)", m.Sysfs, m.Cost))
 		}
 	}
@@ -704,6 +802,9 @@ func kbVerdict(s string) string {
 	switch {
 	case s == "not_affected" || strings.HasPrefix(s, "Not affected"):
 		return "not_affected"
+	case strings.HasPrefix(s, "Mitigation: Vulnerable"):
+		// indirect_target_selection=vmexit (see ParseVulnerability)
+		return "vulnerable"
 	case s == "mitigated" || strings.HasPrefix(s, "Mitigation"):
 		return "mitigated"
 	case s == "vulnerable" || strings.HasPrefix(s, "Vulnerable") || strings.HasPrefix(s, "Processor vulnerable"):

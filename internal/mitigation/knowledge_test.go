@@ -220,8 +220,8 @@ func TestKnowledgeModesMatchSpecLines(t *testing.T) {
 			t.Errorf("%s: %q matches no mode", c[0], c[1])
 			continue
 		}
-		if !strings.HasPrefix(c[1], m.Sysfs) {
-			t.Errorf("%s: mode %s (%q) is not a prefix of %q", c[0], m.Name, m.Sysfs, c[1])
+		if !slices.ContainsFunc(append([]string{m.Sysfs}, m.Also...), func(p string) bool { return strings.HasPrefix(c[1], p) }) {
+			t.Errorf("%s: mode %s (%q, also %q) is not a prefix of %q", c[0], m.Name, m.Sysfs, m.Also, c[1])
 		}
 	}
 	// The longest prefix wins: the tsa user/kernel line is not the plain

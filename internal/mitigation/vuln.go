@@ -38,6 +38,11 @@ type Vulnerability struct {
 	// Note is a remark on how to read the line, e.g. that l1tf's PTE
 	// inversion stays on under mitigations=off.
 	Note string `json:"note,omitempty"`
+	// Partial is true for a mitigated line that leaves part of the
+	// exposure open: arm64 "CSV2, but not BHB", tsa "Clear CPU buffers:
+	// VM", a "BHI: Vulnerable" or "PBRSB-eIBRS: Vulnerable" sub-field,
+	// l1tf "VMX: vulnerable", "SMT vulnerable", a vulnerable module.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // fieldKeys are the sub-fields that take "KEY: value".
@@ -95,10 +100,34 @@ func ParseVulnerability(name, raw string) Vulnerability {
 	}
 	v.Mitigation, detail = splitDetail(detail)
 	v.parseFields(detail)
+	if v.State == Mitigated && hasPrefixFold(v.Mitigation, "Vulnerable") {
+		// indirect_target_selection=vmexit prints "Mitigation: Vulnerable,
+		// KVM: Not affected": guests cannot attack the host, but the
+		// kernel stays open to intra-mode BTI (hw-vuln/indirect-target-selection.rst).
+		v.State = Vulnerable
+	}
+	v.Partial = v.State == Mitigated && partialLine(name, s, v.Fields)
 	if name == "l1tf" && v.State == Mitigated && strings.HasPrefix(v.Mitigation, "PTE Inversion") {
 		v.Note = "PTE inversion is always on; mitigations=off does not remove it"
 	}
 	return v
+}
+
+// partialLine reports whether a mitigated line leaves part of the exposure
+// open, by the knowledge base's partial modes and the sub-fields the
+// kernel prints for an uncovered part.
+func partialLine(name, line string, fields map[string]string) bool {
+	if strings.Contains(line, ", but not BHB") || fields["vulnerable_module"] == "loaded" ||
+		fields["SMT"] == "vulnerable" && fields["VMX"] != "flush not necessary" || fields["PBRSB-eIBRS"] == "Vulnerable" ||
+		strings.HasPrefix(fields["BHI"], "Vulnerable") || strings.HasPrefix(fields["VMX"], "vulnerable") {
+		return true
+	}
+	if kb, err := KnowledgeBase(); err == nil {
+		if m, ok := kb.ModeOf(name, line); ok {
+			return m.Partial
+		}
+	}
+	return false
 }
 
 // splitDetail cuts s at the first separator ("; " or ", ", or a leading

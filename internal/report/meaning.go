@@ -83,6 +83,9 @@ func Meaning(rep *compare.Report) []string {
 		if top.ImpactPct < 0 {
 			verb = "loses most"
 		}
+		if same {
+			verb, qual = "differs most between the runs", "a difference between the runs (another kernel or build, drift, load), not a mitigation's"
+		}
 		path := ""
 		if top.Stresses != "" {
 			path = ", which stresses " + top.Stresses + ","
@@ -156,9 +159,17 @@ func Meaning(rep *compare.Report) []string {
 			case c.Off:
 				verb = "restores"
 			}
-			out = append(out, fmt.Sprintf("B's command line %s %s, which %s the kernel's protections against %s, "+
+			vectors := ""
+			if len(c.Vectors) > 0 {
+				vectors = fmt.Sprintf(" (it turns off the attack vectors %s only", strings.Join(c.Vectors, ", "))
+				if len(c.Narrowed) > 0 {
+					vectors += "; " + strings.Join(c.Narrowed, ", ") + " stay protected on the others"
+				}
+				vectors += ")"
+			}
+			out = append(out, fmt.Sprintf("B's command line %s %s, which %s the kernel's protections against %s%s, "+
 				"as far as this CPU needs them (a side that records its vulnerability files shows which ones it did).",
-				c.Direction, strings.Join(c.Tokens, " "), verb, strings.Join(c.Affects, ", ")))
+				c.Direction, strings.Join(c.Tokens, " "), verb, strings.Join(c.Affects, ", "), vectors))
 		}
 	}
 	if len(mn.OtherParams) > 0 {
@@ -172,10 +183,18 @@ func Meaning(rep *compare.Report) []string {
 			strings.Join(mn.OtherParams, " "), why))
 	}
 	if mn.VMGuest && mn.VMGuestNote != "" {
-		out = append(out, "This is a WSL 2 guest. "+mn.VMGuestNote)
+		who := "This is a WSL 2 guest. "
+		if len(mn.VMGuestSides) == 1 {
+			who = "Side " + mn.VMGuestSides[0] + " ran in a WSL 2 guest. "
+		}
+		out = append(out, who+mn.VMGuestNote)
 	}
-	if len(rep.Env.Confounders) > 0 || moved {
+	switch {
+	case same:
+	case len(rep.Env.Confounders) > 0:
 		out = append(out, "Caution: something besides the mitigations differs between the sides (see Confounders and Warnings), so not all of the difference is the mitigations' doing.")
+	case moved:
+		out = append(out, "Caution: the control workloads moved too (see Warnings), so not all of the difference is the mitigations' doing.")
 	}
 	if published {
 		out = append(out, "These are published single figures: they show the size of the effect the source saw, not its uncertainty. Measure your own machine with sectax run to get intervals and p-values.")

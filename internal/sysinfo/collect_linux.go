@@ -70,6 +70,7 @@ func CollectContext(ctx context.Context, root string) (*Snapshot, error) {
 	c.cmdline(s)
 	c.vulnerabilities(s)
 	c.cpu(s)
+	readCmdlineForArch(s)
 	c.smt(s)
 	c.misc(s)
 	c.speculation(s)

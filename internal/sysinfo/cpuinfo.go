@@ -14,8 +14,8 @@ import (
 
 // ParseCPUInfo summarises /proc/cpuinfo: the identity of the first
 // processor, its bug and feature flags, and the number of processors. It
-// accepts the x86 and the arm64 layouts and any other text (which gives an
-// empty summary).
+// accepts the x86, arm64, powerpc and s390 layouts and any other text
+// (which gives an empty summary).
 func ParseCPUInfo(data []byte) CPU {
 	var c CPU
 	var first map[string]string
@@ -59,6 +59,12 @@ func ParseCPUInfo(data []byte) CPU {
 		}
 	}
 	flush()
+	if first == nil && strings.HasPrefix(header["vendor_id"], "IBM/S390") {
+		// s390 prints one machine block ("# processors", "features") and
+		// "processor N: version = …" lines, no "processor" key.
+		first = header
+		fmt.Sscan(header["# processors"], &c.Processors)
+	}
 	if first == nil {
 		return c
 	}
@@ -69,6 +75,16 @@ func ParseCPUInfo(data []byte) CPU {
 	}
 	var allFlags []string
 	switch {
+	case strings.HasPrefix(first["vendor_id"], "IBM/S390"):
+		c.Arch = "s390"
+		c.Vendor = "IBM"
+		c.ModelName = "IBM Z"
+		allFlags = strings.Fields(first["features"])
+	case strings.Contains(first["revision"], "pvr") || strings.HasPrefix(first["cpu"], "POWER") || strings.HasPrefix(first["cpu"], "PPC"):
+		c.Arch = "powerpc"
+		c.Vendor = "IBM"
+		c.ModelName = first["cpu"]
+		c.Stepping = first["revision"]
 	case first["vendor_id"] != "" || first["flags"] != "":
 		c.Arch = "x86"
 		c.Vendor = first["vendor_id"]

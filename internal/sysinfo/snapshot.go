@@ -135,7 +135,8 @@ type Cmdline struct {
 // CPU describes the processor as /proc/cpuinfo and
 // /sys/devices/system/cpu show it.
 type CPU struct {
-	// Arch is "x86" or "arm64", judged from the shape of /proc/cpuinfo.
+	// Arch is "x86", "arm64", "powerpc" or "s390", judged from the shape
+	// of /proc/cpuinfo.
 	Arch string `json:"arch,omitempty"`
 	// Vendor is vendor_id on x86 ("GenuineIntel", "AuthenticAMD"), the
 	// implementer's name on arm64 ("ARM").

@@ -93,6 +93,19 @@ type Input struct {
 	OnRef, OffRef string
 }
 
+// HostRun reports whether a stored run measured this host itself: not a
+// run of a QEMU guest (a lab block, whichever campaign booted it).
+func HostRun(r *run.Run) bool { return r != nil && r.Lab == nil }
+
+// Accelerator is the value of the accelerator label: kvm or tcg for a run
+// measured in a QEMU guest, "none" for one measured on a machine itself.
+func Accelerator(r *run.Run) string {
+	if r != nil && r.Lab != nil && r.Lab.Accel != "" {
+		return r.Lab.Accel
+	}
+	return "none"
+}
+
 // family builds one metric family.
 type family struct {
 	name, help string
@@ -132,8 +145,9 @@ func Write(w io.Writer, in Input) error {
 		fam("sectax_mitigations_mode_info", "Mitigation mode the kernel command line asks for: on, off, custom or unknown.").add(1, "mode", in.Mode)
 	}
 	if r := in.Latest; r != nil {
-		fam("sectax_latest_run_info", "The newest stored run whose medians sectax_latest_run_median shows.").
-			add(1, "run", r.ID, "label", r.Label, "suite", r.Suite, "engine", r.Engine, "status", string(r.Status))
+		accel := Accelerator(r)
+		fam("sectax_latest_run_info", "The newest stored run whose medians sectax_latest_run_median shows; accelerator is kvm or tcg for a run measured in a QEMU guest, none on the machine itself.").
+			add(1, "run", r.ID, "label", r.Label, "suite", r.Suite, "engine", r.Engine, "status", string(r.Status), "accelerator", accel)
 		if !r.Started.IsZero() {
 			fam("sectax_latest_run_start_time_seconds", "Start of the newest stored run, in seconds since the Unix epoch.").
 				add(float64(r.Started.UnixNano())/1e9, "run", r.ID)
@@ -147,13 +161,17 @@ func Write(w io.Writer, in Input) error {
 				v := stats.Summarize(m.Samples).Center
 				if finite(v) {
 					med.add(v, "workload", res.Workload, "params", run.ParamsKey(res.Params), "engine", res.Engine,
-						"metric", m.Name, "unit", m.Unit, "better", string(m.Better))
+						"metric", m.Name, "unit", m.Unit, "better", string(m.Better), "accelerator", accel)
 				}
 			}
 		}
 	}
 	if rep := in.Tax; rep != nil {
-		side := []string{"on", in.OnRef, "off", in.OffRef}
+		accel := "none"
+		if rep.Lab != nil && rep.Lab.Accel != "" {
+			accel = rep.Lab.Accel
+		}
+		side := []string{"on", in.OnRef, "off", in.OffRef, "accelerator", accel}
 		verified := 0.0
 		if len(rep.A.MitigationMode) == 1 && rep.A.MitigationMode[0] == "on" && len(rep.B.MitigationMode) == 1 && rep.B.MitigationMode[0] == "off" {
 			verified = 1

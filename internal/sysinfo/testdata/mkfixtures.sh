@@ -85,6 +85,33 @@ clock() {
 }
 cpus() { w "$1" sys/devices/system/cpu/online "$2"; w "$1" sys/devices/system/cpu/possible "$3"; }
 smt() { w "$1" sys/devices/system/cpu/smt/control "$2"; w "$1" sys/devices/system/cpu/smt/active "$3"; }
+cpuinfo_arm64() { # TREE COUNT BOGOMIPS FEATURES VARIANT PART REVISION
+	local t=$1 n=$2 out=""
+	for ((i = 0; i < n; i++)); do
+		out+="processor	: $i
+BogoMIPS	: $3
+Features	: $4
+CPU implementer	: 0x41
+CPU architecture: 8
+CPU variant	: $5
+CPU part	: $6
+CPU revision	: $7
+
+"
+	done
+	mkdir -p "$t/proc"
+	printf '%s' "$out" >"$t/proc/cpuinfo"
+}
+ec2_arm64() { # TREE MEMKB PRODUCT: the parts every arm64 EC2 guest tree shares
+	meminfo $1 $2
+	cpus $1 0-1 0-1
+	smt $1 notsupported 0
+	clock $1 arch_sys_counter "arch_sys_counter "
+	thp $1 'always [madvise] never' 'always defer defer+madvise [madvise] never'
+	w $1 sys/class/dmi/id/sys_vendor 'Amazon EC2'
+	w $1 sys/class/dmi/id/product_name "$3"
+	w $1 sys/class/dmi/id/product_version ''
+}
 
 # ---------------------------------------------------------------- WSL 2 on Intel (Comet Lake, 16 vCPUs)
 STUDY_ON='initrd=\initrd.img WSL_ROOT_INIT=1 panic=-1 nr_cpus=16 hv_utils.timesync_implicit=1 printk.devkmsg=on page_reporting.page_reporting_order=5 swiotlb=force hv_pci_swiotlb=67108864 hv_storvsc.storvsc_max_hw_queues=4 console=hvc0 debug pty.legacy_count=0 WSL_ENABLE_CRASH_DUMP=1'
@@ -287,29 +314,8 @@ common $t 6.8.0-1036-aws \
 	'Linux version 6.8.0-1036-aws (buildd@bos03-arm64-061) (aarch64-linux-gnu-gcc-13 (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #38-Ubuntu SMP Fri Aug 29 21:58:55 UTC 2025' \
 	ip-172-31-9-20 3c5e7a9b-1d2f-4e6a-8b0c-2d4f6a8c0e1f "1234.56 2400.00" \
 	'BOOT_IMAGE=/vmlinuz-6.8.0-1036-aws root=PARTUUID=7a0b1c2d-3e4f-5a6b-7c8d-9e0f1a2b3c4d ro console=tty1 console=ttyS0 nvme_core.io_timeout=4294967295 panic=-1'
-out=""
-for i in 0 1; do
-	out+="processor	: $i
-BogoMIPS	: 2100.00
-Features	: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm ssbs paca pacg dcpodp svei8mm svebf16 i8mm bf16 dgh rng
-CPU implementer	: 0x41
-CPU architecture: 8
-CPU variant	: 0x1
-CPU part	: 0xd40
-CPU revision	: 1
-
-"
-done
-mkdir -p $t/proc
-printf '%s' "$out" >$t/proc/cpuinfo
-meminfo $t 3926476
-cpus $t 0-1 0-1
-smt $t notsupported 0
-clock $t arch_sys_counter "arch_sys_counter "
-thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
-w $t sys/class/dmi/id/sys_vendor 'Amazon EC2'
-w $t sys/class/dmi/id/product_name 'c7g.large'
-w $t sys/class/dmi/id/product_version ''
+cpuinfo_arm64 $t 2 2100.00 'fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm ssbs paca pacg dcpodp svei8mm svebf16 i8mm bf16 dgh rng' 0x1 0xd40 1
+ec2_arm64 $t 3926476 c7g.large
 w $t etc/os-release 'PRETTY_NAME="Ubuntu 24.04.3 LTS"
 NAME="Ubuntu"
 VERSION_ID="24.04"
@@ -369,3 +375,103 @@ vuln $t spectre_v2 'Mitigation: Full generic retpoline, IBPB: conditional, IBRS_
 vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl and seccomp'
 vuln $t l1tf 'Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable'
 vuln $t mds 'Vulnerable: Clear CPU buffers attempted, no microcode; SMT vulnerable'
+
+# ---------------------------------------------------------------- arm64 with KPTI: AWS a1 (Graviton1, Cortex-A72) guest, Debian 12, 6.1, default mitigations
+t=arm64-graviton1-a72
+rm -rf $t
+common $t 6.1.0-40-cloud-arm64 \
+	'Linux version 6.1.0-40-cloud-arm64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP Debian 6.1.153-1 (2025-09-20)' \
+	ip-172-31-40-7 5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e "86400.00 340000.00" \
+	'BOOT_IMAGE=/boot/vmlinuz-6.1.0-40-cloud-arm64 root=PARTUUID=4e639091-02 ro console=tty0 console=ttyS0,115200 earlyprintk=ttyS0,115200 consoleblank=0'
+cpuinfo_arm64 $t 2 166.66 'fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid' 0x0 0xd08 3
+ec2_arm64 $t 3884404 a1.large
+w $t etc/os-release 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
+NAME="Debian GNU/Linux"
+VERSION_ID="12"
+ID=debian'
+status $t 'thread vulnerable' 'unknown'
+for v in gather_data_sampling itlb_multihit l1tf mds mmio_stale_data reg_file_data_sampling retbleed spec_rstack_overflow srbds tsx_async_abort; do
+	vuln $t $v 'Not affected'
+done
+vuln $t meltdown 'Mitigation: PTI'
+vuln $t spec_store_bypass 'Mitigation: Speculative Store Bypass disabled via prctl'
+vuln $t spectre_v1 'Mitigation: __user pointer sanitization'
+vuln $t spectre_v2 'Mitigation: Branch predictor hardening, BHB'
+
+# ---------------------------------------------------------------- powerpc: POWER9 LPAR (pSeries), RHEL 9, 5.14, default mitigations
+t=powerpc-power9
+rm -rf $t
+common $t 5.14.0-570.12.1.el9_6.ppc64le \
+	'Linux version 5.14.0-570.12.1.el9_6.ppc64le (mockbuild@ppc-hv-17.build.eng.rdu2.redhat.com) (gcc (GCC) 11.5.0 20240719 (Red Hat 11.5.0-5), GNU ld version 2.35.2-63.el9) #1 SMP Wed Apr 30 05:38:31 EDT 2025' \
+	p9-lpar1 6c7d8e9f-0a1b-4c2d-9e3f-4a5b6c7d8e9f "172800.00 2700000.00" \
+	'BOOT_IMAGE=/vmlinuz-5.14.0-570.12.1.el9_6.ppc64le root=/dev/mapper/rhel-root ro crashkernel=2G-4G:384M,4G-16G:512M,16G-64G:1G,64G-128G:2G,128G-:4G rd.lvm.lv=rhel/root rd.lvm.lv=rhel/swap'
+out=""
+for i in 0 1 2 3 4 5 6 7; do
+	out+="processor	: $i
+cpu		: POWER9 (architected), altivec supported
+clock		: 2750.000000MHz
+revision	: 2.2 (pvr 004e 0202)
+
+"
+done
+out+="timebase	: 512000000
+platform	: pSeries
+model		: IBM,9009-22A
+machine		: CHRP IBM,9009-22A
+MMU		: Radix
+"
+mkdir -p $t/proc
+printf '%s' "$out" >$t/proc/cpuinfo
+meminfo $t 33226368
+cpus $t 0-7 0-7
+smt $t on 1
+clock $t timebase "timebase "
+thp $t '[always] madvise never' 'always defer defer+madvise [madvise] never'
+w $t etc/os-release 'PRETTY_NAME="Red Hat Enterprise Linux 9.6 (Plow)"
+NAME="Red Hat Enterprise Linux"
+VERSION_ID="9.6"
+ID="rhel"'
+status $t 'thread vulnerable' ''
+for v in gather_data_sampling itlb_multihit mds mmio_stale_data reg_file_data_sampling retbleed spec_rstack_overflow srbds tsx_async_abort; do
+	vuln $t $v 'Not affected'
+done
+vuln $t meltdown 'Mitigation: RFI Flush, L1D private per thread'
+vuln $t l1tf 'Mitigation: RFI Flush, L1D private per thread'
+vuln $t spec_store_bypass 'Mitigation: Kernel entry/exit barrier (eieio)'
+vuln $t spectre_v1 'Mitigation: __user pointer sanitization, ori31 speculation barrier enabled'
+vuln $t spectre_v2 'Mitigation: Indirect branch cache disabled, Software link stack flush'
+
+# ---------------------------------------------------------------- s390x: IBM z15 LPAR, Ubuntu 24.04, 6.8, default mitigations
+t=s390x-z15
+rm -rf $t
+common $t 6.8.0-85-generic \
+	'Linux version 6.8.0-85-generic (buildd@bos02-s390x-012) (s390x-linux-gnu-gcc-13 (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #85-Ubuntu SMP Thu Sep 18 15:26:59 UTC 2025' \
+	z15-lpar2 7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a "259200.00 1000000.00" \
+	'root=/dev/mapper/ubuntu--vg-ubuntu--lv crashkernel=196M'
+mkdir -p $t/proc
+printf '%s' "vendor_id       : IBM/S390
+# processors    : 4
+bogomips per cpu: 24038.00
+max thread id   : 1
+features	: esan3 zarch stfle msa ldisp eimm dfp edat etf3eh highgprs te vx vxd vxe gs vxe2 vxp sort dflt sie
+cache0          : level=1 type=Data scope=Private size=128K line_size=256 associativity=8
+processor 0: version = 00,  identification = 0B7A38,  machine = 8561
+processor 1: version = 00,  identification = 0B7A38,  machine = 8561
+processor 2: version = 00,  identification = 0B7A38,  machine = 8561
+processor 3: version = 00,  identification = 0B7A38,  machine = 8561
+" >$t/proc/cpuinfo
+meminfo $t 16363136
+cpus $t 0-3 0-3
+smt $t on 1
+clock $t tod "tod "
+thp $t 'always [madvise] never' 'always defer defer+madvise [madvise] never'
+w $t etc/os-release 'PRETTY_NAME="Ubuntu 24.04.3 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+ID=ubuntu'
+status $t 'vulnerable' ''
+for v in gather_data_sampling itlb_multihit l1tf mds meltdown mmio_stale_data reg_file_data_sampling retbleed spec_rstack_overflow spec_store_bypass srbds tsx_async_abort; do
+	vuln $t $v 'Not affected'
+done
+vuln $t spectre_v1 'Mitigation: __user pointer sanitization'
+vuln $t spectre_v2 'Mitigation: etokens'

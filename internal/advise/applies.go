@@ -1,0 +1,119 @@
+package advise
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// machine is the snapshot in the knowledge base's words, for
+// KBAlternative.Applies, the one place that decides whether an
+// alternative is for this machine.
+func machine(s *sysinfo.Snapshot) mitigation.Machine {
+	m := mitigation.Machine{Arch: s.CPU.Arch, Vendor: s.CPU.Vendor, Family: s.CPU.Family, Release: s.Kernel.Release, Platform: "native"}
+	switch {
+	case s.WSL != nil:
+		m.Platform = "wsl"
+	case s.Hypervisor.Guest:
+		m.Platform = "vm"
+	}
+	if s.Vulnerabilities != nil {
+		m.Lines = map[string]string{}
+		for _, v := range s.Vulnerabilities {
+			m.Lines[v.Name] = v.Raw
+		}
+	}
+	return m
+}
+
+// NotOffered is an alternative advise leaves out, and why.
+type NotOffered struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// alternatives are the knowledge base's alternatives to target "off" that
+// apply to the machine and that it does not already run.
+func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitigation.Param) ([]mitigation.KBAlternative, []NotOffered) {
+	m := machine(s)
+	eff := mitigation.Effective(running)
+	offered, skipped := []mitigation.KBAlternative{}, []NotOffered{}
+	for _, a := range kb.Alternatives {
+		if a.Target != "off" {
+			continue
+		}
+		if ok, why := a.Applies(m); !ok {
+			skipped = append(skipped, NotOffered{a.ID, why})
+			continue
+		}
+		if runsAlready(eff, a.Params) {
+			skipped = append(skipped, NotOffered{a.ID, "the running command line already has " + a.Params})
+			continue
+		}
+		offered = append(offered, a)
+	}
+	return offered, skipped
+}
+
+// runsAlready reports whether every parameter of an alternative is already
+// in effect.
+func runsAlready(eff []mitigation.Param, params string) bool {
+	want := mitigation.ParseCmdline(params).Params
+	return len(want) > 0 && !slices.ContainsFunc(want, func(w mitigation.Param) bool {
+		return !slices.ContainsFunc(eff, func(p mitigation.Param) bool { return p.Key() == w.Key() && p.Value == w.Value })
+	})
+}
+
+// keptAnyway says what the off switches leave of a mitigated line on the
+// machine's architecture: kept when no parameter changes it there (arm64's
+// __user pointer sanitization, s390's etokens, x86's bare PTE inversion)
+// or when it is a mode mitigations=off leaves in place (TSX disabled);
+// weakened, with the line as it becomes, when only a part goes (l1tf's
+// VMX flush: "VMX: vulnerable").
+func keptAnyway(kb *mitigation.Knowledge, arch, name, raw string) (kept bool, weakened string) {
+	m, ok := kb.ModeOf(name, raw)
+	if !ok {
+		return false, ""
+	}
+	if m.KeptByOff {
+		return true, ""
+	}
+	if !m.FixedOn(arch) {
+		return false, ""
+	}
+	if kb.Changeable(arch, name, raw) {
+		// A fixed mode with a part that does change.
+		if w := m.OffText(strings.TrimSpace(raw)); w != strings.TrimSpace(raw) {
+			return false, w
+		}
+	}
+	return true, ""
+}
+
+// kaslrKeepsKPTI reports whether an arm64 command line leaves KPTI on
+// under mitigations=off: KASLR forces it on before mitigations=off is
+// looked at (arch/arm64/kernel/cpufeature.c unmap_kernel_at_el0), so only
+// nokaslr (or an explicit kpti=0) turns it off.
+func kaslrKeepsKPTI(params []mitigation.Param) bool {
+	for _, p := range mitigation.Effective(params) {
+		if p.Key() == "nokaslr" || p.Key() == "kpti" {
+			return false
+		}
+	}
+	return true
+}
+
+// isKPTILine is arm64's meltdown line with KPTI on.
+func isKPTILine(arch, name, raw string) bool {
+	return arch == "arm64" && name == "meltdown" && strings.HasPrefix(strings.TrimSpace(raw), "Mitigation: PTI")
+}
+
+// alwaysOn reports whether a mitigated line keeps its "Mitigation:"
+// prefix whatever the off switches do on the architecture (kept whole, or
+// only weakened).
+func alwaysOn(kb *mitigation.Knowledge, arch, name, raw string) bool {
+	kept, weakened := keptAnyway(kb, arch, name, raw)
+	return kept || weakened != ""
+}

@@ -1,0 +1,90 @@
+package compare
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// twoSides is a comparison of two clearly different sets of samples with
+// the given environments.
+func twoSides(t *testing.T, ea, eb map[string]any) *Report {
+	t.Helper()
+	a := mkRun("a1", "a", res("syscall-basic", nil, lower("ns/op", 100, 101, 99, 100, 102, 98, 100, 101)))
+	b := mkRun("b1", "b", res("syscall-basic", nil, lower("ns/op", 80, 81, 79, 80, 82, 78, 80, 81)))
+	rep, err := Compare(side("a", []*run.Run{a}, ea), side("b", []*run.Run{b}, eb), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestSameSettingsNeverBetter: with the same mitigation settings a
+// significant difference is one between the runs: no metric is better or
+// worse, and the conclusion says so.
+func TestSameSettingsNeverBetter(t *testing.T) {
+	eb := envOn()
+	eb["boot_id"] = "boot-on-2"
+	rep := twoSides(t, envOn(), eb)
+	if rep.Conclusion.Kind != ConclusionSameMitigations {
+		t.Fatalf("conclusion %q, want %q", rep.Conclusion.Kind, ConclusionSameMitigations)
+	}
+	m := rep.Workloads[0].Metrics[0]
+	if !m.Significant || m.Verdict != VerdictDiffers {
+		t.Errorf("verdict %q (significant %v), want %q", m.Verdict, m.Significant, VerdictDiffers)
+	}
+	for _, r := range rep.Meaning.Moved {
+		if r.Verdict == VerdictBetter || r.Verdict == VerdictWorse {
+			t.Errorf("meaning ranks %s as %s", r.Workload, r.Verdict)
+		}
+	}
+}
+
+// TestAttackVectorsGiveUpOnlyTheirFiles: a side that differs only by
+// mitigations=auto,no_guest_host,no_guest_guest gives up what only those
+// vectors protect (VMSCAPE), not every bug mitigations= names.
+func TestAttackVectorsGiveUpOnlyTheirFiles(t *testing.T) {
+	eb := envOn()
+	eb["boot_id"] = "boot-vec-1"
+	eb["mitigation_mode"] = "custom"
+	eb["cmdline"] = map[string]any{"raw": "root=/dev/vda quiet mitigations=auto,no_guest_host,no_guest_guest"}
+	rep := twoSides(t, envOn(), eb)
+	if rep.Conclusion.Kind == ConclusionSameMitigations {
+		t.Fatal("a change of attack vectors read as no mitigation change")
+	}
+	var got *CmdlineChange
+	for i := range rep.Meaning.Cmdline {
+		if slices.Contains(rep.Meaning.Cmdline[i].Tokens, "mitigations=auto,no_guest_host,no_guest_guest") {
+			got = &rep.Meaning.Cmdline[i]
+		}
+	}
+	if got == nil {
+		t.Fatalf("no command-line change in %+v", rep.Meaning.Cmdline)
+	}
+	if !slices.Equal(got.Vectors, []string{"guest_host", "guest_guest"}) {
+		t.Errorf("vectors %v", got.Vectors)
+	}
+	if len(got.Affects) != 1 || len(got.Narrowed) < 10 {
+		t.Errorf("affects %v, narrowed %v: want only VMSCAPE given up and the rest narrowed", got.Affects, got.Narrowed)
+	}
+	if m := rep.Workloads[0].Metrics[0]; m.Verdict != VerdictBetter {
+		t.Errorf("verdict %q, want better (the settings differ)", m.Verdict)
+	}
+}
+
+// TestWSLFromTheRecordedEnvironment: "WSL 2 guest" comes from a side's
+// env snapshot, not from a kernel name.
+func TestWSLFromTheRecordedEnvironment(t *testing.T) {
+	ea, eb := envOn(), envOff()
+	ea["kernel"] = map[string]any{"release": "6.6.87.2-microsoft-standard-WSL2-custom"}
+	rep := twoSides(t, ea, eb)
+	if rep.Meaning.VMGuest || rep.A.WSL {
+		t.Errorf("a side without a recorded wsl block read as WSL: %+v", rep.Meaning.VMGuestSides)
+	}
+	eb["wsl"] = map[string]any{"version": float64(2), "distro": "Ubuntu"}
+	rep = twoSides(t, envOn(), eb)
+	if !rep.Meaning.VMGuest || !slices.Equal(rep.Meaning.VMGuestSides, []string{"B"}) {
+		t.Errorf("vm guest %v sides %v, want B only", rep.Meaning.VMGuest, rep.Meaning.VMGuestSides)
+	}
+}
