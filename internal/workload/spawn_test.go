@@ -9,9 +9,29 @@ import (
 	"time"
 )
 
+// The default program is the tiny one: no executable of sectax's needed.
+func TestSpawnTiny(t *testing.T) {
+	w := Spawn{}
+	p := moreParams(t, w, map[string]string{"loops": "5"})
+	if p.Str("program") != "tiny" {
+		t.Fatalf("default program %q, want tiny", p.Str("program"))
+	}
+	if err := w.Preflight(p); err != nil {
+		t.Skip(err)
+	}
+	s, err := w.Run(context.Background(), Env{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFinite(t, w, s)
+	if kids := proctest.LiveChildren(os.Getpid()); len(kids) > 0 {
+		t.Fatalf("children left: %v", kids)
+	}
+}
+
 func TestSpawnSelf(t *testing.T) {
 	w := Spawn{}
-	s, err := w.Run(context.Background(), testEnv(t), moreParams(t, w, map[string]string{"loops": "5"}))
+	s, err := w.Run(context.Background(), testEnv(t), moreParams(t, w, map[string]string{"loops": "5", "program": "self"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +62,7 @@ func TestSpawnFailingChild(t *testing.T) {
 	env := testEnv(t)
 	env.WorkerArgs = []string{WorkerCommand, "no-such-worker"}
 	w := Spawn{}
-	_, err := w.Run(context.Background(), env, moreParams(t, w, map[string]string{"loops": "3"}))
+	_, err := w.Run(context.Background(), env, moreParams(t, w, map[string]string{"loops": "3", "program": "self"}))
 	if err == nil {
 		t.Fatal("a failing child passed")
 	}
@@ -50,11 +70,11 @@ func TestSpawnFailingChild(t *testing.T) {
 
 func TestSpawnMissingExe(t *testing.T) {
 	w := Spawn{}
-	_, err := w.Run(context.Background(), Env{Exe: "/nonexistent/sectax"}, moreParams(t, w, map[string]string{"loops": "3"}))
+	_, err := w.Run(context.Background(), Env{Exe: "/nonexistent/sectax"}, moreParams(t, w, map[string]string{"loops": "3", "program": "self"}))
 	if err == nil {
 		t.Fatal("spawned a missing program")
 	}
-	if _, err := w.Run(context.Background(), Env{}, moreParams(t, w, nil)); err == nil {
+	if _, err := w.Run(context.Background(), Env{}, moreParams(t, w, map[string]string{"program": "self"})); err == nil {
 		t.Fatal("spawned without Env.Exe")
 	}
 }
