@@ -9,26 +9,6 @@ import (
 	"time"
 )
 
-// The default program is the tiny one: no executable of sectax's needed.
-func TestSpawnTiny(t *testing.T) {
-	w := Spawn{}
-	p := moreParams(t, w, map[string]string{"loops": "5"})
-	if p.Str("program") != "tiny" {
-		t.Fatalf("default program %q, want tiny", p.Str("program"))
-	}
-	if err := w.Preflight(p); err != nil {
-		t.Skip(err)
-	}
-	s, err := w.Run(context.Background(), Env{}, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkFinite(t, w, s)
-	if kids := proctest.LiveChildren(os.Getpid()); len(kids) > 0 {
-		t.Fatalf("children left: %v", kids)
-	}
-}
-
 func TestSpawnSelf(t *testing.T) {
 	w := Spawn{}
 	s, err := w.Run(context.Background(), testEnv(t), moreParams(t, w, map[string]string{"loops": "5", "program": "self"}))
@@ -44,17 +24,27 @@ func TestSpawnSelf(t *testing.T) {
 	}
 }
 
-func TestSpawnTrue(t *testing.T) {
+// The default program is the tiny one, which needs no executable of
+// sectax's; program=true runs /bin/true.
+func TestSpawnTinyAndTrue(t *testing.T) {
 	w := Spawn{}
-	p := moreParams(t, w, map[string]string{"loops": "5", "program": "true"})
-	if err := w.Preflight(p); err != nil {
-		t.Skip(err)
+	if p := moreParams(t, w, nil); p.Str("program") != "tiny" {
+		t.Fatalf("default program %q, want tiny", p.Str("program"))
 	}
-	s, err := w.Run(context.Background(), Env{}, p)
-	if err != nil {
-		t.Fatal(err)
+	for _, program := range []string{"tiny", "true"} {
+		p := moreParams(t, w, map[string]string{"loops": "5", "program": program})
+		if err := w.Preflight(p); err != nil {
+			t.Skip(err)
+		}
+		s, err := w.Run(context.Background(), Env{}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFinite(t, w, s)
+		if kids := proctest.LiveChildren(os.Getpid()); len(kids) > 0 {
+			t.Fatalf("children left: %v", kids)
+		}
 	}
-	checkFinite(t, w, s)
 }
 
 // A child that fails fails the repetition: the worker name is unknown.
