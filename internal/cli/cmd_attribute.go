@@ -360,15 +360,19 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 			return err
 		}
 		db = d
-		all, err := db.List(ctx)
+		all, err := db.ListBrief(ctx)
 		if err != nil {
 			return err
 		}
-		for _, s := range all {
-			r, err := db.Get(ctx, s.ID)
-			if err != nil {
-				return err
-			}
+		ids := make([]string, len(all))
+		for i, s := range all {
+			ids[i] = s.ID
+		}
+		runs, err := db.GetMany(ctx, ids)
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
 			name := r.Label
 			if r.Config != nil {
 				name = r.Config.Name

@@ -40,7 +40,7 @@ are kept (and used by compare).`,
 				return err
 			default:
 				defer db.Close()
-				if runs, err = db.List(ctx); err != nil {
+				if runs, err = db.ListBrief(ctx); err != nil {
 					return err
 				}
 				if len(runs) == 0 {

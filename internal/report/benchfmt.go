@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"sort"
@@ -77,7 +78,10 @@ func benchSamples(w io.Writer, sides []compare.Side) error {
 	if _, err := fmt.Fprintf(w, "# sectax samples in the Go benchmark format; compare with: benchstat -col label -ignore kernel,mitigations FILE\n"); err != nil {
 		return err
 	}
-	bw := benchfmt.NewWriter(w)
+	// One result line per sample: 4·10^5 lines at 10^5 samples a side,
+	// each a write of its own without the buffer.
+	buf := bufio.NewWriterSize(w, 256<<10)
+	bw := benchfmt.NewWriter(buf)
 	for _, s := range sides {
 		for i, r := range s.Runs {
 			env := s.Env(i)
@@ -96,7 +100,7 @@ func benchSamples(w io.Writer, sides []compare.Side) error {
 			}
 		}
 	}
-	return nil
+	return buf.Flush()
 }
 
 func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) error {
@@ -111,21 +115,28 @@ func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) er
 			config = append(config, benchfmt.Config{Key: k, Value: []byte(termSafe(strings.ReplaceAll(v, "\n", " "))), File: true})
 		}
 	}
+	// The units of the metrics, once per result rather than per line.
+	units := make([]string, len(res.Metrics))
+	scales := make([]float64, len(res.Metrics))
+	seen := map[string]bool{}
+	for i, m := range res.Metrics {
+		unit, scale := benchUnit(m)
+		if seen[unit] {
+			unit = strings.ReplaceAll(m.Name, "_", "-") + "-" + unit
+		}
+		seen[unit] = true
+		units[i], scales[i] = unit, scale
+	}
+	br := &benchfmt.Result{Name: name, Iters: 1, Config: config}
 	for rep := 0; rep < n; rep++ {
-		br := &benchfmt.Result{Name: name, Iters: 1, Config: config}
-		seen := map[string]bool{}
-		for _, m := range res.Metrics {
+		br.Values = br.Values[:0]
+		for i, m := range res.Metrics {
 			if rep >= len(m.Samples) {
 				continue
 			}
-			unit, scale := benchUnit(m)
-			if seen[unit] {
-				unit = strings.ReplaceAll(m.Name, "_", "-") + "-" + unit
-			}
-			seen[unit] = true
-			// Round away the float noise of the scaling (2.0999999999999997e-07).
-			v, _ := strconv.ParseFloat(strconv.FormatFloat(m.Samples[rep]*scale, 'g', 12, 64), 64)
-			br.Values = append(br.Values, benchfmt.Value{Value: v, Unit: unit})
+			// Round away float noise, of the scaling too (2.0999999999999997e-07).
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(m.Samples[rep]*scales[i], 'g', 12, 64), 64)
+			br.Values = append(br.Values, benchfmt.Value{Value: v, Unit: units[i]})
 		}
 		if err := bw.Write(br); err != nil {
 			return err

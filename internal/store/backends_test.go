@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,6 +70,7 @@ var suite = []struct {
 	{name: "ConcurrentWriters", test: testConcurrentWriters},
 	{name: "Selectors", test: testSelectors},
 	{name: "CampaignRoundTrip", test: testCampaignRoundTrip},
+	{name: "GetManyAndListBrief", test: testGetManyAndListBrief},
 }
 
 func TestBackends(t *testing.T) {
@@ -425,4 +427,74 @@ func BenchmarkPostgresLoad(b *testing.B) {
 	b.ReportMetric(runs/b.Elapsed().Seconds(), "runs/s")
 	b.ReportMetric(runs*8/b.Elapsed().Seconds(), "tx/s")
 	b.ReportMetric(0, "ns/op")
+}
+
+// testGetManyAndListBrief: GetMany reads in a few queries what Get reads
+// run by run, in the order asked, across batches; ListBrief keeps only
+// the environment fields lists and selectors read.
+func testGetManyAndListBrief(t *testing.T, openTemp opener) {
+	ctx := context.Background()
+	d, _ := openTemp(t)
+	var ids []string
+	for i := 0; i < getBatch+3; i++ {
+		r := testRun(fmt.Sprintf("r%04d", i), "on")
+		if i%2 == 1 {
+			r.Results = r.Results[:1]
+			r.Env.Hostname = "box"
+		}
+		if i == 7 {
+			r.Env = nil
+			r.Results = nil
+		}
+		if err := d.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	slices.Reverse(ids)
+	many, err := d.GetMany(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(many) != len(ids) {
+		t.Fatalf("GetMany returned %d runs, want %d", len(many), len(ids))
+	}
+	for i, id := range ids {
+		one, err := d.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(exportJSON(t, one)), string(exportJSON(t, many[i]))); diff != "" {
+			t.Fatalf("GetMany's %s differs from Get's (-Get +GetMany):\n%s", id, diff)
+		}
+	}
+	var nf *NotFoundError
+	if _, err := d.GetMany(ctx, []string{"r0001", "nope"}); !errors.As(err, &nf) || nf.Ref != "nope" {
+		t.Fatalf("GetMany of a missing id: %v, want a NotFoundError for it", err)
+	}
+	brief, err := d.ListBrief(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := d.List(ctx)
+	if err != nil || len(full) != len(brief) {
+		t.Fatalf("List: %d runs, %v; ListBrief: %d", len(full), err, len(brief))
+	}
+	for i := range brief {
+		if brief[i].ID != full[i].ID || brief[i].Label != full[i].Label || brief[i].Status != full[i].Status {
+			t.Fatalf("run %d: brief %+v, full %+v", i, brief[i], full[i])
+		}
+		for _, path := range BriefEnvPaths {
+			sel := strings.Split(path, ".")
+			if got, want := envString(brief[i].Env, sel...), envString(full[i].Env, sel...); got != want {
+				t.Errorf("%s: %s = %q in ListBrief, %q in List", brief[i].ID, path, got, want)
+			}
+		}
+		if _, ok := brief[i].Env["cmdline"]; ok {
+			t.Fatalf("%s: ListBrief kept the command line", brief[i].ID)
+		}
+	}
+	if brief[7].Env != nil {
+		t.Errorf("a run without an environment: brief env %v", brief[7].Env)
+	}
 }

@@ -72,7 +72,7 @@ func (d *DB) Resolve(ctx context.Context, ref string) ([]string, Match, error) {
 	if ref == "" {
 		return nil, "", &NotFoundError{Ref: ref}
 	}
-	all, err := d.List(ctx)
+	all, err := d.ListBrief(ctx)
 	if err != nil {
 		return nil, "", err
 	}

@@ -17,9 +17,14 @@ import (
 // anything else, and every step of it enters the kernel.
 type Spawn struct{}
 
-// spawnNopWorker is the worker that exits at once: the tiny program of
+// spawnNopWorker is the worker that exits at once: the program of
 // program=self.
 const spawnNopWorker = "nop"
+
+// spawnProgramHelp says what each choice of the program parameter measures.
+const spawnProgramHelp = "tiny: a static ELF of one page that only calls exit_group, written by sectax into a memfd " +
+	"(process creation itself: clone, execve, exit, wait4); true: /bin/true (adds the dynamic loader and libc start-up); " +
+	"self: the sectax binary as a worker that exits at once (adds the Go runtime's start-up and the page faults of a large binary)"
 
 // spawnTrue is where program=true looks first.
 const spawnTrue = "/bin/true"
@@ -35,8 +40,8 @@ func (Spawn) Info() Info {
 		Params: []ParamSpec{
 			{Key: "loops", Help: "processes spawned (and waited for) per repetition",
 				Default: int64(1000), Quick: int64(200), Min: 1, Max: 10_000_000},
-			{Key: "program", Help: "self: the sectax binary as a worker that exits at once (a static Go program); true: /bin/true (dynamically linked C)",
-				Default: "self", Choices: []string{"self", "true"}},
+			{Key: "program", Help: spawnProgramHelp,
+				Default: "tiny", Choices: []string{"tiny", "true", "self"}},
 		},
 		Metrics: []MetricSpec{
 			{Name: "usecs_per_spawn", Unit: "µs/spawn", Better: "lower", Help: "microseconds per fork+exec+wait"},
@@ -45,13 +50,26 @@ func (Spawn) Info() Info {
 	}
 }
 
-// Preflight implements Preflighter: program=true needs a true program.
+// Preflight implements Preflighter: program=true needs a true program,
+// program=tiny a tiny program for this architecture and a memfd.
 func (Spawn) Preflight(p Params) error {
-	if p.Str("program") == "true" {
+	switch p.Str("program") {
+	case "true":
 		_, err := spawnTruePath()
+		return err
+	case "tiny":
+		_, err := spawnTinyPath()
 		return err
 	}
 	return nil
+}
+
+func spawnTinyPath() (string, error) {
+	path, err := exitProgram.Path()
+	if err != nil {
+		return "", &UsageError{Msg: fmt.Sprintf("spawn.program=tiny: %v (use spawn.program=true or spawn.program=self)", err)}
+	}
+	return path, nil
 }
 
 func spawnTruePath() (string, error) {
@@ -65,7 +83,8 @@ func spawnTruePath() (string, error) {
 	return path, nil
 }
 
-// Run implements Workload. The child gets an empty environment (the size
+// Run implements Workload. The tiny program is executed through
+// /proc/self/fd/N of its memfd (what fexecve does). The child gets an empty environment (the size
 // of ours would otherwise change the cost of execve between runs) and
 // /dev/null as its standard descriptors. The timed window is the whole
 // loop; the parent calls syscall.ForkExec (clone with CLONE_VFORK|CLONE_VM,
@@ -75,6 +94,12 @@ func (Spawn) Run(ctx context.Context, env Env, p Params) (Sample, error) {
 	var path string
 	var argv []string
 	switch p.Str("program") {
+	case "tiny":
+		tp, err := spawnTinyPath()
+		if err != nil {
+			return Sample{}, err
+		}
+		path, argv = tp, []string{"sectax-exit"}
 	case "true":
 		tp, err := spawnTruePath()
 		if err != nil {

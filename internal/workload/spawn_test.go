@@ -11,7 +11,7 @@ import (
 
 func TestSpawnSelf(t *testing.T) {
 	w := Spawn{}
-	s, err := w.Run(context.Background(), testEnv(t), moreParams(t, w, map[string]string{"loops": "5"}))
+	s, err := w.Run(context.Background(), testEnv(t), moreParams(t, w, map[string]string{"loops": "5", "program": "self"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,17 +24,27 @@ func TestSpawnSelf(t *testing.T) {
 	}
 }
 
-func TestSpawnTrue(t *testing.T) {
+// The default program is the tiny one, which needs no executable of
+// sectax's; program=true runs /bin/true.
+func TestSpawnTinyAndTrue(t *testing.T) {
 	w := Spawn{}
-	p := moreParams(t, w, map[string]string{"loops": "5", "program": "true"})
-	if err := w.Preflight(p); err != nil {
-		t.Skip(err)
+	if p := moreParams(t, w, nil); p.Str("program") != "tiny" {
+		t.Fatalf("default program %q, want tiny", p.Str("program"))
 	}
-	s, err := w.Run(context.Background(), Env{}, p)
-	if err != nil {
-		t.Fatal(err)
+	for _, program := range []string{"tiny", "true"} {
+		p := moreParams(t, w, map[string]string{"loops": "5", "program": program})
+		if err := w.Preflight(p); err != nil {
+			t.Skip(err)
+		}
+		s, err := w.Run(context.Background(), Env{}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFinite(t, w, s)
+		if kids := proctest.LiveChildren(os.Getpid()); len(kids) > 0 {
+			t.Fatalf("children left: %v", kids)
+		}
 	}
-	checkFinite(t, w, s)
 }
 
 // A child that fails fails the repetition: the worker name is unknown.
@@ -42,7 +52,7 @@ func TestSpawnFailingChild(t *testing.T) {
 	env := testEnv(t)
 	env.WorkerArgs = []string{WorkerCommand, "no-such-worker"}
 	w := Spawn{}
-	_, err := w.Run(context.Background(), env, moreParams(t, w, map[string]string{"loops": "3"}))
+	_, err := w.Run(context.Background(), env, moreParams(t, w, map[string]string{"loops": "3", "program": "self"}))
 	if err == nil {
 		t.Fatal("a failing child passed")
 	}
@@ -50,11 +60,11 @@ func TestSpawnFailingChild(t *testing.T) {
 
 func TestSpawnMissingExe(t *testing.T) {
 	w := Spawn{}
-	_, err := w.Run(context.Background(), Env{Exe: "/nonexistent/sectax"}, moreParams(t, w, map[string]string{"loops": "3"}))
+	_, err := w.Run(context.Background(), Env{Exe: "/nonexistent/sectax"}, moreParams(t, w, map[string]string{"loops": "3", "program": "self"}))
 	if err == nil {
 		t.Fatal("spawned a missing program")
 	}
-	if _, err := w.Run(context.Background(), Env{}, moreParams(t, w, nil)); err == nil {
+	if _, err := w.Run(context.Background(), Env{}, moreParams(t, w, map[string]string{"program": "self"})); err == nil {
 		t.Fatal("spawned without Env.Exe")
 	}
 }

@@ -1,7 +1,9 @@
 package workload
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/child"
@@ -117,9 +119,32 @@ func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 		Env:    c.env,
 		Stderr: pw,
 	}
+	// Through the launcher where there is one: its report arrives on rr.
+	var rr *os.File
+	launcher, lerr := launchProgram.Path()
+	if lerr == nil {
+		// The launcher would report a missing program only as status 127.
+		if _, err := os.Stat(c.path); errors.Is(err, fs.ErrNotExist) {
+			pw.Close()
+			return Sample{}, &UsageError{Msg: fmt.Sprintf("%s: no such program (check the path)", c.path)}
+		}
+		var rw *os.File
+		if rr, rw, err = os.Pipe(); err != nil {
+			pw.Close()
+			return Sample{}, err
+		}
+		defer rr.Close()
+		defer rw.Close()
+		cmd.Path = launcher
+		cmd.Args = append([]string{"sectax-launch", c.path}, c.argv...)
+		cmd.ExtraFiles = []*os.File{rw}
+	}
 	start := time.Now()
 	wait, err := child.Start(cmd)
 	pw.Close()
+	if cmd.ExtraFiles != nil {
+		cmd.ExtraFiles[0].Close()
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if c.dir != "" {
@@ -137,6 +162,18 @@ func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 		io.Copy(tail, pr)
 		close(copied)
 	}()
+	var report []byte
+	reported := make(chan struct{})
+	if rr != nil {
+		go func() {
+			report = make([]byte, launchReportSize)
+			n, _ := io.ReadFull(rr, report)
+			report = report[:n]
+			close(reported)
+		}()
+	} else {
+		close(reported)
+	}
 	// Kill the group as soon as ctx is done; the kill of an already empty
 	// group fails with ESRCH and is harmless.
 	stop := context.AfterFunc(ctx, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
@@ -151,17 +188,58 @@ func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 		pr.Close()
 		<-copied
 	}
+	<-reported // the launcher, the only writer, has exited
 	if ctx.Err() != nil {
 		return Sample{}, ctx.Err()
+	}
+	var (
+		ws syscall.WaitStatus
+		ru *syscall.Rusage
+	)
+	if ps := cmd.ProcessState; ps != nil {
+		ws, _ = ps.Sys().(syscall.WaitStatus)
+		ru, _ = ps.SysUsage().(*syscall.Rusage)
+	}
+	note := rssNoteRusage
+	if rr != nil {
+		if werr != nil || len(report) != launchReportSize {
+			return Sample{}, fmt.Errorf("the launcher of %s %s without reporting the command's status (run the command by hand to see why)", c.argv[0], describeExit(cmd.ProcessState, werr))
+		}
+		ws, ru = decodeLaunchReport(report)
+		note = rssNoteLauncher
+		if !ws.Exited() || ws.ExitStatus() != 0 {
+			werr = errors.New("failed")
+		}
+	} else {
+		note += " (" + lerr.Error() + ")"
 	}
 	if werr != nil {
 		msg := tail.lastLines(tailLines)
 		if msg == "" {
 			msg = "no output on standard error"
 		}
-		return Sample{}, fmt.Errorf("%s %s: %s", c.argv[0], describeExit(cmd.ProcessState, werr), msg)
+		return Sample{}, fmt.Errorf("%s %s: %s", c.argv[0], describeStatus(ws), msg)
 	}
-	return rusageSample(wall, cmd.ProcessState), nil
+	s := rusageSample(wall, ru)
+	s.Warnings = append(s.Warnings, note)
+	return s, nil
+}
+
+// How max_rss_kb was measured, said in every run of a timed command.
+const (
+	rssNoteLauncher = "max_rss_kb is the command's own peak resident set: it is forked from a one-page launcher " +
+		"(not from sectax, whose image a vfork-style clone would lend it until execve), as GNU time measures it"
+	rssNoteRusage = "max_rss_kb includes sectax's own resident set, which the child shares until its execve " +
+		"(no launcher for this architecture): read it as an upper bound"
+)
+
+// decodeLaunchReport reads what the launcher writes: the wait status
+// (padded to 8 bytes) and struct rusage, in the machine's byte order.
+func decodeLaunchReport(b []byte) (syscall.WaitStatus, *syscall.Rusage) {
+	ws := syscall.WaitStatus(binary.NativeEndian.Uint32(b))
+	ru := &syscall.Rusage{}
+	binary.Read(bytes.NewReader(b[8:]), binary.NativeEndian, ru)
+	return ws, ru
 }
 
 // describeExit says how a command ended ("exited with status 2").
@@ -169,17 +247,23 @@ func describeExit(ps *os.ProcessState, err error) string {
 	if ps == nil {
 		return err.Error()
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	return describeStatus(ws)
+}
+
+// describeStatus says how a process ended, from its wait status.
+func describeStatus(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
 		return fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 	}
-	return fmt.Sprintf("exited with status %d", ps.ExitCode())
+	return fmt.Sprintf("exited with status %d", ws.ExitStatus())
 }
 
 // rusageSample turns a wall time and a finished process's rusage into the
 // rusageMetrics.
-func rusageSample(wall time.Duration, ps *os.ProcessState) Sample {
+func rusageSample(wall time.Duration, r *syscall.Rusage) Sample {
 	var ru syscall.Rusage
-	if r, ok := ps.SysUsage().(*syscall.Rusage); ok && r != nil {
+	if r != nil {
 		ru = *r
 	}
 	user := time.Duration(ru.Utime.Nano()).Seconds()

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"github.com/sectax/sectax/internal/proctest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -142,5 +144,45 @@ func TestRemoveTemp(t *testing.T) {
 	removeTemp(bad, &s, &err)
 	if !strings.Contains(err.Error(), "build failed") || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("err %v, want the failure and the directory", err)
+	}
+}
+
+// max_rss_kb is the command's own peak, not the image of sectax (here the
+// test binary, made large on purpose) that a vfork-style clone lends the
+// child until its execve; a command that touches 64 MiB reports them.
+func TestRunTimedOwnPeak(t *testing.T) {
+	if _, err := launchProgram.Path(); err != nil {
+		t.Skip(err)
+	}
+	ballast := make([]byte, 96<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
+	small, err := runTimed(context.Background(), timedChild{path: "/bin/sh", argv: []string{"sh", "-c", "exit 0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kb := small.Values["max_rss_kb"]; kb <= 0 || kb > 16<<10 {
+		t.Errorf("sh -c 'exit 0': max_rss_kb %v, want its own few MiB (the parent holds 96 MiB)", kb)
+	}
+	if len(small.Warnings) != 1 || !strings.Contains(small.Warnings[0], "own peak") {
+		t.Errorf("the run must say how max_rss_kb was measured: %q", small.Warnings)
+	}
+	dd, err := exec.LookPath("dd")
+	if err != nil {
+		t.Skip(err)
+	}
+	big, err := runTimed(context.Background(), timedChild{path: dd, argv: []string{"dd", "if=/dev/zero", "of=/dev/null", "bs=64M", "count=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kb := big.Values["max_rss_kb"]; kb < 64<<10 || kb > 80<<10 {
+		t.Errorf("dd bs=64M: max_rss_kb %v, want 64–80 MiB", kb)
+	}
+	runtime.KeepAlive(ballast)
+	// A command killed by a signal is reported as such through the launcher.
+	_, err = runTimed(context.Background(), timedChild{path: "/bin/sh", argv: []string{"sh", "-c", "kill -9 $$"}})
+	if err == nil || !strings.Contains(err.Error(), "killed by signal 9") {
+		t.Errorf("err = %v, want killed by signal 9", err)
 	}
 }
