@@ -48,7 +48,9 @@ func TestInterruptMessaging(t *testing.T) {
 			// 40 workers of one group (20 senders, 20 receivers) exist, then
 			// interrupt: one group is as much a tree of workers to reap as
 			// three, at a third of the processes.
-			deadline := time.Now().Add(60 * time.Second)
+			// The deadline is a watchdog for a hang (a loaded machine starts
+			// 40 processes slowly), not a measure.
+			deadline := time.Now().Add(3 * time.Minute)
 			for proctest.Descendants(cmd.Process.Pid) < 40 {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
