@@ -44,4 +44,4 @@ var Forbidden = [][2]string{
 }
 
 // TestOnly are packages that only tests import; they sit outside the tiers.
-var TestOnly = []string{"internal/testutil", "internal/proctest", "internal/store/pgtest", "internal/fleet/fleettest", "internal/layers", "internal/e2e", "docs"}
+var TestOnly = []string{"internal/testutil", "internal/proctest", "internal/store/pgtest", "internal/fleet/fleettest", "internal/layers", "internal/e2e", "internal/e2e/lab", "internal/e2e/campaign", "docs"}

@@ -1,4 +1,4 @@
-package e2e
+package campaigne2e
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/store"
@@ -27,10 +28,7 @@ import (
 // checks what was verified. The task's input and result are its JSON
 // contract ("campaign", cli.CampaignTaskInput and cli.CampaignTaskResult).
 func TestCampaignKexecInGuest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("boots a QEMU guest three times")
-	}
-	k, _ := kernel(t)
+	k, _ := e2e.Kernel(t)
 	kdata, err := os.ReadFile(k.Path)
 	if err != nil {
 		t.Fatalf("cannot read %s: %v", k.Path, err)
@@ -53,7 +51,7 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	var timeline []string
 	res, err := lab.Boot(ctx, lab.BootOptions{
 		QEMU: lab.QEMU{Accel: lab.AccelTCG, CPU: lab.TCGCPU, MemoryMiB: 1024, SMP: 1, Kernel: k.Path, Append: lab.LabParams},
-		Initramfs: &lab.InitramfsOptions{Init: self(t), Task: lab.Task{Name: "campaign", Input: input},
+		Initramfs: &lab.InitramfsOptions{Init: e2e.Self(t), Task: lab.Task{Name: "campaign", Input: input},
 			Files: []lab.File{{Name: "lab/vmlinuz", Mode: 0o644, Data: kdata}}},
 		Handshake: 3 * time.Minute, Timeout: 14 * time.Minute,
 		OnFrame: func(f lab.Frame) {

@@ -1,4 +1,4 @@
-package e2e
+package labe2e
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/sectax/sectax/internal/cli"
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
@@ -30,7 +31,7 @@ import (
 //   - the matrix says the timings are emulated, shows the command-line
 //     change, and says that the budget stopped adaptive repetition.
 func TestLab(t *testing.T) {
-	k, _ := kernel(t)
+	k, _ := e2e.Kernel(t)
 	db := filepath.Join(t.TempDir(), "lab.db")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()

@@ -1,4 +1,4 @@
-package e2e
+package labe2e
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 )
 
@@ -19,7 +20,7 @@ import (
 // task's input and the exact command line, and the frames arrive in order
 // (hello, log, result, done).
 func TestBootEcho(t *testing.T) {
-	k, modDir := kernel(t)
+	k, modDir := e2e.Kernel(t)
 	mods, err := lab.ResolveModules(modDir, []string{"8250"})
 	if err != nil {
 		t.Fatal(err)
@@ -28,8 +29,8 @@ func TestBootEcho(t *testing.T) {
 	defer cancel()
 	var frames []byte
 	res, err := lab.Boot(ctx, lab.BootOptions{
-		QEMU: tcg(k, lab.LabParams+" quiet"),
-		Initramfs: &lab.InitramfsOptions{Init: self(t), ModulesDir: modDir, Modules: mods,
+		QEMU: e2e.TCG(k, 512, lab.LabParams+" quiet"),
+		Initramfs: &lab.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Modules: mods,
 			Task: lab.Task{Name: "echo", Input: json.RawMessage(`{"x":1}`)}},
 		OnFrame: func(f lab.Frame) { frames = append(frames, f.Kind) },
 	})
@@ -62,14 +63,14 @@ func TestBootEcho(t *testing.T) {
 // when Boot returns. (This boot is also the lab's test of a failing guest
 // task, which had a boot of its own.)
 func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
-	k, modDir := kernel(t)
+	k, modDir := e2e.Kernel(t)
 	input, _ := json.Marshal(lab.MeasureInput{RunID: "20261201T000000-000000", Label: "x-off", Config: config.Off,
 		Plan: []config.Config{config.On, config.Off}, Suite: "quick", Only: []string{"syscall-basic"}, Runs: 2})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := lab.Boot(ctx, lab.BootOptions{
-		QEMU:      tcg(k, config.On.Cmdline(lab.LabParams, []config.Config{config.On, config.Off})),
-		Initramfs: &lab.InitramfsOptions{Init: self(t), ModulesDir: modDir, Task: lab.Task{Name: lab.MeasureTask, Input: input}},
+		QEMU:      e2e.TCG(k, 512, config.On.Cmdline(lab.LabParams, []config.Config{config.On, config.Off})),
+		Initramfs: &lab.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Task: lab.Task{Name: lab.MeasureTask, Input: input}},
 	})
 	if !errors.Is(err, lab.ErrGuest) || !errors.Is(err, lab.ErrNotVerified) || !strings.Contains(err.Error(), "does not verify as configuration off") ||
 		!strings.Contains(err.Error(), "mitigations=off is not on the command line") || strings.Contains(err.Error(), "\n") {
