@@ -157,7 +157,7 @@ func failing(t *testing.T, f fault, reason string) {
 	// steps before it.
 	r.m.faults[offStep+1] = f
 	r.m.faults[offStep+2] = f
-	c := r.start(1)
+	r.start(1)
 	err := r.drive(10)
 	var verr *VerifyError
 	if !errors.As(err, &verr) || verr.Config != "off" || !strings.Contains(err.Error(), reason) {
@@ -166,7 +166,7 @@ func failing(t *testing.T, f fault, reason string) {
 	if k := exit.Of(err); k != exit.Unmet {
 		t.Fatalf("kind %v, want unmet", k)
 	}
-	c = r.load()
+	c := r.load()
 	s := c.Steps[offStep]
 	if c.State != Failed || s.Status != StepRefused || s.Attempts != 2 || s.RunID != "" || c.Changes != "[]" {
 		t.Fatalf("campaign %s step %+v changes %s", c.State, s, c.Changes)
@@ -206,11 +206,11 @@ func TestRetryThenVerify(t *testing.T) {
 		// A default boot verifies as on; make the first boot not boot.
 		r.m.faults[1] = noReboot
 	}
-	c := r.start(1)
+	r.start(1)
 	if err := r.drive(10); err != nil {
 		t.Fatal(err)
 	}
-	c = r.load()
+	c := r.load()
 	if c.State != Finished || c.Steps[0].Attempts != 2 || len(c.Steps[0].FromBootIDs) != 2 || c.Steps[1].Attempts != 1 {
 		t.Fatalf("campaign %s steps %+v", c.State, c.Steps)
 	}
@@ -320,11 +320,10 @@ func TestAbortMidway(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.reopen()
-	c, err := r.e.Abort(context.Background(), "")
-	if err != nil {
+	if _, err := r.e.Abort(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}
-	c = r.load()
+	c := r.load()
 	if c.State != Aborted || c.Changes != "[]" || !strings.Contains(c.Message, "aborted at step 3 of 4") {
 		t.Fatalf("after abort: %s %s %q", c.State, c.Changes, c.Message)
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/testutil"
@@ -19,11 +18,9 @@ import (
 
 // TestMain lets the test binary stand in for sectax: as a worker child
 // (re-executed through /proc/self/exe) and, with SECTAX_CLI_MAIN=1, as the
-// whole command, so that signal tests run the real thing.
+// whole command, so that signal tests run the real thing. The tests that
+// boot QEMU guests are in internal/e2e.
 func TestMain(m *testing.M) {
-	if lab.IsGuest() {
-		labGuestMain() // the /init of the lab's end-to-end test
-	}
 	if len(os.Args) > 1 && os.Args[1] == workload.WorkerCommand {
 		if err := workload.WorkerMain(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, err)

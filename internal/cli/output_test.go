@@ -95,9 +95,9 @@ func TestOutputFIFOInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitBlocked(cmd.Process.Pid, 5*time.Second)
+	waitBlocked(cmd.Process.Pid, time.Minute)
 	cmd.Process.Signal(syscall.SIGINT)
-	if code := waitExit(t, cmd, 10*time.Second); code != ExitInterrupted {
+	if code := waitExit(t, cmd, time.Minute); code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d", code, ExitInterrupted)
 	}
 }

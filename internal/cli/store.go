@@ -17,10 +17,12 @@ import (
 )
 
 // storeTuning is how long a write waits for a database locked by another
-// process (tests shorten it).
+// process (tests shorten it). onBusy, when set, is called after each busy
+// attempt has been reported (tests release the lock from it).
 var storeTuning = struct {
 	busyTimeout time.Duration
 	backoff     []time.Duration
+	onBusy      func()
 }{}
 
 // dbPath checks --db (or its default) and makes it absolute, so that every
@@ -61,6 +63,9 @@ func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) 
 		BusyTimeout: storeTuning.busyTimeout, Backoff: storeTuning.backoff,
 		OnBusy: func(wait time.Duration, attempt, of int) {
 			g.notice("database %s is locked by another process; trying again in %v (attempt %d of %d)", path, wait, attempt, of)
+			if storeTuning.onBusy != nil {
+				storeTuning.onBusy()
+			}
 		}})
 }
 

@@ -5,15 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sectax/sectax/internal/testutil"
 )
 
 // The test binary is also the guest's /init in the boot tests: started as
@@ -37,83 +32,6 @@ func TestMain(m *testing.M) {
 		GuestMain()
 	}
 	os.Exit(m.Run())
-}
-
-// testKernel finds an installed kernel image and QEMU, or skips (fails
-// under CI=true, where .ci/run installs both).
-func testKernel(t *testing.T) (KernelImage, string) {
-	t.Helper()
-	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
-		testutil.Need(t, "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
-	}
-	imgs, _ := filepath.Glob("/boot/vmlinuz-*")
-	sort.Strings(imgs)
-	for i := len(imgs) - 1; i >= 0; i-- {
-		k, err := ReadKernel(imgs[i])
-		if err != nil || k.Release == "" {
-			continue
-		}
-		dir := "/lib/modules/" + k.Release
-		if _, err := os.Stat(dir); err == nil {
-			return k, dir
-		}
-	}
-	testutil.Need(t, "no readable /boot/vmlinuz-* with its /lib/modules (apt-get install linux-image-amd64)")
-	return KernelImage{}, ""
-}
-
-func selfStatic(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := CheckStatic(exe); err != nil {
-		testutil.Need(t, "test binary is not static (run with CGO_ENABLED=0): %v", err)
-	}
-	return exe
-}
-
-func tcg(k KernelImage, cmdline string) QEMU {
-	return QEMU{Accel: AccelTCG, CPU: TCGCPU, MemoryMiB: 512, SMP: 1, Kernel: k.Path, Append: cmdline}
-}
-
-func TestBootEcho(t *testing.T) {
-	k, modDir := testKernel(t)
-	exe := selfStatic(t)
-	mods, err := ResolveModules(modDir, []string{"8250"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	var frames []byte
-	res, err := Boot(ctx, BootOptions{
-		QEMU: tcg(k, LabParams+" quiet"),
-		Initramfs: &InitramfsOptions{Init: exe, ModulesDir: modDir, Modules: mods,
-			Task: Task{Name: "echo", Input: json.RawMessage(`{"x":1}`)}},
-		OnFrame: func(f Frame) { frames = append(frames, f.Kind) },
-	})
-	if err != nil {
-		t.Fatalf("boot: %v\nconsole:\n%s", err, res.Console)
-	}
-	t.Logf("boot to hello %s (guest uptime %.2fs), wall %s, QEMU peak RSS %d MiB", res.ToHello, res.Hello.UptimeS, res.Wall, res.PeakRSSKiB/1024)
-	var out struct {
-		Input   json.RawMessage
-		Cmdline string
-	}
-	if err := json.Unmarshal(res.Result, &out); err != nil {
-		t.Fatalf("result %q: %v", res.Result, err)
-	}
-	if string(out.Input) != `{"x":1}` || out.Cmdline != LabParams+" quiet" {
-		t.Errorf("guest saw input %s cmdline %q", out.Input, out.Cmdline)
-	}
-	if string(frames) != "HLRD" {
-		t.Errorf("frames %q, want HLRD", frames)
-	}
-	if res.Hello.Release != k.Release {
-		t.Errorf("guest release %q, image says %q", res.Hello.Release, k.Release)
-	}
 }
 
 // fakeQEMU writes a script that stands in for QEMU: it starts a child
@@ -159,11 +77,14 @@ func waitFile(p string) {
 func TestBootAccelFailure(t *testing.T) {
 	bin, pids := fakeQEMU(t, "KVM internal error. Suberror: 1\\nemulation failure\\n")
 	start := time.Now()
-	_, err := Boot(context.Background(), BootOptions{QEMU: QEMU{Binary: bin, Accel: AccelKVM}, Handshake: time.Minute})
+	// Noticed from QEMU's message, not by waiting out the handshake: with
+	// a handshake of 10 minutes, well under that is noticed, however busy
+	// the machine.
+	_, err := Boot(context.Background(), BootOptions{QEMU: QEMU{Binary: bin, Accel: AccelKVM}, Handshake: 10 * time.Minute})
 	if !errors.Is(err, ErrAccel) || !strings.Contains(err.Error(), "--accel tcg") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("err = %v", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > 2*time.Minute {
 		t.Errorf("took %s to notice", d)
 	}
 	waitFile(pids)
@@ -191,19 +112,4 @@ func TestBootCancel(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	assertGone(t, pids)
-}
-
-func TestBootGuestFailure(t *testing.T) {
-	k, modDir := testKernel(t)
-	exe := selfStatic(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	res, err := Boot(ctx, BootOptions{QEMU: tcg(k, LabParams+" quiet"),
-		Initramfs: &InitramfsOptions{Init: exe, ModulesDir: modDir, Task: Task{Name: "fail"}}})
-	if !errors.Is(err, ErrGuest) || !strings.Contains(err.Error(), "permission denied") {
-		t.Errorf("err = %v", err)
-	}
-	if _, serr := os.Stat("/proc/" + strconv.Itoa(res.PID)); serr == nil {
-		t.Errorf("QEMU %d still running", res.PID)
-	}
 }

@@ -147,9 +147,7 @@ func nextArg(s string) (Param, string) {
 		p.Value = s[equals+1 : i]
 		if strings.HasPrefix(p.Value, `"`) {
 			p.Value = p.Value[1:]
-			if strings.HasSuffix(p.Value, `"`) {
-				p.Value = p.Value[:len(p.Value)-1]
-			}
+			p.Value = strings.TrimSuffix(p.Value, `"`)
 			return p, rest
 		}
 	}

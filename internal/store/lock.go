@@ -75,8 +75,17 @@ func AcquireRunLock(dbPath string) (release func(), err error) {
 		}
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
-	if err := f.Truncate(0); err == nil {
+	// The pid in the file is how another sectax names the holder; a lock
+	// it cannot be written to (a full disk) is refused rather than held
+	// anonymously.
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		_ = f.Close()
+		return nil, fmt.Errorf("cannot write this process's id to lock %s: %w", path, err)
 	}
 	return func() {
 		_ = f.Truncate(0)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,8 +101,9 @@ func TestUserVersionOutOfRange(t *testing.T) {
 }
 
 // holdExclusive takes the write lock of the database at path on a second,
-// real connection (BEGIN EXCLUSIVE) and releases it after hold.
-func holdExclusive(t *testing.T, path string, hold time.Duration) (released <-chan struct{}) {
+// real connection (BEGIN EXCLUSIVE) and holds it until release is called
+// (at the latest when the test ends).
+func holdExclusive(t *testing.T, path string) (release func()) {
 	t.Helper()
 	ctx := context.Background()
 	other, err := Open(ctx, path, Options{})
@@ -115,31 +117,36 @@ func holdExclusive(t *testing.T, path string, hold time.Duration) (released <-ch
 	if _, err := conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() {
-		time.Sleep(hold)
-		conn.ExecContext(ctx, "ROLLBACK")
-		conn.Close()
-		other.Close()
-		close(done)
-	}()
-	t.Cleanup(func() { <-done })
-	return done
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			conn.ExecContext(ctx, "ROLLBACK")
+			conn.Close()
+			other.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
 }
 
-// TestBusyRetriedWithBackoff: a lock held for longer than one busy timeout
-// but shorter than the backoff is waited out (and reported while
-// waiting); one held longer than all of it is a *BusyError with the time
-// waited in all.
+// TestBusyRetriedWithBackoff: a lock released within the backoff is waited
+// out (and reported while waiting); one held longer than all of it is a
+// *BusyError with the time waited in all. The lock is released from the
+// report of the first busy attempt, not after a time, so that a slow
+// machine changes nothing.
 func TestBusyRetriedWithBackoff(t *testing.T) {
 	d0, path := openTemp(t)
 	d0.Close()
 	var told atomic.Int32
+	var onBusy func()
 	opt := Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond},
 		OnBusy: func(wait time.Duration, attempt, of int) {
 			told.Add(1)
 			if of != 4 || attempt < 2 {
 				t.Errorf("OnBusy(%v, %d, %d)", wait, attempt, of)
+			}
+			if onBusy != nil {
+				onBusy()
 			}
 		}}
 	d, err := Open(context.Background(), path, opt)
@@ -147,15 +154,17 @@ func TestBusyRetriedWithBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	holdExclusive(t, path, 300*time.Millisecond)
+	onBusy = holdExclusive(t, path)
 	if err := d.Begin(testRun("r1", "on")); err != nil {
-		t.Fatalf("lock held shorter than the backoff: %v", err)
+		t.Fatalf("lock released within the backoff: %v", err)
 	}
-	if told.Load() == 0 {
-		t.Error("the wait was not reported")
+	if told.Load() != 1 {
+		t.Errorf("the wait was reported %d times, want once (the lock went after the first report)", told.Load())
 	}
-	released := holdExclusive(t, path, 3*time.Second)
+	onBusy = nil
+	release := holdExclusive(t, path)
 	err = d.Begin(testRun("r2", "on"))
+	release()
 	var be *BusyError
 	if !errors.As(err, &be) || be.Waited < 900*time.Millisecond || !strings.Contains(err.Error(), "is locked by another process (waited") {
 		t.Fatalf("lock held past the backoff: err = %v", err)
@@ -163,7 +172,6 @@ func TestBusyRetriedWithBackoff(t *testing.T) {
 	if !IsWriteFailure(err) {
 		t.Error("a BusyError is not a write failure")
 	}
-	<-released
 }
 
 // TestImportReplacesCutShort: the file a run that could not be stored was

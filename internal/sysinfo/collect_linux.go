@@ -588,7 +588,7 @@ func (c *collector) locateWSLConfig(ctx context.Context, w *WSL, interop bool) {
 	}
 	if !c.live || !interop {
 		l.Run = func(context.Context, string, string, ...string) ([]byte, error) {
-			return nil, errors.New("Windows programs are not run here")
+			return nil, errors.New("not run here: sectax runs no Windows program below an offline root or without interop")
 		}
 	}
 	loc, err := l.Find(ctx)

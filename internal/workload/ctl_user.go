@@ -16,10 +16,6 @@ type CtlUser struct{}
 // ctlChunk is how many iterations run between two looks at the context.
 const ctlChunk = 1 << 20
 
-// ctlSink keeps the loop's result observable so that the compiler cannot
-// remove the loop.
-var ctlSink uint64
-
 // Info implements Workload.
 func (CtlUser) Info() Info {
 	return Info{
@@ -63,7 +59,7 @@ func (CtlUser) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
 		}
 	}
 	elapsed := time.Since(start)
-	ctlSink = x
+	runtime.KeepAlive(x) // the result is used: the compiler cannot remove the loop
 	return Sample{Values: map[string]float64{
 		"nsecs_per_op": float64(elapsed.Nanoseconds()) / float64(loops),
 	}}, nil

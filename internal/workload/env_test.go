@@ -74,10 +74,11 @@ func assertUsage(t *testing.T, err error, want string) {
 	}
 }
 
-// eventually polls cond for up to 5 s (a SIGKILLed process takes a moment
-// to leave /proc).
+// eventually polls cond for up to a minute (a SIGKILLed process takes a
+// moment to leave /proc, a loaded machine longer); it returns as soon as
+// cond holds.
 func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return true
 		}

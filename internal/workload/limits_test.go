@@ -34,8 +34,15 @@ func nprocChild(groups string) int {
 		return 1
 	}
 	if os.Geteuid() == 0 {
-		if err := syscall.Setgroups(nil); err == nil {
-			err = syscall.Setgid(65534)
+		// Groups and gid first (as root still), then the uid: a worker
+		// left in root's groups would not be limited as the test means.
+		if err := syscall.Setgroups(nil); err != nil {
+			fmt.Fprintln(os.Stderr, "setgroups:", err)
+			return 1
+		}
+		if err := syscall.Setgid(65534); err != nil {
+			fmt.Fprintln(os.Stderr, "setgid:", err)
+			return 1
 		}
 		if err := syscall.Setuid(65534); err != nil {
 			fmt.Fprintln(os.Stderr, "setuid:", err)

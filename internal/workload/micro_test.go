@@ -108,7 +108,8 @@ func TestSchedMessagingCancel(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
-			if d := time.Since(start); d > 20*time.Second {
+			// A watchdog, not a measure: the run itself would take hours.
+			if d := time.Since(start); d > 2*time.Minute {
 				t.Errorf("cancellation took %v", d)
 			}
 			assertNoChildren(t)

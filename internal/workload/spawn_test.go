@@ -79,7 +79,8 @@ func TestSpawnCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if d := time.Since(start); d > 20*time.Second {
+	// A watchdog, not a measure: a million spawns would take many minutes.
+	if d := time.Since(start); d > 2*time.Minute {
 		t.Fatalf("returned %v after the cancellation", d)
 	}
 	if !eventually(func() bool { return len(proctest.LiveChildren(os.Getpid())) == 0 }) {

@@ -107,11 +107,13 @@ func TestRunTimedDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = runTimed(ctx, timedChild{path: sh, argv: []string{"sh", "-c", "sleep 30"}})
+	_, err = runTimed(ctx, timedChild{path: sh, argv: []string{"sh", "-c", "sleep 600"}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	// Well under the child's 10 minutes is the deadline honoured, however
+	// busy the machine.
+	if d := time.Since(start); d > 2*time.Minute {
 		t.Fatalf("took %v after the deadline", d)
 	}
 }

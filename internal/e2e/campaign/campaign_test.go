@@ -1,10 +1,10 @@
-package cli
+package campaigne2e
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,71 +13,56 @@ import (
 
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/store"
-	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestCampaignKexecInGuest runs a real campaign inside a QEMU guest (TCG):
-// the guest's /init (a static sectax) starts a campaign on and off, really
-// kexecs into its own kernel for each step — mitigations=off for off —,
-// resumes from /init after every kexec with the database it carried over
-// in the initrd it built, verifies each boot, measures it at a tiny size,
-// and finishes. The host imports the runs and checks what was verified.
-// It skips where QEMU, a kernel or the go command is missing, except under
-// CI=true.
+// the guest's /init (this test binary, which is sectax) starts a campaign
+// on and off, really kexecs into its own kernel for each step —
+// mitigations=off for off —, resumes from /init after every kexec with the
+// database it carried over in the initrd it built, verifies each boot,
+// measures it at a tiny size, and finishes. The host imports the runs and
+// checks what was verified. The task's input and result are its JSON
+// contract ("campaign", cli.CampaignTaskInput and cli.CampaignTaskResult).
 func TestCampaignKexecInGuest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("boots a QEMU guest three times")
-	}
-	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
-		testutil.Need(t, "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
-	}
-	goCmd, err := exec.LookPath("go")
+	k, _ := e2e.Kernel(t)
+	kdata, err := os.ReadFile(k.Path)
 	if err != nil {
-		testutil.Need(t, "no go command to build the guest's sectax")
+		t.Fatalf("cannot read %s: %v", k.Path, err)
 	}
-	imgs, _ := filepath.Glob("/boot/vmlinuz-*")
-	var kernel lab.KernelImage
-	for _, p := range imgs {
-		if k, err := lab.ReadKernel(p); err == nil && k.Release != "" {
-			kernel = k
-		}
-	}
-	if kernel.Path == "" {
-		testutil.Need(t, "no readable /boot/vmlinuz-* (apt-get install linux-image-amd64)")
-	}
-	kdata, err := os.ReadFile(kernel.Path)
-	if err != nil {
-		testutil.Need(t, "cannot read %s: %v", kernel.Path, err)
-	}
-
-	exe := filepath.Join(t.TempDir(), "sectax")
-	build := exec.Command(goCmd, "build", "-o", exe, "./cmd/sectax")
-	build.Dir = filepath.Join("..", "..")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the guest's sectax: %v\n%s", err, out)
-	}
-
-	in := CampaignTaskInput{Configs: []string{"on", "off"}, Boots: 1, Seed: 1, Label: "e2e",
-		Suite: "quick", Only: []string{"syscall-basic"}, Params: []string{"syscall-basic.loops=2000"}, Runs: 2, Warmup: 0,
-		Kernel: "/lab/vmlinuz"}
+	const seed = 1
 	// The plan with this seed runs on first, then off.
-	steps, _ := campaign.Plan(mustConfigs(t, in.Configs), 1, in.Seed)
-	if steps[0].Config != "on" {
-		t.Fatalf("seed %d plans %v; pick a seed that runs on first", in.Seed, steps)
+	cs, err := config.ParseAll([]string{"on", "off"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	input, _ := json.Marshal(in)
+	if steps, _ := campaign.Plan(cs, 1, seed); steps[0].Config != "on" {
+		t.Fatalf("seed %d plans %v; pick a seed that runs on first", seed, steps)
+	}
+	input, _ := json.Marshal(map[string]any{"configs": []string{"on", "off"}, "boots": 1, "seed": seed, "label": "e2e",
+		"suite": "quick", "only": []string{"syscall-basic"}, "params": []string{"syscall-basic.loops=2000"}, "runs": 2, "warmup": 0,
+		"kernel": "/lab/vmlinuz"})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
+	start := time.Now()
+	var timeline []string
 	res, err := lab.Boot(ctx, lab.BootOptions{
-		QEMU: lab.QEMU{Accel: lab.AccelTCG, CPU: lab.TCGCPU, MemoryMiB: 1024, SMP: 1, Kernel: kernel.Path, Append: lab.LabParams},
-		Initramfs: &lab.InitramfsOptions{Init: exe, Task: lab.Task{Name: CampaignTask, Input: input},
+		QEMU: lab.QEMU{Accel: lab.AccelTCG, CPU: lab.TCGCPU, MemoryMiB: 1024, SMP: 1, Kernel: k.Path, Append: lab.LabParams},
+		Initramfs: &lab.InitramfsOptions{Init: e2e.Self(t), Task: lab.Task{Name: "campaign", Input: input},
 			Files: []lab.File{{Name: "lab/vmlinuz", Mode: 0o644, Data: kdata}}},
 		Handshake: 3 * time.Minute, Timeout: 14 * time.Minute,
+		OnFrame: func(f lab.Frame) {
+			what := string(f.Kind)
+			if f.Kind == 'L' {
+				what += " " + string(f.Payload)
+			}
+			timeline = append(timeline, fmt.Sprintf("%6.1fs %s", time.Since(start).Seconds(), what))
+		},
 	})
+	t.Logf("guest frames as the host received them:\n%s", strings.Join(timeline, "\n"))
 	if err != nil {
 		logs := ""
 		if res != nil {
@@ -85,8 +70,11 @@ func TestCampaignKexecInGuest(t *testing.T) {
 		}
 		t.Fatalf("guest: %v\n%s", err, logs)
 	}
-	t.Logf("guest log:\n%s", strings.Join(res.Logs, "\n"))
-	var out CampaignTaskResult
+	var out struct {
+		State   string `json:"state"`
+		Message string `json:"message"`
+		Runs    []byte `json:"runs"`
+	}
 	if err := json.Unmarshal(res.Result, &out); err != nil {
 		t.Fatalf("result: %v: %s", err, res.Result)
 	}
@@ -164,13 +152,4 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	if !slices.Contains(off.Config.Verification.ExpectedOff, "spectre_v2") {
 		t.Fatalf("off verification expected off: %v", off.Config.Verification.ExpectedOff)
 	}
-}
-
-func mustConfigs(t *testing.T, specs []string) []config.Config {
-	t.Helper()
-	cs, err := config.ParseAll(specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
 }

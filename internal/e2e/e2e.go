@@ -1,0 +1,65 @@
+// Package e2e helps the whole-system tests below it: real QEMU guests under
+// TCG booting the installed kernel with sectax (the test binary) as /init,
+// driven through cli.Main (sectax lab) or lab.Boot with the tasks sectax
+// registers. internal/e2e/lab boots the lab, internal/e2e/campaign runs a
+// campaign that kexecs inside a guest; as two packages, go test runs them
+// side by side, and no package carries them all. Each test binary's
+// TestMain is sectax (cli.Main) when it is a guest's /init or a worker.
+// The tests skip where QEMU or a kernel is missing, except under CI=true,
+// where they fail instead; -short leaves them out.
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/testutil"
+)
+
+// Kernel is the newest installed kernel image that has its modules, with
+// QEMU installed and the test binary static (it becomes /init), or a skip
+// (a failure under CI=true, where .ci/run installs QEMU and
+// linux-image-amd64). -short skips.
+func Kernel(t *testing.T) (k lab.KernelImage, modules string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("boots QEMU guests")
+	}
+	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
+		testutil.Need(t, "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
+	}
+	if err := lab.CheckStatic(Self(t)); err != nil {
+		testutil.Need(t, "the test binary is not static: run the end-to-end tests with CGO_ENABLED=0: %v", err)
+	}
+	imgs, _ := filepath.Glob("/boot/vmlinuz-*")
+	sort.Sort(sort.Reverse(sort.StringSlice(imgs)))
+	for _, p := range imgs {
+		if k, err := lab.ReadKernel(p); err == nil && k.Release != "" {
+			dir := "/lib/modules/" + k.Release
+			if _, err := os.Stat(dir); err == nil {
+				return k, dir
+			}
+		}
+	}
+	testutil.Need(t, "no readable /boot/vmlinuz-* with its /lib/modules (apt-get install linux-image-amd64)")
+	return lab.KernelImage{}, ""
+}
+
+// Self is the test binary, the guests' /init.
+func Self(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// TCG is the QEMU of the tests: TCG, the lab's CPU model, memMiB, one vCPU.
+func TCG(k lab.KernelImage, memMiB int, cmdline string) lab.QEMU {
+	return lab.QEMU{Accel: lab.AccelTCG, CPU: lab.TCGCPU, MemoryMiB: memMiB, SMP: 1, Kernel: k.Path, Append: cmdline}
+}
