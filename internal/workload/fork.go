@@ -31,14 +31,6 @@ type forkMsg struct {
 	nOuts                   int
 	count                   int64 // messages to receive, loops to send, or pipe round trips
 	goFD                    int   // pipe: the go byte arrives here
-	// After the work, before exit_group, a worker takes the faults a
-	// forked perf worker's exit() takes (exitReads, exitWrites): it reads
-	// one byte of each of exitReads pages of a shared file mapping (not
-	// copied at fork, so each read maps a page-cache page) and writes one
-	// byte of each of exitWrites private pages (each write a copy).
-	exitRead, exitWrite   unsafe.Pointer
-	exitReads, exitWrites int
-	exitPage, exitStride  int // bytes between written pages, between read pages
 }
 
 type forkKind int
@@ -104,13 +96,6 @@ func forkedMain(a *forkMsg) {
 	status := uintptr(0)
 	if !ok {
 		status = 1
-	}
-	var sum byte
-	for i := 0; i < a.exitReads; i++ {
-		sum += *(*byte)(unsafe.Add(a.exitRead, i*a.exitStride))
-	}
-	for i := 0; i < a.exitWrites; i++ {
-		*(*byte)(unsafe.Add(a.exitWrite, i*a.exitPage)) = sum
 	}
 	for {
 		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, status, 0, 0)

@@ -14,7 +14,7 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Params{"exit_reads": int64(exitReads), "exit_writes": int64(exitWrites), "groups": int64(20), "loops": int64(1000), "ipc": "socket", "mode": "thread", "spawn": "fork"}
+	want := Params{"groups": int64(20), "loops": int64(1000), "ipc": "socket", "mode": "thread", "spawn": "fork"}
 	if d := cmp.Diff(want, p); d != "" {
 		t.Error(d)
 	}
@@ -25,7 +25,7 @@ func TestResolve(t *testing.T) {
 		{map[string]string{"loops": "0"}, "sched-messaging.loops=0 is out of range (accepted: 1..4294967295)"},
 		{map[string]string{"loops": "ten"}, `sched-messaging.loops="ten" is not an integer`},
 		{map[string]string{"mode": "fiber"}, `sched-messaging.mode="fiber" is not accepted (accepted: process, thread)`},
-		{map[string]string{"size": "1"}, `workload sched-messaging has no parameter "size" (accepted: groups, loops, ipc, mode, spawn, exit_reads, exit_writes)`},
+		{map[string]string{"size": "1"}, `workload sched-messaging has no parameter "size" (accepted: groups, loops, ipc, mode, spawn)`},
 	} {
 		_, err := Resolve(info, Standard, tt.kv)
 		var ue *UsageError

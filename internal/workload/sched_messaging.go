@@ -5,104 +5,11 @@ import (
 	"fmt"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
-	"os"
 	"runtime"
 	"strconv"
 	"sync"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
-
-// exitReads and exitWrites are the page faults a forked worker of perf
-// bench sched messaging takes after the wake byte, nearly all of them in
-// exit(): glibc runs the destructors of perf's shared libraries (_dl_fini,
-// libstdc++'s ios_base::Init, libpython, libperl, babeltrace…) and binds
-// their symbols lazily, and in the fresh copy every page of code it runs
-// is a page-cache fault (57 instruction fetches and 17.5 reads per worker)
-// and every page of data it writes a copy-on-write fault (48). Measured on
-// Debian's perf 6.1.192 (28 libraries), error codes of the faults after
-// each worker's poll returned:
-//
-//	perf record -e exceptions:page_fault_user -e syscalls:sys_exit_poll -- perf bench sched messaging -g 1 -l 1
-//
-// A forked sectax worker has no such exit; it takes these faults instead
-// (exit_reads, exit_writes), so that total_s has perf's phases and costs
-// what they cost on the machine at hand (docs/benchmarks.md).
-const (
-	exitReads  = 75
-	exitWrites = 48
-)
-
-// exitFaultPages are the pages forked workers fault in as they exit: a
-// shared mapping of a memfd (reads) and private anonymous memory (writes),
-// both present in the parent.
-type exitFaultPages struct {
-	read, write   []byte
-	reads, writes int
-	page, stride  int
-}
-
-// faultAround is the kernel's default fault_around_bytes: a read fault
-// on a file mapping maps the pages of the page cache in the aligned 64 KiB
-// around it. The read pages lie that far apart, one fault each.
-const faultAround = 64 << 10
-
-func newExitFaults(reads, writes int) (*exitFaultPages, error) {
-	e := &exitFaultPages{reads: reads, writes: writes, page: os.Getpagesize()}
-	e.stride = max(e.page, faultAround)
-	fail := func(err error) (*exitFaultPages, error) {
-		e.release()
-		return nil, fmt.Errorf("sched-messaging: exit pages: %w", err)
-	}
-	if reads > 0 {
-		fd, err := unix.MemfdCreate("sectax-exit-pages", unix.MFD_CLOEXEC)
-		if err != nil {
-			return fail(err)
-		}
-		defer unix.Close(fd)
-		if err := unix.Ftruncate(fd, int64(reads*e.stride)); err != nil {
-			return fail(err)
-		}
-		if e.read, err = unix.Mmap(fd, 0, reads*e.stride, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED); err != nil {
-			return fail(err)
-		}
-		for i := 0; i < len(e.read); i += e.stride {
-			e.read[i] = 1 // in the page cache and mapped here; a fork does not copy shared mappings
-		}
-	}
-	if writes > 0 {
-		var err error
-		if e.write, err = unix.Mmap(-1, 0, writes*e.page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS); err != nil {
-			return fail(err)
-		}
-		for i := 0; i < len(e.write); i += e.page {
-			e.write[i] = 1
-		}
-	}
-	return e, nil
-}
-
-// set gives a forked worker the pages.
-func (e *exitFaultPages) set(a *forkMsg) {
-	a.exitReads, a.exitWrites, a.exitPage, a.exitStride = e.reads, e.writes, e.page, e.stride
-	if e.reads > 0 {
-		a.exitRead = unsafe.Pointer(&e.read[0])
-	}
-	if e.writes > 0 {
-		a.exitWrite = unsafe.Pointer(&e.write[0])
-	}
-}
-
-func (e *exitFaultPages) release() {
-	if e.read != nil {
-		unix.Munmap(e.read)
-	}
-	if e.write != nil {
-		unix.Munmap(e.write)
-	}
-}
 
 // SchedMessaging is `perf bench sched messaging`, the hackbench port:
 // groups of 20 senders and 20 receivers; every sender writes a 100-byte
@@ -148,13 +55,6 @@ func (SchedMessaging) Info() Info {
 			{Key: "mode", Help: "process: one process per task (perf default); thread: threads (perf -t)",
 				Default: "process", Choices: []string{"process", "thread"}},
 			spawnParam,
-			{Key: "exit_reads", Help: "pages each forked worker (spawn=fork) reads after its work, before it exits: " +
-				"the page-cache faults of a forked perf worker's exit(), whose glibc runs the destructors of perf's " +
-				"shared libraries and binds their symbols lazily (75 for Debian's perf 6.1; docs/benchmarks.md); 0: none",
-				Default: int64(exitReads), Min: 0, Max: 1 << 16},
-			{Key: "exit_writes", Help: "pages each forked worker (spawn=fork) writes after its work: the copy-on-write " +
-				"faults of a forked perf worker's exit() (48 for Debian's perf 6.1); 0: none",
-				Default: int64(exitWrites), Min: 0, Max: 1 << 16},
 		},
 		Metrics: []MetricSpec{
 			{Name: "total_s", Unit: "s", Better: "lower", Help: "perf's Total time: wake-up to last worker reaped"},
@@ -372,15 +272,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 		}()
 		spawn := spawnMessaging
 		if p.Str("spawn") == "fork" {
-			exit, err := newExitFaults(int(p.Int("exit_reads")), int(p.Int("exit_writes")))
-			if err != nil {
-				closeAll(shared...)
-				return Sample{}, err
-			}
-			defer exit.release()
-			spawn = func(ctx context.Context, g *procGroup, shared []int, groups, loops int64, pipe bool) error {
-				return forkMessaging(ctx, g, shared, groups, loops, pipe, exit)
-			}
+			spawn = forkMessaging
 		}
 		if err := spawn(ctx, g, shared, groups, loops, pipe); err != nil {
 			closeAll(shared...)
@@ -399,8 +291,7 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 	}
 	start := time.Now()
 	if err := writeFull(rawSys, wakeW, []byte{'W'}); err != nil {
-		// Workers killed on cancel close the wake channel: EPIPE.
-		return Sample{}, barrierErr(ctx, "sched-messaging: wake the workers", err)
+		return Sample{}, err
 	}
 	if err := readCount(doneR, workers, deadline, cancelled); err != nil {
 		if thread && werr != nil {
@@ -464,7 +355,7 @@ func spawnMessaging(ctx context.Context, g *procGroup, shared []int, groups, loo
 // forkMessaging creates the workers exactly as perf does, by fork: each
 // receiver right after its channel, closing its copy of the sending end;
 // then the 20 senders sharing the group's sending ends.
-func forkMessaging(ctx context.Context, g *procGroup, shared []int, groups, loops int64, pipe bool, exit *exitFaultPages) error {
+func forkMessaging(ctx context.Context, g *procGroup, shared []int, groups, loops int64, pipe bool) error {
 	readyW, wakeR, doneW := shared[0], shared[1], shared[2]
 	for gi := int64(0); gi < groups; gi++ {
 		var outs [msgFanout]int
@@ -479,9 +370,7 @@ func forkMessaging(ctx context.Context, g *procGroup, shared []int, groups, loop
 				return fail(err)
 			}
 			outs[i], n = w, n+1
-			a := &forkMsg{kind: forkReceiver, readyFD: readyW, wakeFD: wakeR, doneFD: doneW, closeFD: w, in: r, count: msgFanout * loops}
-			exit.set(a)
-			err = g.fork(a)
+			err = g.fork(&forkMsg{kind: forkReceiver, readyFD: readyW, wakeFD: wakeR, doneFD: doneW, closeFD: w, in: r, count: msgFanout * loops})
 			closeAll(r)
 			if err != nil {
 				return fail(err)
@@ -492,7 +381,6 @@ func forkMessaging(ctx context.Context, g *procGroup, shared []int, groups, loop
 				return fail(ctx.Err())
 			}
 			a := &forkMsg{kind: forkSender, readyFD: readyW, wakeFD: wakeR, doneFD: doneW, closeFD: -1, outs: outs, nOuts: msgFanout, count: loops}
-			exit.set(a)
 			if err := g.fork(a); err != nil {
 				return fail(err)
 			}
