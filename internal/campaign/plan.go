@@ -20,12 +20,12 @@ package campaign
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
 )
 
 // DefaultBoots is how many boots each configuration gets by default: two,
@@ -36,9 +36,9 @@ const DefaultBoots = 2
 // a boot that does not verify is retried once.
 const MaxAttempts = 2
 
-// ErrPlan is wrapped by every error about the plan's options (usage
-// errors).
-var ErrPlan = errors.New("bad campaign plan")
+// ErrPlan is wrapped by every error about the plan's options: a usage
+// error (--config, --boots).
+var ErrPlan = exit.New(exit.Usage, "bad campaign plan")
 
 // Step is one boot of the plan.
 type Step struct {

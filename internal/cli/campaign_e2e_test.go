@@ -61,7 +61,7 @@ func TestCampaignKexecInGuest(t *testing.T) {
 		t.Fatalf("building the guest's sectax: %v\n%s", err, out)
 	}
 
-	in := CampaignTaskInput{Configs: []string{"on", "off"}, Boots: 1, Seed: 1, Label: "e2e",
+	in := campaign.TaskInput{Configs: []string{"on", "off"}, Boots: 1, Seed: 1, Label: "e2e",
 		Suite: "quick", Only: []string{"syscall-basic"}, Params: []string{"syscall-basic.loops=2000"}, Runs: 2, Warmup: 0,
 		Kernel: "/lab/vmlinuz"}
 	// The plan with this seed runs on first, then off.
@@ -74,7 +74,7 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	defer cancel()
 	res, err := lab.Boot(ctx, lab.BootOptions{
 		QEMU: lab.QEMU{Accel: lab.AccelTCG, CPU: lab.TCGCPU, MemoryMiB: 1024, SMP: 1, Kernel: kernel.Path, Append: lab.LabParams},
-		Initramfs: &lab.InitramfsOptions{Init: exe, Task: lab.Task{Name: CampaignTask, Input: input},
+		Initramfs: &lab.InitramfsOptions{Init: exe, Task: lab.Task{Name: campaign.Task, Input: input},
 			Files: []lab.File{{Name: "lab/vmlinuz", Mode: 0o644, Data: kdata}}},
 		Handshake: 3 * time.Minute, Timeout: 14 * time.Minute,
 	})
@@ -86,7 +86,7 @@ func TestCampaignKexecInGuest(t *testing.T) {
 		t.Fatalf("guest: %v\n%s", err, logs)
 	}
 	t.Logf("guest log:\n%s", strings.Join(res.Logs, "\n"))
-	var out CampaignTaskResult
+	var out campaign.TaskResult
 	if err := json.Unmarshal(res.Result, &out); err != nil {
 		t.Fatalf("result: %v: %s", err, res.Result)
 	}

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/fleet"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
@@ -28,8 +28,8 @@ is the unit, so one noisy machine does not dominate.`,
   sectax fleet --format html -o fleet.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !slices.Contains(report.FleetFormats, format) {
-				return usagef("--format %q is not accepted (accepted: %s)", format, strings.Join(report.FleetFormats, ", "))
+			if err := exit.Choose("--format", format, report.FleetFormats...); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			db, err := openStore(ctx, g, false)

@@ -15,7 +15,7 @@ var Tiers = []Tier{
 		"internal/run", "internal/advise", "internal/config", "internal/workload", "internal/baseline",
 	}},
 	{"engines", "measuring, storing and comparing runs", []string{
-		"internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare",
+		"internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare", "internal/sides",
 	}},
 	{"studies", "what is built from many runs", []string{
 		"internal/attribute", "internal/campaign", "internal/lab", "internal/fleet", "internal/export/prom",
