@@ -150,7 +150,7 @@ func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.M
 	if err != nil {
 		return err
 	}
-	ss := session{label: m.Label, engine: "native", text: writeRunText,
+	ss := session{label: m.Label, engine: "native", text: report.RunText,
 		fill: func(r *run.Run) { r.ID, r.Config, r.Campaign = m.RunID, m.Config, m.Campaign }}
 	ss.recordIn(ctx, g, db)
 	return measure(ctx, g, o, pl, ss)
