@@ -360,10 +360,10 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	kb, _ := mitigation.KnowledgeBase()
 	att, err := attribute.Attribute(arms, attribute.WaterfallOrder(arms, kb), alpha)
 	if errors.Is(err, attribute.ErrNoOn) {
-		return exit.Wrap(exit.Usage, fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err))
+		return fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)
 	}
 	if err != nil {
-		return exit.Wrap(exit.Usage, err)
+		return err
 	}
 	if kb != nil {
 		attribute.CiteCosts(att, kb)
