@@ -56,8 +56,8 @@ reaches /init).`,
 	}
 	o.run.addSelectionFlags(cmd)
 	f := cmd.Flags()
-	f.StringArrayVar(&o.req.Kernels, "kernel", nil, "kernel `IMAGE` to boot (repeatable; default /boot/vmlinuz-$(uname -r))")
-	f.StringVar(&o.req.Modules, "modules", "", "the kernel's modules `DIR` (default /lib/modules/RELEASE, RELEASE read from the image)")
+	f.StringArrayVar(&o.req.Kernels, "kernel", nil, "kernel `IMAGE` to boot (repeatable; default the running kernel's /boot/vmlinuz-RELEASE, below --root)")
+	f.StringVar(&o.req.Modules, "modules", "", "the kernel's modules `DIR` (default /lib/modules/RELEASE below --root, RELEASE read from the image)")
 	f.StringArrayVar(&o.req.Configs, "config", nil, "configuration: on, off, or NAME=PARAMS such as off=mitigations=off (repeatable; default on and off)")
 	f.StringVar(&o.req.Plan, "plan", "", "take the configurations from the guest kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (a first probe boot reads the guest's vulnerability files; one --kernel; not with --config)")
 	f.StringSliceVar(&o.req.OnlyConfig, "only-config", nil, "with --plan: boot only these `NAMES` of the plan's configurations (on always)")
