@@ -1,13 +1,13 @@
 package attribute
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
@@ -16,8 +16,9 @@ import (
 // AttributionSchema is the value of the "schema" field of the report.
 const AttributionSchema = "sectax.attribution/v1"
 
-// ErrNoOn says that the runs hold no configuration "on" to compare with.
-var ErrNoOn = errors.New("no runs of configuration on: every configuration is compared with on")
+// ErrNoOn says that the runs hold no configuration "on" to compare with
+// (a usage error: the runs asked for cannot be attributed).
+var ErrNoOn = exit.New(exit.Usage, "no runs of configuration on: every configuration is compared with on")
 
 // Arm is the runs measured under one configuration.
 type Arm struct {
@@ -262,7 +263,7 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 		att.Notes = append(att.Notes, "configuration off (mitigations=off) has no runs: no total, no shares, no interaction")
 	}
 	if len(att.Workloads) == 0 {
-		return nil, fmt.Errorf("no workload was measured both under on and under another configuration")
+		return nil, exit.Usagef("no workload was measured both under on and under another configuration")
 	}
 	return att, nil
 }

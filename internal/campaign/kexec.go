@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/sectax/sectax/internal/userfile"
-	"os"
-	"path/filepath"
 )
 
 // Kexec reboots through kexec_file_load(2): it loads the kernel and its
@@ -49,21 +47,4 @@ func (k *Kexec) Check(ctx context.Context, req BootRequest) error {
 		f.Close()
 	}
 	return nil
-}
-
-// DefaultImages are the running kernel's image and initrd under root
-// (/boot/vmlinuz-RELEASE; /boot/initrd.img-RELEASE on Debian,
-// /boot/initramfs-RELEASE.img on Fedora; "" when there is none).
-func DefaultImages(root, release string) (kernel, initrd string) {
-	if root == "" {
-		root = "/"
-	}
-	kernel = filepath.Join(root, "boot", "vmlinuz-"+release)
-	for _, name := range []string{"initrd.img-" + release, "initramfs-" + release + ".img", "initrd-" + release} {
-		p := filepath.Join(root, "boot", name)
-		if _, err := os.Stat(p); err == nil {
-			return kernel, p
-		}
-	}
-	return kernel, ""
 }

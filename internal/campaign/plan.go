@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -42,9 +43,9 @@ const DefaultBoots = 2
 // a boot that does not verify is retried once.
 const MaxAttempts = 2
 
-// ErrPlan is wrapped by every error about the plan's options (usage
-// errors).
-var ErrPlan = errors.New("bad campaign plan")
+// ErrPlan is wrapped by every error about the plan's options: a usage
+// error (--config, --boots).
+var ErrPlan = exit.New(exit.Usage, "bad campaign plan")
 
 // Step is one boot of the plan.
 type Step struct {

@@ -377,7 +377,7 @@ func TestCampaignPlanLeaveOneOut(t *testing.T) {
 // off, 4 boots planned, through start and resume (10 minutes of the test's
 // clock a boot) until it is finished, and returns its status and the boots
 // it requested. reg is the workloads (nil: the real ones).
-func adaptiveCampaign(t *testing.T, reg *workload.Registry, target, budget string) (campaignStatus, *fakeBoots, Deps) {
+func adaptiveCampaign(t *testing.T, reg *workload.Registry, target, budget string) (campaign.Status, *fakeBoots, Deps) {
 	t.Helper()
 	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
 	f := newFakeBoots(t)
@@ -406,7 +406,7 @@ func adaptiveCampaign(t *testing.T, reg *workload.Registry, target, budget strin
 		}
 	}
 	out, _, code := sectax(t, deps, append(root, "status", "--format", "json")...)
-	var st campaignStatus
+	var st campaign.Status
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
 		t.Fatalf("status: %d %s", code, out)
 	}

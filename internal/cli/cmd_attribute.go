@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/workload"
@@ -319,47 +319,33 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	if err := stats.CheckAlpha(alpha); err != nil {
 		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
 	}
-	var db *store.DB
-	defer func() {
-		if db != nil {
-			db.Close()
-		}
-	}()
 	var arms []attribute.Arm
-	armOf := func(name string) *attribute.Arm {
-		for i := range arms {
-			if arms[i].Name == name {
-				return &arms[i]
-			}
-		}
-		arms = append(arms, attribute.Arm{Name: name})
-		return &arms[len(arms)-1]
-	}
 	if len(configs) > 0 {
+		load := g.loader()
+		defer load.Close()
 		for _, c := range configs {
 			name, ref, ok := strings.Cut(c, "=")
 			if !ok || name == "" || ref == "" {
 				return usagef("--config %q: give NAME=REF, e.g. on=label-on", c)
 			}
-			side, err := sideOf(ctx, g, &db, ref)
+			side, err := load.Side(ctx, ref)
 			if err != nil {
 				return err
 			}
 			if side.Published() {
 				return usagef("--config %s: a published baseline has no samples to attribute", c)
 			}
-			a := armOf(name)
-			a.Runs = append(a.Runs, side.Runs...)
+			arms = attribute.AddRuns(arms, name, side.Runs...)
 		}
 	} else {
-		d, err := openStore(ctx, g, false)
+		db, err := openStore(ctx, g, false)
 		if errors.Is(err, store.ErrNoDatabase) {
 			return usagef("no database at %s: measure the configurations of 'sectax attribute plan' first", g.DB)
 		}
 		if err != nil {
 			return err
 		}
-		db = d
+		defer db.Close()
 		all, err := db.ListBrief(ctx)
 		if err != nil {
 			return err
@@ -368,29 +354,21 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 		for i, s := range all {
 			ids[i] = s.ID
 		}
-		runs, err := db.GetMany(ctx, ids)
+		runs, _, err := sides.Load(ctx, db, ids)
 		if err != nil {
 			return err
 		}
-		for _, r := range runs {
-			name := r.Label
-			if r.Config != nil {
-				name = r.Config.Name
-			} else if attribute.KindOf(name) == "extra" {
-				continue
-			}
-			a := armOf(name)
-			a.Runs = append(a.Runs, r)
-		}
+		arms = attribute.Arms(runs)
 	}
-	att, err := attribute.Attribute(arms, waterfallOrder(arms), alpha)
+	kb, _ := mitigation.KnowledgeBase()
+	att, err := attribute.Attribute(arms, attribute.WaterfallOrder(arms, kb), alpha)
 	if errors.Is(err, attribute.ErrNoOn) {
-		return exit.Wrap(exit.Usage, fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err))
+		return fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)
 	}
 	if err != nil {
-		return exit.Wrap(exit.Usage, err)
+		return err
 	}
-	if kb, err := mitigation.KnowledgeBase(); err == nil {
+	if kb != nil {
 		attribute.CiteCosts(att, kb)
 	}
 	if chartDir != "" {
@@ -403,29 +381,6 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 		return err
 	}
 	return finish(report.AttributionFormats.Render(w, g.Format, att, report.Options{}))
-}
-
-// waterfallOrder is the plan's cumulative order for the kernel the on runs
-// measured, or, without their environment, on, the cumulative steps by
-// number, then off.
-func waterfallOrder(arms []attribute.Arm) []string {
-	for _, a := range arms {
-		if a.Name != "on" || len(a.Runs) == 0 || a.Runs[0].Env == nil {
-			continue
-		}
-		if kb, err := mitigation.KnowledgeBase(); err == nil {
-			if p, err := attribute.MakePlan(a.Runs[0].Env, kb); err == nil {
-				return p.Cumulative
-			}
-		}
-	}
-	order := []string{"on"}
-	for n := 1; n < 100; n++ {
-		if slices.ContainsFunc(arms, func(a attribute.Arm) bool { return a.Name == fmt.Sprintf("cum-%d", n) }) {
-			order = append(order, fmt.Sprintf("cum-%d", n))
-		}
-	}
-	return append(order, "off")
 }
 
 // writeWaterfalls writes one PNG per workload into dir (created if needed).

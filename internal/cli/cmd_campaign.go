@@ -4,63 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"regexp"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
-	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
-	"github.com/sectax/sectax/internal/lab"
-	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
-	"github.com/sectax/sectax/internal/sysinfo"
-	"github.com/sectax/sectax/internal/wslconfig"
 )
 
 // campaignDeps are the parts of the outside world 'sectax campaign' reboots
 // with; the zero value is the real system.
-type campaignDeps struct {
-	// Mechanism, when set, replaces every reboot mechanism (tests: a fake
-	// machine).
-	Mechanism campaign.Mechanism
-	// Exec runs systemctl and the WSL interop programs
-	// (campaign.Exec when nil).
-	Exec func(ctx context.Context, name string, args ...string) ([]byte, error)
-	// Exe is the sectax binary the resume unit and script run
-	// (os.Executable when "").
-	Exe string
-	// Settle judges the quiet start (the default when nil).
-	Settle *campaign.Settler
-	// Getenv reads $WSL_DISTRO_NAME (os.Getenv when nil).
-	Getenv func(string) string
-}
+type campaignDeps = campaign.Deps
 
 type campaignOpts struct {
-	configs   []string
-	plan      string
-	boots     int
-	label     string
-	via       string
-	seed      int64
-	kernel    string
-	initrd    string
-	wslconfig string
-	distro    string
-	run       runOptions
-	alpha     float64
-	targetCI  float64
-	budget    time.Duration
+	req   campaign.Request
+	run   runOptions
+	alpha float64
 }
 
 func newCampaignCmd(g *Globals) *cobra.Command {
@@ -104,18 +67,18 @@ See docs/campaign.md.`,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runCampaignStart(cmd.Context(), g, o) },
 	}
 	f := start.Flags()
-	f.StringArrayVar(&o.configs, "config", nil, "a configuration: on, off, or NAME=PARAMS such as nopti=pti=off (repeatable; default on and off)")
-	f.StringVar(&o.plan, "plan", "", "take the configurations from this kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (see 'sectax attribute plan'; not with --config)")
-	f.IntVar(&o.boots, "boots", campaign.DefaultBoots, "boots per configuration (2 or more make the boot the unit of the comparison)")
-	f.StringVar(&o.label, "label", "", "`PREFIX` of the runs' labels, PREFIX-CONFIG (default campaign-XXXXXX)")
-	f.StringVar(&o.via, "via", "", "how to reboot: kexec|wsl|manual (default wsl on WSL 2, else kexec)")
-	f.Int64Var(&o.seed, "seed", 0, "seed of the shuffled boot order (default: random, recorded)")
-	f.StringVar(&o.kernel, "kernel", "", "with --via kexec: the kernel image (default /boot/vmlinuz-$(uname -r))")
-	f.StringVar(&o.initrd, "initrd", "", "with --via kexec: its initrd (default the running kernel's, if any)")
-	f.StringVar(&o.wslconfig, "wslconfig", "", "with --via wsl: the .wslconfig `FILE` (default found as 'sectax wslconfig' does)")
-	f.StringVar(&o.distro, "distro", "", "with --via wsl: the distribution Windows starts again (default $WSL_DISTRO_NAME)")
-	f.Float64Var(&o.targetCI, "target-ci", 0, "adaptive repetition: after --boots, keep adding boots until the interval of each configuration's change against the first is at most ±`PCT` points (needs --budget)")
-	f.DurationVar(&o.budget, "budget", 0, "with --target-ci: the longest the whole campaign may run; no added round starts that would overrun it")
+	f.StringArrayVar(&o.req.Configs, "config", nil, "a configuration: on, off, or NAME=PARAMS such as nopti=pti=off (repeatable; default on and off)")
+	f.StringVar(&o.req.Plan, "plan", "", "take the configurations from this kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (see 'sectax attribute plan'; not with --config)")
+	f.IntVar(&o.req.Boots, "boots", campaign.DefaultBoots, "boots per configuration (2 or more make the boot the unit of the comparison)")
+	f.StringVar(&o.req.Label, "label", "", "`PREFIX` of the runs' labels, PREFIX-CONFIG (default campaign-XXXXXX)")
+	f.StringVar(&o.req.Via, "via", "", "how to reboot: kexec|wsl|manual (default wsl on WSL 2, else kexec)")
+	f.Int64Var(&o.req.Seed, "seed", 0, "seed of the shuffled boot order (default: random, recorded)")
+	f.StringVar(&o.req.Kernel, "kernel", "", "with --via kexec: the kernel image (default /boot/vmlinuz-$(uname -r))")
+	f.StringVar(&o.req.Initrd, "initrd", "", "with --via kexec: its initrd (default the running kernel's, if any)")
+	f.StringVar(&o.req.WSLConfig, "wslconfig", "", "with --via wsl: the .wslconfig `FILE` (default found as 'sectax wslconfig' does)")
+	f.StringVar(&o.req.Distro, "distro", "", "with --via wsl: the distribution Windows starts again (default $WSL_DISTRO_NAME)")
+	f.Float64Var(&o.req.Options.TargetCI, "target-ci", 0, "adaptive repetition: after --boots, keep adding boots until the interval of each configuration's change against the first is at most ±`PCT` points (needs --budget)")
+	f.DurationVar(&o.req.Options.Budget, "budget", 0, "with --target-ci: the longest the whole campaign may run; no added round starts that would overrun it")
 	f.StringVar(&o.run.suite, "suite", "standard", "workload sizes: quick, standard or study")
 	f.StringSliceVar(&o.run.only, "only", nil, "run only these workload `IDS`")
 	f.StringArrayVar(&o.run.params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable)")
@@ -166,126 +129,14 @@ func firstArg(args []string) string {
 	return ""
 }
 
-func (d campaignDeps) exec() func(ctx context.Context, name string, args ...string) ([]byte, error) {
-	if d.Exec != nil {
-		return d.Exec
-	}
-	return func(ctx context.Context, name string, args ...string) ([]byte, error) {
-		return campaign.Exec(ctx, name, args...)
-	}
-}
-
 // campaignEngine is the engine on this machine (or the test's).
 func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
-	kb, err := mitigation.KnowledgeBase()
-	if err != nil {
-		return nil, err
-	}
-	d := g.deps.Campaign
-	host := &campaign.Host{Root: g.Root, Exec: d.exec(), Settle: d.Settle}
-	now, newID := g.deps.Now, g.deps.NewRunID
-	if now == nil {
-		now = time.Now
-	}
+	newID := g.deps.NewRunID
 	if newID == nil {
 		newID = newRunID
 	}
-	return &campaign.Engine{
-		DB: db, Host: host, KB: kb, Now: now, NewID: newID,
-		Say: func(format string, a ...any) { g.notice(format, a...) },
-		Mechanisms: func(name string, o campaign.Options) (campaign.Mechanism, error) {
-			if d.Mechanism != nil {
-				return d.Mechanism, nil
-			}
-			switch name {
-			case "kexec":
-				return &campaign.Kexec{Kernel: o.Kernel, Initrd: o.Initrd, Systemd: host.Systemd(), Exec: d.exec()}, nil
-			case "wsl":
-				return &campaign.WSL{Path: o.WSLConfig, Distro: o.Distro, Exec: d.exec(), Now: now}, nil
-			case "manual":
-				return campaign.Manual{}, nil
-			}
-			return nil, usagef("--via %q is not accepted (accepted: kexec, wsl, manual)", name)
-		},
-		Measure: func(ctx context.Context, m campaign.Measurement) error { return campaignMeasure(ctx, g, db, m) },
-		WriteFile: func(path string, old, data []byte) error {
-			_, err := wslconfig.WriteFile(path, old, data, now())
-			return err
-		},
-		Extend: func(ctx context.Context, rec *store.Campaign, opts campaign.Options) ([]string, []string, error) {
-			return campaignAdapt(ctx, db, rec, opts, now())
-		},
-	}, nil
-}
-
-// campaignAdapt is adaptive repetition of a campaign whose planned boots
-// are measured: each configuration is compared with the first, the boot as
-// the unit, and those whose interval is still wider than the target get
-// another round if it fits in the budget (from the campaign's start, at
-// the mean time of a boot so far).
-func campaignAdapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts campaign.Options, now time.Time) (more, notes []string, err error) {
-	configs, err := campaign.Configs(rec)
-	if err != nil {
-		return nil, nil, err
-	}
-	sides, err := campaignSides(ctx, db, rec, configs)
-	if err != nil {
-		return nil, nil, err
-	}
-	widths := map[string]float64{}
-	for i, c := range configs[1:] {
-		rep, err := compare.Compare(sides[0], sides[i+1], compare.Options{})
-		if err != nil {
-			return nil, nil, err
-		}
-		widths[c.Name] = bootWidth(rep)
-	}
-	measured := 0
-	boots := map[string]int{}
-	for _, s := range rec.Steps {
-		if s.Status == campaign.StepMeasured {
-			measured++
-			boots[s.Config]++
-		}
-	}
-	elapsed := now.Sub(rec.Created)
-	ad := lab.Adaptive{TargetPct: opts.TargetCI, Budget: opts.Budget}
-	more, stopped := ad.Round(widths, elapsed, elapsed/time.Duration(max(measured, 1)))
-	for _, c := range configs[1:] {
-		if why, ok := stopped[c.Name]; ok {
-			notes = append(notes, adaptiveNote(c.Name, configs[0].Name, widths[c.Name], boots[c.Name], why, ad, elapsed))
-		}
-	}
-	return more, notes, nil
-}
-
-// campaignSides are the campaign's measured runs, one side per
-// configuration (PREFIX-CONFIG), in the order of the configurations.
-func campaignSides(ctx context.Context, db *store.DB, rec *store.Campaign, configs []config.Config) ([]compare.Side, error) {
-	var sides []compare.Side
-	for _, c := range configs {
-		var runs []*run.Run
-		var envs []map[string]any
-		for _, s := range rec.Steps {
-			if s.Config != c.Name || s.Status != campaign.StepMeasured {
-				continue
-			}
-			r, err := db.Get(ctx, s.RunID)
-			if err != nil {
-				return nil, fmt.Errorf("campaign %s: run %s of step %d: %w", rec.ID, s.RunID, s.Index+1, err)
-			}
-			env, err := db.Env(ctx, s.RunID)
-			if err != nil {
-				return nil, err
-			}
-			runs, envs = append(runs, r), append(envs, env)
-		}
-		if len(runs) == 0 {
-			return nil, fmt.Errorf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message)
-		}
-		sides = append(sides, compare.RunsSide(rec.Label+"-"+c.Name, compare.KindLabel, runs, envs))
-	}
-	return sides, nil
+	return campaign.NewEngine(campaign.Setup{DB: db, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID, Say: g.notice,
+		Measure: func(ctx context.Context, m campaign.Measurement) error { return campaignMeasure(ctx, g, db, m) }})
 }
 
 // campaignMeasure is one run of a campaign: sectax run with the campaign's
@@ -293,112 +144,41 @@ func campaignSides(ctx context.Context, db *store.DB, rec *store.Campaign, confi
 // campaign gives.
 func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.Measurement) error {
 	o := &runOptions{suite: m.Options.Suite, only: m.Options.Only, params: m.Options.Params, runs: m.Options.Runs,
-		warmup: m.Options.Warmup, timeout: 10 * time.Minute}
+		warmup: m.Options.Warmup, timeout: plan.DefaultTimeout}
 	pl, err := makePlan(ctx, g, o, []string{"native"})
 	if err != nil {
 		return err
 	}
-	ss := session{label: m.Label, engine: "native", text: writeRunText,
+	ss := session{label: m.Label, engine: "native", text: report.RunText,
 		fill: func(r *run.Run) { r.ID, r.Config, r.Campaign = m.RunID, m.Config, m.Campaign }}
 	ss.recordIn(ctx, g, db)
 	return measure(ctx, g, o, pl, ss)
 }
 
 func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
-	var configs []config.Config
-	var err error
-	if o.targetCI != 0 || o.budget != 0 {
-		if o.targetCI == 0 {
-			return usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
-		}
-		if err := (lab.Adaptive{TargetPct: o.targetCI, Budget: o.budget}).Check(); err != nil {
-			return exit.Wrap(exit.Usage, err)
-		}
-	}
-	if o.plan == "" {
-		if configs, err = config.ParseAll(o.configs); err != nil {
-			return exit.Wrap(exit.Usage, err)
-		}
-		if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
-			return exit.Wrap(exit.Usage, err)
-		}
-	} else if len(o.configs) > 0 {
-		return usagef("--plan and --config are mutually exclusive: --plan %s takes the configurations from this kernel's attribution plan; give one or the other", o.plan)
-	} else if !slices.Contains(attribute.Selections, o.plan) {
-		return usagef("--plan %q is not accepted (accepted: %s)", o.plan, strings.Join(attribute.Selections, ", "))
-	}
-	if o.label != "" && !labelRE.MatchString(o.label) {
-		return usagef("--label %q: use letters, digits, '.', '_' or '-'", o.label)
+	if err := o.req.Check(); err != nil {
+		return err
 	}
 	// The workloads are checked now, not after the first reboot.
-	o.run.timeout = 10 * time.Minute
+	o.run.timeout = plan.DefaultTimeout
 	if _, err := makePlan(ctx, g, &o.run, []string{"native"}); err != nil {
 		return err
 	}
+	o.req.Options.Suite, o.req.Options.Only, o.req.Options.Params = o.run.suite, o.run.only, o.run.params
+	o.req.Options.Runs, o.req.Options.Warmup = o.run.runs, o.run.warmup
 	snap, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
 	}
-	if o.plan != "" {
-		if configs, err = planConfigs(g, snap, o.plan); err != nil {
-			return err
+	req, err := campaign.Prepare(&o.req, snap, g.Root, g.DB, g.deps.Campaign, g.notice, func(path string) (string, error) {
+		loc, err := locateWSLConfig(ctx, g, &wslOpts{path: path})
+		if err != nil {
+			return "", err
 		}
-		if _, err := campaign.Plan(configs, o.boots, 1); err != nil {
-			return exit.Wrap(exit.Usage, err)
-		}
-	}
-	d := g.deps.Campaign
-	via := o.via
-	if via == "" {
-		via = "kexec"
-		if snap.WSL != nil {
-			via = "wsl"
-		}
-	}
-	dbPath, err := store.Locate(g.DB)
+		return loc.Path, nil
+	})
 	if err != nil {
 		return err
-	}
-	exe := d.Exe
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("cannot tell where the sectax binary is (%v); the resume step needs it", err)
-		}
-	}
-	opts := campaign.Options{Suite: o.run.suite, Only: o.run.only, Params: o.run.params, Runs: o.run.runs,
-		Warmup: o.run.warmup, Exe: exe, DB: dbPath, TargetCI: o.targetCI, Budget: o.budget}
-	switch via {
-	case "kexec":
-		if snap.WSL != nil && d.Mechanism == nil {
-			return usagef("--via kexec cannot reboot a WSL 2 guest (Windows starts its kernel); use --via wsl or --via manual")
-		}
-		opts.Kernel, opts.Initrd = o.kernel, o.initrd
-		if opts.Kernel == "" {
-			opts.Kernel, opts.Initrd = campaign.DefaultImages("/", snap.Kernel.Release)
-			if o.initrd != "" {
-				opts.Initrd = o.initrd
-			}
-		}
-		if os.Geteuid() != 0 && d.Mechanism == nil {
-			return exit.Wrap(exit.Runtime, errors.New("--via kexec needs root (kexec_file_load needs CAP_SYS_BOOT, and the resume unit goes to /etc/systemd/system): run sudo sectax campaign start …, or use --via manual"))
-		}
-	case "wsl":
-		loc, err := locateWSLConfig(ctx, g, &wslOpts{path: o.wslconfig})
-		if err != nil {
-			return err
-		}
-		opts.WSLConfig = loc.Path
-		getenv := d.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		opts.Distro = o.distro
-		if opts.Distro == "" {
-			opts.Distro = getenv("WSL_DISTRO_NAME")
-		}
-	case "manual":
-	default:
-		return usagef("--via %q is not accepted (accepted: kexec, wsl, manual)", via)
 	}
 	release, err := g.measureLock(false)
 	if err != nil {
@@ -414,57 +194,16 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	if err != nil {
 		return err
 	}
-	seed := o.seed
-	if seed == 0 {
-		seed = randomSeed()
+	if req.Seed == 0 {
+		req.Seed = randomSeed()
 	}
-	rec, err := e.Start(ctx, campaign.StartRequest{Configs: configs, Boots: o.boots, Seed: seed, Label: o.label, Via: via, Options: opts})
+	rec, err := e.Start(ctx, *req)
 	if rec != nil {
 		if rec, ferr := db.Campaign(context.WithoutCancel(ctx), rec.ID); ferr == nil {
 			if werr := writeCampaignStatus(g, rec); err == nil {
 				err = werr
 			}
 		}
-	}
-	return campaignError(err)
-}
-
-// planConfigs are the configurations of the attribution plan of kind for
-// the kernel of snap (attribute.MakePlan, then Plan.Select), each one's
-// expected vulnerability files checked by config.Verify at its boot; what
-// the plan leaves out is said on stderr.
-func planConfigs(g *Globals, snap *sysinfo.Snapshot, kind string) ([]config.Config, error) {
-	kb, err := mitigation.KnowledgeBase()
-	if err != nil {
-		return nil, err
-	}
-	p, err := attribute.MakePlan(snap, kb)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := p.Select(kind)
-	if err != nil {
-		return nil, exit.Wrap(exit.Usage, err)
-	}
-	var names []string
-	for _, c := range sel.Configs {
-		names = append(names, c.Name)
-	}
-	g.notice("plan %s for kernel %s: %d configurations: %s", kind, p.Kernel, len(names), strings.Join(names, ", "))
-	for _, s := range sel.Skipped {
-		g.notice("  not booted: %s", s)
-	}
-	return sel.Configs, nil
-}
-
-// campaignError gives the campaign's errors their exit codes.
-func campaignError(err error) error {
-	var active *store.ActiveCampaignError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &active), errors.Is(err, campaign.ErrPlan), errors.Is(err, config.ErrConfig):
-		return exit.Wrap(exit.Usage, err)
 	}
 	return err
 }
@@ -530,7 +269,7 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 	}
 	if rec != nil && g.Format != "json" {
 		if rec, ferr := db.Campaign(context.WithoutCancel(ctx), rec.ID); ferr == nil {
-			g.notice("%s", statusLine(rec))
+			g.notice("%s", report.CampaignStatusLine(campaign.StatusOf(rec)))
 		}
 	}
 	return err
@@ -566,7 +305,7 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 // multi-side report). Each side holds one run per boot, so the boot is the
 // unit of the comparison.
 func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignOpts) error {
-	if err := report.ComparisonFormats.Check(g.Format); err != nil {
+	if err := checkFormat(g, compareFormats...); err != nil {
 		return err
 	}
 	if err := stats.CheckAlpha(o.alpha); err != nil {
@@ -581,7 +320,7 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	if err != nil {
 		return err
 	}
-	sides, err := campaignSides(ctx, db, rec, configs)
+	sides, err := campaign.Sides(ctx, db, rec, configs)
 	if err != nil {
 		return err
 	}
@@ -590,175 +329,14 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	return writeComparison(ctx, g, sides, o.alpha, "")
 }
 
-// campaignStatus is the JSON of 'sectax campaign status'.
-type campaignStatus struct {
-	ID      string    `json:"id"`
-	State   string    `json:"state"`
-	Via     string    `json:"via"`
-	Labels  []string  `json:"labels"`
-	Seed    int64     `json:"seed"`
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
-	// Step is the step the campaign is at (1-based; steps+1 when done).
-	Step    int    `json:"step"`
-	Steps   int    `json:"steps"`
-	Message string `json:"message"`
-	// NextBoot is what the next boot must be (absent when none is due).
-	NextBoot *nextBoot `json:"next_boot,omitempty"`
-	// Resume says how the campaign continues after a boot.
-	Resume           string             `json:"resume,omitempty"`
-	LastVerification *stepVerification  `json:"last_verification,omitempty"`
-	Plan             []campaignStepJSON `json:"plan"`
-	// Changed is what the campaign changed and has not put back.
-	Changed      []campaign.Change `json:"changed"`
-	RestoreError string            `json:"restore_error,omitempty"`
-}
-
-type nextBoot struct {
-	Config  string `json:"config"`
-	Boot    int    `json:"boot"`
-	Cmdline string `json:"cmdline"`
-}
-
-type stepVerification struct {
-	Step         int               `json:"step"`
-	Config       string            `json:"config"`
-	Verification *run.Verification `json:"verification"`
-}
-
-type campaignStepJSON struct {
-	Step      int     `json:"step"`
-	Config    string  `json:"config"`
-	Boot      int     `json:"boot"`
-	Status    string  `json:"status"`
-	Attempts  int     `json:"attempts"`
-	BootID    string  `json:"boot_id,omitempty"`
-	RunID     string  `json:"run_id,omitempty"`
-	Quiet     string  `json:"quiet,omitempty"`
-	QuietWait float64 `json:"quiet_wait_s,omitempty"`
-}
-
-func campaignStatusOf(rec *store.Campaign) campaignStatus {
-	st := campaignStatus{ID: rec.ID, State: rec.State, Via: rec.Via, Seed: rec.Seed, Created: rec.Created, Updated: rec.Updated,
-		Step: rec.Next + 1, Steps: len(rec.Steps), Message: rec.Message, RestoreError: rec.RestoreError, Plan: []campaignStepJSON{}}
-	configs, _ := campaign.Configs(rec)
-	for _, c := range configs {
-		st.Labels = append(st.Labels, rec.Label+"-"+c.Name)
-	}
-	opts, _ := campaign.StoredOptions(rec)
-	if rec.State == campaign.Running {
-		st.Resume = opts.Resume
-		if opts.Resume == "by hand" {
-			st.Resume = "by hand: " + campaign.ResumeCommand(opts)
-		}
-	}
-	st.Changed, _ = campaign.Changes(rec)
-	if st.Changed == nil {
-		st.Changed = []campaign.Change{}
-	}
-	for i := range st.Changed {
-		st.Changed[i].Original = nil // the saved bytes are not for people
-	}
-	if rec.State == campaign.Running && rec.Next < len(rec.Steps) {
-		s := rec.Steps[rec.Next]
-		if c, ok := config.Find(configs, s.Config); ok {
-			st.NextBoot = &nextBoot{Config: s.Config, Boot: s.Boot, Cmdline: c.Cmdline(rec.BaseCmdline, configs)}
-		}
-	}
-	for _, s := range rec.Steps {
-		st.Plan = append(st.Plan, campaignStepJSON{Step: s.Index + 1, Config: s.Config, Boot: s.Boot, Status: s.Status,
-			Attempts: s.Attempts, BootID: s.BootID, RunID: s.RunID, Quiet: s.Quiet, QuietWait: s.QuietWait.Seconds()})
-		if s.Verification != nil {
-			st.LastVerification = &stepVerification{Step: s.Index + 1, Config: s.Config, Verification: s.Verification}
-		}
-	}
-	return st
-}
-
 func writeCampaignStatus(g *Globals, rec *store.Campaign) error {
 	w, finish, err := g.output()
 	if err != nil {
 		return err
 	}
-	st := campaignStatusOf(rec)
+	st := campaign.StatusOf(rec)
 	if g.Format == "json" {
-		return finish(writeJSON(w, st))
+		return finish(report.CampaignStatusJSON(w, st))
 	}
-	return finish(writeCampaignText(w, rec, st))
+	return finish(report.CampaignStatusText(w, st))
 }
-
-// statusLine is the one-line state of a campaign.
-func statusLine(rec *store.Campaign) string {
-	if rec.State == campaign.Running {
-		return fmt.Sprintf("campaign %s: step %d of %d: %s", rec.ID, min(rec.Next+1, len(rec.Steps)), len(rec.Steps), rec.Message)
-	}
-	return fmt.Sprintf("campaign %s: %s: %s", rec.ID, rec.State, rec.Message)
-}
-
-func writeCampaignText(w io.Writer, rec *store.Campaign, st campaignStatus) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "campaign %s (via %s): %s\n", rec.ID, rec.Via, rec.State)
-	if rec.State == campaign.Running {
-		fmt.Fprintf(&b, "step %d of %d: %s\n", min(st.Step, st.Steps), st.Steps, rec.Message)
-	} else {
-		fmt.Fprintf(&b, "%s\n", rec.Message)
-	}
-	if st.NextBoot != nil {
-		fmt.Fprintf(&b, "next boot: %s (boot %d), kernel command line: %s\n", st.NextBoot.Config, st.NextBoot.Boot, quotedOrEmpty(st.NextBoot.Cmdline))
-	}
-	if st.Resume != "" {
-		fmt.Fprintf(&b, "resumes after the boot: %s\n", st.Resume)
-	}
-	if v := st.LastVerification; v != nil {
-		if v.Verification.OK {
-			fmt.Fprintf(&b, "last verification: step %d (%s) verified: boot %s, command line %s\n", v.Step, v.Config, v.Verification.BootID, quotedOrEmpty(v.Verification.Cmdline))
-		} else {
-			fmt.Fprintf(&b, "last verification: step %d (%s) did NOT verify (boot %s):\n", v.Step, v.Config, v.Verification.BootID)
-			for _, r := range v.Verification.Reasons {
-				fmt.Fprintf(&b, "  - %s\n", r)
-			}
-		}
-	}
-	fmt.Fprintf(&b, "labels: %s (seed %d)\n", strings.Join(st.Labels, ", "), rec.Seed)
-	fmt.Fprintf(&b, "plan:\n")
-	for _, s := range st.Plan {
-		line := fmt.Sprintf("  %2d  %-10s boot %d  %-9s", s.Step, s.Config, s.Boot, s.Status)
-		if s.Attempts > 1 {
-			line += fmt.Sprintf(" (%d boots)", s.Attempts)
-		}
-		if s.RunID != "" {
-			line += "  run " + s.RunID
-		}
-		if s.Quiet != "" {
-			line += fmt.Sprintf("  quiet start: %s after %.1f s", s.Quiet, s.QuietWait)
-		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
-	}
-	switch {
-	case len(st.Changed) > 0 && rec.State == campaign.Running:
-		fmt.Fprintf(&b, "changed on this system (put back at the end, or by 'sectax campaign abort'):\n")
-	case len(st.Changed) > 0:
-		fmt.Fprintf(&b, "NOT put back (restore failed: %s); fix it, then run 'sectax campaign abort %s' again:\n", rec.RestoreError, rec.ID)
-	}
-	for _, c := range st.Changed {
-		fmt.Fprintf(&b, "  - %s\n", c)
-	}
-	if len(st.Changed) == 0 && rec.State != campaign.Running {
-		b.WriteString("everything the campaign changed is put back\n")
-		if rec.Via == "wsl" {
-			b.WriteString("(WSL still runs the last step's kernel command line until it restarts: wsl --shutdown)\n")
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func quotedOrEmpty(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return `"" (nothing added)`
-	}
-	return s
-}
-
-// labelRE is what a label prefix may hold.
-var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

@@ -11,7 +11,6 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/stats"
-	"github.com/sectax/sectax/internal/store"
 )
 
 var compareFormats = report.ComparisonFormats.Names()
@@ -87,15 +86,11 @@ samples (benchstat -col label shows a column per side).`,
 				return usagef("--alpha: %v", err)
 			}
 			ctx := cmd.Context()
-			var db *store.DB
-			defer func() {
-				if db != nil {
-					db.Close()
-				}
-			}()
+			load := g.loader()
+			defer load.Close()
 			var sides []compare.Side
 			for _, ref := range args {
-				s, err := sideOf(ctx, g, &db, ref)
+				s, err := load.Side(ctx, ref)
 				if err != nil {
 					return err
 				}

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -33,8 +34,8 @@ vulnerable machine is a value, not an error (docs/fleet.md).`,
   sectax export --format prometheus --textfile-dir /var/lib/prometheus/node-exporter`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "json" && format != "jsonl" && format != "prometheus" {
-				return usagef("--format %q is not accepted (accepted: json, jsonl, prometheus)", format)
+			if err := exit.Choose("--format", format, "json", "jsonl", "prometheus"); err != nil {
+				return err
 			}
 			if format == "prometheus" {
 				po.explicit = cmd.Flags().Changed("on") || cmd.Flags().Changed("off")

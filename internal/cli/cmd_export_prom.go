@@ -9,6 +9,7 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/export/prom"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -110,11 +111,12 @@ func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (
 		g.notice("no tax exported: %v", err)
 		return nil, nil
 	}
-	a, err := sideOf(ctx, g, db, po.on)
+	load := sides.OnDB(*db)
+	a, err := load.Side(ctx, po.on)
 	if err != nil {
 		return skip(err)
 	}
-	b, err := sideOf(ctx, g, db, po.off)
+	b, err := load.Side(ctx, po.off)
 	if err != nil {
 		return skip(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/store"
@@ -193,7 +194,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		return err
 	}
 	defer release()
-	ss := session{label: o.label, engine: o.engine, text: writeRunText}
+	ss := session{label: o.label, engine: o.engine, text: report.RunText}
 	if !o.noStore {
 		use := ss.useStore
 		if store.IsURL(g.DB) {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/wslconfig"
@@ -181,26 +182,6 @@ func loadWSLConfig(loc wslconfig.Location) (data []byte, exists bool, f *wslconf
 	return data, exists, f, nil
 }
 
-type wslShowJSON struct {
-	Path        string                 `json:"path"`
-	Source      string                 `json:"source"`
-	Exists      bool                   `json:"exists"`
-	Encoding    string                 `json:"encoding,omitempty"`
-	LineEndings string                 `json:"line_endings,omitempty"`
-	Kernel      *wslKernelJSON         `json:"kernel_command_line"`
-	Warnings    []wslconfig.Diagnostic `json:"warnings"`
-	// Errors are the lines that make set and unset refuse the file.
-	Errors []wslconfig.Diagnostic `json:"errors"`
-}
-
-type wslKernelJSON struct {
-	Line    int      `json:"line"`
-	Section string   `json:"section"`
-	Value   string   `json:"value"`
-	Raw     string   `json:"raw"`
-	Params  []string `json:"params"`
-}
-
 func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 	loc, err := locateWSLConfig(ctx, g, o)
 	if err != nil {
@@ -214,52 +195,11 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 	if err != nil {
 		return err
 	}
-	e, ok := f.KernelCommandLine()
+	shown := wslconfig.Show(loc, exists, f)
 	if g.Format == "json" {
-		doc := wslShowJSON{Path: loc.Path, Source: loc.Source, Exists: exists,
-			Warnings: append([]wslconfig.Diagnostic{}, f.Warnings()...), Errors: refusals(f)}
-		if exists {
-			doc.Encoding, doc.LineEndings = f.Encoding().String(), f.LineEndings()
-		}
-		if ok {
-			doc.Kernel = &wslKernelJSON{Line: e.Line, Section: e.Section, Value: e.Value, Raw: e.Raw,
-				Params: append([]string{}, mitigation.Tokens(e.Value)...)}
-		}
-		return finish(writeJSON(w, doc))
+		return finish(report.WSLConfigJSON(w, shown))
 	}
-	fmt.Fprintf(w, "file:     %s\nfound by: %s\n", loc.Path, loc.Source)
-	switch {
-	case !exists:
-		fmt.Fprintf(w, "the file does not exist: WSL uses its defaults, and kernelCommandLine is not set\n")
-	case ok:
-		fmt.Fprintf(w, "format:   %s, %s line endings\n", f.Encoding(), f.LineEndings())
-		fmt.Fprintf(w, "kernelCommandLine = %s\n", e.Value)
-		fmt.Fprintf(w, "  from line %d, in [%s]; WSL appends it to its own kernel parameters, so it wins over them\n", e.Line, e.Section)
-		if ps := mitigation.Tokens(e.Value); len(ps) > 0 {
-			fmt.Fprintf(w, "  parameters: %s\n", strings.Join(ps, ", "))
-		}
-	default:
-		fmt.Fprintf(w, "format:   %s, %s line endings\n", f.Encoding(), f.LineEndings())
-		fmt.Fprintf(w, "kernelCommandLine is not set in [wsl2]: the kernel runs with its defaults (mitigations=auto)\n")
-	}
-	for _, d := range f.Warnings() {
-		fmt.Fprintf(w, "warning: line %d: %s\n", d.Line, d.Msg)
-	}
-	for _, d := range refusals(f) {
-		fmt.Fprintf(w, "error: line %d: %s (set and unset refuse this file until the line is fixed)\n", d.Line, d.Msg)
-	}
-	return finish(nil)
-}
-
-// refusals are the diagnostics that make edits refuse the file.
-func refusals(f *wslconfig.File) []wslconfig.Diagnostic {
-	out := []wslconfig.Diagnostic{}
-	for _, d := range f.Diagnostics() {
-		if d.Refuse {
-			out = append(out, d)
-		}
-	}
-	return out
+	return finish(report.WSLConfigText(w, shown))
 }
 
 func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params []string) error {

@@ -86,9 +86,9 @@ func TestExitCodes(t *testing.T) {
 		code int
 	}{
 		{"store busy", bg, fmt.Errorf("saving the run: %w", &store.BusyError{}), ExitError},
-		{"lab verification refused", bg, bootError(bg, fmt.Errorf("guest: %w", lab.ErrNotVerified), 1, 3, "off"), ExitUnmet},
-		{"lab boot failed", bg, bootError(bg, errors.New("qemu exited"), 1, 3, "off"), ExitError},
-		{"lab boot interrupted", cancelled, bootError(cancelled, errors.New("qemu killed"), 1, 3, "off"), ExitInterrupted},
+		{"lab verification refused", bg, lab.BootError(bg, fmt.Errorf("guest: %w", lab.ErrNotVerified), 1, 3, "off"), ExitUnmet},
+		{"lab boot failed", bg, lab.BootError(bg, errors.New("qemu exited"), 1, 3, "off"), ExitError},
+		{"lab boot interrupted", cancelled, lab.BootError(cancelled, errors.New("qemu killed"), 1, 3, "off"), ExitInterrupted},
 		{"campaign verification failure", bg, fmt.Errorf("resume: %w", &campaign.VerifyError{Step: 2, Config: "off"}), ExitUnmet},
 		{"unknown baseline", bg, fmt.Errorf("side: %w", &store.NotFoundError{Ref: "x"}), ExitUsage},
 		{"workload usage", bg, fmt.Errorf("beta: %w", &workload.UsageError{Msg: "too big"}), ExitUsage},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/sectax/sectax/internal/runner"
 )
@@ -25,10 +24,10 @@ func (p *progress) event(e runner.Event) {
 	}
 	eta := "ETA --:--"
 	if e.ETA > 0 {
-		eta = "ETA " + clock(e.ETA)
+		eta = "ETA " + runner.Clock(e.ETA)
 	}
 	fmt.Fprintf(p.g.stderr, "\r\033[K[%*d/%d] %s %s %d · %s elapsed · %s",
-		len(fmt.Sprint(e.Total)), e.Done+1, e.Total, e.Workload, e.Phase, e.Rep+1, clock(e.Elapsed), eta)
+		len(fmt.Sprint(e.Total)), e.Done+1, e.Total, e.Workload, e.Phase, e.Rep+1, runner.Clock(e.Elapsed), eta)
 	p.drawn = true
 }
 
@@ -36,13 +35,4 @@ func (p *progress) done() {
 	if p.drawn {
 		fmt.Fprint(p.g.stderr, "\r\033[K")
 	}
-}
-
-// clock renders a duration as m:ss or h:mm:ss.
-func clock(d time.Duration) string {
-	s := int(d.Round(time.Second) / time.Second)
-	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
-	}
-	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }

@@ -16,9 +16,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -64,6 +66,21 @@ type Deps struct {
 	WSL wslDeps
 	// Campaign is what 'sectax campaign' reboots with (zero: the real system).
 	Campaign campaignDeps
+}
+
+// labGuestMain is sectax as the /init of a lab guest: the lab's tasks and
+// the campaign's, whose runs are measured as on a host. It does not
+// return: the guest powers off.
+func labGuestMain() {
+	lab.RegisterTasks(Version)
+	g := &Globals{Root: "/", DB: campaign.GuestDB, Format: "text", stdout: os.Stdout, stderr: os.Stderr, deps: Deps{
+		Registry: workload.Default(), Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
+		Now: time.Now, NewRunID: newRunID,
+	}}
+	campaign.RegisterTask(g.notice, func(ctx context.Context, db *store.DB, m campaign.Measurement) error {
+		return campaignMeasure(ctx, g, db, m)
+	})
+	lab.GuestMain()
 }
 
 // Main runs sectax with args and returns the process exit code.

@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sectax/sectax/internal/baseline"
-	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -180,9 +179,7 @@ func noDatabase(g *Globals, ref string) error {
 }
 
 // emptyRef is the error for an empty run reference ('sectax compare "" on').
-func emptyRef() error {
-	return usagef("an empty run reference: name a run id, a label or baseline:NAME ('sectax list' shows the runs, 'sectax baselines' the baselines)")
-}
+func emptyRef() error { return sides.ErrEmptyRef }
 
 // resolveOne opens the database and resolves ref to a single run id.
 func resolveOne(ctx context.Context, g *Globals, ref string) (*store.DB, string, error) {
@@ -204,52 +201,17 @@ func resolveOne(ctx context.Context, g *Globals, ref string) (*store.DB, string,
 	return db, id, nil
 }
 
-// sideOf resolves a compare argument: baseline:NAME, a run id, a label or a
-// unique run-id prefix. db is opened on first need and returned.
-func sideOf(ctx context.Context, g *Globals, db **store.DB, ref string) (compare.Side, error) {
-	if ref == "" {
-		return compare.Side{}, emptyRef()
-	}
-	if strings.HasPrefix(ref, baseline.Prefix) {
-		d, err := baseline.Get(ref)
-		if err != nil {
-			return compare.Side{}, err
-		}
-		return compare.BaselineSide(ref, d), nil
-	}
-	if *db == nil {
+// loader resolves compare arguments (baseline:NAME, a run id, a label or a
+// unique run-id prefix) into sides, opening --db on first need; the caller
+// closes it.
+func (g *Globals) loader() *sides.Loader {
+	return &sides.Loader{Open: func(ctx context.Context, ref string) (*store.DB, error) {
 		d, err := openStore(ctx, g, false)
 		if errors.Is(err, store.ErrNoDatabase) {
-			return compare.Side{}, noDatabase(g, ref)
+			return nil, noDatabase(g, ref)
 		}
-		if err != nil {
-			return compare.Side{}, err
-		}
-		*db = d
-	}
-	ids, how, err := (*db).Resolve(ctx, ref)
-	if err != nil {
-		return compare.Side{}, err
-	}
-	var runs []*run.Run
-	var envs []map[string]any
-	for _, id := range ids {
-		r, err := (*db).Get(ctx, id)
-		if err != nil {
-			return compare.Side{}, err
-		}
-		env, err := (*db).Env(ctx, id)
-		if err != nil {
-			return compare.Side{}, err
-		}
-		runs = append(runs, r)
-		envs = append(envs, env)
-	}
-	kind := compare.KindRun
-	if how == store.ByLabel || how == store.BySelector {
-		kind = compare.KindLabel
-	}
-	return compare.RunsSide(ref, kind, runs, envs), nil
+		return d, err
+	}}
 }
 
 // colorAllowed says whether stdout may carry ANSI colours.

@@ -7,17 +7,17 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 )
 
-// ErrConfig is wrapped by every error Parse and ParseAll return (usage
-// errors).
-var ErrConfig = errors.New("bad configuration")
+// ErrConfig is wrapped by every error Parse and ParseAll return: a usage
+// error (a --config value).
+var ErrConfig = exit.New(exit.Usage, "bad configuration")
 
 // Config is one configuration: a name and the kernel parameters it adds to
 // the default command line.

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Kind is a kind of failure.
@@ -88,4 +90,14 @@ func Of(err error) Kind {
 		return Interrupted
 	}
 	return Runtime
+}
+
+// Choose checks that value is one of accepted, the values of flag (such
+// as "--format"): nil when it is, else the one wording of a value that is
+// not accepted, a usage error naming the accepted values.
+func Choose(flag, value string, accepted ...string) error {
+	if slices.Contains(accepted, value) {
+		return nil
+	}
+	return Usagef("%s %q is not accepted (accepted: %s)", flag, value, strings.Join(accepted, ", "))
 }

@@ -39,3 +39,15 @@ func TestOf(t *testing.T) {
 		t.Errorf("sentinel lost: %v", err)
 	}
 }
+
+// TestChoose: an accepted value passes; any other is a usage error in the
+// one wording that names every accepted value.
+func TestChoose(t *testing.T) {
+	if err := Choose("--accel", "tcg", "kvm", "tcg", "auto"); err != nil {
+		t.Errorf("accepted value: %v", err)
+	}
+	err := Choose("--accel", "xen", "kvm", "tcg", "auto")
+	if Of(err) != Usage || err.Error() != `--accel "xen" is not accepted (accepted: kvm, tcg, auto)` {
+		t.Errorf("got %v (%v)", err, Of(err))
+	}
+}

@@ -5,6 +5,10 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/runner"
 )
 
 // Reasons an adaptive repetition stopped adding boots to a configuration.
@@ -68,4 +72,56 @@ func (a Adaptive) Round(widths map[string]float64, elapsed, perBoot time.Duratio
 		return nil, stopped
 	}
 	return more, stopped
+}
+
+// BootWidth is how precisely rep knows its differences with the boot as
+// the unit (+Inf while a side holds one boot: its repetitions tell nothing
+// of boot-to-boot variation).
+func BootWidth(rep *compare.Report) float64 {
+	if rep.A.Unit != "boot" || rep.B.Unit != "boot" {
+		return math.Inf(1)
+	}
+	return rep.WidestIntervalPct()
+}
+
+// Decide is one decision of adaptive repetition, the same for a lab and a
+// campaign: each configuration still running is measured against base
+// (width: its interval half-width, BootWidth), and Round picks those to
+// boot again. It returns them and, for each configuration that stopped, a
+// line saying after how many boots (boots[name]) and why.
+func (a Adaptive) Decide(base string, running []config.Config, width func(config.Config) (float64, error),
+	boots map[string]int, elapsed, perBoot time.Duration) (more, notes []string, err error) {
+	widths := map[string]float64{}
+	for _, c := range running {
+		if widths[c.Name], err = width(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	more, stopped := a.Round(widths, elapsed, perBoot)
+	for _, c := range running {
+		if why, ok := stopped[c.Name]; ok {
+			notes = append(notes, a.note(c.Name, base, widths[c.Name], boots[c.Name], why, elapsed))
+		}
+	}
+	return more, notes, nil
+}
+
+// note says what stopped adaptive repetition of a configuration.
+func (a Adaptive) note(name, base string, width float64, n int, why string, elapsed time.Duration) string {
+	w := "no interval with the boot as the unit yet"
+	if !math.IsInf(width, 1) {
+		w = fmt.Sprintf("interval ±%.1f points", width)
+		if width >= 10 {
+			w = fmt.Sprintf("interval ±%.0f points", width)
+		}
+	}
+	boots := "boots"
+	if n == 1 {
+		boots = "boot"
+	}
+	line := fmt.Sprintf("adaptive: %s against %s: %s after %d %s: ", name, base, w, n, boots)
+	if why == StopTarget {
+		return line + fmt.Sprintf("stopped by the target (--target-ci %g)", a.TargetPct)
+	}
+	return line + fmt.Sprintf("stopped by the budget (--budget %s, %s spent)", a.Budget, runner.Clock(elapsed))
 }

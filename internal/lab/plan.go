@@ -10,10 +10,13 @@ import (
 	"github.com/sectax/sectax/internal/config"
 )
 
-// Kernel is one kernel of a plan: the name its labels use and its image.
+// Kernel is one kernel of a plan: the name its labels use, its image, and
+// the modules its initramfs carries.
 type Kernel struct {
-	Name  string
-	Image KernelImage
+	Name       string
+	Image      KernelImage
+	ModulesDir string
+	Modules    []Module
 }
 
 // Step is one VM boot of a plan.

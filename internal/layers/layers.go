@@ -21,7 +21,7 @@ var Tiers = []Tier{
 		"internal/run", "internal/advise", "internal/config", "internal/baseline",
 	}},
 	{"engines", "measuring (the workloads fork and issue system calls), storing and comparing runs", []string{
-		"internal/workload", "internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare",
+		"internal/workload", "internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare", "internal/sides",
 	}},
 	{"studies", "what is built from many runs", []string{
 		"internal/attribute", "internal/campaign", "internal/lab", "internal/fleet", "internal/export/prom",

@@ -18,6 +18,10 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
+// DefaultTimeout is --timeout's default: a repetition running longer than
+// this fails (run, attribute probes, and the runs of a lab or a campaign).
+const DefaultTimeout = 10 * time.Minute
+
 // Request is what the user asked for; its fields are the flags of
 // 'sectax run' of the same names, and its errors name those flags.
 type Request struct {
@@ -80,8 +84,8 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 		}
 	}
 	for _, e := range req.Engines {
-		if e != "native" && e != "perf" {
-			return nil, exit.Usagef("--engine %q is not accepted (accepted: native, perf)", e)
+		if err := exit.Choose("--engine", e, "native", "perf"); err != nil {
+			return nil, err
 		}
 		if e == "perf" && pl.Perf == nil {
 			if pl.Perf, err = perfbench.Find(ctx, ""); err != nil {

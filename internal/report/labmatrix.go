@@ -6,18 +6,9 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/stats"
 )
-
-// LabComparison is one cell of the lab matrix: configuration B against A
-// on one kernel, or one configuration across two kernels.
-type LabComparison struct {
-	// Group titles the block ("tax against on, kernel 6.1.0-57-amd64").
-	Group string
-	// A and B name the two sides in the table ("on", "off").
-	A, B   string
-	Report *compare.Report
-}
 
 // LabMatrix renders the study's matrix of `sectax lab`: the headline lines
 // first (the TCG warning among them), then per block one row per workload
@@ -25,8 +16,8 @@ type LabComparison struct {
 // p-value and the verdict, and under the block what changed on the
 // command line and in the vulnerability files; compare's warnings, each
 // once, at the end.
-func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
-	for _, h := range headline {
+func LabMatrix(w io.Writer, m *lab.Matrix) error {
+	for _, h := range m.Headline {
 		if _, err := fmt.Fprintln(w, h); err != nil {
 			return err
 		}
@@ -43,7 +34,7 @@ func LabMatrix(w io.Writer, headline []string, cs []LabComparison) error {
 		t = nil
 		return err
 	}
-	for _, c := range cs {
+	for _, c := range m.Comparisons {
 		if c.Group != group {
 			if err := flush(); err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -44,7 +45,7 @@ func TestLabMatrixGolden(t *testing.T) {
 	k1off := labSide("lab-k1-off", "6.6", base+" mitigations=off", "Vulnerable", 2, 2)
 	k2on := labSide("lab-k2-on", "6.18", base, "Mitigation: Retpolines", 2, 40)
 	k2off := labSide("lab-k2-off", "6.18", base+" mitigations=off", "Vulnerable", 2, 2.1)
-	var cs []LabComparison
+	var cs []lab.Comparison
 	for _, p := range []struct {
 		group, an, bn string
 		a, b          compare.Side
@@ -58,10 +59,10 @@ func TestLabMatrixGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs = append(cs, LabComparison{Group: p.group, A: p.an, B: p.bn, Report: rep})
+		cs = append(cs, lab.Comparison{Group: p.group, A: p.an, B: p.bn, Report: rep})
 	}
 	var b strings.Builder
-	if err := LabMatrix(&b, []string{compare.TCGHeadline, "lab matrix: 2 kernel(s) × 2 configurations, accelerator tcg"}, cs); err != nil {
+	if err := LabMatrix(&b, &lab.Matrix{Headline: []string{compare.TCGHeadline, "lab matrix: 2 kernel(s) × 2 configurations, accelerator tcg"}, Comparisons: cs}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -298,3 +298,13 @@ func anyFailures(rs []run.Result) bool {
 	}
 	return false
 }
+
+// Clock is a duration as progress shows it: M:SS, or H:MM:SS from an
+// hour on (elapsed times and ETAs of runs, labs and campaigns).
+func Clock(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}

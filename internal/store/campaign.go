@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -85,6 +86,9 @@ type ActiveCampaignError struct{ ID string }
 func (e *ActiveCampaignError) Error() string {
 	return fmt.Sprintf("campaign %s is still running; finish it with 'sectax campaign resume' or stop it with 'sectax campaign abort'", e.ID)
 }
+
+// ExitKind says that starting a second campaign is a usage error.
+func (e *ActiveCampaignError) ExitKind() exit.Kind { return exit.Usage }
 
 // CreateCampaign stores a new campaign and its steps in one transaction.
 // It refuses while another campaign is running (*ActiveCampaignError).

@@ -1,4 +1,4 @@
-package cli
+package campaign
 
 import (
 	"bytes"
@@ -11,24 +11,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
-	"github.com/sectax/sectax/internal/workload"
 )
 
-// CampaignTask is the guest task that runs a whole campaign inside a lab
-// guest with real kexec reboots: the first boot starts it, every boot after
-// a kexec resumes it from the database the previous boot carried over in
+// Task is the guest task that runs a whole campaign inside a lab guest
+// with real kexec reboots: the first boot starts it, every boot after a
+// kexec resumes it from the database the previous boot carried over in
 // the initrd it built, and the last boot returns the campaign's runs.
-const CampaignTask = "campaign"
+const Task = "campaign"
 
-func init() { lab.RegisterTask(CampaignTask, guestCampaign) }
-
-// CampaignTaskInput is the input of CampaignTask.
-type CampaignTaskInput struct {
+// TaskInput is the input of Task.
+type TaskInput struct {
 	// Configs are --config values; Boots, Seed and Label as for start.
 	Configs []string `json:"configs"`
 	Boots   int      `json:"boots"`
@@ -44,8 +40,8 @@ type CampaignTaskInput struct {
 	Kernel string `json:"kernel"`
 }
 
-// CampaignTaskResult is what the last boot returns.
-type CampaignTaskResult struct {
+// TaskResult is what the last boot returns.
+type TaskResult struct {
 	State   string            `json:"state"`
 	Message string            `json:"message"`
 	Steps   []json.RawMessage `json:"steps"`
@@ -56,34 +52,40 @@ type CampaignTaskResult struct {
 
 // Paths of the campaign in the guest.
 const (
-	guestDB     = "/campaign/sectax.db"
+	GuestDB     = "/campaign/sectax.db"
 	guestInitrd = "/tmp/sectax-next-initrd.cpio"
 )
 
-func guestCampaign(ctx context.Context, guest *lab.Guest) ([]byte, error) {
-	var in CampaignTaskInput
+// RegisterTask registers Task for the guest's /init; measure measures
+// and stores one run in the guest's database (as on a host), say tells
+// what happens.
+func RegisterTask(say func(string, ...any), measure func(ctx context.Context, db *store.DB, m Measurement) error) {
+	lab.RegisterTask(Task, func(ctx context.Context, guest *lab.Guest) ([]byte, error) {
+		return guestCampaign(ctx, guest, say, measure)
+	})
+}
+
+func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...any), measure func(context.Context, *store.DB, Measurement) error) ([]byte, error) {
+	var in TaskInput
 	if err := json.Unmarshal(guest.Task.Input, &in); err != nil {
 		return nil, fmt.Errorf("campaign task input: %w", err)
 	}
-	if err := os.MkdirAll(path.Dir(guestDB), 0o755); err != nil {
+	if err := os.MkdirAll(path.Dir(GuestDB), 0o755); err != nil {
 		return nil, err
 	}
-	g := &Globals{Root: "/", DB: guestDB, Format: "text", stdout: os.Stdout, stderr: os.Stderr, deps: Deps{
-		Registry: workload.Default(), Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
-		Now: time.Now, NewRunID: newRunID,
-		Campaign: campaignDeps{Exe: "/init", Settle: &campaign.Settler{Max: 30 * time.Second},
-			Mechanism: &campaign.Kexec{Kernel: in.Kernel, Initrd: guestInitrd,
-				Prepare: func(ctx context.Context, req campaign.BootRequest) error {
-					guest.Logf("step %d of %d: kexec into %s: %q", req.Step, req.Steps, req.Config.Name, req.Cmdline)
-					return writeGuestInitrd(guest.Task, in.Kernel)
-				}}},
-	}}
-	db, err := store.Open(ctx, guestDB, store.Options{Create: true})
+	db, err := store.Open(ctx, GuestDB, store.Options{Create: true})
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	e, err := campaignEngine(g, db)
+	e, err := NewEngine(Setup{DB: db, Root: "/", Say: say, Now: time.Now,
+		Measure: func(ctx context.Context, m Measurement) error { return measure(ctx, db, m) },
+		Deps: Deps{Exe: "/init", Settle: &Settler{Max: 30 * time.Second},
+			Mechanism: &Kexec{Kernel: in.Kernel, Initrd: guestInitrd,
+				Prepare: func(ctx context.Context, req BootRequest) error {
+					guest.Logf("step %d of %d: kexec into %s: %q", req.Step, req.Steps, req.Config.Name, req.Cmdline)
+					return writeGuestInitrd(guest.Task, in.Kernel)
+				}}}})
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +96,9 @@ func guestCampaign(ctx context.Context, guest *lab.Guest) ([]byte, error) {
 			return nil, err
 		}
 		guest.Logf("starting a campaign of %d configurations × %d boots", len(configs), in.Boots)
-		_, err = e.Start(ctx, campaign.StartRequest{Configs: configs, Boots: in.Boots, Seed: in.Seed, Label: in.Label, Via: "kexec",
-			Options: campaign.Options{Suite: in.Suite, Only: in.Only, Params: in.Params, Runs: in.Runs, Warmup: in.Warmup,
-				Kernel: in.Kernel, Initrd: guestInitrd, Exe: "/init", DB: guestDB}})
+		_, err = e.Start(ctx, StartRequest{Configs: configs, Boots: in.Boots, Seed: in.Seed, Label: in.Label, Via: "kexec",
+			Options: Options{Suite: in.Suite, Only: in.Only, Params: in.Params, Runs: in.Runs, Warmup: in.Warmup,
+				Kernel: in.Kernel, Initrd: guestInitrd, Exe: "/init", DB: GuestDB}})
 		if err != nil {
 			return nil, err
 		}
@@ -105,16 +107,16 @@ func guestCampaign(ctx context.Context, guest *lab.Guest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec.State == campaign.Running {
+	if rec.State == Running {
 		guest.Logf("resuming campaign %s at step %d of %d", rec.ID, rec.Next+1, len(rec.Steps))
 		if rec, err = e.Resume(ctx); err != nil {
 			return nil, err
 		}
-		if rec.State == campaign.Running {
+		if rec.State == Running {
 			return nil, fmt.Errorf("campaign %s still running after resume: %s", rec.ID, rec.Message)
 		}
 	}
-	return guestCampaignResult(ctx, db, rec.ID)
+	return guestResult(ctx, db, rec.ID)
 }
 
 // writeGuestInitrd builds the next boot's initramfs from this one: the same
@@ -126,7 +128,7 @@ func writeGuestInitrd(task lab.Task, kernel string) error {
 		mods = append(mods, lab.Module{Name: lab.ModuleName(p), Path: strings.TrimPrefix(p, "/")})
 	}
 	var files []lab.File
-	for _, p := range []string{kernel, guestDB, guestDB + "-wal"} {
+	for _, p := range []string{kernel, GuestDB, GuestDB + "-wal"} {
 		data, err := os.ReadFile(p)
 		if errors.Is(err, os.ErrNotExist) && p != kernel {
 			continue
@@ -139,12 +141,12 @@ func writeGuestInitrd(task lab.Task, kernel string) error {
 	return lab.BuildInitramfsFile(guestInitrd, lab.InitramfsOptions{Init: "/init", ModulesDir: "/", Modules: mods, Task: task, Files: files})
 }
 
-func guestCampaignResult(ctx context.Context, db *store.DB, id string) ([]byte, error) {
+func guestResult(ctx context.Context, db *store.DB, id string) ([]byte, error) {
 	rec, err := db.Campaign(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	res := CampaignTaskResult{State: rec.State, Message: rec.Message}
+	res := TaskResult{State: rec.State, Message: rec.Message}
 	var runs []*run.Run
 	for _, s := range rec.Steps {
 		b, _ := json.Marshal(s)

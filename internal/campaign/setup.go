@@ -1,0 +1,287 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sides"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/wslconfig"
+)
+
+// Vias are the reboot mechanisms --via accepts.
+var Vias = []string{"kexec", "wsl", "manual"}
+
+// Deps are the parts of the outside world a campaign reboots with; the
+// zero value is the real system.
+type Deps struct {
+	// Mechanism, when set, replaces every reboot mechanism (tests: a fake
+	// machine).
+	Mechanism Mechanism
+	// Exec runs systemctl and the WSL interop programs
+	// (campaign.Exec when nil).
+	Exec func(ctx context.Context, name string, args ...string) ([]byte, error)
+	// Exe is the sectax binary the resume unit and script run
+	// (os.Executable when "").
+	Exe string
+	// Settle judges the quiet start (the default when nil).
+	Settle *Settler
+	// Getenv reads $WSL_DISTRO_NAME (os.Getenv when nil).
+	Getenv func(string) string
+}
+
+func (d Deps) exec() func(ctx context.Context, name string, args ...string) ([]byte, error) {
+	if d.Exec != nil {
+		return d.Exec
+	}
+	return func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		return Exec(ctx, name, args...)
+	}
+}
+
+// Setup is what an engine on a machine is made of.
+type Setup struct {
+	DB   *store.DB
+	Root string
+	Deps Deps
+	// Now and NewID stamp and name (nil: the clock, random ids).
+	Now   func() time.Time
+	NewID func() string
+	Say   func(format string, a ...any)
+	// Measure measures and stores one run (the CLI's runner).
+	Measure Measurer
+}
+
+// NewEngine is the engine of s: the mechanisms by --via name (kexec, wsl,
+// manual; Deps.Mechanism replaces them all), .wslconfig's atomic writer
+// for restoring, and adaptive repetition (lab.Adaptive) for Extend.
+func NewEngine(s Setup) (*Engine, error) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return nil, err
+	}
+	d := s.Deps
+	host := &Host{Root: s.Root, Exec: d.exec(), Settle: d.Settle}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	db := s.DB
+	return &Engine{
+		DB: db, Host: host, KB: kb, Now: now, NewID: s.NewID, Say: s.Say, Measure: s.Measure,
+		Mechanisms: func(name string, o Options) (Mechanism, error) {
+			if d.Mechanism != nil {
+				return d.Mechanism, nil
+			}
+			switch name {
+			case "kexec":
+				return &Kexec{Kernel: o.Kernel, Initrd: o.Initrd, Systemd: host.Systemd(), Exec: d.exec()}, nil
+			case "wsl":
+				return &WSL{Path: o.WSLConfig, Distro: o.Distro, Exec: d.exec(), Now: now}, nil
+			case "manual":
+				return Manual{}, nil
+			}
+			return nil, exit.Choose("--via", name, Vias...)
+		},
+		WriteFile: func(path string, old, data []byte) error {
+			_, err := wslconfig.WriteFile(path, old, data, now())
+			return err
+		},
+		Extend: func(ctx context.Context, rec *store.Campaign, opts Options) ([]string, []string, error) {
+			return adapt(ctx, db, rec, opts, now())
+		},
+	}, nil
+}
+
+// adapt is adaptive repetition of a campaign whose planned boots are
+// measured: each configuration is compared with the first, the boot as
+// the unit, and those whose interval is still wider than the target get
+// another round if it fits in the budget (from the campaign's start, at
+// the mean time of a boot so far).
+func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options, now time.Time) (more, notes []string, err error) {
+	configs, err := Configs(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss, err := Sides(ctx, db, rec, configs)
+	if err != nil {
+		return nil, nil, err
+	}
+	measured := 0
+	boots := map[string]int{}
+	for _, s := range rec.Steps {
+		if s.Status == StepMeasured {
+			measured++
+			boots[s.Config]++
+		}
+	}
+	elapsed := now.Sub(rec.Created)
+	byName := map[string]compare.Side{}
+	for i, c := range configs {
+		byName[c.Name] = ss[i]
+	}
+	ad := lab.Adaptive{TargetPct: opts.TargetCI, Budget: opts.Budget}
+	return ad.Decide(configs[0].Name, configs[1:], func(c config.Config) (float64, error) {
+		rep, err := compare.Compare(ss[0], byName[c.Name], compare.Options{})
+		if err != nil {
+			return 0, err
+		}
+		return lab.BootWidth(rep), nil
+	}, boots, elapsed, elapsed/time.Duration(max(measured, 1)))
+}
+
+// Sides are the campaign's measured runs, one side per configuration
+// (PREFIX-CONFIG), in the order of the configurations.
+func Sides(ctx context.Context, db *store.DB, rec *store.Campaign, configs []config.Config) ([]compare.Side, error) {
+	var out []compare.Side
+	for _, c := range configs {
+		var ids []string
+		for _, s := range rec.Steps {
+			if s.Config == c.Name && s.Status == StepMeasured {
+				ids = append(ids, s.RunID)
+			}
+		}
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("campaign %s has no measured boot of %s yet (%s); see 'sectax campaign status'", rec.ID, c.Name, rec.Message)
+		}
+		side, err := sides.Runs(ctx, db, rec.Label+"-"+c.Name, compare.KindLabel, ids)
+		if err != nil {
+			return nil, fmt.Errorf("campaign %s: %w", rec.ID, err)
+		}
+		out = append(out, side)
+	}
+	return out, nil
+}
+
+// Request is what `sectax campaign start` is asked: its flags.
+type Request struct {
+	// Configs are --config values; Plan, instead, a plan kind
+	// (attribute.Selections) of this kernel's attribution plan.
+	Configs []string
+	Plan    string
+	Boots   int
+	Label   string
+	// Via is the mechanism ("": wsl on WSL 2, else kexec); Kernel and
+	// Initrd are kexec's, WSLConfig and Distro wsl's.
+	Via                               string
+	Seed                              int64
+	Kernel, Initrd, WSLConfig, Distro string
+	// Options size the runs (Suite, Only, Params, Runs, Warmup) and ask
+	// for adaptive repetition (TargetCI, Budget).
+	Options Options
+}
+
+// Check refuses flags that cannot make a campaign, before anything else.
+func (r *Request) Check() error {
+	if r.Options.TargetCI != 0 || r.Options.Budget != 0 {
+		if r.Options.TargetCI == 0 {
+			return exit.Usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
+		}
+		if err := (lab.Adaptive{TargetPct: r.Options.TargetCI, Budget: r.Options.Budget}).Check(); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+	}
+	if r.Plan == "" {
+		configs, err := config.ParseAll(r.Configs)
+		if err != nil {
+			return err
+		}
+		if _, err := Plan(configs, r.Boots, 1); err != nil {
+			return err
+		}
+	} else if len(r.Configs) > 0 {
+		return exit.Usagef("--plan and --config are mutually exclusive: --plan %s takes the configurations from this kernel's attribution plan; give one or the other", r.Plan)
+	} else if err := attribute.CheckSelection(r.Plan); err != nil {
+		return err
+	}
+	if r.Label != "" {
+		if err := run.CheckLabel(r.Label); err != nil {
+			return exit.Usagef("--label: %v: choose another label, e.g. --label on", err)
+		}
+	}
+	return nil
+}
+
+// Prepare turns a checked request into the campaign to start on the
+// machine of snap (under root): the configurations (from the attribution
+// plan with --plan), the mechanism and its options. locate finds the
+// .wslconfig of --via wsl (given --wslconfig, or "").
+func Prepare(r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, say func(string, ...any),
+	locate func(path string) (string, error)) (*StartRequest, error) {
+	var configs []config.Config
+	var err error
+	if r.Plan == "" {
+		configs, _ = config.ParseAll(r.Configs)
+	} else {
+		sel, kernel, err := attribute.SelectFor(snap, r.Plan)
+		if err != nil {
+			return nil, err
+		}
+		lab.SayPlan(say, r.Plan, kernel, sel)
+		configs = sel.Configs
+		if _, err := Plan(configs, r.Boots, 1); err != nil {
+			return nil, err
+		}
+	}
+	via := r.Via
+	if via == "" {
+		via = "kexec"
+		if snap.WSL != nil {
+			via = "wsl"
+		}
+	}
+	opts := r.Options
+	if opts.DB, err = store.Locate(db); err != nil {
+		return nil, err
+	}
+	opts.Exe = d.Exe
+	if opts.Exe == "" {
+		if opts.Exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("cannot tell where the sectax binary is (%v); the resume step needs it", err)
+		}
+	}
+	switch via {
+	case "kexec":
+		if snap.WSL != nil && d.Mechanism == nil {
+			return nil, exit.Usagef("--via kexec cannot reboot a WSL 2 guest (Windows starts its kernel); use --via wsl or --via manual")
+		}
+		opts.Kernel, opts.Initrd = r.Kernel, r.Initrd
+		if opts.Kernel == "" {
+			opts.Kernel, opts.Initrd = lab.DefaultImages("/", snap.Kernel.Release)
+			if r.Initrd != "" {
+				opts.Initrd = r.Initrd
+			}
+		}
+		if os.Geteuid() != 0 && d.Mechanism == nil {
+			return nil, errors.New("--via kexec needs root (kexec_file_load needs CAP_SYS_BOOT, and the resume unit goes to /etc/systemd/system): run sudo sectax campaign start …, or use --via manual")
+		}
+	case "wsl":
+		if opts.WSLConfig, err = locate(r.WSLConfig); err != nil {
+			return nil, err
+		}
+		getenv := d.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		opts.Distro = r.Distro
+		if opts.Distro == "" {
+			opts.Distro = getenv("WSL_DISTRO_NAME")
+		}
+	default:
+		if err := exit.Choose("--via", via, Vias...); err != nil {
+			return nil, err
+		}
+	}
+	return &StartRequest{Configs: configs, Boots: r.Boots, Seed: r.Seed, Label: r.Label, Via: via, Options: opts}, nil
+}

@@ -1,0 +1,531 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/sides"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// Request is what `sectax lab` is asked: its flags.
+type Request struct {
+	// Kernels are the images to boot (none: the running kernel's, found
+	// under Host.Root); Modules their modules directory ("": found from
+	// each image's release).
+	Kernels []string
+	Modules string
+	// Configs are --config values; Plan, instead, a plan kind
+	// (attribute.Selections) read from a probe boot; OnlyConfig the
+	// plan's configurations to boot (on always).
+	Configs    []string
+	Plan       string
+	OnlyConfig []string
+	// Boots per kernel and configuration; Prefix of the labels.
+	Boots  int
+	Prefix string
+	// The virtual machine.
+	Accel, CPU, Memory, QEMU string
+	SMP                      int
+	VMTimeout, Handshake     time.Duration
+	// PlanSeed orders the boots (0: random).
+	PlanSeed int64
+	// Adaptive repetition (zero: none).
+	Adaptive Adaptive
+	// Measure is the selection every guest runs (RunID, Label, Config,
+	// Plan and SeenBootIDs are filled per boot).
+	Measure MeasureInput
+}
+
+// Host is what the lab needs of the machine it runs on.
+type Host struct {
+	// Root is where the running kernel's image is looked for (--root).
+	Root string
+	// Exe is the static sectax binary that becomes the guests' /init.
+	Exe string
+	// Snapshot is this machine (the runs record its kernel and CPU).
+	Snapshot *sysinfo.Snapshot
+	// Store takes the measurement lock and opens the store; done
+	// releases both.
+	Store func() (db *store.DB, done func(), err error)
+	// NewRunID names a run; NewSeed draws a seed.
+	NewRunID func() string
+	NewSeed  func() int64
+	// Say reports progress (stderr).
+	Say func(format string, a ...any)
+}
+
+// Check refuses a request that cannot work, before anything boots.
+func (r *Request) Check() error {
+	if r.Adaptive != (Adaptive{}) {
+		if r.Adaptive.TargetPct == 0 {
+			return exit.Usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
+		}
+		if err := r.Adaptive.Check(); err != nil {
+			return exit.Wrap(exit.Usage, err)
+		}
+	}
+	if err := CheckBoots(r.Boots); err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	if r.SMP < 1 || r.SMP > 64 {
+		return exit.Usagef("--smp %d: give 1 to 64 vCPUs", r.SMP)
+	}
+	if _, err := ParseMemory(r.Memory); err != nil {
+		return exit.Wrap(exit.Usage, err)
+	}
+	if err := exit.Choose("--accel", r.Accel, AccelKVM, AccelTCG, AccelAuto); err != nil {
+		return err
+	}
+	switch {
+	case r.Plan == "":
+		if len(r.OnlyConfig) > 0 {
+			return exit.Usagef("--only-config selects among the configurations of --plan; without --plan, give the configurations with --config")
+		}
+		configs, err := config.ParseAll(r.Configs)
+		if err != nil {
+			return err
+		}
+		if _, ok := config.Find(configs, "on"); !ok {
+			return exit.Usagef("--config: the plan needs on, the configuration the others are compared with")
+		}
+	case len(r.Configs) > 0:
+		return exit.Usagef("--plan and --config are mutually exclusive: --plan %s takes the configurations from the guest kernel's attribution plan; give one or the other", r.Plan)
+	default:
+		if err := attribute.CheckSelection(r.Plan); err != nil {
+			return err
+		}
+		if len(r.Kernels) > 1 {
+			return exit.Usagef("--plan takes one --kernel: each kernel has its own plan (its own active mitigations); run sectax lab --plan once per kernel")
+		}
+	}
+	return nil
+}
+
+// session is one lab: the request, the host, and what every boot shares.
+type session struct {
+	req         *Request
+	host        Host
+	db          *store.DB
+	kernels     []Kernel
+	configs     []config.Config
+	mem         int
+	accel       string
+	qemuVersion string
+	seed        int64
+	total       int
+}
+
+// Run is `sectax lab`: it checks the request, reads the kernels, picks the
+// accelerator (auto: kvm when it works, else tcg with a warning, also when
+// kvm never reaches /init on the first boot), boots every step of the
+// plan, stores each run, adds rounds of adaptive repetition, and returns
+// the matrix of the stored runs.
+func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
+	began := time.Now()
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	s := &session{req: req, host: host}
+	s.mem, _ = ParseMemory(req.Memory)
+	var err error
+	if req.Plan == "" {
+		s.configs, _ = config.ParseAll(req.Configs)
+	}
+	if s.kernels, err = Kernels(ctx, req.Kernels, req.Modules, host.Root, host.Snapshot.Kernel.Release); err != nil {
+		return nil, err
+	}
+	if err := CheckStatic(host.Exe); err != nil {
+		return nil, err
+	}
+	if s.qemuVersion, err = QEMUVersion(ctx, req.QEMU); err != nil {
+		return nil, err
+	}
+	s.accel = req.Accel
+	if s.accel != AccelTCG {
+		if kerr := KVMUsable(); kerr != nil {
+			if s.accel == AccelKVM {
+				return nil, fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated: timings are not hardware costs)", kerr)
+			}
+			host.Say("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
+			s.accel = AccelTCG
+		} else if s.accel == AccelAuto {
+			s.accel = AccelKVM
+		}
+	}
+	if req.Plan != "" {
+		if s.configs, err = s.probe(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range s.kernels {
+		if err := CheckConfigs(k.Image, s.configs); err != nil {
+			return nil, err
+		}
+	}
+	s.seed = req.PlanSeed
+	if s.seed == 0 {
+		s.seed = host.NewSeed()
+	}
+	names := make([]string, len(s.kernels))
+	for i, k := range s.kernels {
+		names[i] = k.Name
+	}
+	steps := MakePlan(req.Prefix, names, s.configs, req.Boots, s.seed)
+	db, done, err := host.Store()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	s.db = db
+	s.total = len(steps)
+	host.Say("lab: %d kernel(s) × %d configurations × %d boots = %d boots in a shuffled order (plan seed %d), accel %s",
+		len(s.kernels), len(s.configs), req.Boots, len(steps), s.seed, s.accel)
+	var seen []string
+	var spent time.Duration
+	start := time.Now()
+	var notes []string
+	stopped := map[string]bool{}
+	booted := map[string]int{}
+	for i := 0; i < len(steps); i++ {
+		st := steps[i]
+		eta := "ETA --:--"
+		if i > 0 {
+			eta = "ETA " + runner.Clock(spent/time.Duration(i)*time.Duration(len(steps)-i))
+		}
+		host.Say("boot %d of %d: %s (%s elapsed, %s)", i+1, len(steps), st.Label, runner.Clock(time.Since(start)), eta)
+		t0 := time.Now()
+		var r *run.Run
+		err := s.withFallback(i == 0, func() error {
+			var err error
+			r, err = s.boot(ctx, s.kernels[st.Kernel], st, seen)
+			return err
+		})
+		if err != nil {
+			return nil, BootError(ctx, err, i, len(steps), st.Label)
+		}
+		spent += time.Since(t0)
+		seen = append(seen, r.Env.BootID)
+		booted[st.Config.Name]++
+		host.Say("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, runner.Clock(time.Since(t0)))
+		if i == len(steps)-1 && req.Adaptive.TargetPct > 0 {
+			round, more, err := s.adaptRound(ctx, names, stopped, booted, time.Since(began), spent/time.Duration(i+1), st.Round+1)
+			if err != nil {
+				return nil, err
+			}
+			notes = append(notes, more...)
+			for j := range round {
+				round[j].Index = len(steps) + j + 1
+			}
+			steps = append(steps, round...)
+			s.total = len(steps)
+		}
+	}
+	return MakeMatrix(ctx, sides.OnDB(db), req.Prefix, names, s.configs, notes...)
+}
+
+// withFallback runs boot; under --accel auto, a first boot whose kvm
+// fails or never reaches /init is tried again under tcg, with a warning.
+func (s *session) withFallback(first bool, boot func() error) error {
+	for {
+		err := boot()
+		if err != nil && first && s.req.Accel == AccelAuto && s.accel == AccelKVM &&
+			(errors.Is(err, ErrAccel) || errors.Is(err, ErrNoHandshake)) {
+			s.host.Say("warning: %v; falling back to --accel tcg (emulated: timings are not hardware costs)", err)
+			s.accel = AccelTCG
+			continue
+		}
+		return err
+	}
+}
+
+// vm is the virtual machine of one boot of k with the command line append.
+func (s *session) vm(k Kernel, append string) QEMU {
+	cpu := s.req.CPU
+	if cpu == "" {
+		cpu = DefaultCPU(s.accel)
+	}
+	return QEMU{Binary: s.req.QEMU, Accel: s.accel, CPU: cpu, MemoryMiB: s.mem, SMP: s.req.SMP, Kernel: k.Image.Path, Append: append}
+}
+
+// bootOptions are the options of one boot of k running task: the
+// handshake waits 1m under kvm and 5m under tcg unless --handshake says,
+// and the guest's log lines are said as they come.
+func (s *session) bootOptions(k Kernel, append string, task Task) BootOptions {
+	hs := s.req.Handshake
+	if hs <= 0 {
+		hs = time.Minute
+		if s.accel == AccelTCG {
+			hs = 5 * time.Minute
+		}
+	}
+	return BootOptions{
+		QEMU:      s.vm(k, append),
+		Initramfs: &InitramfsOptions{Init: s.host.Exe, ModulesDir: k.ModulesDir, Modules: k.Modules, Task: task},
+		Handshake: hs, Timeout: s.req.VMTimeout,
+		OnFrame: func(f Frame) {
+			if f.Kind == KindLog {
+				s.host.Say("  guest: %s", f.Payload)
+			}
+		},
+	}
+}
+
+// probe is the probe boot of --plan: the kernel booted with the default
+// command line (configuration on) runs the snapshot task, so that the plan
+// is made from the guest kernel's own vulnerability files; it returns the
+// plan's configurations (on and those of --only-config).
+func (s *session) probe(ctx context.Context) ([]config.Config, error) {
+	k := s.kernels[0]
+	var res *BootResult
+	err := s.withFallback(true, func() error {
+		s.host.Say("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.Name, s.req.Plan)
+		var err error
+		res, err = Boot(ctx, s.bootOptions(k, config.On.Cmdline(LabParams, nil), Task{Name: SnapshotTask}))
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, exit.Wrap(exit.Interrupted, errors.New("interrupted during the probe boot of --plan"))
+		}
+		return nil, fmt.Errorf("probe boot of --plan: %w", err)
+	}
+	var snap sysinfo.Snapshot
+	if err := json.Unmarshal(res.Result, &snap); err != nil {
+		return nil, fmt.Errorf("probe boot of --plan: the guest's snapshot: %w", err)
+	}
+	sel, kernel, err := attribute.SelectFor(&snap, s.req.Plan)
+	if err != nil {
+		return nil, err
+	}
+	SayPlan(s.host.Say, s.req.Plan, kernel, sel)
+	return OnlyConfigs(sel.Configs, s.req.OnlyConfig)
+}
+
+// SayPlan says which configurations a plan of kind for kernel boots, and
+// which it leaves out and why (lab and campaign alike).
+func SayPlan(say func(string, ...any), kind, kernel string, sel *attribute.Selection) {
+	var names []string
+	for _, c := range sel.Configs {
+		names = append(names, c.Name)
+	}
+	say("plan %s for kernel %s: %d configurations: %s", kind, kernel, len(names), strings.Join(names, ", "))
+	for _, sk := range sel.Skipped {
+		say("  not booted: %s", sk)
+	}
+}
+
+// OnlyConfigs keeps on and the configurations named by --only-config.
+func OnlyConfigs(configs []config.Config, only []string) ([]config.Config, error) {
+	if len(only) == 0 {
+		return configs, nil
+	}
+	var names []string
+	for _, c := range configs {
+		names = append(names, c.Name)
+	}
+	out := []config.Config{configs[0]}
+	for _, n := range only {
+		c, ok := config.Find(configs, n)
+		if !ok {
+			return nil, exit.Usagef("--only-config %s: not a configuration of this plan (it has %s)", n, strings.Join(names, ", "))
+		}
+		if c.Name != out[0].Name && !slices.ContainsFunc(out, func(x config.Config) bool { return x.Name == c.Name }) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// DefaultImages are the running kernel's image and initrd under root
+// (/boot/vmlinuz-RELEASE; /boot/initrd.img-RELEASE on Debian,
+// /boot/initramfs-RELEASE.img on Fedora; "" when there is none): the one
+// finder of the running kernel, for the lab's default --kernel and the
+// campaign's kexec.
+func DefaultImages(root, release string) (kernel, initrd string) {
+	if root == "" {
+		root = "/"
+	}
+	kernel = filepath.Join(root, "boot", "vmlinuz-"+release)
+	for _, name := range []string{"initrd.img-" + release, "initramfs-" + release + ".img", "initrd-" + release} {
+		p := filepath.Join(root, "boot", name)
+		if _, err := os.Stat(p); err == nil {
+			return kernel, p
+		}
+	}
+	return kernel, ""
+}
+
+// Kernels reads the kernel images (none: the running kernel's of release,
+// under root) and finds their modules (modules, or root's
+// /lib/modules/RELEASE of each image).
+func Kernels(ctx context.Context, paths []string, modules, root, release string) ([]Kernel, error) {
+	if root == "" {
+		root = "/"
+	}
+	if len(paths) == 0 {
+		p, _ := DefaultImages(root, release)
+		if _, err := os.Stat(p); err != nil {
+			if found, _ := filepath.Glob(filepath.Join(root, "boot", "vmlinuz-*")); len(found) > 0 {
+				return nil, exit.Wrap(exit.Usage, fmt.Errorf("no kernel image of the running system at %s; this machine has %s: pass it with --kernel", p, strings.Join(found, ", ")))
+			}
+			return nil, fmt.Errorf("no kernel image of the running system at %s: install one (Debian: apt-get install linux-image-amd64) and pass --kernel /boot/vmlinuz-VERSION", p)
+		}
+		paths = []string{p}
+	}
+	var images []KernelImage
+	for _, p := range paths {
+		k, err := ReadKernelContext(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("--kernel: %w", err)
+		}
+		images = append(images, k)
+	}
+	names := KernelNames(images)
+	var out []Kernel
+	for i, img := range images {
+		k := Kernel{Name: names[i], Image: img, ModulesDir: modules}
+		if k.ModulesDir == "" && img.Release != "" {
+			k.ModulesDir = filepath.Join(root, "lib", "modules", img.Release)
+		}
+		if k.ModulesDir != "" {
+			if _, err := os.Stat(k.ModulesDir); err == nil {
+				mods, err := ResolveModules(k.ModulesDir, ChannelModules)
+				if err != nil {
+					return nil, err
+				}
+				k.Modules = mods
+			} else if modules != "" {
+				return nil, exit.Usagef("--modules %s: %v", modules, err)
+			}
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// boot boots one step, imports its run and returns it.
+func (s *session) boot(ctx context.Context, k Kernel, st Step, seen []string) (*run.Run, error) {
+	in := s.req.Measure
+	in.RunID, in.Label, in.Config, in.Plan, in.SeenBootIDs = s.host.NewRunID(), st.Label, st.Config, s.configs, seen
+	if in.Seed == 0 {
+		in.Seed = s.host.NewSeed()
+	}
+	input, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	in.Cmdline, in.Release = st.Config.Cmdline(LabParams, s.configs), k.Image.Release
+	opts := s.bootOptions(k, in.Cmdline, Task{Name: MeasureTask, Input: input})
+	res, err := Boot(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := s.host.Snapshot
+	doc, err := ImportRun(res.Result, in, &run.Lab{
+		QEMUVersion: s.qemuVersion, Accel: s.accel, CPUModel: opts.QEMU.CPU, MemoryMiB: s.mem, VCPUs: s.req.SMP,
+		HostKernel: h.Kernel.Release, HostCPU: h.CPU.ModelName, Kernel: k.Name, KernelImage: k.Image.Path, KernelSHA256: k.Image.SHA256,
+		LabParams: LabParams, Boot: st.Index, Boots: s.total, PlanSeed: s.seed,
+		BootToInitS: res.ToHello.Seconds(), GuestUptimeAtInitS: res.Hello.UptimeS, VMWallS: res.Wall.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.Import(ctx, []store.Doc{doc}); err != nil {
+		return nil, err
+	}
+	return doc.Run, nil
+}
+
+// adaptRound is adaptive repetition after the boots so far: each
+// configuration not yet stopped is compared with on (per kernel, the
+// widest interval counts), and the next round boots on and those whose
+// interval is still wider than the target, if it fits in the budget. It
+// returns the round (empty: done) and a line for each configuration that
+// stopped, saying what stopped it.
+func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[string]bool, booted map[string]int,
+	elapsed, perBoot time.Duration, round int) ([]Step, []string, error) {
+	load := sides.OnDB(s.db)
+	var running []config.Config
+	for _, c := range s.configs[1:] {
+		if !stopped[c.Name] {
+			running = append(running, c)
+		}
+	}
+	boots := map[string]int{}
+	for name, n := range booted {
+		boots[name] = n / len(kernels)
+	}
+	more, notes, err := s.req.Adaptive.Decide(s.configs[0].Name, running, func(c config.Config) (float64, error) {
+		w := 0.0
+		for _, k := range kernels {
+			a, err := load.Side(ctx, Label(s.req.Prefix, k, s.configs[0].Name))
+			if err != nil {
+				return 0, err
+			}
+			b, err := load.Side(ctx, Label(s.req.Prefix, k, c.Name))
+			if err != nil {
+				return 0, err
+			}
+			rep, err := compare.Compare(a, b, compare.Options{})
+			if err != nil {
+				return 0, err
+			}
+			w = math.Max(w, BootWidth(rep))
+		}
+		return w, nil
+	}, boots, elapsed, perBoot*time.Duration(len(kernels)))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range running {
+		if !slices.Contains(more, c.Name) {
+			stopped[c.Name] = true
+		}
+	}
+	for _, line := range notes {
+		s.host.Say("%s", line)
+	}
+	if len(more) == 0 {
+		return nil, notes, nil
+	}
+	sel := []config.Config{s.configs[0]}
+	for _, name := range more {
+		c, _ := config.Find(s.configs, name)
+		sel = append(sel, c)
+	}
+	s.host.Say("adaptive: round %d boots %s again (interval wider than ±%g points)", round, strings.Join(append([]string{s.configs[0].Name}, more...), ", "), s.req.Adaptive.TargetPct)
+	steps := MakePlan(s.req.Prefix, kernels, sel, 1, s.seed+int64(round))
+	for i := range steps {
+		steps[i].Round = round
+	}
+	return steps, notes, nil
+}
+
+// BootError is the error of boot i (from 0) of n, labelled label, that
+// failed with err: interrupted when ctx was cancelled, unmet when the guest
+// refused the boot (it did not verify), else a runtime error.
+func BootError(ctx context.Context, err error, i, n int, label string) error {
+	if ctx.Err() != nil {
+		return exit.Wrap(exit.Interrupted, fmt.Errorf("interrupted during boot %d of %d (%s); finished boots stay stored: %d", i+1, n, label, i))
+	}
+	if errors.Is(err, ErrNotVerified) {
+		return exit.Wrap(exit.Unmet, fmt.Errorf("boot %d of %d (%s): %v (finished boots stay stored: %d)", i+1, n, label, err, i))
+	}
+	return fmt.Errorf("boot %d of %d (%s): %w (finished boots stay stored: %d)", i+1, n, label, err, i)
+}

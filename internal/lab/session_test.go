@@ -1,0 +1,105 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// TestOnlyConfigs: --only-config keeps on (the baseline) and the named
+// configurations of the plan, in the plan's order of on first, and names
+// the plan's configurations when a name is not among them.
+func TestOnlyConfigs(t *testing.T) {
+	plan, err := config.ParseAll([]string{"on", "off", "no-spectre_v2=spectre_v2=off", "no-retbleed=retbleed=off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := OnlyConfigs(plan, []string{"no-retbleed", "on", "no-retbleed"})
+	if err != nil || len(got) != 2 || got[0].Name != "on" || got[1].Name != "no-retbleed" {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if all, _ := OnlyConfigs(plan, nil); len(all) != 4 {
+		t.Errorf("no --only-config: %d configurations", len(all))
+	}
+	_, err = OnlyConfigs(plan, []string{"no-mds"})
+	if exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "it has on, off, no-spectre_v2, no-retbleed") {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// TestLabAdaptRound: adaptive repetition compares each configuration with
+// on from the stored runs, stops it when its interval (the boot as the
+// unit) is within the target, and otherwise plans a round of on and it.
+func TestLabAdaptRound(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// on: 6 boots at 10 µs/op; tight: 6 boots at 5 µs/op ± 0.2%; wide:
+	// 6 boots between 3 and 8 µs/op.
+	spread := map[string][]float64{
+		"on":    {10, 10.01, 9.99, 10.02, 9.98, 10},
+		"tight": {5, 5.01, 4.99, 5.005, 4.995, 5},
+		"wide":  {3, 8, 4, 7, 5, 6},
+	}
+	var docs []store.Doc
+	for cfg, xs := range spread {
+		for i, x := range xs {
+			snap, err := sysinfo.Collect("../sysinfo/testdata/wsl2-intel-on")
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap.BootID = fmt.Sprintf("%s-%d", cfg, i)
+			docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T000000-%s%d", cfg, i),
+				Label: Label("lab", "k", cfg), Status: run.StatusComplete, Engine: "native", Env: snap,
+				Lab: &run.Lab{Accel: "kvm", CPUModel: "host"},
+				Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
+					Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{x, x, x}}}}}}})
+		}
+	}
+	if _, err := db.Import(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	configs, _ := config.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
+	s := &session{req: &Request{Prefix: "lab", Adaptive: Adaptive{TargetPct: 2, Budget: time.Hour}},
+		host: Host{Say: func(string, ...any) {}}, db: db, configs: configs, seed: 1}
+	stopped := map[string]bool{}
+	booted := map[string]int{"on": 6, "tight": 6, "wide": 6}
+	steps, notes, err := s.adaptRound(ctx, []string{"k"}, stopped, booted, time.Minute, time.Minute, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, st := range steps {
+		labels = append(labels, st.Label)
+		if st.Round != 7 {
+			t.Errorf("step %+v: round %d", st, st.Round)
+		}
+	}
+	sort.Strings(labels)
+	if !slices.Equal(labels, []string{"lab-k-on", "lab-k-wide"}) {
+		t.Errorf("next round %v, want on and wide", labels)
+	}
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "adaptive: tight against on: interval ±") || !strings.HasSuffix(notes[0], "after 6 boots: stopped by the target (--target-ci 2)") {
+		t.Errorf("notes %q", notes)
+	}
+	// The next decision skips tight; with the budget nearly spent, wide
+	// stops there.
+	steps, notes, err = s.adaptRound(ctx, []string{"k"}, stopped, booted, 59*time.Minute, time.Minute, 8)
+	if err != nil || len(steps) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "wide against on: interval ±") || !strings.Contains(notes[0], "stopped by the budget (--budget 1h0m0s, 59:00 spent)") {
+		t.Errorf("steps %v, notes %q, err %v", steps, notes, err)
+	}
+}

@@ -1,0 +1,110 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/plan"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// SnapshotTask is the guest task of the probe boot of `sectax lab
+// --plan`: report the guest kernel's environment snapshot, measure nothing.
+const SnapshotTask = "snapshot"
+
+// RegisterTasks registers the guest tasks of `sectax lab` (MeasureTask,
+// SnapshotTask) for the sectax of version that is the guest's /init.
+func RegisterTasks(version string) {
+	RegisterTask(MeasureTask, func(ctx context.Context, g *Guest) ([]byte, error) { return guestMeasure(ctx, g, version) })
+	RegisterTask(SnapshotTask, func(ctx context.Context, g *Guest) ([]byte, error) { return guestSnapshot(ctx, g, version) })
+}
+
+// GuestEnv is the guest's environment snapshot (the guest is the machine:
+// root /), stamped with the version of the sectax that took it.
+func GuestEnv(ctx context.Context, version string) (*sysinfo.Snapshot, error) {
+	env, err := sysinfo.CollectContext(ctx, "/")
+	if err != nil {
+		return nil, err
+	}
+	if env.Live {
+		env.SectaxVersion = version
+	}
+	return env, nil
+}
+
+// guestSnapshot returns the guest's environment snapshot as JSON: the
+// plan of an attribution is made from the guest kernel's own vulnerability
+// files, not the host's.
+func guestSnapshot(ctx context.Context, guest *Guest, version string) ([]byte, error) {
+	env, err := GuestEnv(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	guest.Logf("snapshot of kernel %s, command line %q", env.Kernel.Release, strings.TrimSpace(env.Cmdline.Raw))
+	return json.Marshal(env)
+}
+
+// guestMeasure is the measure task: verify this boot against its
+// configuration (a boot that does not verify is never measured), run the
+// suite with the same planning and runner as `sectax run`, and return the
+// run document.
+func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, error) {
+	var in MeasureInput
+	if err := json.Unmarshal(guest.Task.Input, &in); err != nil {
+		return nil, fmt.Errorf("measure task input: %w", err)
+	}
+	env, err := GuestEnv(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return nil, err
+	}
+	v := config.Verify(env, in.Config, in.Plan, in.SeenBootIDs, kb)
+	if !v.OK {
+		return nil, fmt.Errorf("%w: this boot does not verify as configuration %s, so it was not measured: %s", ErrNotVerified, in.Config.Name, strings.Join(v.Reasons, "; "))
+	}
+	guest.Logf("verified %s: boot %s, command line %q", in.Config.Name, v.BootID, v.Cmdline)
+	timeout := time.Duration(in.TimeoutS * float64(time.Second))
+	if timeout <= 0 {
+		timeout = plan.DefaultTimeout
+	}
+	pl, err := plan.Make(ctx, workload.Default(), plan.Request{
+		Suite: in.Suite, Only: in.Only, Skip: in.Skip, Repetitions: in.Runs, Warmup: in.Warmup,
+		Params: in.Params, Timeout: timeout, Engines: []string{"native"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &run.Run{
+		Schema: run.Schema, ID: in.RunID, Label: in.Label, Started: time.Now().UTC(),
+		Suite: string(pl.Suite), Engine: "native", ToolVersion: version,
+		Repetitions: plan.Repetitions(in.Runs, pl.Suite), Warmup: in.Warmup, Seed: in.Seed, Env: env,
+		Config: config.Record(in.Config, v), Notes: pl.Notes,
+		Results: runner.NewResults(pl.Items),
+	}
+	last := time.Now()
+	err = runner.Run(ctx, r, pl.Items, runner.Options{
+		Warmup: in.Warmup, Seed: in.Seed, Now: time.Now,
+		Env: workload.Env{Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand}, Timeout: timeout},
+		OnEvent: func(e runner.Event) {
+			if e.Finished && time.Since(last) > 5*time.Second {
+				last = time.Now()
+				guest.Logf("%d/%d repetitions", e.Done+1, e.Total)
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return EncodeRun(r)
+}

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// ShowText is the text of 'sectax show': the run's environment, then
+// each metric's median with its interval; measuring is the pid holding
+// the store's run lock (0: none).
+func ShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) error {
+	var b strings.Builder
+	get := func(path string) string {
+		v, _ := compare.Lookup(env, path)
+		max := 256
+		if path == "cmdline.raw" {
+			max = 4096 // the kernel's own limit is 2048 on x86, 4096 on arm64
+		}
+		return Dash(Clip(v, max))
+	}
+	if r.Lab != nil && r.Lab.Accel == "tcg" {
+		fmt.Fprintf(&b, "%s\n\n", compare.TCGHeadline)
+	}
+	fmt.Fprintf(&b, "run %s\n", Clip(r.ID, run.MaxIDBytes))
+	fmt.Fprintf(&b, "  label        %s\n", Dash(Clip(r.Label, run.MaxLabelBytes)))
+	status := string(r.Status)
+	if r.Status == run.StatusRunning {
+		if measuring == 0 {
+			status += " (cut short: no sectax run holds the lock; the finished samples are kept)"
+		} else {
+			status += " (a sectax run is measuring now)"
+		}
+	}
+	fmt.Fprintf(&b, "  status       %s\n", status)
+	fmt.Fprintf(&b, "  started      %s\n", fmtTime(r.Started))
+	if !r.Finished.IsZero() {
+		fmt.Fprintf(&b, "  finished     %s (%s)\n", fmtTime(r.Finished), r.Finished.Sub(r.Started).Round(time.Second))
+	}
+	fmt.Fprintf(&b, "  suite        %s, engine %s, %d runs, %d warm-up, seed %d\n", Dash(Clip(r.Suite, 64)), Dash(Clip(r.Engine, 64)), r.Repetitions, r.Warmup, r.Seed)
+	fmt.Fprintf(&b, "  sectax       %s", Dash(Clip(r.ToolVersion, 64)))
+	if r.PerfVersion != "" {
+		fmt.Fprintf(&b, ", perf %s", Clip(r.PerfVersion, 64))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "  host         %s\n", get("hostname"))
+	fmt.Fprintf(&b, "  kernel       %s\n", get("kernel.release"))
+	fmt.Fprintf(&b, "  mitigations  %s\n", get("mitigation_mode"))
+	fmt.Fprintf(&b, "  cmdline      %s\n", get("cmdline.raw"))
+	fmt.Fprintf(&b, "  boot         %s\n", get("boot_id"))
+	if r.Config != nil {
+		fmt.Fprintf(&b, "  config       %s (%s)\n", Clip(r.Config.Name, 64), Dash(Clip(strings.Join(r.Config.Params, " "), 256)))
+	}
+	if l := r.Lab; l != nil {
+		vcpus := "vCPUs"
+		if l.VCPUs == 1 {
+			vcpus = "vCPU"
+		}
+		fmt.Fprintf(&b, "  lab          boot %d of %d under QEMU -accel %s, CPU model %s, %d MiB, %d %s, kernel image %s\n",
+			l.Boot, l.Boots, Clip(l.Accel, 8), Clip(l.CPUModel, 64), l.MemoryMiB, l.VCPUs, vcpus, Clip(l.KernelImage, 256))
+	}
+	if c := r.Campaign; c != nil {
+		fmt.Fprintf(&b, "  campaign     %s, step %d, boot %d\n", Clip(c.ID, run.MaxIDBytes), c.Step, c.Boot)
+	}
+	b.WriteString("\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	b.Reset()
+
+	t := NewTable()
+	t.Row("workload / metric", "median", "95% CI", "n", "")
+	var warnings []string
+	for _, res := range r.Results {
+		title := res.Workload
+		if pk := run.ParamsKey(res.Params); pk != "" {
+			title += " " + pk
+		}
+		if res.Engine != "" && res.Engine != r.Engine {
+			title += " (engine " + res.Engine + ")"
+		}
+		t.Line(Clip(title, 512))
+		for _, m := range res.Metrics {
+			s := stats.Summarize(m.Samples)
+			ci := "-"
+			if s.HasCI {
+				ci = Num(s.Lo) + " … " + Num(s.Hi)
+			}
+			median := "-"
+			if s.N > 0 {
+				median = Num(s.Center) + " " + m.Unit
+			}
+			t.Row("  "+Clip(m.Name, 64), Clip(median, 96), ci, fmt.Sprint(s.N), Clip(string(m.Better), 16)+" is better")
+		}
+		for _, x := range res.Warnings {
+			warnings = append(warnings, Clip(res.Workload, 64)+": "+Clip(x, 1024))
+		}
+		for _, x := range res.Failures {
+			warnings = append(warnings, Clip(res.Workload, 64)+": failed: "+Clip(x, 1024))
+		}
+	}
+	if err := t.Write(w, false); err != nil {
+		return err
+	}
+	if len(warnings) > 0 {
+		b.WriteString("\nWarnings:\n")
+		const maxShown = 100
+		for i, x := range warnings {
+			if i == maxShown {
+				fmt.Fprintf(&b, "  - … and %d more (sectax show --format json has them all)\n", len(warnings)-maxShown)
+				break
+			}
+			fmt.Fprintf(&b, "  - %s\n", x)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
