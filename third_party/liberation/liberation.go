@@ -4,4 +4,3 @@
 
 // Package liberation holds TTF data of the Liberation fonts.
 package liberation // import "codeberg.org/go-fonts/liberation"
-
