@@ -211,7 +211,7 @@ func TestCampaignCLIUsage(t *testing.T) {
 		{[]string{"start", "--boots", "0"}, 2, "--boots 0"},
 		{[]string{"start", "--via", "floppy", "--only", "syscall-basic"}, 2, `--via "floppy" is not accepted`},
 		{[]string{"start", "--only", "nope"}, 2, `unknown workload "nope"`},
-		{[]string{"start", "--label", "a b"}, 2, "--label"},
+		{[]string{"start", "--label", "baseline:a"}, 2, "--label"},
 		{[]string{"status"}, 1, "start one with 'sectax campaign start'"},
 		{[]string{"resume"}, 1, "nothing to resume"},
 		{[]string{"status", "--format", "csv"}, 2, "--format"},

@@ -34,19 +34,22 @@ func startSectax(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.
 	return cmd, &stderr
 }
 
-// waitChild polls until parent has a live child running program name.
+// waitChild polls until parent has a live descendant running program
+// name (a timed command is the child of sectax's launcher, not of sectax).
 func waitChild(t *testing.T, parent int, name string, d time.Duration, stderr *bytes.Buffer) int {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		for _, pid := range proctest.LiveChildren(parent) {
+		for queue := proctest.LiveChildren(parent); len(queue) > 0; queue = queue[1:] {
+			pid := queue[0]
 			if comm(pid) == name {
 				return pid
 			}
+			queue = append(queue, proctest.LiveChildren(pid)...)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("no %s child of %d appeared within %v; stderr: %s", name, parent, d, stderr)
+	t.Fatalf("no %s descendant of %d appeared within %v; stderr: %s", name, parent, d, stderr)
 	return 0
 }
 
