@@ -110,7 +110,7 @@ func fakeQEMUMain(mode string) {
 
 // fakeBoot boots the test binary as QEMU in mode; the boot's folder is
 // under a TMPDIR of its own, returned.
-func fakeBoot(t *testing.T, mode string, opts BootOptions) (*BootResult, error, string) {
+func fakeBoot(t *testing.T, mode string, opts BootOptions) (*BootResult, string, error) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -126,7 +126,7 @@ func fakeBoot(t *testing.T, mode string, opts BootOptions) (*BootResult, error, 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := Boot(ctx, opts)
-	return res, err, tmp
+	return res, tmp, err
 }
 
 func assertSafe(t *testing.T, what, s string, keepLines bool) {
@@ -155,7 +155,7 @@ func TestBootLimits(t *testing.T) {
 		{"flood-log", Limits{LogBytes: 256 << 10}, "more than 256 KiB of log frames"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			res, err, tmp := fakeBoot(t, tc.mode, BootOptions{Limits: tc.limits})
+			res, tmp, err := fakeBoot(t, tc.mode, BootOptions{Limits: tc.limits})
 			if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err = %v, want one line with %q", err, tc.want)
 			}
@@ -170,7 +170,7 @@ func TestBootLimits(t *testing.T) {
 	}
 	// A folder the caller gives keeps nothing of the boot either.
 	dir := t.TempDir()
-	_, err, _ := fakeBoot(t, "flood-channel", BootOptions{Dir: dir, Limits: Limits{Channel: 1 << 20}})
+	_, _, err := fakeBoot(t, "flood-channel", BootOptions{Dir: dir, Limits: Limits{Channel: 1 << 20}})
 	if !errors.Is(err, ErrLimit) {
 		t.Fatalf("err = %v", err)
 	}
@@ -221,7 +221,7 @@ func TestChannelReaderIncremental(t *testing.T) {
 // passed straight to stderr).
 func TestBootSanitisesGuestText(t *testing.T) {
 	var seen []string
-	res, err, _ := fakeBoot(t, "escapes", BootOptions{OnFrame: func(f Frame) {
+	res, _, err := fakeBoot(t, "escapes", BootOptions{OnFrame: func(f Frame) {
 		if f.Kind != KindResult && f.Kind != KindHello {
 			seen = append(seen, string(f.Payload))
 		}
@@ -241,7 +241,7 @@ func TestBootSanitisesGuestText(t *testing.T) {
 
 	// The last kernel message of a guest that never says hello (QEMU
 	// exits: no timer decides when the console is read).
-	_, err, _ = fakeBoot(t, "console-only", BootOptions{})
+	_, _, err = fakeBoot(t, "console-only", BootOptions{})
 	if !errors.Is(err, ErrQEMU) || !strings.Contains(err.Error(), `\x1b]0;owned\x07last`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -258,7 +258,7 @@ func TestBootForgedResult(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "result")
 	os.WriteFile(p, forged, 0o644)
 	t.Setenv(fakeQEMUResult, p)
-	res, err, _ := fakeBoot(t, "forge", BootOptions{})
+	res, _, err := fakeBoot(t, "forge", BootOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

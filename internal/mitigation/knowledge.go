@@ -197,9 +197,7 @@ func (m KBMode) OffText(raw string) string {
 	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
 	out := raw
 	for _, k := range keys {
-		if strings.Contains(out, k) {
-			out = strings.Replace(out, k, m.OffReplace[k], 1)
-		}
+		out = strings.Replace(out, k, m.OffReplace[k], 1)
 	}
 	return out
 }
