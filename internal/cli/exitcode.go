@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sectax/sectax/internal/exit"
 )
@@ -72,6 +73,9 @@ func usageErrors(c *cobra.Command) {
 		// cobra checks the required flags and the flag groups after PreRunE;
 		// checking them here first makes their errors usage errors.
 		c.PreRunE = func(cmd *cobra.Command, _ []string) error {
+			if err := missingFlag(cmd); err != nil {
+				return err
+			}
 			if err := cmd.ValidateRequiredFlags(); err != nil {
 				return exit.Wrap(exit.Usage, err)
 			}
@@ -81,6 +85,22 @@ func usageErrors(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		usageErrors(sub)
 	}
+}
+
+// missingFlag is the usage error of the first required flag not given, in
+// the project's words: the command, the flag and what it accepts (its
+// usage text), instead of cobra's `required flag(s) "expect" not set`.
+func missingFlag(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed {
+			return
+		}
+		if req, ok := f.Annotations[cobra.BashCompOneRequiredFlag]; ok && len(req) > 0 && req[0] == "true" {
+			err = usagef("%s needs --%s: give %s", cmd.CommandPath(), f.Name, f.Usage)
+		}
+	})
+	return err
 }
 
 // findUsage is the error of an unknown subcommand of args, a usage error,

@@ -141,3 +141,14 @@ func TestExitCodesOnlyInCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRequiredFlagMessage: a required flag that is missing is the
+// project's one-line usage error naming the flag and what it accepts,
+// not cobra's `required flag(s) "expect" not set`.
+func TestRequiredFlagMessage(t *testing.T) {
+	_, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.AdviseRoot("sys:wsl2-intel-on"))
+	want := `sectax: sectax verify needs --expect: give off, auto, or kernel parameters ("mitigations=off audit=0")` + "\n"
+	if code != ExitUsage || errs != want {
+		t.Fatalf("exit %d, stderr %q; want %d, %q", code, errs, ExitUsage, want)
+	}
+}
