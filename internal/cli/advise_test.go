@@ -93,7 +93,7 @@ func TestAdviseVerifyUsageErrors(t *testing.T) {
 		{[]string{"advise", "--format", "xml"}, `--format "xml" is not accepted`},
 		{[]string{"advise", "extra"}, `unknown command "extra"`},
 		{[]string{"advise", "--root", "/nonexistent"}, "bad root directory"},
-		{[]string{"verify"}, `required flag(s) "expect" not set`},
+		{[]string{"verify"}, "sectax verify needs --expect: give off, auto, or kernel parameters"},
 		{[]string{"verify", "--expect", `a="b c"`}, "contains a double quote"},
 		{[]string{"verify", "--expect", "nopti -- x"}, `contains "--"`},
 		{[]string{"verify", "--expect", "off", "--format", "csv"}, `--format "csv" is not accepted`},

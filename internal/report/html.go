@@ -180,7 +180,7 @@ func htmlPair(rep *compare.Report, charts []Chart) (*htmlData, error) {
 		if g.Tested && !g.Significant {
 			what = "not a significant difference"
 		}
-		d.GeomeanNote = fmt.Sprintf("geometric mean of the primary metrics' speedups over %d workloads (negative controls excluded): %s %s",
+		d.GeomeanNote = fmt.Sprintf("geometric mean of the primary metrics' speedups over %d workloads (negative controls excluded): %s; %s",
 			g.N, d.Geomean, what)
 	}
 	byWorkload := map[int][]Chart{}
