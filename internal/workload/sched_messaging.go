@@ -291,7 +291,8 @@ func (SchedMessaging) Run(ctx context.Context, env Env, p Params) (Sample, error
 	}
 	start := time.Now()
 	if err := writeFull(rawSys, wakeW, []byte{'W'}); err != nil {
-		return Sample{}, err
+		// Workers killed on cancel close the wake channel: EPIPE.
+		return Sample{}, barrierErr(ctx, "sched-messaging: wake the workers", err)
 	}
 	if err := readCount(doneR, workers, deadline, cancelled); err != nil {
 		if thread && werr != nil {
