@@ -3,7 +3,6 @@ package report
 import (
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/compare"
@@ -56,13 +55,10 @@ func (r *Formats[T]) Render(w io.Writer, name string, v T, opt Options) error {
 }
 
 // CheckFormat refuses a --format value that is not among accepted, in the
-// one wording of that mistake (also for the commands whose models have
+// one wording of that mistake, exit.Choose (also for the commands whose models have
 // one renderer and a JSON document).
 func CheckFormat(name string, accepted ...string) error {
-	if slices.Contains(accepted, name) {
-		return nil
-	}
-	return exit.Usagef("--format %q is not accepted (accepted: %s)", name, strings.Join(accepted, ", "))
+	return exit.Choose("--format", name, accepted...)
 }
 
 // ComparisonFormats are the renderings of a comparison (sectax compare,
