@@ -294,8 +294,12 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 	if ss.fill != nil {
 		ss.fill(r)
 	}
-	for _, n := range pl.Notes {
-		g.notice("%s", n)
+	if g.Format != "text" || g.Output != "" {
+		// The text table on stdout ends with these notes; say them on
+		// stderr only when the terminal does not get that table.
+		for _, n := range pl.Notes {
+			g.notice("%s", n)
+		}
 	}
 	removeStaleTemps(g)
 	w, finish, err := g.output()

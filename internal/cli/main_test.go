@@ -289,3 +289,21 @@ func TestCrosscheckNoPerfHint(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestRunNoteSaidOnce: a plan note ("skipped cmd: …") is said once: in the
+// text table's notes on stdout, and on stderr only when stdout is not that
+// table (JSON, or -o FILE).
+func TestRunNoteSaidOnce(t *testing.T) {
+	const note = "skipped cmd: needs a command to time"
+	args := []string{"run", "--no-store", "--root", wslOn, "--suite", "quick", "--skip", "sched-pipe,sched-messaging,go-build,spawn,file-churn,ctl-user,ctl-vdso",
+		"--param", "syscall-basic.loops=100", "--runs", "1", "--warmup", "0"}
+	out, errs, code := sectax(t, fixedDeps(nil), args...)
+	if code != 0 || strings.Count(out+errs, note) != 1 || !strings.Contains(out, note) {
+		t.Errorf("text: exit %d, the note %d times on stdout and %d on stderr; want once, on stdout",
+			code, strings.Count(out, note), strings.Count(errs, note))
+	}
+	_, errs, code = sectax(t, fixedDeps(nil), append(args, "--format", "json")...)
+	if code != 0 || !strings.Contains(errs, note) {
+		t.Errorf("json: exit %d, stderr %q: want the note there", code, errs)
+	}
+}
