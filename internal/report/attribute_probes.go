@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/attribute"
@@ -12,14 +13,7 @@ import (
 // per workload and control, with the change of the median when the control
 // is on, its interval and p-value, then what the kernel offers.
 func ProbesText(w io.Writer, rep *attribute.ProbeReport) error {
-	fmt.Fprintf(w, "per-task speculation controls, one boot")
-	if rep.Run != "" {
-		fmt.Fprintf(w, ", run %s", rep.Run)
-	}
-	if rep.Kernel != "" {
-		fmt.Fprintf(w, ", kernel %s", rep.Kernel)
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, strings.Join(append([]string{"per-task speculation controls, one boot"}, probesOf(rep, termSafe)...), ", "))
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "control\tkernel\tavailable")
@@ -68,9 +62,26 @@ func ProbesText(w io.Writer, rep *attribute.ProbeReport) error {
 	return nil
 }
 
+// probesOf names the run and the kernel a probe report measured, leaving
+// out what it does not know (a report from no stored run has no id).
+func probesOf(rep *attribute.ProbeReport, escape func(string) string) []string {
+	var of []string
+	if rep.Run != "" {
+		of = append(of, "run "+escape(rep.Run))
+	}
+	if rep.Kernel != "" {
+		of = append(of, "kernel "+escape(rep.Kernel))
+	}
+	return of
+}
+
 // ProbesMarkdown renders the same as a Markdown table.
 func ProbesMarkdown(w io.Writer, rep *attribute.ProbeReport) error {
-	fmt.Fprintf(w, "Per-task speculation controls (run %s, kernel %s)\n\n", mdEscape(rep.Run), mdEscape(rep.Kernel))
+	title := "Per-task speculation controls"
+	if of := probesOf(rep, mdEscape); len(of) > 0 {
+		title += " (" + strings.Join(of, ", ") + ")"
+	}
+	fmt.Fprintf(w, "%s\n\n", title)
 	fmt.Fprintln(w, "| workload | parameters | control | off | on | change | 95% interval | p |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rep.Rows {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/attribute"
@@ -59,5 +60,33 @@ func TestProbesGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden(t, name, b.Bytes())
+	}
+}
+
+// TestProbesTitleLeavesOutWhatIsUnknown: a probe report from no stored run
+// (--no-store) has no run id; neither title says "(run , kernel …)".
+func TestProbesTitleLeavesOutWhatIsUnknown(t *testing.T) {
+	rep := probesReport(t)
+	rep.Run = ""
+	var md, txt bytes.Buffer
+	if err := ProbesMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := ProbesText(&txt, rep); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(md.String(), "\n"); first != "Per-task speculation controls (kernel 6.12.0-test)" {
+		t.Errorf("markdown title %q", first)
+	}
+	if first, _, _ := strings.Cut(txt.String(), "\n"); first != "per-task speculation controls, one boot, kernel 6.12.0-test" {
+		t.Errorf("text title %q", first)
+	}
+	rep.Kernel = ""
+	md.Reset()
+	if err := ProbesMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(md.String(), "\n"); first != "Per-task speculation controls" {
+		t.Errorf("markdown title without run or kernel %q", first)
 	}
 }
