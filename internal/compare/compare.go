@@ -704,15 +704,17 @@ func (rep *Report) addNotes(a, b Side) {
 	}
 	if len(pub) == 0 {
 		var single []string
-		for _, s := range []SideInfo{rep.A, rep.B} {
+		var singleSides []Side
+		for i, s := range []SideInfo{rep.A, rep.B} {
 			if s.Boots < 2 {
 				single = append(single, s.Ref)
+				singleSides = append(singleSides, []Side{a, b}[i])
 			}
 		}
 		if len(single) > 0 {
 			rep.Warnings = append(rep.Warnings, stats.NewWarning(KindOneBoot, fmt.Sprintf(
-				"one boot per side (%s): boot-to-boot variation is not in the intervals; repeat each side after another reboot with the same label, so that the boot becomes the unit",
-				strings.Join(single, ", ")), ""))
+				"one boot per side (%s): boot-to-boot variation is not in the intervals; %s, so that the boot becomes the unit",
+				strings.Join(single, ", "), moreBoots(singleSides)), ""))
 		}
 	}
 	for _, s := range []Side{a, b} {
@@ -785,4 +787,25 @@ func (rep *Report) addNotes(a, b Side) {
 		}
 		rep.Warnings = append(rep.Warnings, stats.Warning{Kind: p.kind, Message: p.msg + " [" + strings.Join(places, ", ") + "]"})
 	}
+}
+
+// moreBoots is the fix for sides of one boot, in the words of the command
+// that measured them: a lab boots again with --boots, a campaign with
+// campaign start --boots, anything else after a reboot of this machine.
+func moreBoots(sides []Side) string {
+	lab, campaign, all := true, true, 0
+	for _, s := range sides {
+		for _, r := range s.Runs {
+			all++
+			lab = lab && r.Lab != nil
+			campaign = campaign && r.Campaign != nil && r.Lab == nil
+		}
+	}
+	switch {
+	case all > 0 && lab:
+		return "run sectax lab again with --boots 2 or more"
+	case all > 0 && campaign:
+		return "run the campaign with --boots 2 or more (sectax campaign start --boots N)"
+	}
+	return "repeat each side after another reboot with the same label"
 }
