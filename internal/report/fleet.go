@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/fleet"
 	"github.com/sectax/sectax/internal/stats"
@@ -61,10 +62,16 @@ func fleetText(w io.Writer, rep *fleet.Report) error {
 	for _, g := range rep.Groups {
 		fmt.Fprintf(&b, "\n%s\n  %d of %d hosts with a verified on/off pair\n", termSafe(fleetGroupTitle(g)), len(g.Paired), len(g.Hosts))
 		if len(g.Workloads) > 0 {
-			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %s\n", "workload", "metric", "tax", "interval", "hosts")
-		}
-		for _, t := range g.Workloads {
-			fmt.Fprintf(&b, "  %-44s %-14s %9s  %-20s %d\n", termSafe(fleetWorkload(t)), termSafe(t.Metric), stats.FormatPct(t.Median), fleetInterval(t), t.Hosts)
+			// Columns as wide as their longest cell: a long parameter
+			// list no longer pushes its row out of line.
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "  workload\tmetric\ttax\tinterval\thosts\n")
+			for _, t := range g.Workloads {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\n", termSafe(fleetWorkload(t)), termSafe(t.Metric), stats.FormatPct(t.Median), fleetInterval(t), t.Hosts)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
 		}
 		for _, u := range g.Unpaired {
 			fmt.Fprintf(&b, "  not paired: %s: %s\n", termSafe(u.Host), termSafe(u.Why))

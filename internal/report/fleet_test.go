@@ -77,3 +77,37 @@ func TestFleetHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetTextAligned: a long parameter list widens the workload column
+// instead of pushing its row out of line: every row's metric starts where
+// the header's does.
+func TestFleetTextAligned(t *testing.T) {
+	rep := fleet.Build(syntheticFleet(t), "on", "off")
+	if len(rep.Groups) == 0 || len(rep.Groups[0].Workloads) == 0 {
+		t.Fatal("the synthetic fleet has no workload rows")
+	}
+	rep.Groups[0].Workloads[0].Params = "groups=20 ipc=socket loops=1000 mode=process spawn=fork style=pingpong x=1"
+	var b bytes.Buffer
+	if err := FleetFormats.Render(&b, "text", rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	col := -1
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "  workload ") {
+			col = strings.Index(l, "metric")
+			continue
+		}
+		if col < 0 || !strings.HasPrefix(l, "  ") || strings.HasPrefix(l, "  not paired") || strings.Contains(l, "hosts with a verified") {
+			if l == "" {
+				col = -1
+			}
+			continue
+		}
+		if col >= len(l) || l[col-1] != ' ' || l[col] == ' ' {
+			t.Errorf("row out of line with the header (metric at column %d):\n%s\n%s", col, b.String(), l)
+		}
+	}
+	if col < 0 && !strings.Contains(b.String(), "  workload ") {
+		t.Fatalf("no table header:\n%s", b.String())
+	}
+}
