@@ -14,7 +14,7 @@ import (
 )
 
 // AttributionSchema is the value of the "schema" field of the report.
-const AttributionSchema = "sectax.attribution/v1"
+const AttributionSchema = "sectax.attribution/v2"
 
 // ErrNoOn says that the runs hold no configuration "on" to compare with
 // (a usage error: the runs asked for cannot be attributed).
@@ -93,14 +93,14 @@ type WorkloadAttribution struct {
 
 // Effect is what a configuration saves against on, as a tax: how much
 // worse on is than the configuration, in percent of the configuration
-// (+20: with the mitigation on the workload is 20% slower). The interval
-// is the U test's ratio interval.
+// (+20: with the mitigation on the workload is 20% slower). TaxPctInterval
+// bounds it: the U test's ratio interval as a tax in percent; nil when the
+// samples are too few.
 type Effect struct {
-	Config string   `json:"config"`
-	TaxPct float64  `json:"tax_pct"`
-	CILo   *float64 `json:"ci_lo_pct"`
-	CIHi   *float64 `json:"ci_hi_pct"`
-	P      float64  `json:"p"`
+	Config         string          `json:"config"`
+	TaxPct         float64         `json:"tax_pct"`
+	TaxPctInterval *stats.Interval `json:"tax_pct_interval"`
+	P              float64         `json:"p"`
 	// Significant is the U test's verdict at Alpha.
 	Significant bool   `json:"significant"`
 	N           string `json:"n"`
@@ -289,6 +289,6 @@ func effectOf(name string, m compare.Metric) Effect {
 	}
 	// The tax is how much better the configuration (B) is than on (A).
 	l, h := m.RatioInterval.ImpactPct(m.Better)
-	e.CILo, e.CIHi = &l, &h
+	e.TaxPctInterval = &stats.Interval{Lo: l, Hi: h}
 	return e
 }

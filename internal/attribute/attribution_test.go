@@ -66,8 +66,8 @@ func TestAttribute(t *testing.T) {
 		t.Fatalf("%+v", w)
 	}
 	near(t, "total", w.Total.TaxPct, 20)
-	if !w.Total.Significant || w.Total.CILo == nil || !(*w.Total.CILo <= 20 && 20 <= *w.Total.CIHi) || *w.Total.CIHi-*w.Total.CILo > 1.5 {
-		t.Errorf("total interval %v..%v, p %v", w.Total.CILo, w.Total.CIHi, w.Total.P)
+	if !w.Total.Significant || w.Total.TaxPctInterval == nil || !(w.Total.TaxPctInterval.Lo <= 20 && 20 <= w.Total.TaxPctInterval.Hi) || w.Total.TaxPctInterval.Hi-w.Total.TaxPctInterval.Lo > 1.5 {
+		t.Errorf("total interval %v, p %v", w.Total.TaxPctInterval, w.Total.P)
 	}
 	if len(w.Parts) != 2 || w.Parts[0].Config != "no-meltdown" || w.Parts[1].Config != "no-verw" {
 		t.Fatalf("parts %+v", w.Parts)
@@ -146,13 +146,13 @@ func TestAttributeBootUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	wl := att.Workloads[0]
-	if wl.Total == nil || wl.Total.CILo == nil || wl.Total.CIHi == nil {
+	if wl.Total == nil || wl.Total.TaxPctInterval == nil {
 		t.Fatalf("total over 5+5 boots has no interval: %+v", wl.Total)
 	}
-	if !(*wl.Total.CILo <= wl.Total.TaxPct && wl.Total.TaxPct <= *wl.Total.CIHi) || *wl.Total.CILo < 15 || *wl.Total.CIHi > 25 {
-		t.Errorf("total %.2f%% in [%.2f, %.2f]", wl.Total.TaxPct, *wl.Total.CILo, *wl.Total.CIHi)
+	if !(wl.Total.TaxPctInterval.Lo <= wl.Total.TaxPct && wl.Total.TaxPct <= wl.Total.TaxPctInterval.Hi) || wl.Total.TaxPctInterval.Lo < 15 || wl.Total.TaxPctInterval.Hi > 25 {
+		t.Errorf("total %.2f%% in [%.2f, %.2f]", wl.Total.TaxPct, wl.Total.TaxPctInterval.Lo, wl.Total.TaxPctInterval.Hi)
 	}
-	if len(wl.Parts) != 1 || wl.Parts[0].CILo == nil {
+	if len(wl.Parts) != 1 || wl.Parts[0].TaxPctInterval == nil {
 		t.Errorf("leave-one-out part has no interval: %+v", wl.Parts)
 	}
 }

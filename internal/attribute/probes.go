@@ -17,7 +17,7 @@ import (
 )
 
 // ProbesSchema is the value of the "schema" field of the probes report.
-const ProbesSchema = "sectax.probes/v1"
+const ProbesSchema = "sectax.probes/v2"
 
 // Probe is one workload with its parameter overrides that the probes run.
 type Probe struct {
@@ -129,15 +129,15 @@ type ProbeRow struct {
 	// Off and On are the medians with their intervals.
 	Off stats.Summary `json:"off"`
 	On  stats.Summary `json:"on"`
-	// ChangePct is the change of the median from off to on; CILo and CIHi
-	// bound it (the ratio interval of the U test, in percent); nil when
-	// the samples are too few.
-	ChangePct float64  `json:"change_pct"`
-	CILo      *float64 `json:"ci_lo_pct"`
-	CIHi      *float64 `json:"ci_hi_pct"`
-	P         float64  `json:"p"`
-	// Delta is benchstat's column: "~" when not significant.
-	Delta string `json:"delta"`
+	// ChangePct is the change of the median from off to on;
+	// ChangePctInterval bounds it (the ratio interval of the U test, in
+	// percent); nil when the samples are too few.
+	ChangePct         float64         `json:"change_pct"`
+	ChangePctInterval *stats.Interval `json:"change_pct_interval"`
+	P                 float64         `json:"p"`
+	// Significant is the U test's verdict at Alpha (benchstat's "~" when
+	// false).
+	Significant bool `json:"significant"`
 	// Verified summarises what /proc showed for the control on the on arm.
 	Verified string   `json:"verified"`
 	Warnings []string `json:"warnings,omitempty"`
@@ -201,7 +201,7 @@ func probeRow(r *run.Run, off, on *run.Result, state string, alpha float64) (Pro
 	m := cr.Workloads[0].Metrics[0]
 	row := ProbeRow{Workload: on.Workload, ParamsKey: run.ParamsKey(on.Params), Control: state,
 		Metric: m.Name, Unit: m.Unit, Better: string(m.Better), Off: m.A, On: m.B,
-		ChangePct: m.ChangePct, P: 1, Delta: m.Delta}
+		ChangePct: m.ChangePct, P: 1, Significant: m.Significant}
 	for _, c := range on.SpecControls {
 		if c.Control == state {
 			row.State = c.Requested
@@ -218,7 +218,7 @@ func probeRow(r *run.Run, off, on *run.Result, state string, alpha float64) (Pro
 	// repetition is the unit).
 	if iv := m.RatioInterval; iv != nil {
 		l, h := iv.ChangePct()
-		row.CILo, row.CIHi = &l, &h
+		row.ChangePctInterval = &stats.Interval{Lo: l, Hi: h}
 	}
 	if math.IsNaN(row.ChangePct) {
 		row.ChangePct = 0

@@ -71,13 +71,13 @@ func TestProbeTaxes(t *testing.T) {
 		t.Fatalf("rows %+v", rep.Rows)
 	}
 	ssbd, ib := rep.Rows[0], rep.Rows[1]
-	if ssbd.Control != "ssbd" || ssbd.State != "force" || math.Abs(ssbd.ChangePct-20) > 1e-9 || ssbd.P > 0.001 || ssbd.Delta != "+20.00%" {
+	if ssbd.Control != "ssbd" || ssbd.State != "force" || math.Abs(ssbd.ChangePct-20) > 1e-9 || ssbd.P > 0.001 || !ssbd.Significant {
 		t.Errorf("ssbd row %+v", ssbd)
 	}
-	if ssbd.CILo == nil || !(*ssbd.CILo <= 20 && 20 <= *ssbd.CIHi) || *ssbd.CILo < 15 {
-		t.Errorf("ssbd interval %v..%v does not hold the true +20%% tightly", ssbd.CILo, ssbd.CIHi)
+	if ssbd.ChangePctInterval == nil || !(ssbd.ChangePctInterval.Lo <= 20 && 20 <= ssbd.ChangePctInterval.Hi) || ssbd.ChangePctInterval.Lo < 15 {
+		t.Errorf("ssbd interval %v does not hold the true +20%% tightly", ssbd.ChangePctInterval)
 	}
-	if ib.Control != "ib" || ib.ChangePct != 0 || ib.Delta != "~" || ib.P < 0.9 {
+	if ib.Control != "ib" || ib.ChangePct != 0 || ib.Significant || ib.P < 0.9 {
 		t.Errorf("ib row %+v", ib)
 	}
 	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "syscall-basic loops=5 with ssbd on has no baseline arm") {

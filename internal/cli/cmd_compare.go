@@ -56,7 +56,7 @@ per side with its median and its change against A (the interval of the
 change and the adjusted p; ~ when not significant). The p-values are
 Holm-corrected over every side's primary metrics together. Under the table,
 each side's environment differences, notes and warnings against A. JSON is
-one sectax.compare-multi/v1 document holding each side's compare report;
+one sectax.compare-multi/v2 document holding each side's compare report;
 CSV has one row per side, workload and metric; benchfmt has every side's
 samples (benchstat -col label shows a column per side).`,
 		Example: `  sectax compare on off

@@ -45,7 +45,7 @@ func TestCompareMulti(t *testing.T) {
 	// Two sides keep the pairwise document.
 	_, two, _ := e.run("compare", "on", "off", "--format", "json")
 	var doc struct{ Schema string }
-	if err := json.Unmarshal([]byte(two), &doc); err != nil || doc.Schema != "sectax.compare/v1" {
+	if err := json.Unmarshal([]byte(two), &doc); err != nil || doc.Schema != "sectax.compare/v2" {
 		t.Errorf("two sides: schema %q, %v", doc.Schema, err)
 	}
 }

@@ -26,7 +26,7 @@ import (
 )
 
 // Schema is the value of the "schema" field of the JSON report.
-const Schema = "sectax.compare/v1"
+const Schema = "sectax.compare/v2"
 
 // ControlPrefix marks negative-control workloads: they should not move with
 // the mitigations.
@@ -208,14 +208,15 @@ type Metric struct {
 	// its own and its primary's; a control's is its raw p); nil untested.
 	PAdjusted *float64 `json:"p_adjusted"`
 	// Significant is the verdict after the correction: PAdjusted ≤ Alpha.
+	// Verdict is VerdictSame ("~": benchstat's column) when the test found
+	// no significant change.
 	Significant bool   `json:"significant"`
 	Verdict     string `json:"verdict"`
-	// Delta is benchstat's column: "~" or the signed percentage.
-	Delta string `json:"delta"`
 	// RatioInterval is the confidence interval of the ratio B/A that goes
 	// with the U test (Hodges-Lehmann), when both sides' samples are of
 	// one unit (repetitions, or per-boot medians with the boot as the
-	// unit) and enough for one; nil otherwise.
+	// unit) and enough for one; nil otherwise. JSON adds it as the change
+	// in percent, change_pct_interval (Interval.ChangePct).
 	RatioInterval *Interval       `json:"ratio_interval"`
 	Warnings      []stats.Warning `json:"warnings,omitempty"`
 	// RawA and RawB are every repetition of each side in run order (the
@@ -232,11 +233,9 @@ const (
 	RoleControl   = "control"
 )
 
-// Interval is a confidence interval of the ratio B/A.
-type Interval struct {
-	Lo float64 `json:"lo"`
-	Hi float64 `json:"hi"`
-}
+// Interval is a confidence interval of the ratio B/A, in the one JSON
+// spelling of an interval (stats.Interval).
+type Interval stats.Interval
 
 // ChangePct is the interval as changes of B against A in percent.
 func (iv Interval) ChangePct() (lo, hi float64) { return (iv.Lo - 1) * 100, (iv.Hi - 1) * 100 }
@@ -264,14 +263,21 @@ func finite(v float64) *float64 {
 }
 
 // MarshalJSON renders change_pct and speedup as null when they are not
-// finite (JSON has no infinities).
+// finite (JSON has no infinities), and the ratio interval also as the
+// change in percent (change_pct_interval, null without one).
 func (m Metric) MarshalJSON() ([]byte, error) {
 	type plain Metric
+	var pct *stats.Interval
+	if m.RatioInterval != nil {
+		lo, hi := m.RatioInterval.ChangePct()
+		pct = &stats.Interval{Lo: lo, Hi: hi}
+	}
 	return json.Marshal(struct {
 		plain
-		ChangePct *float64 `json:"change_pct"`
-		Speedup   *float64 `json:"speedup"`
-	}{plain(m), finite(m.ChangePct), finite(m.Speedup)})
+		ChangePct         *float64        `json:"change_pct"`
+		ChangePctInterval *stats.Interval `json:"change_pct_interval"`
+		Speedup           *float64        `json:"speedup"`
+	}{plain(m), finite(m.ChangePct), pct, finite(m.Speedup)})
 }
 
 // MarshalJSON renders change_pct as null when it is not finite (a
@@ -282,6 +288,16 @@ func (c ControlFinding) MarshalJSON() ([]byte, error) {
 		plain
 		ChangePct *float64 `json:"change_pct"`
 	}{plain(c), finite(c.ChangePct)})
+}
+
+// MarshalJSON renders change_pct as null when it is not finite (a median
+// of 0 on A).
+func (r Ranked) MarshalJSON() ([]byte, error) {
+	type plain Ranked
+	return json.Marshal(struct {
+		plain
+		ChangePct *float64 `json:"change_pct"`
+	}{plain(r), finite(r.ChangePct)})
 }
 
 // Unmatched is a workload only one side has.
@@ -650,7 +666,6 @@ func metric(ma, mb run.Metric, sa, sb []float64, alpha float64, pubA, pubB bool)
 			m.B.Warnings = nil
 		}
 		m.Verdict = VerdictUntested
-		m.Delta = stats.FormatPct(m.ChangePct)
 		return m
 	}
 	c := stats.Compare(sa, sb, alpha)
@@ -663,10 +678,9 @@ func metric(ma, mb run.Metric, sa, sb []float64, alpha float64, pubA, pubB bool)
 	return m
 }
 
-// setVerdict sets Significant, Verdict and Delta.
+// setVerdict sets Significant and Verdict.
 func (m *Metric) setVerdict(significant bool) {
 	m.Significant = significant
-	m.Delta = "~"
 	switch {
 	case !significant:
 		m.Verdict = VerdictSame
@@ -674,9 +688,6 @@ func (m *Metric) setVerdict(significant bool) {
 		m.Verdict = VerdictBetter
 	default:
 		m.Verdict = VerdictWorse
-	}
-	if significant {
-		m.Delta = stats.FormatPct(m.ChangePct)
 	}
 }
 

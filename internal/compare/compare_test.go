@@ -114,9 +114,9 @@ func TestStudyBaselines(t *testing.T) {
 		{"go-build", "sys_s", "−22.25%", 71.91 / 55.91},
 	} {
 		m := findMetric(t, rep, c.workload, c.metric)
-		if m.Delta != c.delta || !near(m.Speedup, c.speedup) || m.Verdict != VerdictUntested || m.Test != nil {
-			t.Errorf("%s %s: delta %s speedup %v verdict %s test %v; want %s %v untested",
-				c.workload, c.metric, m.Delta, m.Speedup, m.Verdict, m.Test, c.delta, c.speedup)
+		if d := stats.FormatPct(m.ChangePct); d != c.delta || !near(m.Speedup, c.speedup) || m.Verdict != VerdictUntested || m.Test != nil {
+			t.Errorf("%s %s: change %s speedup %v verdict %s test %v; want %s %v untested",
+				c.workload, c.metric, d, m.Speedup, m.Verdict, m.Test, c.delta, c.speedup)
 		}
 		if m.A.HasCI || m.B.HasCI || m.A.N != 1 || len(m.A.Warnings) != 0 {
 			t.Errorf("%s %s: published figures got an interval or warnings: %+v", c.workload, c.metric, m.A)
@@ -207,7 +207,7 @@ func TestRunsSignificant(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := findMetric(t, rep, "syscall-basic", "usecs_per_op")
-	if m.Test == nil || !near(m.Test.P, 2.0/924) || !m.Test.Significant || m.Verdict != VerdictBetter || m.Delta != "−65.00%" {
+	if m.Test == nil || !near(m.Test.P, 2.0/924) || !m.Test.Significant || m.Verdict != VerdictBetter || stats.FormatPct(m.ChangePct) != "−65.00%" {
 		t.Errorf("usecs_per_op = %+v %+v", m, m.Test)
 	}
 	if !m.A.HasCI || m.A.Center != 0.2 || m.A.Lo != 0.19 || m.A.Hi != 0.22 || m.B.Center != 0.07 {
@@ -285,7 +285,7 @@ func TestPerBootMedians(t *testing.T) {
 	if rep.A.Unit != "boot" || rep.A.Boots != 2 || rep.B.Boots != 2 {
 		t.Errorf("sides %+v %+v", rep.A, rep.B)
 	}
-	if m.Test.Significant || m.Verdict != VerdictSame || m.Delta != "~" || !hasWarning(rep, "few-samples-test", "need >= 4 samples to detect a difference at alpha level 0.05 (have n=2); with fewer the U test cannot reach significance however large the change; measure in more boots (reboot, run again with the same label) [sched-pipe usecs_per_op]") {
+	if m.Test.Significant || m.Verdict != VerdictSame || !hasWarning(rep, "few-samples-test", "need >= 4 samples to detect a difference at alpha level 0.05 (have n=2); with fewer the U test cannot reach significance however large the change; measure in more boots (reboot, run again with the same label) [sched-pipe usecs_per_op]") {
 		t.Errorf("2+2 boots must not reach significance: %+v, %+v", m.Test, rep.Warnings)
 	}
 	if hasWarning(rep, "one-boot", "") {
@@ -406,7 +406,7 @@ func TestZeroMedianJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("JSON: %v", err)
 	}
-	if !strings.Contains(string(out), `"delta":"?","ratio_interval":null,"change_pct":null,"speedup":0}`) {
+	if !strings.Contains(string(out), `"ratio_interval":null,"change_pct":null,"change_pct_interval":null,"speedup":0}`) {
 		t.Errorf("JSON = %s", out)
 	}
 }

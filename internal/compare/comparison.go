@@ -11,7 +11,7 @@ import (
 
 // MultiSchema is the value of the "schema" field of the JSON report of a
 // comparison of three or more sides (a pair is one Report, Schema).
-const MultiSchema = "sectax.compare-multi/v1"
+const MultiSchema = "sectax.compare-multi/v2"
 
 // MultiplicityAcrossSides names the correction of a multi-side comparison:
 // Holm–Bonferroni over every (side, primary metric) pair against the
@@ -49,7 +49,7 @@ type Comparison struct {
 	// the runs, absent for runs measured on a machine itself.
 	Headline string   `json:"headline,omitempty"`
 	Lab      *LabNote `json:"lab,omitempty"`
-	// Comparisons are the sectax.compare/v1 reports of each other side
+	// Comparisons are the sectax.compare/v2 reports of each other side
 	// against the baseline (their A is the baseline), in side order.
 	Comparisons []*Report `json:"comparisons"`
 	// Rows are the table of every format: a row per workload and metric, a

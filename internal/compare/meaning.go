@@ -48,10 +48,12 @@ type Ranked struct {
 	Stresses string  `json:"stresses,omitempty"`
 	Speedup  float64 `json:"speedup"`
 	// ImpactPct is how much better B is, in percent of A, in the metric's
-	// better direction ((speedup−1)·100).
+	// better direction ((speedup−1)·100); ChangePct the change of the
+	// median from A to B in percent (the metric's change_pct).
 	ImpactPct float64 `json:"impact_pct"`
-	Delta     string  `json:"delta"`
-	Verdict   string  `json:"verdict"`
+	ChangePct float64 `json:"change_pct"`
+	// Verdict is the metric's: VerdictSame ("~") when not significant.
+	Verdict string `json:"verdict"`
 }
 
 // Protection is a vulnerability a side gives up or gains protection from.
@@ -203,7 +205,7 @@ func (rep *Report) addMeaning() {
 			continue
 		}
 		r := Ranked{Workload: wl.ID, Metric: x.Name, Stresses: wl.Stresses, Speedup: x.Speedup, ImpactPct: v,
-			Delta: x.Delta, Verdict: x.Verdict}
+			ChangePct: x.ChangePct, Verdict: x.Verdict}
 		if x.Verdict == VerdictSame {
 			m.Still = append(m.Still, r)
 		} else {

@@ -19,7 +19,7 @@ import (
 )
 
 // Schema names the JSON document of the report.
-const Schema = "sectax.fleet/v1"
+const Schema = "sectax.fleet/v2"
 
 // Report is the tax across the fleet.
 type Report struct {
@@ -55,7 +55,8 @@ type HostNote struct {
 
 // WorkloadTax is the tax of one workload's primary metric across the
 // paired hosts of a group, in percent (how much slower with mitigations
-// on than off).
+// on than off): Median is the hosts' median, Interval its confidence
+// interval across hosts (nil when the hosts are too few for one).
 type WorkloadTax struct {
 	Workload string             `json:"workload"`
 	Params   string             `json:"params"`
@@ -63,8 +64,7 @@ type WorkloadTax struct {
 	Unit     string             `json:"unit"`
 	Hosts    int                `json:"hosts"`
 	Median   float64            `json:"median_pct"`
-	Lo       *float64           `json:"lo_pct"`
-	Hi       *float64           `json:"hi_pct"`
+	Interval *stats.Interval    `json:"median_pct_interval"`
 	PerHost  map[string]float64 `json:"per_host_pct"`
 	Warnings []string           `json:"warnings,omitempty"`
 }
@@ -193,8 +193,7 @@ func Build(runs []Run, on, off string) *Report {
 			wt := WorkloadTax{Workload: wk.workload, Params: wk.params, Metric: wk.metric, Unit: wk.unit,
 				Hosts: len(vals), Median: s.Center, PerHost: per}
 			if s.HasCI {
-				lo, hi := s.Lo, s.Hi
-				wt.Lo, wt.Hi = &lo, &hi
+				wt.Interval = &stats.Interval{Lo: s.Lo, Hi: s.Hi}
 			} else {
 				wt.Warnings = append(wt.Warnings, fmt.Sprintf("%d hosts are too few for a %.0f%% interval across hosts", len(vals), stats.Confidence*100))
 			}

@@ -55,8 +55,8 @@ func TestSyntheticFleet(t *testing.T) {
 			if math.Abs(w.Median-want) > 0.12*want+3 || w.Hosts != len(g.Paired) {
 				t.Errorf("%s %s: median tax %.1f%% over %d hosts, documented mean %.0f%%", g.CPU, w.Workload, w.Median, w.Hosts, want)
 			}
-			if w.Lo != nil && !(*w.Lo <= w.Median && w.Median <= *w.Hi) {
-				t.Errorf("%s %s: interval [%v, %v] misses the median %v", g.CPU, w.Workload, *w.Lo, *w.Hi, w.Median)
+			if iv := w.Interval; iv != nil && !(iv.Lo <= w.Median && w.Median <= iv.Hi) {
+				t.Errorf("%s %s: interval [%v, %v] misses the median %v", g.CPU, w.Workload, iv.Lo, iv.Hi, w.Median)
 			}
 		}
 	}
@@ -64,11 +64,11 @@ func TestSyntheticFleet(t *testing.T) {
 	if len(epyc.Hosts) != 7 || len(epyc.Paired) != 6 || len(epyc.Unpaired) != 1 || epyc.Unpaired[0].Why != "no run labelled off" {
 		t.Errorf("EPYC group: %d hosts, %d paired, unpaired %+v", len(epyc.Hosts), len(epyc.Paired), epyc.Unpaired)
 	}
-	if epyc.Workloads[0].Lo == nil {
+	if epyc.Workloads[0].Interval == nil {
 		t.Error("6 hosts give an interval across hosts")
 	}
 	wsl := groupOf(t, rep, "i7-1185G7")
-	if !wsl.WSL || wsl.Workloads[0].Lo != nil || len(wsl.Workloads[0].Warnings) == 0 {
+	if !wsl.WSL || wsl.Workloads[0].Interval != nil || len(wsl.Workloads[0].Warnings) == 0 {
 		t.Errorf("WSL group: %+v", wsl)
 	}
 }

@@ -35,7 +35,7 @@ func ProbesText(w io.Writer, rep *attribute.ProbeReport) error {
 		fmt.Fprintln(tw, "workload\tparameters\tcontrol\toff\ton\tchange\t95% interval\tp\t")
 		for _, r := range rep.Rows {
 			fmt.Fprintf(tw, "%s\t%s\t%s=%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.ParamsKey, r.Control, r.State,
-				Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), r.Delta, probeCI(r), probeP(r.P))
+				Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), delta(!r.Significant, r.ChangePct), probeCI(r), probeP(r.P))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -86,7 +86,7 @@ func ProbesMarkdown(w io.Writer, rep *attribute.ProbeReport) error {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "| %s | %s | %s=%s | %s | %s | %s | %s | %s |\n", r.Workload, r.ParamsKey, r.Control, r.State,
-			Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), r.Delta, probeCI(r), probeP(r.P))
+			Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), delta(!r.Significant, r.ChangePct), probeCI(r), probeP(r.P))
 	}
 	for _, c := range rep.Controls {
 		if !c.Available {
@@ -96,16 +96,13 @@ func ProbesMarkdown(w io.Writer, rep *attribute.ProbeReport) error {
 	return nil
 }
 
-// ProbesJSON writes the sectax.probes/v1 document.
+// ProbesJSON writes the sectax.probes/v2 document.
 func ProbesJSON(w io.Writer, rep *attribute.ProbeReport) error {
 	return WriteJSON(w, rep)
 }
 
 func probeCI(r attribute.ProbeRow) string {
-	if r.CILo == nil || r.CIHi == nil {
-		return none
-	}
-	return intervalPct(*r.CILo, *r.CIHi)
+	return pctInterval(r.ChangePctInterval)
 }
 
 func probeP(p float64) string {

@@ -101,7 +101,7 @@ func AttributionMarkdown(w io.Writer, a *attribute.Attribution) error {
 	return nil
 }
 
-// AttributionJSON writes the sectax.attribution/v1 document.
+// AttributionJSON writes the sectax.attribution/v2 document.
 func AttributionJSON(w io.Writer, a *attribute.Attribution) error {
 	return WriteJSON(w, a)
 }
@@ -117,10 +117,7 @@ func attrTax(e attribute.Effect) string {
 }
 
 func attrCI(e attribute.Effect) string {
-	if e.CILo == nil || e.CIHi == nil {
-		return none
-	}
-	return intervalPct(*e.CILo, *e.CIHi)
+	return pctInterval(e.TaxPctInterval)
 }
 
 func attrPlural(n int, word string) string {

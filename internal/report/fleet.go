@@ -32,10 +32,7 @@ func fleetGroupTitle(g fleet.Group) string {
 }
 
 func fleetInterval(t fleet.WorkloadTax) string {
-	if t.Lo == nil || t.Hi == nil {
-		return none
-	}
-	return intervalPct(*t.Lo, *t.Hi)
+	return pctInterval(t.Interval)
 }
 
 func fleetWorkload(t fleet.WorkloadTax) string {

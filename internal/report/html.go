@@ -203,7 +203,7 @@ func htmlPair(rep *compare.Report, charts []Chart) (*htmlData, error) {
 		for _, m := range wl.Metrics {
 			hw.Metrics = append(hw.Metrics, htmlMetric{Metric: m,
 				AText: Value(m.A, m.Unit, rep.A.Published), BText: Value(m.B, m.Unit, rep.B.Published),
-				Change: m.Delta, Range: changeInterval(m), Speedup: Speedup(m.Speedup), P: P(m), PAdj: PAdj(m), N: N(m),
+				Change: metricDelta(m), Range: changeInterval(m), Speedup: Speedup(m.Speedup), P: P(m), PAdj: PAdj(m), N: N(m),
 				Class: verdictClass(m)})
 		}
 		for _, c := range byWorkload[i] {
@@ -342,7 +342,7 @@ func htmlSides(mr *compare.Comparison, charts []Chart) (*htmlSidesData, error) {
 		for i, m := range r.Sides {
 			c := htmlSidesCell{Value: valueCell(m, mr.Comparisons[i].B.Published), Change: none}
 			if m != nil {
-				c.Change, c.Range, c.Class = m.Delta, changeInterval(*m), verdictClass(*m)
+				c.Change, c.Range, c.Class = metricDelta(*m), changeInterval(*m), verdictClass(*m)
 				if m.PAdjusted != nil {
 					c.P = "p adj " + pValue(*m.PAdjusted)
 				}

@@ -24,6 +24,31 @@ func intervalPct(lo, hi float64) string {
 	return "[" + stats.FormatPct(lo) + ", " + stats.FormatPct(hi) + "]"
 }
 
+// pctInterval renders an interval of percentages of a model (a tax, a
+// change), none when the model has none.
+func pctInterval(iv *stats.Interval) string {
+	if iv == nil {
+		return none
+	}
+	return intervalPct(iv.Lo, iv.Hi)
+}
+
+// delta is benchstat's column of a change: "~" when the test found no
+// significant change, else the signed change in percent (stats.FormatPct;
+// published figures, untested, show their change).
+func delta(notSignificant bool, changePct float64) string {
+	if notSignificant {
+		return "~"
+	}
+	return stats.FormatPct(changePct)
+}
+
+// metricDelta is delta of a compared metric: "~" when its verdict is
+// (after the correction for multiple testing).
+func metricDelta(m compare.Metric) string {
+	return delta(m.Verdict == compare.VerdictSame, m.ChangePct)
+}
+
 // changeInterval renders the interval of the change of B against A in
 // percent, when compare computed one (both sides of one unit: repetitions,
 // or per-boot medians with the boot as the unit); "" otherwise.

@@ -7,11 +7,11 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 )
 
-// JSON writes a comparison of two sides as the sectax.compare/v1
+// JSON writes a comparison of two sides as the sectax.compare/v2
 // document: the Report with every summary, test and warning; intervals
 // that do not exist are null. Three or more sides are one
-// sectax.compare-multi/v1 document: the baseline, every side's conclusion,
-// and the sectax.compare/v1 report of each side against the baseline, its
+// sectax.compare-multi/v2 document: the baseline, every side's conclusion,
+// and the sectax.compare/v2 report of each side against the baseline, its
 // p-values corrected over every side together.
 func JSON(w io.Writer, c *compare.Comparison) error {
 	if p := c.Pair(); p != nil {

@@ -110,7 +110,7 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 					verdict = "**" + verdict + "**"
 				}
 				fmt.Fprintf(&b, " %s | %s | %s | %s | %s | %s | %s |", mdEscape(Value(m.B, m.Unit, pair.B.Published)),
-					m.Delta, Speedup(m.Speedup), P(*m), PAdj(*m), N(*m), verdict)
+					metricDelta(*m), Speedup(m.Speedup), P(*m), PAdj(*m), N(*m), verdict)
 				continue
 			}
 			change := mdEscape(changeCell(m))

@@ -91,7 +91,7 @@ func Meaning(rep *compare.Report) []string {
 			path = ", which stresses " + top.Stresses + ","
 		}
 		out = append(out, fmt.Sprintf("%s%s %s: B is %s as fast as A (%s %s), %s.",
-			top.Workload, path, verb, Speedup(top.Speedup), top.Metric, top.Delta, qual))
+			top.Workload, path, verb, Speedup(top.Speedup), top.Metric, delta(top.Verdict == compare.VerdictSame, top.ChangePct), qual))
 		if len(mn.Moved) > 1 {
 			var rest []string
 			for _, r := range mn.Moved[1:] {

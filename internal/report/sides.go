@@ -115,7 +115,7 @@ func changeCell(m *compare.Metric) string {
 	if m == nil {
 		return none
 	}
-	parts := []string{m.Delta}
+	parts := []string{metricDelta(*m)}
 	if iv := changeInterval(*m); iv != "" {
 		parts = append(parts, iv)
 	}

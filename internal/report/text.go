@@ -148,7 +148,7 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 			}
 			if pair != nil {
 				row = append(row, cell{text: Value(m.B, m.Unit, pair.B.Published), right: true},
-					cell{text: m.Delta, right: true, color: color},
+					cell{text: metricDelta(*m), right: true, color: color},
 					cell{text: Speedup(m.Speedup), right: true},
 					cell{text: P(*m), right: true},
 					cell{text: PAdj(*m), right: true},

@@ -92,6 +92,17 @@ func CheckAlpha(alpha float64) error {
 	return nil
 }
 
+// Interval is a confidence interval [Lo, Hi] in the unit of the quantity
+// it bounds. Its JSON, {"lo": x, "hi": y}, is the one spelling of an
+// interval in every document sectax writes: under a key that names the
+// quantity and so the unit (ratio_interval: a ratio B/A;
+// change_pct_interval, tax_pct_interval, median_pct_interval: percent;
+// median_interval: the metric's unit), null when there is none.
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
 // Summary is the median of a sample with its confidence interval.
 type Summary struct {
 	// Center is the median.
@@ -122,26 +133,25 @@ func (s Summary) RelSpread() float64 {
 	return math.Max(hi/s.Center-1, 1-lo/s.Center) * math.Copysign(1, s.Center)
 }
 
-// summaryJSON is Summary with the interval as null when there is none (JSON
-// has no infinities).
+// summaryJSON is Summary with the interval of the median as null when
+// there is none (JSON has no infinities).
 type summaryJSON struct {
-	Median     float64   `json:"median"`
-	Lo         *float64  `json:"lo"`
-	Hi         *float64  `json:"hi"`
-	Confidence *float64  `json:"confidence"`
-	N          int       `json:"n"`
-	Min        float64   `json:"min"`
-	Max        float64   `json:"max"`
-	Warnings   []Warning `json:"warnings,omitempty"`
+	Median         float64   `json:"median"`
+	MedianInterval *Interval `json:"median_interval"`
+	Confidence     *float64  `json:"confidence"`
+	N              int       `json:"n"`
+	Min            float64   `json:"min"`
+	Max            float64   `json:"max"`
+	Warnings       []Warning `json:"warnings,omitempty"`
 }
 
-// MarshalJSON renders the summary with lo/hi null when there is no
-// interval.
+// MarshalJSON renders the summary with median_interval (and its
+// confidence) null when there is no interval.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	j := summaryJSON{Median: s.Center, N: s.N, Min: s.Min, Max: s.Max, Warnings: s.Warnings}
 	if s.HasCI {
-		lo, hi, c := s.Lo, s.Hi, s.Confidence
-		j.Lo, j.Hi, j.Confidence = &lo, &hi, &c
+		c := s.Confidence
+		j.MedianInterval, j.Confidence = &Interval{Lo: s.Lo, Hi: s.Hi}, &c
 	}
 	return json.Marshal(j)
 }

@@ -61,12 +61,12 @@ func TestSummaryJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"median":2,"lo":null,"hi":null,"confidence":null,"n":3,"min":1,"max":3,"warnings":[{"kind":"few-samples-ci","message":"need \u003e= 6 samples for confidence interval at level 0.95 (have 3); run more repetitions (--runs)"},{"kind":"high-variance","message":"high variance: the samples spread more than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}]}`
+	want := `{"median":2,"median_interval":null,"confidence":null,"n":3,"min":1,"max":3,"warnings":[{"kind":"few-samples-ci","message":"need \u003e= 6 samples for confidence interval at level 0.95 (have 3); run more repetitions (--runs)"},{"kind":"high-variance","message":"high variance: the samples spread more than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}]}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 	b, _ = json.Marshal(Summarize([]float64{1, 2, 3, 4, 5, 6}))
-	if want := `{"median":3.5,"lo":1,"hi":6,"confidence":0.96875,"n":6,"min":1,"max":6,"warnings":[{"kind":"high-variance","message":"high variance: the 95% interval is wider than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}]}`; string(b) != want {
+	if want := `{"median":3.5,"median_interval":{"lo":1,"hi":6},"confidence":0.96875,"n":6,"min":1,"max":6,"warnings":[{"kind":"high-variance","message":"high variance: the 95% interval is wider than ±5% of the median; quiet the machine (no other load, fixed CPU frequency) or run more repetitions"}]}`; string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }
