@@ -38,6 +38,8 @@ var (
 	// badKey are the spellings the one spelling replaced: lo_pct, ci_lo_pct,
 	// a flat lo beside its median, delta.
 	badKey = regexp.MustCompile(`(^|_)(lo|hi|ci)(_|$)|^delta$`)
+	// badKeyFix is what to write instead.
+	badKeyFix = "spell an interval as NAME_interval {lo, hi}; a change as change_pct with significant or verdict, not delta"
 	// pctString is a percentage written as text.
 	pctString = regexp.MustCompile(`^\s*[±+−-]?\s*[0-9][0-9.,]*\s*%\s*$`)
 )
@@ -63,7 +65,7 @@ func checkSpelling(v any, path string) []string {
 				}
 				continue
 			case badKey.MatchString(k):
-				bad = append(bad, p+": spell an interval as NAME_interval {lo, hi}, a significance as significant/verdict")
+				bad = append(bad, p+": "+badKeyFix)
 			case strings.HasSuffix(k, "_pct") || strings.Contains(k, "_pct_"):
 				if !pctNumber(e) {
 					bad = append(bad, p+": a percentage is a number (or null, or an object of numbers)")
@@ -210,7 +212,7 @@ func TestJSONSpellingTypes(t *testing.T) {
 					t.Errorf("%s (%s.%s): an interval is a stats.Interval", p, ty, f.Name)
 				}
 			case badKey.MatchString(name):
-				t.Errorf("%s (%s.%s): spell an interval as NAME_interval {lo, hi}, a significance as significant/verdict", p, ty, f.Name)
+				t.Errorf("%s (%s.%s): %s", p, ty, f.Name, badKeyFix)
 			case strings.HasSuffix(name, "_pct") || strings.Contains(name, "_pct_"):
 				k := ft.Kind()
 				if k == reflect.Map {
@@ -225,5 +227,34 @@ func TestJSONSpellingTypes(t *testing.T) {
 	}
 	for _, r := range roots {
 		walk(reflect.TypeOf(r), reflect.TypeOf(r).String())
+	}
+}
+
+// TestCheckSpelling: the checker flags each spelling the one replaced, and
+// passes the one.
+func TestCheckSpelling(t *testing.T) {
+	for _, c := range []struct {
+		doc string
+		bad int
+	}{
+		{`{"a": {"median": 1, "median_interval": {"lo": 0.9, "hi": 1.1}}, "ratio_interval": null, "change_pct": -3.2, "verdict": "~", "significant": false}`, 0},
+		{`{"per_host_pct": {"h1": 3.5}, "median_pct_interval": null, "tax_pct": null}`, 0},
+		{`{"a": {"median": 1, "lo": 0.9, "hi": 1.1}}`, 2},
+		{`{"lo_pct": 1, "hi_pct": 2}`, 2},
+		{`{"ci_lo_pct": 1, "ci_hi_pct": 2}`, 2},
+		{`{"delta": "+3.20%"}`, 2},
+		{`{"delta": "~"}`, 2},
+		{`{"change": "−40.73%"}`, 1},
+		{`{"change_pct": "3.2"}`, 1},
+		{`{"change_pct_interval": {"lo": 1}}`, 1},
+		{`{"ratio_interval": [0.9, 1.1]}`, 1},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(c.doc), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := checkSpelling(v, ""); len(got) != c.bad {
+			t.Errorf("%s: %d findings %q, want %d", c.doc, len(got), got, c.bad)
+		}
 	}
 }
