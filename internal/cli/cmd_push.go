@@ -44,7 +44,7 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 	ss.sink = sink
 	ss.stored = func(r *run.Run) error {
 		if sink.err != nil {
-			file, err := spill(db.Path(), r)
+			file, err := store.Spill(db.Path(), r)
 			if err != nil {
 				return fmt.Errorf("run %s was not stored in the spool %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.err, err)
 			}

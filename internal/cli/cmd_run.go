@@ -255,7 +255,7 @@ func (ss *session) recordIn(ctx context.Context, g *Globals, db *store.DB) {
 			g.notice("stored run %s in %s", r.ID, db.Path())
 			return nil
 		}
-		file, err := spill(db.Path(), r)
+		file, err := store.Spill(db.Path(), r)
 		if err != nil {
 			return fmt.Errorf("run %s was not stored in %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.err, err)
 		}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -116,58 +115,6 @@ func (s *storeSink) Finish(r *run.Run) error {
 		}
 	}
 	return nil
-}
-
-// spill writes r, which the store could not take, to
-// sectax-unsaved-ID.json beside the database (or in the temporary
-// directory when that cannot be written) and returns the file's path.
-func spill(dbPath string, r *run.Run) (string, error) {
-	var b bytes.Buffer
-	if err := store.WriteDocs(&b, []store.Doc{{Run: r}}, store.FormatSingle); err != nil {
-		return "", err
-	}
-	name := "sectax-unsaved-" + strings.Map(func(c rune) rune {
-		if c == '/' || c < ' ' {
-			return '_'
-		}
-		return c
-	}, r.ID) + ".json"
-	var errs []error
-	for _, dir := range []string{filepath.Dir(dbPath), os.TempDir()} {
-		path := filepath.Join(dir, name)
-		if err := writeNew(path, b.Bytes()); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		return path, nil
-	}
-	return "", errors.Join(errs...)
-}
-
-// writeNew writes data to path through a temporary file in the same
-// directory, so that a full disk leaves no half-written document.
-func writeNew(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".sectax-unsaved-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // noDatabase is the error for a reference when no database exists yet.
