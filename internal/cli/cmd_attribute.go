@@ -16,7 +16,6 @@ import (
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
@@ -41,28 +40,6 @@ func newAttributeCmd(g *Globals) *cobra.Command {
 	}
 	cmd.AddCommand(newAttributeProbesCmd(g), newAttributePlanCmd(g), newAttributeReportCmd(g))
 	return cmd
-}
-
-// applySpec turns the --spec flag of `sectax run` into wrapped items: it
-// reads the kernel's mode and refuses a control it does not offer (exit
-// status 2, with the kernel's reason).
-func applySpec(ctx context.Context, g *Globals, args []string, pl *plan.Plan) error {
-	settings, err := workload.ParseSpecCtl(args)
-	if err != nil {
-		return err
-	}
-	env, err := collectEnv(ctx, g)
-	if err != nil {
-		return err
-	}
-	offers := workload.SpecCtlOffers(env)
-	if err := workload.CheckSpecCtl(settings, offers); err != nil {
-		return err
-	}
-	for i := range pl.Items {
-		pl.Items[i].Workload = workload.WithSpecCtl(pl.Items[i].Workload, settings, offers)
-	}
-	return nil
 }
 
 type probesOptions struct {
@@ -142,7 +119,6 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		return err
 	}
 	offers := workload.SpecCtlOffers(env)
-	states := attribute.States(offers)
 	render := func(w io.Writer, rep *attribute.ProbeReport) error {
 		switch g.Format {
 		case "json":
@@ -152,7 +128,11 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		}
 		return report.ProbesText(w, rep)
 	}
-	if len(states) == 0 {
+	pl, err := attribute.ProbePlan(g.deps.Registry, suite, offers, o.runs, o.cpus)
+	if err != nil {
+		return err
+	}
+	if len(pl.Items) == 0 {
 		rep, err := attribute.ProbeTaxes(&run.Run{Env: env}, offers, o.alpha)
 		if err != nil {
 			return err
@@ -162,37 +142,6 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 			return err
 		}
 		return finish(render(w, rep))
-	}
-
-	pl := &plan.Plan{Suite: suite}
-	if o.cpus != "" {
-		if pl.CPUs, err = runner.ParseCPUList(o.cpus); err != nil {
-			return usagef("--cpus: %v", err)
-		}
-	}
-	for _, off := range offers {
-		if !off.Available {
-			pl.Notes = append(pl.Notes, fmt.Sprintf("%s unavailable here: %s", off.Control, off.Reason))
-		}
-	}
-	for _, pr := range attribute.Probes {
-		w, err := g.deps.Registry.Lookup(pr.ID)
-		if err != nil {
-			return err
-		}
-		p, err := workload.Resolve(w.Info(), suite, pr.Overrides)
-		if err != nil {
-			return err
-		}
-		if pf, ok := w.(workload.Preflighter); ok {
-			if err := pf.Preflight(p); err != nil {
-				return err
-			}
-		}
-		for _, st := range states {
-			pl.Items = append(pl.Items, runner.Item{Workload: workload.WithSpecCtl(w, st.Settings, offers),
-				Params: p, Engine: "native", Repetitions: o.runs})
-		}
 	}
 
 	release, err := g.measureLock(o.noStore)

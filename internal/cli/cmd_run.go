@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
@@ -183,7 +184,11 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		return err
 	}
 	if len(o.spec) > 0 {
-		if err := applySpec(ctx, g, o.spec, pl); err != nil {
+		env, err := collectEnv(ctx, g)
+		if err != nil {
+			return err
+		}
+		if err := attribute.ApplySpec(o.spec, env, pl); err != nil {
 			return err
 		}
 	}
