@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -65,56 +64,6 @@ func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) 
 				storeTuning.onBusy()
 			}
 		}})
-}
-
-// storeSink records a run in the store as it goes. A write that fails
-// (the database locked past the backoff, a full disk) does not stop the
-// measurement: the sink says so once and stops writing, and spill writes
-// the finished run to a file that 'sectax import' recovers.
-type storeSink struct {
-	db *store.DB
-	g  *Globals
-	// patience ends the waiting for a busy store (Ctrl-C): sectax then
-	// exits within one more attempt instead of the whole backoff.
-	patience context.Context
-	err      error
-}
-
-func (s *storeSink) ctx() context.Context {
-	if s.patience == nil {
-		return context.Background()
-	}
-	return s.patience
-}
-
-func (s *storeSink) fail(r *run.Run, err error) {
-	s.err = err
-	s.g.notice("cannot store run %s: %v; measuring on, the run will be written to a file at the end", r.ID, err)
-}
-
-func (s *storeSink) Begin(r *run.Run) error {
-	if err := s.db.BeginPatient(s.ctx(), r); err != nil {
-		s.fail(r, err)
-	}
-	return nil
-}
-
-func (s *storeSink) Sample(r *run.Run, result int, values map[string]float64) error {
-	if s.err == nil {
-		if err := s.db.SamplePatient(s.ctx(), r, result, values); err != nil {
-			s.fail(r, err)
-		}
-	}
-	return nil
-}
-
-func (s *storeSink) Finish(r *run.Run) error {
-	if s.err == nil {
-		if err := s.db.FinishPatient(s.ctx(), r); err != nil {
-			s.fail(r, err)
-		}
-	}
-	return nil
 }
 
 // noDatabase is the error for a reference when no database exists yet.
