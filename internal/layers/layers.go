@@ -41,12 +41,14 @@ type Tier struct {
 }
 
 // Forbidden are imports that the tiers would allow but the design does
-// not: a renderer never reaches the store (it gets the model), and a
-// comparison never knows where its runs came from.
+// not: a renderer never reaches the store (it gets the model), a
+// comparison never knows where its runs came from, and a configuration's
+// verification asks the prediction of mitigation, not advice.
 var Forbidden = [][2]string{
 	{"internal/report", "internal/store"},
 	{"internal/compare", "internal/store"},
 	{"internal/report", "internal/runner"},
+	{"internal/config", "internal/advise"},
 }
 
 // TestOnly are packages that only tests import; they sit outside the tiers.
