@@ -83,4 +83,3 @@ func kaslrKeepsKPTI(params []mitigation.Param) bool {
 func isKPTILine(arch, name, raw string) bool {
 	return arch == "arm64" && name == "meltdown" && strings.HasPrefix(strings.TrimSpace(raw), "Mitigation: PTI")
 }
-
