@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +15,6 @@ import (
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/workload"
@@ -269,56 +267,28 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
 	}
 	var arms []attribute.Arm
+	var err error
 	if len(configs) > 0 {
 		load := g.loader()
 		defer load.Close()
-		for _, c := range configs {
-			name, ref, ok := strings.Cut(c, "=")
-			if !ok || name == "" || ref == "" {
-				return usagef("--config %q: give NAME=REF, e.g. on=label-on", c)
-			}
-			side, err := load.Side(ctx, ref)
-			if err != nil {
-				return err
-			}
-			if side.Published() {
-				return usagef("--config %s: a published baseline has no samples to attribute", c)
-			}
-			arms = attribute.AddRuns(arms, name, side.Runs...)
-		}
+		arms, err = attribute.ConfigArms(ctx, load, configs)
 	} else {
-		db, err := openStore(ctx, g, false)
-		if errors.Is(err, store.ErrNoDatabase) {
+		db, oerr := openStore(ctx, g, false)
+		if errors.Is(oerr, store.ErrNoDatabase) {
 			return usagef("no database at %s: measure the configurations of 'sectax attribute plan' first", g.DB)
 		}
-		if err != nil {
-			return err
+		if oerr != nil {
+			return oerr
 		}
 		defer db.Close()
-		all, err := db.ListBrief(ctx)
-		if err != nil {
-			return err
-		}
-		ids := make([]string, len(all))
-		for i, s := range all {
-			ids[i] = s.ID
-		}
-		runs, _, err := sides.Load(ctx, db, ids)
-		if err != nil {
-			return err
-		}
-		arms = attribute.Arms(runs)
-	}
-	kb, _ := mitigation.KnowledgeBase()
-	att, err := attribute.Attribute(arms, attribute.WaterfallOrder(arms, kb), alpha)
-	if errors.Is(err, attribute.ErrNoOn) {
-		return fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)
+		arms, err = attribute.StoredArms(ctx, db)
 	}
 	if err != nil {
 		return err
 	}
-	if kb != nil {
-		attribute.CiteCosts(att, kb)
+	att, err := attribute.Report(arms, alpha)
+	if err != nil {
+		return err
 	}
 	if chartDir != "" {
 		if err := writeWaterfalls(ctx, g, chartDir, att); err != nil {
