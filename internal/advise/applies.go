@@ -66,32 +66,6 @@ func runsAlready(eff []mitigation.Param, params string) bool {
 	})
 }
 
-// keptAnyway says what the off switches leave of a mitigated line on the
-// machine's architecture: kept when no parameter changes it there (arm64's
-// __user pointer sanitization, s390's etokens, x86's bare PTE inversion)
-// or when it is a mode mitigations=off leaves in place (TSX disabled);
-// weakened, with the line as it becomes, when only a part goes (l1tf's
-// VMX flush: "VMX: vulnerable").
-func keptAnyway(kb *mitigation.Knowledge, arch, name, raw string) (kept bool, weakened string) {
-	m, ok := kb.ModeOf(name, raw)
-	if !ok {
-		return false, ""
-	}
-	if m.KeptByOff {
-		return true, ""
-	}
-	if !m.FixedOn(arch) {
-		return false, ""
-	}
-	if kb.Changeable(arch, name, raw) {
-		// A fixed mode with a part that does change.
-		if w := m.OffText(strings.TrimSpace(raw)); w != strings.TrimSpace(raw) {
-			return false, w
-		}
-	}
-	return true, ""
-}
-
 // kaslrKeepsKPTI reports whether an arm64 command line leaves KPTI on
 // under mitigations=off: KASLR forces it on before mitigations=off is
 // looked at (arch/arm64/kernel/cpufeature.c unmap_kernel_at_el0), so only
@@ -108,12 +82,4 @@ func kaslrKeepsKPTI(params []mitigation.Param) bool {
 // isKPTILine is arm64's meltdown line with KPTI on.
 func isKPTILine(arch, name, raw string) bool {
 	return arch == "arm64" && name == "meltdown" && strings.HasPrefix(strings.TrimSpace(raw), "Mitigation: PTI")
-}
-
-// alwaysOn reports whether a mitigated line keeps its "Mitigation:"
-// prefix whatever the off switches do on the architecture (kept whole, or
-// only weakened).
-func alwaysOn(kb *mitigation.Knowledge, arch, name, raw string) bool {
-	kept, weakened := keptAnyway(kb, arch, name, raw)
-	return kept || weakened != ""
 }

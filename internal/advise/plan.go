@@ -144,15 +144,15 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 	}
 
 	guest := s.Hypervisor.Guest || s.WSL != nil
-	newer := newPrecedence(kb, release)
+	newer := kb.PerBugOverrides(release)
 	arch := s.CPU.Arch
 	for _, v := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(v.Name)
 		// Parameters newer than the kernel's mainline version are kept:
 		// distributions backport them (so the list errs towards showing
 		// what may be given up), and a warning says so.
-		before := predict(running, v.Name, e.Vectors, newer, arch)
-		now := predict(predicted, v.Name, e.Vectors, newer, arch)
+		before := mitigation.Predict(running, v.Name, e.Vectors, newer, arch)
+		now := mitigation.Predict(predicted, v.Name, e.Vectors, newer, arch)
 		loss := Loss{Name: v.Name, From: strings.TrimSpace(v.Raw)}
 		if guest {
 			loss.GuestNote = e.VMGuest
@@ -167,10 +167,10 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 		}
 		switch v.State {
 		case mitigation.Mitigated:
-			kept, weakened := keptAnyway(kb, arch, v.Name, v.Raw)
+			kept, weakened := kb.KeptAnyway(arch, v.Name, v.Raw)
 			switch {
-			case now.off && !before.off && kept:
-				loss.To, loss.By = loss.From, now.by
+			case now.Off && !before.Off && kept:
+				loss.To, loss.By = loss.From, now.By
 				loss.Explanation = fmt.Sprintf("%s: stays %q: no parameter turns that part off", v.Name, loss.From)
 				if arch != "" && arch != "x86" {
 					loss.Explanation = fmt.Sprintf("%s: stays %q: on %s no parameter turns it off", v.Name, loss.From, arch)
@@ -179,30 +179,30 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 					loss.Explanation += " (the sub-fields after ';' may change)"
 				}
 				a.Kept = append(a.Kept, loss)
-			case now.off && !before.off && weakened != "":
-				loss.To, loss.By = weakened, now.by
-				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s turns a part off: %s → %s", v.Name, now.by, loss.From, weakened)
+			case now.Off && !before.Off && weakened != "":
+				loss.To, loss.By = weakened, now.By
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s turns a part off: %s → %s", v.Name, now.By, loss.From, weakened)
 				a.Weakened = append(a.Weakened, loss)
-			case now.off && !before.off && isKPTILine(arch, v.Name, v.Raw) && strings.HasPrefix(now.by, "mitigations=") && kaslrKeepsKPTI(predicted):
-				loss.To, loss.By = loss.From, now.by
+			case now.Off && !before.Off && isKPTILine(arch, v.Name, v.Raw) && strings.HasPrefix(now.By, "mitigations=") && kaslrKeepsKPTI(predicted):
+				loss.To, loss.By = loss.From, now.By
 				loss.Explanation = "meltdown: stays \"Mitigation: PTI\" while KASLR is on: arm64 keeps KPTI for KASLR whatever mitigations= says; add nokaslr (or kpti=0) to turn it off"
 				a.Kept = append(a.Kept, loss)
-			case now.off && !before.off:
-				loss.To, loss.By = "Vulnerable", now.by
+			case now.Off && !before.Off:
+				loss.To, loss.By = "Vulnerable", now.By
 				loss.Explanation = kb.ExplainChange(v.Name, loss.From, loss.To)
 				a.GivenUp = append(a.GivenUp, loss)
-			case now.partial && !before.partial:
-				loss.To, loss.By = loss.From+" (with "+now.by+")", now.by
+			case now.Partial && !before.Partial:
+				loss.To, loss.By = loss.From+" (with "+now.By+")", now.By
 				one, _ := kb.OneLiner(v.Name)
-				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s weakens part of it — %s", v.Name, now.by, one)
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s weakens part of it — %s", v.Name, now.By, one)
 				a.Weakened = append(a.Weakened, loss)
-			case now.kept != "" && before.kept == "":
-				loss.To, loss.By = loss.From, now.kept
-				loss.Explanation = fmt.Sprintf("%s: stays mitigated: on Linux 6.17+ %s overrides mitigations=off", v.Name, now.kept)
+			case now.Kept != "" && before.Kept == "":
+				loss.To, loss.By = loss.From, now.Kept
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated: on Linux 6.17+ %s overrides mitigations=off", v.Name, now.Kept)
 				a.Kept = append(a.Kept, loss)
 			}
 		case mitigation.Vulnerable:
-			if before.off && !now.off {
+			if before.Off && !now.Off {
 				loss.To = "Mitigation: …"
 				loss.Explanation = kb.ExplainChange(v.Name, loss.From, "mitigated")
 				a.Regained = append(a.Regained, loss)
@@ -399,32 +399,17 @@ func orUnknownErr(s string) string {
 	return s
 }
 
-// verwUsers are the files whose mitigation is the same VERW CPU-buffer
-// clear: it goes away only when all of them are off (kernel-parameters.txt,
-// mds=; https://docs.kernel.org/admin-guide/hw-vuln/mds.html), and the
-// kernel reports the ones turned off alone as mitigated again.
-var verwUsers = map[string]bool{"mds": true, "tsx_async_abort": true, "mmio_stale_data": true, "reg_file_data_sampling": true}
-
 // sharedVERW moves a VERW user that a per-bug parameter turns off back
-// to kept while another VERW user stays mitigated by a buffer clear.
+// to kept while another VERW user stays mitigated by a buffer clear
+// (mitigation.VERWKeeper).
 func sharedVERW(s *sysinfo.Snapshot, givenUp, kept []Loss, predicted []mitigation.Param, kb *mitigation.Knowledge, newer bool) ([]Loss, []Loss) {
-	still := ""
-	for _, v := range s.Vulnerabilities {
-		if !verwUsers[v.Name] || v.State != mitigation.Mitigated || alwaysOn(kb, s.CPU.Arch, v.Name, v.Raw) {
-			continue
-		}
-		e, _ := kb.LookupVulnerability(v.Name)
-		if !predict(predicted, v.Name, e.Vectors, newer, s.CPU.Arch).off {
-			still = v.Name
-			break
-		}
-	}
+	still := kb.VERWKeeper(s.Vulnerabilities, s.CPU.Arch, predicted, newer)
 	if still == "" {
 		return givenUp, kept
 	}
 	var out []Loss
 	for _, l := range givenUp {
-		if verwUsers[l.Name] && !strings.HasPrefix(l.By, "mitigations=") {
+		if mitigation.VERWUsers[l.Name] && !strings.HasPrefix(l.By, "mitigations=") {
 			l.To = l.From
 			l.Explanation = fmt.Sprintf("%s: stays %q: its CPU-buffer clear (VERW) is shared with %s, which stays mitigated, so the kernel keeps it; turn all of mds, tsx_async_abort, mmio_stale_data and reg_file_data_sampling off to drop it", l.Name, l.From, still)
 			kept = append(kept, l)

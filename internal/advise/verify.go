@@ -101,21 +101,21 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 	v.Checks = append(v.Checks, Check{Name: "cmdline", OK: cmdOK, Detail: detail})
 
 	// 2. The vulnerability files.
-	newer := newPrecedence(kb, s.Kernel.Release)
+	newer := kb.PerBugOverrides(s.Kernel.Release)
 	expectOff := 0
 	for _, f := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(f.Name)
-		want := predict(t.Params, f.Name, e.Vectors, newer, s.CPU.Arch)
-		if !want.off {
+		want := mitigation.Predict(t.Params, f.Name, e.Vectors, newer, s.CPU.Arch)
+		if !want.Off {
 			continue
 		}
 		expectOff++
-		if f.State != mitigation.Mitigated || alwaysOn(kb, s.CPU.Arch, f.Name, f.Raw) {
+		if f.State != mitigation.Mitigated || kb.AlwaysOn(s.CPU.Arch, f.Name, f.Raw) {
 			continue
 		}
 		fs := FileState{Name: f.Name, Raw: strings.TrimSpace(f.Raw)}
 		if cmdOK {
-			got := predict(running, f.Name, e.Vectors, newer, s.CPU.Arch)
+			got := mitigation.Predict(running, f.Name, e.Vectors, newer, s.CPU.Arch)
 			old := tooOld(kb, s.Kernel.Release, t.Params)
 			switch {
 			case len(old) > 0:
@@ -126,8 +126,8 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 					}
 				}
 				fs.Why = fmt.Sprintf("kernel %s predates %s in mainline and, without a distribution backport, ignores it", s.Kernel.Release, strings.Join(ps, ", "))
-			case got.kept != "":
-				fs.Why = fmt.Sprintf("%s on the command line overrides mitigations=off (Linux 6.17+)", got.kept)
+			case got.Kept != "":
+				fs.Why = fmt.Sprintf("%s on the command line overrides mitigations=off (Linux 6.17+)", got.Kept)
 			case s.Kernel.Config != nil && s.Kernel.Config.CPUMitigations == "n":
 				fs.Why = "the kernel is built without CONFIG_CPU_MITIGATIONS and ignores mitigations="
 			default:

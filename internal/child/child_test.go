@@ -1,13 +1,13 @@
 package child
 
 import (
-	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // TestParentDeathSurvivesThreadChurn: a program started with Start keeps
@@ -58,11 +58,14 @@ func TestStartError(t *testing.T) {
 
 // pgidOf reads field 5 of /proc/PID/stat.
 func pgidOf(pid int) (int, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	pfs, err := procfs.NewFS("/proc")
 	if err != nil {
 		return 0, err
 	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	return strconv.Atoi(f[2])
+	p, err := pfs.Proc(pid)
+	if err != nil {
+		return 0, err
+	}
+	st, err := p.Stat()
+	return st.PGRP, err
 }

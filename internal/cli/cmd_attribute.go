@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,8 +15,6 @@ import (
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
-	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/workload"
@@ -41,28 +38,6 @@ func newAttributeCmd(g *Globals) *cobra.Command {
 	}
 	cmd.AddCommand(newAttributeProbesCmd(g), newAttributePlanCmd(g), newAttributeReportCmd(g))
 	return cmd
-}
-
-// applySpec turns the --spec flag of `sectax run` into wrapped items: it
-// reads the kernel's mode and refuses a control it does not offer (exit
-// status 2, with the kernel's reason).
-func applySpec(ctx context.Context, g *Globals, args []string, pl *plan.Plan) error {
-	settings, err := workload.ParseSpecCtl(args)
-	if err != nil {
-		return err
-	}
-	env, err := collectEnv(ctx, g)
-	if err != nil {
-		return err
-	}
-	offers := workload.SpecCtlOffers(env)
-	if err := workload.CheckSpecCtl(settings, offers); err != nil {
-		return err
-	}
-	for i := range pl.Items {
-		pl.Items[i].Workload = workload.WithSpecCtl(pl.Items[i].Workload, settings, offers)
-	}
-	return nil
 }
 
 type probesOptions struct {
@@ -142,7 +117,6 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		return err
 	}
 	offers := workload.SpecCtlOffers(env)
-	states := attribute.States(offers)
 	render := func(w io.Writer, rep *attribute.ProbeReport) error {
 		switch g.Format {
 		case "json":
@@ -152,7 +126,11 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		}
 		return report.ProbesText(w, rep)
 	}
-	if len(states) == 0 {
+	pl, err := attribute.ProbePlan(g.deps.Registry, suite, offers, o.runs, o.cpus)
+	if err != nil {
+		return err
+	}
+	if len(pl.Items) == 0 {
 		rep, err := attribute.ProbeTaxes(&run.Run{Env: env}, offers, o.alpha)
 		if err != nil {
 			return err
@@ -162,37 +140,6 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 			return err
 		}
 		return finish(render(w, rep))
-	}
-
-	pl := &plan.Plan{Suite: suite}
-	if o.cpus != "" {
-		if pl.CPUs, err = runner.ParseCPUList(o.cpus); err != nil {
-			return usagef("--cpus: %v", err)
-		}
-	}
-	for _, off := range offers {
-		if !off.Available {
-			pl.Notes = append(pl.Notes, fmt.Sprintf("%s unavailable here: %s", off.Control, off.Reason))
-		}
-	}
-	for _, pr := range attribute.Probes {
-		w, err := g.deps.Registry.Lookup(pr.ID)
-		if err != nil {
-			return err
-		}
-		p, err := workload.Resolve(w.Info(), suite, pr.Overrides)
-		if err != nil {
-			return err
-		}
-		if pf, ok := w.(workload.Preflighter); ok {
-			if err := pf.Preflight(p); err != nil {
-				return err
-			}
-		}
-		for _, st := range states {
-			pl.Items = append(pl.Items, runner.Item{Workload: workload.WithSpecCtl(w, st.Settings, offers),
-				Params: p, Engine: "native", Repetitions: o.runs})
-		}
 	}
 
 	release, err := g.measureLock(o.noStore)
@@ -320,56 +267,28 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
 	}
 	var arms []attribute.Arm
+	var err error
 	if len(configs) > 0 {
 		load := g.loader()
 		defer load.Close()
-		for _, c := range configs {
-			name, ref, ok := strings.Cut(c, "=")
-			if !ok || name == "" || ref == "" {
-				return usagef("--config %q: give NAME=REF, e.g. on=label-on", c)
-			}
-			side, err := load.Side(ctx, ref)
-			if err != nil {
-				return err
-			}
-			if side.Published() {
-				return usagef("--config %s: a published baseline has no samples to attribute", c)
-			}
-			arms = attribute.AddRuns(arms, name, side.Runs...)
-		}
+		arms, err = attribute.ConfigArms(ctx, load, configs)
 	} else {
-		db, err := openStore(ctx, g, false)
-		if errors.Is(err, store.ErrNoDatabase) {
+		db, oerr := openStore(ctx, g, false)
+		if errors.Is(oerr, store.ErrNoDatabase) {
 			return usagef("no database at %s: measure the configurations of 'sectax attribute plan' first", g.DB)
 		}
-		if err != nil {
-			return err
+		if oerr != nil {
+			return oerr
 		}
 		defer db.Close()
-		all, err := db.ListBrief(ctx)
-		if err != nil {
-			return err
-		}
-		ids := make([]string, len(all))
-		for i, s := range all {
-			ids[i] = s.ID
-		}
-		runs, _, err := sides.Load(ctx, db, ids)
-		if err != nil {
-			return err
-		}
-		arms = attribute.Arms(runs)
-	}
-	kb, _ := mitigation.KnowledgeBase()
-	att, err := attribute.Attribute(arms, attribute.WaterfallOrder(arms, kb), alpha)
-	if errors.Is(err, attribute.ErrNoOn) {
-		return fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)
+		arms, err = attribute.StoredArms(ctx, db)
 	}
 	if err != nil {
 		return err
 	}
-	if kb != nil {
-		attribute.CiteCosts(att, kb)
+	att, err := attribute.Report(arms, alpha)
+	if err != nil {
+		return err
 	}
 	if chartDir != "" {
 		if err := writeWaterfalls(ctx, g, chartDir, att); err != nil {

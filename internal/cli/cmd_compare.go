@@ -88,13 +88,9 @@ samples (benchstat -col label shows a column per side).`,
 			ctx := cmd.Context()
 			load := g.loader()
 			defer load.Close()
-			var sides []compare.Side
-			for _, ref := range args {
-				s, err := load.Side(ctx, ref)
-				if err != nil {
-					return err
-				}
-				sides = append(sides, s)
+			sides, err := load.Sides(ctx, args)
+			if err != nil {
+				return err
 			}
 			// Computing and rendering have no cancellation points of their
 			// own (a large comparison takes a while, a blocked stdout forever):

@@ -55,7 +55,7 @@ unreadable; neither is an error.`,
 // codes: a bad root is a usage error (2), a non-Linux system a runtime
 // error (1).
 func collectEnv(ctx context.Context, g *Globals) (*sysinfo.Snapshot, error) {
-	s, err := sysinfo.CollectContext(ctx, g.Root)
+	s, err := sysinfo.CollectAs(ctx, g.Root, Version)
 	switch {
 	case errors.Is(err, sysinfo.ErrBadRoot):
 		return nil, usagef("--root %s: %v; give a directory that holds proc/ and sys/ (or / for this machine)", g.Root, err)
@@ -63,9 +63,6 @@ func collectEnv(ctx context.Context, g *Globals) (*sysinfo.Snapshot, error) {
 		return nil, fmt.Errorf("%w (this is %s)", err, runtime.GOOS)
 	case err != nil:
 		return nil, err
-	}
-	if s.Live {
-		s.SectaxVersion = Version
 	}
 	return s, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/export/prom"
-	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
@@ -58,7 +57,7 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 		return err
 	default:
 		defer func() { db.Close() }()
-		if in.Latest, err = newestRun(ctx, db); err != nil {
+		if in.Latest, err = prom.LatestHostRun(ctx, db); err != nil {
 			return err
 		}
 		if in.Tax, err = taxReport(ctx, g, &db, po); err != nil {
@@ -78,26 +77,6 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 	}
 	_, err = w.Write(buf.Bytes())
 	return finish(err)
-}
-
-// newestRun is the newest complete run in the database, nil when none.
-func newestRun(ctx context.Context, db *store.DB) (*run.Run, error) {
-	all, err := db.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(all) - 1; i >= 0; i-- {
-		// A run measured in a QEMU guest (sectax lab, or a campaign of lab
-		// boots) is not this host's latest: it measured another kernel
-		// on another (virtual, maybe emulated) CPU.
-		if all[i].Status == run.StatusComplete && all[i].Accel == "" {
-			r, err := db.Get(ctx, all[i].ID)
-			if err != nil || prom.HostRun(r) {
-				return r, err
-			}
-		}
-	}
-	return nil, nil
 }
 
 // taxReport compares --on against --off as `sectax compare ON OFF` does;

@@ -3,13 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/exit"
-	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -32,24 +29,9 @@ finished: then it replaces it.`,
 			if _, err := g.dbPath(); err != nil {
 				return err
 			}
-			var docs []store.Doc
-			from := map[string]string{}
-			for _, file := range args {
-				data, err := readLimited(file, run.MaxDocumentBytes)
-				if err != nil {
-					return exit.Wrap(exit.Usage, err)
-				}
-				ds, err := store.Decode(file, data)
-				if err != nil {
-					return exit.Wrap(exit.Usage, err)
-				}
-				for _, d := range ds {
-					if prev, dup := from[d.Run.ID]; dup {
-						return usagef("%s: run %s is also in %s; import each run once", file, d.Run.ID, prev)
-					}
-					from[d.Run.ID] = file
-				}
-				docs = append(docs, ds...)
+			docs, err := store.ReadFiles(args)
+			if err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			db, err := openStore(ctx, g, true)
@@ -77,22 +59,4 @@ finished: then it replaces it.`,
 			return nil
 		},
 	}
-}
-
-// readLimited reads file, refusing one larger than limit bytes before
-// reading it all.
-func readLimited(file string, limit int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", file, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", file, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: more than the limit of %d MiB for an import file: split it (sectax export --format jsonl writes one run per line)", file, limit>>20)
-	}
-	return data, nil
 }

@@ -29,26 +29,24 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 	if err != nil {
 		return nil, err
 	}
-	if label != "" {
-		if ids, how, err := pg.Resolve(ctx, label); err == nil && how == store.ByID {
-			pg.Close()
-			return nil, usagef("--label %s is the id of stored run %s; a label must not name a run, or compare and rm would take the wrong one: choose another label", label, ids[0])
-		}
-	}
+	err = pg.CheckNewLabel(ctx, label)
 	pg.Close()
+	if err != nil {
+		return nil, err
+	}
 	db, err := store.Open(ctx, spoolPath(), store.Options{Create: true})
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	sink := &storeSink{db: db, g: g, patience: ctx}
+	sink := g.recorder(ctx, db)
 	ss.sink = sink
 	ss.stored = func(r *run.Run) error {
-		if sink.err != nil {
-			file, err := spill(db.Path(), r)
+		if sink.Err() != nil {
+			file, err := store.Spill(db.Path(), r)
 			if err != nil {
-				return fmt.Errorf("run %s was not stored in the spool %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.err, err)
+				return fmt.Errorf("run %s was not stored in the spool %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.Err(), err)
 			}
-			return fmt.Errorf("run %s was not stored in the spool %s: %v; it is saved in %s: store it with 'sectax import %s'", r.ID, db.Path(), sink.err, file, file)
+			return fmt.Errorf("run %s was not stored in the spool %s: %v; it is saved in %s: store it with 'sectax import %s'", r.ID, db.Path(), sink.Err(), file, file)
 		}
 		// Ctrl-C may have cancelled ctx: the push of what finished must
 		// still happen.
@@ -62,39 +60,19 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 	return func() { db.Close() }, nil
 }
 
-// pushRuns moves runs from the spool to the PostgreSQL store of --db in
-// one transaction, then removes them from the spool. A run the store
-// already holds (the same id) is not written twice; it leaves the spool too.
+// pushRuns moves runs from the spool to the PostgreSQL store of --db
+// (store.Push), saying which it already held.
 func pushRuns(ctx context.Context, g *Globals, sp *store.DB, ids []string) (int, error) {
-	var docs []store.Doc
-	for _, id := range ids {
-		d, err := sp.Doc(ctx, id)
-		if err != nil {
-			return 0, err
-		}
-		docs = append(docs, d)
-	}
-	if err := store.CheckDocs(docs); err != nil {
-		return 0, err
-	}
 	pg, err := openStore(ctx, g, true)
 	if err != nil {
 		return 0, err
 	}
 	defer pg.Close()
-	res, err := pg.Import(ctx, docs)
-	if err != nil {
-		return 0, err
-	}
-	for _, id := range res.Skipped {
+	n, skipped, err := pg.Push(ctx, sp, ids)
+	for _, id := range skipped {
 		g.notice("run %s was already stored in %s", id, store.DisplayName(g.DB))
 	}
-	for _, id := range append(res.Imported, res.Skipped...) {
-		if err := sp.Delete(ctx, id); err != nil {
-			return 0, fmt.Errorf("spool: %w", err)
-		}
-	}
-	return len(res.Imported) + len(res.Skipped), nil
+	return n, err
 }
 
 func newPushCmd(g *Globals) *cobra.Command {

@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/advise"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
@@ -183,7 +181,11 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		return err
 	}
 	if len(o.spec) > 0 {
-		if err := applySpec(ctx, g, o.spec, pl); err != nil {
+		env, err := collectEnv(ctx, g)
+		if err != nil {
+			return err
+		}
+		if err := attribute.ApplySpec(o.spec, env, pl); err != nil {
 			return err
 		}
 	}
@@ -234,11 +236,9 @@ func (ss *session) useStore(ctx context.Context, g *Globals, label string) (func
 	if err != nil {
 		return nil, err
 	}
-	if label != "" {
-		if ids, how, err := db.Resolve(ctx, label); err == nil && how == store.ByID {
-			db.Close()
-			return nil, usagef("--label %s is the id of stored run %s; a label must not name a run, or compare and rm would take the wrong one: choose another label", label, ids[0])
-		}
+	if err := db.CheckNewLabel(ctx, label); err != nil {
+		db.Close()
+		return nil, err
 	}
 	ss.recordIn(ctx, g, db)
 	return func() { db.Close() }, nil
@@ -248,45 +248,44 @@ func (ss *session) useStore(ctx context.Context, g *Globals, label string) (func
 // retried); a run db cannot take is printed all the same and spilled to a
 // file beside the store, and the command then fails naming the file.
 func (ss *session) recordIn(ctx context.Context, g *Globals, db *store.DB) {
-	sink := &storeSink{db: db, g: g, patience: ctx}
+	sink := g.recorder(ctx, db)
 	ss.sink = sink
 	ss.stored = func(r *run.Run) error {
-		if sink.err == nil {
+		if sink.Err() == nil {
 			g.notice("stored run %s in %s", r.ID, db.Path())
 			return nil
 		}
-		file, err := spill(db.Path(), r)
+		file, err := store.Spill(db.Path(), r)
 		if err != nil {
-			return fmt.Errorf("run %s was not stored in %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.err, err)
+			return fmt.Errorf("run %s was not stored in %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.Err(), err)
 		}
-		return fmt.Errorf("run %s was not stored in %s: %v; it is saved in %s: recover it with 'sectax import %s' once the store can be written", r.ID, db.Path(), sink.err, file, file)
+		return fmt.Errorf("run %s was not stored in %s: %v; it is saved in %s: recover it with 'sectax import %s' once the store can be written", r.ID, db.Path(), sink.Err(), file, file)
 	}
+}
+
+// recorder records a run in db, saying once on stderr when a write fails.
+func (g *Globals) recorder(ctx context.Context, db *store.DB) *store.Recorder {
+	return &store.Recorder{DB: db, Patience: ctx, OnFail: func(r *run.Run, err error) {
+		g.notice("cannot store run %s: %v; measuring on, the run will be written to a file at the end", r.ID, err)
+	}}
 }
 
 // measure runs a plan: it snapshots the environment, pins the CPUs, runs
 // the repetitions with progress on a terminal, prints the run (also when it
 // was interrupted, so that nothing finished is lost) and turns its status
-// into the exit code.
+// into the exit code (runner.Outcome).
 func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss session) error {
 	env, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
 	}
-	if pl.CPUs != nil {
-		if err := runner.SetAffinity(pl.CPUs); err != nil {
-			return exit.Wrap(exit.Usage, fmt.Errorf("--cpus: %w", err))
-		}
-	}
-	seed := o.seed
-	if seed == 0 {
-		seed = randomSeed()
-	}
 	r := &run.Run{
 		Schema: run.Schema, ID: g.deps.NewRunID(), Label: ss.label, Started: g.deps.Now().UTC(),
 		Suite: string(pl.Suite), Engine: ss.engine, ToolVersion: Version,
-		Repetitions: plan.Repetitions(o.runs, pl.Suite), Warmup: o.warmup, Seed: seed, CPUs: o.cpus, Env: env,
-		Notes:   pl.Notes,
-		Results: runner.NewResults(pl.Items),
+		Repetitions: plan.Repetitions(o.runs, pl.Suite), CPUs: o.cpus, Env: env, Notes: pl.Notes,
+	}
+	if err := runner.Start(r, pl.Items, pl.CPUs, o.seed, o.warmup); err != nil {
+		return err
 	}
 	if pl.Perf != nil {
 		r.PerfVersion = pl.Perf.Version
@@ -308,18 +307,19 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 	}
 	prog := newProgress(g)
 	runErr := runner.Run(ctx, r, pl.Items, runner.Options{
-		Warmup: o.warmup, Seed: seed, OnEvent: prog.event, Now: g.deps.Now, Sink: ss.sink,
+		Warmup: o.warmup, Seed: r.Seed, OnEvent: prog.event, Now: g.deps.Now, Sink: ss.sink,
 		Env: workload.Env{Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Timeout: o.timeout},
 	})
 	prog.done()
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return finish(runErr)
 	}
-	if g.Format == "json" && ss.json != nil {
+	switch {
+	case g.Format == "json" && ss.json != nil:
 		err = ss.json(w, r)
-	} else if g.Format == "json" {
+	case g.Format == "json":
 		err = writeJSON(w, r)
-	} else {
+	default:
 		err = ss.text(w, r)
 	}
 	err = finish(err)
@@ -334,9 +334,6 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 	if err != nil {
 		return err
 	}
-	if r.Status == run.StatusInterrupted {
-		return exit.Wrap(exit.Interrupted, fmt.Errorf("interrupted: %s", countSamples(r)))
-	}
 	if r.Status == run.StatusComplete && r.Env != nil && r.Env.Live {
 		// What the other side of an on/off comparison needs here, after
 		// the line that says where the run is stored.
@@ -344,36 +341,13 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 			g.notice("%s", hint)
 		}
 	}
-	if r.Status == run.StatusFailed {
-		return exit.Wrap(exit.Runtime, errors.New("some repetitions failed (see the failures above)"))
-	}
-	return nil
+	return runner.Outcome(r)
 }
 
-func countSamples(r *run.Run) string {
-	n := 0
-	for _, res := range r.Results {
-		if len(res.Metrics) > 0 {
-			n += len(res.Metrics[0].Samples)
-		}
-	}
-	return fmt.Sprintf("%d samples of %d workloads finished and are shown above", n, len(r.Results))
-}
+// newRunID and randomSeed name a run and seed its order (tests replace
+// the id through Deps).
+var newRunID, randomSeed = run.NewID, runner.RandomSeed
 
-// newRunID returns a sortable, unique run id: UTC time and random bits.
-func newRunID() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
-}
-
-func randomSeed() int64 {
-	var b [8]byte
-	rand.Read(b[:])
-	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
-}
-
-// notice prints a line to stderr unless -q.
 // removeStaleTemps removes the temporary folders of earlier runs that were
 // killed before they could (SIGKILL), and says so.
 func removeStaleTemps(g *Globals) {
@@ -386,6 +360,7 @@ func removeStaleTemps(g *Globals) {
 	}
 }
 
+// notice prints a line to stderr unless -q.
 func (g *Globals) notice(format string, a ...any) {
 	if !g.Quiet {
 		fmt.Fprintf(g.stderr, "sectax: "+format+"\n", a...)

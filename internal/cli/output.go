@@ -3,219 +3,23 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io"
+
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/userfile"
-	"io"
-	"io/fs"
-	"net"
-	"os"
-	"path/filepath"
-	"sync"
-	"syscall"
 )
 
-// outputFile is a file the user named for a command's result (-o FILE, the
-// charts of --png DIR). It never destroys what the name stands for:
-//
-//   - a new or regular file is written under a temporary name in the same
-//     folder and renamed over the target by commit, so that it is whole or
-//     untouched; an existing file keeps its permission bits (and, when we
-//     run as root, its owner and group), a new one gets 0644;
-//   - a symbolic link is followed to its final target, which is what gets
-//     written (the link stays a link);
-//   - a character device (/dev/null, a terminal), a FIFO or a Unix socket is
-//     written through: opened for writing without truncation, never
-//     replaced by a regular file;
-//   - a directory or a block device is refused in one line.
-type outputFile struct {
-	name   string // what the user gave
-	target string // the final target after symbolic links
-	f      io.WriteCloser
-	temp   string // the temporary file to rename over target ("" = write-through)
-
-	mu   sync.Mutex // finish may race with an abandoned writer (untilCancelled)
-	done bool
-}
-
-// maxLinks bounds the symbolic links followed, like the kernel's ELOOP.
-const maxLinks = 40
-
-// createOutput opens name for writing as described on outputFile. Opening
-// a FIFO blocks until a reader appears; ctx ends that wait.
-func createOutput(ctx context.Context, name string) (*outputFile, error) {
-	target, fi, err := resolveOutput(name)
-	if err != nil {
-		return nil, err
-	}
-	o := &outputFile{name: name, target: target}
-	if fi == nil || fi.Mode().IsRegular() {
-		return o, o.createTemp(fi)
-	}
-	m := fi.Mode()
-	switch {
-	case m.IsDir():
-		return nil, fmt.Errorf("%s is a directory: name a file inside it", describeTarget(name, target))
-	case m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0:
-		return nil, fmt.Errorf("%s is a block device: sectax will not write a report onto a disk; name a file", describeTarget(name, target))
-	case m&fs.ModeSocket != 0:
-		c, err := (&net.Dialer{}).DialContext(ctx, "unix", target)
-		if err != nil {
-			return nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, target), userfile.Cause(err))
-		}
-		o.f = c
-		return o, nil
-	case m&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
-		f, err := openWriteThrough(ctx, target)
-		if err != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, target), userfile.Cause(err))
-		}
-		o.f = f
-		return o, nil
-	}
-	return nil, fmt.Errorf("%s is not a regular file (%v): name a file", describeTarget(name, target), m.Type())
-}
-
-// describeTarget names the target, and the link it was reached through.
-func describeTarget(name, target string) string {
-	if name == target {
-		return name
-	}
-	return fmt.Sprintf("%s (the target of %s)", target, name)
-}
-
-// resolveOutput follows symbolic links from name to the final target and
-// returns it with its Lstat (nil when it does not exist yet).
-func resolveOutput(name string) (string, fs.FileInfo, error) {
-	// A pipe or device reached through a "magic" link (/dev/fd/N from a
-	// shell's >(…), /dev/stdout) has no path to follow: its link text is
-	// "pipe:[…]". Stat follows it; open by the name then reaches it too.
-	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		return name, fi, nil
-	}
-	p := name
-	for range maxLinks {
-		fi, err := os.Lstat(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return p, nil, nil
-		case err != nil:
-			return "", nil, fmt.Errorf("cannot write %s: %v", describeTarget(name, p), userfile.Cause(err))
-		case fi.Mode()&fs.ModeSymlink == 0:
-			return p, fi, nil
-		}
-		dest, err := os.Readlink(p)
-		if err != nil {
-			return "", nil, fmt.Errorf("cannot write %s: %v", name, userfile.Cause(err))
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(p), dest)
-		}
-		p = dest
-	}
-	return "", nil, fmt.Errorf("cannot write %s: more than %d symbolic links to follow (fix the link)", name, maxLinks)
-}
-
-// openWriteThrough opens a device or FIFO for writing without truncating
-// it. The open of a FIFO waits for a reader: it runs aside, so that ctx
-// (Ctrl-C) still ends the command.
-func openWriteThrough(ctx context.Context, path string) (*os.File, error) {
-	type result struct {
-		f   *os.File
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOCTTY, 0)
-		ch <- result{f, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.f, r.err
-	case <-ctx.Done():
-		// Close whatever the open returns once a reader comes.
-		go func() {
-			if r := <-ch; r.f != nil {
-				r.f.Close()
-			}
-		}()
-		return nil, ctx.Err()
-	}
-}
-
-// createTemp makes the temporary file beside target with the mode (and, as
-// root, the owner) of the existing file fi, or 0644 for a new one.
-func (o *outputFile) createTemp(fi fs.FileInfo) error {
-	f, err := os.CreateTemp(filepath.Dir(o.target), ".sectax-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), userfile.Cause(err))
-	}
-	// CreateTemp makes the file private; a new report is for reading and
-	// sharing, an existing file keeps what its owner chose.
-	mode := fs.FileMode(0o644)
-	if fi != nil {
-		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-			if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
-				f.Close()
-				os.Remove(f.Name())
-				return fmt.Errorf("cannot write %s: keep its owner: %v", describeTarget(o.name, o.target), userfile.Cause(err))
-			}
-		}
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), userfile.Cause(err))
-	}
-	o.f, o.temp = f, f.Name()
-	return nil
-}
-
-func (o *outputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
-
-// finish closes the output. With err == nil it puts the result in place
-// (the rename of a temporary file); otherwise it removes the temporary
-// file and returns err. Only the first call does anything.
-func (o *outputFile) finish(err error) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.done {
-		return err
-	}
-	o.done = true
-	cerr := o.f.Close()
-	if o.temp != "" {
-		if err == nil && cerr == nil {
-			cerr = os.Rename(o.temp, o.target)
-		}
-		if err != nil || cerr != nil {
-			os.Remove(o.temp)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if cerr != nil {
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), userfile.Cause(cerr))
-	}
-	return nil
-}
-
-// createOutput is createOutput, remembering the file so that mainWith can
-// remove its temporary file if the command abandons it (Ctrl-C).
-func (g *Globals) createOutput(ctx context.Context, name string) (*outputFile, error) {
-	o, err := createOutput(ctx, name) // not under the lock: a FIFO's open waits
+// createOutput is userfile.Create, remembering the file so that mainWith
+// can remove its temporary file if the command abandons it (Ctrl-C).
+func (g *Globals) createOutput(ctx context.Context, name string) (*userfile.Output, error) {
+	o, err := userfile.Create(ctx, name) // not under the lock: a FIFO's open waits
 	if err != nil {
 		return nil, err
 	}
 	g.openedMu.Lock()
 	defer g.openedMu.Unlock()
 	if g.abandoned {
-		o.finish(errors.New("abandoned"))
+		o.Finish(errors.New("abandoned"))
 		return nil, context.Canceled
 	}
 	g.opened = append(g.opened, o)
@@ -229,21 +33,18 @@ func (g *Globals) finishAbandoned() {
 	defer g.openedMu.Unlock()
 	g.abandoned = true
 	for _, o := range g.opened {
-		o.finish(errors.New("abandoned")) // a no-op when the command finished it
+		o.Finish(errors.New("abandoned")) // a no-op when the command finished it
 	}
 }
 
-// writeOutputFile writes data to the file name as createOutput does.
+// writeOutputFile writes data to the file name as userfile.WriteFile does.
 func (g *Globals) writeOutputFile(ctx context.Context, name string, data []byte) error {
 	o, err := g.createOutput(ctx, name)
 	if err != nil {
 		return err
 	}
 	_, err = o.Write(data)
-	if err != nil {
-		err = fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), userfile.Cause(err))
-	}
-	return o.finish(err)
+	return o.Finish(userfile.WriteError(o, err))
 }
 
 // writeJSON writes v as every --format json is laid out (report.WriteJSON).

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -189,17 +188,6 @@ func TestOutputKeepsMode(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".sectax-*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
-	}
-}
-
-// TestOutputHelperCancel: the helper's wait for a FIFO reader ends with ctx.
-func TestOutputHelperCancel(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "pipe")
-	unix.Mkfifo(fifo, 0o600)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	if _, err := createOutput(ctx, fifo); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v", err)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -44,7 +45,7 @@ type Globals struct {
 	// that the command left unfinished, e.g. when Ctrl-C abandoned its
 	// writer (which may still be opening more: hence the lock).
 	openedMu  sync.Mutex
-	opened    []*outputFile
+	opened    []*userfile.Output
 	abandoned bool
 	// deps are replaced by tests.
 	deps Deps
@@ -256,7 +257,7 @@ func checkFormat(g *Globals, accepted ...string) error {
 }
 
 // output returns where the command's result goes: -o FILE or stdout. A
-// file is written through createOutput (output.go): finish(nil) puts it in
+// file is written through userfile.Create: finish(nil) puts it in
 // place, finish(err) leaves the target untouched and returns err.
 func (g *Globals) output() (w io.Writer, finish func(error) error, err error) {
 	if g.Output == "" || g.Output == "-" {
@@ -266,7 +267,7 @@ func (g *Globals) output() (w io.Writer, finish func(error) error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return o, o.finish, nil
+	return o, o.Finish, nil
 }
 
 // context is the command's context (cancelled by SIGINT/SIGTERM).

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -66,108 +64,6 @@ func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) 
 				storeTuning.onBusy()
 			}
 		}})
-}
-
-// storeSink records a run in the store as it goes. A write that fails
-// (the database locked past the backoff, a full disk) does not stop the
-// measurement: the sink says so once and stops writing, and spill writes
-// the finished run to a file that 'sectax import' recovers.
-type storeSink struct {
-	db *store.DB
-	g  *Globals
-	// patience ends the waiting for a busy store (Ctrl-C): sectax then
-	// exits within one more attempt instead of the whole backoff.
-	patience context.Context
-	err      error
-}
-
-func (s *storeSink) ctx() context.Context {
-	if s.patience == nil {
-		return context.Background()
-	}
-	return s.patience
-}
-
-func (s *storeSink) fail(r *run.Run, err error) {
-	s.err = err
-	s.g.notice("cannot store run %s: %v; measuring on, the run will be written to a file at the end", r.ID, err)
-}
-
-func (s *storeSink) Begin(r *run.Run) error {
-	if err := s.db.BeginPatient(s.ctx(), r); err != nil {
-		s.fail(r, err)
-	}
-	return nil
-}
-
-func (s *storeSink) Sample(r *run.Run, result int, values map[string]float64) error {
-	if s.err == nil {
-		if err := s.db.SamplePatient(s.ctx(), r, result, values); err != nil {
-			s.fail(r, err)
-		}
-	}
-	return nil
-}
-
-func (s *storeSink) Finish(r *run.Run) error {
-	if s.err == nil {
-		if err := s.db.FinishPatient(s.ctx(), r); err != nil {
-			s.fail(r, err)
-		}
-	}
-	return nil
-}
-
-// spill writes r, which the store could not take, to
-// sectax-unsaved-ID.json beside the database (or in the temporary
-// directory when that cannot be written) and returns the file's path.
-func spill(dbPath string, r *run.Run) (string, error) {
-	var b bytes.Buffer
-	if err := store.WriteDocs(&b, []store.Doc{{Run: r}}, store.FormatSingle); err != nil {
-		return "", err
-	}
-	name := "sectax-unsaved-" + strings.Map(func(c rune) rune {
-		if c == '/' || c < ' ' {
-			return '_'
-		}
-		return c
-	}, r.ID) + ".json"
-	var errs []error
-	for _, dir := range []string{filepath.Dir(dbPath), os.TempDir()} {
-		path := filepath.Join(dir, name)
-		if err := writeNew(path, b.Bytes()); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		return path, nil
-	}
-	return "", errors.Join(errs...)
-}
-
-// writeNew writes data to path through a temporary file in the same
-// directory, so that a full disk leaves no half-written document.
-func writeNew(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".sectax-unsaved-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // noDatabase is the error for a reference when no database exists yet.

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -97,16 +96,15 @@ func VerifyReported(s *sysinfo.Snapshot, c Config, plan []Config, seen []string,
 // a file it reports vulnerable is predicted as if it were mitigated (a
 // mitigated file keeps its text, so that always-on parts stay recognised).
 func expectedOff(s *sysinfo.Snapshot, c Config, kb *mitigation.Knowledge) []string {
-	as := *s
-	as.Vulnerabilities = make([]mitigation.Vulnerability, 0, len(s.Vulnerabilities))
+	vulns := make([]mitigation.Vulnerability, 0, len(s.Vulnerabilities))
 	for _, f := range s.Vulnerabilities {
 		if f.State == mitigation.Vulnerable {
 			f.State = mitigation.Mitigated
 			f.Raw = "Mitigation: (predicted)"
 		}
-		as.Vulnerabilities = append(as.Vulnerabilities, f)
+		vulns = append(vulns, f)
 	}
-	return advise.ExpectedOff(&as, c.Params, kb)
+	return kb.ExpectedOff(vulns, s.CPU.Arch, s.Kernel.Release, c.Params)
 }
 
 // Record is the run document's config block for a run measured under c.

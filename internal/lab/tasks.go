@@ -30,14 +30,7 @@ func RegisterTasks(version string) {
 // GuestEnv is the guest's environment snapshot (the guest is the machine:
 // root /), stamped with the version of the sectax that took it.
 func GuestEnv(ctx context.Context, version string) (*sysinfo.Snapshot, error) {
-	env, err := sysinfo.CollectContext(ctx, "/")
-	if err != nil {
-		return nil, err
-	}
-	if env.Live {
-		env.SectaxVersion = version
-	}
-	return env, nil
+	return sysinfo.CollectAs(ctx, "/", version)
 }
 
 // guestSnapshot returns the guest's environment snapshot as JSON: the

@@ -41,12 +41,14 @@ type Tier struct {
 }
 
 // Forbidden are imports that the tiers would allow but the design does
-// not: a renderer never reaches the store (it gets the model), and a
-// comparison never knows where its runs came from.
+// not: a renderer never reaches the store (it gets the model), a
+// comparison never knows where its runs came from, and a configuration's
+// verification asks the prediction of mitigation, not advice.
 var Forbidden = [][2]string{
 	{"internal/report", "internal/store"},
 	{"internal/compare", "internal/store"},
 	{"internal/report", "internal/runner"},
+	{"internal/config", "internal/advise"},
 }
 
 // TestOnly are packages that only tests import; they sit outside the tiers.
@@ -61,20 +63,11 @@ var Owners = []Owner{
 	{Call: "os.OpenRoot(", Owner: "internal/rootfs"},
 }
 
-// Owner is one door and the package that owns it.
+// Owner is one door and the package that owns it; there are no
+// exceptions (workload, the last package that started programs itself,
+// goes through child.Command and child.LookPath since issue 22).
 type Owner struct {
 	// Import is an import path, or Call the text of a call.
 	Import, Call string
 	Owner        string
-	// Pending are packages that still use the door themselves, each to
-	// move to Owner (an allowance to shrink, never to grow).
-	Pending []string
-}
-
-func init() {
-	// internal/workload builds its timed commands and the spawn
-	// workload's exec path with os/exec directly (timed.go, spawn.go,
-	// go_build.go); they move to child.Command and child.LookPath with
-	// the workload changes in flight (issue 22).
-	Owners[0].Pending = []string{"internal/workload"}
 }

@@ -2,11 +2,7 @@
 // that no process was left behind (no orphan, no live group member).
 package proctest
 
-import (
-	"os"
-	"strconv"
-	"strings"
-)
+import "github.com/prometheus/procfs"
 
 // Proc is one line of the process table.
 type Proc struct {
@@ -18,38 +14,34 @@ type Proc struct {
 // List returns every process whose /proc/PID/stat could be read.
 func List() []Proc {
 	var out []Proc
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if p, ok := read(pid); ok {
-			out = append(out, p)
+	pfs, err := procfs.NewFS("/proc")
+	if err != nil {
+		return nil
+	}
+	procs, _ := pfs.AllProcs()
+	for _, p := range procs {
+		if st, err := p.Stat(); err == nil {
+			out = append(out, Proc{PID: p.PID, PPID: st.PPID, PGID: st.PGRP, State: st.State})
 		}
 	}
 	return out
 }
 
-// read parses /proc/PID/stat past the command name, which may hold spaces
-// and parentheses.
+// read is pid's line of the process table (procfs parses /proc/PID/stat).
 func read(pid int) (Proc, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	pfs, err := procfs.NewFS("/proc")
 	if err != nil {
 		return Proc{}, false
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
+	p, err := pfs.Proc(pid)
+	if err != nil {
 		return Proc{}, false
 	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 4 {
+	st, err := p.Stat()
+	if err != nil {
 		return Proc{}, false
 	}
-	ppid, _ := strconv.Atoi(f[1])
-	pgid, _ := strconv.Atoi(f[3])
-	return Proc{PID: pid, PPID: ppid, PGID: pgid, State: f[0]}, true
+	return Proc{PID: pid, PPID: st.PPID, PGID: st.PGRP, State: st.State}, true
 }
 
 // State returns the state letter of pid ("" when it is gone).

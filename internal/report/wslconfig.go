@@ -39,3 +39,69 @@ func WSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 	}
 	return ew.err
 }
+
+// WSLEditText is the text of 'sectax wslconfig set' and 'unset': nothing to
+// change, the dry run's diff, or what was written with its backup; next
+// adds the steps that bring the change into force (-q leaves them out).
+func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
+	ew := &errWriter{w: w}
+	res := e.Result
+	switch {
+	case !res.Changed && e.Verb == "set":
+		fmt.Fprintf(ew, "%s: kernelCommandLine (line %d) already has %s; nothing to change\n", e.Path, res.Line, strings.Join(e.Params, " "))
+		return ew.err
+	case !res.Changed:
+		fmt.Fprintf(ew, "%s: kernelCommandLine has none of %s; nothing to change\n", e.Path, strings.Join(res.Absent, " "))
+		return ew.err
+	case e.DryRun:
+		fmt.Fprintf(ew, "%sdry run: %s was not changed\n", e.Diff, e.Path)
+		return ew.err
+	}
+	where := e.Written
+	if e.Written != e.Path {
+		where = fmt.Sprintf("%s (the target of the link %s)", e.Written, e.Path)
+	}
+	switch {
+	case res.Removed:
+		fmt.Fprintf(ew, "updated %s: removed the kernelCommandLine line, nothing was left in it\n", where)
+	case res.Created == "section":
+		fmt.Fprintf(ew, "updated %s: added a [wsl2] section with kernelCommandLine (line %d)\n", where, res.Line)
+	case res.Created == "key":
+		fmt.Fprintf(ew, "updated %s: added kernelCommandLine to [wsl2] (line %d)\n", where, res.Line)
+	default:
+		fmt.Fprintf(ew, "updated %s: kernelCommandLine on line %d\n", where, res.Line)
+	}
+	for _, c := range res.Changes {
+		switch {
+		case c.Old == "":
+			fmt.Fprintf(ew, "  + %s\n", c.New)
+		case c.New == "":
+			fmt.Fprintf(ew, "  - %s\n", c.Old)
+		default:
+			fmt.Fprintf(ew, "  %s -> %s\n", c.Old, c.New)
+		}
+	}
+	switch {
+	case !res.Removed && res.New == "":
+		fmt.Fprintf(ew, "kernelCommandLine is now empty; the line stays because deleting it would bring the later kernelCommandLine (which WSL now ignores) into force\n")
+	case !res.Removed:
+		fmt.Fprintf(ew, "kernelCommandLine = %s\n", res.New)
+	}
+	if len(res.Absent) > 0 {
+		fmt.Fprintf(ew, "not there (nothing to remove): %s\n", strings.Join(res.Absent, " "))
+	}
+	if e.Backup != "" {
+		fmt.Fprintf(ew, "backup: %s\n", e.Backup)
+	} else {
+		fmt.Fprintf(ew, "backup: none (the file is new)\n")
+	}
+	if next {
+		fmt.Fprintf(ew, `next: WSL reads .wslconfig only when its VM starts. In Windows PowerShell or cmd
+(not in this shell) run:
+    wsl --shutdown
+then open the distro again and check that the kernel got the parameters:
+    sectax verify --expect %s
+`, e.Expect)
+	}
+	return ew.err
+}

@@ -33,6 +33,19 @@ func OnDB(db *store.DB) *Loader { return &Loader{db: db} }
 // DB is the store the loader opened, or nil.
 func (l *Loader) DB() *store.DB { return l.db }
 
+// Sides loads a side for each reference, in order (Side).
+func (l *Loader) Sides(ctx context.Context, refs []string) ([]compare.Side, error) {
+	out := make([]compare.Side, 0, len(refs))
+	for _, ref := range refs {
+		s, err := l.Side(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // Close closes the store the loader opened (a store given to OnDB stays
 // open: its owner closes it).
 func (l *Loader) Close() {

@@ -552,17 +552,11 @@ func (c *collector) wsl(ctx context.Context, s *Snapshot) {
 	}
 	interop := interopFile || (c.live && os.Getenv("WSL_INTEROP") != "")
 	conf, _ := c.readQuiet("etc/wsl.conf")
-	if strings.EqualFold(iniValue(conf, "interop", "enabled"), "false") {
+	if wslconfig.InteropDisabled([]byte(conf)) {
 		interop = false
 	}
 	w.Interop = &interop
-	mountRoot := iniValue(conf, "automount", "root")
-	if mountRoot == "" {
-		mountRoot = "/mnt/"
-	}
-	if !strings.HasSuffix(mountRoot, "/") {
-		mountRoot += "/"
-	}
+	mountRoot := wslconfig.AutomountRoot([]byte(conf))
 	if s.Hypervisor.Vendor == "" && w.Version == 2 {
 		s.Hypervisor.Vendor, s.Hypervisor.Source = "Hyper-V", "wsl"
 		s.Hypervisor.Guest = true

@@ -18,6 +18,7 @@
 package sysinfo
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -318,4 +319,15 @@ func (s *Snapshot) VulnerabilitiesError() string {
 		}
 	}
 	return ""
+}
+
+// CollectAs is CollectContext with a live snapshot stamped with version,
+// the version of the sectax that took it (SectaxVersion): the one stamp of
+// the host's environment and of a lab guest's.
+func CollectAs(ctx context.Context, root, version string) (*Snapshot, error) {
+	s, err := CollectContext(ctx, root)
+	if err == nil && s.Live {
+		s.SectaxVersion = version
+	}
+	return s, err
 }

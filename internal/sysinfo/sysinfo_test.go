@@ -400,17 +400,7 @@ func FuzzParseWSLVersion(f *testing.F) {
 	})
 }
 
-func TestIniAndOSRelease(t *testing.T) {
-	conf := "[boot]\nsystemd=true\n[interop]\n  Enabled = false # no Windows\n[automount]\nroot = /win/\n"
-	if got := iniValue(conf, "interop", "enabled"); got != "false" {
-		t.Errorf("interop.enabled = %q", got)
-	}
-	if got := iniValue(conf, "automount", "root"); got != "/win/" {
-		t.Errorf("automount.root = %q", got)
-	}
-	if got := iniValue(conf, "boot", "missing"); got != "" {
-		t.Errorf("missing = %q", got)
-	}
+func TestOSRelease(t *testing.T) {
 	osr := "NAME=\"Ubuntu\"\nPRETTY_NAME='Ubuntu 24.04 LTS'\nID=ubuntu\n"
 	if got := OSReleaseValue(osr, "PRETTY_NAME"); got != "Ubuntu 24.04 LTS" {
 		t.Errorf("PRETTY_NAME = %q", got)

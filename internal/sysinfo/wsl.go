@@ -101,28 +101,6 @@ func ParseWSLVersion(text string) (pkg, windows string) {
 	return pkg, windows
 }
 
-// iniValue finds key in [section] of an ini-style file such as
-// /etc/wsl.conf (case-insensitive, '#' and ';' comments); "" if absent.
-func iniValue(text, section, key string) string {
-	cur := ""
-	val := ""
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if i := strings.IndexAny(line, "#;"); i >= 0 {
-			line = strings.TrimSpace(line[:i])
-		}
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			cur = strings.TrimSpace(line[1 : len(line)-1])
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if ok && strings.EqualFold(cur, section) && strings.EqualFold(strings.TrimSpace(k), key) {
-			val = strings.Trim(strings.TrimSpace(v), `"`)
-		}
-	}
-	return val
-}
-
 // OSReleaseValue reads KEY=value from os-release text, unquoting a value
 // in matching quotes: the one reader of os-release (sysinfo, advise).
 func OSReleaseValue(text, key string) string {

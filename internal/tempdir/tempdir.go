@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/prometheus/procfs"
 )
 
 // Every folder Make creates carries an owner marker: the pid of the sectax that made them, that process's start
@@ -112,45 +114,34 @@ func ownerAlive(pid int, start uint64, boot string) bool {
 	if cur := bootID(); boot != "" && cur != "" && boot != cur {
 		return false // written before a reboot
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procStat(pid)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
 		return false
 	}
 	if err != nil {
-		return true
+		return true // no /proc, no permission, a line it cannot parse
 	}
-	st, state, err := parseStat(string(b))
-	if err != nil {
-		return true
-	}
-	return st == start && state != "Z" && state != "X"
+	return st.Starttime == start && st.State != "Z" && st.State != "X"
 }
 
-// procStartTime returns field 22 of /proc/PID/stat.
+// procStartTime returns the start time of pid (field 22 of /proc/PID/stat).
 func procStartTime(pid int) (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	st, _, err := parseStat(string(b))
-	return st, err
+	st, err := procStat(pid)
+	return st.Starttime, err
 }
 
-// parseStat returns the start time (field 22) and state (field 3) of a
-// /proc/PID/stat line. The command name (field 2) is in parentheses and may
-// hold spaces and parentheses itself, so fields are counted after the last ')'.
-func parseStat(s string) (start uint64, state string, err error) {
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, "", errors.New("malformed stat")
+// procStat is /proc/PID/stat as procfs parses it (the command name, in
+// parentheses, may hold spaces and parentheses itself).
+func procStat(pid int) (procfs.ProcStat, error) {
+	pfs, err := procfs.NewFS("/proc")
+	if err != nil {
+		return procfs.ProcStat{}, err
 	}
-	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state), so field 22 is f[19].
-	if len(f) < 20 {
-		return 0, "", errors.New("short stat")
+	p, err := pfs.Proc(pid)
+	if err != nil {
+		return procfs.ProcStat{}, err
 	}
-	start, err = strconv.ParseUint(f[19], 10, 64)
-	return start, f[0], err
+	return p.Stat()
 }
 
 // bootID is the kernel's boot id ("" when unknown).

@@ -71,12 +71,11 @@ func TestRemoveStale(t *testing.T) {
 	}
 }
 
-func FuzzParseStat(f *testing.F) {
-	f.Add("1234 (a b) c) S 1 1234 1234 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 98765 1000 10\n")
-	f.Add("1 (init) S")
+func FuzzParseOwner(f *testing.F) {
+	f.Add("pid 1234\nstart 98765\nboot 0f\n")
+	f.Add("pid x")
 	f.Add(")")
 	f.Fuzz(func(t *testing.T, s string) {
-		parseStat(s)
 		parseOwner(s)
 	})
 }

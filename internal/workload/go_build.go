@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/mitigation"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -49,7 +49,7 @@ func (GoBuild) Info() Info {
 
 // Available implements Availability: the workload needs the go command.
 func (GoBuild) Available(Params) error {
-	if _, err := exec.LookPath("go"); err != nil {
+	if _, err := child.LookPath("go"); err != nil {
 		return errors.New("needs the go command, which is not on PATH (install Go or add its bin directory to PATH)")
 	}
 	return nil
@@ -88,7 +88,7 @@ func (g GoBuild) Run(ctx context.Context, _ Env, p Params) (s Sample, err error)
 	if err := g.Preflight(p); err != nil {
 		return Sample{}, err
 	}
-	goPath, err := exec.LookPath("go")
+	goPath, err := child.LookPath("go")
 	if err != nil {
 		return Sample{}, err
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/mitigation"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"time"
@@ -76,7 +76,7 @@ func spawnTruePath() (string, error) {
 	if _, err := os.Stat(spawnTrue); err == nil {
 		return spawnTrue, nil
 	}
-	path, err := exec.LookPath("true")
+	path, err := child.LookPath("true")
 	if err != nil {
 		return "", &UsageError{Msg: "spawn.program=true: neither /bin/true nor true in $PATH exists (use spawn.program=self)"}
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -112,7 +111,7 @@ func runTimed(ctx context.Context, c timedChild) (Sample, error) {
 	}
 	defer pr.Close()
 	tail := &tailBuffer{max: stderrTail}
-	cmd := &exec.Cmd{
+	cmd := &child.Cmd{
 		Path:   c.path,
 		Args:   c.argv,
 		Dir:    c.dir,
@@ -283,7 +282,7 @@ func rusageSample(wall time.Duration, r *syscall.Rusage) Sample {
 // lookProgram resolves name like a shell does (a name with a slash is a
 // path) and returns a usage error naming it when there is no such program.
 func lookProgram(what, name string) (string, error) {
-	path, err := exec.LookPath(name)
+	path, err := child.LookPath(name)
 	if err != nil {
 		if strings.Contains(name, "/") {
 			return "", &UsageError{Msg: fmt.Sprintf("%s: %s: no such executable file (check the path)", what, name)}

@@ -183,23 +183,10 @@ func (l Locator) readDir(p string) ([]fs.DirEntry, error) { return l.fs.ReadDir(
 
 func (l Locator) readFile(p string) ([]byte, error) { return l.fs.ReadFile(p) }
 
-// automountRoot is [automount] root from /etc/wsl.conf (same file format),
-// "/mnt/" by default, always ending in '/'.
+// automountRoot is [automount] root from /etc/wsl.conf (AutomountRoot).
 func (l Locator) automountRoot() string {
-	root := "/mnt/"
-	if data, err := l.readFile("/etc/wsl.conf"); err == nil {
-		if f, err := Parse(data); err == nil {
-			for _, e := range f.entries {
-				if e.Is("automount", "root") && !e.Shadowed && strings.HasPrefix(e.Value, "/") {
-					root = e.Value
-				}
-			}
-		}
-	}
-	if !strings.HasSuffix(root, "/") {
-		root += "/"
-	}
-	return root
+	data, _ := l.readFile("/etc/wsl.conf")
+	return AutomountRoot(data)
 }
 
 // drives are the one-letter folders under the automount root, c first.

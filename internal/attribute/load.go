@@ -1,0 +1,72 @@
+package attribute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sides"
+	"github.com/sectax/sectax/internal/store"
+)
+
+// ConfigArms are the arms of 'sectax attribute report --config NAME=REF':
+// each configuration's runs from its reference (a run id, prefix or
+// label), loaded by load. A malformed NAME=REF or a published baseline (no
+// samples) is a usage error.
+func ConfigArms(ctx context.Context, load *sides.Loader, configs []string) ([]Arm, error) {
+	var arms []Arm
+	for _, c := range configs {
+		name, ref, ok := strings.Cut(c, "=")
+		if !ok || name == "" || ref == "" {
+			return nil, exit.Usagef("--config %q: give NAME=REF, e.g. on=label-on", c)
+		}
+		side, err := load.Side(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if side.Published() {
+			return nil, exit.Usagef("--config %s: a published baseline has no samples to attribute", c)
+		}
+		arms = AddRuns(arms, name, side.Runs...)
+	}
+	return arms, nil
+}
+
+// StoredArms are the arms of every run stored in db, each in the
+// configuration of its config block or its label (Arms).
+func StoredArms(ctx context.Context, db *store.DB) ([]Arm, error) {
+	all, err := db.ListBrief(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(all))
+	for i, s := range all {
+		ids[i] = s.ID
+	}
+	runs, _, err := sides.Load(ctx, db, ids)
+	if err != nil {
+		return nil, err
+	}
+	return Arms(runs), nil
+}
+
+// Report attributes the arms' taxes (Attribute in the plan's waterfall
+// order) and cites the knowledge base's published costs; without an on
+// arm the error names the fix.
+func Report(arms []Arm, alpha float64) (*Attribution, error) {
+	kb, _ := mitigation.KnowledgeBase()
+	att, err := Attribute(arms, WaterfallOrder(arms, kb), alpha)
+	if errors.Is(err, ErrNoOn) {
+		return nil, fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if kb != nil {
+		CiteCosts(att, kb)
+	}
+	return att, nil
+}
