@@ -206,6 +206,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		}
 		defer closeStore()
 	}
+	sayEstimate(ctx, g, pl, o.warmup, o.engine)
 	return measure(ctx, g, o, pl, ss)
 }
 
