@@ -113,7 +113,7 @@ parameters stay; the line is deleted when none is left.`,
 		},
 	}
 	for _, c := range []*cobra.Command{set, unset} {
-		c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the change as a unified diff and write nothing")
+		c.Flags().BoolVar(&o.dryRun, "dry-run", false, dryRunUsage+" (the change as a unified diff)")
 	}
 	cmd.AddCommand(show, set, unset)
 	return cmd
@@ -254,11 +254,11 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 	}
 	if o.dryRun {
 		return untilCancelled(ctx, func() error {
+			fmt.Fprintln(out, report.DryRunLine)
 			if err := writeUnifiedDiff(out, loc.Path, verb, f.Text(), nf.Text()); err != nil {
 				return err
 			}
 			warn()
-			fmt.Fprintf(out, "dry run: %s was not changed\n", loc.Path)
 			return nil
 		})
 	}
