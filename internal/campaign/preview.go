@@ -31,6 +31,9 @@ func Estimate(run plan.Estimate, steps int) plan.Estimate {
 type Preview struct {
 	Via   string `json:"via"`
 	Label string `json:"label"`
+	// LabelFromID says that XXXXXX in Label is the end of the campaign's
+	// id, drawn at start (no --label).
+	LabelFromID bool `json:"label_from_id,omitempty"`
 	// Seed orders the steps; SeedDrawn says it was drawn for the preview
 	// (start draws another unless given --seed).
 	Seed      int64  `json:"seed"`
@@ -84,7 +87,7 @@ func MakePreview(ctx context.Context, req *StartRequest, snap *sysinfo.Snapshot,
 		p.Seed, p.SeedDrawn = rand.Int64N(1<<53)+1, true
 	}
 	if p.Label == "" {
-		p.Label = "campaign-XXXXXX (from the campaign's id)"
+		p.Label, p.LabelFromID = "campaign-XXXXXX", true
 	}
 	steps, err := Plan(req.Configs, boots, p.Seed)
 	if err != nil {

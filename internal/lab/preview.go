@@ -99,7 +99,7 @@ func DryRun(ctx context.Context, req *Request, host Host) (*Preview, error) {
 		if s.accel == AccelKVM {
 			p.AccelNote = "auto: /dev/kvm opens; if the first boot never reaches /init, the lab falls back to tcg"
 		} else {
-			p.AccelNote = "auto: /dev/kvm cannot be used, so tcg (emulated: timings are not hardware costs)"
+			p.AccelNote = "auto: /dev/kvm cannot be used, so tcg"
 		}
 	}
 	var names []string

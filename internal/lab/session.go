@@ -244,7 +244,9 @@ func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, er
 			if s.accel == AccelKVM {
 				return nil, fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated: timings are not hardware costs)", kerr)
 			}
-			host.Say("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
+			if !dry { // the preview says it
+				host.Say("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
+			}
 			s.accel = AccelTCG
 		} else if s.accel == AccelAuto {
 			s.accel = AccelKVM

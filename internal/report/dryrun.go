@@ -33,7 +33,11 @@ func CampaignPreview(w io.Writer, p *campaign.Preview) error {
 	fmt.Fprintln(ew)
 	fmt.Fprintf(ew, "campaign start --via %s: %d configurations, %d boots, suite %s, %s\n",
 		termSafe(p.Via), len(p.Configs), len(p.Steps), termSafe(p.Suite), estimateText(p.Estimate))
-	fmt.Fprintf(ew, "labels %s-CONFIG\n", termSafe(p.Label))
+	fmt.Fprintf(ew, "labels %s-CONFIG", termSafe(p.Label))
+	if p.LabelFromID {
+		fmt.Fprint(ew, " (XXXXXX: the end of the campaign's id, drawn at start; --label names them)")
+	}
+	fmt.Fprintln(ew)
 	if p.SeedDrawn {
 		fmt.Fprintf(ew, "boot order from seed %d, drawn for this preview: start draws another; give it --seed %d for this order\n", p.Seed, p.Seed)
 	} else {
