@@ -153,7 +153,6 @@ func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.M
 	ss := session{label: m.Label, engine: "native", text: report.RunText,
 		fill: func(r *run.Run) { r.ID, r.Config, r.Campaign = m.RunID, m.Config, m.Campaign }}
 	ss.recordIn(ctx, g, db)
-	sayEstimate(ctx, g, pl, o.warmup, "native")
 	return measure(ctx, g, o, pl, ss)
 }
 

@@ -206,7 +206,6 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		}
 		defer closeStore()
 	}
-	sayEstimate(ctx, g, pl, o.warmup, o.engine)
 	return measure(ctx, g, o, pl, ss)
 }
 
@@ -278,6 +277,7 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 			return exit.Wrap(exit.Usage, fmt.Errorf("--cpus: %w", err))
 		}
 	}
+	sayEstimate(ctx, g, pl, o.warmup, ss.engine)
 	seed := o.seed
 	if seed == 0 {
 		seed = randomSeed()

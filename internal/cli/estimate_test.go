@@ -37,3 +37,11 @@ func TestRunEstimate(t *testing.T) {
 		t.Errorf("-q: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// withoutEstimate is stderr without the estimate line a run says at the
+// start (sayEstimate), for the tests that check what else it says.
+func withoutEstimate(stderr string) string {
+	return estimateLine.ReplaceAllString(stderr, "")
+}
+
+var estimateLine = regexp.MustCompile(`(?m)^sectax: estimated [^\n]*\n`)
