@@ -354,6 +354,10 @@ func verifyArg(t mitigation.Target) string {
 	return shellQuote(mitigation.Format(t.Params))
 }
 
+// ShellQuote quotes s for a POSIX shell when it needs it (a command line
+// shown for a person to copy: advice, a lab's QEMU command line).
+func ShellQuote(s string) string { return shellQuote(s) }
+
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {

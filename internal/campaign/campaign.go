@@ -15,6 +15,7 @@ import (
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -90,6 +91,9 @@ type StartRequest struct {
 	// Via names the mechanism (Engine.Mechanisms picks it).
 	Via     string
 	Options Options
+	// Estimate is how long the whole campaign is expected to take
+	// (Estimate; said when it starts).
+	Estimate plan.Estimate
 }
 
 // VerifyError says that a step's boot did not verify twice; the campaign
@@ -313,6 +317,9 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 		return nil, err
 	}
 	req.Options.Resume = e.resumeHow(mech)
+	if req.Estimate.Duration > 0 {
+		e.say("campaign: %d boots, %s", len(steps), req.Estimate)
+	}
 	// The password of a PostgreSQL store goes to a root-only password
 	// file, never into the options (a shared column), the unit (world
 	// readable) or a message: they name the URL without it.

@@ -13,6 +13,7 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
@@ -180,6 +181,12 @@ type Request struct {
 	// Options size the runs (Suite, Only, Params, Runs, Warmup) and ask
 	// for adaptive repetition (TargetCI, Budget).
 	Options Options
+	// DryRun asks for the plan only (Preview): nothing is changed, so
+	// root is not needed yet.
+	DryRun bool
+	// RunEstimate is how long one run of the campaign's suite takes
+	// (plan.Plan.Estimate, from this machine's past runs when known).
+	RunEstimate plan.Estimate
 }
 
 // Check refuses flags that cannot make a campaign, before anything else.
@@ -263,7 +270,7 @@ func Prepare(r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, say fu
 				opts.Initrd = r.Initrd
 			}
 		}
-		if os.Geteuid() != 0 && d.Mechanism == nil {
+		if os.Geteuid() != 0 && d.Mechanism == nil && !r.DryRun {
 			return nil, errors.New("--via kexec needs root (kexec_file_load needs CAP_SYS_BOOT, and the resume unit goes to /etc/systemd/system): run sudo sectax campaign start …, or use --via manual")
 		}
 	case "wsl":
@@ -283,5 +290,5 @@ func Prepare(r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, say fu
 			return nil, err
 		}
 	}
-	return &StartRequest{Configs: configs, Boots: r.Boots, Seed: r.Seed, Label: r.Label, Via: via, Options: opts}, nil
+	return &StartRequest{Configs: configs, Boots: r.Boots, Seed: r.Seed, Label: r.Label, Via: via, Options: opts, Estimate: Estimate(r.RunEstimate, r.Boots*len(configs))}, nil
 }

@@ -84,6 +84,7 @@ See docs/campaign.md.`,
 	f.StringArrayVar(&o.run.params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable)")
 	f.IntVar(&o.run.runs, "runs", 0, "measured repetitions per workload (default: the suite's)")
 	f.IntVar(&o.run.warmup, "warmup", 1, "unmeasured repetitions per workload")
+	f.BoolVar(&o.req.DryRun, "dry-run", false, dryRunUsage)
 
 	status := &cobra.Command{
 		Use:   "status [CAMPAIGN]",
@@ -161,9 +162,11 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	}
 	// The workloads are checked now, not after the first reboot.
 	o.run.timeout = plan.DefaultTimeout
-	if _, err := makePlan(ctx, g, &o.run, []string{"native"}); err != nil {
+	pl, err := makePlan(ctx, g, &o.run, []string{"native"})
+	if err != nil {
 		return err
 	}
+	o.req.RunEstimate = pl.Estimate(o.run.warmup, pastDurations(ctx, g, hostname(g), string(pl.Suite), "native", ""))
 	o.req.Options.Suite, o.req.Options.Only, o.req.Options.Params = o.run.suite, o.run.only, o.run.params
 	o.req.Options.Runs, o.req.Options.Warmup = o.run.runs, o.run.warmup
 	snap, err := collectEnv(ctx, g)
@@ -179,6 +182,10 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	})
 	if err != nil {
 		return err
+	}
+	if o.req.DryRun {
+		p, err := campaign.MakePreview(ctx, req, snap, g.Root)
+		return printPlan(g, p, err, report.CampaignPreview)
 	}
 	release, err := g.measureLock(false)
 	if err != nil {

@@ -14,8 +14,9 @@ import (
 
 // labOptions are the flags of `sectax lab`.
 type labOptions struct {
-	run runOptions
-	req lab.Request
+	run    runOptions
+	req    lab.Request
+	dryRun bool
 }
 
 func newLabCmd(g *Globals) *cobra.Command {
@@ -73,6 +74,7 @@ reaches /init).`,
 	f.Float64Var(&o.req.Adaptive.TargetPct, "target-ci", 0, "adaptive repetition: after --boots, keep adding boots until the interval of each configuration's change against on is at most ±`PCT` points (needs --budget)")
 	f.DurationVar(&o.req.Adaptive.Budget, "budget", 0, "with --target-ci: the longest the whole lab may run; no added round starts that would overrun it (the --boots rounds always run)")
 	f.Int64Var(&o.req.PlanSeed, "plan-seed", 0, "seed of the shuffled boot order (default: random, recorded in every run)")
+	f.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 	return cmd
 }
 
@@ -87,7 +89,8 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 		return err
 	}
 	// The selection is checked here, with the same rules the guest uses.
-	if _, err := makePlan(ctx, g, &o.run, []string{"native"}); err != nil {
+	pl, err := makePlan(ctx, g, &o.run, []string{"native"})
+	if err != nil {
 		return err
 	}
 	o.req.Measure = lab.MeasureInput{Suite: o.run.suite, Only: o.run.only, Skip: o.run.skip, Params: o.run.params, Runs: o.run.runs,
@@ -100,10 +103,10 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	if err != nil {
 		return err
 	}
-	removeStaleTemps(g)
-	m, err := lab.Run(ctx, &o.req, lab.Host{
+	h := lab.Host{
 		Root: g.Root, Exe: exe, Snapshot: host, NewRunID: g.deps.NewRunID, NewSeed: randomSeed,
-		Say: g.notice,
+		Say: g.notice, RunPlan: pl,
+		Past: func(suite, accel string) []time.Duration { return pastDurations(ctx, g, "", suite, "native", accel) },
 		Store: func() (*store.DB, func(), error) {
 			release, err := g.measureLock(false)
 			if err != nil {
@@ -116,7 +119,13 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 			}
 			return db, func() { db.Close(); release() }, nil
 		},
-	})
+	}
+	if o.dryRun {
+		p, err := lab.DryRun(ctx, &o.req, h)
+		return printPlan(g, p, err, report.LabPreview)
+	}
+	removeStaleTemps(g)
+	m, err := lab.Run(ctx, &o.req, h)
 	if err != nil {
 		return err
 	}

@@ -287,6 +287,7 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 	if err := runner.Start(r, pl.Items, pl.CPUs, o.seed, o.warmup); err != nil {
 		return err
 	}
+	sayEstimate(ctx, g, pl, o.warmup, ss.engine)
 	if pl.Perf != nil {
 		r.PerfVersion = pl.Perf.Version
 	}

@@ -103,7 +103,7 @@ parameters stay; the line is deleted when none is left.`,
 		},
 	}
 	for _, c := range []*cobra.Command{set, unset} {
-		c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the change as a unified diff and write nothing")
+		c.Flags().BoolVar(&o.dryRun, "dry-run", false, dryRunUsage+" (the change as a unified diff)")
 	}
 	cmd.AddCommand(show, set, unset)
 	return cmd

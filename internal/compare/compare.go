@@ -773,7 +773,7 @@ func (rep *Report) addNotes(a, b Side) {
 					if x.Fix == stats.FixMoreRepetitions && (side == " (A)" && rep.A.Unit == "boot" || side == " (B)" && rep.B.Unit == "boot" ||
 						side == "" && (rep.A.Unit == "boot" || rep.B.Unit == "boot")) {
 						// A sample is a boot here: more repetitions do not help.
-						x = x.WithFix(fixMoreBoots)
+						x = x.WithFix(moreBootsFix([]Side{a, b}))
 					}
 					p := place{x.Message, x.Kind}
 					if _, ok := where[p]; !ok {
@@ -800,9 +800,27 @@ func (rep *Report) addNotes(a, b Side) {
 	}
 }
 
+// moreBootsFix is the fix for too few samples when a sample is a boot, in
+// the words of the command that measured the sides (as moreBoots): a lab
+// and a campaign get more boots with --boots, anything else by rebooting.
+func moreBootsFix(sides []Side) string {
+	switch moreBoots(sides) {
+	case moreBootsLab:
+		return "measure in more boots (run sectax lab again with a larger --boots)"
+	case moreBootsCampaign:
+		return "measure in more boots (sectax campaign start with a larger --boots)"
+	}
+	return fixMoreBoots
+}
+
 // moreBoots is the fix for sides of one boot, in the words of the command
 // that measured them: a lab boots again with --boots, a campaign with
 // campaign start --boots, anything else after a reboot of this machine.
+const (
+	moreBootsLab      = "run sectax lab again with --boots 2 or more"
+	moreBootsCampaign = "run the campaign with --boots 2 or more (sectax campaign start --boots N)"
+)
+
 func moreBoots(sides []Side) string {
 	lab, campaign, all := true, true, 0
 	for _, s := range sides {
@@ -814,9 +832,9 @@ func moreBoots(sides []Side) string {
 	}
 	switch {
 	case all > 0 && lab:
-		return "run sectax lab again with --boots 2 or more"
+		return moreBootsLab
 	case all > 0 && campaign:
-		return "run the campaign with --boots 2 or more (sectax campaign start --boots N)"
+		return moreBootsCampaign
 	}
 	return "repeat each side after another reboot with the same label"
 }

@@ -12,9 +12,7 @@ import (
 // QEMUVersion is the first line of `qemu --version` ("QEMU emulator
 // version 7.2.22 (Debian …)").
 func QEMUVersion(ctx context.Context, binary string) (string, error) {
-	if binary == "" {
-		binary = "qemu-system-x86_64"
-	}
+	binary = qemuBinary(binary)
 	bin, err := child.LookPath(binary)
 	if err != nil {
 		return "", fmt.Errorf("%s not found: install QEMU (Debian: apt-get install qemu-system-x86)", binary)
@@ -26,6 +24,14 @@ func QEMUVersion(ctx context.Context, binary string) (string, error) {
 		return "", fmt.Errorf("%s --version: %w", bin, err)
 	}
 	return firstLine(string(out)), nil
+}
+
+// qemuBinary is --qemu's binary ("": qemu-system-x86_64).
+func qemuBinary(binary string) string {
+	if binary == "" {
+		return "qemu-system-x86_64"
+	}
+	return binary
 }
 
 // KVMUsable says why -accel kvm cannot work here (nil when /dev/kvm can be

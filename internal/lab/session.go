@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/sides"
@@ -68,6 +70,11 @@ type Host struct {
 	NewSeed  func() int64
 	// Say reports progress (stderr).
 	Say func(format string, a ...any)
+	// RunPlan is the plan every guest runs, as checked on the host (nil:
+	// no estimate); Past are the durations of stored lab runs of a suite
+	// under an accelerator (store.DB.Durations; nil: none).
+	RunPlan *plan.Plan
+	Past    func(suite, accel string) []time.Duration
 }
 
 // Check refuses a request that cannot work, before anything boots.
@@ -138,49 +145,9 @@ type session struct {
 // the matrix of the stored runs.
 func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 	began := time.Now()
-	if err := req.Check(); err != nil {
+	s, err := setup(ctx, req, host, false)
+	if err != nil {
 		return nil, err
-	}
-	s := &session{req: req, host: host}
-	s.mem, _ = ParseMemory(req.Memory)
-	var err error
-	if req.Plan == "" {
-		s.configs, _ = config.ParseAll(req.Configs)
-	}
-	if s.kernels, err = Kernels(ctx, req.Kernels, req.Modules, host.Root, host.Snapshot.Kernel.Release); err != nil {
-		return nil, err
-	}
-	if err := CheckStatic(host.Exe); err != nil {
-		return nil, err
-	}
-	if s.qemuVersion, err = QEMUVersion(ctx, req.QEMU); err != nil {
-		return nil, err
-	}
-	s.accel = req.Accel
-	if s.accel != AccelTCG {
-		if kerr := KVMUsable(); kerr != nil {
-			if s.accel == AccelKVM {
-				return nil, fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated: timings are not hardware costs)", kerr)
-			}
-			host.Say("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
-			s.accel = AccelTCG
-		} else if s.accel == AccelAuto {
-			s.accel = AccelKVM
-		}
-	}
-	if req.Plan != "" {
-		if s.configs, err = s.probe(ctx); err != nil {
-			return nil, err
-		}
-	}
-	for _, k := range s.kernels {
-		if err := CheckConfigs(k.Image, s.configs); err != nil {
-			return nil, err
-		}
-	}
-	s.seed = req.PlanSeed
-	if s.seed == 0 {
-		s.seed = host.NewSeed()
 	}
 	names := make([]string, len(s.kernels))
 	for i, k := range s.kernels {
@@ -196,6 +163,9 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 	s.total = len(steps)
 	host.Say("lab: %d kernel(s) × %d configurations × %d boots = %d boots in a shuffled order (plan seed %d), accel %s",
 		len(s.kernels), len(s.configs), req.Boots, len(steps), s.seed, s.accel)
+	if e := s.estimate(len(steps)); e.Duration > 0 {
+		host.Say("lab: %s", e)
+	}
 	var seen []string
 	var spent time.Duration
 	start := time.Now()
@@ -237,6 +207,66 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		}
 	}
 	return MakeMatrix(ctx, sides.OnDB(db), req.Prefix, names, s.configs, notes...)
+}
+
+// setup checks req and makes the session: the kernels, the accelerator,
+// the configurations (a probe boot with --plan) and the plan seed. A dry
+// run starts nothing: no QEMU (not even --version), no probe boot (the
+// configurations of --plan stay unknown), and --accel auto is decided by
+// /dev/kvm alone.
+func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, error) {
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	s := &session{req: req, host: host}
+	s.mem, _ = ParseMemory(req.Memory)
+	var err error
+	if req.Plan == "" {
+		s.configs, _ = config.ParseAll(req.Configs)
+	}
+	if s.kernels, err = Kernels(ctx, req.Kernels, req.Modules, host.Root, host.Snapshot.Kernel.Release); err != nil {
+		return nil, err
+	}
+	if err := CheckStatic(host.Exe); err != nil {
+		return nil, err
+	}
+	if dry {
+		// Where QEMU is, without starting it.
+		if _, err := child.LookPath(qemuBinary(req.QEMU)); err != nil {
+			return nil, fmt.Errorf("%s not found: install QEMU (Debian: apt-get install qemu-system-x86)", qemuBinary(req.QEMU))
+		}
+	} else if s.qemuVersion, err = QEMUVersion(ctx, req.QEMU); err != nil {
+		return nil, err
+	}
+	s.accel = req.Accel
+	if s.accel != AccelTCG {
+		if kerr := KVMUsable(); kerr != nil {
+			if s.accel == AccelKVM {
+				return nil, fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated: timings are not hardware costs)", kerr)
+			}
+			if !dry { // the preview says it
+				host.Say("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
+			}
+			s.accel = AccelTCG
+		} else if s.accel == AccelAuto {
+			s.accel = AccelKVM
+		}
+	}
+	if req.Plan != "" && !dry {
+		if s.configs, err = s.probe(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range s.kernels {
+		if err := CheckConfigs(k.Image, s.configs); err != nil {
+			return nil, err
+		}
+	}
+	s.seed = req.PlanSeed
+	if s.seed == 0 {
+		s.seed = host.NewSeed()
+	}
+	return s, nil
 }
 
 // withFallback runs boot; under --accel auto, a first boot whose kvm

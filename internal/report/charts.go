@@ -54,6 +54,21 @@ type Chart struct {
 	Title, Alt string
 	w, h       vg.Length
 	plot       *plot.Plot
+	// legend, when set, is drawn in a band of its own below the plot,
+	// never on the plotted area where it would cover points.
+	legend *plot.Legend
+}
+
+// draw draws the chart on dc: the plot, and its legend below it.
+func (c Chart) draw(dc draw.Canvas) {
+	if c.legend == nil {
+		c.plot.Draw(dc)
+		return
+	}
+	r := c.legend.Rectangle(dc)
+	band := r.Max.Y - r.Min.Y + vg.Points(6)
+	c.plot.Draw(draw.Crop(dc, 0, 0, band, 0))
+	c.legend.Draw(draw.Crop(draw.Crop(dc, 0, 0, vg.Points(3), band-dc.Max.Y+dc.Min.Y), vg.Points(8), 0, 0, 0))
 }
 
 var slugRe = regexp.MustCompile(`[^a-z0-9]+`)
@@ -73,7 +88,7 @@ func slug(s string) string {
 // embedded, and nothing outside the document is referenced.
 func (c Chart) SVG() ([]byte, error) {
 	cv := vgsvg.New(c.w, c.h)
-	c.plot.Draw(draw.New(cv))
+	c.draw(draw.New(cv))
 	var b bytes.Buffer
 	if _, err := cv.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
@@ -84,7 +99,7 @@ func (c Chart) SVG() ([]byte, error) {
 // PNG renders the chart as a PNG image at 144 dpi (sharp on a blog page).
 func (c Chart) PNG() ([]byte, error) {
 	cv := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(c.w, c.h), vgimg.UseDPI(144))}
-	c.plot.Draw(draw.New(cv))
+	c.draw(draw.New(cv))
 	var b bytes.Buffer
 	if _, err := cv.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
@@ -121,12 +136,16 @@ func pairCharts(rep *compare.Report) ([]Chart, error) {
 			return nil, err
 		}
 		m.Name, m.Workload = base+"-medians", i
+		out = append(out, m)
+		if max(len(wl.Metrics[0].RawA), len(wl.Metrics[0].RawB)) <= 1 {
+			continue // one dot a side (a published figure) shows nothing a strip plot could
+		}
 		s, err := samplesChart(rep, wl)
 		if err != nil {
 			return nil, err
 		}
 		s.Name, s.Workload = base+"-samples", i
-		out = append(out, m, s)
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -160,64 +179,35 @@ func newPlot(title string) *plot.Plot {
 }
 
 // impact returns the percentage by which B is better than A in the primary
-// metric's better direction ((speedup-1)·100), and whether it is finite.
+// metric's better direction ((speedup-1)·100), and whether it is finite: it
+// decides a bar's colour, not its length.
 func impact(m compare.Metric) (float64, bool) {
 	v := (m.Speedup - 1) * 100
 	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
+// change is the length of a metric's bar in an impact chart: the change
+// of its median from A to B in percent, the table's change column (a
+// µs/op that fell from 1.09 to 0.434 is −60.2% in both), and whether it
+// is finite.
+func change(m compare.Metric) (float64, bool) {
+	return m.ChangePct, !math.IsNaN(m.ChangePct) && !math.IsInf(m.ChangePct, 0)
+}
+
+// geomeanChange is the geometric mean as a change of cost from A to B in
+// percent (a speedup of 2.51 is −60.2%), on the scale of the metrics' bars.
+func geomeanChange(speedup float64) float64 { return (1/speedup - 1) * 100 }
+
+// impactXLabel says what an impact chart's bars are, so that a reader
+// sees they are the table's figures.
+const impactXLabel = "change from A to B, % (the table's change column; negative: B lower)"
+
 // impactChart is a horizontal bar per workload: how much better B is than
 // A in percent; bars of changes that are not significant are grey.
 func impactChart(rep *compare.Report) (Chart, error) {
 	p := newPlot(fmt.Sprintf("Impact: B (%s) against A (%s), primary metric of each workload", rep.B.Ref, rep.A.Ref))
-	p.X.Label.Text = "% better in B (positive: B faster or cheaper)"
-	type row struct {
-		name   string
-		v      float64
-		c      color.Color
-		lo, hi float64 // the interval of v, when hasCI
-		hasCI  bool
-	}
-	var rows []row
-	add := func(name string, v float64, c color.Color) error {
-		rows = append(rows, row{name: name, v: v, c: c})
-		return nil
-	}
-	for _, wl := range rep.Workloads {
-		if len(wl.Metrics) == 0 {
-			continue
-		}
-		m := wl.Metrics[0]
-		v, ok := impact(m)
-		if !ok {
-			v = 0
-		}
-		c := color.Color(colorB)
-		switch {
-		case m.Verdict == compare.VerdictUntested:
-			c = colorPub
-		case m.Verdict == compare.VerdictSame:
-			c = colorGrey
-		case v < 0:
-			c = colorA
-		}
-		name := wl.ID
-		if wl.Control {
-			name += " (control)"
-		}
-		if err := add(name+" "+m.Name, v, c); err != nil {
-			return Chart{}, err
-		}
-		if lo, hi, ok := impactInterval(m); ok {
-			r := &rows[len(rows)-1]
-			r.lo, r.hi, r.hasCI = lo, hi, true
-		}
-	}
-	if rep.Geomean != nil {
-		if err := add("geomean", (rep.Geomean.Speedup-1)*100, color.Black); err != nil {
-			return Chart{}, err
-		}
-	}
+	p.X.Label.Text = impactXLabel
+	rows := impactRows(rep)
 	// The first workload on top: nominal Y counts from the bottom.
 	n := len(rows)
 	names := make([]string, n)
@@ -260,8 +250,60 @@ func impactChart(rep *compare.Report) (Chart, error) {
 	p.Add(plotter.NewGrid())
 	h := vg.Points(float64(70 + 24*n))
 	return Chart{Name: "impact", Kind: ChartImpact, Workload: -1, Title: "Impact per workload",
-		Alt: "horizontal bars: percent by which B is better than A per workload, with 95% interval whiskers where both sides have repetitions; grey bars are not significant",
+		Alt: "horizontal bars: the change of each workload's primary metric from A to B in percent, as in the table's change column, with 95% interval whiskers where both sides have repetitions; green bars are better in B, orange worse, grey not significant",
 		w:   vg.Points(620), h: h, plot: p}, nil
+}
+
+// impactRow is one bar of a pair's impact chart: its name, its length
+// (change, the table's figure), its colour, and its interval when there is
+// one.
+type impactRow struct {
+	name   string
+	v      float64
+	c      color.Color
+	lo, hi float64 // the interval of v, when hasCI
+	hasCI  bool
+}
+
+// impactRows are the bars of rep's impact chart, the first workload first
+// and the geometric mean last.
+func impactRows(rep *compare.Report) []impactRow {
+	var rows []impactRow
+	add := func(name string, v float64, c color.Color) {
+		rows = append(rows, impactRow{name: name, v: v, c: c})
+	}
+	for _, wl := range rep.Workloads {
+		if len(wl.Metrics) == 0 {
+			continue
+		}
+		m := wl.Metrics[0]
+		v, ok := change(m)
+		if !ok {
+			v = 0
+		}
+		c := color.Color(colorB)
+		switch better, _ := impact(m); {
+		case m.Verdict == compare.VerdictUntested:
+			c = colorPub
+		case m.Verdict == compare.VerdictSame:
+			c = colorGrey
+		case better < 0:
+			c = colorA
+		}
+		name := wl.ID
+		if wl.Control {
+			name += " (control)"
+		}
+		add(name+" "+m.Name, v, c)
+		if lo, hi, ok := impactInterval(m); ok {
+			r := &rows[len(rows)-1]
+			r.lo, r.hi, r.hasCI = lo, hi, true
+		}
+	}
+	if rep.Geomean != nil {
+		add("geomean (of cost)", geomeanChange(rep.Geomean.Speedup), color.Black)
+	}
+	return rows
 }
 
 // xWhiskers are horizontal error bars of the impact chart.
@@ -272,13 +314,13 @@ func (w xWhiskers) Len() int                        { return len(w) }
 func (w xWhiskers) XY(i int) (float64, float64)     { return w[i].x, w[i].y }
 func (w xWhiskers) XError(i int) (float64, float64) { return w[i].lo, w[i].hi }
 
-// impactInterval is the interval of impact(m): the ratio interval turned
-// into "percent better in B" in the metric's better direction.
+// impactInterval is the interval of change(m): the ratio interval as a
+// change from A to B in percent, the table's bracket.
 func impactInterval(m compare.Metric) (lo, hi float64, ok bool) {
 	if m.RatioInterval == nil {
 		return 0, 0, false
 	}
-	lo, hi = m.RatioInterval.ImpactPct(m.Better)
+	lo, hi = m.RatioInterval.ChangePct()
 	return lo, hi, true
 }
 
@@ -352,6 +394,8 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 	p.Y.Label.Text = m.Unit
 	p.X.Label.Text = "repetition, in run order"
 	step := max(1, (max(len(m.RawA), len(m.RawB))+maxDots-1)/maxDots)
+	leg := p.Legend // the plot's style; drawn below the plot (Chart.draw)
+	leg.Top, leg.Left = false, true
 	if step > 1 {
 		p.X.Label.Text = fmt.Sprintf("repetition, in run order (every %d%s shown)", step, ordinal(step))
 	}
@@ -378,9 +422,9 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 		sc.GlyphStyle.Radius = vg.Points(2.6)
 		sc.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(sc)
-		p.Legend.Add(side.name, sc)
+		leg.Add(side.name, sc)
 	}
-	// Room around the dots, and above them for the legend.
+	// Room around the dots.
 	lo, hi, maxN := math.Inf(1), math.Inf(-1), 0
 	for _, xs := range [][]float64{m.RawA, m.RawB} {
 		maxN = max(maxN, len(xs))
@@ -398,15 +442,14 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 		if span == 0 {
 			span = 1
 		}
-		p.Y.Min, p.Y.Max = lo-0.08*span, hi+0.35*span
+		p.Y.Min, p.Y.Max = lo-0.08*span, hi+0.08*span
 		p.X.Min, p.X.Max = 0.5, float64(maxN)+0.5
 		p.X.Tick.Marker = intTicks{}
 	}
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return Chart{Kind: ChartSamples, Title: wl.Title() + ": every sample",
 		Alt: fmt.Sprintf("dots: every repetition of %s on A and B, in run order", m.Name),
-		w:   vg.Points(300), h: vg.Points(230), plot: p}, nil
+		w:   vg.Points(300), h: vg.Points(250), plot: p, legend: &leg}, nil
 }
 
 // ordinal is the English suffix of n ("st", "nd", "rd", "th").
@@ -491,9 +534,10 @@ func primaryLines(mr *compare.Comparison) []primaryLine {
 }
 
 // sidesCharts draws the impact chart of a comparison of three or more
-// sides (Charts): per workload, one bar per side, how much better it is
-// than the baseline A in its primary metric (pale: not significant after
-// the correction), then the geometric means.
+// sides (Charts): per workload, one bar per side, the change of its
+// primary metric from the baseline A in percent, as the table gives it
+// (pale: not significant after the correction), then the geometric means
+// as changes of cost.
 func sidesCharts(mr *compare.Comparison) ([]Chart, error) {
 	type line struct {
 		name string
@@ -509,7 +553,7 @@ func sidesCharts(mr *compare.Comparison) ([]Chart, error) {
 		for _, m := range pl.sides {
 			v, sig := 0.0, false
 			if m != nil {
-				if x, ok := impact(*m); ok {
+				if x, ok := change(*m); ok {
 					v = x
 				}
 				sig = m.Verdict != compare.VerdictSame
@@ -518,12 +562,12 @@ func sidesCharts(mr *compare.Comparison) ([]Chart, error) {
 		}
 		lines = append(lines, l)
 	}
-	geo := line{name: "geomean"}
+	geo := line{name: "geomean (of cost)"}
 	hasGeo := false
 	for _, rep := range mr.Comparisons {
 		v := 0.0
 		if g := rep.Geomean; g != nil {
-			v, hasGeo = (g.Speedup-1)*100, true
+			v, hasGeo = geomeanChange(g.Speedup), true
 		}
 		geo.vs, geo.sig = append(geo.vs, v), append(geo.sig, rep.Geomean == nil || !rep.Geomean.Tested || rep.Geomean.Significant)
 	}
@@ -532,7 +576,7 @@ func sidesCharts(mr *compare.Comparison) ([]Chart, error) {
 	}
 	k := len(mr.Comparisons)
 	p := newPlot(fmt.Sprintf("Impact against A (%s), primary metric of each workload", mr.Baseline.Ref))
-	p.X.Label.Text = "% better than A (positive: faster or cheaper)"
+	p.X.Label.Text = impactXLabel
 	n := len(lines)
 	barW := vg.Points(9)
 	lo, hi := 0.0, 0.0
@@ -583,6 +627,6 @@ func sidesCharts(mr *compare.Comparison) ([]Chart, error) {
 	h := vg.Points(float64(90 + n*(10*k+12) + 12*k))
 	p.Y.Max += float64(k) * 0.25 // room for the legend above the top group
 	return []Chart{{Name: "impact", Kind: ChartImpact, Workload: -1, Title: "Impact per workload and side",
-		Alt: "horizontal bars: percent by which each side is better than A per workload, one bar per side; pale bars are not significant",
+		Alt: "horizontal bars: the change of each workload's primary metric from A to each side in percent, as in the table, one bar per side; pale bars are not significant",
 		w:   vg.Points(620), h: h, plot: p}}, nil
 }

@@ -69,9 +69,10 @@ func twoHex(v uint32) string {
 
 // TestImpactChartStructure: the pair's impact chart of the study has a bar
 // per workload in the report's order and one for the geomean, each as long
-// as its impact (proportional to (speedup−1)·100), published figures in
-// the published colour and the geomean in black, labelled by workload and
-// primary metric, its axis reaching the longest bar.
+// as the change the table prints (the median's change from A to B in
+// percent; the geomean as a change of cost, 1/speedup − 1), published
+// figures in the published colour and the geomean in black, labelled by
+// workload and primary metric, its axis reaching the longest bar.
 func TestImpactChartStructure(t *testing.T) {
 	ba, bb := baselineSides(t)
 	c := comparison(t, ba, bb)
@@ -86,17 +87,17 @@ func TestImpactChartStructure(t *testing.T) {
 	rep := c.Pair()
 	var want []float64
 	for _, wl := range rep.Workloads {
-		v, _ := impact(wl.Metrics[0])
+		v, _ := change(wl.Metrics[0])
 		want = append(want, v)
 		if label := wl.ID + " " + wl.Metrics[0].Name; !slices.Contains(texts, label) {
 			t.Errorf("no label %q in %q", label, texts)
 		}
 	}
-	want = append(want, (rep.Geomean.Speedup-1)*100)
+	want = append(want, (1/rep.Geomean.Speedup-1)*100)
 	if len(bars) != len(want) {
 		t.Fatalf("%d bars, want %d (a workload each and the geomean): %+v", len(bars), len(want), bars)
 	}
-	if !strings.HasPrefix(texts[0], "Impact: B (baseline:study-wsl3-off) against A (baseline:study-wsl3-on)") || !slices.Contains(texts, "geomean") {
+	if !strings.HasPrefix(texts[0], "Impact: B (baseline:study-wsl3-off) against A (baseline:study-wsl3-on)") || !slices.Contains(texts, "geomean (of cost)") {
 		t.Errorf("title or geomean label missing: %q", texts)
 	}
 	zero := bars[0].x0 // every bar starts at 0
@@ -116,7 +117,9 @@ func TestImpactChartStructure(t *testing.T) {
 		if b.fill != fill {
 			t.Errorf("bar %d is %q, want %q", i, b.fill, fill)
 		}
-		longest = math.Max(longest, want[i])
+		if math.Abs(want[i]) > math.Abs(longest) {
+			longest = want[i]
+		}
 	}
 	// The axis reaches past the longest bar: its last tick is within a
 	// tick step of it.
@@ -126,7 +129,12 @@ func TestImpactChartStructure(t *testing.T) {
 			ticks = append(ticks, v)
 		}
 	}
-	if len(ticks) < 2 || ticks[0] != 0 || ticks[len(ticks)-1] > longest || longest-ticks[len(ticks)-1] > ticks[1]-ticks[0] {
+	slices.Sort(ticks)
+	far := ticks[len(ticks)-1] // the tick farthest from 0 towards the longest bar
+	if longest < 0 {
+		far = ticks[0]
+	}
+	if len(ticks) < 2 || !slices.Contains(ticks, 0) || math.Abs(far) > math.Abs(longest) || math.Abs(longest-far) > ticks[1]-ticks[0] {
 		t.Errorf("x ticks %v do not span 0 to %.1f", ticks, longest)
 	}
 }

@@ -80,6 +80,7 @@ type htmlVulnRow struct {
 
 type htmlData struct {
 	AllVulns       []htmlVulnRow
+	Where          string // where the figures were measured (measuredWhere)
 	Title          string
 	Conclusion     string
 	A, B           compare.SideInfo
@@ -164,6 +165,19 @@ func HTML(w io.Writer, c *compare.Comparison) error {
 	return err
 }
 
+// measuredWhere is where the figures of a pair whose sides are published
+// (or not) were measured: "on this machine" only when neither side is a
+// published baseline, which was measured elsewhere.
+func measuredWhere(aPublished, bPublished bool) string {
+	switch {
+	case aPublished && bPublished:
+		return "on the machine the published figures were measured on (not this one)"
+	case aPublished || bPublished:
+		return "on this machine against published figures measured elsewhere"
+	}
+	return "on this machine"
+}
+
 // htmlPair is the page data of a pair.
 func htmlPair(rep *compare.Report, charts []Chart) (*htmlData, error) {
 	d := htmlData{
@@ -172,7 +186,7 @@ func htmlPair(rep *compare.Report, charts []Chart) (*htmlData, error) {
 		Legend: legend(rep), Meaning: Meaning(rep),
 		Alpha: rep.Alpha, ConfidencePct: fmt.Sprintf("%.0f%%", rep.Confidence*100),
 		CmdlineKnown: rep.Env.CmdlineKnown, Added: rep.Env.CmdlineAdded, Removed: rep.Env.CmdlineRemoved,
-		Confounders: rep.Env.Confounders, Notes: rep.Notes,
+		Confounders: rep.Env.Confounders, Notes: rep.Notes, Where: measuredWhere(rep.A.Published, rep.B.Published),
 	}
 	if g := rep.Geomean; g != nil {
 		d.Geomean = Speedup(g.Speedup)

@@ -219,8 +219,14 @@ func TestChartsPNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(charts) != 9 {
-		t.Fatalf("%d charts, want 9 (impact + 2 × 4 workloads)", len(charts))
+	// A published figure is one value a side: no strip plot of one dot.
+	if len(charts) != 5 {
+		t.Fatalf("%d charts, want 5 (impact + the medians of 4 workloads, no one-dot strip plots)", len(charts))
+	}
+	for _, c := range charts {
+		if c.Kind == ChartSamples {
+			t.Errorf("a strip plot of single values: %s", c.Name)
+		}
 	}
 	data, err := charts[0].PNG()
 	if err != nil {
@@ -247,5 +253,26 @@ func TestChartsPNG(t *testing.T) {
 	}
 	if !found {
 		t.Error("impact PNG has no bar in the published-figure colour")
+	}
+}
+
+// TestHTMLSaysWhereMeasured: "on this machine" only for runs measured
+// here; a published baseline was measured elsewhere, and its single values
+// get no strip plot.
+func TestHTMLSaysWhereMeasured(t *testing.T) {
+	ba, bb := baselineSides(t)
+	ra, rb := runSides()
+	study, runs := string(renderHTML(t, ba, bb)), string(renderHTML(t, ra, rb))
+	if strings.Contains(study, "on this machine") || !strings.Contains(study, "cost on the machine the published figures were measured on (not this one)") {
+		t.Errorf("the study's page does not say its figures were measured elsewhere")
+	}
+	if strings.Contains(study, "every sample") {
+		t.Errorf("the study's page draws strip plots of single values")
+	}
+	if !strings.Contains(runs, "cost on this machine, and what they protect") || !strings.Contains(runs, "every sample") {
+		t.Errorf("the runs' page does not say they were measured on this machine, or lacks its strip plots")
+	}
+	if got := measuredWhere(false, true); got != "on this machine against published figures measured elsewhere" {
+		t.Errorf("a run against a baseline: %q", got)
 	}
 }

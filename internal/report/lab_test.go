@@ -177,3 +177,18 @@ func TestAttributionTCG(t *testing.T) {
 		t.Errorf("json headline %v (%v)", doc["headline"], err)
 	}
 }
+
+// TestLabWarningsNameBoots: in a lab comparison every fix names --boots,
+// the fix of a lab, and none says to reboot (the few-samples warning of a
+// side whose sample is a boot once did).
+func TestLabWarningsNameBoots(t *testing.T) {
+	a, b := runSides()
+	withLab("kvm", "host", a, b)
+	text := string(render(t, comparison(t, a, b), "text", false))
+	if strings.Contains(text, "reboot") {
+		t.Errorf("a lab's warnings say reboot:\n%s", text)
+	}
+	if !strings.Contains(text, "run sectax lab again with a larger --boots") || !strings.Contains(text, "run sectax lab again with --boots 2 or more") {
+		t.Errorf("a lab's warnings do not name --boots:\n%s", text)
+	}
+}

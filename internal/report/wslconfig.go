@@ -54,7 +54,7 @@ func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 		fmt.Fprintf(ew, "%s: kernelCommandLine has none of %s; nothing to change\n", e.Path, strings.Join(res.Absent, " "))
 		return ew.err
 	case e.DryRun:
-		fmt.Fprintf(ew, "%sdry run: %s was not changed\n", e.Diff, e.Path)
+		fmt.Fprintf(ew, "%s\n%s", DryRunLine, e.Diff)
 		return ew.err
 	}
 	where := e.Written

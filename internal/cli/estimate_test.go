@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// TestRunEstimate: a run says on stderr how long it is expected to take,
+// from the plan at first and from this machine's stored runs of the same
+// suite and engine once there are some; -q says nothing.
+func TestRunEstimate(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
+	deps := fixedDeps(workload.NewRegistry(&fake{id: "syscall-basic", base: map[string]float64{"usecs_per_op": 0.25}}))
+	ids := 0
+	deps.NewRunID = func() string { ids++; return fmt.Sprintf("20261130T090000-00000%d", ids) }
+	args := []string{"run", "--suite", "quick", "--only", "syscall-basic", "--runs", "2", "--warmup", "0"}
+	_, errOut, code := sectax(t, deps, args...)
+	if code != 0 || !strings.Contains(errOut, "sectax: estimated 3 s (from the plan)\n") {
+		t.Fatalf("first run: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = sectax(t, deps, args...)
+	if code != 0 || !regexp.MustCompile(`sectax: estimated \d+ s \(from 1 past run of this suite on this machine\)\n`).MatchString(errOut) {
+		t.Fatalf("second run: exit %d, stderr %q", code, errOut)
+	}
+	// Another suite has no past run yet.
+	_, errOut, _ = sectax(t, deps, "run", "--suite", "standard", "--only", "syscall-basic", "--runs", "2", "--warmup", "0")
+	if !strings.Contains(errOut, "(from the plan)") {
+		t.Errorf("standard suite: stderr %q", errOut)
+	}
+	_, errOut, code = sectax(t, deps, append([]string{"-q"}, args...)...)
+	if code != 0 || strings.Contains(errOut, "estimated") {
+		t.Errorf("-q: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// withoutEstimate is stderr without the estimate line a run says at the
+// start (sayEstimate), for the tests that check what else it says.
+func withoutEstimate(stderr string) string {
+	return estimateLine.ReplaceAllString(stderr, "")
+}
+
+var estimateLine = regexp.MustCompile(`(?m)^sectax: estimated [^\n]*\n`)

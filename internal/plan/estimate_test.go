@@ -1,0 +1,55 @@
+package plan
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/workload"
+)
+
+// TestEstimate: the plan's figure grows with the repetitions and the
+// sizes, the quick suite's is within a factor of two of the 42 s measured
+// on the development machine, and stored runs replace it by their median.
+func TestEstimate(t *testing.T) {
+	reg := workload.Default()
+	quick, err := Make(context.Background(), reg, Request{Suite: "quick", Warmup: 1, Timeout: time.Minute, Engines: []string{"native"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := quick.Estimate(1, nil)
+	if e.Past != 0 || e.Duration < 21*time.Second || e.Duration > 84*time.Second {
+		t.Errorf("quick suite: %v, want about 42 s from the plan", e)
+	}
+	if got := e.String(); got != "estimated "+Approx(e.Duration)+" (from the plan)" {
+		t.Errorf("line %q", got)
+	}
+	std, err := Make(context.Background(), reg, Request{Suite: "standard", Warmup: 1, Timeout: time.Minute, Engines: []string{"native"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := std.Estimate(1, nil); s.Duration <= 2*e.Duration {
+		t.Errorf("standard suite %v not well above quick %v", s, e)
+	}
+	if more := quick.Estimate(5, nil); more.Duration <= e.Duration {
+		t.Errorf("5 warm-ups %v, 1 warm-up %v", more, e)
+	}
+	past := quick.Estimate(1, []time.Duration{40 * time.Second, 4 * time.Minute, 44 * time.Second})
+	if past.Duration != 44*time.Second || past.Past != 3 || past.String() != "estimated 44 s (from 3 past runs of this suite on this machine)" {
+		t.Errorf("from past runs: %v %q", past, past.String())
+	}
+	if one := quick.Estimate(1, []time.Duration{time.Minute}); one.String() != "estimated 60 s (from 1 past run of this suite on this machine)" {
+		t.Errorf("one past run: %q", one.String())
+	}
+	if got := past.Times(4, 16*time.Second).Duration; got != 4*time.Minute {
+		t.Errorf("Times: %v", got)
+	}
+	for d, want := range map[time.Duration]string{
+		0: "1 s", 42 * time.Second: "42 s", 89 * time.Second: "89 s", 4*time.Minute + 10*time.Second: "4 min",
+		125 * time.Minute: "2 h 05 min",
+	} {
+		if got := Approx(d); got != want {
+			t.Errorf("Approx(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/campaign"
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/plan"
+)
+
+// DryRunLine opens the output of every --dry-run (campaign start, lab,
+// wslconfig set/unset): one wording for all three.
+const DryRunLine = "Dry run: nothing was changed."
+
+// estimateText is an estimate as the dry runs show it.
+func estimateText(e plan.Estimate) string {
+	if e.Duration == 0 {
+		return "no estimate"
+	}
+	return e.String()
+}
+
+// CampaignPreview lays out the plan of 'campaign start --dry-run': the
+// configurations, the steps in order with each boot's command line, what
+// is changed on this machine and how it is put back, how resume happens,
+// and the estimate.
+func CampaignPreview(w io.Writer, p *campaign.Preview) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintln(ew, DryRunLine)
+	fmt.Fprintln(ew)
+	fmt.Fprintf(ew, "campaign start --via %s: %d configurations, %d boots, suite %s, %s\n",
+		termSafe(p.Via), len(p.Configs), len(p.Steps), termSafe(p.Suite), estimateText(p.Estimate))
+	fmt.Fprintf(ew, "labels %s-CONFIG", termSafe(p.Label))
+	if p.LabelFromID {
+		fmt.Fprint(ew, " (XXXXXX: the end of the campaign's id, drawn at start; --label names them)")
+	}
+	fmt.Fprintln(ew)
+	if p.SeedDrawn {
+		fmt.Fprintf(ew, "boot order from seed %d, drawn for this preview: start draws another; give it --seed %d for this order\n", p.Seed, p.Seed)
+	} else {
+		fmt.Fprintf(ew, "boot order from seed %d\n", p.Seed)
+	}
+	fmt.Fprintln(ew)
+	fmt.Fprintln(ew, "configurations:")
+	t := NewTable()
+	for _, c := range p.Configs {
+		t.Row("  "+termSafe(c.Name), termSafe(c.Params))
+	}
+	t.Write(ew, false)
+	fmt.Fprintln(ew)
+	fmt.Fprintln(ew, "steps (each boot verified before it is measured):")
+	t = NewTable()
+	t.Row("  step", "configuration", "boot", "kernel command line")
+	for _, s := range p.Steps {
+		t.Row(fmt.Sprintf("  %d", s.Step), termSafe(s.Config), fmt.Sprint(s.Boot), termSafe(s.Cmdline))
+	}
+	t.Write(ew, false)
+	fmt.Fprintln(ew)
+	fmt.Fprintln(ew, "what start changes on this machine, and how it is put back:")
+	for _, c := range p.Changes {
+		fmt.Fprintf(ew, "  - %s\n    put back: %s\n", termSafe(c.What), termSafe(c.Restore))
+	}
+	fmt.Fprintf(ew, "  - the campaign's state and its runs in the store\n    put back: kept (they are the results); 'sectax campaign abort' stops it and puts back the rest\n")
+	fmt.Fprintln(ew)
+	fmt.Fprintf(ew, "resume after each boot: %s\n", termSafe(p.Resume))
+	for _, n := range p.Notes {
+		fmt.Fprintf(ew, "note: %s\n", termSafe(n))
+	}
+	return ew.err
+}
+
+// LabPreview lays out the plan of 'lab --dry-run': the kernels, the
+// accelerator, each boot with its label, kernel command line and QEMU
+// command line, and the estimate.
+func LabPreview(w io.Writer, p *lab.Preview) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintln(ew, DryRunLine)
+	fmt.Fprintln(ew)
+	n := len(p.Boots)
+	if p.Probe != nil {
+		fmt.Fprintf(ew, "lab: a probe boot, then the boots of the plan, accel %s\n", termSafe(p.Accel))
+	} else {
+		fmt.Fprintf(ew, "lab: %d boots, accel %s, %s\n", n, termSafe(p.Accel), estimateText(p.Estimate))
+	}
+	if p.AccelNote != "" {
+		fmt.Fprintf(ew, "  %s\n", termSafe(p.AccelNote))
+	}
+	if p.Accel == lab.AccelTCG {
+		fmt.Fprintln(ew, "  emulated (TCG): timings are not hardware costs")
+	}
+	if p.SeedDrawn {
+		fmt.Fprintf(ew, "boot order from plan seed %d, drawn for this preview: the lab draws another; give it --plan-seed %d for this order\n", p.Seed, p.Seed)
+	} else {
+		fmt.Fprintf(ew, "boot order from plan seed %d\n", p.Seed)
+	}
+	fmt.Fprintln(ew)
+	fmt.Fprintln(ew, "kernels:")
+	t := NewTable()
+	for _, k := range p.Kernels {
+		mods := "no modules"
+		if k.Modules != "" {
+			mods = "modules " + termSafe(k.Modules)
+		}
+		t.Row("  "+termSafe(k.Name), termSafe(k.Image), mods)
+	}
+	t.Write(ew, false)
+	boots := p.Boots
+	if p.Probe != nil {
+		boots = []lab.PreviewBoot{*p.Probe}
+	}
+	for _, b := range boots {
+		fmt.Fprintln(ew)
+		if b.Boot == 0 {
+			fmt.Fprintf(ew, "probe boot (%s):\n", termSafe(b.Label))
+		} else {
+			fmt.Fprintf(ew, "boot %d of %d: %s\n", b.Boot, n, termSafe(b.Label))
+		}
+		fmt.Fprintf(ew, "  kernel command line: %s\n", termSafe(b.Cmdline))
+		q := make([]string, len(b.QEMU))
+		for i, a := range b.QEMU {
+			q[i] = advise.ShellQuote(termSafe(a))
+		}
+		fmt.Fprintf(ew, "  qemu: %s\n", strings.Join(q, " "))
+	}
+	fmt.Fprintln(ew)
+	for _, note := range p.Notes {
+		fmt.Fprintf(ew, "note: %s\n", termSafe(note))
+	}
+	return ew.err
+}
