@@ -518,38 +518,54 @@ func getRuns(ctx context.Context, q querier, d *DB, ids []string, envs envCache)
 	if err := mrows.Err(); err != nil {
 		return nil, d.wrap(err)
 	}
-	srows, err := q.QueryContext(ctx, `SELECT run_id, result_idx, metric_idx, value FROM samples
-		WHERE run_id IN `+in+` ORDER BY run_id, result_idx, metric_idx, seq`, args...)
+	// The samples, run by run: two columns a row (the metric's position
+	// as one integer, the value), because the driver's cost is per column
+	// read, and 10^5 samples a metric are common.
+	sstmt, err := q.PrepareContext(ctx, `SELECT result_idx * 1048576 + metric_idx, value FROM samples
+		WHERE run_id = ?1 ORDER BY result_idx, metric_idx, seq`)
 	if err != nil {
 		return nil, d.wrap(err)
 	}
-	defer srows.Close()
-	var (
-		lastID string
-		cur    *run.Run
-	)
-	for srows.Next() {
-		var id string
-		var ri, mi int
-		var v float64
-		if err := srows.Scan(&id, &ri, &mi, &v); err != nil {
-			return nil, d.wrap(err)
+	defer sstmt.Close()
+	for _, r := range out {
+		if err := readSamples(ctx, sstmt, d, r); err != nil {
+			return nil, err
 		}
-		if id != lastID {
-			cur, lastID = byID[id], id
-		}
-		if cur == nil || ri >= len(cur.Results) || mi >= len(cur.Results[ri].Metrics) {
-			return nil, fmt.Errorf("database %s: run %s: sample of an undeclared metric", d.path, id)
-		}
-		m := &cur.Results[ri].Metrics[mi]
-		m.Samples = append(m.Samples, v)
 	}
 	for _, r := range out {
 		if r.Results == nil {
 			r.Results = []run.Result{}
 		}
 	}
-	return out, d.wrap(srows.Err())
+	return out, nil
+}
+
+// readSamples appends to r's metrics their samples, read with stmt (see
+// getRuns).
+func readSamples(ctx context.Context, stmt *sql.Stmt, d *DB, r *run.Run) error {
+	rows, err := stmt.QueryContext(ctx, r.ID)
+	if err != nil {
+		return d.wrap(err)
+	}
+	defer rows.Close()
+	last := int64(-1)
+	var m *run.Metric
+	for rows.Next() {
+		var pos int64
+		var v float64
+		if err := rows.Scan(&pos, &v); err != nil {
+			return d.wrap(err)
+		}
+		if pos != last {
+			ri, mi := int(pos/1048576), int(pos%1048576)
+			if ri >= len(r.Results) || mi >= len(r.Results[ri].Metrics) {
+				return fmt.Errorf("database %s: run %s: sample of an undeclared metric", d.path, r.ID)
+			}
+			m, last = &r.Results[ri].Metrics[mi], pos
+		}
+		m.Samples = append(m.Samples, v)
+	}
+	return d.wrap(rows.Err())
 }
 
 // decodeRun fills the columns of a runs row that need decoding.
