@@ -63,6 +63,11 @@ type MessagingParts struct {
 	// TolerancePct is that tolerance in percent.
 	PerLoopAgrees bool    `json:"per_loop_agrees"`
 	TolerancePct  float64 `json:"tolerance_pct"`
+	// PerLoopResolved is whether the per-loop ratio's interval lies
+	// within 1 ± PerLoopTolerance: false means the measurement is too
+	// noisy to tell agreement at this tolerance, whatever PerLoopAgrees
+	// says of the point estimate.
+	PerLoopResolved bool `json:"per_loop_resolved"`
 }
 
 // CrosscheckDoc is the JSON of 'sectax crosscheck': the run document, and
@@ -138,6 +143,9 @@ func SchedMessagingParts(r *run.Run) []MessagingParts {
 		mp.FixedRatio = boot(func(m []float64) float64 { return fixed(m[0], m[1]) / fixed(m[2], m[3]) })
 		mp.PerfWorkerExit = boot(func(m []float64) float64 { return fixed(m[2], m[3]) - fixed(m[0], m[1]) })
 		mp.PerLoopAgrees = math.Abs(mp.PerLoopRatio.Value-1) <= PerLoopTolerance
+		if iv := mp.PerLoopRatio.Interval; iv != nil {
+			mp.PerLoopResolved = iv.Lo >= 1-PerLoopTolerance && iv.Hi <= 1+PerLoopTolerance
+		}
 		out = append(out, mp)
 	}
 	return out
@@ -195,7 +203,11 @@ func messagingPartsText(w io.Writer, parts []MessagingParts) error {
 		if !p.PerLoopAgrees {
 			verdict = "does NOT agree"
 		}
-		fmt.Fprintf(w, "per-loop: native/perf %.3f %s within ±%.0f%%\n", p.PerLoopRatio.Value, verdict, p.TolerancePct)
+		fmt.Fprintf(w, "per-loop: native/perf %.3f %s within ±%.0f%%", p.PerLoopRatio.Value, verdict, p.TolerancePct)
+		if !p.PerLoopResolved {
+			fmt.Fprintf(w, ", but its 95%% interval is wider than ±%.0f%%: too noisy to tell (more --runs, a quieter machine, or more loops)", p.TolerancePct)
+		}
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "fixed: perf's minus native's %s s: perf's worker exit (glibc exit() of a forked copy of perf's binary)\n",
 			p.PerfWorkerExit)
 	}

@@ -80,7 +80,7 @@ func TestCrosscheckGolden(t *testing.T) {
 	near("native per_loop_ms", p.Native.PerLoop.Value, 4.5)
 	near("perf per_loop_ms", p.Perf.PerLoop.Value, 4.6)
 	near("perf_worker_exit_s", p.PerfWorkerExit.Value, 0.70)
-	if !p.PerLoopAgrees || p.PerLoopRatio.Interval == nil || p.PerfWorkerExit.Interval == nil {
+	if !p.PerLoopAgrees || !p.PerLoopResolved || p.PerLoopRatio.Interval == nil || p.PerfWorkerExit.Interval == nil {
 		t.Errorf("per-loop ratio %+v (agrees %v), worker exit %+v: want agreement and intervals", p.PerLoopRatio, p.PerLoopAgrees, p.PerfWorkerExit)
 	}
 }
