@@ -519,9 +519,10 @@ func getRuns(ctx context.Context, q querier, d *DB, ids []string, envs envCache)
 		return nil, d.wrap(err)
 	}
 	// The samples, run by run: two columns a row (the metric's position
-	// as one integer, the value), because the driver's cost is per column
-	// read, and 10^5 samples a metric are common.
-	sstmt, err := q.PrepareContext(ctx, `SELECT result_idx * 1048576 + metric_idx, value FROM samples
+	// as one integer, result × 2^20 + metric: a result has far fewer than
+	// 2^20 metrics; and the value), because the driver's cost is per
+	// column read, and 10^5 samples a metric are common.
+	sstmt, err := q.PrepareContext(ctx, `SELECT CAST(result_idx AS BIGINT) * 1048576 + metric_idx, value FROM samples
 		WHERE run_id = ?1 ORDER BY result_idx, metric_idx, seq`)
 	if err != nil {
 		return nil, d.wrap(err)
