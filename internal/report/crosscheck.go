@@ -205,7 +205,7 @@ func messagingPartsText(w io.Writer, parts []MessagingParts) error {
 		}
 		fmt.Fprintf(w, "per-loop: native/perf %.3f %s within ±%.0f%%", p.PerLoopRatio.Value, verdict, p.TolerancePct)
 		if !p.PerLoopResolved {
-			fmt.Fprintf(w, ", but its 95%% interval is wider than ±%.0f%%: too noisy to tell (more --runs, a quieter machine, or more loops)", p.TolerancePct)
+			fmt.Fprintf(w, "; its 95%% interval is wider than ±%.0f%%: too noisy to tell (more --runs, a quieter machine, or more loops)", p.TolerancePct)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "fixed: perf's minus native's %s s: perf's worker exit (glibc exit() of a forked copy of perf's binary)\n",
