@@ -10,6 +10,8 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/workload"
 )
 
 func newCrosscheckCmd(g *Globals) *cobra.Command {
@@ -22,10 +24,13 @@ and the installed perf (LC_ALL=C), with the same parameters and CPU affinity,
 interleaved round by round, and print both medians and their ratio.
 
 sched-pipe runs in the style of the installed perf (ping-pong before perf
-6.15, symmetric from 6.15). For sched-messaging, perf reports only its total
-time (teardown included); native also reports work_s (teardown excluded),
-which is the figure to trust on virtual machines where process teardown is
-expensive. Nothing is stored.`,
+6.15, symmetric from 6.15). sched-messaging also runs at loops=1 with both
+engines, interleaved with the loops asked for, so that each engine's total
+splits into a fixed part (the workers' start-up, exit and reaping: what
+loops does not scale) and a per-loop part, with 95% intervals. The per-loop
+parts must agree; perf's fixed part is larger by its workers' exit (glibc's
+exit() in forked copies of perf's binary), which crosscheck measures and
+prints. Nothing is stored.`,
 		Example: `  sectax crosscheck --suite quick
   sectax crosscheck --only syscall-basic,sched-pipe --cpus 0 --runs 10`,
 		Args: cobra.NoArgs,
@@ -56,12 +61,14 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return crosscheckHint(err)
 	}
+	pl.Items = withFixedLoops(pl.Items)
 	release, err := g.measureLock(true)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return crosscheckHint(measure(ctx, g, o, pl, session{label: "crosscheck", engine: "native+perf", text: report.CrosscheckText}))
+	return crosscheckHint(measure(ctx, g, o, pl, session{label: "crosscheck", engine: "native+perf",
+		text: report.CrosscheckText, json: report.CrosscheckJSON}))
 }
 
 // crosscheckHint rewrites the perf engine's advice to "use --engine
@@ -78,4 +85,26 @@ func crosscheckHint(err error) error {
 	}
 	msg = strings.Replace(msg, hint, "measure without perf with sectax run --engine native (crosscheck always needs perf)", 1)
 	return exit.Wrap(exit.Of(err), errors.New(msg))
+}
+
+// withFixedLoops adds, after each sched-messaging item at more loops than
+// report.MessagingFixedLoops, the same item at that many loops: the
+// runner interleaves them, and the report splits the totals into fixed
+// and per-loop parts.
+func withFixedLoops(items []runner.Item) []runner.Item {
+	out := make([]runner.Item, 0, len(items)+2)
+	for _, it := range items {
+		out = append(out, it)
+		if it.Workload.Info().ID != "sched-messaging" || it.Params.Int("loops") <= report.MessagingFixedLoops {
+			continue
+		}
+		p := make(workload.Params, len(it.Params))
+		for k, v := range it.Params {
+			p[k] = v
+		}
+		p["loops"] = int64(report.MessagingFixedLoops)
+		it.Params = p
+		out = append(out, it)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sectax/sectax/internal/baseline"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // Side kinds.
@@ -32,12 +33,18 @@ type Side struct {
 	// Dataset is set for a baseline: its values are published single
 	// figures (no samples, no interval, no test).
 	Dataset *baseline.Dataset
+	// decoded holds the environments envOf has turned into decoded JSON,
+	// by the run's *Snapshot (runs read from the store with one
+	// environment share one): each is encoded and decoded once, not at
+	// every lookup. Shared by the copies of the side; nil in a Side built
+	// by hand, which then decodes at every lookup.
+	decoded map[*sysinfo.Snapshot]map[string]any
 }
 
 // RunsSide is a side of stored runs (kind KindRun or KindLabel); envs is
 // optional (see Side.Envs).
 func RunsSide(ref, kind string, runs []*run.Run, envs []map[string]any) Side {
-	return Side{Ref: ref, Kind: kind, Runs: runs, Envs: envs}
+	return Side{Ref: ref, Kind: kind, Runs: runs, Envs: envs, decoded: map[*sysinfo.Snapshot]map[string]any{}}
 }
 
 // BaselineSide is a side of published figures.
@@ -62,7 +69,20 @@ func (s Side) envOf(i int) map[string]any {
 	if r.Env == nil {
 		return nil
 	}
-	b, err := json.Marshal(r.Env)
+	if m, ok := s.decoded[r.Env]; ok {
+		return m
+	}
+	m := decodeEnv(r.Env)
+	if s.decoded != nil {
+		s.decoded[r.Env] = m
+	}
+	return m
+}
+
+// decodeEnv turns an environment into decoded JSON (nil when it does not
+// encode).
+func decodeEnv(env *sysinfo.Snapshot) map[string]any {
+	b, err := json.Marshal(env)
 	if err != nil {
 		return nil
 	}

@@ -94,7 +94,7 @@ func benchSamples(w io.Writer, sides []compare.Side) error {
 			}
 			for ri := range r.Results {
 				res := &r.Results[ri]
-				if err := writeResult(bw, cfg, res); err != nil {
+				if err := writeResult(buf, bw, cfg, res); err != nil {
 					return fmt.Errorf("run %s: %w", r.ID, err)
 				}
 			}
@@ -103,7 +103,12 @@ func benchSamples(w io.Writer, sides []compare.Side) error {
 	return buf.Flush()
 }
 
-func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) error {
+// writeResult writes one result line per repetition of res: the first
+// through bw, which writes the configuration lines that changed before it;
+// the others, whose configuration is the same, straight into buf, as bw
+// would write them ("Benchmark<name> 1 <value> <unit>…", each value as
+// %v prints it), without its fmt.Fprintf per value.
+func writeResult(buf *bufio.Writer, bw *benchfmt.Writer, cfg map[string]string, res *run.Result) error {
 	n := 0
 	for _, m := range res.Metrics {
 		n = max(n, len(m.Samples))
@@ -128,6 +133,8 @@ func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) er
 		units[i], scales[i] = unit, scale
 	}
 	br := &benchfmt.Result{Name: name, Iters: 1, Config: config}
+	prefix := []byte("Benchmark" + string(name) + " 1")
+	var line []byte
 	for rep := 0; rep < n; rep++ {
 		br.Values = br.Values[:0]
 		for i, m := range res.Metrics {
@@ -138,7 +145,21 @@ func writeResult(bw *benchfmt.Writer, cfg map[string]string, res *run.Result) er
 			v, _ := strconv.ParseFloat(strconv.FormatFloat(m.Samples[rep]*scales[i], 'g', 12, 64), 64)
 			br.Values = append(br.Values, benchfmt.Value{Value: v, Unit: units[i]})
 		}
-		if err := bw.Write(br); err != nil {
+		if rep == 0 {
+			if err := bw.Write(br); err != nil {
+				return err
+			}
+			continue
+		}
+		line = append(line[:0], prefix...)
+		for _, v := range br.Values {
+			line = append(line, ' ')
+			line = strconv.AppendFloat(line, v.Value, 'g', -1, 64)
+			line = append(line, ' ')
+			line = append(line, v.Unit...)
+		}
+		line = append(line, '\n')
+		if _, err := buf.Write(line); err != nil {
 			return err
 		}
 	}

@@ -157,8 +157,10 @@ func CrosscheckText(w io.Writer, r *run.Run) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nnative/perf is the ratio of medians; 1.000 means identical. For sched-messaging")
-	fmt.Fprintln(w, "compare work_s: perf's total includes tearing down forked copies of itself.")
+	fmt.Fprintln(w, "\nnative/perf is the ratio of medians; 1.000 means identical.")
+	if err := messagingPartsText(w, SchedMessagingParts(r)); err != nil {
+		return err
+	}
 	var notes []string
 	for _, res := range r.Results {
 		if res.Footprint != nil {

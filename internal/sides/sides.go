@@ -102,11 +102,9 @@ func Load(ctx context.Context, db *store.DB, ids []string) ([]*run.Run, []map[st
 	if err != nil {
 		return nil, nil, err
 	}
-	envs := make([]map[string]any, len(ids))
-	for i, id := range ids {
-		if envs[i], err = db.Env(ctx, id); err != nil {
-			return nil, nil, err
-		}
+	envs, err := db.Envs(ctx, ids)
+	if err != nil {
+		return nil, nil, err
 	}
 	return runs, envs, nil
 }

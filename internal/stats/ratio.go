@@ -119,6 +119,9 @@ func ratioCutoffNormal(n1, n2 int, tail float64) int {
 	return max(c, 0)
 }
 
+// pivotDraws is how many candidates kthDiff draws to choose each pivot.
+const pivotDraws = 255
+
 // kthDiff returns the k-th smallest (1-based) of the differences y[j]-x[i]
 // over all pairs, x and y sorted ascending. Every difference is computed
 // as y[j]-x[i], so the result is bit for bit the one a sort of all
@@ -135,6 +138,8 @@ func kthDiff(x, y []float64, k int) float64 {
 	}
 	below := 0 // differences known to rank before the candidates
 	rng := rand.New(rand.NewPCG(uint64(n1), uint64(n2)))
+	draws := make([]float64, pivotDraws)
+	ends := make([]int, n1)
 	less := make([]int, n1) // per row: columns with y[j]-x[i] < pivot
 	upto := make([]int, n1) // per row: columns with y[j]-x[i] <= pivot
 	for {
@@ -153,17 +158,25 @@ func kthDiff(x, y []float64, k int) float64 {
 			sort.Float64s(vals)
 			return vals[k-below-1]
 		}
-		// A pivot drawn uniformly from the candidates.
-		r := rng.IntN(cands)
-		var pivot float64
+		// The pivot: of pivotDraws candidates drawn uniformly, the one
+		// whose rank among the draws is where the answer's rank lies among
+		// the candidates (Floyd and Rivest's sampling). A pivot near the
+		// answer discards most candidates at each count; any pivot gives
+		// the same answer.
+		// ends[i] is the number of candidates in rows 0..i: a draw finds
+		// its row by binary search.
+		end := 0
 		for i := range lo {
-			if w := hi[i] - lo[i]; r < w {
-				pivot = y[lo[i]+r] - x[i]
-				break
-			} else {
-				r -= w
-			}
+			end += hi[i] - lo[i]
+			ends[i] = end
 		}
+		for d := range draws {
+			r := rng.IntN(cands)
+			i := sort.SearchInts(ends, r+1)
+			draws[d] = y[hi[i]-(ends[i]-r)] - x[i]
+		}
+		sort.Float64s(draws)
+		pivot := draws[min(len(draws)-1, (k-below-1)*len(draws)/cands)]
 		// Count the differences below and up to the pivot. In row i+1
 		// every difference is at most the one in row i (x ascends), so the
 		// boundaries only move right: two pointers, O(n1+n2).

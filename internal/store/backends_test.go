@@ -430,7 +430,8 @@ func BenchmarkPostgresLoad(b *testing.B) {
 }
 
 // testGetManyAndListBrief: GetMany reads in a few queries what Get reads
-// run by run, in the order asked, across batches; ListBrief keeps only
+// run by run, in the order asked, across batches (and Envs what Env reads);
+// ListBrief keeps only
 // the environment fields lists and selectors read.
 func testGetManyAndListBrief(t *testing.T, openTemp opener) {
 	ctx := context.Background()
@@ -471,6 +472,27 @@ func testGetManyAndListBrief(t *testing.T, openTemp opener) {
 	var nf *NotFoundError
 	if _, err := d.GetMany(ctx, []string{"r0001", "nope"}); !errors.As(err, &nf) || nf.Ref != "nope" {
 		t.Fatalf("GetMany of a missing id: %v, want a NotFoundError for it", err)
+	}
+	// Runs stored with the same environment share its decoded Snapshot;
+	// runs with another do not.
+	if many[0].Env != many[2].Env || many[0].Env == many[1].Env {
+		t.Errorf("GetMany: runs of one environment do not share one *Snapshot, or runs of two do")
+	}
+	envs, err := d.Envs(ctx, ids)
+	if err != nil || len(envs) != len(ids) {
+		t.Fatalf("Envs: %d environments, %v; want %d", len(envs), err, len(ids))
+	}
+	for i, id := range ids {
+		one, err := d.Env(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(one, envs[i]); diff != "" {
+			t.Fatalf("Envs' %s differs from Env's (-Env +Envs):\n%s", id, diff)
+		}
+	}
+	if _, err := d.Envs(ctx, []string{"r0001", "nope"}); !errors.As(err, &nf) || nf.Ref != "nope" {
+		t.Fatalf("Envs of a missing id: %v, want a NotFoundError for it", err)
 	}
 	brief, err := d.ListBrief(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -309,6 +310,7 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 	}
 	defer rows.Close()
 	var out []Summary
+	briefs := map[[sha256.Size]byte]map[string]any{} // the runs of one environment share its brief
 	for rows.Next() {
 		var s Summary
 		var started, finished, status, env, extra string
@@ -323,7 +325,13 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 			return nil, fmt.Errorf("database %s: run %s: bad time: %w", d.path, s.ID, err)
 		}
 		if brief {
-			s.Env = decodeBriefEnv(env)
+			key := sha256.Sum256([]byte(env))
+			m, ok := briefs[key]
+			if !ok {
+				m = decodeBriefEnv(env)
+				briefs[key] = m
+			}
+			s.Env = m
 		} else {
 			_ = json.Unmarshal([]byte(env), &s.Env)
 		}
@@ -344,7 +352,7 @@ func (d *DB) Get(ctx context.Context, id string) (*run.Run, error) {
 }
 
 func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) {
-	runs, err := getRuns(ctx, q, d, []string{id})
+	runs, err := getRuns(ctx, q, d, []string{id}, envCache{})
 	if err != nil {
 		return nil, err
 	}
@@ -357,11 +365,16 @@ func getRun(ctx context.Context, q querier, d *DB, id string) (*run.Run, error) 
 // GetMany returns the runs with these ids, in the order given, in a few
 // queries per batch of ids rather than four per run (attribute report and
 // fleet read thousands). An id that is not stored is a *NotFoundError.
+//
+// Runs whose stored environments are the same text (the runs of one boot)
+// share one decoded *sysinfo.Snapshot: the environment is decoded once per
+// distinct text, not once per run. Callers treat Env as read-only.
 func (d *DB) GetMany(ctx context.Context, ids []string) ([]*run.Run, error) {
 	out := make([]*run.Run, 0, len(ids))
+	envs := envCache{}
 	for len(ids) > 0 {
 		n := min(len(ids), getBatch)
-		runs, err := getRuns(ctx, d.db, d, ids[:n])
+		runs, err := getRuns(ctx, d.db, d, ids[:n], envs)
 		if err != nil {
 			return nil, err
 		}
@@ -401,9 +414,14 @@ func inList(ids []string) (string, []any) {
 	return b.String(), args
 }
 
+// envCache holds the environments decoded so far, by the SHA-256 of their
+// stored text (the digest, not the 10 kB text, is what the map keeps).
+type envCache map[[sha256.Size]byte]*sysinfo.Snapshot
+
 // getRuns reads the runs with these ids (those that exist, in no
-// particular order): one query per table.
-func getRuns(ctx context.Context, q querier, d *DB, ids []string) ([]*run.Run, error) {
+// particular order): one query per table. envs interns the decoded
+// environments (see GetMany).
+func getRuns(ctx context.Context, q querier, d *DB, ids []string, envs envCache) ([]*run.Run, error) {
 	in, args := inList(ids)
 	rrows, err := q.QueryContext(ctx, `SELECT id, label, started, finished, status, suite, engine, tool_version,
 		runs, warmup, seed, cpus, perf_version, env, extra FROM runs WHERE id IN `+in, args...)
@@ -420,7 +438,7 @@ func getRuns(ctx context.Context, q querier, d *DB, ids []string) ([]*run.Run, e
 			rrows.Close()
 			return nil, d.wrap(err)
 		}
-		if err := decodeRun(r, started, finished, status, env, extra); err != nil {
+		if err := decodeRun(r, started, finished, status, env, extra, envs); err != nil {
 			rrows.Close()
 			return nil, fmt.Errorf("database %s: run %s: %w", d.path, r.ID, err)
 		}
@@ -500,42 +518,59 @@ func getRuns(ctx context.Context, q querier, d *DB, ids []string) ([]*run.Run, e
 	if err := mrows.Err(); err != nil {
 		return nil, d.wrap(err)
 	}
-	srows, err := q.QueryContext(ctx, `SELECT run_id, result_idx, metric_idx, value FROM samples
-		WHERE run_id IN `+in+` ORDER BY run_id, result_idx, metric_idx, seq`, args...)
+	// The samples, run by run: two columns a row (the metric's position
+	// as one integer, result × 2^20 + metric: a result has far fewer than
+	// 2^20 metrics; and the value), because the driver's cost is per
+	// column read, and 10^5 samples a metric are common.
+	sstmt, err := q.PrepareContext(ctx, `SELECT CAST(result_idx AS BIGINT) * 1048576 + metric_idx, value FROM samples
+		WHERE run_id = ?1 ORDER BY result_idx, metric_idx, seq`)
 	if err != nil {
 		return nil, d.wrap(err)
 	}
-	defer srows.Close()
-	var (
-		lastID string
-		cur    *run.Run
-	)
-	for srows.Next() {
-		var id string
-		var ri, mi int
-		var v float64
-		if err := srows.Scan(&id, &ri, &mi, &v); err != nil {
-			return nil, d.wrap(err)
+	defer sstmt.Close()
+	for _, r := range out {
+		if err := readSamples(ctx, sstmt, d, r); err != nil {
+			return nil, err
 		}
-		if id != lastID {
-			cur, lastID = byID[id], id
-		}
-		if cur == nil || ri >= len(cur.Results) || mi >= len(cur.Results[ri].Metrics) {
-			return nil, fmt.Errorf("database %s: run %s: sample of an undeclared metric", d.path, id)
-		}
-		m := &cur.Results[ri].Metrics[mi]
-		m.Samples = append(m.Samples, v)
 	}
 	for _, r := range out {
 		if r.Results == nil {
 			r.Results = []run.Result{}
 		}
 	}
-	return out, d.wrap(srows.Err())
+	return out, nil
+}
+
+// readSamples appends to r's metrics their samples, read with stmt (see
+// getRuns).
+func readSamples(ctx context.Context, stmt *sql.Stmt, d *DB, r *run.Run) error {
+	rows, err := stmt.QueryContext(ctx, r.ID)
+	if err != nil {
+		return d.wrap(err)
+	}
+	defer rows.Close()
+	last := int64(-1)
+	var m *run.Metric
+	for rows.Next() {
+		var pos int64
+		var v float64
+		if err := rows.Scan(&pos, &v); err != nil {
+			return d.wrap(err)
+		}
+		if pos != last {
+			ri, mi := int(pos/1048576), int(pos%1048576)
+			if ri >= len(r.Results) || mi >= len(r.Results[ri].Metrics) {
+				return fmt.Errorf("database %s: run %s: sample of an undeclared metric", d.path, r.ID)
+			}
+			m, last = &r.Results[ri].Metrics[mi], pos
+		}
+		m.Samples = append(m.Samples, v)
+	}
+	return d.wrap(rows.Err())
 }
 
 // decodeRun fills the columns of a runs row that need decoding.
-func decodeRun(r *run.Run, started, finished, status, env, extra string) error {
+func decodeRun(r *run.Run, started, finished, status, env, extra string, envs envCache) error {
 	if err := applyExtra(extra, r); err != nil {
 		return err
 	}
@@ -547,10 +582,15 @@ func decodeRun(r *run.Run, started, finished, status, env, extra string) error {
 		return fmt.Errorf("bad time: %w", err)
 	}
 	if env != "null" && env != "" {
+		key := sha256.Sum256([]byte(env))
+		if r.Env = envs[key]; r.Env != nil {
+			return nil
+		}
 		r.Env = new(sysinfo.Snapshot)
 		if err := json.Unmarshal([]byte(env), r.Env); err != nil {
 			return fmt.Errorf("env: %w", err)
 		}
+		envs[key] = r.Env
 	}
 	return nil
 }
@@ -599,4 +639,53 @@ func (d *DB) Env(ctx context.Context, id string) (map[string]any, error) {
 		return nil, fmt.Errorf("database %s: run %s: env: %w", d.path, id, err)
 	}
 	return m, nil
+}
+
+// Envs returns the stored environments of these runs as decoded JSON, in
+// the order given (nil for a run stored without one), in one query per
+// batch of ids. Runs whose environments are the same text share one
+// decoded map, which callers treat as read-only. An id that is not stored
+// is a *NotFoundError.
+func (d *DB) Envs(ctx context.Context, ids []string) ([]map[string]any, error) {
+	out := make([]map[string]any, 0, len(ids))
+	seen := map[[sha256.Size]byte]map[string]any{}
+	for len(ids) > 0 {
+		n := min(len(ids), getBatch)
+		in, args := inList(ids[:n])
+		rows, err := d.db.QueryContext(ctx, `SELECT id, env FROM runs WHERE id IN `+in, args...)
+		if err != nil {
+			return nil, d.wrap(err)
+		}
+		byID := make(map[string]map[string]any, n)
+		for rows.Next() {
+			var id, env string
+			if err := rows.Scan(&id, &env); err != nil {
+				rows.Close()
+				return nil, d.wrap(err)
+			}
+			key := sha256.Sum256([]byte(env))
+			m, ok := seen[key]
+			if !ok {
+				if err := json.Unmarshal([]byte(env), &m); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("database %s: run %s: env: %w", d.path, id, err)
+				}
+				seen[key] = m
+			}
+			byID[id] = m
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, d.wrap(err)
+		}
+		for _, id := range ids[:n] {
+			m, ok := byID[id]
+			if !ok {
+				return nil, &NotFoundError{Ref: id}
+			}
+			out = append(out, m)
+		}
+		ids = ids[n:]
+	}
+	return out, nil
 }
