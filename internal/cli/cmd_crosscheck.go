@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/report"
@@ -88,21 +89,21 @@ func crosscheckHint(err error) error {
 }
 
 // withFixedLoops adds, after each sched-messaging item at more loops than
-// report.MessagingFixedLoops, the same item at that many loops: the
+// compare.MessagingFixedLoops, the same item at that many loops: the
 // runner interleaves them, and the report splits the totals into fixed
 // and per-loop parts.
 func withFixedLoops(items []runner.Item) []runner.Item {
 	out := make([]runner.Item, 0, len(items)+2)
 	for _, it := range items {
 		out = append(out, it)
-		if it.Workload.Info().ID != "sched-messaging" || it.Params.Int("loops") <= report.MessagingFixedLoops {
+		if it.Workload.Info().ID != "sched-messaging" || it.Params.Int("loops") <= compare.MessagingFixedLoops {
 			continue
 		}
 		p := make(workload.Params, len(it.Params))
 		for k, v := range it.Params {
 			p[k] = v
 		}
-		p["loops"] = int64(report.MessagingFixedLoops)
+		p["loops"] = int64(compare.MessagingFixedLoops)
 		it.Params = p
 		out = append(out, it)
 	}

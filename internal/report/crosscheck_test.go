@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -59,8 +60,8 @@ func TestCrosscheckGolden(t *testing.T) {
 	golden(t, "crosscheck.json", js.Bytes())
 
 	var doc struct {
-		ID    string           `json:"id"`
-		Parts []MessagingParts `json:"sched_messaging_parts"`
+		ID    string                   `json:"id"`
+		Parts []compare.MessagingParts `json:"sched_messaging_parts"`
 	}
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestCrosscheckGolden(t *testing.T) {
 func TestCrosscheckPartsNeedAllFour(t *testing.T) {
 	r := crosscheckRun()
 	r.Results = r.Results[:5] // drop perf at loops=1
-	if parts := SchedMessagingParts(r); len(parts) != 0 {
+	if parts := compare.SchedMessagingParts(r); len(parts) != 0 {
 		t.Fatalf("parts without perf at loops=1: %+v", parts)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 )
@@ -158,7 +159,7 @@ func CrosscheckText(w io.Writer, r *run.Run) error {
 		return err
 	}
 	fmt.Fprintln(w, "\nnative/perf is the ratio of medians; 1.000 means identical.")
-	if err := messagingPartsText(w, SchedMessagingParts(r)); err != nil {
+	if err := messagingPartsText(w, compare.SchedMessagingParts(r)); err != nil {
 		return err
 	}
 	var notes []string
