@@ -13,28 +13,44 @@ import (
 // AddRuns adds runs to the arm named name, a new arm at the end when
 // there is none yet.
 func AddRuns(arms []Arm, name string, runs ...*run.Run) []Arm {
+	return addRuns(arms, name, runs, nil)
+}
+
+// addRuns adds runs with their stored environments envs (parallel to
+// runs, or nil) to the arm named name, keeping the arm's Envs parallel to
+// its Runs.
+func addRuns(arms []Arm, name string, runs []*run.Run, envs []map[string]any) []Arm {
+	if envs == nil {
+		envs = make([]map[string]any, len(runs))
+	}
 	for i := range arms {
 		if arms[i].Name == name {
 			arms[i].Runs = append(arms[i].Runs, runs...)
+			arms[i].Envs = append(arms[i].Envs, envs...)
 			return arms
 		}
 	}
-	return append(arms, Arm{Name: name, Runs: runs})
+	return append(arms, Arm{Name: name, Runs: runs, Envs: envs})
 }
 
 // Arms groups stored runs into arms: a run belongs to the configuration
 // named in its config block (lab, campaign) or, without one, to its label
-// when the label is a plan name; other runs are left out.
-func Arms(runs []*run.Run) []Arm {
+// when the label is a plan name; other runs are left out. envs are the
+// runs' stored environments (parallel to runs, or nil).
+func Arms(runs []*run.Run, envs []map[string]any) []Arm {
 	var arms []Arm
-	for _, r := range runs {
+	for i, r := range runs {
 		name := r.Label
 		if r.Config != nil {
 			name = r.Config.Name
 		} else if KindOf(name) == "extra" {
 			continue
 		}
-		arms = AddRuns(arms, name, r)
+		var env []map[string]any
+		if i < len(envs) {
+			env = envs[i : i+1]
+		}
+		arms = addRuns(arms, name, []*run.Run{r}, env)
 	}
 	return arms
 }

@@ -27,6 +27,9 @@ type Arm struct {
 	// empty).
 	Kind string
 	Runs []*run.Run
+	// Envs are the runs' stored environments, decoded (parallel to Runs;
+	// nil, or a nil entry, when a run's is to be read from its Env).
+	Envs []map[string]any
 }
 
 // KindOf infers a configuration's kind from the plan's names.
@@ -166,7 +169,7 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 	on := arms[i]
 	att := &Attribution{Schema: AttributionSchema, Alpha: alpha, Confidence: stats.Confidence,
 		Configs: []ArmInfo{}, Workloads: []WorkloadAttribution{}, Notes: []string{}}
-	onSide := compare.RunsSide("on", compare.KindLabel, on.Runs, nil)
+	onSide := compare.RunsSide("on", compare.KindLabel, on.Runs, on.Envs)
 
 	type key struct{ id, params, engine string }
 	byKey := map[key]*WorkloadAttribution{}
@@ -185,7 +188,7 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 			att.Notes = append(att.Notes, fmt.Sprintf("configuration %s has no runs", a.Name))
 			continue
 		}
-		rep, err := compare.Compare(onSide, compare.RunsSide(a.Name, compare.KindLabel, a.Runs, nil), compare.Options{Alpha: alpha})
+		rep, err := compare.Compare(onSide, compare.RunsSide(a.Name, compare.KindLabel, a.Runs, a.Envs), compare.Options{Alpha: alpha})
 		if err != nil {
 			att.Notes = append(att.Notes, fmt.Sprintf("%s: %v", a.Name, err))
 			continue

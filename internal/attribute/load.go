@@ -30,7 +30,7 @@ func ConfigArms(ctx context.Context, load *sides.Loader, configs []string) ([]Ar
 		if side.Published() {
 			return nil, exit.Usagef("--config %s: a published baseline has no samples to attribute", c)
 		}
-		arms = AddRuns(arms, name, side.Runs...)
+		arms = addRuns(arms, name, side.Runs, side.Envs)
 	}
 	return arms, nil
 }
@@ -38,19 +38,15 @@ func ConfigArms(ctx context.Context, load *sides.Loader, configs []string) ([]Ar
 // StoredArms are the arms of every run stored in db, each in the
 // configuration of its config block or its label (Arms).
 func StoredArms(ctx context.Context, db *store.DB) ([]Arm, error) {
-	all, err := db.ListBrief(ctx)
+	ids, err := db.RunIDs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(all))
-	for i, s := range all {
-		ids[i] = s.ID
-	}
-	runs, _, err := sides.Load(ctx, db, ids)
+	runs, envs, err := sides.Load(ctx, db, ids)
 	if err != nil {
 		return nil, err
 	}
-	return Arms(runs), nil
+	return Arms(runs, envs), nil
 }
 
 // Report attributes the arms' taxes (Attribute in the plan's waterfall

@@ -502,7 +502,14 @@ func testGetManyAndListBrief(t *testing.T, openTemp opener) {
 	if err != nil || len(full) != len(brief) {
 		t.Fatalf("List: %d runs, %v; ListBrief: %d", len(full), err, len(brief))
 	}
+	allIDs, err := d.RunIDs(ctx)
+	if err != nil || len(allIDs) != len(full) {
+		t.Fatalf("RunIDs: %d ids, %v; List: %d runs", len(allIDs), err, len(full))
+	}
 	for i := range brief {
+		if allIDs[i] != full[i].ID {
+			t.Fatalf("RunIDs[%d] = %s, List's run %d is %s: not List's order", i, allIDs[i], i, full[i].ID)
+		}
 		if brief[i].ID != full[i].ID || brief[i].Label != full[i].Label || brief[i].Status != full[i].Status {
 			t.Fatalf("run %d: brief %+v, full %+v", i, brief[i], full[i])
 		}

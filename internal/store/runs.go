@@ -261,6 +261,26 @@ func (d *DB) List(ctx context.Context) ([]Summary, error) { return d.list(ctx, f
 // kilobytes of decoded JSON, and 10^4 runs of it were 430 MB.
 func (d *DB) ListBrief(ctx context.Context) ([]Summary, error) { return d.list(ctx, true) }
 
+// RunIDs returns the id of every stored run, in List's order (oldest
+// first), reading nothing else: for a caller that loads the runs
+// themselves (GetMany) and would only throw a summary away.
+func (d *DB) RunIDs(ctx context.Context) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id FROM runs ORDER BY started, id`)
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, d.wrap(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, d.wrap(rows.Err())
+}
+
 // BriefEnvPaths are the environment fields ListBrief keeps.
 var BriefEnvPaths = []string{"hostname", "kernel.release", "mitigation_mode", "cpu.model_name"}
 
