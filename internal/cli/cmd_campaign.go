@@ -14,6 +14,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // campaignDeps are the parts of the outside world 'sectax campaign' reboots
@@ -166,7 +167,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	if err != nil {
 		return err
 	}
-	o.req.RunEstimate = pl.Estimate(o.run.warmup, pastDurations(ctx, g, hostname(g), string(pl.Suite), "native", ""))
+	o.req.RunEstimate = pl.Estimate(o.run.warmup, store.PastDurations(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), "native", ""))
 	o.req.Options.Suite, o.req.Options.Only, o.req.Options.Params = o.run.suite, o.run.only, o.run.params
 	o.req.Options.Runs, o.req.Options.Warmup = o.run.runs, o.run.warmup
 	snap, err := collectEnv(ctx, g)

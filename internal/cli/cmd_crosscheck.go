@@ -11,8 +11,6 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/runner"
-	"github.com/sectax/sectax/internal/workload"
 )
 
 func newCrosscheckCmd(g *Globals) *cobra.Command {
@@ -62,7 +60,7 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return crosscheckHint(err)
 	}
-	pl.Items = withFixedLoops(pl.Items)
+	pl.AlsoAtLoops("sched-messaging", compare.MessagingFixedLoops)
 	release, err := g.measureLock(true)
 	if err != nil {
 		return err
@@ -86,26 +84,4 @@ func crosscheckHint(err error) error {
 	}
 	msg = strings.Replace(msg, hint, "measure without perf with sectax run --engine native (crosscheck always needs perf)", 1)
 	return exit.Wrap(exit.Of(err), errors.New(msg))
-}
-
-// withFixedLoops adds, after each sched-messaging item at more loops than
-// compare.MessagingFixedLoops, the same item at that many loops: the
-// runner interleaves them, and the report splits the totals into fixed
-// and per-loop parts.
-func withFixedLoops(items []runner.Item) []runner.Item {
-	out := make([]runner.Item, 0, len(items)+2)
-	for _, it := range items {
-		out = append(out, it)
-		if it.Workload.Info().ID != "sched-messaging" || it.Params.Int("loops") <= compare.MessagingFixedLoops {
-			continue
-		}
-		p := make(workload.Params, len(it.Params))
-		for k, v := range it.Params {
-			p[k] = v
-		}
-		p["loops"] = int64(compare.MessagingFixedLoops)
-		it.Params = p
-		out = append(out, it)
-	}
-	return out
 }

@@ -106,7 +106,9 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	h := lab.Host{
 		Root: g.Root, Exe: exe, Snapshot: host, NewRunID: g.deps.NewRunID, NewSeed: randomSeed,
 		Say: g.notice, RunPlan: pl,
-		Past: func(suite, accel string) []time.Duration { return pastDurations(ctx, g, "", suite, "native", accel) },
+		Past: func(suite, accel string) []time.Duration {
+			return store.PastDurations(ctx, g.DB, "", suite, "native", accel)
+		},
 		Store: func() (*store.DB, func(), error) {
 			release, err := g.measureLock(false)
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -16,9 +15,6 @@ import (
 // (spool.db beside the default SQLite store) and moved to PostgreSQL in one
 // transaction when it ends. A network drop mid-run therefore loses nothing:
 // the run stays in the spool, and `sectax push` moves it later.
-
-// spoolPath is the spool of runs bound for a PostgreSQL store.
-func spoolPath() string { return filepath.Join(filepath.Dir(localDB()), "spool.db") }
 
 // useSpool checks that the PostgreSQL store answers (so that a wrong URL
 // fails before measuring) and takes the label, then makes ss measure into
@@ -34,7 +30,7 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, spoolPath(), store.Options{Create: true})
+	db, err := store.Open(ctx, store.SpoolPath(), store.Options{Create: true})
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
@@ -52,7 +48,7 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 		// still happen.
 		pushed, err := pushRuns(context.WithoutCancel(ctx), g, db, []string{r.ID})
 		if err != nil || pushed != 1 {
-			return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, spoolPath(), err)
+			return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, store.SpoolPath(), err)
 		}
 		g.notice("stored run %s in %s", r.ID, store.DisplayName(g.DB))
 		return nil
@@ -91,7 +87,7 @@ one transaction. A run the store already has is not written twice.`,
 				return usagef("sectax push moves spooled runs to a PostgreSQL store: pass --db postgres://… or set SECTAX_DB")
 			}
 			ctx := cmd.Context()
-			sp, err := store.Open(ctx, spoolPath(), store.Options{})
+			sp, err := store.Open(ctx, store.SpoolPath(), store.Options{})
 			if errors.Is(err, store.ErrNoDatabase) {
 				fmt.Fprintln(g.stdout, "nothing to push: no spool")
 				return nil

@@ -149,7 +149,7 @@ func checkLabel(label string) error {
 func makePlan(ctx context.Context, g *Globals, o *runOptions, engines []string) (*plan.Plan, error) {
 	return plan.Make(ctx, g.deps.Registry, plan.Request{
 		Suite: o.suite, Only: o.only, Skip: o.skip, Repetitions: o.runs, Warmup: o.warmup,
-		Params: o.params, CPUs: o.cpus, Timeout: o.timeout, Engines: engines,
+		Params: o.params, CPUs: o.cpus, Timeout: o.timeout, Engines: engines, Cmd: o.cmd, Prepare: o.prepare,
 	})
 }
 
@@ -157,24 +157,11 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	if err := checkFormat(g, "text", "json"); err != nil {
 		return err
 	}
-	if o.prepare != "" && o.cmd == "" {
-		return usagef("--prepare needs --cmd")
-	}
 	if filepath.Clean(g.Root) != "/" && !o.noStore {
 		// The workloads measure this machine whatever --root says: a
 		// stored run would pair these numbers with another tree's
 		// environment and be compared as if measured there.
 		return usagef("--root %s describes another machine but run measures this one, so the run would be stored with the wrong environment: drop --root to store it, or add --no-store to print it only", g.Root)
-	}
-	if o.cmd != "" {
-		// --cmd X is --only cmd --param cmd.cmd=X.
-		if !slices.Contains(o.only, "cmd") {
-			o.only = append(o.only, "cmd")
-		}
-		o.params = append(o.params, "cmd.cmd="+o.cmd)
-		if o.prepare != "" {
-			o.params = append(o.params, "cmd.prepare="+o.prepare)
-		}
 	}
 	pl, err := makePlan(ctx, g, o, []string{o.engine})
 	if err != nil {

@@ -117,7 +117,7 @@ func TestPostgresRunSpools(t *testing.T) {
 		!strings.Contains(errs, "sectax push") || !strings.Contains(out, `"status": "complete"`) {
 		t.Fatalf("run with a drop: exit %d\nstderr %q\nstdout %s", code, errs, out)
 	}
-	sp, err := store.Open(ctx, spoolPath(), store.Options{})
+	sp, err := store.Open(ctx, store.SpoolPath(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

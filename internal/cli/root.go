@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -189,7 +188,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { g.ctx = cmd.Context() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exit.Wrap(exit.Usage, err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.DB, "db", defaultDB(), "database file or postgres:// URL ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
+	pf.StringVar(&g.DB, "db", store.DefaultPath(), "database file or postgres:// URL ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
 	pf.StringVar(&g.Root, "root", "/", "read /proc and /sys below `DIR` instead of /")
 	pf.StringVarP(&g.Output, "output", "o", "", "write the result to `FILE` instead of standard output")
 	pf.BoolVar(&g.NoColor, "no-color", os.Getenv("NO_COLOR") != "", "no colour in terminal output (also NO_COLOR)")
@@ -276,25 +275,6 @@ func (g *Globals) context() context.Context {
 		return g.ctx
 	}
 	return context.Background()
-}
-
-func defaultDB() string {
-	if p := os.Getenv("SECTAX_DB"); p != "" {
-		return p
-	}
-	return localDB()
-}
-
-// localDB is where the SQLite store lives by default; a PostgreSQL store's
-// spool sits beside it.
-func localDB() string {
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "sectax", "sectax.db")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "share", "sectax", "sectax.db")
-	}
-	return "" // no default: a usage error when the store is needed (dbPath)
 }
 
 func isTerminal(w io.Writer) bool {

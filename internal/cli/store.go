@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sectax/sectax/internal/sides"
@@ -22,29 +21,14 @@ var storeTuning = struct {
 	onBusy      func()
 }{}
 
-// dbPath checks --db (or its default) and makes it absolute, so that every
-// message names the file in full; g.DB is replaced by the result. An empty
-// --db, or no default because SECTAX_DB, XDG_DATA_HOME and HOME are all
-// unset, is a usage error: SQLite would take "" for a temporary database
-// that vanishes, and a bare file name would land in whatever directory
-// sectax was started from.
+// dbPath checks --db (or its default) with store.CheckPath; g.DB is
+// replaced by the absolute path.
 func (g *Globals) dbPath() (string, error) {
-	p := g.DB
-	if p == "" {
-		if def := defaultDB(); def != "" {
-			return "", usagef("--db '' names no file: pass --db PATH, or leave --db out to use %s", def)
-		}
-		return "", usagef("no place for the store: SECTAX_DB, XDG_DATA_HOME and HOME are all unset: pass --db PATH or set SECTAX_DB")
+	p, err := store.CheckPath(g.DB)
+	if err == nil {
+		g.DB = p
 	}
-	if strings.Contains(p, "://") {
-		return p, nil // a database URL, not a file
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", usagef("--db %s: %v: pass an absolute path", p, err)
-	}
-	g.DB = abs
-	return abs, nil
+	return p, err
 }
 
 // openStore opens the database of --db. Without create, a missing file is

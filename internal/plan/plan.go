@@ -35,6 +35,9 @@ type Request struct {
 	// Engines are the engines each workload runs with ("native",
 	// "perf"); crosscheck asks for both.
 	Engines []string
+	// Cmd is --cmd X, which is --only cmd --param cmd.cmd=X, and Prepare
+	// its --prepare (which needs Cmd).
+	Cmd, Prepare string
 }
 
 // Plan is what a run will measure.
@@ -49,11 +52,45 @@ type Plan struct {
 	CPUs []int
 }
 
+// AlsoAtLoops adds, after each item of the workload id at more loops than
+// loops, the same item at loops: the runner interleaves the two (crosscheck
+// measures sched-messaging at its loops and at compare.MessagingFixedLoops
+// to split its total into fixed and per-loop parts).
+func (p *Plan) AlsoAtLoops(id string, loops int64) {
+	out := make([]runner.Item, 0, len(p.Items)+2)
+	for _, it := range p.Items {
+		out = append(out, it)
+		if it.Workload.Info().ID != id || it.Params.Int("loops") <= loops {
+			continue
+		}
+		params := make(workload.Params, len(it.Params))
+		for k, v := range it.Params {
+			params[k] = v
+		}
+		params["loops"] = loops
+		it.Params = params
+		out = append(out, it)
+	}
+	p.Items = out
+}
+
 // Make plans req with the workloads of reg.
 func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, error) {
 	suite, err := workload.ParseSuite(req.Suite)
 	if err != nil {
 		return nil, err
+	}
+	if req.Prepare != "" && req.Cmd == "" {
+		return nil, exit.Usagef("--prepare needs --cmd")
+	}
+	if req.Cmd != "" {
+		if !slices.Contains(req.Only, "cmd") {
+			req.Only = append(slices.Clip(req.Only), "cmd")
+		}
+		req.Params = append(slices.Clip(req.Params), "cmd.cmd="+req.Cmd)
+		if req.Prepare != "" {
+			req.Params = append(req.Params, "cmd.prepare="+req.Prepare)
+		}
 	}
 	if req.Repetitions < 0 || req.Warmup < 0 {
 		return nil, exit.Usagef("--runs and --warmup must not be negative")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/perfbench"
+	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -106,5 +107,62 @@ func TestHugeCountsRefusedBeforeWork(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Fatalf("planning allocated %d bytes", grew)
+	}
+}
+
+// TestCmdRequest: --cmd X is --only cmd --param cmd.cmd=X (and
+// cmd.prepare for --prepare); --prepare without --cmd is a usage error;
+// the caller's slices are not written through.
+func TestCmdRequest(t *testing.T) {
+	req := request("syscall-basic")
+	only := make([]string, 1, 8) // spare capacity: an append must not write into the caller's array
+	only[0] = "syscall-basic"
+	req.Only = only
+	req.Cmd, req.Prepare = "true", "sleep 0"
+	pl, err := Make(context.Background(), workload.Default(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmd *runner.Item
+	for i := range pl.Items {
+		if pl.Items[i].Workload.Info().ID == "cmd" {
+			cmd = &pl.Items[i]
+		}
+	}
+	if len(pl.Items) != 2 || cmd == nil || cmd.Params.Str("cmd") != "true" || cmd.Params.Str("prepare") != "sleep 0" {
+		t.Fatalf("--only syscall-basic --cmd true --prepare 'sleep 0': items %+v", pl.Items)
+	}
+	if got := only[:2][1]; got == "cmd" {
+		t.Error("Make appended cmd into the caller's --only array")
+	}
+	req = request("syscall-basic")
+	req.Prepare = "make clean"
+	if _, err := Make(context.Background(), workload.Default(), req); err == nil || exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "--prepare needs --cmd") {
+		t.Fatalf("--prepare without --cmd: %v", err)
+	}
+}
+
+// TestAlsoAtLoops: each item of the workload at more loops gets a twin at
+// the given loops right after it; other items and smaller ones are left.
+func TestAlsoAtLoops(t *testing.T) {
+	req := request("syscall-basic", "sched-messaging")
+	pl, err := Make(context.Background(), workload.Default(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(pl.Items)
+	pl.AlsoAtLoops("sched-messaging", 1)
+	var loops []int64
+	for _, it := range pl.Items {
+		if it.Workload.Info().ID == "sched-messaging" {
+			loops = append(loops, it.Params.Int("loops"))
+		}
+	}
+	if len(pl.Items) != before+1 || len(loops) != 2 || loops[0] <= 1 || loops[1] != 1 {
+		t.Fatalf("after AlsoAtLoops: %d items (was %d), sched-messaging loops %v; want the item then its loops=1 twin", len(pl.Items), before, loops)
+	}
+	pl.AlsoAtLoops("sched-messaging", 1_000_000_000)
+	if len(pl.Items) != before+1 {
+		t.Errorf("AlsoAtLoops above every item's loops added %d items", len(pl.Items)-before-1)
 	}
 }

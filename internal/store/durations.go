@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/sectax/sectax/internal/run"
@@ -26,4 +27,24 @@ func (d *DB) Durations(ctx context.Context, host, suite, engine, accel string) (
 		}
 	}
 	return out, nil
+}
+
+// PastDurations are the Durations of the store at path (a --db value),
+// none when there is no store there yet (it is never created here) or it
+// cannot be read: an estimate is no reason to fail.
+func PastDurations(ctx context.Context, path, host, suite, engine, accel string) []time.Duration {
+	p, err := CheckPath(path)
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Stat(p); err != nil && !IsURL(p) {
+		return nil
+	}
+	db, err := Open(ctx, p, Options{})
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	d, _ := db.Durations(ctx, host, suite, engine, accel)
+	return d
 }
