@@ -38,11 +38,7 @@ func CampaignPreview(w io.Writer, p *campaign.Preview) error {
 		fmt.Fprint(ew, " (XXXXXX: the end of the campaign's id, drawn at start; --label names them)")
 	}
 	fmt.Fprintln(ew)
-	if p.SeedDrawn {
-		fmt.Fprintf(ew, "boot order from seed %d, drawn for this preview: start draws another; give it --seed %d for this order\n", p.Seed, p.Seed)
-	} else {
-		fmt.Fprintf(ew, "boot order from seed %d\n", p.Seed)
-	}
+	seedLine(ew, "seed", "start", "--seed", p.Seed, p.SeedDrawn)
 	fmt.Fprintln(ew)
 	fmt.Fprintln(ew, "configurations:")
 	t := NewTable()
@@ -91,11 +87,7 @@ func LabPreview(w io.Writer, p *lab.Preview) error {
 	if p.Accel == lab.AccelTCG {
 		fmt.Fprintln(ew, "  emulated (TCG): timings are not hardware costs")
 	}
-	if p.SeedDrawn {
-		fmt.Fprintf(ew, "boot order from plan seed %d, drawn for this preview: the lab draws another; give it --plan-seed %d for this order\n", p.Seed, p.Seed)
-	} else {
-		fmt.Fprintf(ew, "boot order from plan seed %d\n", p.Seed)
-	}
+	seedLine(ew, "plan seed", "the lab", "--plan-seed", p.Seed, p.SeedDrawn)
 	fmt.Fprintln(ew)
 	fmt.Fprintln(ew, "kernels:")
 	t := NewTable()
@@ -130,4 +122,14 @@ func LabPreview(w io.Writer, p *lab.Preview) error {
 		fmt.Fprintf(ew, "note: %s\n", termSafe(note))
 	}
 	return ew.err
+}
+
+// seedLine says which seed orders a dry run's boots, and, when the
+// preview drew it, that the real command draws another unless given flag.
+func seedLine(w io.Writer, what, who, flag string, seed int64, drawn bool) {
+	if drawn {
+		fmt.Fprintf(w, "boot order from %s %d, drawn for this preview: %s draws another; give it %s %d for this order\n", what, seed, who, flag, seed)
+		return
+	}
+	fmt.Fprintf(w, "boot order from %s %d\n", what, seed)
 }

@@ -185,20 +185,7 @@ func orJSON(s, empty string) string {
 
 // CampaignIDs returns the ids of every campaign, oldest first.
 func (d *DB) CampaignIDs(ctx context.Context) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id FROM campaigns ORDER BY created, id`)
-	if err != nil {
-		return nil, d.wrap(err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, d.wrap(err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, d.wrap(rows.Err())
+	return d.ids(ctx, `SELECT id FROM campaigns ORDER BY created, id`)
 }
 
 // FindCampaign returns the campaign ref names: an exact id or a unique

@@ -265,7 +265,12 @@ func (d *DB) ListBrief(ctx context.Context) ([]Summary, error) { return d.list(c
 // first), reading nothing else: for a caller that loads the runs
 // themselves (GetMany) and would only throw a summary away.
 func (d *DB) RunIDs(ctx context.Context) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id FROM runs ORDER BY started, id`)
+	return d.ids(ctx, `SELECT id FROM runs ORDER BY started, id`)
+}
+
+// ids runs a query of one text column and returns its values.
+func (d *DB) ids(ctx context.Context, query string) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, query)
 	if err != nil {
 		return nil, d.wrap(err)
 	}
