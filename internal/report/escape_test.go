@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -91,34 +92,9 @@ func TestHostileTextEveryFormat(t *testing.T) {
 			t.Errorf("color text: foreign escape sequence %q", seq[:min(len(seq), 10)])
 		}
 	}
-	for _, f := range []string{"text", "md"} {
-		for _, l := range strings.Split(out[f], "\n") {
-			for _, bad := range []string{"### injected", "# unit", "## wl", "| fake | row |", "### micro"} {
-				if strings.HasPrefix(strings.TrimSpace(l), bad) {
-					t.Errorf("%s: hostile text starts a line: %q", f, l)
-				}
-			}
-		}
-	}
+	noHostileLineStart(t, out, "### injected", "# unit", "## wl", "| fake | row |", "### micro")
 	// Every Markdown table row keeps its number of cells.
-	for _, l := range strings.Split(out["md"], "\n") {
-		if !strings.HasPrefix(l, "| ") {
-			continue
-		}
-		cells := 0
-		for i := 0; i < len(l); i++ {
-			if l[i] == '\\' {
-				i++
-				continue
-			}
-			if l[i] == '|' {
-				cells++
-			}
-		}
-		if cells != 4 && cells != 11 {
-			t.Errorf("md: table row with %d separators: %q", cells, l)
-		}
-	}
+	markdownCells(t, out["md"], 4, 11)
 	if !strings.Contains(out["text"], `on\x1b]0;pwned\x07\x0a### injected heading`) || !strings.Contains(out["md"], "µs\\|\\`op\\`\\\\x1b\\[31m # unit") {
 		t.Errorf("the hostile label or unit is not shown escaped:\n%s\n%s", out["text"], out["md"])
 	}
@@ -183,4 +159,43 @@ func FuzzTermSafe(f *testing.F) {
 			}
 		}
 	})
+}
+
+// noHostileLineStart fails when a line of the text or Markdown output
+// starts with one of bad: hostile text that broke out of its cell.
+func noHostileLineStart(t *testing.T, out map[string]string, bad ...string) {
+	t.Helper()
+	for _, f := range []string{"text", "md"} {
+		for _, l := range strings.Split(out[f], "\n") {
+			for _, b := range bad {
+				if strings.HasPrefix(strings.TrimSpace(l), b) {
+					t.Errorf("%s: hostile text starts a line: %q", f, l)
+				}
+			}
+		}
+	}
+}
+
+// markdownCells fails on a Markdown table row whose number of unescaped
+// separators is not one of counts.
+func markdownCells(t *testing.T, md string, counts ...int) {
+	t.Helper()
+	for _, l := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(l, "| ") {
+			continue
+		}
+		cells := 0
+		for i := 0; i < len(l); i++ {
+			if l[i] == '\\' {
+				i++
+				continue
+			}
+			if l[i] == '|' {
+				cells++
+			}
+		}
+		if !slices.Contains(counts, cells) {
+			t.Errorf("md: table row with %d separators: %q", cells, l)
+		}
+	}
 }

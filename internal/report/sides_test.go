@@ -202,35 +202,10 @@ func TestHostileTextMulti(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []string{"text", "md"} {
-		for _, l := range strings.Split(out[f], "\n") {
-			for _, bad := range []string{"### injected", "# unit", "## wl", "| fake | row |", "### micro", "### three"} {
-				if strings.HasPrefix(strings.TrimSpace(l), bad) {
-					t.Errorf("%s: hostile text starts a line: %q", f, l)
-				}
-			}
-		}
-	}
+	noHostileLineStart(t, out, "### injected", "# unit", "## wl", "| fake | row |", "### micro", "### three")
 	// Markdown tables keep their cells: 3 sides (5 separators), and the
 	// workload table (8).
-	for _, l := range strings.Split(out["md"], "\n") {
-		if !strings.HasPrefix(l, "| ") {
-			continue
-		}
-		cells := 0
-		for i := 0; i < len(l); i++ {
-			if l[i] == '\\' {
-				i++
-				continue
-			}
-			if l[i] == '|' {
-				cells++
-			}
-		}
-		if cells != 5 && cells != 8 {
-			t.Errorf("md: table row with %d separators: %q", cells, l)
-		}
-	}
+	markdownCells(t, out["md"], 5, 8)
 	var doc struct {
 		Comparisons []struct {
 			B struct {
