@@ -90,7 +90,7 @@ func SchedMessagingParts(r *run.Run) []MessagingParts {
 	var out []MessagingParts
 	for i := range r.Results {
 		res := &r.Results[i]
-		loops := paramInt(res.Params["loops"])
+		loops := run.ParamInt(res.Params["loops"])
 		if res.Engine != "native" || res.Workload != wl || loops <= MessagingFixedLoops {
 			continue
 		}
@@ -131,20 +131,6 @@ func SchedMessagingParts(r *run.Run) []MessagingParts {
 		out = append(out, mp)
 	}
 	return out
-}
-
-// paramInt reads an integer parameter as a run holds it (int64 when
-// measured, float64 when decoded from JSON).
-func paramInt(v any) int64 {
-	switch x := v.(type) {
-	case int64:
-		return x
-	case int:
-		return int64(x)
-	case float64:
-		return int64(x)
-	}
-	return 0
 }
 
 // medianEstimate is the median of xs with its order-statistic interval.

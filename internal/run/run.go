@@ -264,6 +264,20 @@ func ParamsKey(params map[string]any) string {
 	return b.String()
 }
 
+// ParamInt reads an integer parameter as a run holds it: int64 when
+// measured, float64 when decoded from JSON; 0 for anything else.
+func ParamInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	case float64:
+		return int64(x)
+	}
+	return 0
+}
+
 // FormatParam renders one parameter value.
 func FormatParam(v any) string {
 	switch x := v.(type) {
