@@ -28,7 +28,7 @@ func withInterval(e compare.Estimate) string {
 	if e.Interval == nil {
 		return s + " [no interval]"
 	}
-	return s + " [" + Num(e.Interval.Lo) + " – " + Num(e.Interval.Hi) + "]"
+	return s + " [" + valueInterval(e.Interval.Lo, e.Interval.Hi) + "]"
 }
 
 // messagingPartsText writes the sched-messaging parts section of the

@@ -24,6 +24,12 @@ func intervalPct(lo, hi float64) string {
 	return "[" + stats.FormatPct(lo) + ", " + stats.FormatPct(hi) + "]"
 }
 
+// valueInterval renders an interval of values in the metric's unit
+// ("1.05 – 1.134"), its bounds in report's number format (Num).
+func valueInterval(lo, hi float64) string {
+	return Num(lo) + " – " + Num(hi)
+}
+
 // pctInterval renders an interval of percentages of a model (a tax, a
 // change), none when the model has none.
 func pctInterval(iv *stats.Interval) string {

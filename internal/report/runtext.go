@@ -98,10 +98,10 @@ func summarizeRun(xs []float64) runSummary {
 	s := runSummary{n: st.N, center: st.Center, lo: st.Lo, hi: st.Hi, ci: st.HasCI}
 	s.median = Num(st.Center)
 	if s.ci {
-		s.interval = Num(st.Lo) + " – " + Num(st.Hi)
+		s.interval = valueInterval(st.Lo, st.Hi)
 	} else {
 		s.lo, s.hi = st.Min, st.Max
-		s.interval = Num(s.lo) + " – " + Num(s.hi) + " (range)"
+		s.interval = valueInterval(s.lo, s.hi) + " (range)"
 	}
 	return s
 }
