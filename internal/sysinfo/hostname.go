@@ -6,19 +6,36 @@ import (
 	"github.com/sectax/sectax/internal/rootfs"
 )
 
-// Hostname is the hostname of the machine below root
-// (proc/sys/kernel/hostname, a regular file read through rootfs), "" when
-// it cannot be read. Collect records it in the snapshot with a note when
-// it cannot; this is for a caller that needs only the name.
+// hostnameFile is where the kernel keeps the hostname.
+const hostnameFile = "proc/sys/kernel/hostname"
+
+// Hostname is the hostname of the machine below root, "" when it cannot
+// be read. Collect records it in the snapshot with a note when it cannot;
+// this is for a caller that needs only the name. Both read it with
+// readHostname.
 func Hostname(root string) string {
-	fs, err := rootfs.Open(root)
+	f, err := rootfs.Open(root)
 	if err != nil {
 		return ""
 	}
-	defer fs.Close()
-	s, err := fs.ReadText("proc/sys/kernel/hostname")
+	defer f.Close()
+	h, _ := readHostname(f)
+	return h
+}
+
+// readHostname is the one reader of the hostname: a regular file below
+// the root, its words joined by one space.
+func readHostname(f *rootfs.FS) (string, error) {
+	s, err := f.ReadText(hostnameFile)
 	if err != nil {
-		return ""
+		return "", err
 	}
-	return strings.TrimSpace(s)
+	return strings.Join(strings.Fields(s), " "), nil
+}
+
+// hostname reads the hostname, recording the file when it cannot.
+func (c *collector) hostname() string {
+	h, err := readHostname(c.fs)
+	c.note(hostnameFile, err)
+	return h
 }

@@ -1,6 +1,10 @@
 package sysinfo
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // signatureString turns the three registers of CPUID leaf 0x40000000 into
 // the vendor signature, little-endian bytes in EBX, ECX, EDX order, with
@@ -11,6 +15,75 @@ func signatureString(ebx, ecx, edx uint32) string {
 		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(r), byte(r>>8), byte(r>>16), byte(r>>24)
 	}
 	return strings.TrimSpace(strings.TrimRight(string(b[:]), "\x00"))
+}
+
+// hypervisor finds what the machine runs on, from every source below the
+// root (and CPUID on the running machine), recording each sign.
+func (c *collector) hypervisor(s *Snapshot) {
+	h := &s.Hypervisor
+	set := func(vendor, source string) {
+		if h.Vendor == "" && vendor != "" {
+			h.Vendor, h.Source = vendor, source
+		}
+	}
+	if c.live {
+		if present, sig, ok := cpuidHypervisor(); ok && present {
+			h.Guest = true
+			h.Signature = sig
+			h.Evidence = append(h.Evidence, fmt.Sprintf("cpuid leaf 0x40000000: %q", sig))
+			set(HypervisorFromSignature(sig), "cpuid")
+		}
+	}
+	if v, ok := c.readQuiet("sys/hypervisor/type"); ok && v != "" {
+		h.Guest = true
+		h.Evidence = append(h.Evidence, "/sys/hypervisor/type: "+v)
+		if v == "xen" {
+			set("Xen", "/sys/hypervisor")
+		}
+	}
+	if slices.Contains(s.CPU.Flags, "hypervisor") {
+		h.Guest = true
+		h.Evidence = append(h.Evidence, "cpuinfo flag hypervisor")
+	}
+	if c.isDir(dmiDir) {
+		vendor, product, version := c.dmi("sys_vendor"), c.dmi("product_name"), c.dmi("product_version")
+		if name := HypervisorFromDMI(vendor, product, version); name != "" {
+			h.Guest = true
+			h.Evidence = append(h.Evidence, fmt.Sprintf("dmi: %s / %s / %s", vendor, product, version))
+			set(name, "dmi")
+		}
+	}
+	if entries, err := c.readDir("sys/bus/vmbus/devices"); err == nil && len(entries) > 0 {
+		h.Guest = true
+		h.Evidence = append(h.Evidence, "/sys/bus/vmbus/devices")
+		set("Hyper-V", "vmbus")
+	}
+	// Paravirtual clock sources name their hypervisor (kvm-clock,
+	// hyperv_clocksource_tsc_page, xen).
+	for _, cs := range s.Kernel.ClocksourcesAvailable {
+		if name := HypervisorFromClocksource(cs); name != "" {
+			h.Guest = true
+			h.Evidence = append(h.Evidence, "clocksource "+cs)
+			set(name, "clocksource")
+		}
+	}
+	for _, v := range s.Vulnerabilities {
+		for _, sign := range []string{"SMT Host state unknown", "Dependent on hypervisor status", "running under hypervisor"} {
+			if strings.Contains(v.Raw, sign) {
+				h.Guest = true
+				h.Evidence = append(h.Evidence, "vulnerabilities/"+v.Name+": "+sign)
+			}
+		}
+	}
+}
+
+// dmiDir holds the firmware's DMI strings.
+const dmiDir = "sys/class/dmi/id"
+
+// dmi is one DMI string ("" when absent or unreadable).
+func (c *collector) dmi(name string) string {
+	v, _ := c.readQuiet(dmiDir + "/" + name)
+	return strings.TrimSpace(v)
 }
 
 // HypervisorFromSignature names the hypervisor of a CPUID leaf 0x40000000

@@ -1,10 +1,10 @@
 // Package sysinfo takes a snapshot of the machine a run measures, reading
 // /proc and /sys below a root directory so that tests can use fake trees.
 //
-// Where github.com/prometheus/procfs covers a file it is used, with the root
-// injected (procfs.NewFS(root+"/proc"), sysfs.NewFS(root+"/sys")); the rest
-// is read here through the same root. Parsed values
-// keep their raw text beside them. A file that does not exist is listed in
+// Every file is read through one rootfs.FS opened at the root (collect.go
+// says why procfs's readers are not used), one file of this package per
+// source (kernel.go, cmdline.go, vulnerabilities.go, cpu.go, system.go,
+// hypervisor.go, wsl.go). Parsed values keep their raw text beside them. A file that does not exist is listed in
 // Snapshot.Absent, one that cannot be read in Snapshot.Unreadable; neither is
 // an error. A value that could not be read is "" (strings) or null
 // (numbers, booleans, lists): the fields of the JSON contract (docs/format.md and

@@ -2,9 +2,17 @@ package sysinfo
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf16"
+
+	"github.com/sectax/sectax/internal/child"
+	"github.com/sectax/sectax/internal/wslconfig"
 )
 
 // WSLKernel reads a kernel release string the way WSL's own init does
@@ -115,4 +123,167 @@ func OSReleaseValue(text, key string) string {
 		}
 	}
 	return ""
+}
+
+// wsl finds a WSL guest and what it knows of its Windows side.
+func (c *collector) wsl(ctx context.Context, s *Snapshot) {
+	var evidence []string
+	version, flavor := WSLKernel(s.Kernel.Release)
+	if version != 0 {
+		evidence = append(evidence, "kernel release "+s.Kernel.Release)
+	}
+	if c.isDir("run/WSL") {
+		evidence = append(evidence, "/run/WSL")
+	}
+	interopFile := c.exists("proc/sys/fs/binfmt_misc/WSLInterop") || c.exists("proc/sys/fs/binfmt_misc/WSLInterop-late")
+	if interopFile {
+		evidence = append(evidence, "binfmt_misc WSLInterop")
+	}
+	if c.live {
+		for _, k := range []string{"WSL_DISTRO_NAME", "WSL_INTEROP"} {
+			if os.Getenv(k) != "" {
+				evidence = append(evidence, "$"+k)
+			}
+		}
+	}
+	if len(evidence) == 0 {
+		return
+	}
+	w := &WSL{Version: version, KernelFlavor: flavor, Evidence: evidence}
+	if w.Version == 0 {
+		// A custom kernel: the root file system type tells WSL 1 (wslfs,
+		// lxfs) from WSL 2 (ext4).
+		w.Version, w.KernelFlavor = 2, "custom"
+		if m, ok := c.readQuiet("proc/mounts"); ok {
+			for _, line := range strings.Split(m, "\n") {
+				f := strings.Fields(line)
+				if len(f) >= 3 && f[1] == "/" && (f[2] == "wslfs" || f[2] == "lxfs") {
+					w.Version = 1
+				}
+			}
+		}
+	}
+	if c.live {
+		w.Distro = os.Getenv("WSL_DISTRO_NAME")
+	}
+	if w.Distro == "" {
+		osr, ok := c.readQuiet("etc/os-release")
+		if !ok {
+			osr, _ = c.readQuiet("usr/lib/os-release")
+		}
+		w.Distro = OSReleaseValue(osr, "NAME")
+	}
+	interop := interopFile || (c.live && os.Getenv("WSL_INTEROP") != "")
+	conf, _ := c.readQuiet("etc/wsl.conf")
+	if wslconfig.InteropDisabled([]byte(conf)) {
+		interop = false
+	}
+	w.Interop = &interop
+	mountRoot := wslconfig.AutomountRoot([]byte(conf))
+	if s.Hypervisor.Vendor == "" && w.Version == 2 {
+		s.Hypervisor.Vendor, s.Hypervisor.Source = "Hyper-V", "wsl"
+		s.Hypervisor.Guest = true
+	}
+
+	if c.live {
+		c.wslPrograms(ctx, w, interop, mountRoot)
+	} else {
+		c.locateWSLConfig(ctx, w, false)
+	}
+	s.WSL = w
+}
+
+// locateWSLConfig finds %UserProfile%\.wslconfig with wslconfig.Locator,
+// the finder sectax wslconfig edits with, and records what it found: the
+// file and how, or why none was chosen ("ambiguous: N candidates" when
+// several Windows profiles could be the user's). Below an offline root it
+// reads no environment; without interop it runs no program.
+func (c *collector) locateWSLConfig(ctx context.Context, w *WSL, interop bool) {
+	l := wslconfig.Locator{Root: c.root, Timeout: programTimeout}
+	if !c.live {
+		l.Getenv = func(string) string { return "" }
+	}
+	if !c.live || !interop {
+		l.Run = func(context.Context, string, string, ...string) ([]byte, error) {
+			return nil, errors.New("not run here: sectax runs no Windows program below an offline root or without interop")
+		}
+	}
+	loc, err := l.Find(ctx)
+	var nf *wslconfig.NotFoundError
+	switch {
+	case err == nil:
+		w.WSLConfigPath, w.WSLConfigSource = loc.InRoot, loc.Source
+		w.WSLConfigExists = c.exists(strings.TrimPrefix(loc.InRoot, "/"))
+	case errors.As(err, &nf) && len(nf.Candidates) > 1:
+		w.WSLConfigSource = fmt.Sprintf("ambiguous: %d candidates", len(nf.Candidates))
+		for _, p := range nf.Candidates {
+			w.WSLConfigCandidates = append(w.WSLConfigCandidates, p+"/"+wslconfig.FileName)
+		}
+	case errors.As(err, &nf):
+		w.WSLConfigSource = "not found: " + strings.Join(nf.Tried, "; ")
+	default:
+		w.WSLConfigSource = "not found: " + err.Error()
+	}
+}
+
+// wslPrograms asks the running WSL for its package version (wslinfo, then
+// wsl.exe, which also gives the Windows version) and locates .wslconfig,
+// all concurrently within programTimeout. Anything that fails leaves its
+// field empty.
+func (c *collector) wslPrograms(ctx context.Context, w *WSL, interop bool, mountRoot string) {
+	ctx, cancel := context.WithTimeout(ctx, programTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	var pkg, exePkg, win string
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		if out, err := runProgram(ctx, nil, "", "wslinfo", "--version"); err == nil {
+			pkg, _ = ParseWSLVersion(DecodeConsoleText(out))
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if !interop {
+			return
+		}
+		env := []string{"WSL_UTF8=1", "WSLENV=" + os.Getenv("WSLENV") + ":WSL_UTF8"}
+		if out, err := runProgram(ctx, env, "", windowsProgram(mountRoot, "wsl.exe"), "--version"); err == nil {
+			exePkg, win = ParseWSLVersion(DecodeConsoleText(out))
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		// .wslconfig: the locator asks $USERPROFILE, cmd.exe and the
+		// profile folders under the drive mounts. A Windows drive can be
+		// slow (9p), so the search runs under the deadline: one that does
+		// not finish in time is abandoned and leaves the fields empty.
+		found := &WSL{}
+		done := make(chan struct{})
+		go func() {
+			c.locateWSLConfig(ctx, found, interop)
+			close(done)
+		}()
+		select {
+		case <-done:
+			w.WSLConfigPath, w.WSLConfigExists = found.WSLConfigPath, found.WSLConfigExists
+			w.WSLConfigSource, w.WSLConfigCandidates = found.WSLConfigSource, found.WSLConfigCandidates
+		case <-ctx.Done():
+			w.WSLConfigSource = "not found: the search did not finish within " + programTimeout.String()
+		}
+	}()
+	wg.Wait()
+	if pkg == "" {
+		pkg = exePkg
+	}
+	w.WSLPackageVersion, w.WindowsVersion = pkg, win
+}
+
+// windowsProgram finds a Windows program: on PATH, else in System32 under
+// the automount root (appendWindowsPath=false removes it from PATH).
+func windowsProgram(mountRoot, name string) string {
+	if p, err := child.LookPath(name); err == nil {
+		return p
+	}
+	return strings.TrimSuffix(mountRoot, "/") + "/c/Windows/System32/" + name
 }
