@@ -1,5 +1,7 @@
 package sysinfo
 
+import "strings"
+
 // cpu reads /proc/cpuinfo and the CPU lists of /sys/devices/system/cpu.
 func (c *collector) cpu(s *Snapshot) {
 	// cpuinfo grows with the CPU count (about 2 KiB each on x86), so it
@@ -11,6 +13,7 @@ func (c *collector) cpu(s *Snapshot) {
 		c.note("proc/cpuinfo", err)
 		s.CPU.Bugs, s.CPU.Flags = []string{}, []string{}
 	}
+	c.arch(s)
 	if v, ok := c.read("sys/devices/system/cpu/online"); ok {
 		s.CPU.OnlineList, s.CPU.Online = v, ParseCPUList(v)
 	}
@@ -61,5 +64,23 @@ func (c *collector) cpufreq(s *Snapshot) {
 	} else if v, ok := c.readQuiet("sys/devices/system/cpu/intel_pstate/no_turbo"); ok {
 		b := v == "0"
 		s.Cpufreq.Boost = &b
+	}
+}
+
+// arch takes the architecture from the kernel's machine name when it
+// says one (proc/sys/kernel/arch, Linux 6.1 and later, below any root;
+// uname(2) on the running machine only), else from cpuinfo's layout.
+func (c *collector) arch(s *Snapshot) {
+	machine, src := "", ""
+	if v, ok := c.readQuiet("proc/sys/kernel/arch"); ok && v != "" {
+		machine, src = strings.TrimSpace(v), "/proc/sys/kernel/arch"
+	} else if c.live {
+		machine, src = unameMachine(), "uname"
+	}
+	s.CPU.Machine = machine
+	if a := ArchFromMachine(machine); a != "" {
+		s.CPU.Arch, s.CPU.ArchSource = a, src
+	} else if s.CPU.Arch != "" {
+		s.CPU.ArchSource = "/proc/cpuinfo"
 	}
 }

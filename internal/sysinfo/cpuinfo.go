@@ -14,8 +14,9 @@ import (
 
 // ParseCPUInfo summarises /proc/cpuinfo: the identity of the first
 // processor, its bug and feature flags, and the number of processors. It
-// accepts the x86, arm64, powerpc and s390 layouts and any other text
-// (which gives an empty summary).
+// accepts the layouts of x86, arm64, arm, powerpc, s390, riscv and
+// loongarch (ArchFromCPUInfo tells them apart) and any other text (which
+// gives an empty summary).
 func ParseCPUInfo(data []byte) CPU {
 	var c CPU
 	var first map[string]string
@@ -74,19 +75,28 @@ func ParseCPUInfo(data []byte) CPU {
 		}
 	}
 	var allFlags []string
-	switch {
-	case strings.HasPrefix(first["vendor_id"], "IBM/S390"):
-		c.Arch = "s390"
+	c.Arch = ArchFromCPUInfo(first)
+	switch c.Arch {
+	case "s390":
 		c.Vendor = "IBM"
 		c.ModelName = "IBM Z"
 		allFlags = strings.Fields(first["features"])
-	case strings.Contains(first["revision"], "pvr") || strings.HasPrefix(first["cpu"], "POWER") || strings.HasPrefix(first["cpu"], "PPC"):
-		c.Arch = "powerpc"
+	case "powerpc":
 		c.Vendor = "IBM"
 		c.ModelName = first["cpu"]
 		c.Stepping = first["revision"]
-	case first["vendor_id"] != "" || first["flags"] != "":
-		c.Arch = "x86"
+	case "loongarch":
+		c.Vendor = "Loongson"
+		c.ModelName = first["Model Name"]
+		c.Family = first["CPU Family"]
+		c.Stepping = first["CPU Revision"]
+		allFlags = strings.Fields(first["Features"])
+	case "riscv":
+		c.Vendor = first["mvendorid"]
+		c.ModelName = first["uarch"]
+		c.Model = first["marchid"]
+		c.Stepping = first["mimpid"]
+	case "x86":
 		c.Vendor = first["vendor_id"]
 		c.ModelName = first["model name"]
 		c.Family = first["cpu family"]
@@ -94,14 +104,16 @@ func ParseCPUInfo(data []byte) CPU {
 		c.Stepping = first["stepping"]
 		c.Microcode = first["microcode"]
 		allFlags = strings.Fields(first["flags"])
-	case first["CPU implementer"] != "" || first["Features"] != "":
-		c.Arch = "arm64"
+	case "arm64", "arm":
 		c.Vendor = armImplementer(first["CPU implementer"])
 		c.Family = first["CPU architecture"]
 		c.Model = first["CPU part"]
 		c.ModelName = armPart(first["CPU implementer"], first["CPU part"])
-		if first["model name"] != "" && c.ModelName == "" {
+		if c.ModelName == "" {
 			c.ModelName = first["model name"]
+		}
+		if c.ModelName == "" && c.Arch == "arm" {
+			c.ModelName = first["Processor"] // arch/arm before 3.8
 		}
 		if v, r := first["CPU variant"], first["CPU revision"]; v != "" || r != "" {
 			c.Stepping = fmt.Sprintf("r%sp%s", strings.TrimPrefix(v, "0x"), r)
@@ -125,7 +137,7 @@ func ParseCPUInfo(data []byte) CPU {
 	return c
 }
 
-// armImplementer names the arm64 "CPU implementer" codes sectax knows.
+// armImplementer names the arm and arm64 "CPU implementer" codes sectax knows.
 func armImplementer(code string) string {
 	names := map[string]string{
 		"0x41": "ARM", "0x42": "Broadcom", "0x43": "Cavium", "0x46": "Fujitsu",
@@ -147,6 +159,9 @@ func armPart(impl, part string) string {
 		"0xd03": "Cortex-A53", "0xd07": "Cortex-A57", "0xd08": "Cortex-A72", "0xd0b": "Cortex-A76",
 		"0xd0c": "Neoverse-N1", "0xd40": "Neoverse-V1", "0xd49": "Neoverse-N2", "0xd4f": "Neoverse-V2",
 		"0xd8e": "Neoverse-N3", "0xd84": "Neoverse-V3",
+		// 32-bit cores (arch/arm)
+		"0xb76": "ARM1176", "0xc05": "Cortex-A5", "0xc07": "Cortex-A7", "0xc08": "Cortex-A8",
+		"0xc09": "Cortex-A9", "0xc0d": "Cortex-A12", "0xc0e": "Cortex-A17", "0xc0f": "Cortex-A15",
 	}
 	return names[strings.ToLower(part)]
 }

@@ -53,3 +53,13 @@ func prctlSpec(sc *SpecCtl, which int) {
 	sc.Prctl = &v
 	sc.PrctlBits = SpecBits(v)
 }
+
+// unameMachine is the running kernel's utsname machine ("x86_64"), ""
+// when uname fails.
+func unameMachine() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Machine[:])
+}

@@ -12,3 +12,6 @@ func runProgram(context.Context, []string, string, string, ...string) ([]byte, e
 
 // prctlSpec leaves the control unasked outside Linux.
 func prctlSpec(sc *SpecCtl, _ int) { sc.PrctlError = "ENOSYS" }
+
+// unameMachine is not asked outside Linux.
+func unameMachine() string { return "" }

@@ -136,9 +136,17 @@ type Cmdline struct {
 // CPU describes the processor as /proc/cpuinfo and
 // /sys/devices/system/cpu show it.
 type CPU struct {
-	// Arch is "x86", "arm64", "powerpc" or "s390", judged from the shape
-	// of /proc/cpuinfo.
+	// Arch is "x86", "arm64", "arm" (32-bit), "powerpc", "s390", "riscv"
+	// or "loongarch": the kernel's machine name when it is known
+	// (ArchFromMachine), else the layout of /proc/cpuinfo
+	// (ArchFromCPUInfo); "" when neither says.
 	Arch string `json:"arch,omitempty"`
+	// ArchSource says which: "/proc/sys/kernel/arch", "uname" (the
+	// running machine) or "/proc/cpuinfo".
+	ArchSource string `json:"arch_source,omitempty"`
+	// Machine is the kernel's utsname machine ("x86_64", "aarch64",
+	// "armv7l", "loongarch64") when it could be read.
+	Machine string `json:"machine,omitempty"`
 	// Vendor is vendor_id on x86 ("GenuineIntel", "AuthenticAMD"), the
 	// implementer's name on arm64 ("ARM").
 	Vendor string `json:"vendor"`
