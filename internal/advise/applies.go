@@ -4,29 +4,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
-// machine is the snapshot in the knowledge base's words, for
-// KBAlternative.Applies, the one place that decides whether an
-// alternative is for this machine.
-func machine(s *sysinfo.Snapshot) mitigation.Machine {
-	m := mitigation.Machine{Arch: s.CPU.Arch, Vendor: s.CPU.Vendor, Family: s.CPU.Family, Release: s.Kernel.Release, Platform: "native"}
-	switch {
-	case s.WSL != nil:
-		m.Platform = "wsl"
-	case s.Hypervisor.Guest:
-		m.Platform = "vm"
-	}
-	if s.Vulnerabilities != nil {
-		m.Lines = map[string]string{}
-		for _, v := range s.Vulnerabilities {
-			m.Lines[v.Name] = v.Raw
-		}
-	}
-	return m
-}
+// machine is the snapshot in the knowledge base's words
+// (config.MachineOf): what the model, KBAlternative.Applies and the notes
+// decide on.
+func machine(s *sysinfo.Snapshot) mitigation.Machine { return config.MachineOf(s) }
 
 // NotOffered is an alternative advise leaves out, and why.
 type NotOffered struct {

@@ -249,6 +249,15 @@ type KBParam struct {
 	Arch         []string `json:"arch"`
 	// Precedence says how it interacts with other parameters.
 	Precedence string `json:"precedence"`
+	// Defers are the values that leave the bug to the kernel's default
+	// choice (its AUTO state, decided by should_mitigate_vuln(), which
+	// mitigations=off turns false): retbleed=auto, srbds=on, vmscape=force.
+	// "*" is every value that is not off. The model's RuleDefers.
+	Defers []string `json:"defers,omitempty"`
+	// OverridesOffSince is the kernel (major.minor) from which an explicit
+	// value keeps the bug mitigated under mitigations=off, when later than
+	// the per-bug-overrides-global rule (6.17).
+	OverridesOffSince string `json:"overrides_off_since,omitempty"`
 	// Measurement says whether it can affect the measurements (for toggles:
 	// whether it is a confounder).
 	Measurement string   `json:"measurement"`

@@ -210,7 +210,12 @@ func (k *Knowledge) Validate() error {
 		if len(p.Sources) == 0 {
 			bad("%s: no sources", where)
 		}
-		for _, v := range []string{p.Since, p.VectorsSince} {
+		for _, d := range p.Defers {
+			if d != "*" && !slices.ContainsFunc(p.Values, func(v KBVal) bool { return v.Value == d }) {
+				bad("%s: defers names %q, not one of its values", where, d)
+			}
+		}
+		for _, v := range []string{p.Since, p.VectorsSince, p.OverridesOffSince} {
 			if _, _, ok := kbKernelVersion(v); v != "" && !ok {
 				bad("%s: bad kernel version %q", where, v)
 			}
