@@ -20,12 +20,19 @@ type NotOffered struct {
 	Reason string `json:"reason"`
 }
 
-// alternatives are the knowledge base's alternatives to target "off" that
-// apply to the machine and that it does not already run.
+// alternatives are the alternatives to target "off" for the machine:
+// first the ones computed for it (mitigation.ComputedAlternatives: the
+// smallest parameter set this kernel parses for each target, checked by
+// the model), then the knowledge base's method swaps and attack-vector
+// controls that apply to it, with what they give up and keep here by the
+// model. Left out, with the reason: an alternative not for this machine,
+// one the running command line already has, and one that changes nothing
+// here.
 func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitigation.Param) ([]mitigation.KBAlternative, []NotOffered) {
 	m := machine(s)
 	eff := mitigation.Effective(running)
 	offered, skipped := []mitigation.KBAlternative{}, []NotOffered{}
+	consider := kb.ComputedAlternatives(m)
 	for _, a := range kb.Alternatives {
 		if a.Target != "off" {
 			continue
@@ -34,6 +41,14 @@ func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitig
 			skipped = append(skipped, NotOffered{a.ID, why})
 			continue
 		}
+		kb.Describe(m, &a)
+		if len(a.GivesUp) == 0 && !selects(a.Params) {
+			skipped = append(skipped, NotOffered{a.ID, "changes nothing on this machine: " + a.Params + " turns off no protection it shows"})
+			continue
+		}
+		consider = append(consider, a)
+	}
+	for _, a := range consider {
 		if runsAlready(eff, a.Params) {
 			skipped = append(skipped, NotOffered{a.ID, "the running command line already has " + a.Params})
 			continue
@@ -41,6 +56,17 @@ func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitig
 		offered = append(offered, a)
 	}
 	return offered, skipped
+}
+
+// selects reports whether params choose a different mitigation method
+// (retbleed=stuff) rather than turning one off.
+func selects(params string) bool {
+	for _, r := range mitigation.Classify(mitigation.ParseCmdline(params).Params).Params {
+		if r.Effect == mitigation.EffectSelect && r.Kind == mitigation.KindBug {
+			return true
+		}
+	}
+	return false
 }
 
 // runsAlready reports whether every parameter of an alternative is already

@@ -131,7 +131,7 @@ func TestModelOverRoots(t *testing.T) {
 			}
 			pr := kb.Predict(m, params)
 			for file, st := range pr.Files {
-				if st.Kept != "" && st.Rule != mitigation.RuleVERW && !slices.ContainsFunc(params, func(p mitigation.Param) bool { return p.Raw == st.Kept }) {
+				if st.Kept != "" && st.Rule != mitigation.RuleVERW && st.Rule != mitigation.RuleIBRSTrumps && !slices.ContainsFunc(params, func(p mitigation.Param) bool { return p.Raw == st.Kept }) {
 					t.Errorf("%s, %q: %s kept by %q, not on the command line", name, cl, file, st.Kept)
 				}
 				if st.Rule == "" && (st.Off || st.Kept != "") {
@@ -150,3 +150,65 @@ func lineOf(s *sysinfo.Snapshot, name string) mitigation.Vulnerability {
 	}
 	return mitigation.Vulnerability{}
 }
+
+// TestAlternativesOverRoots: on every fake root no alternative to
+// mitigations=off gives up a protection the machine does not have, names a
+// parameter of a bug that is absent or not affected there, or is a no-op;
+// and mitigations=off's own "given up" lists only mitigated files.
+func TestAlternativesOverRoots(t *testing.T) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _ := mitigation.ParseTarget("off")
+	alts := 0
+	for name, dir := range allRoots(t) {
+		s, err := sysinfo.Collect(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := Plan(s, Probe(dir, s), off, kb)
+		for _, l := range a.GivenUp {
+			if lineOf(s, l.Name).State != mitigation.Mitigated {
+				t.Errorf("%s: mitigations=off gives up %s, which shows %q", name, l.Name, l.From)
+			}
+		}
+		m := config.MachineOf(s)
+		for _, alt := range a.Alternatives {
+			alts++
+			for _, n := range alt.GivesUp {
+				if lineOf(s, n).State != mitigation.Mitigated {
+					t.Errorf("%s: %s gives up %s, which the machine does not have mitigated", name, alt.ID, n)
+				}
+			}
+			params := mitigation.ParseCmdline(alt.Params).Params
+			for _, p := range params {
+				kp, ok := kb.LookupParam(p.Key())
+				if !ok {
+					t.Errorf("%s: %s names unknown parameter %s", name, alt.ID, p.Raw)
+					continue
+				}
+				if len(kp.Arch) > 0 && !slices.Contains(kp.Arch, s.CPU.Arch) {
+					t.Errorf("%s: %s names %s, which the %s kernel does not parse", name, alt.ID, p.Raw, s.CPU.Arch)
+				}
+				if kp.Kind == "bug" && len(kp.Files) > 0 && !slices.ContainsFunc(kp.Files, func(f string) bool { return lineOf(s, f).State == mitigation.Mitigated }) {
+					t.Errorf("%s: %s names %s, whose bug is absent or not affected here", name, alt.ID, p.Raw)
+				}
+			}
+			running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
+			before, after := kb.Predict(m, running), kb.Predict(m, mitigation.Merge(running, params))
+			changed := false
+			for f := range after.Files {
+				if before.Of(f) != after.Of(f) {
+					changed = true
+				}
+			}
+			if !changed && !selectsMethod(params) {
+				t.Errorf("%s: %s (%s) is a no-op here", name, alt.ID, alt.Params)
+			}
+		}
+	}
+	t.Logf("%d alternatives checked", alts)
+}
+
+func selectsMethod(params []mitigation.Param) bool { return selects(mitigation.Format(params)) }

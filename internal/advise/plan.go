@@ -202,6 +202,10 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 				loss.To, loss.By = loss.From, now.By
 				loss.Explanation = fmt.Sprintf("%s: stays %q: its CPU-buffer clear (VERW) is shared with %s, which stays mitigated, so the kernel keeps it; turn all of mds, tsx_async_abort, mmio_stale_data and reg_file_data_sampling off to drop it", v.Name, loss.From, now.Kept)
 				a.Kept = append(a.Kept, loss)
+			case now.Rule == mitigation.RuleIBRSTrumps && before.Rule != mitigation.RuleIBRSTrumps:
+				loss.To, loss.By = loss.From, now.By
+				loss.Explanation = fmt.Sprintf("%s: stays %q: on Intel the kernel sets retbleed's method from spectre_v2's IBRS mode, which stays (Linux 6.16+)", v.Name, loss.From)
+				a.Kept = append(a.Kept, loss)
 			case now.Kept != "" && before.Kept == "":
 				loss.To, loss.By = loss.From, now.Kept
 				loss.Explanation = fmt.Sprintf("%s: stays mitigated: %s overrides mitigations=off (%s)", v.Name, now.Kept, overrideRange(kb, now.Kept))

@@ -129,6 +129,8 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 					}
 				}
 				fs.Why = fmt.Sprintf("kernel %s predates %s in mainline and, without a distribution backport, ignores it", s.Kernel.Release, strings.Join(ps, ", "))
+			case got.Rule == mitigation.RuleIBRSTrumps:
+				fs.Why = "on Intel the kernel sets retbleed's method from spectre_v2's IBRS mode, which stays on"
 			case got.Rule == mitigation.RuleVERW:
 				fs.Why = fmt.Sprintf("its CPU-buffer clear (VERW) is shared with %s, which stays mitigated", got.Kept)
 			case got.Kept != "":

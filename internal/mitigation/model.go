@@ -34,6 +34,7 @@ const (
 	RuleNotParsed      = "arch-not-parsed"
 	RuleNoGlobalSwitch = "no-cpu-mitigations"
 	RuleSubField       = "sub-field"
+	RuleIBRSTrumps     = "intel-ibrs-trumps-retbleed"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -49,6 +50,7 @@ var RuleSources = map[string]string{
 	RuleNotParsed:      "kernel-parameters.txt architecture tags; arch/arm, arch/riscv and arch/loongarch never call cpu_mitigations_off(): a parameter another architecture's kernel parses changes nothing here",
 	RuleNoGlobalSwitch: "kernel/cpu.c without CONFIG_CPU_MITIGATIONS (6.9+; CONFIG_SPECULATION_MITIGATIONS before): mitigations_parse_cmdline logs 'Kernel compiled without mitigations, ignoring' and changes nothing",
 	RuleSubField:       "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
+	RuleIBRSTrumps:     "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
 // mainVectors are the attack vectors whose protection keeps a file's main
@@ -145,7 +147,29 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 	if verw && (m.Arch == "" || m.Arch == "x86") {
 		k.applyVERW(m, p.Files)
 	}
+	if m.Vendor == "GenuineIntel" && kbAtLeast(m.Release, "6.16", true) {
+		k.applyIBRS(m, parsed, p.Files)
+	}
 	return p
+}
+
+// applyIBRS is RuleIBRSTrumps: on Intel, retbleed_update_mitigation makes
+// retbleed follow spectre_v2 when spectre_v2 stays in an IBRS mode (the
+// mode it shows now, or an explicit spectre_v2=ibrs/eibrs…).
+func (k *Knowledge) applyIBRS(m Machine, parsed []Relevant, files map[string]OffState) {
+	rb, sv := files["retbleed"], files["spectre_v2"]
+	if !rb.Off || sv.Off || m.Lines["retbleed"] == "" || kbVerdict(m.Lines["retbleed"]) == "not_affected" {
+		return
+	}
+	ibrs := strings.Contains(m.Lines["spectre_v2"], "IBRS")
+	for _, r := range parsed {
+		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.Defers(r.Param) {
+			ibrs = strings.Contains(r.Value, "ibrs")
+		}
+	}
+	if ibrs {
+		files["retbleed"] = OffState{Kept: "spectre_v2", By: rb.By, Rule: RuleIBRSTrumps}
+	}
 }
 
 // predictFile follows the kernel's order for one file: the per-bug

@@ -1,6 +1,7 @@
 package mitigation
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,10 @@ var (
 )
 
 func modelMachine(arch, release string, lines map[string]string) Machine {
+	vendor := ""
+	if strings.Contains(lines["retbleed"], "IBRS") || lines["mds"] != "" && lines["mds"] != "Not affected" {
+		vendor = "GenuineIntel"
+	}
 	var vulns []Vulnerability
 	names := make([]string, 0, len(lines))
 	for n := range lines {
@@ -46,7 +51,7 @@ func modelMachine(arch, release string, lines map[string]string) Machine {
 	for _, n := range names {
 		vulns = append(vulns, ParseVulnerability(n, lines[n]))
 	}
-	return NewMachine(arch, "", "", release, "native", vulns)
+	return NewMachine(arch, vendor, "", release, "native", vulns)
 }
 
 // TestModel runs the model over command lines × machines; every expected
@@ -135,6 +140,9 @@ func TestModel(t *testing.T) {
 		{"tsa=on overrides", "x86", "6.18.3", "mitigations=off tsa=on", modelAMD, false,
 			map[string]want{"tsa": {"kept", RuleBugOverrides}},
 			"bugs.c tsa_parse_cmdline: on → TSA_MITIGATION_FULL; tsa_select_mitigation asks the vectors only for AUTO"},
+		{"retbleed=off is a no-op beside eIBRS on Intel", "x86", "6.18.3", "retbleed=off", map[string]string{"retbleed": "Mitigation: Enhanced IBRS", "spectre_v2": "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S"}, false,
+			map[string]want{"retbleed": {"kept", RuleIBRSTrumps}},
+			"bugs.c retbleed_update_mitigation: Intel && SPECTRE_V2_EIBRS → RETBLEED_MITIGATION_EIBRS"},
 		{"arm does not parse mitigations=", "arm", "6.12.0", "mitigations=off", map[string]string{"spectre_v2": "Mitigation: __user pointer sanitization"}, false,
 			map[string]want{"spectre_v2": {"on", ""}},
 			"kernel-parameters.txt: mitigations= [X86,PPC,S390,ARM64]; arch/arm never calls cpu_mitigations_off()"},
@@ -180,4 +188,75 @@ func TestModel(t *testing.T) {
 			t.Errorf("rule %s cites no kernel source", r)
 		}
 	}
+}
+
+// TestComputedAlternatives: on a Zen 4-like 6.18 machine the costly set is
+// AMD's own (Safe RET, TSA's buffer clear), never an Intel parameter; on
+// a Cascade Lake-like 6.8 machine the four VERW users go together; on
+// 6.18 mitigations=off can keep SSB's prctl mode, on 6.17 it cannot
+// (ssb_parse_cmdline); every alternative reaches exactly what it says by
+// the model and names only files the machine shows mitigated.
+func TestComputedAlternatives(t *testing.T) {
+	kb, err := KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	intel := maps.Clone(modelIntel)
+	delete(intel, "vmscape")
+	delete(intel, "tsa")
+	cases := []struct {
+		name, release string
+		lines         map[string]string
+		want          map[string]string // id → params
+		absent        []string
+	}{
+		{"zen4 6.18", "6.18.3", modelAMD, map[string]string{
+			"computed-costly-off":             "spec_rstack_overflow=off tsa=off",
+			"computed-keep-spec_store_bypass": "mitigations=off spec_store_bypass_disable=prctl",
+		}, []string{"computed-everything-off"}},
+		{"zen4 6.17", "6.17.4", modelAMD, map[string]string{
+			"computed-costly-off": "spec_rstack_overflow=off tsa=off",
+		}, []string{"computed-keep-spec_store_bypass"}},
+		{"cascade lake 6.8", "6.8.0", intel, map[string]string{
+			"computed-costly-off": "mds=off nopti mmio_stale_data=off nospectre_v2 retbleed=off tsx_async_abort=off reg_file_data_sampling=off",
+		}, []string{"computed-keep-spec_store_bypass"}},
+	}
+	for _, c := range cases {
+		m := modelMachine("x86", c.release, c.lines)
+		got := map[string]KBAlternative{}
+		for _, a := range kb.ComputedAlternatives(m) {
+			got[a.ID] = a
+			for _, n := range slices.Concat(a.GivesUp, a.Keeps) {
+				if v := ParseVulnerability(n, c.lines[n]); v.State != Mitigated {
+					t.Errorf("%s: %s names %s, which shows %q", c.name, a.ID, n, c.lines[n])
+				}
+			}
+			off := kb.ExpectedOff(m, ParseCmdline(a.Params).Params)
+			if !slices.Equal(off, a.GivesUp) || len(off) == 0 {
+				t.Errorf("%s: %s gives up %v, the model turns off %v", c.name, a.ID, a.GivesUp, off)
+			}
+		}
+		for id, params := range c.want {
+			a, ok := got[id]
+			if !ok {
+				t.Errorf("%s: no %s (got %v)", c.name, id, slices.Collect(maps.Keys(got)))
+				continue
+			}
+			if !sameTokens(a.Params, params) {
+				t.Errorf("%s: %s is %q, want %q", c.name, id, a.Params, params)
+			}
+		}
+		for _, id := range c.absent {
+			if a, ok := got[id]; ok {
+				t.Errorf("%s: %s offered: %q", c.name, id, a.Params)
+			}
+		}
+	}
+}
+
+func sameTokens(a, b string) bool {
+	x, y := strings.Fields(a), strings.Fields(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
