@@ -4,29 +4,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
-// machine is the snapshot in the knowledge base's words, for
-// KBAlternative.Applies, the one place that decides whether an
-// alternative is for this machine.
-func machine(s *sysinfo.Snapshot) mitigation.Machine {
-	m := mitigation.Machine{Arch: s.CPU.Arch, Vendor: s.CPU.Vendor, Family: s.CPU.Family, Release: s.Kernel.Release, Platform: "native"}
-	switch {
-	case s.WSL != nil:
-		m.Platform = "wsl"
-	case s.Hypervisor.Guest:
-		m.Platform = "vm"
-	}
-	if s.Vulnerabilities != nil {
-		m.Lines = map[string]string{}
-		for _, v := range s.Vulnerabilities {
-			m.Lines[v.Name] = v.Raw
-		}
-	}
-	return m
-}
+// machine is the snapshot in the knowledge base's words
+// (config.MachineOf): what the model, KBAlternative.Applies and the notes
+// decide on.
+func machine(s *sysinfo.Snapshot) mitigation.Machine { return config.MachineOf(s) }
 
 // NotOffered is an alternative advise leaves out, and why.
 type NotOffered struct {
@@ -34,12 +20,19 @@ type NotOffered struct {
 	Reason string `json:"reason"`
 }
 
-// alternatives are the knowledge base's alternatives to target "off" that
-// apply to the machine and that it does not already run.
+// alternatives are the alternatives to target "off" for the machine:
+// first the ones computed for it (mitigation.ComputedAlternatives: the
+// smallest parameter set this kernel parses for each target, checked by
+// the model), then the knowledge base's method swaps and attack-vector
+// controls that apply to it, with what they give up and keep here by the
+// model. Left out, with the reason: an alternative not for this machine,
+// one the running command line already has, and one that changes nothing
+// here.
 func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitigation.Param) ([]mitigation.KBAlternative, []NotOffered) {
 	m := machine(s)
 	eff := mitigation.Effective(running)
 	offered, skipped := []mitigation.KBAlternative{}, []NotOffered{}
+	consider := kb.ComputedAlternatives(m)
 	for _, a := range kb.Alternatives {
 		if a.Target != "off" {
 			continue
@@ -48,6 +41,14 @@ func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitig
 			skipped = append(skipped, NotOffered{a.ID, why})
 			continue
 		}
+		kb.Describe(m, &a)
+		if len(a.GivesUp) == 0 && !selects(a.Params) {
+			skipped = append(skipped, NotOffered{a.ID, "changes nothing on this machine: " + a.Params + " turns off no protection it shows"})
+			continue
+		}
+		consider = append(consider, a)
+	}
+	for _, a := range consider {
 		if runsAlready(eff, a.Params) {
 			skipped = append(skipped, NotOffered{a.ID, "the running command line already has " + a.Params})
 			continue
@@ -55,6 +56,17 @@ func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitig
 		offered = append(offered, a)
 	}
 	return offered, skipped
+}
+
+// selects reports whether params choose a different mitigation method
+// (retbleed=stuff) rather than turning one off.
+func selects(params string) bool {
+	for _, r := range mitigation.Classify(mitigation.ParseCmdline(params).Params).Params {
+		if r.Effect == mitigation.EffectSelect && r.Kind == mitigation.KindBug {
+			return true
+		}
+	}
+	return false
 }
 
 // runsAlready reports whether every parameter of an alternative is already

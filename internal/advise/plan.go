@@ -146,13 +146,15 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 	guest := s.Hypervisor.Guest || s.WSL != nil
 	newer := kb.PerBugOverrides(release)
 	arch := s.CPU.Arch
+	// The model (mitigation.Knowledge.Predict) for the running and the
+	// predicted command line. Parameters newer than the kernel's mainline
+	// version are kept: distributions backport them (so the list errs
+	// towards showing what may be given up), and a warning says so.
+	m := machine(s)
+	beforeAll, nowAll := kb.Predict(m, running), kb.Predict(m, predicted)
 	for _, v := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(v.Name)
-		// Parameters newer than the kernel's mainline version are kept:
-		// distributions backport them (so the list errs towards showing
-		// what may be given up), and a warning says so.
-		before := mitigation.Predict(running, v.Name, e.Vectors, newer, arch)
-		now := mitigation.Predict(predicted, v.Name, e.Vectors, newer, arch)
+		before, now := beforeAll.Of(v.Name), nowAll.Of(v.Name)
 		loss := Loss{Name: v.Name, From: strings.TrimSpace(v.Raw)}
 		if guest {
 			loss.GuestNote = e.VMGuest
@@ -196,9 +198,17 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 				one, _ := kb.OneLiner(v.Name)
 				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s weakens part of it — %s", v.Name, now.By, one)
 				a.Weakened = append(a.Weakened, loss)
+			case now.Rule == mitigation.RuleVERW && before.Rule != mitigation.RuleVERW:
+				loss.To, loss.By = loss.From, now.By
+				loss.Explanation = fmt.Sprintf("%s: stays %q: its CPU-buffer clear (VERW) is shared with %s, which stays mitigated, so the kernel keeps it; turn all of mds, tsx_async_abort, mmio_stale_data and reg_file_data_sampling off to drop it", v.Name, loss.From, now.Kept)
+				a.Kept = append(a.Kept, loss)
+			case now.Rule == mitigation.RuleIBRSTrumps && before.Rule != mitigation.RuleIBRSTrumps:
+				loss.To, loss.By = loss.From, now.By
+				loss.Explanation = fmt.Sprintf("%s: stays %q: on Intel the kernel sets retbleed's method from spectre_v2's IBRS mode, which stays (Linux 6.16+)", v.Name, loss.From)
+				a.Kept = append(a.Kept, loss)
 			case now.Kept != "" && before.Kept == "":
 				loss.To, loss.By = loss.From, now.Kept
-				loss.Explanation = fmt.Sprintf("%s: stays mitigated: on Linux 6.17+ %s overrides mitigations=off", v.Name, now.Kept)
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated: %s overrides mitigations=off (%s)", v.Name, now.Kept, overrideRange(kb, now.Kept))
 				a.Kept = append(a.Kept, loss)
 			}
 		case mitigation.Vulnerable:
@@ -209,8 +219,6 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 			}
 		}
 	}
-
-	a.GivenUp, a.Kept = sharedVERW(s, a.GivenUp, a.Kept, predicted, kb, newer)
 
 	for _, tp := range t.Params {
 		if kp, ok := kb.LookupParam(tp.Key()); ok && !kp.Mitigation {
@@ -403,26 +411,14 @@ func orUnknownErr(s string) string {
 	return s
 }
 
-// sharedVERW moves a VERW user that a per-bug parameter turns off back
-// to kept while another VERW user stays mitigated by a buffer clear
-// (mitigation.VERWKeeper).
-func sharedVERW(s *sysinfo.Snapshot, givenUp, kept []Loss, predicted []mitigation.Param, kb *mitigation.Knowledge, newer bool) ([]Loss, []Loss) {
-	still := kb.VERWKeeper(s.Vulnerabilities, s.CPU.Arch, predicted, newer)
-	if still == "" {
-		return givenUp, kept
-	}
-	var out []Loss
-	for _, l := range givenUp {
-		if mitigation.VERWUsers[l.Name] && !strings.HasPrefix(l.By, "mitigations=") {
-			l.To = l.From
-			l.Explanation = fmt.Sprintf("%s: stays %q: its CPU-buffer clear (VERW) is shared with %s, which stays mitigated, so the kernel keeps it; turn all of mds, tsx_async_abort, mmio_stale_data and reg_file_data_sampling off to drop it", l.Name, l.From, still)
-			kept = append(kept, l)
-			continue
+// overrideRange is the kernel range in which a per-bug parameter overrides
+// mitigations=off ("Linux 6.17+", "Linux 6.18+").
+func overrideRange(kb *mitigation.Knowledge, token string) string {
+	p := mitigation.ParseCmdline(token).Params
+	if len(p) == 1 {
+		if kp, ok := kb.LookupParam(p[0].Key()); ok && kp.OverridesOffSince != "" {
+			return "Linux " + kp.OverridesOffSince + "+"
 		}
-		out = append(out, l)
 	}
-	if out == nil {
-		out = []Loss{}
-	}
-	return out, kept
+	return "Linux 6.17+"
 }

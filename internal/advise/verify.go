@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
@@ -101,12 +102,14 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 	v.Checks = append(v.Checks, Check{Name: "cmdline", OK: cmdOK, Detail: detail})
 
 	// 2. The vulnerability files.
-	newer := kb.PerBugOverrides(s.Kernel.Release)
+	// The model's expectation for the machine as booted: the same
+	// function config.Verify asks for a lab or campaign boot.
+	m := machine(s)
+	expected := kb.ExpectedOffAtBoot(m, t.Params)
+	runningP := kb.Predict(m, running)
 	expectOff := 0
 	for _, f := range s.Vulnerabilities {
-		e, _ := kb.LookupVulnerability(f.Name)
-		want := mitigation.Predict(t.Params, f.Name, e.Vectors, newer, s.CPU.Arch)
-		if !want.Off {
+		if !slices.Contains(expected, f.Name) {
 			continue
 		}
 		expectOff++
@@ -115,7 +118,7 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 		}
 		fs := FileState{Name: f.Name, Raw: strings.TrimSpace(f.Raw)}
 		if cmdOK {
-			got := mitigation.Predict(running, f.Name, e.Vectors, newer, s.CPU.Arch)
+			got := runningP.Of(f.Name)
 			old := tooOld(kb, s.Kernel.Release, t.Params)
 			switch {
 			case len(old) > 0:
@@ -126,8 +129,12 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 					}
 				}
 				fs.Why = fmt.Sprintf("kernel %s predates %s in mainline and, without a distribution backport, ignores it", s.Kernel.Release, strings.Join(ps, ", "))
+			case got.Rule == mitigation.RuleIBRSTrumps:
+				fs.Why = "on Intel the kernel sets retbleed's method from spectre_v2's IBRS mode, which stays on"
+			case got.Rule == mitigation.RuleVERW:
+				fs.Why = fmt.Sprintf("its CPU-buffer clear (VERW) is shared with %s, which stays mitigated", got.Kept)
 			case got.Kept != "":
-				fs.Why = fmt.Sprintf("%s on the command line overrides mitigations=off (Linux 6.17+)", got.Kept)
+				fs.Why = fmt.Sprintf("%s on the command line overrides mitigations=off (%s)", got.Kept, overrideRange(kb, got.Kept))
 			case s.Kernel.Config != nil && s.Kernel.Config.CPUMitigations == "n":
 				fs.Why = "the kernel is built without CONFIG_CPU_MITIGATIONS and ignores mitigations="
 			default:

@@ -119,7 +119,7 @@ func MakePlan(s *sysinfo.Snapshot, kb *mitigation.Knowledge) (*Plan, error) {
 	for _, v := range s.Vulnerabilities {
 		raw[v.Name] = strings.TrimSpace(v.Raw)
 	}
-	for _, f := range kb.ExpectedOff(s.Vulnerabilities, s.CPU.Arch, s.Kernel.Release, config.Off.Params) {
+	for _, f := range kb.ExpectedOff(config.MachineOf(s), config.Off.Params) {
 		a := Active{File: f, Raw: raw[f]}
 		if m, ok := kb.ModeOf(f, raw[f]); ok {
 			a.Mode, a.Cost = m.Name, m.Cost
@@ -240,7 +240,7 @@ func offParam(s *sysinfo.Snapshot, kb *mitigation.Knowledge, file string) (strin
 			continue
 		}
 		params, err := mitigation.ParseParams(tok)
-		if err != nil || !slices.ContainsFunc(kb.Targets(s.Vulnerabilities, s.CPU.Arch, s.Kernel.Release, params), func(t mitigation.TargetFile) bool { return t.Name == file }) {
+		if err != nil || !slices.ContainsFunc(kb.Targets(config.MachineOf(s), params), func(t mitigation.TargetFile) bool { return t.Name == file }) {
 			continue
 		}
 		return tok, tooNew(s, kp)

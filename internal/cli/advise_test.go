@@ -64,8 +64,13 @@ func TestAdviseOtherArchitectures(t *testing.T) {
 						t.Errorf("%s: %s listed as given up by mitigations=off", fx, g.Name)
 					}
 				}
-				if len(doc.Alternatives) != 0 {
-					t.Errorf("%s: alternatives %v offered on a machine that is not x86", fx, doc.Alternatives)
+				for _, a := range doc.Alternatives {
+					// The knowledge base's alternatives are x86's; a
+					// computed one names this architecture's parameters
+					// (advise.TestAlternativesOverRoots checks them).
+					if !strings.HasPrefix(a.ID, "computed-") {
+						t.Errorf("%s: alternative %s offered on a machine that is not x86", fx, a.ID)
+					}
 				}
 			}
 			golden(t, filepath.Join("advise-arch", fx+"."+format), out)

@@ -91,20 +91,11 @@ func VerifyReported(s *sysinfo.Snapshot, c Config, plan []Config, seen []string,
 	return v
 }
 
-// expectedOff names the files c is expected to turn off on s's kernel.
-// The booted kernel shows them off when the configuration took effect, so
-// a file it reports vulnerable is predicted as if it were mitigated (a
-// mitigated file keeps its text, so that always-on parts stay recognised).
+// expectedOff names the files c is expected to turn off on s's kernel:
+// the model's answer for the machine as booted, the one advise.Verify
+// asks too (mitigation.Knowledge.ExpectedOffAtBoot).
 func expectedOff(s *sysinfo.Snapshot, c Config, kb *mitigation.Knowledge) []string {
-	vulns := make([]mitigation.Vulnerability, 0, len(s.Vulnerabilities))
-	for _, f := range s.Vulnerabilities {
-		if f.State == mitigation.Vulnerable {
-			f.State = mitigation.Mitigated
-			f.Raw = "Mitigation: (predicted)"
-		}
-		vulns = append(vulns, f)
-	}
-	return kb.ExpectedOff(vulns, s.CPU.Arch, s.Kernel.Release, c.Params)
+	return kb.ExpectedOffAtBoot(MachineOf(s), c.Params)
 }
 
 // Record is the run document's config block for a run measured under c.

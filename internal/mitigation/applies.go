@@ -39,11 +39,17 @@ type Machine struct {
 	// Lines are the vulnerability files by name (raw text); nil when they
 	// could not be read, which matches no Lines condition.
 	Lines map[string]string
+	// Vulns are the same files parsed, in the kernel's order (the model's
+	// input; NewMachine fills both).
+	Vulns []Vulnerability
+	// NoGlobalSwitch is true for a kernel built without
+	// CONFIG_CPU_MITIGATIONS: it ignores mitigations=.
+	NoGlobalSwitch bool
 }
 
 // kbArches and kbPlatforms are the values an applicability may name.
 var (
-	kbArches    = []string{"x86", "arm64", "arm", "powerpc", "s390", "riscv"}
+	kbArches    = []string{"x86", "arm64", "arm", "powerpc", "s390", "riscv", "loongarch"}
 	kbPlatforms = []string{"wsl", "vm", "native"}
 )
 

@@ -38,7 +38,7 @@ func TestApplies(t *testing.T) {
 		{"retbleed-stuff", broadwell, false, "not affected by retbleed"},
 		{"retbleed-stuff", skylake, true, ""},
 		{"retbleed-stuff", intelWSL, false, "Mitigation: IBRS"},
-		{"explicit-costly-off", arm, false, "x86 only"},
+		{"retbleed-stuff", arm, false, "x86 only"},
 		{"no-guest-vectors", skylake, false, "6.17"},
 	} {
 		ok, why := alt(tc.id).Applies(tc.m)

@@ -1,23 +1,12 @@
 package mitigation
 
 import (
-	"slices"
 	"strings"
 )
 
 // What a command line is predicted to do to the vulnerability files of a
 // machine: the one prediction advise's plan and verification, a
 // configuration's verification (config) and attribution's plan use.
-
-// subFieldOnly are per-bug parameters that change only a sub-field of
-// their file (spectre_v2's STIBP/IBPB/BHI, l1tf's VMX): turning them off
-// weakens the file's mitigation but leaves its "Mitigation:" prefix.
-var subFieldOnly = map[string]bool{
-	"spectre_v2_user":             true,
-	"spectre_bhi":                 true,
-	"kvm_intel.vmentry_l1d_flush": true,
-	"l1tf":                        true, // PTE inversion is always on
-}
 
 // PerBugOverrides reports whether the kernel release lets a per-bug
 // parameter override mitigations= (Linux 6.17+), by the knowledge base.
@@ -28,63 +17,6 @@ func (k *Knowledge) PerBugOverrides(release string) bool {
 		}
 	}
 	return false
-}
-
-// OffState is what a command line does to one vulnerability file.
-type OffState struct {
-	Off     bool   // the main mitigation is turned off
-	Partial bool   // only a sub-field is turned off
-	By      string // the parameter responsible ("mitigations=off", "nopti")
-	Kept    string // a per-bug parameter that keeps it on despite mitigations=off
-}
-
-// Predict says whether params turn the named file's mitigation off on a
-// kernel with the given precedence. vectors are the knowledge base's
-// attack vectors for the file.
-func Predict(params []Param, file string, vectors []string, newer bool, arch string) OffState {
-	eff := Effective(params)
-	cls := Classify(eff).ForArch(arch)
-	var bug, sub *Relevant
-	for i := range cls.Params {
-		r := &cls.Params[i]
-		if r.Kind != KindBug || !slices.Contains(r.Files, file) {
-			continue
-		}
-		if subFieldOnly[r.Key()] {
-			// spectre_bhi=vmexit keeps BHI protection only at VM exits:
-			// it weakens the file as much as an "off" sub-field does.
-			if r.Effect == EffectOff || r.Key() == "spectre_bhi" && r.Effect == EffectSelect {
-				sub = r
-			}
-			continue
-		}
-		bug = r
-	}
-	var st OffState
-	g := cls.Global
-	globalOff := g != nil && g.Option == "off" && len(g.Invalid) == 0
-	switch {
-	case bug != nil && bug.Effect == EffectOff:
-		st.Off, st.By = true, bug.Raw
-	case globalOff && bug != nil && newer && bug.Effect != EffectInvalid:
-		st.Kept = bug.Raw // 6.17+: the per-bug parameter overrides mitigations=off
-	case globalOff:
-		st.Off, st.By = true, "mitigations="+g.Value
-	case g != nil && newer && len(g.VectorsOff) > 0 && len(vectors) > 0 && bug == nil:
-		all := true
-		for _, v := range vectors {
-			if !slices.Contains(g.VectorsOff, v) {
-				all = false
-			}
-		}
-		if all {
-			st.Off, st.By = true, "mitigations="+g.Value
-		}
-	}
-	if !st.Off && sub != nil {
-		st.Partial, st.By = true, sub.Raw
-	}
-	return st
 }
 
 // KeptAnyway says what the off switches leave of a mitigated line on the
@@ -127,59 +59,58 @@ func (k *Knowledge) AlwaysOn(arch, name, raw string) bool {
 // kernel reports the ones turned off alone as mitigated again.
 var VERWUsers = map[string]bool{"mds": true, "tsx_async_abort": true, "mmio_stale_data": true, "reg_file_data_sampling": true}
 
-// VERWKeeper is a VERW user among vulns that stays mitigated under params
-// (its buffer clear then stays for all of them), "" when none does.
-func (k *Knowledge) VERWKeeper(vulns []Vulnerability, arch string, params []Param, newer bool) string {
-	for _, v := range vulns {
-		if !VERWUsers[v.Name] || v.State != Mitigated || k.AlwaysOn(arch, v.Name, v.Raw) {
-			continue
-		}
-		e, _ := k.LookupVulnerability(v.Name)
-		if !Predict(params, v.Name, e.Vectors, newer, arch).Off {
-			return v.Name
-		}
-	}
-	return ""
-}
-
 // TargetFile is a mitigated file that params aim at, and the parameter that
 // turns it off.
 type TargetFile struct{ Name, Raw, By string }
 
-// Targets are the mitigated files of vulns that params aim at on a kernel
-// of release on arch, each judged alone (the shared-VERW rule is not
-// applied): which parameter belongs to which file. Files reported "Not
-// affected" and always-on mitigations are left out: no parameter changes
-// them.
-func (k *Knowledge) Targets(vulns []Vulnerability, arch, release string, params []Param) []TargetFile {
-	newer := k.PerBugOverrides(release)
+// Targets are the mitigated files of m that params aim at, each judged
+// alone (the shared-VERW rule is not applied): which parameter belongs to
+// which file. Files reported "Not affected" and always-on mitigations are
+// left out: no parameter changes them.
+func (k *Knowledge) Targets(m Machine, params []Param) []TargetFile {
+	p := k.predict(m, params, false)
 	var off []TargetFile
-	for _, f := range vulns {
-		if f.State != Mitigated || k.AlwaysOn(arch, f.Name, f.Raw) {
+	for _, f := range m.Vulns {
+		if f.State != Mitigated || k.AlwaysOn(m.Arch, f.Name, f.Raw) {
 			continue
 		}
-		e, _ := k.LookupVulnerability(f.Name)
-		if st := Predict(params, f.Name, e.Vectors, newer, arch); st.Off {
+		if st := p.Of(f.Name); st.Off {
 			off = append(off, TargetFile{Name: f.Name, Raw: f.Raw, By: st.By})
 		}
 	}
 	return off
 }
 
-// ExpectedOff names the vulnerability files of vulns that params are
-// expected to turn off on a kernel of release on arch (by the knowledge
-// base and the kernel's precedence rules): the files whose state a
-// configuration must change. The VERW rule holds: a user of the shared
-// CPU-buffer clear turned off by its own parameter stays mitigated while
-// another user still needs the clear.
-func (k *Knowledge) ExpectedOff(vulns []Vulnerability, arch, release string, params []Param) []string {
-	keeper := k.VERWKeeper(vulns, arch, params, k.PerBugOverrides(release))
+// ExpectedOff names the mitigated files of m that params are expected to
+// turn off, by the model (Predict, the shared VERW clear included): what a
+// configuration gives up on this machine.
+func (k *Knowledge) ExpectedOff(m Machine, params []Param) []string {
+	p := k.Predict(m, params)
 	names := []string{}
-	for _, t := range k.Targets(vulns, arch, release, params) {
-		if keeper != "" && VERWUsers[t.Name] && !strings.HasPrefix(t.By, "mitigations=") {
-			continue
+	for _, f := range m.Vulns {
+		if f.State == Mitigated && !k.AlwaysOn(m.Arch, f.Name, f.Raw) && p.Of(f.Name).Off {
+			names = append(names, f.Name)
 		}
-		names = append(names, t.Name)
 	}
 	return names
+}
+
+// ExpectedOffAtBoot is ExpectedOff for a machine that booted under params:
+// a line it shows vulnerable is judged as if it were mitigated at the
+// defaults (a parameter turns a file off only where it would otherwise be
+// on). Both boot verifiers ask it (advise.Verify for sectax verify,
+// config.Verify for a lab or campaign boot), so they agree on every
+// command line.
+func (k *Knowledge) ExpectedOffAtBoot(m Machine, params []Param) []string {
+	vulns := make([]Vulnerability, 0, len(m.Vulns))
+	for _, f := range m.Vulns {
+		if f.State == Vulnerable {
+			f.State = Mitigated
+			f.Raw = "Mitigation: (predicted)"
+		}
+		vulns = append(vulns, f)
+	}
+	as := NewMachine(m.Arch, m.Vendor, m.Family, m.Release, m.Platform, vulns)
+	as.NoGlobalSwitch = m.NoGlobalSwitch
+	return k.ExpectedOff(as, params)
 }

@@ -19,6 +19,7 @@ func TestExpectedOff(t *testing.T) {
 		ParseVulnerability("mmio_stale_data", "Mitigation: Clear CPU buffers; SMT vulnerable"),
 		ParseVulnerability("meltdown", "Not affected"),
 	}
+	m := NewMachine("x86", "GenuineIntel", "6", "6.8.0", "native", vulns)
 	params := func(s string) []Param {
 		p, err := ParseParams(s)
 		if err != nil {
@@ -26,13 +27,13 @@ func TestExpectedOff(t *testing.T) {
 		}
 		return p
 	}
-	if got := kb.ExpectedOff(vulns, "x86_64", "6.8.0", params("mitigations=off")); !slices.Equal(got, []string{"mds", "mmio_stale_data"}) {
+	if got := kb.ExpectedOff(m, params("mitigations=off")); !slices.Equal(got, []string{"mds", "mmio_stale_data"}) {
 		t.Errorf("mitigations=off: %v", got)
 	}
-	if got := kb.ExpectedOff(vulns, "x86_64", "6.8.0", params("mds=off")); len(got) != 0 {
+	if got := kb.ExpectedOff(m, params("mds=off")); len(got) != 0 {
 		t.Errorf("mds=off: %v, want nothing (mmio_stale_data keeps the VERW clear)", got)
 	}
-	if got := kb.Targets(vulns, "x86_64", "6.8.0", params("mds=off")); len(got) != 1 || got[0].Name != "mds" || got[0].By != "mds=off" {
+	if got := kb.Targets(m, params("mds=off")); len(got) != 1 || got[0].Name != "mds" || got[0].By != "mds=off" {
 		t.Errorf("Targets(mds=off) = %+v", got)
 	}
 }

@@ -1,0 +1,214 @@
+package advise
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
+)
+
+// modelCmdlines are the command lines the model tests try on every fake
+// root: the blanket switches, the auto and force values that defer to the
+// default, explicit per-bug values, the attack vectors, the VERW users
+// alone and together, and another architecture's parameters.
+var modelCmdlines = []string{
+	"mitigations=off",
+	"mitigations=auto",
+	"mitigations=auto,nosmt",
+	"mitigations=off retbleed=auto",
+	"mitigations=off spectre_v2=auto",
+	"mitigations=off spec_store_bypass_disable=auto",
+	"mitigations=off spec_store_bypass_disable=prctl",
+	"mitigations=off srbds=on",
+	"mitigations=off vmscape=force",
+	"mitigations=auto,no_guest_host vmscape=force",
+	"mitigations=auto,no_guest_host,no_guest_guest",
+	"mitigations=auto,no_user_kernel,no_guest_host",
+	"mitigations=off mds=full",
+	"mitigations=off spectre_v2=retpoline",
+	"mitigations=off pti=on",
+	"nopti nospectre_v2",
+	"mds=off",
+	"mds=off tsx_async_abort=off mmio_stale_data=off reg_file_data_sampling=off",
+	"spectre_v2_user=off spectre_bhi=vmexit",
+	"retbleed=off spec_rstack_overflow=off tsa=off",
+	"kpti=0 ssbd=force-off nospectre_bhb",
+	"nobp=0 nospec",
+	"no_rfi_flush no_stf_barrier",
+}
+
+// allRoots are every fake root in the tree: advise's and sysinfo's.
+func allRoots(t *testing.T) map[string]string {
+	t.Helper()
+	roots := map[string]string{}
+	for _, dir := range []struct{ prefix, path string }{{"", testutil.AdviseRoot("")}, {"sys:", testutil.SysinfoRoot("")}} {
+		ents, err := os.ReadDir(dir.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if e.IsDir() && !slices.Contains([]string{"fuzz"}, e.Name()) {
+				if _, err := os.Stat(filepath.Join(dir.path, e.Name(), "proc")); err == nil {
+					roots[dir.prefix+e.Name()] = filepath.Join(dir.path, e.Name())
+				}
+			}
+		}
+	}
+	if len(roots) < 10 {
+		t.Fatalf("only %d fake roots found", len(roots))
+	}
+	return roots
+}
+
+// TestVerifiersAgree: sectax verify (advise.Verify) and a lab or campaign
+// boot's verification (config.Verify) name the same files still mitigated
+// for every command line on every fake root, booted under it or not.
+func TestVerifiersAgree(t *testing.T) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := 0
+	for name, dir := range allRoots(t) {
+		s, err := sysinfo.Collect(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Probe(dir, s)
+		for _, cl := range modelCmdlines {
+			tg, err := mitigation.ParseTarget(cl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := config.Parse("x=" + cl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			av := Verify(s, p, tg, kb)
+			cv := config.Verify(s, c, []config.Config{c}, nil, kb)
+			var an []string
+			for _, f := range av.StillMitigated {
+				an = append(an, f.Name)
+			}
+			if s.Vulnerabilities == nil {
+				continue
+			}
+			pairs++
+			if !slices.Equal(an, cv.StillMitigated) {
+				t.Errorf("%s, %q: sectax verify says still mitigated %v, a boot's verification %v", name, cl, an, cv.StillMitigated)
+			}
+		}
+	}
+	t.Logf("%d command lines × machines compared", pairs)
+}
+
+// TestModelOverRoots: on every fake root and command line the model never
+// turns off a file the machine shows not affected or already vulnerable,
+// keeps a file only by a parameter on the command line or the shared
+// VERW clear, and ignores on arm, riscv and loongarch every parameter.
+func TestModelOverRoots(t *testing.T) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, dir := range allRoots(t) {
+		s, err := sysinfo.Collect(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := config.MachineOf(s)
+		for _, cl := range modelCmdlines {
+			params := mitigation.ParseCmdline(cl).Params
+			for _, f := range kb.ExpectedOff(m, params) {
+				if v := lineOf(s, f); v.State != mitigation.Mitigated {
+					t.Errorf("%s, %q: %s expected off but the machine shows %q", name, cl, f, v.Raw)
+				}
+			}
+			pr := kb.Predict(m, params)
+			for file, st := range pr.Files {
+				if st.Kept != "" && st.Rule != mitigation.RuleVERW && st.Rule != mitigation.RuleIBRSTrumps && !slices.ContainsFunc(params, func(p mitigation.Param) bool { return p.Raw == st.Kept }) {
+					t.Errorf("%s, %q: %s kept by %q, not on the command line", name, cl, file, st.Kept)
+				}
+				if st.Rule == "" && (st.Off || st.Kept != "") {
+					t.Errorf("%s, %q: %s decided without a rule: %+v", name, cl, file, st)
+				}
+			}
+		}
+	}
+}
+
+func lineOf(s *sysinfo.Snapshot, name string) mitigation.Vulnerability {
+	for _, v := range s.Vulnerabilities {
+		if v.Name == name {
+			return v
+		}
+	}
+	return mitigation.Vulnerability{}
+}
+
+// TestAlternativesOverRoots: on every fake root no alternative to
+// mitigations=off gives up a protection the machine does not have, names a
+// parameter of a bug that is absent or not affected there, or is a no-op;
+// and mitigations=off's own "given up" lists only mitigated files.
+func TestAlternativesOverRoots(t *testing.T) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _ := mitigation.ParseTarget("off")
+	alts := 0
+	for name, dir := range allRoots(t) {
+		s, err := sysinfo.Collect(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := Plan(s, Probe(dir, s), off, kb)
+		for _, l := range a.GivenUp {
+			if lineOf(s, l.Name).State != mitigation.Mitigated {
+				t.Errorf("%s: mitigations=off gives up %s, which shows %q", name, l.Name, l.From)
+			}
+		}
+		m := config.MachineOf(s)
+		for _, alt := range a.Alternatives {
+			alts++
+			for _, n := range alt.GivesUp {
+				if lineOf(s, n).State != mitigation.Mitigated {
+					t.Errorf("%s: %s gives up %s, which the machine does not have mitigated", name, alt.ID, n)
+				}
+			}
+			params := mitigation.ParseCmdline(alt.Params).Params
+			for _, p := range params {
+				kp, ok := kb.LookupParam(p.Key())
+				if !ok {
+					t.Errorf("%s: %s names unknown parameter %s", name, alt.ID, p.Raw)
+					continue
+				}
+				if len(kp.Arch) > 0 && !slices.Contains(kp.Arch, s.CPU.Arch) {
+					t.Errorf("%s: %s names %s, which the %s kernel does not parse", name, alt.ID, p.Raw, s.CPU.Arch)
+				}
+				if kp.Kind == "bug" && len(kp.Files) > 0 && !slices.ContainsFunc(kp.Files, func(f string) bool { return lineOf(s, f).State == mitigation.Mitigated }) {
+					t.Errorf("%s: %s names %s, whose bug is absent or not affected here", name, alt.ID, p.Raw)
+				}
+			}
+			running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
+			before, after := kb.Predict(m, running), kb.Predict(m, mitigation.Merge(running, params))
+			changed := false
+			for f := range after.Files {
+				if before.Of(f) != after.Of(f) {
+					changed = true
+				}
+			}
+			if !changed && !selectsMethod(params) {
+				t.Errorf("%s: %s (%s) is a no-op here", name, alt.ID, alt.Params)
+			}
+		}
+	}
+	t.Logf("%d alternatives checked", alts)
+}
+
+func selectsMethod(params []mitigation.Param) bool { return selects(mitigation.Format(params)) }

@@ -1,0 +1,22 @@
+package config
+
+import (
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// MachineOf is the snapshot in the knowledge base's words: what the model
+// (mitigation.Knowledge.Predict), the alternatives and the notes decide
+// on. advise, config and attribute build it here only.
+func MachineOf(s *sysinfo.Snapshot) mitigation.Machine {
+	platform := "native"
+	switch {
+	case s.WSL != nil:
+		platform = "wsl"
+	case s.Hypervisor.Guest:
+		platform = "vm"
+	}
+	m := mitigation.NewMachine(s.CPU.Arch, s.CPU.Vendor, s.CPU.Family, s.Kernel.Release, platform, s.Vulnerabilities)
+	m.NoGlobalSwitch = s.Kernel.Config != nil && s.Kernel.Config.CPUMitigations == "n"
+	return m
+}

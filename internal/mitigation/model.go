@@ -1,0 +1,298 @@
+package mitigation
+
+import (
+	"slices"
+	"strings"
+)
+
+// The model of what the kernel will do: given the machine (architecture,
+// vendor, kernel release, the vulnerability lines it shows now) and a
+// command line, the predicted state of every vulnerability file. advise's
+// plan, alternatives and verification, config's boot verification (the
+// lab's and the campaign's) and attribution's plan all ask it; nothing
+// else decides what a command line turns off.
+//
+// Each rule cites the kernel code it follows. The x86 sources read for it:
+//   - 6.17: arch/x86/kernel/cpu/bugs.c, Kingxukai/linux@0291023e7330da28f2f7453c87c2ab7082d8360f
+//   - 6.18: arch/x86/kernel/cpu/bugs.c as the code index holds it (file id 335243211; the
+//     same text as v6.18's: vmscape_select_mitigation with should_mitigate_vuln,
+//     ssb_parse_cmdline as an early_param, mmio_select_mitigation without cpu_mitigations_off)
+//   - before 6.16: torvalds/linux@001415e4e626403c9ff35f2498feb0021d0c8328 and the
+//     per-bug checks of cpu_mitigations_off() (md_clear_update_mitigation, mds_select_mitigation)
+//   - arch/x86/mm/pti.c pti_check_boottime_disable (6.17: PTI_AUTO && !user_kernel)
+//   - Documentation/admin-guide/kernel-parameters.txt: mitigations= is [X86,PPC,S390,ARM64]
+
+// Rule names the model's rules (OffState.Rule); RuleSources cites each.
+const (
+	RuleBugOff         = "per-bug-off"
+	RuleGlobalOff      = "global-off"
+	RuleGlobalOffWins  = "global-off-wins"
+	RuleBugOverrides   = "per-bug-overrides-global"
+	RuleDefers         = "value-defers"
+	RuleVectors        = "attack-vectors"
+	RuleVERW           = "verw-shared"
+	RuleNotParsed      = "arch-not-parsed"
+	RuleNoGlobalSwitch = "no-cpu-mitigations"
+	RuleSubField       = "sub-field"
+	RuleIBRSTrumps     = "intel-ibrs-trumps-retbleed"
+)
+
+// RuleSources is the kernel code each rule follows (file:function, the
+// version range it holds for).
+var RuleSources = map[string]string{
+	RuleBugOff:         "arch/x86/kernel/cpu/bugs.c *_parse_cmdline/*_cmdline (every version): a per-bug off value sets the bug's mitigation to NONE/OFF before select",
+	RuleGlobalOff:      "kernel/cpu.c mitigations_parse_cmdline: mitigations=off sets CPU_MITIGATIONS_OFF (cpu_mitigations_off()) and, since 6.17, clears every attack vector, so should_mitigate_vuln() is false for every bug (bugs.c)",
+	RuleGlobalOffWins:  "bugs.c before 6.17 (and ssb_parse_cmdline, mmio_select_mitigation in 6.17): cpu_mitigations_off() is checked before the per-bug choice, so mitigations=off wins",
+	RuleBugOverrides:   "bugs.c 6.17+ <bug>_select_mitigation: an explicit per-bug value is not AUTO and is kept; only AUTO asks should_mitigate_vuln() (spec_store_bypass_disable= and mmio_stale_data= from 6.18)",
+	RuleDefers:         "bugs.c 6.17+: retbleed=auto/nosmt/force, spectre_v2=auto, spectre_v2_user=auto, spec_store_bypass_disable=auto, srbds=<not off> (srbds_parse_cmdline sets only srbds_off), vmscape=force (vmscape_parse_cmdline sets AUTO), pti=auto (pti.c) leave the bug AUTO: should_mitigate_vuln() decides, which mitigations=off turns false",
+	RuleVectors:        "bugs.c 6.17+ should_mitigate_vuln(): a bug left AUTO is mitigated when one of its attack vectors is; mitigations=auto,no_<vector> (kernel/cpu.c, x86 only) turns vectors off",
+	RuleVERW:           "bugs.c 6.16+ mds/taa/mmio/rfds_update_mitigation (verw_clear_cpu_buf_mitigation_selected), before: md_clear_update_mitigation: one VERW user left on re-enables the buffer clear, and its line, for the others",
+	RuleNotParsed:      "kernel-parameters.txt architecture tags; arch/arm, arch/riscv and arch/loongarch never call cpu_mitigations_off(): a parameter another architecture's kernel parses changes nothing here",
+	RuleNoGlobalSwitch: "kernel/cpu.c without CONFIG_CPU_MITIGATIONS (6.9+; CONFIG_SPECULATION_MITIGATIONS before): mitigations_parse_cmdline logs 'Kernel compiled without mitigations, ignoring' and changes nothing",
+	RuleSubField:       "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
+	RuleIBRSTrumps:     "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
+}
+
+// mainVectors are the attack vectors whose protection keeps a file's main
+// line mitigated, where they differ from the knowledge base's vectors (the
+// vectors of everything the file shows): should_mitigate_vuln() case
+// X86_BUG_SPECTRE_V2 is user_kernel || guest_host; spectre_v2_user's
+// user_user and guest_guest are the STIBP/IBPB sub-fields.
+var mainVectors = map[string][]string{"spectre_v2": {"user_kernel", "guest_host"}}
+
+// subFieldOnly are per-bug parameters that change only a sub-field of
+// their file (spectre_v2's STIBP/IBPB/BHI, l1tf's VMX): turning them off
+// weakens the file's mitigation but leaves its "Mitigation:" prefix.
+var subFieldOnly = map[string]bool{
+	"spectre_v2_user":             true,
+	"spectre_bhi":                 true,
+	"kvm_intel.vmentry_l1d_flush": true,
+	"l1tf":                        true, // PTE inversion is always on
+}
+
+// OffState is what a command line does to one vulnerability file.
+type OffState struct {
+	Off     bool   // the main mitigation is turned off
+	Partial bool   // only a sub-field is turned off
+	By      string // the parameter responsible ("mitigations=off", "nopti")
+	Kept    string // what keeps it on although an off switch aims at it
+	// Rule is the model's rule that decided (Rule* constants), "" when
+	// nothing on the command line aims at the file.
+	Rule string
+}
+
+// Prediction is the model's answer for one machine and command line.
+type Prediction struct {
+	// Files are the predicted states by vulnerability file name.
+	Files map[string]OffState
+	// Ignored are the parameters this architecture's kernel does not
+	// parse, or that a kernel without the global switch ignores.
+	Ignored []string
+}
+
+// Of is the predicted state of one file (the zero state when the machine
+// does not show it).
+func (p Prediction) Of(name string) OffState { return p.Files[name] }
+
+// NewMachine is the machine in the knowledge base's words from the facts
+// sysinfo collects: platform is wsl, vm or native; vulns the parsed lines
+// (nil when unreadable).
+func NewMachine(arch, vendor, family, release, platform string, vulns []Vulnerability) Machine {
+	m := Machine{Arch: arch, Vendor: vendor, Family: family, Release: release, Platform: platform, Vulns: vulns}
+	if vulns != nil {
+		m.Lines = map[string]string{}
+		for _, v := range vulns {
+			m.Lines[v.Name] = v.Raw
+		}
+	}
+	return m
+}
+
+// Predict runs the model: the state of every file m shows under params,
+// with the shared VERW buffer clear applied.
+func (k *Knowledge) Predict(m Machine, params []Param) Prediction {
+	return k.predict(m, params, true)
+}
+
+func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
+	cls := Classify(Effective(params)).ForArch(m.Arch)
+	p := Prediction{Files: map[string]OffState{}}
+	var parsed []Relevant
+	for _, r := range cls.Params {
+		if r.Overridden {
+			continue
+		}
+		kp, ok := k.lookupParam(r.Key())
+		// RuleNotParsed: kernel-parameters.txt's architecture tags.
+		if ok && m.Arch != "" && len(kp.Arch) > 0 && !slices.Contains(kp.Arch, m.Arch) {
+			p.Ignored = append(p.Ignored, r.Raw)
+			continue
+		}
+		// RuleNoGlobalSwitch: a kernel built without the global switch
+		// ignores mitigations= (kernel/cpu.c).
+		if r.Kind == KindGlobal && m.NoGlobalSwitch {
+			p.Ignored = append(p.Ignored, r.Raw)
+			continue
+		}
+		parsed = append(parsed, r)
+	}
+	var g *Global
+	if cls.Global != nil && slices.ContainsFunc(parsed, func(r Relevant) bool { return r.Kind == KindGlobal }) {
+		g = cls.Global
+	}
+	vectorsOn := k.PerBugOverrides(m.Release) && (m.Arch == "" || m.Arch == "x86")
+	for _, v := range m.Vulns {
+		p.Files[v.Name] = k.predictFile(m, v.Name, parsed, g, vectorsOn)
+	}
+	if verw && (m.Arch == "" || m.Arch == "x86") {
+		k.applyVERW(m, p.Files)
+	}
+	if m.Vendor == "GenuineIntel" && kbAtLeast(m.Release, "6.16", true) {
+		k.applyIBRS(m, parsed, p.Files)
+	}
+	return p
+}
+
+// applyIBRS is RuleIBRSTrumps: on Intel, retbleed_update_mitigation makes
+// retbleed follow spectre_v2 when spectre_v2 stays in an IBRS mode (the
+// mode it shows now, or an explicit spectre_v2=ibrs/eibrs…).
+func (k *Knowledge) applyIBRS(m Machine, parsed []Relevant, files map[string]OffState) {
+	rb, sv := files["retbleed"], files["spectre_v2"]
+	if !rb.Off || sv.Off || m.Lines["retbleed"] == "" || kbVerdict(m.Lines["retbleed"]) == "not_affected" {
+		return
+	}
+	ibrs := strings.Contains(m.Lines["spectre_v2"], "IBRS")
+	for _, r := range parsed {
+		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.Defers(r.Param) {
+			ibrs = strings.Contains(r.Value, "ibrs")
+		}
+	}
+	if ibrs {
+		files["retbleed"] = OffState{Kept: "spectre_v2", By: rb.By, Rule: RuleIBRSTrumps}
+	}
+}
+
+// predictFile follows the kernel's order for one file: the per-bug
+// parameter's parser, then <bug>_select_mitigation's AUTO decision
+// (mitigations=off before 6.17, should_mitigate_vuln() after).
+func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Global, vectorsOn bool) OffState {
+	var bug, sub *Relevant
+	for i := range parsed {
+		r := &parsed[i]
+		if r.Kind != KindBug || !slices.Contains(r.Files, file) {
+			continue
+		}
+		if subFieldOnly[r.Key()] {
+			// spectre_bhi=vmexit keeps BHI protection only at VM exits:
+			// it weakens the file as much as an "off" sub-field does.
+			if r.Effect == EffectOff || r.Key() == "spectre_bhi" && r.Effect == EffectSelect {
+				sub = r
+			}
+			continue
+		}
+		bug = r
+	}
+	var st OffState
+	globalOff := g != nil && g.Option == "off" && len(g.Invalid) == 0
+	explicit := bug != nil && bug.Effect != EffectInvalid && !k.Defers(bug.Param)
+	switch {
+	case bug != nil && bug.Effect == EffectOff:
+		st = OffState{Off: true, By: bug.Raw, Rule: RuleBugOff}
+	case globalOff && explicit && k.OverridesOff(m.Release, bug.Key()):
+		st = OffState{Kept: bug.Raw, Rule: RuleBugOverrides}
+	case globalOff && explicit:
+		st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleGlobalOffWins}
+	case globalOff && bug != nil && bug.Effect != EffectInvalid:
+		st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleDefers}
+	case globalOff:
+		st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleGlobalOff}
+	case explicit:
+		// An explicit selection: the vectors are not asked.
+	case g != nil && vectorsOn && len(g.VectorsOff) > 0:
+		vectors := mainVectors[file]
+		if vectors == nil {
+			e, _ := k.LookupVulnerability(file)
+			vectors = e.Vectors
+		}
+		if len(vectors) > 0 && !slices.ContainsFunc(vectors, func(v string) bool { return !slices.Contains(g.VectorsOff, v) }) {
+			st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleVectors}
+		}
+	}
+	if !st.Off && sub != nil {
+		st.Partial, st.By, st.Rule = true, sub.Raw, RuleSubField
+	}
+	return st
+}
+
+// applyVERW is RuleVERW: the VERW users (mds, tsx_async_abort,
+// mmio_stale_data, reg_file_data_sampling) share one CPU-buffer clear;
+// while one of them that selects the clear stays mitigated, the kernel
+// re-enables it for the others and reports them mitigated again.
+func (k *Knowledge) applyVERW(m Machine, files map[string]OffState) {
+	keeper := ""
+	for _, v := range m.Vulns {
+		if !VERWUsers[v.Name] || v.State != Mitigated || k.AlwaysOn(m.Arch, v.Name, v.Raw) || files[v.Name].Off || !selectsVERW(m, v.Name) {
+			continue
+		}
+		keeper = v.Name
+		break
+	}
+	if keeper == "" {
+		return
+	}
+	for _, v := range m.Vulns {
+		if st := files[v.Name]; VERWUsers[v.Name] && st.Off && v.State == Mitigated && !k.AlwaysOn(m.Arch, v.Name, v.Raw) {
+			files[v.Name] = OffState{Kept: keeper, By: st.By, Rule: RuleVERW}
+		}
+	}
+}
+
+// selectsVERW reports whether a VERW user left on selects the shared
+// clear for all: mmio_select_mitigation sets it only when the CPU is also
+// affected by MDS or by TAA with TSX on (otherwise it clears for KVM
+// only); rfds_select_mitigation only when VERW clears the register file,
+// which its "Mitigation: Clear Register File" line shows.
+func selectsVERW(m Machine, name string) bool {
+	switch name {
+	case "mmio_stale_data":
+		mds, taa := m.Lines["mds"], m.Lines["tsx_async_abort"]
+		return mds != "" && kbVerdict(mds) != "not_affected" ||
+			taa != "" && kbVerdict(taa) != "not_affected" && !strings.Contains(taa, "TSX disabled")
+	case "reg_file_data_sampling":
+		return strings.Contains(m.Lines[name], "Clear Register File")
+	}
+	return true
+}
+
+// Defers reports whether a per-bug value leaves the bug to the kernel's
+// default choice (RuleDefers): the knowledge base's "defers" values of the
+// parameter, "*" meaning every value that is not off. A comma list
+// (retbleed=auto,nosmt) defers when every part does.
+func (k *Knowledge) Defers(p Param) bool {
+	kp, ok := k.lookupParam(p.Key())
+	if !ok || len(kp.Defers) == 0 {
+		return false
+	}
+	if slices.Contains(kp.Defers, "*") {
+		return EffectOf(p) != EffectOff
+	}
+	if slices.Contains(kp.Defers, p.Value) {
+		return true
+	}
+	parts := strings.Split(p.Value, ",")
+	return len(parts) > 1 && !slices.ContainsFunc(parts, func(s string) bool { return !slices.Contains(kp.Defers, s) })
+}
+
+// OverridesOff reports whether an explicit value of the parameter keeps
+// its bug mitigated under mitigations=off on the kernel release
+// (RuleBugOverrides): from the precedence rule's version (6.17), or the
+// parameter's own overrides_off_since when it came later.
+func (k *Knowledge) OverridesOff(release, key string) bool {
+	if !k.PerBugOverrides(release) {
+		return false
+	}
+	if kp, ok := k.lookupParam(key); ok && kp.OverridesOffSince != "" {
+		return kbAtLeast(release, kp.OverridesOffSince, true)
+	}
+	return true
+}

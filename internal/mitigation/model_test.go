@@ -1,0 +1,262 @@
+package mitigation
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// modelIntel is an Intel machine affected by every VERW bug (a Cascade
+// Lake-like part with TSX on), modelAMD a Zen 4-like one.
+var (
+	modelIntel = map[string]string{
+		"meltdown":               "Mitigation: PTI",
+		"spectre_v1":             "Mitigation: usercopy/swapgs barriers and __user pointer sanitization",
+		"spectre_v2":             "Mitigation: Retpolines; IBPB: conditional; STIBP: conditional; RSB filling; PBRSB-eIBRS: Not affected; BHI: SW loop, KVM: SW loop",
+		"spec_store_bypass":      "Mitigation: Speculative Store Bypass disabled via prctl",
+		"retbleed":               "Mitigation: IBRS",
+		"srbds":                  "Mitigation: Microcode",
+		"mds":                    "Mitigation: Clear CPU buffers; SMT vulnerable",
+		"tsx_async_abort":        "Mitigation: Clear CPU buffers; SMT vulnerable",
+		"mmio_stale_data":        "Mitigation: Clear CPU buffers; SMT vulnerable",
+		"reg_file_data_sampling": "Mitigation: Clear Register File",
+		"gather_data_sampling":   "Mitigation: Microcode",
+		"vmscape":                "Mitigation: IBPB before exit to userspace",
+		"tsa":                    "Not affected",
+	}
+	modelAMD = map[string]string{
+		"meltdown":             "Not affected",
+		"spectre_v1":           "Mitigation: usercopy/swapgs barriers and __user pointer sanitization",
+		"spectre_v2":           "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; STIBP: always-on; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
+		"spec_store_bypass":    "Mitigation: Speculative Store Bypass disabled via prctl",
+		"spec_rstack_overflow": "Mitigation: Safe RET",
+		"mds":                  "Not affected",
+		"vmscape":              "Mitigation: IBPB before exit to userspace",
+		"tsa":                  "Mitigation: Clear CPU buffers",
+	}
+)
+
+func modelMachine(arch, release string, lines map[string]string) Machine {
+	vendor := ""
+	if strings.Contains(lines["retbleed"], "IBRS") || lines["mds"] != "" && lines["mds"] != "Not affected" {
+		vendor = "GenuineIntel"
+	}
+	var vulns []Vulnerability
+	names := make([]string, 0, len(lines))
+	for n := range lines {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		vulns = append(vulns, ParseVulnerability(n, lines[n]))
+	}
+	return NewMachine(arch, vendor, "", release, "native", vulns)
+}
+
+// TestModel runs the model over command lines × machines; every expected
+// state cites the kernel code it follows (RuleSources has the files).
+// want maps a file to "off", "kept", "on" (nothing aims at it) or
+// "partial"; rule, when set, is the rule that must decide.
+func TestModel(t *testing.T) {
+	kb, err := KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct{ state, rule string }
+	cases := []struct {
+		name, arch, release, cmdline string
+		lines                        map[string]string
+		noSwitch                     bool
+		want                         map[string]want
+		source                       string
+	}{
+		{"retbleed=auto defers", "x86", "6.18.3", "mitigations=off retbleed=auto", modelIntel, false,
+			map[string]want{"retbleed": {"off", RuleDefers}, "spectre_v2": {"off", RuleGlobalOff}},
+			"bugs.c retbleed_parse_cmdline: auto → RETBLEED_MITIGATION_AUTO; retbleed_select_mitigation: !should_mitigate_vuln(X86_BUG_RETBLEED) → NONE"},
+		{"retbleed=auto,nosmt defers", "x86", "7.1.0", "mitigations=off retbleed=auto,nosmt", modelIntel, false,
+			map[string]want{"retbleed": {"off", RuleDefers}},
+			"bugs.c retbleed_parse_cmdline: nosmt sets retbleed_nosmt only"},
+		{"spectre_v2=auto defers", "x86", "6.18.3", "mitigations=off spectre_v2=auto", modelIntel, false,
+			map[string]want{"spectre_v2": {"off", RuleDefers}},
+			"bugs.c spectre_v2_select_mitigation: SPECTRE_V2_CMD_AUTO → !should_mitigate_vuln(X86_BUG_SPECTRE_V2) → break"},
+		{"spectre_v2=retpoline overrides", "x86", "6.17.4", "mitigations=off spectre_v2=retpoline", modelIntel, false,
+			map[string]want{"spectre_v2": {"kept", RuleBugOverrides}, "meltdown": {"off", RuleGlobalOff}},
+			"bugs.c 6.17 spectre_v2_parse_cmdline has no cpu_mitigations_off(); CMD_RETPOLINE selects retpoline"},
+		{"ssb=auto defers", "x86", "6.18.3", "mitigations=off spec_store_bypass_disable=auto", modelIntel, false,
+			map[string]want{"spec_store_bypass": {"off", RuleDefers}},
+			"bugs.c 6.18 ssb_parse_cmdline: auto → SPEC_STORE_BYPASS_AUTO; ssb_select_mitigation: should_mitigate_vuln"},
+		{"ssb=prctl overrides on 6.18", "x86", "6.18.3", "mitigations=off spec_store_bypass_disable=prctl", modelIntel, false,
+			map[string]want{"spec_store_bypass": {"kept", RuleBugOverrides}},
+			"bugs.c 6.18 ssb_parse_cmdline (early_param): prctl → SPEC_STORE_BYPASS_PRCTL, not AUTO"},
+		{"ssb=prctl does not override on 6.17", "x86", "6.17.4", "mitigations=off spec_store_bypass_disable=prctl", modelIntel, false,
+			map[string]want{"spec_store_bypass": {"off", RuleGlobalOffWins}},
+			"bugs.c 6.17 ssb_parse_cmdline: nospec_store_bypass_disable || cpu_mitigations_off() → CMD_NONE"},
+		{"srbds=on defers", "x86", "6.18.3", "mitigations=off srbds=on", modelIntel, false,
+			map[string]want{"srbds": {"off", RuleDefers}},
+			"bugs.c srbds_parse_cmdline: srbds_off = !strcmp(str, \"off\") only; srbds_select_mitigation: AUTO → should_mitigate_vuln"},
+		{"vmscape=force defers", "x86", "6.18.3", "mitigations=off vmscape=force", modelIntel, false,
+			map[string]want{"vmscape": {"off", RuleDefers}},
+			"bugs.c vmscape_parse_cmdline: force → setup_force_cpu_bug, VMSCAPE_MITIGATION_AUTO; vmscape_select_mitigation: should_mitigate_vuln"},
+		{"no_guest_host with vmscape=force", "x86", "6.18.3", "mitigations=auto,no_guest_host vmscape=force", modelIntel, false,
+			map[string]want{"vmscape": {"off", RuleVectors}, "retbleed": {"on", ""}, "mds": {"on", ""}},
+			"bugs.c should_mitigate_vuln: X86_BUG_VMSCAPE → guest_host only; retbleed also user_kernel"},
+		{"vectors: user_kernel and guest_host off", "x86", "6.18.3", "mitigations=auto,no_user_kernel,no_guest_host", modelIntel, false,
+			map[string]want{"spectre_v2": {"off", RuleVectors}, "meltdown": {"off", RuleVectors}, "mds": {"on", ""}, "spec_store_bypass": {"on", ""}},
+			"bugs.c should_mitigate_vuln: SPECTRE_V2 is user_kernel || guest_host; MDS any of four; SSB user_user; pti.c PTI_AUTO && !user_kernel"},
+		{"vectors ignored before 6.17", "x86", "6.8.0", "mitigations=auto,no_user_kernel,no_guest_host", modelIntel, false,
+			map[string]want{"spectre_v2": {"on", ""}},
+			"kernel/cpu.c before 6.17: mitigations_parse_cmdline knows off/auto/auto,nosmt only"},
+		{"mds=full keeps every VERW user on 6.18", "x86", "6.18.3", "mitigations=off mds=full", modelIntel, false,
+			map[string]want{"mds": {"kept", RuleBugOverrides}, "tsx_async_abort": {"kept", RuleVERW}, "mmio_stale_data": {"kept", RuleVERW}, "reg_file_data_sampling": {"kept", RuleVERW}, "spectre_v2": {"off", RuleGlobalOff}},
+			"bugs.c mds_select_mitigation: FULL sets verw_clear_cpu_buf_mitigation_selected; taa/mmio/rfds_update_mitigation turn VERW on"},
+		{"mitigations=off wins before 6.17", "x86", "6.8.0", "mitigations=off mds=full", modelIntel, false,
+			map[string]want{"mds": {"off", RuleGlobalOffWins}, "tsx_async_abort": {"off", RuleGlobalOff}},
+			"bugs.c 6.8 mds_select_mitigation: !boot_cpu_has_bug || cpu_mitigations_off() → OFF; md_clear_update_mitigation returns under cpu_mitigations_off()"},
+		{"mmio=full on 6.17 does not override", "x86", "6.17.4", "mitigations=off mmio_stale_data=full", modelIntel, false,
+			map[string]want{"mmio_stale_data": {"off", RuleGlobalOffWins}, "mds": {"off", RuleGlobalOff}},
+			"bugs.c 6.17 mmio_select_mitigation: !boot_cpu_has_bug || cpu_mitigations_off() → OFF"},
+		{"mmio=full on 6.18 keeps the VERW users", "x86", "6.18.3", "mitigations=off mmio_stale_data=full", modelIntel, false,
+			map[string]want{"mmio_stale_data": {"kept", RuleBugOverrides}, "mds": {"kept", RuleVERW}},
+			"bugs.c 6.18 mmio_select_mitigation: no cpu_mitigations_off(); MDS bug → verw_clear_cpu_buf_mitigation_selected"},
+		{"mds=off alone stays", "x86", "6.8.0", "mds=off", modelIntel, false,
+			map[string]want{"mds": {"kept", RuleVERW}},
+			"bugs.c md_clear_update_mitigation (6.8) / mds_update_mitigation (6.16+): TAA/MMIO keep the clear"},
+		{"all four VERW users off", "x86", "6.18.3", "mds=off tsx_async_abort=off mmio_stale_data=off reg_file_data_sampling=off", modelIntel, false,
+			map[string]want{"mds": {"off", RuleBugOff}, "tsx_async_abort": {"off", RuleBugOff}, "mmio_stale_data": {"off", RuleBugOff}, "reg_file_data_sampling": {"off", RuleBugOff}},
+			"bugs.c mds_cmdline, tsx_async_abort_parse_cmdline, mmio_stale_data_parse_cmdline, rfds_parse_cmdline: off"},
+		{"pti=on overrides, pti=auto defers", "x86", "6.18.3", "mitigations=off pti=on", modelIntel, false,
+			map[string]want{"meltdown": {"kept", RuleBugOverrides}},
+			"arch/x86/mm/pti.c pti_check_boottime_disable 6.17+: only PTI_AUTO asks the user_kernel vector"},
+		{"pti=auto defers", "x86", "6.18.3", "mitigations=off pti=auto", modelIntel, false,
+			map[string]want{"meltdown": {"off", RuleDefers}},
+			"arch/x86/mm/pti.c: PTI_AUTO && !cpu_attack_vector_mitigated(CPU_MITIGATE_USER_KERNEL) → PTI_FORCE_OFF"},
+		{"spectre_v2_user=off weakens only", "x86", "6.18.3", "spectre_v2_user=off", modelIntel, false,
+			map[string]want{"spectre_v2": {"partial", RuleSubField}},
+			"bugs.c spectre_v2_user_select_mitigation: the STIBP/IBPB sub-fields"},
+		{"srso safe-ret overrides on AMD 6.17", "x86", "6.17.4", "mitigations=off spec_rstack_overflow=safe-ret", modelAMD, false,
+			map[string]want{"spec_rstack_overflow": {"kept", RuleBugOverrides}, "tsa": {"off", RuleGlobalOff}, "vmscape": {"off", RuleGlobalOff}},
+			"bugs.c srso_parse_cmdline: safe-ret → SRSO_MITIGATION_SAFE_RET; srso_select_mitigation asks the vectors only for AUTO"},
+		{"tsa=on overrides", "x86", "6.18.3", "mitigations=off tsa=on", modelAMD, false,
+			map[string]want{"tsa": {"kept", RuleBugOverrides}},
+			"bugs.c tsa_parse_cmdline: on → TSA_MITIGATION_FULL; tsa_select_mitigation asks the vectors only for AUTO"},
+		{"retbleed=off is a no-op beside eIBRS on Intel", "x86", "6.18.3", "retbleed=off", map[string]string{"retbleed": "Mitigation: Enhanced IBRS", "spectre_v2": "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S"}, false,
+			map[string]want{"retbleed": {"kept", RuleIBRSTrumps}},
+			"bugs.c retbleed_update_mitigation: Intel && SPECTRE_V2_EIBRS → RETBLEED_MITIGATION_EIBRS"},
+		{"arm does not parse mitigations=", "arm", "6.12.0", "mitigations=off", map[string]string{"spectre_v2": "Mitigation: __user pointer sanitization"}, false,
+			map[string]want{"spectre_v2": {"on", ""}},
+			"kernel-parameters.txt: mitigations= [X86,PPC,S390,ARM64]; arch/arm never calls cpu_mitigations_off()"},
+		{"loongarch does not parse mitigations=", "loongarch", "6.18.3", "mitigations=off nospectre_v1", map[string]string{"spectre_v1": "Mitigation: __user pointer sanitization"}, false,
+			map[string]want{"spectre_v1": {"on", ""}},
+			"arch/loongarch: no cpu_mitigations_off(), no nospectre_v1 parser (kernel-parameters.txt nospectre_v1 [X86,PPC])"},
+		{"built without CONFIG_CPU_MITIGATIONS", "x86", "6.12.0", "mitigations=off", modelIntel, true,
+			map[string]want{"spectre_v2": {"on", ""}, "mds": {"on", ""}},
+			"kernel/cpu.c !CONFIG_CPU_MITIGATIONS: mitigations_parse_cmdline ignores the value"},
+		{"arm64 mitigations=off", "arm64", "6.12.0", "mitigations=off", map[string]string{"spectre_v2": "Mitigation: CSV2, BHB", "spec_store_bypass": "Mitigation: Speculative Store Bypass disabled via prctl"}, false,
+			map[string]want{"spectre_v2": {"off", RuleGlobalOff}, "spec_store_bypass": {"off", RuleGlobalOff}},
+			"arch/arm64/kernel/proton-pack.c spectre_v2_mitigations_off, spectre_v4_mitigations_off: cpu_mitigations_off()"},
+	}
+	for _, c := range cases {
+		m := modelMachine(c.arch, c.release, c.lines)
+		m.NoGlobalSwitch = c.noSwitch
+		params, err := ParseParams(c.cmdline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := kb.Predict(m, params)
+		for file, w := range c.want {
+			st := p.Of(file)
+			got := "on"
+			switch {
+			case st.Off:
+				got = "off"
+			case st.Kept != "":
+				got = "kept"
+			case st.Partial:
+				got = "partial"
+			}
+			if got != w.state || w.rule != "" && st.Rule != w.rule {
+				t.Errorf("%s: %s on %s %s: %s is %s (rule %q, by %q), want %s (rule %q) — %s", c.name, c.cmdline, c.arch, c.release, file, got, st.Rule, st.By, w.state, w.rule, c.source)
+			}
+		}
+		if strings.Contains(c.name, "does not parse") && len(p.Ignored) == 0 {
+			t.Errorf("%s: no parameter reported ignored", c.name)
+		}
+	}
+	for _, r := range []string{RuleBugOff, RuleGlobalOff, RuleGlobalOffWins, RuleBugOverrides, RuleDefers, RuleVectors, RuleVERW, RuleNotParsed, RuleNoGlobalSwitch, RuleSubField} {
+		if RuleSources[r] == "" {
+			t.Errorf("rule %s cites no kernel source", r)
+		}
+	}
+}
+
+// TestComputedAlternatives: on a Zen 4-like 6.18 machine the costly set is
+// AMD's own (Safe RET, TSA's buffer clear), never an Intel parameter; on
+// a Cascade Lake-like 6.8 machine the four VERW users go together; on
+// 6.18 mitigations=off can keep SSB's prctl mode, on 6.17 it cannot
+// (ssb_parse_cmdline); every alternative reaches exactly what it says by
+// the model and names only files the machine shows mitigated.
+func TestComputedAlternatives(t *testing.T) {
+	kb, err := KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	intel := maps.Clone(modelIntel)
+	delete(intel, "vmscape")
+	delete(intel, "tsa")
+	cases := []struct {
+		name, release string
+		lines         map[string]string
+		want          map[string]string // id → params
+		absent        []string
+	}{
+		{"zen4 6.18", "6.18.3", modelAMD, map[string]string{
+			"computed-costly-off":             "spec_rstack_overflow=off tsa=off",
+			"computed-keep-spec_store_bypass": "mitigations=off spec_store_bypass_disable=prctl",
+		}, []string{"computed-everything-off"}},
+		{"zen4 6.17", "6.17.4", modelAMD, map[string]string{
+			"computed-costly-off": "spec_rstack_overflow=off tsa=off",
+		}, []string{"computed-keep-spec_store_bypass"}},
+		{"cascade lake 6.8", "6.8.0", intel, map[string]string{
+			"computed-costly-off": "mds=off nopti mmio_stale_data=off nospectre_v2 retbleed=off tsx_async_abort=off reg_file_data_sampling=off",
+		}, []string{"computed-keep-spec_store_bypass"}},
+	}
+	for _, c := range cases {
+		m := modelMachine("x86", c.release, c.lines)
+		got := map[string]KBAlternative{}
+		for _, a := range kb.ComputedAlternatives(m) {
+			got[a.ID] = a
+			for _, n := range slices.Concat(a.GivesUp, a.Keeps) {
+				if v := ParseVulnerability(n, c.lines[n]); v.State != Mitigated {
+					t.Errorf("%s: %s names %s, which shows %q", c.name, a.ID, n, c.lines[n])
+				}
+			}
+			off := kb.ExpectedOff(m, ParseCmdline(a.Params).Params)
+			if !slices.Equal(off, a.GivesUp) || len(off) == 0 {
+				t.Errorf("%s: %s gives up %v, the model turns off %v", c.name, a.ID, a.GivesUp, off)
+			}
+		}
+		for id, params := range c.want {
+			a, ok := got[id]
+			if !ok {
+				t.Errorf("%s: no %s (got %v)", c.name, id, slices.Collect(maps.Keys(got)))
+				continue
+			}
+			if !sameTokens(a.Params, params) {
+				t.Errorf("%s: %s is %q, want %q", c.name, id, a.Params, params)
+			}
+		}
+		for _, id := range c.absent {
+			if a, ok := got[id]; ok {
+				t.Errorf("%s: %s offered: %q", c.name, id, a.Params)
+			}
+		}
+	}
+}
+
+func sameTokens(a, b string) bool {
+	x, y := strings.Fields(a), strings.Fields(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
