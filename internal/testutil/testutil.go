@@ -144,11 +144,17 @@ var (
 // one line naming it, so that a golden holds what is the page's own.
 func GoldenPage(t testing.TB, path string, page []byte, sheetName, sheet string) {
 	t.Helper()
+	Golden(t, path, PageForGolden(t, page, sheetName, sheet))
+}
+
+// PageForGolden is the page as GoldenPage compares it, for a golden that
+// holds more than the page.
+func PageForGolden(t testing.TB, page []byte, sheetName, sheet string) []byte {
+	t.Helper()
 	if !bytes.Contains(page, []byte(sheet)) {
-		t.Errorf("%s: the page lacks the style sheet %s", path, sheetName)
+		t.Errorf("the page lacks the style sheet %s", sheetName)
 	}
-	page = bytes.Replace(WithoutCharts(page), []byte(sheet), []byte("/* "+sheetName+": in every page, checked by testutil.GoldenPage */"), 1)
-	Golden(t, path, page)
+	return bytes.Replace(WithoutCharts(page), []byte(sheet), []byte("/* "+sheetName+": in every page, checked by testutil.GoldenPage */"), 1)
 }
 
 // WithoutCharts replaces each inline SVG chart of an HTML page by a
