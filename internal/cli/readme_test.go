@@ -320,3 +320,62 @@ func TestHelpPointsAtItsPage(t *testing.T) {
 		}
 	}
 }
+
+// docOutputs are the outputs docs/ shows as a command's, each the output
+// of the command on the fixture testdata/runs.json (imported first) or on
+// the built-in baselines; a page that says "real" means it.
+var docOutputs = map[string][]string{
+	"study.md":   {"compare baseline:study-wsl3-on baseline:study-wsl3-off --format md"},
+	"compare.md": {"list", "compare on off", "compare baseline:study-wsl2-on baseline:study-wsl2-off baseline:study-wsl3-on baseline:study-wsl3-off"},
+}
+
+// shownOutput is what the page shows after "$ sectax ARGS" in a code
+// block, up to the next command or the end of the block, without
+// trailing blank lines.
+func shownOutput(lines []string, args string) (string, bool) {
+	in := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			in = !in
+			continue
+		}
+		if !in || l != "$ sectax "+args {
+			continue
+		}
+		var out []string
+		for _, o := range lines[i+1:] {
+			if strings.HasPrefix(o, "```") || strings.HasPrefix(o, "$ ") {
+				break
+			}
+			out = append(out, o)
+		}
+		return strings.TrimRight(strings.Join(out, "\n"), "\n"), true
+	}
+	return "", false
+}
+
+// TestDocsOutputsAreReal runs each command docOutputs names and compares
+// its output with the page's copy.
+func TestDocsOutputsAreReal(t *testing.T) {
+	e := newCLIEnv(t)
+	if code, _, stderr := e.run("import", "testdata/runs.json"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for page, cmds := range docOutputs {
+		lines := readLines(t, filepath.Join("..", "..", "docs", page))
+		for _, args := range cmds {
+			shown, ok := shownOutput(lines, args)
+			if !ok {
+				t.Errorf("docs/%s no longer shows $ sectax %s: update docOutputs", page, args)
+				continue
+			}
+			code, stdout, stderr := e.run(strings.Fields(args)...)
+			if code != 0 {
+				t.Fatalf("sectax %s: exit %d: %s", args, code, stderr)
+			}
+			if got := strings.TrimRight(stdout, "\n"); got != shown {
+				t.Errorf("docs/%s shows another output of sectax %s than it gives now; the output is:\n%s", page, args, got)
+			}
+		}
+	}
+}
