@@ -49,7 +49,12 @@ func (e *cliEnv) golden(name string, args ...string) string {
 	code, stdout, stderr := e.run(args...)
 	out := stdout
 	if strings.HasSuffix(name, "-html") {
-		out = string(testutil.WithoutCharts([]byte(stdout))) // report tests the charts
+		// report tests the charts and the style sheet
+		sheet, err := os.ReadFile(filepath.Join("..", "report", "html.css"))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		out = string(testutil.PageForGolden(e.t, []byte(stdout), "html.css", string(sheet)))
 	}
 	got := "$ sectax " + strings.ReplaceAll(strings.Join(args, " "), e.dir, "$TMP") + "\n" +
 		"exit " + strconv.Itoa(code) + "\n--- stdout\n" + out + "--- stderr\n" + stderr

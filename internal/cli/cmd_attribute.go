@@ -33,7 +33,9 @@ func newAttributeCmd(g *Globals) *cobra.Command {
                              parameter that turns each off, and the
                              configurations that attribute the tax to them
   sectax attribute report    the share of the tax each mitigation carries,
-                             from the stored runs of those configurations`,
+                             from the stored runs of those configurations
+
+See docs/attribute.md.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newAttributeProbesCmd(g), newAttributePlanCmd(g), newAttributeReportCmd(g))

@@ -46,7 +46,9 @@ they cost in a guest. Under tcg (an emulated Skylake-Client-v1) only the
 kernel's mitigation decisions are real: timings are emulator artefacts.
 --accel auto uses kvm when /dev/kvm works and falls back to tcg with a
 warning when it does not (a /dev/kvm of software nested virtualization never
-reaches /init).`,
+reaches /init).
+
+See docs/lab.md.`,
 		Example: `  sectax lab --suite quick
   sectax lab --kernel /boot/vmlinuz-6.1.0-57-amd64 --config on --config off=mitigations=off --boots 3
   sectax lab --kernel wsl2/bzImage --kernel wsl3/bzImage --accel kvm --suite study

@@ -42,9 +42,6 @@ func Accelerators(runs []*run.Run) (accels []string, tcg, mixed bool) {
 	return accels, tcg, len(accels) > 1
 }
 
-// KindEmulated is the warning of a comparison of runs measured under TCG.
-const KindEmulated stats.Kind = "emulated"
-
 // ErrMixedAccelerators is a comparison whose runs were measured under
 // different accelerators; the error is a *MixedAcceleratorsError.
 var ErrMixedAccelerators = exit.New(exit.Usage, "the sides were measured under different accelerators")
@@ -134,10 +131,7 @@ func (rep *Report) addLab(note *LabNote) {
 		return
 	}
 	rep.Conclusion.Headline = TCGHeadline
-	w := stats.NewWarning(KindEmulated, TCGHeadline+": QEMU's TCG emulated the CPU, so only the kernel's mitigation decisions "+
-		"(command line, vulnerability files) are real; emulated syscalls, context switches and TLB flushes cost nothing like the hardware's",
-		"measure the costs under KVM (sectax lab --accel kvm) or on the machine itself (sectax campaign)")
-	rep.Warnings = append([]stats.Warning{w}, rep.Warnings...)
+	rep.Warnings = append([]stats.Warning{warnEmulated()}, rep.Warnings...)
 }
 
 // WidestIntervalPct is how precisely the report knows its differences:

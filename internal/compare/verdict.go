@@ -7,31 +7,6 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-// Warning kinds of a comparison (beside those of package stats).
-const (
-	KindUnitMismatch        stats.Kind = "unit-mismatch"
-	KindControlMoved        stats.Kind = "control-moved"
-	KindControlInconclusive stats.Kind = "control-inconclusive"
-	KindOneBoot             stats.Kind = "one-boot"
-	KindIncompleteRun       stats.Kind = "incomplete-run"
-	KindConfounded          stats.Kind = "confounded"
-	KindSameMitigations     stats.Kind = "same-mitigations"
-	KindMixedSide           stats.Kind = "mixed-side"
-)
-
-// fixMoreBoots replaces stats.FixMoreRepetitions when a sample is a boot.
-const fixMoreBoots = "measure in more boots (reboot, run again with the same label)"
-
-// HasWarning reports whether the report carries a warning of this kind.
-func (rep *Report) HasWarning(k stats.Kind) bool {
-	for _, w := range rep.Warnings {
-		if w.Kind == k {
-			return true
-		}
-	}
-	return false
-}
-
 // adjust sets each metric's role, adjusted p-value and final verdict in
 // every report of the family: one hypothesis per workload and report (its
 // primary metric), Holm–Bonferroni over the primary metrics of every
@@ -195,13 +170,11 @@ func (rep *Report) addControls() {
 				continue
 			}
 			moved = true
-			msg := fmt.Sprintf("negative control %s moved %s in %s (p=%.3f) although it does not depend on the mitigations: "+
-				"the comparison is confounded (CPU frequency, host load or different hardware), so changes of about %.1f%% elsewhere may not be the mitigations' doing",
-				w.ID, stats.FormatPct(m.ChangePct), m.Name, m.Test.P, math.Abs(m.ChangePct))
+			warn := warnControlMoved(w.ID, m)
 			hw := halfWidthPct(m)
 			rep.Controls = append(rep.Controls, ControlFinding{Workload: w.ID, Metric: m.Name, Status: ControlMoved,
-				ChangePct: m.ChangePct, P: m.Test.P, HalfWidthPct: finite(hw), NeededPct: needed, Message: msg})
-			rep.Warnings = append(rep.Warnings, stats.NewWarning(KindControlMoved, msg, ""))
+				ChangePct: m.ChangePct, P: m.Test.P, HalfWidthPct: finite(hw), NeededPct: needed, Message: warn.Cause})
+			rep.Warnings = append(rep.Warnings, warn)
 		}
 		m := w.Metrics[0]
 		if moved {
@@ -221,11 +194,9 @@ func (rep *Report) addControls() {
 			f.Message = fmt.Sprintf("negative control %s did not move significantly (p=%.3f) although its interval (±%s) could have shown %s: "+
 				"no sign that clock speed or load changed between the sides", w.ID, m.Test.P, pctText(hw), what)
 		} else {
-			f.Status = ControlInconclusive
-			f.Message = fmt.Sprintf("negative control %s did not move significantly (p=%.3f), but it is too noisy (±%s) to vouch for %s: "+
-				"it cannot show whether clock speed or load changed between the sides", w.ID, m.Test.P, pctText(hw), what)
-			rep.Warnings = append(rep.Warnings, stats.NewWarning(KindControlInconclusive, f.Message,
-				"quiet the machine (no other load, fixed CPU frequency) or run more repetitions"))
+			warn := warnControlInconclusive(w.ID, m.Test.P, hw, what)
+			f.Status, f.Message = ControlInconclusive, warn.Cause
+			rep.Warnings = append(rep.Warnings, warn)
 		}
 		rep.Controls = append(rep.Controls, f)
 	}

@@ -57,17 +57,25 @@ var TestOnly = []string{"internal/testutil", "internal/proctest", "internal/stor
 // Owners are standard-library doors that one package owns: only it (and
 // the packages of TestOnly) may import the package or call the function.
 // Starting a program goes through child (its own process group, the
-// parent-death signal); reading below --root through rootfs (os.Root).
+// parent-death signal); reading below --root through rootfs (os.Root);
+// replacing a file through userfile (a new temporary file renamed over
+// the target, whose old content is never opened).
 var Owners = []Owner{
 	{Import: "os/exec", Owner: "internal/child"},
 	{Call: "os.OpenRoot(", Owner: "internal/rootfs"},
+	// TODO(issue 29): campaign's state file moves onto userfile.Replace
+	// (campaign is being reworked beside this change); then drop Except.
+	{Call: "os.CreateTemp(", Owner: "internal/userfile", Except: []string{"internal/campaign/machine.go"}},
 }
 
-// Owner is one door and the package that owns it; there are no
-// exceptions (workload, the last package that started programs itself,
-// goes through child.Command and child.LookPath since issue 22).
+// Owner is one door and the package that owns it (workload, the last
+// package that started programs itself, goes through child.Command and
+// child.LookPath since issue 22).
 type Owner struct {
 	// Import is an import path, or Call the text of a call.
 	Import, Call string
 	Owner        string
+	// Except are files (package/file.go) that still call Call, each with a
+	// TODO naming its issue; the test fails once one no longer does.
+	Except []string
 }

@@ -1,7 +1,3 @@
-// Package report renders a compare.Report: one file per format (text for
-// the terminal, Markdown for a blog post or an issue, JSON, CSV) and the
-// Go benchmark format (benchfmt) of the compared samples, so that
-// `benchstat` can read sectax data.
 package report
 
 import (

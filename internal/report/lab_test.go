@@ -99,8 +99,10 @@ func TestTCGEveryFormat(t *testing.T) {
 	}
 	out := labFormats(t, comparison(t, a, b))
 	checkHeadline(t, "pairwise", out)
+	pa, pb := runSides()
+	plain := labFormats(t, comparison(t, pa, pb))
 	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
-		golden(t, "lab-tcg."+f, out[f])
+		onlyLabDiffers(t, "pairwise "+f, plain[f], out[f])
 	}
 
 	sides := runSidesMulti()
@@ -109,12 +111,60 @@ func TestTCGEveryFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pr, err := compare.CompareSides(runSidesMulti(), compare.Options{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
 	mout := map[string][]byte{}
 	for _, f := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
 		mout[f] = render(t, mr, f, false)
-		golden(t, "lab-tcg-multi."+f, mout[f])
+		onlyLabDiffers(t, "multi "+f, render(t, pr, f, false), mout[f])
 	}
 	checkHeadline(t, "multi", mout)
+}
+
+// onlyLabDiffers fails unless the render of runs measured under TCG
+// differs from the render of the same runs measured on a machine (whose
+// goldens are runs.* and runs-multi.*) only where the lab shows, which
+// checkHeadline and TestLabWarningsNameBoots assert: the headline before
+// the conclusion, the emulated warning, the lab's --boots fixes instead
+// of a reboot, the tcg accel column, and the JSON lab block.
+func onlyLabDiffers(t *testing.T, name string, plain, tcg []byte) {
+	t.Helper()
+	norm := func(l string) string { return strings.TrimSuffix(strings.TrimSpace(l), ",") }
+	left := map[string]int{}
+	for _, l := range strings.Split(string(plain), "\n") {
+		left[norm(l)]++
+	}
+	var added []string
+	for _, l := range strings.Split(string(tcg), "\n") {
+		if n := norm(l); left[n] > 0 {
+			left[n]--
+		} else {
+			added = append(added, n)
+		}
+	}
+	isLab := func(l string) bool {
+		for _, s := range []string{compare.TCGHeadline, "tcg", "--boots", "Skylake-Client-v1", `"emulated"`, `"lab"`, `"cpu_models"`} {
+			if strings.Contains(l, s) {
+				return true
+			}
+		}
+		return l == "{" || l == "}" || l == "]"
+	}
+	withoutHeadline := map[string]bool{}
+	for _, l := range added {
+		if !isLab(l) {
+			t.Errorf("%s: under TCG a line that is not the lab's: %q", name, l)
+		}
+		withoutHeadline[strings.Replace(l, compare.TCGHeadline+" — ", "", 1)] = true
+		withoutHeadline[strings.TrimSuffix(l, ",tcg")+",none"] = true
+	}
+	for l, n := range left {
+		if n > 0 && !withoutHeadline[l] && !strings.Contains(l, "reboot") {
+			t.Errorf("%s: a line of the machine's render that TCG lost: %q", name, l)
+		}
+	}
 }
 
 // TestKVMNote: runs measured in KVM guests carry no TCG headline, but a

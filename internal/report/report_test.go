@@ -17,15 +17,16 @@ import (
 )
 
 // golden compares got with testdata/name; -update rewrites it, and a
-// mismatch leaves name.got beside it (gitignored).
-// golden compares got with testdata/name; an HTML page's inline charts
-// are placeholders there (testutil.WithoutCharts): the charts' structure
-// is tested on its own (charts_structure_test.go), the page in a browser
-// (browser_test.go).
+// mismatch leaves name.got beside it (gitignored). An HTML page goes
+// through testutil.GoldenPage: its inline charts are placeholders (the
+// charts' structure is tested on its own, charts_structure_test.go; the
+// page in a browser, browser_test.go) and html.css, the style sheet every
+// page holds verbatim, is one line.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	if strings.HasSuffix(name, ".html") {
-		got = testutil.WithoutCharts(got)
+		testutil.GoldenPage(t, filepath.Join("testdata", name), got, "html.css", htmlCSS)
+		return
 	}
 	testutil.Golden(t, filepath.Join("testdata", name), got)
 }

@@ -1,22 +1,3 @@
-// Package store keeps sectax runs in an SQLite database (modernc.org/sqlite,
-// pure Go, so the binary stays static). A run is inserted when it starts,
-// each sample as it completes, and its final state at the end, so that a
-// crash or Ctrl-C loses nothing that finished.
-//
-// The database is identified by an SQLite application_id and versioned by
-// user_version; migrations are embedded and only move forward. A file that
-// is not an SQLite database, or an SQLite database that belongs to another
-// program, is refused with a clear error and never written to.
-//
-// sectax run uses it like this:
-//
-//	release, err := store.AcquireRunLock(dbPath) // one measurer at a time;
-//	if err != nil { ... }                         // *LockedError names the holder's pid
-//	defer release()
-//	db, err := store.Open(ctx, dbPath, store.Options{Create: true})
-//	if err != nil { ... }
-//	defer db.Close()
-//	err = runner.Run(ctx, r, items, runner.Options{Sink: db, ...})
 package store
 
 import (

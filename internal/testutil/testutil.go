@@ -138,6 +138,25 @@ var (
 	ariaLabelRe = regexp.MustCompile(`aria-label="[^"]*"`)
 )
 
+// GoldenPage is Golden for an HTML page (the golden helper of every page
+// sectax renders): its inline charts are placeholders (WithoutCharts),
+// and the style sheet every page shares, which must be in it verbatim, is
+// one line naming it, so that a golden holds what is the page's own.
+func GoldenPage(t testing.TB, path string, page []byte, sheetName, sheet string) {
+	t.Helper()
+	Golden(t, path, PageForGolden(t, page, sheetName, sheet))
+}
+
+// PageForGolden is the page as GoldenPage compares it, for a golden that
+// holds more than the page.
+func PageForGolden(t testing.TB, page []byte, sheetName, sheet string) []byte {
+	t.Helper()
+	if !bytes.Contains(page, []byte(sheet)) {
+		t.Errorf("the page lacks the style sheet %s", sheetName)
+	}
+	return bytes.Replace(WithoutCharts(page), []byte(sheet), []byte("/* "+sheetName+": in every page, checked by testutil.GoldenPage */"), 1)
+}
+
 // WithoutCharts replaces each inline SVG chart of an HTML page by a
 // placeholder that keeps its accessible label, for a golden file a person
 // can review: gonum's hundreds of elements per chart move with font

@@ -31,7 +31,7 @@ type Output struct {
 	name   string // what the user gave
 	target string // the final target after symbolic links
 	f      io.WriteCloser
-	temp   string // the temporary file to rename over target ("" = write-through)
+	temp   *Temp // the temporary file to rename over target (nil = write-through)
 
 	mu   sync.Mutex // Finish may race with an abandoned writer
 	done bool
@@ -148,29 +148,22 @@ func openWriteThrough(ctx context.Context, path string) (*os.File, error) {
 // createTemp makes the temporary file beside target with the mode (and, as
 // root, the owner) of the existing file fi, or 0644 for a new one.
 func (o *Output) createTemp(fi fs.FileInfo) error {
-	f, err := os.CreateTemp(filepath.Dir(o.target), ".sectax-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), Cause(err))
-	}
-	// CreateTemp makes the file private; a new report is for reading and
-	// sharing, an existing file keeps what its owner chose.
+	// A new report is for reading and sharing (os.CreateTemp would make it
+	// private); an existing file keeps what its owner chose.
 	mode := fs.FileMode(0o644)
+	var owner *Owner
 	if fi != nil {
 		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-			if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
-				f.Close()
-				os.Remove(f.Name())
-				return fmt.Errorf("cannot write %s: keep its owner: %v", describeTarget(o.name, o.target), Cause(err))
-			}
-		}
+		owner = OwnerOf(fi)
 	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), Cause(err))
+	t, err := NewTemp(o.target, ".sectax-*", mode, owner)
+	if Step(err) == StepOwner {
+		return fmt.Errorf("cannot write %s: keep its owner: %v", describeTarget(o.name, o.target), Cause(err))
 	}
-	o.f, o.temp = f, f.Name()
+	if err != nil {
+		return replaceError(o.name, o.target, err)
+	}
+	o.f, o.temp = t.f, t
 	return nil
 }
 
@@ -188,25 +181,19 @@ func (o *Output) Finish(err error) error {
 	}
 	o.done = true
 	var cerr error
-	if f, ok := o.f.(*os.File); ok && o.temp != "" && err == nil {
-		cerr = f.Sync()
-	}
-	if e := o.f.Close(); cerr == nil {
-		cerr = e
-	}
-	if o.temp != "" {
-		if err == nil && cerr == nil {
-			cerr = os.Rename(o.temp, o.target)
-		}
-		if err != nil || cerr != nil {
-			os.Remove(o.temp)
-		}
+	switch {
+	case o.temp == nil:
+		cerr = o.f.Close()
+	case err == nil:
+		cerr = o.temp.Commit()
+	default:
+		o.temp.Discard()
 	}
 	if err != nil {
 		return err
 	}
 	if cerr != nil {
-		return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), Cause(cerr))
+		return replaceError(o.name, o.target, cerr)
 	}
 	return nil
 }

@@ -6,6 +6,9 @@
 // reading forever. It also owns the wording of file errors: the message
 // names the path itself, so the operation and path of *fs.PathError are
 // dropped (Cause).
+//
+// It is also the one writer of new files (replace.go: a temporary file
+// renamed over the target) and of the outputs a user names (output.go).
 package userfile
 
 import (

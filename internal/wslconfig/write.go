@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -107,7 +106,7 @@ func WriteFile(path string, old, data []byte, now time.Time) (w Written, err err
 		return w, fmt.Errorf("cannot write %s: the folder %s does not exist (%v); check the path or pass --path", target, dir, userfile.Cause(err))
 	}
 	mode := fs.FileMode(0o644)
-	var st *syscall.Stat_t
+	var owner *userfile.Owner // as root, the replaced file keeps its owner
 	cur, err := os.ReadFile(target)
 	exists := err == nil
 	switch {
@@ -129,7 +128,7 @@ func WriteFile(path string, old, data []byte, now time.Time) (w Written, err err
 			return w, fmt.Errorf("%s is not a regular file", target)
 		}
 		mode = fi.Mode().Perm()
-		st, _ = fi.Sys().(*syscall.Stat_t)
+		owner = userfile.OwnerOf(fi)
 		if mode&0o222 == 0 || unix.Access(target, unix.W_OK) != nil {
 			return w, fmt.Errorf("%s is read-only (mode %04o); make it writable (Windows: clear the Read-only box in its Properties; Linux: chmod u+w) and run the command again", target, mode)
 		}
@@ -149,44 +148,26 @@ func WriteFile(path string, old, data []byte, now time.Time) (w Written, err err
 			os.Remove(backup)
 		}
 	}()
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".sectax-tmp-*")
-	if err != nil {
-		return fail("cannot create a temporary file beside it", err)
+	if err = userfile.Replace(target, "."+filepath.Base(target)+".sectax-tmp-*", data, mode, owner); err != nil {
+		return fail(replaceSteps[userfile.Step(err)], err)
 	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fail("writing the new content", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fail("syncing the new content", err)
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return fail("setting the file mode", err)
-	}
-	if st != nil && os.Geteuid() == 0 && (int(st.Uid) != 0 || int(st.Gid) != 0) {
-		if err = tmp.Chown(int(st.Uid), int(st.Gid)); err != nil {
-			return fail("keeping the file owner", err)
-		}
-	}
-	if err = tmp.Close(); err != nil {
-		return fail("closing the temporary file", err)
-	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
-		return fail("replacing the file", err)
-	}
-	renamed = true
 	w.Backup = backup
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // best effort: some file systems (drvfs) do not sync folders
 		d.Close()
 	}
 	return w, nil
+}
+
+// replaceSteps word each step of the replacement that can fail.
+var replaceSteps = map[string]string{
+	userfile.StepCreate: "cannot create a temporary file beside it",
+	userfile.StepWrite:  "writing the new content",
+	userfile.StepSync:   "syncing the new content",
+	userfile.StepMode:   "setting the file mode",
+	userfile.StepOwner:  "keeping the file owner",
+	userfile.StepClose:  "closing the temporary file",
+	userfile.StepRename: "replacing the file",
 }
 
 // writeBackup copies data to PATH.sectax-YYYYMMDD-HHMMSS.bak (UTC, no
