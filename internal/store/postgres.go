@@ -58,7 +58,7 @@ func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) 
 	if busy <= 0 {
 		busy = BusyTimeout
 	}
-	d := &DB{db: sdb, path: show, secrets: passwords(rawURL), busy: busy, dialect: postgresDialect, create: opt.Create}
+	d := &DB{db: sdb, path: show, secrets: passwords(rawURL), busy: busy, dialect: postgresDialect, create: opt.Create, notes: &notes{on: opt.OnNote}}
 	if err := sdb.PingContext(ctx); err != nil {
 		sdb.Close()
 		return nil, d.wrap(err)

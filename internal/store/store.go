@@ -64,6 +64,7 @@ type DB struct {
 	path    string   // for messages: the file, or the URL without its password
 	secrets []string // the URL's password, scrubbed from every driver message
 	create  bool     // Options.Create: init may make the schema
+	notes   *notes   // what reads cut or skipped (Options.OnNote)
 	busy    time.Duration
 	backoff []time.Duration
 	onBusy  func(wait time.Duration, attempt, of int)
@@ -86,6 +87,11 @@ type Options struct {
 	Backoff []time.Duration
 	// OnBusy, when set, is told before each such wait (to say so).
 	OnBusy func(wait time.Duration, attempt, of int)
+	// OnNote, when set, is told in one line of each stored row a read cut
+	// or skipped (bounds.go): an unparsable time, a text over its bound, a
+	// sample that is not a finite number. At most MaxListedNotes, and one
+	// more that counts the rest.
+	OnNote func(msg string)
 }
 
 // sqliteMagic starts every SQLite 3 database file.
@@ -166,7 +172,7 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if backoff == nil {
 		backoff = DefaultBackoff
 	}
-	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy, create: opt.Create}
+	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy, create: opt.Create, notes: &notes{on: opt.OnNote}}
 	if err := d.init(ctx); err != nil {
 		sdb.Close()
 		return nil, err
@@ -280,14 +286,11 @@ func (d *DB) init(ctx context.Context) error {
 	if d.dialect == postgresDialect {
 		return d.initPostgres(ctx)
 	}
+	// One statement, so one snapshot: another process may be making the
+	// schema between two reads.
 	var appID, version, tables int
-	if err := d.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return d.wrap(err)
-	}
-	if err := d.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return d.wrap(err)
-	}
-	if err := d.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+	if err := d.db.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id()),
+		(SELECT user_version FROM pragma_user_version()), (SELECT count(*) FROM sqlite_master)`).Scan(&appID, &version, &tables); err != nil {
 		return d.wrap(err)
 	}
 	if appID != ApplicationID && (appID != 0 || tables > 0 || version != 0) {
