@@ -277,7 +277,7 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	} else {
 		db, oerr := openStore(ctx, g, false)
 		if errors.Is(oerr, store.ErrNoDatabase) {
-			return usagef("no database at %s: measure the configurations of 'sectax attribute plan' first", g.DB)
+			return usagef("no database at %s: measure the configurations of 'sectax attribute plan' first", store.DisplayName(g.DB))
 		}
 		if oerr != nil {
 			return oerr

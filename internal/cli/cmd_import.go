@@ -29,7 +29,7 @@ finished: then it replaces it.`,
 			if _, err := g.dbPath(); err != nil {
 				return err
 			}
-			docs, err := store.ReadFiles(args)
+			docs, err := store.ReadFiles(cmd.Context(), args)
 			if err != nil {
 				return err
 			}

@@ -39,7 +39,7 @@ are kept (and used by compare).`,
 					return err
 				}
 				if len(runs) == 0 {
-					g.notice("no runs stored in %s; run `sectax run --label on` first", g.DB)
+					g.notice("no runs stored in %s; run `sectax run --label on` first", store.DisplayName(g.DB))
 				}
 			}
 			w, finish, err := g.output()

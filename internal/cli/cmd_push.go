@@ -21,6 +21,10 @@ import (
 // the spool and push the run when it ends. A run the spool cannot take
 // is spilled to a file as useStore does.
 func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func(), error) {
+	spool, err := store.SpoolPath()
+	if err != nil {
+		return nil, err
+	}
 	pg, err := openStore(ctx, g, true)
 	if err != nil {
 		return nil, err
@@ -30,7 +34,7 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, store.SpoolPath(), store.Options{Create: true})
+	db, err := store.Open(ctx, spool, store.Options{Create: true})
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
@@ -48,7 +52,7 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 		// still happen.
 		pushed, err := pushRuns(context.WithoutCancel(ctx), g, db, []string{r.ID})
 		if err != nil || pushed != 1 {
-			return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, store.SpoolPath(), err)
+			return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, spool, err)
 		}
 		g.notice("stored run %s in %s", r.ID, store.DisplayName(g.DB))
 		return nil
@@ -83,11 +87,18 @@ one transaction. A run the store already has is not written twice.`,
 		Example: `  SECTAX_DB=postgres://sectax@db.example.org/sectax sectax push`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := g.dbPath(); err != nil {
+				return err
+			}
 			if !store.IsURL(g.DB) {
 				return usagef("sectax push moves spooled runs to a PostgreSQL store: pass --db postgres://… or set SECTAX_DB")
 			}
 			ctx := cmd.Context()
-			sp, err := store.Open(ctx, store.SpoolPath(), store.Options{})
+			spool, err := store.SpoolPath()
+			if err != nil {
+				return err
+			}
+			sp, err := store.Open(ctx, spool, store.Options{})
 			if errors.Is(err, store.ErrNoDatabase) {
 				fmt.Fprintln(g.stdout, "nothing to push: no spool")
 				return nil

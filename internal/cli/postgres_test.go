@@ -17,10 +17,10 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// TestPostgresStore: the stored-run commands give the same output on a
-// PostgreSQL database (--db postgres://…) as on an SQLite file, and a
-// database that cannot be reached is one line on stderr, exit 1.
-func TestPostgresStore(t *testing.T) {
+// startPG starts a throw-away PostgreSQL cluster for one test (skipped
+// without PostgreSQL, except under CI=true) and stops it after.
+func startPG(t *testing.T) *pgtest.Cluster {
+	t.Helper()
 	c, err := pgtest.Start(context.Background())
 	if err != nil {
 		if errors.Is(err, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true" {
@@ -29,6 +29,14 @@ func TestPostgresStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Stop)
+	return c
+}
+
+// TestPostgresStore: the stored-run commands give the same output on a
+// PostgreSQL database (--db postgres://…) as on an SQLite file, and a
+// database that cannot be reached is one line on stderr, exit 1.
+func TestPostgresStore(t *testing.T) {
+	c := startPG(t)
 	lite := newCLIEnv(t)
 	pgEnv := newCLIEnv(t)
 	pgEnv.db = c.NewDatabase(t)
@@ -89,14 +97,7 @@ func (d *dropping) Run(ctx context.Context, env workload.Env, p workload.Params)
 func TestPostgresRunSpools(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	c, err := pgtest.Start(ctx)
-	if err != nil {
-		if errors.Is(err, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true" {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
+	c := startPG(t)
 	u := c.NewDatabase(t)
 	t.Setenv("SECTAX_DB", u)
 
@@ -117,7 +118,11 @@ func TestPostgresRunSpools(t *testing.T) {
 		!strings.Contains(errs, "sectax push") || !strings.Contains(out, `"status": "complete"`) {
 		t.Fatalf("run with a drop: exit %d\nstderr %q\nstdout %s", code, errs, out)
 	}
-	sp, err := store.Open(ctx, store.SpoolPath(), store.Options{})
+	spool, err := store.SpoolPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := store.Open(ctx, spool, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,5 +174,66 @@ func TestFleet(t *testing.T) {
 	code, out, stderr := e.run("compare", "label:on,cpu:EPYC", "label:off,cpu:EPYC", "--format", "json")
 	if code != 0 || !strings.Contains(out, `"unit": "host"`) || !strings.Contains(out, "synthetic-epyc-06") || !strings.Contains(out, "SYNTHETIC DATA") {
 		t.Fatalf("compare by selectors: exit %d %s\n%.2000s", code, stderr, out)
+	}
+}
+
+// TestPostgresPasswordNeverPrinted: with a password in the URL (user part
+// or password=), no command prints it, on an empty database, a filled one
+// and an unreachable or missing one ('sectax list' printed it in "no runs
+// stored in …"). The commands that only read make no tables in the empty
+// database.
+func TestPostgresPasswordNeverPrinted(t *testing.T) {
+	c := startPG(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", "")
+	const pw = "Pw0rdX"
+	empty := c.NewDatabase(t)
+	withPW := strings.Replace(empty, pgtest.User+"@", pgtest.User+":"+pw+"@", 1)
+	viaParam := empty + "&password=" + pw
+	reads := [][]string{{"list"}, {"list", "--format", "json"}, {"show", "x"}, {"export", "x"}, {"rm", "x"},
+		{"compare", "on", "off"}, {"fleet"}, {"push"}, {"export", "--format", "prometheus"}, {"list", "--help"}}
+	check := func(db string, args ...string) {
+		t.Helper()
+		e := newCLIEnv(t)
+		e.db = db
+		code, stdout, stderr := e.run(args...)
+		if strings.Contains(stdout+stderr, pw) {
+			t.Errorf("%v: the password is printed (exit %d):\n%s%s", args, code, stdout, stderr)
+		}
+		if code != 0 && strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr not one line: %q", args, code, stderr)
+		}
+	}
+	for _, db := range []string{withPW, viaParam} {
+		for _, args := range reads {
+			check(db, args...)
+		}
+	}
+	probe, err := store.Open(context.Background(), empty, store.Options{})
+	if !store.IsNoDatabase(err) {
+		t.Errorf("the commands that only read made sectax's tables: %v", err)
+	}
+	if probe != nil {
+		probe.Close()
+	}
+	made, err := store.Open(context.Background(), empty, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made.Close()
+	check(withPW, "list") // "no runs stored in …"
+	check(viaParam, "list")
+	check(withPW, "import", "testdata/runs.json")
+	for _, db := range []string{withPW, viaParam} {
+		for _, args := range append(reads, []string{"show", "20261130T080000"}, []string{"compare", "on", "off", "--format", "md"}) {
+			check(db, args...)
+		}
+	}
+	missing := strings.Replace(withPW, "@/"+strings.Split(strings.SplitN(empty, "@/", 2)[1], "?")[0]+"?", "@/nope?", 1)
+	unreachable := "postgres://sectax:" + pw + "@/x?host=" + filepath.Join(t.TempDir(), "nothing")
+	for _, db := range []string{missing, unreachable, unreachable + "&password=" + pw, "postgres://u:" + pw + "@h:badport/x"} {
+		for _, args := range [][]string{{"list"}, {"import", "testdata/runs.json"}, {"run", "--runs", "1"}} {
+			check(db, args...)
+		}
 	}
 }

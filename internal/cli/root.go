@@ -189,6 +189,8 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exit.Wrap(exit.Usage, err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", store.DefaultPath(), "database file or postgres:// URL ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
+	// --help shows the default as DisplayName does: a SECTAX_DB password stays out of it.
+	pf.Lookup("db").DefValue = store.DisplayName(store.DefaultPath())
 	pf.StringVar(&g.Root, "root", "/", "read /proc and /sys below `DIR` instead of /")
 	pf.StringVarP(&g.Output, "output", "o", "", "write the result to `FILE` instead of standard output")
 	pf.BoolVar(&g.NoColor, "no-color", os.Getenv("NO_COLOR") != "", "no colour in terminal output (also NO_COLOR)")

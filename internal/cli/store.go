@@ -43,7 +43,7 @@ func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) 
 	return store.Open(ctx, path, store.Options{Create: create,
 		BusyTimeout: storeTuning.busyTimeout, Backoff: storeTuning.backoff,
 		OnBusy: func(wait time.Duration, attempt, of int) {
-			g.notice("database %s is locked by another process; trying again in %v (attempt %d of %d)", path, wait, attempt, of)
+			g.notice("database %s is locked by another process; trying again in %v (attempt %d of %d)", store.DisplayName(path), wait, attempt, of)
 			if storeTuning.onBusy != nil {
 				storeTuning.onBusy()
 			}
@@ -55,7 +55,7 @@ func noDatabase(g *Globals, ref string) error {
 	if ref == "" {
 		return emptyRef()
 	}
-	return usagef("no run or label matches %q: there is no database at %s yet (store runs with 'sectax run' or 'sectax import', or pass --db)", ref, g.DB)
+	return usagef("no run or label matches %q: there is no database at %s yet (store runs with 'sectax run' or 'sectax import', or pass --db)", ref, store.DisplayName(g.DB))
 }
 
 // emptyRef is the error for an empty run reference ('sectax compare "" on').

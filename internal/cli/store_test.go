@@ -608,3 +608,125 @@ func TestRunInterruptedWhileBusy(t *testing.T) {
 		t.Fatalf("the spill file does not import: %s", errs)
 	}
 }
+
+// TestDBReferenceRefused: a --db or SECTAX_DB that is neither a file path
+// nor a postgres:// URL (libpq key=value text, another scheme, "postgres:"
+// without "//") used to become an SQLite path: folders and a file named
+// after the password were made and the path printed. Now every command
+// refuses it in one line that does not echo it, and makes nothing.
+func TestDBReferenceRefused(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", "")
+	deps := fixedDeps(fakeRegistry())
+	const pw = "Pw0rdX"
+	refs := []string{
+		"host=db user=sectax password=" + pw + " dbname=sectax",
+		"password=" + pw,
+		"pg://u:" + pw + "@h/db",
+		"postgres:x:" + pw + "@h/db",
+		"mysql://u:" + pw + "@h/db",
+		"sqlite://" + pw,
+		"file:" + pw + ".db",
+	}
+	cmds := [][]string{{"list"}, {"show", "x"}, {"import", "testdata/run.json"}, {"export", "x"}, {"rm", "x"},
+		{"compare", "a", "b"}, {"fleet"}, {"push"}, {"run", "--runs", "1"}, {"export", "--format", "prometheus"}}
+	for _, ref := range refs {
+		for _, cmd := range cmds {
+			for _, viaEnv := range []bool{false, true} {
+				args := append([]string{"--db", ref}, cmd...)
+				if viaEnv {
+					t.Setenv("SECTAX_DB", ref)
+					args = cmd
+				} else {
+					t.Setenv("SECTAX_DB", "")
+				}
+				out, errs, code := sectaxRaw(deps, args...)
+				if code != ExitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "neither a file path nor a postgres:// URL") {
+					t.Errorf("%q %v (env %v): exit %d, stderr %q; want one usage line", ref, cmd, viaEnv, code, errs)
+				}
+				if strings.Contains(out+errs, pw) {
+					t.Errorf("%q %v: the password is printed: %q %q", ref, cmd, out, errs)
+				}
+			}
+		}
+	}
+	t.Setenv("SECTAX_DB", refs[0])
+	if out, errs, _ := sectaxRaw(deps, "list", "--help"); strings.Contains(out+errs, pw) {
+		t.Errorf("--help shows the password of SECTAX_DB: %s", out)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		t.Errorf("a refused reference made %s in the working folder", e.Name())
+	}
+	if _, err := os.Lstat(filepath.Join(home, ".local")); err == nil {
+		t.Errorf("a refused reference made the default store's folder")
+	}
+}
+
+// TestImportNonRegularFiles: import of a FIFO used to block for ever,
+// deaf to Ctrl-C; a FIFO, a device and a folder are refused at once in one
+// line naming what they are, and a cancelled import (Ctrl-C) stops with
+// status 130 and stores nothing.
+func TestImportNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "sectax.db")
+	for _, c := range []struct{ file, want string }{
+		{fifo, "it is a FIFO"},
+		{"/dev/null", "it is a character device"},
+		{dir, "it is a directory"},
+	} {
+		done := make(chan struct{})
+		var errs string
+		var code int
+		go func() {
+			defer close(done)
+			_, errs, code = sectaxRaw(Deps{}, "--db", db, "import", c.file)
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("import %s blocks", c.file)
+		}
+		if code != ExitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("import %s: exit %d, %q; want one line with %q", c.file, code, errs, c.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	if code := mainWith(ctx, []string{"--db", db, "import", "testdata/runs.json"}, &out, &errb, Deps{}); code != ExitInterrupted {
+		t.Errorf("a cancelled import: exit %d, %q", code, errb.String())
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a refused or cancelled import made the store (%v)", err)
+	}
+}
+
+// TestSpoolNeedsAHome: with HOME and XDG_DATA_HOME unset, the spool of a
+// PostgreSQL store used to be ./spool.db in the working folder; run and
+// push now refuse in one line naming them, and make nothing.
+func TestSpoolNeedsAHome(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("SECTAX_DB", "")
+	deps := fixedDeps(fakeRegistry())
+	url := "postgres://sectax@/x?host=" + filepath.Join(dir, "nothing")
+	for _, cmd := range [][]string{{"push"}, {"run", "--runs", "1"}} {
+		_, errs, code := sectaxRaw(deps, append([]string{"--db", url}, cmd...)...)
+		if code != ExitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "XDG_DATA_HOME and HOME are both unset") {
+			t.Errorf("%v: exit %d, %q", cmd, code, errs)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("the spool landed in the working folder: %v", ents)
+	}
+}

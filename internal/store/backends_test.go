@@ -298,7 +298,7 @@ func TestPostgresBadConnections(t *testing.T) {
 	c := pg.Get(t)
 	ctx := context.Background()
 	foreign := c.NewDatabase(t)
-	fd, err := Open(ctx, foreign, Options{})
+	fd, err := Open(ctx, foreign, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func BenchmarkPostgresLoad(b *testing.B) {
 		if u == "" {
 			u = pg.Get(b).NewDatabase(b)
 		}
-		d, err := Open(ctx, u, Options{})
+		d, err := Open(ctx, u, Options{Create: true})
 		if err != nil {
 			b.Fatal(err)
 		}

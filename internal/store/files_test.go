@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,18 +17,18 @@ func TestReadFiles(t *testing.T) {
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	os.WriteFile(a, exportJSON(t, testRun("20261130T060000-aaaaaa", "on")), 0o644)
 	os.WriteFile(b, exportJSON(t, testRun("20261130T060000-aaaaaa", "off")), 0o644)
-	docs, err := ReadFiles([]string{a})
+	docs, err := ReadFiles(context.Background(), []string{a})
 	if err != nil || len(docs) != 1 || docs[0].Run.Label != "on" {
 		t.Fatalf("ReadFiles(a) = %d docs, %v", len(docs), err)
 	}
-	if _, err := ReadFiles([]string{a, b}); exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "is also in "+a) {
+	if _, err := ReadFiles(context.Background(), []string{a, b}); exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "is also in "+a) {
 		t.Errorf("a run twice: %v", err)
 	}
-	if _, err := ReadFiles([]string{filepath.Join(dir, "missing")}); exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "cannot read") {
+	if _, err := ReadFiles(context.Background(), []string{filepath.Join(dir, "missing")}); exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "cannot read") {
 		t.Errorf("a missing file: %v", err)
 	}
 	os.WriteFile(b, []byte("{"), 0o644)
-	if _, err := ReadFiles([]string{b}); exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), b) {
+	if _, err := ReadFiles(context.Background(), []string{b}); exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), b) {
 		t.Errorf("a malformed file: %v", err)
 	}
 }

@@ -24,15 +24,6 @@ func LockPath(dbPath string) string {
 	return dbPath + ".lock"
 }
 
-// DisplayName is how messages name the database: its path, or its URL
-// without the password.
-func DisplayName(db string) string {
-	if IsURL(db) {
-		return redactURL(db)
-	}
-	return db
-}
-
 // LockedError says that another process holds the measuring lock.
 type LockedError struct {
 	Path string

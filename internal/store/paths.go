@@ -3,7 +3,6 @@ package store
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/sectax/sectax/internal/exit"
 )
@@ -31,8 +30,16 @@ func LocalPath() string {
 }
 
 // SpoolPath is the local spool of a PostgreSQL store's runs (beside
-// LocalPath).
-func SpoolPath() string { return filepath.Join(filepath.Dir(LocalPath()), "spool.db") }
+// LocalPath). With neither XDG_DATA_HOME nor HOME set there is no such
+// place, and a usage error says so (it used to be ./spool.db, in whatever
+// folder sectax was started from).
+func SpoolPath() (string, error) {
+	local := LocalPath()
+	if local == "" {
+		return "", exit.Usagef("no place for the local spool of a PostgreSQL store: XDG_DATA_HOME and HOME are both unset: set one of them")
+	}
+	return filepath.Join(filepath.Dir(local), "spool.db"), nil
+}
 
 // CheckPath checks a --db value and makes a file name absolute, so that
 // every message names the file in full; a database URL is returned as it
@@ -47,7 +54,10 @@ func CheckPath(p string) (string, error) {
 		}
 		return "", exit.Usagef("no place for the store: SECTAX_DB, XDG_DATA_HOME and HOME are all unset: pass --db PATH or set SECTAX_DB")
 	}
-	if strings.Contains(p, "://") {
+	if err := CheckRef(p); err != nil {
+		return "", err
+	}
+	if IsURL(p) {
 		return p, nil // a database URL, not a file
 	}
 	abs, err := filepath.Abs(p)

@@ -34,8 +34,9 @@ const pgSchemaTable = "sectax_schema"
 const pgConnectTimeout = 10 * time.Second
 
 // openPostgres opens (and migrates) the PostgreSQL database at rawURL.
-// opt.Create is not needed: the database itself must exist (the server's
-// administrator makes it), its tables are created on first use.
+// The database itself must exist (the server's administrator makes it);
+// its tables are created on first use with opt.Create, never by a command
+// that only reads (ErrNoDatabase).
 func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	rawURL = normalizeURL(rawURL)
 	show := redactURL(rawURL)
@@ -45,7 +46,7 @@ func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) 
 		if u := errors.Unwrap(err); u != nil {
 			cause = u
 		}
-		return nil, fmt.Errorf("%s is not a valid PostgreSQL URL (%v); the form is postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE", show, cause)
+		return nil, fmt.Errorf("%s is not a valid PostgreSQL URL (%s); the form is postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE", show, scrub(oneLine(cause.Error()), passwords(rawURL)))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = pgConnectTimeout
@@ -57,7 +58,7 @@ func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) 
 	if busy <= 0 {
 		busy = BusyTimeout
 	}
-	d := &DB{db: sdb, path: show, busy: busy, dialect: postgresDialect}
+	d := &DB{db: sdb, path: show, secrets: passwords(rawURL), busy: busy, dialect: postgresDialect, create: opt.Create, notes: &notes{on: opt.OnNote}}
 	if err := sdb.PingContext(ctx); err != nil {
 		sdb.Close()
 		return nil, d.wrap(err)
@@ -69,11 +70,11 @@ func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) 
 	return d, nil
 }
 
-// redactURL is the URL without its password, for messages.
+// redactURL is the URL without its password, for messages (DisplayName).
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "the PostgreSQL URL"
+		return "the PostgreSQL URL (not shown: it does not parse)"
 	}
 	if u.User != nil {
 		u.User = url.User(u.User.Username())
@@ -116,6 +117,9 @@ func (d *DB) initPostgres(ctx context.Context) error {
 		}
 	} else if hasRuns {
 		return fmt.Errorf("database %s already has a table \"runs\" that is not sectax's; it was left untouched: choose another database", d.path)
+	}
+	if !hasSchema && !d.create {
+		return fmt.Errorf("%w at %s (it holds no sectax tables yet)", ErrNoDatabase, d.path)
 	}
 	if version > len(ms) {
 		return fmt.Errorf("database %s has schema version %d, newer than this sectax knows (%d); upgrade sectax", d.path, version, len(ms))
@@ -169,6 +173,15 @@ func (d *DB) wrapPostgres(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	// A message of the server or the driver may quote the connection
+	// string: whatever it says, the password never reaches the user.
+	if w := d.wrapPostgresCause(err); w != nil {
+		return errors.New(scrub(w.Error(), d.secrets))
+	}
+	return nil
+}
+
+func (d *DB) wrapPostgresCause(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {

@@ -301,6 +301,10 @@ type briefEnv struct {
 	} `json:"cpu"`
 }
 
+// maxBriefBytes bounds each field of a brief environment (a host name is
+// at most 64 bytes, a kernel release and a CPU model name far less).
+const maxBriefBytes = 256
+
 // decodeBriefEnv returns the brief environment as the same shape of
 // decoded JSON as the whole one (nil when there is none).
 func decodeBriefEnv(env string) map[string]any {
@@ -308,18 +312,19 @@ func decodeBriefEnv(env string) map[string]any {
 	if json.Unmarshal([]byte(env), &b) != nil {
 		return nil
 	}
+	// A list shows these in a column: each is cut to a line's worth.
 	m := map[string]any{}
 	if b.Hostname != nil {
-		m["hostname"] = *b.Hostname
+		m["hostname"] = cutText(*b.Hostname, maxBriefBytes)
 	}
 	if b.MitigationMode != nil {
-		m["mitigation_mode"] = *b.MitigationMode
+		m["mitigation_mode"] = cutText(*b.MitigationMode, maxBriefBytes)
 	}
 	if b.Kernel != nil && b.Kernel.Release != nil {
-		m["kernel"] = map[string]any{"release": *b.Kernel.Release}
+		m["kernel"] = map[string]any{"release": cutText(*b.Kernel.Release, maxBriefBytes)}
 	}
 	if b.CPU != nil && b.CPU.ModelName != nil {
-		m["cpu"] = map[string]any{"model_name": *b.CPU.ModelName}
+		m["cpu"] = map[string]any{"model_name": cutText(*b.CPU.ModelName, maxBriefBytes)}
 	}
 	if len(m) == 0 {
 		return nil
@@ -327,9 +332,20 @@ func decodeBriefEnv(env string) map[string]any {
 	return m
 }
 
+// listQuery reads the runs table for List, every column bounded
+// (bounds.go); a row's times and id are checked in Go.
+var listQuery = `SELECT ` + textColumn("id", run.MaxIDBytes) + `, ` + textColumn("label", run.MaxLabelBytes) + `, ` +
+	textColumn("started", maxTimeChars) + `, ` + textColumn("finished", maxTimeChars) + `, ` + textColumn("status", run.MaxNameBytes) + `, ` +
+	textColumn("suite", run.MaxNameBytes) + `, ` + textColumn("engine", run.MaxNameBytes) + `, ` +
+	jsonColumn("env", "null", MaxReadEnvBytes) + `, ` + jsonColumn("extra", "{}", MaxReadJSONBytes) + `
+	FROM runs ORDER BY ` + textColumn("started", maxTimeChars) + `, id`
+
+// maxTimeChars bounds a stored time (RFC 3339 with nanoseconds and an
+// offset is 35 characters).
+const maxTimeChars = 64
+
 func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, label, started, finished, status, suite, engine, env, extra
-		FROM runs ORDER BY started, id`)
+	rows, err := d.db.QueryContext(ctx, listQuery)
 	if err != nil {
 		return nil, d.wrap(err)
 	}
@@ -339,15 +355,29 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 	for rows.Next() {
 		var s Summary
 		var started, finished, status, env, extra string
-		if err := rows.Scan(&s.ID, &s.Label, &started, &finished, &status, &s.Suite, &s.Engine, &env, &extra); err != nil {
+		var envLen, extraLen int64
+		if err := rows.Scan(&s.ID, &s.Label, &started, &finished, &status, &s.Suite, &s.Engine, &env, &envLen, &extra, &extraLen); err != nil {
 			return nil, d.wrap(err)
+		}
+		// One bad row is reported and skipped; the others still list,
+		// compare and delete.
+		if len(s.ID) > run.MaxIDBytes {
+			d.notes.add("database %s: a run id of more than %d bytes (%s) was skipped", d.path, run.MaxIDBytes, shownID(s.ID))
+			continue
 		}
 		s.Status = run.Status(status)
 		var err1, err2 error
 		s.Started, err1 = parseTime(started)
 		s.Finished, err2 = parseTime(finished)
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, fmt.Errorf("database %s: run %s: bad time: %w", d.path, s.ID, err)
+		if errors.Join(err1, err2) != nil || s.Started.IsZero() {
+			d.notes.add("database %s: run %s has no valid start or finish time; it was skipped ('sectax rm %s' deletes it)", d.path, shownID(s.ID), shownID(s.ID))
+			continue
+		}
+		s.Label = cutText(s.Label, run.MaxLabelBytes)
+		s.Suite, s.Engine = cutText(s.Suite, run.MaxNameBytes), cutText(s.Engine, run.MaxNameBytes)
+		s.Status = run.Status(cutText(status, run.MaxNameBytes))
+		if envLen > MaxReadEnvBytes {
+			d.notes.add("database %s: run %s: its stored environment of %d bytes is over the limit of %d MiB; read as none", d.path, shownID(s.ID), envLen, MaxReadEnvBytes>>20)
 		}
 		if brief {
 			key := sha256.Sum256([]byte(env))
@@ -364,7 +394,7 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 			Lab *run.Lab `json:"lab"`
 		}
 		if json.Unmarshal([]byte(extra), &blocks) == nil && blocks.Lab != nil {
-			s.Accel = blocks.Lab.Accel
+			s.Accel = cutText(blocks.Lab.Accel, run.MaxNameBytes)
 		}
 		out = append(out, s)
 	}

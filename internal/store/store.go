@@ -42,7 +42,10 @@ var DefaultBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * ti
 // DB is an open sectax database. It implements runner.Sink.
 type DB struct {
 	db      *sql.DB
-	path    string // for messages: the file, or the URL without its password
+	path    string   // for messages: the file, or the URL without its password
+	secrets []string // the URL's password, scrubbed from every driver message
+	create  bool     // Options.Create: init may make the schema
+	notes   *notes   // what reads cut or skipped (Options.OnNote)
 	busy    time.Duration
 	backoff []time.Duration
 	onBusy  func(wait time.Duration, attempt, of int)
@@ -51,8 +54,12 @@ type DB struct {
 
 // Options configure Open.
 type Options struct {
-	// Create makes the file (and its directory) when it does not exist.
-	// Without it, a missing file is ErrNoDatabase.
+	// Create makes the file (and its directory) when it does not exist,
+	// and the schema in an empty file or PostgreSQL database. Without it
+	// (what a command that only reads passes) nothing is created: a
+	// missing file, an empty one and a database without sectax's tables
+	// are ErrNoDatabase, and none is written to. (A sectax store of an
+	// older schema is still migrated: its queries need the new columns.)
 	Create bool
 	// BusyTimeout overrides the default BusyTimeout (tests use a short one).
 	BusyTimeout time.Duration
@@ -61,6 +68,11 @@ type Options struct {
 	Backoff []time.Duration
 	// OnBusy, when set, is told before each such wait (to say so).
 	OnBusy func(wait time.Duration, attempt, of int)
+	// OnNote, when set, is told in one line of each stored row a read cut
+	// or skipped (bounds.go): an unparsable time, a text over its bound, a
+	// sample that is not a finite number. At most MaxListedNotes, and one
+	// more that counts the rest.
+	OnNote func(msg string)
 }
 
 // sqliteMagic starts every SQLite 3 database file.
@@ -72,6 +84,9 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("no store path: pass --db PATH or set SECTAX_DB")
+	}
+	if err := CheckRef(path); err != nil {
+		return nil, err
 	}
 	if IsURL(path) {
 		return openPostgres(ctx, path, opt)
@@ -120,7 +135,13 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	}
 	// The DSN is an SQLite URI: escape what would end or re-code the path.
 	uriPath := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	dsn := "file:" + uriPath + "?_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	// mode=rw: without Create, SQLite must not make the file either (it
+	// may have vanished since the Stat above).
+	mode := "rwc"
+	if !opt.Create {
+		mode = "rw"
+	}
+	dsn := "file:" + uriPath + "?mode=" + mode + "&_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	sdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open database %s: %w", path, err)
@@ -132,7 +153,7 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if backoff == nil {
 		backoff = DefaultBackoff
 	}
-	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy}
+	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy, create: opt.Create, notes: &notes{on: opt.OnNote}}
 	if err := d.init(ctx); err != nil {
 		sdb.Close()
 		return nil, err
@@ -246,14 +267,11 @@ func (d *DB) init(ctx context.Context) error {
 	if d.dialect == postgresDialect {
 		return d.initPostgres(ctx)
 	}
+	// One statement, so one snapshot: another process may be making the
+	// schema between two reads.
 	var appID, version, tables int
-	if err := d.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return d.wrap(err)
-	}
-	if err := d.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return d.wrap(err)
-	}
-	if err := d.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+	if err := d.db.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id()),
+		(SELECT user_version FROM pragma_user_version()), (SELECT count(*) FROM sqlite_master)`).Scan(&appID, &version, &tables); err != nil {
 		return d.wrap(err)
 	}
 	if appID != ApplicationID && (appID != 0 || tables > 0 || version != 0) {
@@ -269,34 +287,65 @@ func (d *DB) init(ctx context.Context) error {
 	if version < 0 {
 		return fmt.Errorf("%s is not a sectax database or is corrupt (schema version %d, application id %#x); it was left untouched: restore a backup or choose another file with --db", d.path, version, uint32(appID))
 	}
+	if version == 0 && !d.create {
+		// An empty file: a command that only reads makes no schema in it.
+		return fmt.Errorf("%w at %s (the file is empty)", ErrNoDatabase, d.path)
+	}
 	if _, err := d.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		return d.wrap(err)
 	}
-	for _, m := range ms[version:] {
-		if err := d.migrate(ctx, m); err != nil {
-			return err
-		}
+	if version == len(ms) {
+		return nil
 	}
-	return nil
+	return d.migrate(ctx, ms)
 }
 
-func (d *DB) migrate(ctx context.Context, m migration) error {
-	tx, err := d.db.BeginTx(ctx, nil)
+// migrate brings the schema to the newest version in one write
+// transaction taken before the version is read (BEGIN IMMEDIATE): several
+// processes opening a new file at once (four parallel imports) wait for
+// one another, and the ones after the first find the schema made.
+func (d *DB) migrate(ctx context.Context, ms []migration) error {
+	conn, err := d.db.Conn(ctx)
 	if err != nil {
 		return d.wrap(err)
 	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, d.wrap(err))
-	}
-	// PRAGMAs take no parameters; both values are integers we control.
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return d.wrap(err)
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+	done := false
+	defer func() {
+		if !done {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	var appID, version int
+	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
 		return d.wrap(err)
 	}
-	return d.wrap(tx.Commit())
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return d.wrap(err)
+	}
+	if version > len(ms) || version < 0 || (appID != ApplicationID && version != 0) {
+		return fmt.Errorf("database %s changed while it was opened (schema version %d, application id %#x); it was left untouched: try again", d.path, version, uint32(appID))
+	}
+	for _, m := range ms[version:] {
+		if _, err := conn.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, d.wrap(err))
+		}
+		// PRAGMAs take no parameters; both values are integers we control.
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+			return d.wrap(err)
+		}
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+			return d.wrap(err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return d.wrap(err)
+	}
+	done = true
+	return nil
 }
 
 // Version returns the schema version recorded in the database.

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// Bounds on what is read back. The store is written by every host of a
+// fleet and by whoever can write its file: a row is data, not a promise.
+// What a row holds beyond these bounds is cut (a text, with a marker) or
+// not read (a JSON column, a sample), and said once in a note (Options.
+// OnNote); memory and output stay bounded whatever a row claims.
+const (
+	// MaxReadEnvBytes bounds a run's stored environment (an honest one is
+	// tens of kilobytes); a larger one is read as none.
+	MaxReadEnvBytes = 4 << 20
+	// MaxReadJSONBytes bounds each other JSON column of a row (a result's
+	// parameters, warnings, failures, the extra blocks).
+	MaxReadJSONBytes = 1 << 20
+	// MaxReadRunTextBytes bounds the JSON text kept of one run in all.
+	MaxReadRunTextBytes = 16 << 20
+	// MaxReadSamples bounds the samples of one metric (the import limit),
+	// MaxReadRunSamples those of one run, MaxReadQuerySamples those of all
+	// the runs one command reads at once (a side of compare, fleet).
+	MaxReadSamples      = run.MaxSamples
+	MaxReadRunSamples   = 2_000_000
+	MaxReadQuerySamples = 20_000_000
+	// MaxListedNotes is how many notes a command prints about rows it cut
+	// or skipped; the rest are counted in one more.
+	MaxListedNotes = 10
+)
+
+// cutMark ends a text cut at read.
+const cutMark = "…[cut by sectax: %d bytes stored]"
+
+// cutText returns s cut to max bytes (on a character boundary) with a
+// marker that says how long it was, or s when it fits.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf(cutMark, len(s))
+}
+
+// textColumn is the SQL that reads a text column at most max characters
+// long (one more, so that a longer one shows as cut), both engines.
+func textColumn(col string, max int) string {
+	return "substr(" + col + ", 1, " + strconv.Itoa(max+1) + ")"
+}
+
+// jsonColumn is the SQL that reads a JSON column, or def when it is
+// longer than max characters, and its length.
+func jsonColumn(col, def string, max int) string {
+	return "CASE WHEN length(" + col + ") > " + strconv.Itoa(max) + " THEN '" + def + "' ELSE " + col + " END, length(" + col + ")"
+}
+
+// notes collects what a read cut or skipped, for Options.OnNote: at most
+// MaxListedNotes, then one that counts the rest.
+type notes struct {
+	mu   sync.Mutex
+	on   func(string)
+	n    int
+	seen map[string]bool
+}
+
+func (n *notes) add(format string, a ...any) {
+	if n == nil || n.on == nil {
+		return
+	}
+	msg := fmt.Sprintf(format, a...)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.seen == nil {
+		n.seen = map[string]bool{}
+	}
+	if n.seen[msg] {
+		return
+	}
+	n.seen[msg] = true
+	n.n++
+	switch {
+	case n.n <= MaxListedNotes:
+		n.on(msg)
+	case n.n == MaxListedNotes+1:
+		n.on("more stored rows were cut or skipped; only the first " + strconv.Itoa(MaxListedNotes) + " are named")
+	}
+}
+
+// shownID is a stored run id fit for a note (a hostile one is cut and
+// escaped).
+func shownID(id string) string {
+	if run.CheckID(id) == nil {
+		return id
+	}
+	return printableID(id)
+}
+
+// finite reports whether a stored sample is a number sectax can compute
+// with (NaN and ±Inf are not).
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
