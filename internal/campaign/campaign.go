@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
@@ -421,16 +422,17 @@ func (e *Engine) resumeHow(m Mechanism) string {
 	return "by hand"
 }
 
-// ResumeCommand is what resumes a campaign by hand.
+// ResumeCommand is what resumes a campaign by hand, quoted for a shell
+// (a PostgreSQL URL's '&' would otherwise end the command).
 func ResumeCommand(o Options) string {
 	exe := o.Exe
 	if exe == "" {
 		exe = "sectax"
 	}
 	if o.DB == "" {
-		return exe + " campaign resume"
+		return advise.ShellQuote(exe) + " campaign resume"
 	}
-	return exe + " --db " + o.DB + " campaign resume"
+	return advise.ShellQuote(exe) + " --db " + advise.ShellQuote(o.DB) + " campaign resume"
 }
 
 // boot requests the boot of the current step.
