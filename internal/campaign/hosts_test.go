@@ -217,4 +217,3 @@ var hostileWaves = []struct {
 		}
 	}},
 }
-
