@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
@@ -19,6 +21,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -58,6 +61,10 @@ type Measurer func(ctx context.Context, m Measurement) error
 type Engine struct {
 	DB   *store.DB
 	Host *Host
+	// Store is the reference of the store DB is (a path or a URL; ""
+	// any): resume and abort act only on this host's campaigns whose
+	// plan names that store.
+	Store string
 	// Mech reboots; Mechanisms picks one by name and options for a
 	// stored campaign (Mech is used when it is nil).
 	Mech       Mechanism
@@ -158,6 +165,7 @@ type state struct {
 	configs []config.Config
 	opts    Options
 	changes []Change
+	machine Machine
 }
 
 // load decodes a stored campaign and checks it whole: the store is not
@@ -246,7 +254,9 @@ func salvage(rec *store.Campaign) *state {
 	return st
 }
 
-// save stores the whole campaign in one transaction.
+// save writes the whole campaign: first this host's plan (the campaign's
+// only source of instructions), then its copy in the store (one
+// transaction), which holds no original bytes.
 func (e *Engine) save(ctx context.Context, st *state) error {
 	b, err := json.Marshal(nonNilChanges(st.changes))
 	if err != nil {
@@ -254,7 +264,26 @@ func (e *Engine) save(ctx context.Context, st *state) error {
 	}
 	st.rec.Changes = string(b)
 	st.rec.Updated = e.now()
-	return e.DB.SaveCampaign(ctx, st.rec)
+	if err := e.Host.writePlan(st.machine, st.rec); err != nil {
+		return err
+	}
+	return e.DB.SaveCampaign(ctx, storeCopy(st.rec))
+}
+
+// storeCopy is the copy of rec the store keeps: the original bytes of
+// what the campaign changed stay in the plan.
+func storeCopy(rec *store.Campaign) *store.Campaign {
+	c := *rec
+	var cs []Change
+	if json.Unmarshal([]byte(rec.Changes), &cs) == nil {
+		for i := range cs {
+			cs[i].Original = nil
+		}
+		if b, err := json.Marshal(nonNilChanges(cs)); err == nil {
+			c.Changes = string(b)
+		}
+	}
+	return &c
 }
 
 func nonNilChanges(c []Change) []Change {
@@ -294,6 +323,11 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	if err != nil {
 		return nil, err
 	}
+	if id, err := e.runningHere(); err != nil {
+		return nil, err
+	} else if id != "" {
+		return nil, &store.ActiveCampaignError{ID: id}
+	}
 	snap, err := e.Host.Snapshot(ctx)
 	if err != nil {
 		return nil, err
@@ -330,6 +364,13 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	if store.IsURL(req.Options.DB) {
 		req.Options.DB = public
 	}
+	machine := e.Host.Machine()
+	req.Options.Machine = &machine
+	// Options the campaign would refuse on load are refused before
+	// anything is stored or changed.
+	if err := req.Options.Check(); err != nil {
+		return nil, exit.Usagef("campaign options: %v", err)
+	}
 	opts, err := json.Marshal(req.Options)
 	if err != nil {
 		return nil, err
@@ -341,11 +382,18 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	for i, s := range steps {
 		rec.Steps = append(rec.Steps, store.CampaignStep{Index: i, Config: s.Config, Boot: s.Boot, Status: StepPending})
 	}
-	if err := e.DB.CreateCampaign(ctx, rec); err != nil {
-		return nil, err
-	}
 	st, err := e.load(rec)
 	if err != nil {
+		return nil, err
+	}
+	st.machine = machine
+	// The plan is written on this host before the store's copy: the
+	// campaign's instructions never come from the store.
+	if err := e.Host.writePlan(machine, rec); err != nil {
+		return nil, err
+	}
+	if err := e.DB.CreateCampaign(ctx, storeCopy(rec)); err != nil {
+		e.Host.removePlan(id)
 		return nil, err
 	}
 	if secret {
@@ -374,16 +422,17 @@ func (e *Engine) resumeHow(m Mechanism) string {
 	return "by hand"
 }
 
-// ResumeCommand is what resumes a campaign by hand.
+// ResumeCommand is what resumes a campaign by hand, quoted for a shell
+// (a PostgreSQL URL's '&' would otherwise end the command).
 func ResumeCommand(o Options) string {
 	exe := o.Exe
 	if exe == "" {
 		exe = "sectax"
 	}
 	if o.DB == "" {
-		return exe + " campaign resume"
+		return advise.ShellQuote(exe) + " campaign resume"
 	}
-	return exe + " --db " + o.DB + " campaign resume"
+	return advise.ShellQuote(exe) + " --db " + advise.ShellQuote(o.DB) + " campaign resume"
 }
 
 // boot requests the boot of the current step.
@@ -420,17 +469,27 @@ func (e *Engine) boot(ctx context.Context, st *state, mech Mechanism, snap *sysi
 // boot against the current step, waits for a quiet start, measures, and
 // requests the next boot (or finishes and restores).
 func (e *Engine) Resume(ctx context.Context) (*store.Campaign, error) {
-	rec, err := e.DB.FindCampaign(ctx, "")
+	id, err := e.runningHere()
 	if err != nil {
 		return nil, err
 	}
-	if rec.State != Running {
-		return rec, fmt.Errorf("%w: campaign %s is %s (%s); start a new one with 'sectax campaign start'", ErrNotRunning, rec.ID, rec.State, rec.Message)
+	if id == "" {
+		if last := e.lastHere(); last != nil {
+			return last, fmt.Errorf("%w: campaign %s is %s (%s); start a new one with 'sectax campaign start'", ErrNotRunning, last.ID, last.State, last.Message)
+		}
+		return nil, fmt.Errorf("%w on this host (%s) in this store; start one with 'sectax campaign start'", ErrNotRunning, e.Host.Machine().Hostname)
 	}
+	plan, err := e.Host.readPlan(id)
+	if err != nil {
+		return nil, err
+	}
+	rec := plan.Campaign
 	st, err := e.load(rec)
 	if err != nil {
 		return rec, err
 	}
+	st.machine = plan.Machine
+	e.reconcile(ctx, rec)
 	mech, err := e.mech(rec.Via, st.opts)
 	if err != nil {
 		return rec, err
@@ -623,16 +682,23 @@ func (e *Engine) fail(ctx context.Context, st *state, msg string, cause error) e
 // what it changed. On a campaign that has already ended, it tries again
 // to put back what is left.
 func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error) {
-	rec, err := e.DB.FindCampaign(ctx, ref)
+	id, err := e.planned(ref)
 	if err != nil {
 		return nil, err
 	}
+	plan, err := e.Host.readPlan(id)
+	if err != nil {
+		return nil, err
+	}
+	rec := plan.Campaign
+	e.reconcile(ctx, rec)
 	st, lerr := e.load(rec)
 	if lerr != nil {
 		// A damaged campaign is still stopped, and what sectax made for
 		// it on this host is still put back.
 		e.say("%v", lerr)
 		st = salvage(rec)
+		st.machine = plan.Machine
 		if rec.State == Running {
 			rec.State = Aborted
 			rec.Message = "aborted: the stored campaign was damaged"
@@ -642,6 +708,7 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 		}
 		return rec, e.restore(ctx, st)
 	}
+	st.machine = plan.Machine
 	if rec.State == Running {
 		rec.State = Aborted
 		rec.Message = fmt.Sprintf("aborted at step %d of %d", rec.Next+1, len(rec.Steps))
@@ -653,28 +720,28 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 }
 
 // restore puts back every change, newest first, and stores what is left.
-// The stored list is not trusted (anyone who can write the store can edit
-// it): a change is acted on only when it is one sectax itself would have
-// made for this campaign on this host, derived again here (owned), and
-// undo then checks that the file is still the one sectax wrote. Anything
-// else is refused, reported and dropped, never acted on.
+// The changes come from this host's plan, never from the store, and each
+// is still checked to be one sectax itself makes for this campaign on
+// this host (owned: derived again from its id, the root, its .wslconfig
+// and its mechanism); undo then checks that the file is still the one
+// sectax wrote. Anything else is refused, reported and dropped.
 func (e *Engine) restore(ctx context.Context, st *state) error {
 	ctx = context.WithoutCancel(ctx)
 	write := e.WriteFile
 	if write == nil {
-		write = func(path string, _, data []byte) error { return writeNew(path, data) }
+		write = func(path string, _, data []byte) error { return userfile.WriteNew(path, data) }
 	}
 	owned := e.owned(st)
 	var left []Change
 	var errs []string
 	for i := len(st.changes) - 1; i >= 0; i-- {
 		c := st.changes[i]
-		link, why := owned.check(c)
+		pl, why := owned.check(c)
 		if why != "" {
-			errs = append(errs, fmt.Sprintf("refused the stored change %q of %s: %s; nothing was done to it", c.Kind, c.Path, why))
+			errs = append(errs, fmt.Sprintf("refused the recorded change %q of %s: %s; nothing was done to it", c.Kind, c.Path, why))
 			continue
 		}
-		if err := undo(c, link, write); err != nil {
+		if err := undo(c, pl, write); err != nil {
 			left = append([]Change{c}, left...)
 			errs = append(errs, err.Error())
 		}
@@ -690,54 +757,61 @@ func (e *Engine) restore(ctx context.Context, st *state) error {
 	return nil
 }
 
-// ownedPaths are the files sectax makes for one campaign on this host,
-// derived from its id, the host's root and the .wslconfig it edits: the
-// only paths restore acts on.
+// ownedPaths are the things sectax makes for one campaign on this host,
+// derived from its id, the host's root, the .wslconfig it edits and its
+// mechanism: the only things restore acts on.
 type ownedPaths struct {
-	created map[string]string // path → the link's target ("" a file)
-	file    string            // the .wslconfig (--via wsl)
+	created map[string]place // host path → where it is acted on
+	file    place            // the .wslconfig (--via wsl)
+	path    string           // its host path
+	kexec   bool             // a kexec image may be loaded (--via kexec)
 }
 
 func (e *Engine) owned(st *state) ownedPaths {
-	o := ownedPaths{created: map[string]string{}}
+	o := ownedPaths{created: map[string]place{}, kexec: st.rec.Via == "kexec"}
+	root := e.Host.root()
 	if checkID(st.rec.ID) == nil {
 		id := st.rec.ID
-		o.created[e.Host.UnitPath(id)] = ""
-		o.created[e.Host.UnitLink(id)] = filepath.Join("..", UnitName(id))
-		o.created[e.Host.PassfilePath(id)] = ""
+		o.created[e.Host.UnitPath(id)] = place{dir: root, rel: path.Join(unitDir, UnitName(id))}
+		o.created[e.Host.UnitLink(id)] = place{dir: root, rel: path.Join(wantsDir, UnitName(id)), link: path.Join("..", UnitName(id))}
+		o.created[e.Host.PassfilePath(id)] = place{dir: root, rel: path.Join(passDir, filepath.Base(e.Host.PassfilePath(id)))}
 	}
-	if p := st.opts.WSLConfig; p != "" && filepath.IsAbs(p) && filepath.Base(p) == ".wslconfig" {
-		if t, err := wslconfig.Target(p); err == nil {
-			o.file = t
-			o.created[filepath.Join(filepath.Dir(t), ScriptName)] = ""
+	if p := st.opts.WSLConfig; st.rec.Via == "wsl" && p != "" && filepath.IsAbs(p) && filepath.Base(p) == ".wslconfig" {
+		if t, err := wslconfig.Target(p); err == nil && filepath.Base(t) == ".wslconfig" {
+			o.file, o.path = at(t), t
+			s := filepath.Join(filepath.Dir(t), ScriptName)
+			o.created[s] = at(s)
 		}
 	}
 	return o
 }
 
-// check says why c is not a change sectax made ("" when it is), and for a
-// link where it must point.
-func (o ownedPaths) check(c Change) (link, why string) {
+// check says why c is not a change sectax made ("" when it is), and where
+// it is acted on.
+func (o ownedPaths) check(c Change) (pl place, why string) {
 	switch c.Kind {
 	case "kexec":
-		return "", ""
+		if o.kexec {
+			return place{}, ""
+		}
+		return place{}, "this campaign does not reboot with kexec"
 	case "created":
-		if l, ok := o.created[c.Path]; ok {
-			return l, ""
+		if p, ok := o.created[c.Path]; ok {
+			return p, ""
 		}
 	case "file":
-		if o.file != "" && c.Path == o.file {
+		if o.path != "" && c.Path == o.path {
 			if c.Existed {
 				if _, err := wslconfig.Parse(c.Original); err != nil {
-					return "", fmt.Sprintf("its stored original is not a .wslconfig (%v)", err)
+					return place{}, fmt.Sprintf("its recorded original is not a .wslconfig (%v)", err)
 				}
 			}
-			return "", ""
+			return o.file, ""
 		}
 	default:
-		return "", "sectax makes no change of that kind"
+		return place{}, "sectax makes no change of that kind"
 	}
-	return "", "sectax makes nothing there for this campaign on this host"
+	return place{}, "sectax makes nothing there for this campaign on this host"
 }
 
 // Changes decodes what a stored campaign has changed and not put back.

@@ -162,7 +162,7 @@ func (r *rig) reopen() {
 		r.t.Fatal(err)
 	}
 	r.e = &Engine{
-		DB: db, KB: kb, Mech: r.m,
+		DB: db, KB: kb, Mech: r.m, Store: r.dbPath,
 		Host: &Host{Root: r.m.root, Exec: r.exec},
 		Now:  func() time.Time { r.clock = r.clock.Add(time.Second); return r.clock },
 		NewID: func() string {

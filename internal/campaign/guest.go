@@ -128,6 +128,18 @@ func writeGuestInitrd(task lab.Task, kernel string) error {
 		mods = append(mods, lab.Module{Name: lab.ModuleName(p), Path: strings.TrimPrefix(p, "/")})
 	}
 	var files []lab.File
+	// The campaign's plans go along: the next boot resumes from them.
+	plans, _ := os.ReadDir("/" + PlanDir)
+	for _, e := range plans {
+		if e.Type().IsRegular() {
+			p := "/" + PlanDir + "/" + e.Name()
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			files = append(files, lab.File{Name: strings.TrimPrefix(p, "/"), Mode: 0o600, Data: data})
+		}
+	}
 	for _, p := range []string{kernel, GuestDB, GuestDB + "-wal"} {
 		data, err := os.ReadFile(p)
 		if errors.Is(err, os.ErrNotExist) && p != kernel {

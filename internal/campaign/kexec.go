@@ -48,3 +48,7 @@ func (k *Kexec) Check(ctx context.Context, req BootRequest) error {
 	}
 	return nil
 }
+
+// unloadKexec unloads a loaded kexec image (tests record the call
+// instead).
+var unloadKexec = unloadKexecImage

@@ -81,7 +81,7 @@ func kexecError(err error) error {
 }
 
 // unloadKexec unloads a loaded kexec image (none loaded is not an error).
-func unloadKexec() error {
+func unloadKexecImage() error {
 	err := unix.KexecFileLoad(-1, -1, "", unix.KEXEC_FILE_UNLOAD)
 	if err != nil && !errors.Is(err, unix.ENOENT) {
 		return err

@@ -12,4 +12,4 @@ func (k *Kexec) Boot(ctx context.Context, req BootRequest, record func(Change) e
 	return errors.New("kexec needs Linux; use --via manual")
 }
 
-func unloadKexec() error { return nil }
+func unloadKexecImage() error { return nil }

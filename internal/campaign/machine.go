@@ -6,9 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -138,12 +137,12 @@ func UnitName(id string) string { return "sectax-campaign-" + id + ".service" }
 
 // UnitPath is where the resume unit of campaign id is installed.
 func (h *Host) UnitPath(id string) string {
-	return filepath.Join(h.path("etc/systemd/system"), UnitName(id))
+	return filepath.Join(h.path(unitDir), UnitName(id))
 }
 
 // UnitLink is the link that enables it (multi-user.target.wants).
 func (h *Host) UnitLink(id string) string {
-	return filepath.Join(h.path("etc/systemd/system/multi-user.target.wants"), UnitName(id))
+	return filepath.Join(h.path(wantsDir), UnitName(id))
 }
 
 // unitText is the resume unit. It is Type=exec, not oneshot: a oneshot
@@ -176,38 +175,59 @@ func systemdQuote(s string) string {
 // InstallUnit writes the resume unit and enables it (the symbolic link
 // systemctl enable would make, so that it works under a redirected root
 // and needs no daemon running). Each file is recorded before it is made.
+// Both are written through the rooted file system: a folder on the way
+// that is a link, or that others may write, is refused, and nothing is
+// written outside the root.
 func (h *Host) InstallUnit(id, exe, db string, record func(Change) error) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
-	dir := h.path("etc/systemd/system")
+	w, err := rootfs.OpenWrite(h.root())
+	if err != nil {
+		return err
+	}
+	defer w.Close()
 	unit, link := h.UnitPath(id), h.UnitLink(id)
 	text := []byte(unitText(exe, db))
 	if err := record(Change{Kind: "created", Path: unit, What: "systemd unit", SHA256: hashOf(text)}); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if _, err := w.MkdirAll(unitDir, 0o755); err != nil {
 		return fmt.Errorf("cannot install the resume unit: %w", err)
 	}
-	if err := writeNew(unit, text); err != nil {
+	if err := w.WriteFile(path.Join(unitDir, UnitName(id)), text, 0o644); err != nil {
 		return fmt.Errorf("cannot install the resume unit %s: %w (run as root, or use --via manual)", unit, err)
 	}
 	if err := record(Change{Kind: "created", Path: link, What: "systemd unit link"}); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+	if _, err := w.MkdirAll(wantsDir, 0o755); err != nil {
 		return fmt.Errorf("cannot enable the resume unit: %w", err)
 	}
-	os.Remove(link)
-	if err := os.Symlink(filepath.Join("..", UnitName(id)), link); err != nil {
+	rel := path.Join(wantsDir, UnitName(id))
+	if fi, err := w.Lstat(rel); err == nil {
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return fmt.Errorf("cannot enable the resume unit: %s exists and is not a link", link)
+		}
+		w.Remove(rel)
+	}
+	if err := w.Symlink(path.Join("..", UnitName(id)), rel); err != nil {
 		return fmt.Errorf("cannot enable the resume unit %s: %w", link, err)
 	}
 	return nil
 }
 
+// The folders of the unit and its link, below the root.
+const (
+	unitDir  = "etc/systemd/system"
+	wantsDir = "etc/systemd/system/multi-user.target.wants"
+	passDir  = "etc/sectax"
+)
+
 // WritePassfile writes the PostgreSQL password file of campaign id (one
-// PGPASSFILE line), readable by its owner only, in a folder only its
-// owner may enter; it is recorded first, and removed with the unit.
+// PGPASSFILE line), readable by its owner only, in a folder sectax makes
+// 0700 or that only root may write (an existing folder's mode is never
+// changed); it is recorded first, and removed with the unit.
 func (h *Host) WritePassfile(id, line string, record func(Change) error) error {
 	if err := checkID(id); err != nil {
 		return err
@@ -216,42 +236,15 @@ func (h *Host) WritePassfile(id, line string, record func(Change) error) error {
 	if err := record(Change{Kind: "created", Path: p, What: "store password file", SHA256: hashOf([]byte(line))}); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("cannot make %s: %w (run as root)", filepath.Dir(p), err)
-	}
-	if err := os.Chmod(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	return writeNewMode(p, []byte(line), 0o600)
-}
-
-// writeNew writes data to path through a temporary file and a rename.
-func writeNew(path string, data []byte) error { return writeNewMode(path, data, 0o644) }
-
-// writeNewMode is writeNew with the file's mode (set before any byte is
-// written).
-func writeNewMode(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	w, err := rootfs.OpenWrite(h.root())
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
+	defer w.Close()
+	if _, err := w.MkdirAll(passDir, 0o700); err != nil {
+		return fmt.Errorf("cannot make %s: %w (run as root)", filepath.Dir(p), err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return w.WriteFile(path.Join(passDir, filepath.Base(p)), []byte(line), 0o600)
 }
 
 // hashOf is the hex SHA-256 of data (Change.SHA256).
@@ -271,39 +264,64 @@ func checkID(id string) error {
 	return nil
 }
 
+// place is where a change is acted on: the file rel below the folder
+// dir, reached through the rooted file system (a link on the way out of
+// dir is never followed); link is where a link must point.
+type place struct {
+	dir, rel, link string
+}
+
+// at is the place of a path outside any root (the files beside
+// .wslconfig): its own folder.
+func at(p string) place { return place{dir: filepath.Dir(p), rel: filepath.Base(p)} }
+
 // undo puts back one change; a thing already gone is not an error. What
-// is there must still be what sectax wrote (want: its hash; a link: its
+// is there must still be what sectax wrote (its hash; a link: its
 // target): anything else is left and reported.
-func undo(c Change, link string, writeFile func(path string, old, data []byte) error) error {
+func undo(c Change, pl place, writeFile func(path string, old, data []byte) error) error {
+	if c.Kind == "kexec" {
+		if err := unloadKexec(); err != nil {
+			return fmt.Errorf("cannot unload the kexec image (%v): run kexec -u", err)
+		}
+		return nil
+	}
+	w, err := rootfs.OpenWrite(pl.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot put back the %s %s: %w", c.What, c.Path, err)
+	}
+	defer w.Close()
 	switch c.Kind {
 	case "created":
-		fi, err := os.Lstat(c.Path)
+		fi, err := w.Lstat(pl.rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("cannot remove the %s %s: %w", c.What, c.Path, err)
 		}
-		if link != "" {
-			if dest, err := os.Readlink(c.Path); err != nil || dest != link {
-				return fmt.Errorf("the %s %s is not the link sectax made (to %s): left as it is; remove it by hand if it is yours to remove", c.What, c.Path, link)
+		if pl.link != "" {
+			if dest, err := w.Readlink(pl.rel); err != nil || dest != pl.link {
+				return fmt.Errorf("the %s %s is not the link sectax made (to %s): left as it is; remove it by hand if it is yours to remove", c.What, c.Path, pl.link)
 			}
-		} else if err := sameFile(c.Path, fi, c.SHA256); err != nil {
+		} else if err := sameFile(w, pl.rel, fi, c.SHA256); err != nil {
 			return fmt.Errorf("the %s %s %v: left as it is; remove it by hand if it is yours to remove", c.What, c.Path, err)
 		}
-		if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := w.Remove(pl.rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot remove the %s %s: %w", c.What, c.Path, err)
 		}
 		return nil
 	case "file":
-		fi, err := os.Lstat(c.Path)
+		fi, err := w.Lstat(pl.rel)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot restore the %s %s: %w", c.What, c.Path, err)
 		}
 		var cur []byte
 		if exists {
-			if cur, err = readSmall(c.Path, fi); err != nil {
+			if cur, err = readSmall(w, pl.rel, fi); err != nil {
 				return fmt.Errorf("cannot restore the %s %s: %v", c.What, c.Path, err)
 			}
 			if c.Existed && string(cur) == string(c.Original) {
@@ -315,7 +333,7 @@ func undo(c Change, link string, writeFile func(path string, old, data []byte) e
 		}
 		if !c.Existed {
 			if exists {
-				if err := os.Remove(c.Path); err != nil {
+				if err := w.Remove(pl.rel); err != nil {
 					return fmt.Errorf("cannot remove the %s %s that sectax created: %w", c.What, c.Path, err)
 				}
 			}
@@ -323,11 +341,6 @@ func undo(c Change, link string, writeFile func(path string, old, data []byte) e
 		}
 		if err := writeFile(c.Path, cur, c.Original); err != nil {
 			return fmt.Errorf("cannot restore the %s %s: %w", c.What, c.Path, err)
-		}
-		return nil
-	case "kexec":
-		if err := unloadKexec(); err != nil {
-			return fmt.Errorf("cannot unload the kexec image (%v): run kexec -u", err)
 		}
 		return nil
 	}
@@ -338,25 +351,21 @@ func undo(c Change, link string, writeFile func(path string, old, data []byte) e
 // unit, a batch file, a .wslconfig are a few kilobytes).
 const maxOwnFile = 1 << 20
 
-// readSmall reads a regular file of at most maxOwnFile bytes.
-func readSmall(path string, fi fs.FileInfo) ([]byte, error) {
+// readSmall reads the regular file rel of w (fi its Lstat), at most
+// maxOwnFile bytes.
+func readSmall(w *rootfs.FS, rel string, fi fs.FileInfo) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("is not a regular file (%s)", fi.Mode().Type())
 	}
 	if fi.Size() > maxOwnFile {
 		return nil, fmt.Errorf("is %d bytes, more than sectax ever writes there", fi.Size())
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxOwnFile+1))
+	return w.ReadFileMax(rel, maxOwnFile+1)
 }
 
-// sameFile says why path is not the regular file whose hash is want.
-func sameFile(path string, fi fs.FileInfo, want string) error {
-	b, err := readSmall(path, fi)
+// sameFile says why rel is not the regular file whose hash is want.
+func sameFile(w *rootfs.FS, rel string, fi fs.FileInfo, want string) error {
+	b, err := readSmall(w, rel, fi)
 	if err != nil {
 		return fmt.Errorf("is not the file sectax wrote (it %v)", err)
 	}
@@ -369,5 +378,5 @@ func sameFile(path string, fi fs.FileInfo, want string) error {
 // PassfilePath is the root-only PostgreSQL password file of campaign id
 // (see WritePassfile).
 func (h *Host) PassfilePath(id string) string {
-	return filepath.Join(h.path("etc/sectax"), "campaign-"+id+".pgpass")
+	return filepath.Join(h.path(passDir), "campaign-"+id+".pgpass")
 }

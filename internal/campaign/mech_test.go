@@ -109,13 +109,13 @@ func TestWSLMechanism(t *testing.T) {
 	// A file edited since sectax wrote it is left as it is.
 	mine := got
 	os.WriteFile(path, []byte("[wsl2]\nkernelCommandLine=mitigations=off\n"), 0o644)
-	if err := undo(changes[0], "", nil); err == nil || !strings.Contains(err.Error(), "not the file sectax wrote") {
+	if err := undo(changes[0], at(changes[0].Path), nil); err == nil || !strings.Contains(err.Error(), "not the file sectax wrote") {
 		t.Fatalf("undo of an edited .wslconfig: %v", err)
 	}
 	// Restore puts every byte back and removes the script.
 	os.WriteFile(path, mine, 0o644)
 	for i := len(changes) - 1; i >= 0; i-- {
-		err := undo(changes[i], "", func(p string, old, data []byte) error {
+		err := undo(changes[i], at(changes[i].Path), func(p string, old, data []byte) error {
 			_, err := wslconfig.WriteFile(p, old, data, time.Now())
 			return err
 		})

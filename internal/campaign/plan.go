@@ -113,6 +113,9 @@ type Options struct {
 	// percentage points, or the campaign has run Budget (0: none).
 	TargetCI float64       `json:"target_ci,omitempty"`
 	Budget   time.Duration `json:"budget_ns,omitempty"`
+	// Machine is the host the campaign runs on (its plan is there); the
+	// store's copy carries it so that status finds a host's campaign.
+	Machine *Machine `json:"machine,omitempty"`
 }
 
 // storedConfig is a configuration as the store keeps it: its name and the
@@ -156,6 +159,9 @@ func decodeConfigs(s string) ([]config.Config, error) {
 
 // distroRE is what a WSL distribution name may be (it reaches wsl.exe -d).
 var distroRE = regexp.MustCompile(`^[A-Za-z0-9._][A-Za-z0-9._ -]{0,63}$`)
+
+// keyRE is a Machine key.
+var keyRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // MaxBudget bounds --budget: a campaign that reboots for longer than a
 // month is not an experiment any more.
@@ -203,6 +209,9 @@ func (o Options) Check() error {
 	}
 	if math.IsNaN(o.TargetCI) || math.IsInf(o.TargetCI, 0) || o.TargetCI < 0 {
 		return fmt.Errorf("target_ci %v is not a finite number of points", o.TargetCI)
+	}
+	if m := o.Machine; m != nil && (!keyRE.MatchString(m.Key) || len(m.Hostname) > 255 || strings.ContainsFunc(m.Hostname, func(r rune) bool { return r < ' ' || r == 0x7f })) {
+		return errors.New("machine is not one sectax records")
 	}
 	if o.Budget < 0 || o.Budget > MaxBudget {
 		return fmt.Errorf("budget %v is not 0 to %v", o.Budget, MaxBudget)

@@ -53,9 +53,11 @@ func (d Deps) exec() func(ctx context.Context, name string, args ...string) ([]b
 
 // Setup is what an engine on a machine is made of.
 type Setup struct {
-	DB   *store.DB
-	Root string
-	Deps Deps
+	DB *store.DB
+	// Store is the reference DB was opened with (Engine.Store).
+	Store string
+	Root  string
+	Deps  Deps
 	// Now and NewID stamp and name (nil: the clock, random ids).
 	Now   func() time.Time
 	NewID func() string
@@ -80,7 +82,7 @@ func NewEngine(s Setup) (*Engine, error) {
 	}
 	db := s.DB
 	return &Engine{
-		DB: db, Host: host, KB: kb, Now: now, NewID: s.NewID, Say: s.Say, Measure: s.Measure,
+		DB: db, Store: s.Store, Host: host, KB: kb, Now: now, NewID: s.NewID, Say: s.Say, Measure: s.Measure,
 		Mechanisms: func(name string, o Options) (Mechanism, error) {
 			if d.Mechanism != nil {
 				return d.Mechanism, nil

@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	"github.com/sectax/sectax/internal/config"
@@ -31,6 +33,9 @@ type Status struct {
 	// Changed is what the campaign changed and has not put back.
 	Changed      []Change `json:"changed"`
 	RestoreError string   `json:"restore_error,omitempty"`
+	// MoreSteps counts the stored steps beyond those read
+	// (store.MaxCampaignSteps): no campaign sectax plans has them.
+	MoreSteps int `json:"more_steps,omitempty"`
 }
 
 // NextBoot is the boot a running campaign waits for.
@@ -63,7 +68,8 @@ type StepStatus struct {
 // StatusOf is the status of the stored campaign rec.
 func StatusOf(rec *store.Campaign) *Status {
 	st := &Status{ID: rec.ID, State: rec.State, Via: rec.Via, Seed: rec.Seed, Created: rec.Created, Updated: rec.Updated,
-		Step: rec.Next + 1, Steps: len(rec.Steps), Message: rec.Message, RestoreError: rec.RestoreError, Plan: []StepStatus{}}
+		Step: rec.Next + 1, Steps: len(rec.Steps) + rec.MoreSteps, Message: rec.Message, RestoreError: rec.RestoreError,
+		Plan: []StepStatus{}, MoreSteps: rec.MoreSteps}
 	configs, _ := Configs(rec)
 	for _, c := range configs {
 		st.Labels = append(st.Labels, rec.Label+"-"+c.Name)
@@ -82,7 +88,7 @@ func StatusOf(rec *store.Campaign) *Status {
 	for i := range st.Changed {
 		st.Changed[i].Original = nil // the saved bytes are not for people
 	}
-	if rec.State == Running && rec.Next < len(rec.Steps) {
+	if rec.State == Running && rec.Next >= 0 && rec.Next < len(rec.Steps) {
 		s := rec.Steps[rec.Next]
 		if c, ok := config.Find(configs, s.Config); ok {
 			st.NextBoot = &NextBoot{Config: s.Config, Boot: s.Boot, Cmdline: c.Cmdline(rec.BaseCmdline, configs)}
@@ -96,4 +102,20 @@ func StatusOf(rec *store.Campaign) *Status {
 		}
 	}
 	return st
+}
+
+// Find is the campaign status and report show: ref names one (an id or a
+// unique prefix of one); "" is this host's (its running campaign, else its
+// newest, found by the machine the store's copy names), else the store's
+// running or newest one.
+func Find(ctx context.Context, db *store.DB, root, ref string) (*store.Campaign, error) {
+	if ref != "" {
+		return db.FindCampaign(ctx, ref)
+	}
+	h := &Host{Root: root}
+	rec, err := db.FindCampaignOf(ctx, `"key":"`+h.Machine().Key+`"`)
+	if errors.Is(err, store.ErrNoCampaign) {
+		return db.FindCampaign(ctx, "")
+	}
+	return rec, err
 }

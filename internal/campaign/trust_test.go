@@ -1,8 +1,11 @@
 package campaign
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"net/url"
+	"slices"
 
 	"context"
 	"encoding/json"
@@ -34,8 +37,30 @@ func (r *rig) tamper(edit func(c []map[string]any) []map[string]any) {
 	}
 }
 
-// TestAbortActsOnlyOnWhatSectaxMade: a row edited to list other paths
-// makes abort neither delete nor overwrite them; they are reported, and
+// tamperPlan edits this host's plan of campaign id (the campaign object
+// of the file) as only root could: the checks on load still hold.
+func (r *rig) tamperPlan(id string, edit func(c map[string]any)) {
+	r.t.Helper()
+	p := r.e.Host.PlanPath(id)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		r.t.Fatal(err)
+	}
+	edit(f["campaign"].(map[string]any))
+	b, _ = json.Marshal(f)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// TestAbortActsOnlyOnWhatSectaxMade: a store row edited to list other
+// paths is not obeyed (abort acts on this host's plan only, and says the
+// copy disagrees); a plan edited the same way (only root can) still makes
+// abort neither delete nor overwrite them: they are refused, reported, and
 // what sectax did make (the unit and its link) is still removed.
 func TestAbortActsOnlyOnWhatSectaxMade(t *testing.T) {
 	r := newRig(t)
@@ -45,14 +70,33 @@ func TestAbortActsOnlyOnWhatSectaxMade(t *testing.T) {
 	r.m.write("etc/shadow", "root:secret")
 	other := filepath.Join(r.m.root, "etc/passwd")
 	r.m.write("etc/passwd", "root:x:0:0")
+	bad := []any{
+		map[string]any{"kind": "created", "path": victim, "what": "systemd unit"},
+		map[string]any{"kind": "file", "path": other, "what": ".wslconfig", "existed": true, "original": []byte("pwned\n")},
+		map[string]any{"kind": "kexec", "path": "/boot/vmlinuz", "what": "kexec image loaded from"},
+	}
+	unloads := 0
+	unloadKexec = func() error { unloads++; return nil }
+	t.Cleanup(func() { unloadKexec = unloadKexecImage })
 	r.tamper(func(cs []map[string]any) []map[string]any {
-		return append(cs,
-			map[string]any{"kind": "created", "path": victim, "what": "systemd unit"},
-			map[string]any{"kind": "file", "path": other, "what": ".wslconfig", "existed": true, "original": []byte("pwned\n")})
+		for _, b := range bad {
+			cs = append(cs, b.(map[string]any))
+		}
+		return cs
+	})
+	r.tamperPlan(c.ID, func(rec map[string]any) {
+		var cs []any
+		json.Unmarshal([]byte(rec["Changes"].(string)), &cs)
+		b, _ := json.Marshal(append(cs, bad...))
+		rec["Changes"] = string(b)
 	})
 	_, err := r.e.Abort(context.Background(), "")
-	if err == nil || !strings.Contains(err.Error(), victim) || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "refused") {
-		t.Fatalf("abort: %v; want the two stored paths refused", err)
+	if err == nil || !strings.Contains(err.Error(), victim) || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "refused") ||
+		!strings.Contains(err.Error(), "does not reboot with kexec") {
+		t.Fatalf("abort: %v; want the three recorded changes refused", err)
+	}
+	if unloads != 0 {
+		t.Fatalf("abort of a campaign that does not kexec unloaded the kexec image %d times", unloads)
 	}
 	if b, err := os.ReadFile(victim); err != nil || string(b) != "root:secret\n" {
 		t.Fatalf("%s after abort: %q %v", victim, b, err)
@@ -65,9 +109,41 @@ func TestAbortActsOnlyOnWhatSectaxMade(t *testing.T) {
 			t.Fatalf("%s left after abort: %v", p, err)
 		}
 	}
+	if !slices.ContainsFunc(r.said, func(s string) bool { return strings.Contains(s, "disagrees") && strings.Contains(s, "changes") }) {
+		t.Fatalf("the store's changed copy was not reported: %q", r.said)
+	}
 	// The refused entries are not kept to be tried again.
 	if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
 		t.Fatalf("second abort: %v", err)
+	}
+}
+
+// TestStoredWSLConfigNotObeyed: a store row that names a link to a victim
+// as the campaign's .wslconfig, with a change whose hash matches the
+// victim, makes abort neither delete nor rewrite the victim, nor write a
+// backup beside it: the plan on this host is what abort acts on.
+func TestStoredWSLConfigNotObeyed(t *testing.T) {
+	r := newRig(t)
+	c := r.start(1)
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("[wsl2]\nmemory=1GB\n"), 0o644)
+	link := filepath.Join(dir, ".wslconfig")
+	os.Symlink(victim, link)
+	h := sha256.Sum256([]byte("[wsl2]\nmemory=1GB\n"))
+	r.rawSQL(`UPDATE campaigns SET via='wsl', options='{"suite":"quick","warmup":1,"wslconfig":"` + link + `"}', changes='[{"kind":"file","path":"` + victim +
+		`","what":".wslconfig","existed":true,"original":"W3dzbDJdCg==","sha256":"` + hex.EncodeToString(h[:]) + `"},{"kind":"file","path":"` + victim +
+		`","what":".wslconfig","sha256":"` + hex.EncodeToString(h[:]) + `"}]'`)
+	r.reopen()
+	if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
+		t.Fatalf("abort: %v", err)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "[wsl2]\nmemory=1GB\n" {
+		t.Fatalf("victim after abort: %q %v", b, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Fatalf("abort wrote beside the victim: %v", ents)
 	}
 }
 
@@ -152,25 +228,28 @@ func (r *rig) rawSQL(q string) {
 }
 
 // TestTamperedCampaign: a campaign row or its steps edited into nonsense
-// make resume fail with one line naming the campaign and what is wrong,
-// never panic, and abort still removes the unit sectax made.
+// in the store are not obeyed: resume follows this host's plan, says in
+// one line that the store's copy disagrees, and writes the copy again; no
+// panic, and abort still removes the unit sectax made.
 func TestTamperedCampaign(t *testing.T) {
 	cases := []struct {
-		name, sql, want string
+		name, sql string
 	}{
-		{"next beyond the plan", `UPDATE campaigns SET next_step = 99`, "step 100"},
-		{"negative next", `UPDATE campaigns SET next_step = -1`, "step 0"},
-		{"steps deleted", `DELETE FROM campaign_steps`, "no steps"},
-		{"no configurations", `UPDATE campaigns SET configs = '[]'`, "configurations"},
-		{"corrupt verification", `UPDATE campaign_steps SET verification = '{"ok":tru', status = 'verified'`, "verification"},
-		{"corrupt options", `UPDATE campaigns SET options = '{"runs":'`, "options"},
-		{"step index gap", `UPDATE campaign_steps SET idx = idx + 5`, "step"},
-		{"unknown step configuration", `UPDATE campaign_steps SET config = 'nope'`, "nope"},
-		{"huge warmup", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1000000000}'`, "at most 1000"},
-		{"flag-like distro", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1,"distro":"-x"}'`, "distro"},
-		{"relative exe", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1,"exe":"sh"}'`, "absolute"},
-		{"flag-like param", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1,"params":["-x"]}'`, "'-'"},
-		{"password in options", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1,"db":"postgres://u:pw@h/d"}'`, "password"},
+		{"next beyond the plan", `UPDATE campaigns SET next_step = 99`},
+		{"negative next", `UPDATE campaigns SET next_step = -1`},
+		{"steps deleted", `DELETE FROM campaign_steps`},
+		{"no configurations", `UPDATE campaigns SET configs = '[]'`},
+		{"corrupt verification", `UPDATE campaign_steps SET verification = '{"ok":tru', status = 'verified'`},
+		{"corrupt options", `UPDATE campaigns SET options = '{"runs":'`},
+		{"step index gap", `UPDATE campaign_steps SET idx = idx + 5`},
+		{"unknown step configuration", `UPDATE campaign_steps SET config = 'nope'`},
+		{"huge warmup", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1000000000}'`},
+		{"flag-like distro", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1,"distro":"-x"}'`},
+		{"relative exe", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1,"exe":"sh"}'`},
+		{"flag-like param", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1,"params":["-x"]}'`},
+		{"a command", `UPDATE campaigns SET options = '{"suite":"quick","only":["cmd"],"params":["cmd.cmd=touch /owned"]}'`},
+		{"password in options", `UPDATE campaigns SET options = '{"suite":"quick","warmup":1,"db":"postgres://u:pw@h/d"}'`},
+		{"row deleted", `DELETE FROM campaigns`},
 	}
 	for _, b := range backends {
 		for _, tc := range cases {
@@ -180,9 +259,22 @@ func TestTamperedCampaign(t *testing.T) {
 				c := r.start(1)
 				r.rawSQL(tc.sql)
 				r.reopen()
-				_, err := r.e.Resume(context.Background())
-				if err == nil || !strings.Contains(err.Error(), c.ID) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("resume: %v; want one line naming %s and %q", err, c.ID, tc.want)
+				if _, err := r.e.Resume(context.Background()); err != nil {
+					t.Fatalf("resume: %v", err)
+				}
+				if !slices.ContainsFunc(r.said, func(s string) bool {
+					return strings.Contains(s, c.ID) && (strings.Contains(s, "disagrees") || strings.Contains(s, "no readable copy")) && !strings.Contains(s, "\n")
+				}) {
+					t.Fatalf("the disagreement was not said: %q", r.said)
+				}
+				if len(r.measured) != 1 || r.measured[0].Options.Suite != "quick" || len(r.measured[0].Options.Only) != 0 {
+					t.Fatalf("measured %+v, not the plan's options", r.measured)
+				}
+				// The copy is the plan's again.
+				n := len(r.said)
+				r.e.reconcile(context.Background(), r.plan(c.ID))
+				if len(r.said) != n {
+					t.Fatalf("the copy still disagrees after resume: %q", r.said[n:])
 				}
 				if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
 					t.Fatalf("abort: %v", err)
@@ -195,6 +287,53 @@ func TestTamperedCampaign(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// plan is this host's plan of campaign id.
+func (r *rig) plan(id string) *store.Campaign {
+	r.t.Helper()
+	p, err := r.e.Host.readPlan(id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return p.Campaign
+}
+
+// TestDamagedPlan: a plan edited into nonsense (only root can) makes
+// resume fail with one line naming the campaign and what is wrong, never
+// panic, and abort still removes the unit sectax made.
+func TestDamagedPlan(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(c map[string]any)
+		want string
+	}{
+		{"next beyond the plan", func(c map[string]any) { c["Next"] = 99 }, "step 100"},
+		{"negative next", func(c map[string]any) { c["Next"] = -1 }, "step 0"},
+		{"steps deleted", func(c map[string]any) { c["Steps"] = nil }, "no steps"},
+		{"no configurations", func(c map[string]any) { c["Configs"] = "[]" }, "configurations"},
+		{"huge warmup", func(c map[string]any) { c["Options"] = `{"suite":"quick","warmup":1000000000}` }, "at most 1000"},
+		{"relative exe", func(c map[string]any) { c["Options"] = `{"suite":"quick","warmup":1,"exe":"sh"}` }, "absolute"},
+		{"flag-like param", func(c map[string]any) { c["Options"] = `{"suite":"quick","warmup":1,"params":["-x"]}` }, "'-'"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			r.m.write("proc/1/comm", "systemd")
+			c := r.start(1)
+			r.tamperPlan(c.ID, tc.edit)
+			_, err := r.e.Resume(context.Background())
+			if err == nil || !strings.Contains(err.Error(), c.ID) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("resume: %v; want one line naming %s and %q", err, c.ID, tc.want)
+			}
+			if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
+				t.Fatalf("abort: %v", err)
+			}
+			if _, err := os.Lstat(r.e.Host.UnitPath(c.ID)); !os.IsNotExist(err) {
+				t.Fatalf("unit left after abort: %v", err)
+			}
+		})
 	}
 }
 

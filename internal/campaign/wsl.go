@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -117,7 +118,7 @@ func (w *WSL) Boot(ctx context.Context, req BootRequest, record func(Change) err
 	if err := record(Change{Kind: "created", Path: script, What: "resume script", SHA256: hashOf(text)}); err != nil {
 		return err
 	}
-	if err := writeNew(script, text); err != nil {
+	if err := userfile.WriteNew(script, text); err != nil {
 		return fmt.Errorf("cannot write %s: %v", script, err)
 	}
 	win, err := w.Exec(ctx, "wslpath", "-w", script)

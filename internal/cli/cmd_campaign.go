@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -137,7 +138,7 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 	if newID == nil {
 		newID = newRunID
 	}
-	return campaign.NewEngine(campaign.Setup{DB: db, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID, Say: g.notice,
+	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.DB, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID, Say: g.notice,
 		Measure: func(ctx context.Context, m campaign.Measurement) error { return campaignMeasure(ctx, g, db, m) }})
 }
 
@@ -188,6 +189,9 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		p, err := campaign.MakePreview(ctx, req, snap, g.Root)
 		return printPlan(g, p, err, report.CampaignPreview)
 	}
+	if err := campaignRoot(g, "start"); err != nil {
+		return err
+	}
 	release, err := g.measureLock(false)
 	if err != nil {
 		return err
@@ -207,10 +211,8 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	}
 	rec, err := e.Start(ctx, *req)
 	if rec != nil {
-		if rec, ferr := db.Campaign(context.WithoutCancel(ctx), rec.ID); ferr == nil {
-			if werr := writeCampaignStatus(g, rec); err == nil {
-				err = werr
-			}
+		if werr := writeCampaignStatus(g, rec); err == nil {
+			err = werr
 		}
 	}
 	return err
@@ -228,8 +230,8 @@ func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
 	return writeCampaignStatus(g, rec)
 }
 
-// findCampaign opens the store and finds the campaign ref names (the
-// newest when ref is empty); the caller closes db.
+// findCampaign opens the store and finds the campaign ref names (this
+// host's when ref is empty: campaign.Find); the caller closes db.
 func findCampaign(ctx context.Context, g *Globals, ref string) (*store.DB, *store.Campaign, error) {
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
@@ -238,7 +240,7 @@ func findCampaign(ctx context.Context, g *Globals, ref string) (*store.DB, *stor
 	if err != nil {
 		return nil, nil, err
 	}
-	rec, err := db.FindCampaign(ctx, ref)
+	rec, err := campaign.Find(ctx, db, g.Root, ref)
 	if err != nil {
 		db.Close()
 		return nil, nil, campaignRefError(err)
@@ -253,7 +255,22 @@ func campaignRefError(err error) error {
 	return err
 }
 
+// campaignRoot refuses a campaign that would measure this machine under
+// another tree's environment: with --root DIR, resume would verify DIR's
+// boot but measure this machine and store the run with DIR's environment
+// (as 'sectax run' refuses to). A test's fake machine (Deps.Mechanism)
+// boots the tree itself, so there the tree is the machine.
+func campaignRoot(g *Globals, verb string) error {
+	if filepath.Clean(g.Root) == "/" || g.deps.Campaign.Mechanism != nil {
+		return nil
+	}
+	return usagef("--root %s describes another machine but campaign %s measures this one, so its runs would be stored with the wrong environment: drop --root (--dry-run shows a plan for that tree)", g.Root, verb)
+}
+
 func runCampaignResume(ctx context.Context, g *Globals) error {
+	if err := campaignRoot(g, "resume"); err != nil {
+		return err
+	}
 	release, err := g.measureLock(false)
 	if err != nil {
 		return err
@@ -276,9 +293,7 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 		return exit.Wrap(exit.Runtime, err)
 	}
 	if rec != nil && g.Format != "json" {
-		if rec, ferr := db.Campaign(context.WithoutCancel(ctx), rec.ID); ferr == nil {
-			g.notice("%s", report.CampaignStatusLine(campaign.StatusOf(rec)))
-		}
+		g.notice("%s", report.CampaignStatusLine(campaign.StatusOf(rec)))
 	}
 	return err
 }
@@ -298,12 +313,13 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 	}
 	rec, err := e.Abort(ctx, ref)
 	if rec == nil {
+		if errors.Is(err, campaign.ErrNotRunning) {
+			return exit.Wrap(exit.Runtime, err)
+		}
 		return campaignRefError(err)
 	}
-	if rec, ferr := db.Campaign(context.WithoutCancel(ctx), rec.ID); ferr == nil {
-		if werr := writeCampaignStatus(g, rec); err == nil {
-			err = werr
-		}
+	if werr := writeCampaignStatus(g, rec); err == nil {
+		err = werr
 	}
 	return err
 }

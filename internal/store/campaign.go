@@ -50,7 +50,22 @@ type Campaign struct {
 	// row edited into invalid JSON): the campaign package refuses to
 	// drive such a campaign, and abort still restores what it safely can.
 	Damage []string
+	// MoreSteps counts the stored steps beyond MaxCampaignSteps, which
+	// are not read.
+	MoreSteps int
 }
+
+// MaxCampaignSteps bounds the steps read back of one campaign: a row
+// with more (no campaign sectax plans has) is read up to it, and the rest
+// only counted.
+const MaxCampaignSteps = 1000
+
+// Bounds of the text read back of a campaign: a field of its row, one of
+// its JSON documents, a step's verification.
+const (
+	maxCampaignText = 64 << 10
+	maxCampaignJSON = 4 << 20
+)
 
 // CampaignStep is one boot of the plan.
 type CampaignStep struct {
@@ -91,64 +106,40 @@ func (e *ActiveCampaignError) Error() string {
 func (e *ActiveCampaignError) ExitKind() exit.Kind { return exit.Usage }
 
 // CreateCampaign stores a new campaign and its steps in one transaction.
-// It refuses while another campaign is running (*ActiveCampaignError).
+// Which campaigns run where is not the store's to say: each host keeps
+// its own (the campaign package), so many hosts run theirs at once.
 func (d *DB) CreateCampaign(ctx context.Context, c *Campaign) error {
-	tx, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return d.wrap(err)
-	}
-	defer tx.Rollback()
-	var active string
-	err = tx.QueryRowContext(ctx, `SELECT id FROM campaigns WHERE state='running' ORDER BY created LIMIT 1`).Scan(&active)
-	switch {
-	case err == nil:
-		return &ActiveCampaignError{active}
-	case !errors.Is(err, sql.ErrNoRows):
-		return d.wrap(err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO campaigns(id, created, updated, label, via, seed, configs, options,
-		base_cmdline, start_boot_id, state, next_step, message, changes, restore_error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, fmtTime(c.Created), fmtTime(c.Updated), c.Label, c.Via, c.Seed, c.Configs, orJSON(c.Options, "{}"),
-		c.BaseCmdline, c.StartBootID, c.State, c.Next, c.Message, orJSON(c.Changes, "[]"), c.RestoreError); err != nil {
-		return d.wrap(err)
-	}
-	for i := range c.Steps {
-		s := &c.Steps[i]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO campaign_steps(campaign_id, idx, config, boot, status) VALUES (?, ?, ?, ?, ?)`,
-			c.ID, s.Index, s.Config, s.Boot, s.Status); err != nil {
-			return d.wrap(err)
-		}
-		if err := updateStep(ctx, tx, c.ID, s); err != nil {
-			return d.wrap(err)
-		}
-	}
-	return d.wrap(tx.Commit())
+	return d.SaveCampaign(ctx, c)
 }
 
 // SaveCampaign writes the campaign and every step in one transaction: a
-// transition of the campaign is stored whole or not at all.
+// transition of the campaign is stored whole or not at all, and the row
+// and its steps become exactly c (a row that is missing is made again,
+// steps beyond c's are removed).
 func (d *DB) SaveCampaign(ctx context.Context, c *Campaign) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE campaigns SET updated=?, label=?, via=?, state=?, next_step=?, message=?,
-		changes=?, restore_error=?, options=? WHERE id=?`,
-		fmtTime(c.Updated), c.Label, c.Via, c.State, c.Next, c.Message, orJSON(c.Changes, "[]"), c.RestoreError,
-		orJSON(c.Options, "{}"), c.ID)
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO campaigns(id, created, updated, label, via, seed, configs, options,
+		base_cmdline, start_boot_id, state, next_step, message, changes, restore_error)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET created=excluded.created, updated=excluded.updated, label=excluded.label,
+		via=excluded.via, seed=excluded.seed, configs=excluded.configs, options=excluded.options,
+		base_cmdline=excluded.base_cmdline, start_boot_id=excluded.start_boot_id, state=excluded.state,
+		next_step=excluded.next_step, message=excluded.message, changes=excluded.changes, restore_error=excluded.restore_error`,
+		c.ID, fmtTime(c.Created), fmtTime(c.Updated), c.Label, c.Via, c.Seed, orJSON(c.Configs, "[]"), orJSON(c.Options, "{}"),
+		c.BaseCmdline, c.StartBootID, c.State, c.Next, c.Message, orJSON(c.Changes, "[]"), c.RestoreError); err != nil {
 		return d.wrap(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w %s in %s", ErrNoCampaign, c.ID, d.path)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM campaign_steps WHERE campaign_id=? AND (idx < 0 OR idx >= ?)`, c.ID, len(c.Steps)); err != nil {
+		return d.wrap(err)
 	}
 	for i := range c.Steps {
 		s := &c.Steps[i]
-		// Steps added to a running campaign (adaptive repetition) are
-		// inserted here, in the same transaction.
-		if _, err := tx.ExecContext(ctx, `INSERT INTO campaign_steps(campaign_id, idx, config, boot, status) VALUES (?, ?, ?, ?, ?) ON CONFLICT (campaign_id, idx) DO NOTHING`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO campaign_steps(campaign_id, idx, config, boot, status) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (campaign_id, idx) DO UPDATE SET config=excluded.config, boot=excluded.boot`,
 			c.ID, s.Index, s.Config, s.Boot, s.Status); err != nil {
 			return d.wrap(err)
 		}
@@ -228,12 +219,33 @@ func (d *DB) FindCampaign(ctx context.Context, ref string) (*Campaign, error) {
 	return nil, fmt.Errorf("campaign %q is ambiguous: %s; give more of the id", ref, someOf(match))
 }
 
-// Campaign reads the campaign with id and its steps.
+// FindCampaignOf is the campaign whose options hold mark (a host's key,
+// as the campaign package writes it): its running one, else its newest.
+// None is ErrNoCampaign.
+func (d *DB) FindCampaignOf(ctx context.Context, mark string) (*Campaign, error) {
+	esc := strings.NewReplacer(`!`, `!!`, `%`, `!%`, `_`, `!_`).Replace(mark)
+	var id string
+	err := d.db.QueryRowContext(ctx, `SELECT id FROM campaigns WHERE options LIKE ? ESCAPE '!'
+		ORDER BY CASE WHEN state='running' THEN 0 ELSE 1 END, created DESC, id DESC LIMIT 1`, "%"+esc+"%").Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w of this host in %s", ErrNoCampaign, d.path)
+	}
+	if err != nil {
+		return nil, d.wrap(err)
+	}
+	return d.Campaign(ctx, id)
+}
+
+// Campaign reads the campaign with id and its steps, each field bounded
+// (MaxCampaignSteps, and the text bounds above).
 func (d *DB) Campaign(ctx context.Context, id string) (*Campaign, error) {
 	c := &Campaign{ID: id}
 	var created, updated string
-	err := d.db.QueryRowContext(ctx, `SELECT created, updated, label, via, seed, configs, options, base_cmdline,
-		start_boot_id, state, next_step, message, changes, restore_error FROM campaigns WHERE id=?`, id).Scan(
+	t, j := fmt.Sprint(maxCampaignText), fmt.Sprint(maxCampaignJSON)
+	err := d.db.QueryRowContext(ctx, `SELECT substr(created, 1, 64), substr(updated, 1, 64), substr(label, 1, `+t+`),
+		substr(via, 1, 64), seed, substr(configs, 1, `+j+`), substr(options, 1, `+j+`), substr(base_cmdline, 1, `+t+`),
+		substr(start_boot_id, 1, 256), substr(state, 1, 64), next_step, substr(message, 1, `+t+`), substr(changes, 1, `+j+`),
+		substr(restore_error, 1, `+t+`) FROM campaigns WHERE id=?`, id).Scan(
 		&created, &updated, &c.Label, &c.Via, &c.Seed, &c.Configs, &c.Options, &c.BaseCmdline,
 		&c.StartBootID, &c.State, &c.Next, &c.Message, &c.Changes, &c.RestoreError)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -248,8 +260,9 @@ func (d *DB) Campaign(ctx context.Context, id string) (*Campaign, error) {
 	if c.Updated, err = parseTime(updated); err != nil {
 		return nil, fmt.Errorf("campaign %s: updated: %w", id, err)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT idx, config, boot, status, attempts, from_boot_ids, boot_id,
-		verification, quiet, quiet_ms, run_id FROM campaign_steps WHERE campaign_id=? ORDER BY idx`, id)
+	rows, err := d.db.QueryContext(ctx, `SELECT idx, substr(config, 1, 256), boot, substr(status, 1, 64), attempts,
+		substr(from_boot_ids, 1, 2048), substr(boot_id, 1, 256), substr(verification, 1, 16384), substr(quiet, 1, 256),
+		quiet_ms, substr(run_id, 1, 256) FROM campaign_steps WHERE campaign_id=? ORDER BY idx LIMIT `+fmt.Sprint(MaxCampaignSteps+1), id)
 	if err != nil {
 		return nil, d.wrap(err)
 	}
@@ -279,5 +292,16 @@ func (d *DB) Campaign(ctx context.Context, id string) (*Campaign, error) {
 		s.QuietWait = time.Duration(quietMS) * time.Millisecond
 		c.Steps = append(c.Steps, s)
 	}
-	return c, d.wrap(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, d.wrap(err)
+	}
+	if len(c.Steps) > MaxCampaignSteps {
+		c.Steps = c.Steps[:MaxCampaignSteps]
+		var n int
+		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM campaign_steps WHERE campaign_id=?`, id).Scan(&n); err != nil {
+			return nil, d.wrap(err)
+		}
+		c.MoreSteps = n - MaxCampaignSteps
+	}
+	return c, nil
 }

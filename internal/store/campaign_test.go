@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 )
 
 // testCampaignRoundTrip (in the suite over both backends): a campaign and
-// its steps are stored and read back whole; one running campaign at a
-// time; unknown references refused.
+// its steps are stored and read back whole; many hosts' campaigns run at
+// once (which is whose is the campaign package's); a save makes the row and
+// its steps exactly the campaign (a deleted row is made again, extra steps
+// go); unknown references refused.
 func testCampaignRoundTrip(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, _ := openTemp(t)
@@ -30,9 +33,15 @@ func testCampaignRoundTrip(t *testing.T, openTemp opener) {
 	}
 	second := *c
 	second.ID = "20261130T230001-123456"
-	var active *ActiveCampaignError
-	if err := d.CreateCampaign(ctx, &second); !errors.As(err, &active) || active.ID != c.ID {
-		t.Fatalf("second running campaign: %v", err)
+	second.Options = `{"suite":"quick","machine":{"hostname":"b","key":"k_b"}}`
+	if err := d.CreateCampaign(ctx, &second); err != nil {
+		t.Fatalf("a second host's running campaign: %v", err)
+	}
+	if got, err := d.FindCampaignOf(ctx, `"key":"k_b"`); err != nil || got.ID != second.ID {
+		t.Fatalf("the campaign of host b: %v %v", got, err)
+	}
+	if _, err := d.FindCampaignOf(ctx, `"key":"k%"`); !errors.Is(err, ErrNoCampaign) {
+		t.Fatalf("a mark is not a pattern: %v", err)
 	}
 	c.Steps[0].Status, c.Steps[0].Attempts, c.Steps[0].FromBootIDs = "measured", 2, []string{"b0", "b1"}
 	c.Steps[0].BootID = "b2"
@@ -43,7 +52,7 @@ func testCampaignRoundTrip(t *testing.T, openTemp opener) {
 	if err := d.SaveCampaign(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.FindCampaign(ctx, "20261130")
+	got, err := d.FindCampaign(ctx, "20261130T230000")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +64,40 @@ func testCampaignRoundTrip(t *testing.T, openTemp opener) {
 	}
 	missing := *c
 	missing.ID = "gone"
-	if err := d.SaveCampaign(ctx, &missing); !errors.Is(err, ErrNoCampaign) {
-		t.Fatalf("save of an unknown campaign: %v", err)
+	if err := d.SaveCampaign(ctx, &missing); err != nil {
+		t.Fatalf("save of a campaign whose row was deleted: %v", err)
+	}
+	one := *c
+	one.Steps = c.Steps[:1]
+	if err := d.SaveCampaign(ctx, &one); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.Campaign(ctx, c.ID); err != nil || len(got.Steps) != 1 {
+		t.Fatalf("steps beyond the campaign's are removed: %v %v", got, err)
+	}
+}
+
+// TestCampaignStepsBounded: a campaign row with far more steps than any
+// sectax plans is read up to MaxCampaignSteps, the rest counted.
+func TestCampaignStepsBounded(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(ctx, t.TempDir()+"/s.db", Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	c := &Campaign{ID: "c1", Configs: "[]", State: "running"}
+	for i := 0; i < MaxCampaignSteps+500; i++ {
+		c.Steps = append(c.Steps, CampaignStep{Index: i, Config: "on", Boot: i + 1, Status: "pending"})
+	}
+	if err := d.SaveCampaign(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.db.ExecContext(ctx, `UPDATE campaigns SET message = ?`, strings.Repeat("x", 10<<20)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Campaign(ctx, "c1")
+	if err != nil || len(got.Steps) != MaxCampaignSteps || got.MoreSteps != 500 || len(got.Message) != maxCampaignText {
+		t.Fatalf("%d steps, %d more, message of %d bytes, %v", len(got.Steps), got.MoreSteps, len(got.Message), err)
 	}
 }

@@ -1,0 +1,344 @@
+package campaign
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/rootfs"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// PlanDir is where a host keeps the plans of its campaigns, below the
+// root: one root-only file per campaign (PlanDir/ID.json, 0600, in
+// folders sectax made or that only root may write). The plan is the
+// campaign's only source of instructions — what is measured, how it
+// reboots, what it changed and the bytes to put back; the store holds a
+// copy for status and the fleet, never read back as an instruction.
+const PlanDir = "var/lib/sectax/campaigns"
+
+// planSchema names the plan file's format.
+const planSchema = "sectax.campaign-plan/v1"
+
+// maxPlan bounds what is read of a plan file (a plan of MaxSteps steps
+// with a .wslconfig's original is far smaller).
+const maxPlan = 8 << 20
+
+// maxPlans bounds how many plan files a host's folder is searched for.
+const maxPlans = 1000
+
+// Machine is the machine a campaign belongs to: its hostname and a key
+// derived from /etc/machine-id and the hostname (the machine id itself is
+// not shared: systemd asks that it not leave the machine).
+type Machine struct {
+	Hostname string `json:"hostname"`
+	Key      string `json:"key"`
+}
+
+// Machine is the machine below the host's root.
+func (h *Host) Machine() Machine {
+	id, _ := h.readText("etc/machine-id")
+	name := sysinfo.Hostname(h.root())
+	sum := sha256.Sum256([]byte("sectax campaign\x00" + strings.TrimSpace(id) + "\x00" + name))
+	return Machine{Hostname: name, Key: hex.EncodeToString(sum[:16])}
+}
+
+// planFile is the plan as the host keeps it.
+type planFile struct {
+	Schema   string          `json:"schema"`
+	Machine  Machine         `json:"machine"`
+	Campaign *store.Campaign `json:"campaign"`
+}
+
+// PlanPath is the plan file of campaign id (a host path).
+func (h *Host) PlanPath(id string) string { return h.path(path.Join(PlanDir, id+".json")) }
+
+// writePlan writes the plan of rec below the root, through the rooted
+// file system: folders made 0700 where missing, never through a link,
+// never into a folder others may write.
+func (h *Host) writePlan(m Machine, rec *store.Campaign) error {
+	if err := checkID(rec.ID); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(planFile{Schema: planSchema, Machine: m, Campaign: rec}, "", "\t")
+	if err != nil {
+		return err
+	}
+	w, err := rootfs.OpenWrite(h.root())
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if _, err := w.MkdirAll(PlanDir, 0o700); err != nil {
+		return fmt.Errorf("cannot keep the campaign's plan in %s: %w (run as root)", h.path(PlanDir), err)
+	}
+	if err := w.WriteFile(path.Join(PlanDir, rec.ID+".json"), b, 0o600); err != nil {
+		return fmt.Errorf("cannot write the campaign's plan %s: %w (run as root)", h.PlanPath(rec.ID), err)
+	}
+	return nil
+}
+
+// removePlan removes the plan of a campaign whose start failed before
+// anything was changed.
+func (h *Host) removePlan(id string) {
+	if checkID(id) != nil {
+		return
+	}
+	if w, err := rootfs.OpenWrite(h.root()); err == nil {
+		w.Remove(path.Join(PlanDir, id+".json"))
+		w.Close()
+	}
+}
+
+// planFolder opens the root and checks the folders of PlanDir: a
+// missing folder is fs.ErrNotExist; a link or a folder others may write is
+// refused.
+func (h *Host) planFolder() (*rootfs.FS, error) {
+	w, err := rootfs.OpenWrite(h.root())
+	if err != nil {
+		return nil, err
+	}
+	if err := w.CheckFolders(PlanDir); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// readPlan reads the plan of campaign id on this host, refusing one made
+// on another machine.
+func (h *Host) readPlan(id string) (*planFile, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	w, err := h.planFolder()
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	return h.readPlanIn(w, id)
+}
+
+func (h *Host) readPlanIn(w *rootfs.FS, id string) (*planFile, error) {
+	rel := path.Join(PlanDir, id+".json")
+	fi, err := w.Lstat(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", h.PlanPath(id))
+	}
+	if !rootfs.Private(fi, 0o077) {
+		return nil, fmt.Errorf("%s is not a plan sectax wrote (owned by another user, or readable by others)", h.PlanPath(id))
+	}
+	b, err := w.ReadFileMax(rel, maxPlan+1)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxPlan {
+		return nil, fmt.Errorf("%s is larger than any plan sectax writes", h.PlanPath(id))
+	}
+	var p planFile
+	if err := json.Unmarshal(b, &p); err != nil || p.Schema != planSchema || p.Campaign == nil {
+		return nil, fmt.Errorf("%s is not a campaign plan sectax wrote", h.PlanPath(id))
+	}
+	if p.Campaign.ID != id {
+		return nil, fmt.Errorf("%s holds campaign %q", h.PlanPath(id), p.Campaign.ID)
+	}
+	if m := h.Machine(); p.Machine != m {
+		return nil, fmt.Errorf("the plan %s was made on another machine (%q), not this one (%q): not acted on", h.PlanPath(id), p.Machine.Hostname, m.Hostname)
+	}
+	return &p, nil
+}
+
+// plans are the ids of the campaigns this host keeps a plan of, oldest
+// first (ids begin with their start time).
+func (h *Host) plans() ([]string, error) {
+	w, err := h.planFolder()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	ents, err := w.ReadDir(PlanDir)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if ok && checkID(id) == nil && e.Type().IsRegular() {
+			ids = append(ids, id)
+		}
+		if len(ids) == maxPlans {
+			break
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// storeKey is what names one store, whatever the spelling of its
+// reference: a SQLite file's clean absolute path, or a PostgreSQL URL's
+// user, host, port and database (no password, no options).
+func storeKey(ref string) string {
+	if !store.IsURL(ref) {
+		return filepath.Clean(ref)
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	user := ""
+	if u.User != nil {
+		user = u.User.Username()
+	}
+	return "postgres://" + user + "@" + strings.ToLower(u.Host) + u.Path
+}
+
+// sameStore reports whether a campaign's store (from its plan) is the
+// store ref names ("": any).
+func sameStore(planned, ref string) bool {
+	return ref == "" || planned == "" || storeKey(planned) == storeKey(ref)
+}
+
+// runningHere is the running campaign of this host on the engine's store
+// ("" none), from the host's plans only: a campaign another host runs, or
+// a row someone put in the store, is never this host's.
+func (e *Engine) runningHere() (string, error) {
+	ids, err := e.Host.plans()
+	if err != nil {
+		return "", fmt.Errorf("cannot read this host's campaign plans: %w", err)
+	}
+	for _, id := range ids {
+		p, err := e.Host.readPlan(id)
+		if err != nil {
+			e.say("%v", err)
+			continue
+		}
+		if p.Campaign.State != Running {
+			continue
+		}
+		// A plan whose options do not decode is still this store's
+		// candidate: loading it says what is wrong.
+		var o Options
+		if json.Unmarshal([]byte(p.Campaign.Options), &o) == nil && !sameStore(o.DB, e.Store) {
+			continue
+		}
+		return id, nil
+	}
+	return "", nil
+}
+
+// lastHere is this host's newest campaign on the engine's store (nil
+// none).
+func (e *Engine) lastHere() *store.Campaign {
+	ids, _ := e.Host.plans()
+	for i := len(ids) - 1; i >= 0; i-- {
+		p, err := e.Host.readPlan(ids[i])
+		if err != nil {
+			continue
+		}
+		var o Options
+		if json.Unmarshal([]byte(p.Campaign.Options), &o) == nil && sameStore(o.DB, e.Store) {
+			return p.Campaign
+		}
+	}
+	return nil
+}
+
+// planned is the campaign of this host ref names: "" the running one on
+// the engine's store, else an id or a unique prefix of one among this
+// host's plans.
+func (e *Engine) planned(ref string) (string, error) {
+	if ref == "" {
+		id, err := e.runningHere()
+		if err == nil && id == "" {
+			err = fmt.Errorf("%w on this host (%s) in this store: name the campaign, 'sectax campaign abort ID'", ErrNotRunning, e.Host.Machine().Hostname)
+		}
+		return id, err
+	}
+	ids, err := e.Host.plans()
+	if err != nil {
+		return "", fmt.Errorf("cannot read this host's campaign plans: %w", err)
+	}
+	var match []string
+	for _, id := range ids {
+		if id == ref {
+			return id, nil
+		}
+		if strings.HasPrefix(id, ref) {
+			match = append(match, id)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], nil
+	case 0:
+		return "", fmt.Errorf("%w %q has a plan on this host (%s): nothing on this host was touched; a campaign is aborted on the host that runs it", store.ErrNoCampaign, ref, e.Host.Machine().Hostname)
+	}
+	return "", exit.Usagef("campaign %q is ambiguous on this host: %s; give more of the id", ref, strings.Join(match[:min(len(match), 10)], ", "))
+}
+
+// reconcile compares the store's copy of the campaign with this host's
+// plan and says, in one line, where they disagree: the plan is followed
+// and the copy is written again with the next transition.
+func (e *Engine) reconcile(ctx context.Context, rec *store.Campaign) {
+	got, err := e.DB.Campaign(ctx, rec.ID)
+	if err != nil {
+		e.say("campaign %s: the store has no readable copy (%v); this host's plan is followed and the copy written again", rec.ID, err)
+		return
+	}
+	want := storeCopy(rec)
+	var diff []string
+	for _, f := range []struct {
+		name string
+		a, b any
+	}{
+		{"label", want.Label, got.Label}, {"via", want.Via, got.Via}, {"seed", want.Seed, got.Seed},
+		{"configs", want.Configs, got.Configs}, {"options", want.Options, got.Options},
+		{"base_cmdline", want.BaseCmdline, got.BaseCmdline}, {"start_boot_id", want.StartBootID, got.StartBootID},
+		{"state", want.State, got.State}, {"next_step", want.Next, got.Next}, {"message", want.Message, got.Message},
+		{"changes", want.Changes, got.Changes}, {"restore_error", want.RestoreError, got.RestoreError},
+		{"steps", stepsKey(want.Steps), stepsKey(got.Steps)},
+	} {
+		if f.a != f.b {
+			diff = append(diff, f.name)
+		}
+	}
+	if len(got.Damage) > 0 || got.MoreSteps > 0 {
+		diff = append(diff, "steps")
+	}
+	if len(diff) > 0 {
+		e.say("campaign %s: the store's copy disagrees with this host's plan (%s): the plan is followed and the copy written again", rec.ID, strings.Join(slices.Compact(diff), ", "))
+	}
+}
+
+// stepsKey is steps as one comparable string (durations to the
+// millisecond the store keeps).
+func stepsKey(steps []store.CampaignStep) string {
+	var b strings.Builder
+	for _, s := range steps {
+		s.QuietWait = s.QuietWait.Truncate(time.Millisecond)
+		if len(s.FromBootIDs) == 0 {
+			s.FromBootIDs = nil
+		}
+		j, _ := json.Marshal(s)
+		b.Write(j)
+	}
+	return b.String()
+}

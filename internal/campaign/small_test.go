@@ -1,0 +1,86 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/store"
+)
+
+// TestStartChecksBeforeStoring: options start's own checks refuse (a
+// relative --wslconfig) are refused before anything is stored: no row, no
+// plan, and the next start is not blocked.
+func TestStartChecksBeforeStoring(t *testing.T) {
+	r := newRig(t)
+	_, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1, Seed: 7,
+		Options: Options{Suite: "quick", WSLConfig: "rel/.wslconfig", DB: r.dbPath}})
+	if err == nil || exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "absolute") {
+		t.Fatalf("start with a relative .wslconfig: %v", err)
+	}
+	if _, err := r.db.FindCampaign(context.Background(), ""); !errors.Is(err, store.ErrNoCampaign) {
+		t.Fatalf("a campaign was stored: %v", err)
+	}
+	if ids, _ := r.e.Host.plans(); len(ids) != 0 {
+		t.Fatalf("a plan was written: %v", ids)
+	}
+	r.start(1)
+}
+
+// TestResumeCommandQuoted: the command printed to run after a boot is
+// quoted for a shell (a PostgreSQL URL's '&').
+func TestResumeCommandQuoted(t *testing.T) {
+	got := ResumeCommand(Options{Exe: "/opt/my sectax/sectax", DB: "postgres://u@h/d?sslmode=disable&passfile=/etc/sectax/p"})
+	want := `'/opt/my sectax/sectax' --db 'postgres://u@h/d?sslmode=disable&passfile=/etc/sectax/p' campaign resume`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestWritesStayBelowRoot: a linked etc/systemd (or a linked plan folder)
+// makes start refuse, writing nothing outside the root; an existing
+// folder's mode is left as it was.
+func TestWritesStayBelowRoot(t *testing.T) {
+	for _, linked := range []string{"etc/systemd", "var/lib/sectax"} {
+		t.Run(linked, func(t *testing.T) {
+			r := newRig(t)
+			r.m.write("proc/1/comm", "systemd")
+			out := t.TempDir()
+			os.MkdirAll(filepath.Dir(filepath.Join(r.m.root, linked)), 0o755)
+			if err := os.Symlink(out, filepath.Join(r.m.root, linked)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1, Seed: 7,
+				Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
+			if err == nil {
+				t.Fatal("start wrote through a linked folder")
+			}
+			if ents, _ := os.ReadDir(out); len(ents) != 0 {
+				t.Fatalf("written outside the root: %v", ents)
+			}
+		})
+	}
+	r := newRig(t)
+	r.m.write("proc/1/comm", "systemd")
+	os.MkdirAll(filepath.Join(r.m.root, "etc/systemd/system"), 0o755)
+	os.Chmod(filepath.Join(r.m.root, "etc/systemd/system"), 0o755)
+	c := r.start(1)
+	if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(filepath.Join(r.m.root, "etc/systemd/system")); fi.Mode().Perm() != 0o755 {
+		t.Fatalf("the unit folder's mode changed: %v", fi.Mode())
+	}
+	fi, err := os.Stat(r.e.Host.PlanPath(c.ID))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("plan: %v %v", fi, err)
+	}
+	if di, _ := os.Stat(filepath.Dir(r.e.Host.PlanPath(c.ID))); di.Mode().Perm() != 0o700 {
+		t.Fatalf("plan folder: %v", di.Mode())
+	}
+}
