@@ -42,6 +42,17 @@ func (e *cliEnv) run(args ...string) (int, string, string) {
 	return code, clean(out.String()), clean(errb.String())
 }
 
+// reportSheet is report's html.css, the style sheet of every page, which
+// HTML goldens hold as one line (testutil.PageForGolden).
+func reportSheet(t testing.TB) string {
+	t.Helper()
+	sheet, err := os.ReadFile(filepath.Join("..", "report", "html.css"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(sheet)
+}
+
 // golden runs args and compares exit code, stdout and stderr with
 // testdata/cli/name.golden.
 func (e *cliEnv) golden(name string, args ...string) string {
@@ -50,11 +61,7 @@ func (e *cliEnv) golden(name string, args ...string) string {
 	out := stdout
 	if strings.HasSuffix(name, "-html") {
 		// report tests the charts and the style sheet
-		sheet, err := os.ReadFile(filepath.Join("..", "report", "html.css"))
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		out = string(testutil.PageForGolden(e.t, []byte(stdout), "html.css", string(sheet)))
+		out = string(testutil.PageForGolden(e.t, []byte(stdout), "html.css", reportSheet(e.t)))
 	}
 	got := "$ sectax " + strings.ReplaceAll(strings.Join(args, " "), e.dir, "$TMP") + "\n" +
 		"exit " + strconv.Itoa(code) + "\n--- stdout\n" + out + "--- stderr\n" + stderr

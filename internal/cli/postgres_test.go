@@ -14,6 +14,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/pgtest"
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -166,7 +167,11 @@ func TestFleet(t *testing.T) {
 	e.golden("fleet-bad-format", "fleet", "--format", "yaml")
 	for ext, format := range map[string]string{"txt": "text", "md": "md", "html": "html"} {
 		want, _ := os.ReadFile(filepath.Join("..", "report", "testdata", "fleet."+ext))
-		if _, out, _ := e.run("fleet", "--format", format); out != string(want) {
+		_, out, _ := e.run("fleet", "--format", format)
+		if format == "html" {
+			out = string(testutil.PageForGolden(t, []byte(out), "html.css", reportSheet(t)))
+		}
+		if out != string(want) {
 			t.Errorf("fleet --format %s differs from report's golden:\n%s", format, cmp.Diff(string(want), out))
 		}
 	}
