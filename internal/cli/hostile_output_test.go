@@ -251,11 +251,15 @@ func TestHostileOutput(t *testing.T) {
 	// in one safe line.
 	var docs []map[string]any
 	b, _ := os.ReadFile("testdata/runs.json")
-	json.Unmarshal(b, &docs)
-	if len(docs) == 0 {
+	for dec := json.NewDecoder(bytes.NewReader(b)); ; {
 		var doc map[string]any
-		json.Unmarshal(b, &doc)
-		docs = []map[string]any{doc}
+		if dec.Decode(&doc) != nil {
+			break
+		}
+		docs = append(docs, doc)
+	}
+	if len(docs) != 3 {
+		t.Fatalf("runs.json: %d documents", len(docs))
 	}
 	for _, d := range docs {
 		for k, v := range d {
@@ -461,4 +465,86 @@ func withoutCodeSpans(line string) string {
 		line = rest[j+n:]
 	}
 	return b.String()
+}
+
+// TestImportRefusesControlsEverywhere: a control character in any text
+// of a run document — every string of testdata/runs.json's first run, the
+// environment's included — makes import refuse the file in one line that
+// names the field, stores nothing and echoes nothing raw.
+func TestImportRefusesControlsEverywhere(t *testing.T) {
+	b, err := os.ReadFile("testdata/runs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first any // runs.json is a stream of documents: the first
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&first); err != nil {
+		t.Fatalf("runs.json: %v", err)
+	}
+	b, _ = json.Marshal(first)
+	docs := []any{first}
+	type leaf struct {
+		path []any // keys and indexes
+		name string
+	}
+	var leaves []leaf
+	var walk func(v any, path []any)
+	walk = func(v any, path []any) {
+		switch x := v.(type) {
+		case string:
+			leaves = append(leaves, leaf{slices.Clone(path), fmt.Sprint(path[len(path)-1])})
+		case []any:
+			for i, e := range x {
+				walk(e, append(path, i))
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(e, append(path, k))
+			}
+		}
+	}
+	walk(docs[0], nil)
+	if len(leaves) < 20 {
+		t.Fatalf("only %d text fields", len(leaves))
+	}
+	dir := t.TempDir()
+	t.Setenv("SECTAX_DB", filepath.Join(dir, "sectax.db"))
+	for i, l := range leaves {
+		if l.name == "schema" || l.name == "started" || l.name == "finished" {
+			continue // refused before any text is read: tested by store
+		}
+		var doc any
+		json.Unmarshal(b, &doc)
+		v := doc
+		for _, k := range l.path[:len(l.path)-1] {
+			switch k := k.(type) {
+			case string:
+				v = v.(map[string]any)[k]
+			case int:
+				v = v.([]any)[k]
+			}
+		}
+		switch k := l.path[len(l.path)-1].(type) {
+		case string:
+			m := v.(map[string]any)
+			m[k] = m[k].(string) + "\x1b]52;c;cHduZWQ=\a"
+		case int:
+			s := v.([]any)
+			s[k] = s[k].(string) + "\x1b]52;c;cHduZWQ=\a"
+		}
+		out, _ := json.Marshal(doc)
+		file := filepath.Join(dir, fmt.Sprintf("doc%d.json", i))
+		os.WriteFile(file, out, 0o644)
+		stdout, stderr, code := sectax(t, fixedDeps(nil), "import", file)
+		if code != ExitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, l.name) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line naming %s", l.path, code, stdout, stderr, l.name)
+		}
+		if p := checkHostile("stderr", "", stderr); len(p) > 0 {
+			t.Errorf("%v: %s", l.path, p[0])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sectax.db")); err == nil {
+		if out, _, _ := sectax(t, fixedDeps(nil), "list"); out != "" {
+			t.Errorf("a refused import stored runs:\n%s", out)
+		}
+	}
 }
