@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -415,6 +416,28 @@ func checkHostile(what, format, s string) (problems []string) {
 			}
 		}
 	case "md":
+		// Every row of a table has its header's number of cell
+		// boundaries: no foreign | or line break split a cell.
+		header := -1
+		for _, line := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(line, "|") {
+				header = -1
+				continue
+			}
+			n := 0
+			for i := 0; i < len(line); i++ {
+				if line[i] == '\\' {
+					i++
+				} else if line[i] == '|' {
+					n++
+				}
+			}
+			if header < 0 {
+				header = n
+			} else if n != header {
+				bad("Markdown table row with %d boundaries, its header %d: %q", n, header, line)
+			}
+		}
 		for _, line := range strings.Split(s, "\n") {
 			line = withoutCodeSpans(line)
 			if strings.Contains(line, "](http://evil)") && !strings.Contains(line, `\](http://evil)`) {
@@ -422,6 +445,14 @@ func checkHostile(what, format, s string) (problems []string) {
 			}
 			if strings.Contains(line, "<b>") {
 				bad("Markdown line holds raw HTML: %q", line)
+			}
+		}
+	case "prometheus":
+		if path, err := exec.LookPath("promtool"); err == nil {
+			cmd := exec.Command(path, "check", "metrics")
+			cmd.Stdin = strings.NewReader(s)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				bad("promtool check metrics: %v: %s", err, out)
 			}
 		}
 	case "json":
