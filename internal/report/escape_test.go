@@ -250,3 +250,35 @@ func TestCSVFormulaInjection(t *testing.T) {
 		t.Errorf("json does not escape the C1 and bidi characters")
 	}
 }
+
+// TestPlainTextDocuments: the plain-text documents of a run (sectax run's
+// table, crosscheck's) pass the one sanitiser as a whole: a run whose
+// every text holds escapes prints none raw.
+func TestPlainTextDocuments(t *testing.T) {
+	a, _ := runSides()
+	r := *a.Runs[0]
+	bad := "x\x1b]52;c;cHduZWQ=\a\u009b\u202e"
+	r.Label, r.Suite, r.Engine, r.CPUs = bad, bad, bad, bad
+	r.Notes = []string{bad}
+	r.Results = slices.Clone(r.Results)
+	r.Results[0].Workload = bad
+	r.Results[0].Warnings = []string{bad}
+	for name, f := range map[string]func(*bytes.Buffer) error{
+		"run":        func(b *bytes.Buffer) error { return RunText(b, &r) },
+		"crosscheck": func(b *bytes.Buffer) error { return CrosscheckText(b, &r) },
+	} {
+		var b bytes.Buffer
+		if err := f(&b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, c := range b.String() {
+			if c != '\n' && c != '\t' && unsafeRune(c) {
+				t.Errorf("%s: raw %U in\n%s", name, c, b.String())
+				break
+			}
+		}
+		if !strings.Contains(b.String(), `x\x1b]52;c;cHduZWQ=\x07\u009b\u202e`) {
+			t.Errorf("%s: the escaped text is not shown:\n%s", name, b.String())
+		}
+	}
+}
