@@ -193,9 +193,6 @@ type surface struct {
 // no control character but line breaks and tabs (in the formats that lay
 // out with them), and no CSV text cell that a spreadsheet would run.
 func TestHostileOutput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measures a tiny campaign")
-	}
 	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
 	db := os.Getenv("SECTAX_DB")
 
