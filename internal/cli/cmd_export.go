@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -84,7 +87,7 @@ vulnerable machine is a value, not an error (docs/fleet.md).`,
 			if err != nil {
 				return err
 			}
-			return finish(store.WriteDocs(w, docs, store.Format(format)))
+			return finish(report.WriteSafeJSON(w, func(w io.Writer) error { return store.WriteDocs(w, docs, store.Format(format)) }))
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json (an array of documents)|jsonl (one document per line)|prometheus (node_exporter textfile)")

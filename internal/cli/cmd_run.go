@@ -348,9 +348,10 @@ func removeStaleTemps(g *Globals) {
 	}
 }
 
-// notice prints a line to stderr unless -q.
+// notice prints a line to stderr unless -q, through the one sanitiser
+// (it may quote a stored field or a file below --root).
 func (g *Globals) notice(format string, a ...any) {
 	if !g.Quiet {
-		fmt.Fprintf(g.stderr, "sectax: "+format+"\n", a...)
+		io.WriteString(g.stderr, "sectax: "+report.Notice(fmt.Sprintf(format, a...))+"\n")
 	}
 }

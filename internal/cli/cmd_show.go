@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
@@ -34,7 +36,7 @@ every sample.`,
 				return err
 			}
 			if g.Format == "json" {
-				return finish(store.WriteDocs(w, []store.Doc{doc}, store.FormatSingle))
+				return finish(report.WriteSafeJSON(w, func(w io.Writer) error { return store.WriteDocs(w, []store.Doc{doc}, store.FormatSingle) }))
 			}
 			env, err := db.Env(ctx, id)
 			if err != nil {

@@ -127,7 +127,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	}
 	code := exitCode(ctx, err)
 	if msg := err.Error(); msg != "" {
-		line := fmt.Sprintf("sectax: %s\n", oneLine(msg))
+		line := fmt.Sprintf("sectax: %s\n", report.ErrorLine(msg))
 		if code != ExitInterrupted {
 			io.WriteString(stderr, line)
 		} else {
@@ -142,11 +142,6 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		}
 	}
 	return code
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
 
 func newRootCmd(g *Globals) *cobra.Command {

@@ -63,9 +63,7 @@ var TestOnly = []string{"internal/testutil", "internal/proctest", "internal/stor
 var Owners = []Owner{
 	{Import: "os/exec", Owner: "internal/child"},
 	{Call: "os.OpenRoot(", Owner: "internal/rootfs"},
-	// TODO(issue 29): campaign's state file moves onto userfile.Replace
-	// (campaign is being reworked beside this change); then drop Except.
-	{Call: "os.CreateTemp(", Owner: "internal/userfile", Except: []string{"internal/campaign/machine.go"}},
+	{Call: "os.CreateTemp(", Owner: "internal/userfile"},
 }
 
 // Owner is one door and the package that owns it (workload, the last

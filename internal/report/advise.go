@@ -11,6 +11,10 @@ import (
 
 // AdviceText writes the text of 'sectax advise'.
 func AdviceText(w io.Writer, a *advise.Advice) error {
+	return plainText(w, func(w io.Writer) error { return adviceText(w, a) })
+}
+
+func adviceText(w io.Writer, a *advise.Advice) error {
 	ew := &errWriter{w: w}
 	p := a.Platform
 	fmt.Fprintf(ew, "Target: %s\n", targetLabel(a.Target))
@@ -153,6 +157,10 @@ func orNothing(s string) string {
 
 // VerificationText writes the text of 'sectax verify'.
 func VerificationText(w io.Writer, v *advise.Verification) error {
+	return plainText(w, func(w io.Writer) error { return verificationText(w, v) })
+}
+
+func verificationText(w io.Writer, v *advise.Verification) error {
 	ew := &errWriter{w: w}
 	verdict := "MET"
 	if !v.Holds {

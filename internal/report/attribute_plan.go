@@ -13,6 +13,10 @@ import (
 // parameter that turns each off, then every configuration with the files
 // it is expected to change and why a parameter will have no effect.
 func PlanText(w io.Writer, p *attribute.Plan) error {
+	return plainText(w, func(w io.Writer) error { return planText(w, p) })
+}
+
+func planText(w io.Writer, p *attribute.Plan) error {
 	fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line: %s\n\n", p.Kernel, p.Cmdline)
 	if len(p.Active) == 0 {
 		fmt.Fprintln(w, "no active mitigation that a parameter turns off")

@@ -13,6 +13,10 @@ import (
 // per workload and control, with the change of the median when the control
 // is on, its interval and p-value, then what the kernel offers.
 func ProbesText(w io.Writer, rep *attribute.ProbeReport) error {
+	return plainText(w, func(w io.Writer) error { return probesText(w, rep) })
+}
+
+func probesText(w io.Writer, rep *attribute.ProbeReport) error {
 	fmt.Fprintln(w, strings.Join(append([]string{"per-task speculation controls, one boot"}, probesOf(rep, termSafe)...), ", "))
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

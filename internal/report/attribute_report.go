@@ -14,14 +14,18 @@ import (
 // leave-one-out part with its interval and share, the interaction, the
 // waterfall and the other configurations.
 func AttributionText(w io.Writer, a *attribute.Attribution) error {
+	return plainText(w, func(w io.Writer) error { return attributionText(w, a) })
+}
+
+func attributionText(w io.Writer, a *attribute.Attribution) error {
 	fmt.Fprintln(w, Headlined(a.Headline, "attribution of the tax to mitigations (tax: how much slower on is than the configuration)"))
 	var cfgs []string
 	for _, c := range a.Configs {
-		cfgs = append(cfgs, fmt.Sprintf("%s (%s, %s)", c.Name, attrPlural(c.Runs, "run"), attrPlural(c.Boots, "boot")))
+		cfgs = append(cfgs, fmt.Sprintf("%s (%s, %s)", termSafe(c.Name), attrPlural(c.Runs, "run"), attrPlural(c.Boots, "boot")))
 	}
 	fmt.Fprintf(w, "configurations: %s\n", strings.Join(cfgs, ", "))
 	for _, wl := range a.Workloads {
-		fmt.Fprintf(w, "\n%s %s (%s)\n", wl.Workload, wl.Params, wl.Metric)
+		fmt.Fprintf(w, "\n%s %s (%s)\n", termSafe(wl.Workload), termSafe(wl.Params), termSafe(wl.Metric))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  configuration\ttax\t95% interval\tp\tshare of total\t")
 		if wl.Total != nil {
@@ -32,7 +36,7 @@ func AttributionText(w io.Writer, a *attribute.Attribution) error {
 			if p.SharePct != nil {
 				share = fmt.Sprintf("%.0f%%", *p.SharePct)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t\n", p.Config, attrTax(p.Effect), attrCI(p.Effect), probeP(p.P), share)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t\n", termSafe(p.Config), attrTax(p.Effect), attrCI(p.Effect), probeP(p.P), share)
 		}
 		if len(wl.Parts) > 0 {
 			fmt.Fprintf(tw, "  sum of parts\t%s\t\t\t\t\n", stats.FormatPct(wl.SumParts))
@@ -45,20 +49,20 @@ func AttributionText(w io.Writer, a *attribute.Attribution) error {
 			fmt.Fprintf(tw, "  interaction\t%s\t\t\t%s\t\n", stats.FormatPct(*wl.Interaction), share)
 		}
 		for _, e := range wl.Others {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t\t\n", e.Config, attrTax(e), attrCI(e), probeP(e.P))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t\t\n", termSafe(e.Config), attrTax(e), attrCI(e), probeP(e.P))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		for _, p := range wl.Parts {
 			if p.Expected != "" {
-				fmt.Fprintf(w, "  %s, expected (knowledge base): %s\n", p.Config, p.Expected)
+				fmt.Fprintf(w, "  %s, expected (knowledge base): %s\n", termSafe(p.Config), termSafe(p.Expected))
 			}
 		}
 		if len(wl.Waterfall) > 1 {
 			var steps []string
 			for _, s := range wl.Waterfall[1:] {
-				steps = append(steps, fmt.Sprintf("%s %s", s.Config, stats.FormatPct(s.StepPct)))
+				steps = append(steps, fmt.Sprintf("%s %s", termSafe(s.Config), stats.FormatPct(s.StepPct)))
 			}
 			fmt.Fprintf(w, "  waterfall from on: %s\n", strings.Join(steps, " → "))
 		}

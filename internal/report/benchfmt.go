@@ -126,6 +126,7 @@ func writeResult(buf *bufio.Writer, bw *benchfmt.Writer, cfg map[string]string, 
 	seen := map[string]bool{}
 	for i, m := range res.Metrics {
 		unit, scale := benchUnit(m)
+		unit = termSafe(unit) // a stored unit may hold anything
 		if seen[unit] {
 			unit = strings.ReplaceAll(m.Name, "_", "-") + "-" + unit
 		}

@@ -23,7 +23,7 @@ func accel(rep *compare.Report) string {
 	if rep.Lab == nil {
 		return "none"
 	}
-	return rep.Lab.Accel
+	return csvCell(rep.Lab.Accel)
 }
 
 // f renders a number unscaled; a value that is not finite (the change from
@@ -53,9 +53,11 @@ var CSVSidesHeader = append([]string{"baseline", "side"}, CSVHeader...)
 // verdict are judged on p_adjusted. ratio_lo and ratio_hi bound the
 // interval of B/A; accel says how the runs were measured ("tcg": emulated,
 // timings are not hardware costs). Text fields have control characters
-// escaped (\xNN). Three or more sides are in long form (CSVSidesHeader):
-// one row per side, workload and metric, in side order, p_adjusted
-// corrected over every side together.
+// escaped (\xNN), and one that a spreadsheet would run as a formula (=,
+// +, -, @ first) begins with a single quote; numbers are as they are.
+// Three or more sides are in long form (CSVSidesHeader): one row per
+// side, workload and metric, in side order, p_adjusted corrected over
+// every side together.
 func CSV(w io.Writer, c *compare.Comparison) error {
 	pair := c.Pair() != nil
 	cw := csv.NewWriter(w)
@@ -69,7 +71,7 @@ func CSV(w io.Writer, c *compare.Comparison) error {
 	for _, rep := range c.Comparisons {
 		var sides []string
 		if !pair {
-			sides = []string{termSafe(rep.A.Ref), termSafe(rep.B.Ref)}
+			sides = []string{csvCell(rep.A.Ref), csvCell(rep.B.Ref)}
 		}
 		for _, wl := range rep.Workloads {
 			for _, m := range wl.Metrics {
@@ -98,8 +100,8 @@ func csvRow(wl compare.Workload, m compare.Metric) []string {
 	if m.RatioInterval != nil {
 		rlo, rhi = f(m.RatioInterval.Lo), f(m.RatioInterval.Hi)
 	}
-	return []string{termSafe(wl.ID), termSafe(wl.ParamsKey), termSafe(wl.Engine), strconv.FormatBool(wl.Control),
-		termSafe(m.Name), termSafe(m.Unit), termSafe(string(m.Better)),
+	return []string{csvCell(wl.ID), csvCell(wl.ParamsKey), csvCell(wl.Engine), strconv.FormatBool(wl.Control),
+		csvCell(m.Name), csvCell(m.Unit), csvCell(string(m.Better)),
 		f(m.A.Center), alo, ahi, strconv.Itoa(m.A.N), f(m.B.Center), blo, bhi, strconv.Itoa(m.B.N),
 		f(m.ChangePct), f(m.Speedup), p, alpha, sig, m.Verdict, padj, m.Role, rlo, rhi}
 }

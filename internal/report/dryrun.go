@@ -28,6 +28,10 @@ func estimateText(e plan.Estimate) string {
 // is changed on this machine and how it is put back, how resume happens,
 // and the estimate.
 func CampaignPreview(w io.Writer, p *campaign.Preview) error {
+	return plainText(w, func(w io.Writer) error { return campaignPreview(w, p) })
+}
+
+func campaignPreview(w io.Writer, p *campaign.Preview) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, DryRunLine)
 	fmt.Fprintln(ew)
@@ -72,6 +76,10 @@ func CampaignPreview(w io.Writer, p *campaign.Preview) error {
 // accelerator, each boot with its label, kernel command line and QEMU
 // command line, and the estimate.
 func LabPreview(w io.Writer, p *lab.Preview) error {
+	return plainText(w, func(w io.Writer) error { return labPreview(w, p) })
+}
+
+func labPreview(w io.Writer, p *lab.Preview) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, DryRunLine)
 	fmt.Fprintln(ew)

@@ -28,7 +28,7 @@ func EnvSummary(s *sysinfo.Snapshot) string {
 	}
 	b.WriteString("; ")
 	b.WriteString(platform(s))
-	return b.String()
+	return termSafe(b.String())
 }
 
 // platform says what the machine runs on, briefly.
@@ -54,6 +54,10 @@ func platform(s *sysinfo.Snapshot) string {
 // EnvText writes the text of 'sectax env': one summary line, then a
 // section per part of the snapshot.
 func EnvText(w io.Writer, s *sysinfo.Snapshot) error {
+	return plainText(w, func(w io.Writer) error { return envText(w, s) })
+}
+
+func envText(w io.Writer, s *sysinfo.Snapshot) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, EnvSummary(s))
 	fmt.Fprintf(ew, "Mode %s: %s\n", s.MitigationMode, s.MitigationModeReason)

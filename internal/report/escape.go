@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"strings"
 
 	"github.com/sectax/sectax/internal/safetext"
@@ -78,3 +79,33 @@ func code(s string) string {
 // codeCell is code for a table cell: a | would end the cell even inside a
 // code span, so it is escaped (GitHub shows it as |).
 func codeCell(s string) string { return strings.ReplaceAll(code(s), "|", `\|`) }
+
+// csvCell is a text cell of a CSV file: escaped, and a formula neutralised
+// (safetext.Cell). Numbers are not passed through it.
+func csvCell(s string) string { return safetext.Cell(s) }
+
+// plainText lays out a plain-text document (one without colour) through
+// the one sanitiser as a whole: render writes it, and what reaches w has
+// no control character but line breaks and tabs (safetext.Text). The
+// renderers also escape each foreign field (termSafe), so that a line
+// break in one cannot forge a line; this is the net under them.
+func plainText(w io.Writer, render func(w io.Writer) error) error {
+	var b strings.Builder
+	err := render(&b)
+	if _, werr := io.WriteString(w, safetext.Text(b.String())); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// ErrorLine is the one line of an error message: line breaks and runs of
+// space folded into one space, and what is left of the control characters
+// escaped, since an error may quote a stored field, an imported document
+// or a file below --root.
+func ErrorLine(msg string) string { return termSafe(strings.Join(strings.Fields(msg), " ")) }
+
+// Notice is a notice or status line the CLI prints to standard error:
+// what it quotes from a store, a document or a file below --root has its
+// control characters escaped; its own line breaks and tabs are kept
+// (safetext.Text).
+func Notice(s string) string { return safetext.Text(s) }

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -196,6 +197,88 @@ func markdownCells(t *testing.T, md string, counts ...int) {
 		}
 		if !slices.Contains(counts, cells) {
 			t.Errorf("md: table row with %d separators: %q", cells, l)
+		}
+	}
+}
+
+// TestCSVFormulaInjection: a text cell a spreadsheet would run (=, +, -,
+// @ first) begins with a single quote, as OWASP advises; the numbers,
+// negative ones too, stay numbers; a C1 control or bidi override in a
+// JSON string is written \uXXXX and decodes to the same text.
+func TestCSVFormulaInjection(t *testing.T) {
+	a, b := runSides()
+	for _, r := range append(append([]*run.Run{}, a.Runs...), b.Runs...) {
+		r.Results[0].Workload = `=HYPERLINK("http://evil","x")`
+		r.Results[0].Metrics[0].Unit = "+cmd|' /C calc'!A0"
+		r.Results[0].Metrics[1].Name = "@SUM(1+1)"
+		r.Results[1].Workload = "-2+3\u009b\u202e"
+	}
+	c := comparison(t, a, b)
+	out := allFormats(t, c)
+	rows, err := csv.NewReader(strings.NewReader(out["csv"])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return slices.Index(CSVHeader, name) }
+	negative := 0
+	for _, r := range rows[1:] {
+		for i, cell := range r {
+			if cell != "" && strings.ContainsRune("=+-@", rune(cell[0])) {
+				if _, err := strconv.ParseFloat(cell, 64); err != nil {
+					t.Errorf("column %s: %q is a formula", CSVHeader[i], cell)
+				}
+			}
+		}
+		if strings.HasPrefix(r[col("change_pct")], "-") {
+			negative++
+		}
+	}
+	if negative == 0 {
+		t.Errorf("no negative change_pct left as a number:\n%s", out["csv"])
+	}
+	for _, want := range []string{`'=HYPERLINK(""http://evil"",""x"")`, `'+cmd|' /C calc'!A0`, `'@SUM(1+1)`, `'-2+3\u009b\u202e`} {
+		if !strings.Contains(out["csv"], want) {
+			t.Errorf("CSV lacks the neutralised %s:\n%s", want, out["csv"])
+		}
+	}
+	for _, r := range out["json"] {
+		if unsafeRune(r) && r != '\n' {
+			t.Fatalf("json holds %U raw", r)
+		}
+	}
+	if !strings.Contains(out["json"], `-2+3\u009b\u202e`) {
+		t.Errorf("json does not escape the C1 and bidi characters")
+	}
+}
+
+// TestPlainTextDocuments: the plain-text documents of a run (sectax run's
+// table, crosscheck's) pass the one sanitiser as a whole: a run whose
+// every text holds escapes prints none raw.
+func TestPlainTextDocuments(t *testing.T) {
+	a, _ := runSides()
+	r := *a.Runs[0]
+	bad := "x\x1b]52;c;cHduZWQ=\a\u009b\u202e"
+	r.Label, r.Suite, r.Engine, r.CPUs = bad, bad, bad, bad
+	r.Notes = []string{bad}
+	r.Results = slices.Clone(r.Results)
+	r.Results[0].Workload = bad
+	r.Results[0].Warnings = []string{bad}
+	for name, f := range map[string]func(*bytes.Buffer) error{
+		"run":        func(b *bytes.Buffer) error { return RunText(b, &r) },
+		"crosscheck": func(b *bytes.Buffer) error { return CrosscheckText(b, &r) },
+	} {
+		var b bytes.Buffer
+		if err := f(&b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, c := range b.String() {
+			if c != '\n' && c != '\t' && unsafeRune(c) {
+				t.Errorf("%s: raw %U in\n%s", name, c, b.String())
+				break
+			}
+		}
+		if !strings.Contains(b.String(), `x\x1b]52;c;cHduZWQ=\x07\u009b\u202e`) {
+			t.Errorf("%s: the escaped text is not shown:\n%s", name, b.String())
 		}
 	}
 }

@@ -17,6 +17,10 @@ import (
 // command line and in the vulnerability files; compare's warnings, each
 // once, at the end.
 func LabMatrix(w io.Writer, m *lab.Matrix) error {
+	return plainText(w, func(w io.Writer) error { return labMatrix(w, m) })
+}
+
+func labMatrix(w io.Writer, m *lab.Matrix) error {
 	for _, h := range m.Headline {
 		if _, err := fmt.Fprintln(w, h); err != nil {
 			return err

@@ -71,10 +71,13 @@ func ListText(w io.Writer, rows []ListRow, color bool) error {
 	return t.Write(w, color)
 }
 
-// Clip cuts s to at most max characters, the last of them an ellipsis, so
-// that no stored field (an import is checked, an old database may not
-// have been) makes list or show print more than a screenful.
+// Clip makes a stored field one safe line (termSafe: a control character
+// becomes \xNN) and cuts it to at most max characters, the last of them an
+// ellipsis, so that no stored field (an import is checked, an old database
+// or another writer of a shared store may not have been) reaches the
+// terminal raw or makes list or show print more than a screenful.
 func Clip(s string, max int) string {
+	s = termSafe(s)
 	if len(s) <= max || utf8.RuneCountInString(s) <= max {
 		return s
 	}

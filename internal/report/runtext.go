@@ -15,6 +15,10 @@ import (
 // per metric with its median, 95% interval (or min–max) and sample count,
 // then the notes, warnings and failures.
 func RunText(w io.Writer, r *run.Run) error {
+	return plainText(w, func(w io.Writer) error { return runText(w, r) })
+}
+
+func runText(w io.Writer, r *run.Run) error {
 	fmt.Fprintf(w, "run %s", r.ID)
 	if r.Label != "" {
 		fmt.Fprintf(w, "  label %s", r.Label)
@@ -109,6 +113,10 @@ func summarizeRun(xs []float64) runSummary {
 // CrosscheckText is the text of 'sectax crosscheck': it pairs each native result with the perf result of the
 // same workload and parameters.
 func CrosscheckText(w io.Writer, r *run.Run) error {
+	return plainText(w, func(w io.Writer) error { return crosscheckText(w, r) })
+}
+
+func crosscheckText(w io.Writer, r *run.Run) error {
 	fmt.Fprintf(w, "crosscheck: native vs %s, suite %s", r.PerfVersion, r.Suite)
 	if r.CPUs != "" {
 		fmt.Fprintf(w, ", pinned to CPUs %s", r.CPUs)

@@ -15,6 +15,10 @@ import (
 // each metric's median with its interval; measuring is the pid holding
 // the store's run lock (0: none).
 func ShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) error {
+	return plainText(w, func(w io.Writer) error { return showText(w, r, env, measuring) })
+}
+
+func showText(w io.Writer, r *run.Run, env map[string]any, measuring int) error {
 	var b strings.Builder
 	get := func(path string) string {
 		v, _ := compare.Lookup(env, path)
@@ -29,7 +33,7 @@ func ShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) error 
 	}
 	fmt.Fprintf(&b, "run %s\n", Clip(r.ID, run.MaxIDBytes))
 	fmt.Fprintf(&b, "  label        %s\n", Dash(Clip(r.Label, run.MaxLabelBytes)))
-	status := string(r.Status)
+	status := Clip(string(r.Status), 32)
 	if r.Status == run.StatusRunning {
 		if measuring == 0 {
 			status += " (cut short: no sectax run holds the lock; the finished samples are kept)"

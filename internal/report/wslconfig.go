@@ -15,6 +15,10 @@ func WSLConfigJSON(w io.Writer, s *wslconfig.Shown) error { return WriteJSON(w, 
 // was found, the kernelCommandLine WSL uses, the warnings and the lines
 // that make edits refuse the file.
 func WSLConfigText(w io.Writer, s *wslconfig.Shown) error {
+	return plainText(w, func(w io.Writer) error { return wSLConfigText(w, s) })
+}
+
+func wSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "file:     %s\nfound by: %s\n", s.Path, s.Source)
 	switch {

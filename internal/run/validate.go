@@ -1,11 +1,17 @@
 package run
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sectax/sectax/internal/safetext"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // Limits of a run document. They are far above anything sectax writes and
@@ -89,7 +95,8 @@ func checkRef(s string, max int) error {
 }
 
 // checkText refuses invalid UTF-8, control characters (newline, tab and
-// carriage return too unless multiline) and more than max bytes.
+// carriage return too unless multiline), the bidirectional overrides,
+// isolates and marks (safetext.Unsafe) and more than max bytes.
 func checkText(s string, max int, multiline bool) error {
 	if len(s) > max {
 		return fmt.Errorf("%d bytes long, more than the limit of %d", len(s), max)
@@ -103,6 +110,9 @@ func checkText(s string, max int, multiline bool) error {
 		}
 		if unicode.IsControl(c) || c == '\u2028' || c == '\u2029' {
 			return fmt.Errorf("%s holds the control character %U", quote(s), c)
+		}
+		if safetext.Unsafe(c) {
+			return fmt.Errorf("%s holds the bidirectional control %U, which reorders what is shown", quote(s), c)
 		}
 	}
 	return nil
@@ -133,7 +143,8 @@ func quote(s string) string {
 // its plan; it needs a config), campaign (step and boot from 1, the boot no
 // later than the step; it needs a config) and each result's spec_controls
 // (a known control and state, each once, every verified task showing the
-// expected state).
+// expected state). Every text of the environment (env) is one line without
+// a control character, as the id and label are.
 //
 // It is the authority on what a valid document is: import and the spill
 // file of a run that could not be stored go through it, and the JSON
@@ -175,6 +186,9 @@ func (r *Run) Validate() error {
 		return &InvalidError{"cpus", err.Error()}
 	}
 	if err := checkLines("notes", r.Notes); err != nil {
+		return err
+	}
+	if err := validateEnv(r.Env); err != nil {
 		return err
 	}
 	if err := r.Config.validate(); err != nil {
@@ -291,6 +305,52 @@ func (res *Result) validate(p string) error {
 				return invalid(sp, "%v is negative; no sectax metric can be", v)
 			case v == 0 && j == 0:
 				return invalid(sp, "0 in the primary metric %s, which compare divides by; it must be positive", quote(m.Name))
+			}
+		}
+	}
+	return nil
+}
+
+// validateEnv refuses, in every text of the environment snapshot (the
+// hostname, the kernel release and version, the command line, os-release,
+// the CPU's names, every vulnerability line and its fields, notes), an
+// invalid byte, a control character or more than MaxTextBytes: sectax
+// reads them from the machine's own files, where none holds one, and
+// every command shows them. The field is named by its JSON path.
+func validateEnv(env *sysinfo.Snapshot) error {
+	if env == nil {
+		return nil
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		return invalid("env", "cannot be encoded: %v", err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return invalid("env", "cannot be decoded: %v", err)
+	}
+	return walkEnv("env", v)
+}
+
+func walkEnv(path string, v any) error {
+	switch x := v.(type) {
+	case string:
+		if err := checkText(x, MaxTextBytes, false); err != nil {
+			return &InvalidError{path, err.Error()}
+		}
+	case []any:
+		for i, e := range x {
+			if err := walkEnv(fmt.Sprintf("%s[%d]", path, i), e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if err := checkText(k, MaxNameBytes, false); err != nil {
+				return &InvalidError{path, "key " + err.Error()}
+			}
+			if err := walkEnv(path+"."+k, x[k]); err != nil {
+				return err
 			}
 		}
 	}

@@ -2,9 +2,13 @@ package run
 
 import (
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 func validRun() *Run {
@@ -84,5 +88,58 @@ func TestValidateAccepts(t *testing.T) {
 	r.Results[0].Metrics[0].Samples = nil
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestValidateEnv: the snapshot of every fixture machine passes (sectax's
+// own environments are valid), and a control character in any text of
+// the environment — hostname, kernel, command line, os-release, a
+// vulnerability line or one of its fields — is refused in one line that
+// names the field.
+func TestValidateEnv(t *testing.T) {
+	roots, _ := filepath.Glob("../sysinfo/testdata/*/proc")
+	if len(roots) < 5 {
+		t.Fatalf("fixtures: %v", roots)
+	}
+	for _, p := range roots {
+		snap, err := sysinfo.Collect(filepath.Dir(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := validRun()
+		r.Env = snap
+		if err := r.Validate(); err != nil {
+			t.Errorf("%s: %v", filepath.Dir(p), err)
+		}
+	}
+	base, err := sysinfo.Collect("../sysinfo/testdata/wsl2-intel-on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		field, msg string
+		edit       func(s *sysinfo.Snapshot)
+	}{
+		{"env.hostname", "U+001B", func(s *sysinfo.Snapshot) { s.Hostname = "box\x1b]52;c;cHduZWQ=\a" }},
+		{"env.kernel.release", "U+009B", func(s *sysinfo.Snapshot) { s.Kernel.Release = "6.6\u009b2J" }},
+		{"env.cmdline.raw", "U+0000", func(s *sysinfo.Snapshot) { s.Cmdline.Raw = "quiet\x00mitigations=off" }},
+		{"env.os_release", "U+000D", func(s *sysinfo.Snapshot) { s.OSRelease = "Debian\rFORGED" }},
+		{"env.boot_id", "U+000A", func(s *sysinfo.Snapshot) { s.BootID = "a\nb" }},
+		{"env.vulnerabilities[0].raw", "U+001B", func(s *sysinfo.Snapshot) { s.Vulnerabilities[0].Raw = "Mitigation: \x1b]0;t\a" }},
+		{"env.vulnerabilities[0].fields", "key", func(s *sysinfo.Snapshot) { s.Vulnerabilities[0].Fields = map[string]string{"a\x1b": "b"} }},
+		{"env.cpu.model_name", "U+0085", func(s *sysinfo.Snapshot) { s.CPU.ModelName = "CPU\u0085" }},
+		{"env.hostname", "bidirectional control U+202E", func(s *sysinfo.Snapshot) { s.Hostname = "lab\u202e1" }},
+		{"env.kernel.version", "U+2028", func(s *sysinfo.Snapshot) { s.Kernel.Version = "Linux\u2028x" }},
+	} {
+		snap := *base
+		snap.Vulnerabilities = slices.Clone(base.Vulnerabilities)
+		c.edit(&snap)
+		r := validRun()
+		r.Env = &snap
+		err := r.Validate()
+		ie, ok := err.(*InvalidError)
+		if !ok || !strings.HasPrefix(ie.Field, c.field) || !strings.Contains(ie.Msg, c.msg) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %v; want field %s and %q on one line", c.field, err, c.field, c.msg)
+		}
 	}
 }

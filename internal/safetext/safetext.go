@@ -9,6 +9,7 @@ package safetext
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -78,4 +79,87 @@ func escape(s string, keepLines bool) string {
 		i += n
 	}
 	return b.String()
+}
+
+// Cell is Line for a cell of a CSV file a spreadsheet may open: a cell
+// that begins with =, +, -, @, a tab or a carriage return is a formula to
+// Excel, LibreOffice and Google Sheets, so it gets a leading single quote
+// (OWASP's advice for CSV injection). Only text cells go through it: a
+// number such as -12.3 is written as it is.
+func Cell(s string) string {
+	s = Line(s)
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// JSON escapes, in encoded JSON, what encoding/json leaves raw but a
+// terminal acts on: DEL, the C1 controls (U+0080–U+009F, CSI among them)
+// and the bidirectional overrides, isolates and marks become \uXXXX. JSON's
+// own syntax is ASCII, so these can only be inside strings, where \uXXXX
+// decodes to the same character: the document means the same.
+func JSON(b []byte) []byte {
+	clean := true
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= 0x7f && Unsafe(r) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= 0x7f && Unsafe(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
+
+// JSONWriter writes encoded JSON through JSON. A character split over two
+// writes is held until its end arrives; Flush writes what is held.
+type JSONWriter struct {
+	w    io.Writer
+	held []byte
+}
+
+// NewJSONWriter returns a JSONWriter that writes to w.
+func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
+
+func (j *JSONWriter) Write(p []byte) (int, error) {
+	b := append(j.held, p...)
+	j.held = nil
+	// Hold an incomplete character at the end (at most 3 bytes).
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		if utf8.RuneStart(b[len(b)-k]) {
+			if !utf8.FullRune(b[len(b)-k:]) {
+				j.held = append([]byte(nil), b[len(b)-k:]...)
+				b = b[:len(b)-k]
+			}
+			break
+		}
+	}
+	if _, err := j.w.Write(JSON(b)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes a held incomplete character as it is.
+func (j *JSONWriter) Flush() error {
+	if len(j.held) == 0 {
+		return nil
+	}
+	_, err := j.w.Write(j.held)
+	j.held = nil
+	return err
 }

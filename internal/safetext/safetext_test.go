@@ -1,6 +1,8 @@
 package safetext
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -57,4 +59,53 @@ func FuzzLine(f *testing.F) {
 			t.Fatalf("Clip too long")
 		}
 	})
+}
+
+// TestCell: a text cell a spreadsheet would run as a formula gets a
+// leading quote (OWASP); other text is Line's.
+func TestCell(t *testing.T) {
+	for in, want := range map[string]string{
+		"syscall-basic":            "syscall-basic",
+		"=HYPERLINK(\"http://x\")": "'=HYPERLINK(\"http://x\")",
+		"+1":                       "'+1",
+		"-2+3":                     "'-2+3",
+		"@SUM(A1)":                 "'@SUM(A1)",
+		"\tx":                      `\x09x`, // escaped by Line: no longer a tab
+		"":                         "",
+		"a=1":                      "a=1",
+	} {
+		if got := Cell(in); got != want {
+			t.Errorf("Cell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestJSON: the raw C1, DEL and bidi characters encoding/json leaves in
+// strings become \u escapes, and the document decodes to the same value,
+// also when a writer gets it a byte at a time.
+func TestJSON(t *testing.T) {
+	v := map[string]string{"k": "a\u009b2J\u202e\x7f\u0085é\x1b"}
+	enc, _ := json.Marshal(v)
+	got := JSON(enc)
+	for _, r := range string(got) {
+		if Unsafe(r) {
+			t.Fatalf("JSON left %U in %s", r, got)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(got, &back); err != nil || back["k"] != v["k"] {
+		t.Fatalf("decodes to %q (%v), want %q", back["k"], err, v["k"])
+	}
+	var b bytes.Buffer
+	w := NewJSONWriter(&b)
+	for i := range enc {
+		w.Write(enc[i : i+1])
+	}
+	w.Flush()
+	if !bytes.Equal(b.Bytes(), got) {
+		t.Errorf("byte-at-a-time writer: %s, want %s", b.Bytes(), got)
+	}
+	if clean := []byte(`{"a":"µs/op"}`); !bytes.Equal(JSON(clean), clean) {
+		t.Error("clean JSON changed")
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/stats"
 )
 
@@ -115,9 +116,11 @@ type family struct {
 func (f *family) add(v float64, labels ...string) {
 	m := &dto.Metric{Gauge: &dto.Gauge{Value: &v}}
 	for i := 0; i+1 < len(labels); i += 2 {
-		// A label value must be UTF-8 (promtool rejects the file
-		// otherwise); a file below --root need not be.
-		labels[i+1] = strings.ToValidUTF8(labels[i+1], "\uFFFD")
+		// A label value comes from a file below --root or a stored run:
+		// one safe line of UTF-8 (safetext.Line: promtool rejects invalid
+		// UTF-8, a terminal acts on control characters); expfmt escapes
+		// the backslash and the quote as the exposition format says.
+		labels[i+1] = safetext.Line(labels[i+1])
 		m.Label = append(m.Label, &dto.LabelPair{Name: &labels[i], Value: &labels[i+1]})
 	}
 	f.series = append(f.series, m)

@@ -251,3 +251,35 @@ func TestInvalidUTF8Labels(t *testing.T) {
 		t.Fatalf("promtool check metrics: %v\n%s\n%q", err, out, buf.String())
 	}
 }
+
+// TestLabelValuesHostile: label values from a stored run (label, workload,
+// unit) and from the vulnerability files hold escape sequences, a NUL, a
+// line break, quotes and backslashes: the exposition has no raw control
+// character, promtool accepts it, and the parsed values are the escaped
+// text (safetext.Line), quotes and backslashes intact.
+func TestLabelValuesHostile(t *testing.T) {
+	in := input(t)
+	hostile := "on\x1b]52;c;cHduZWQ=\a\"q\\b\x00\n# HELP x\u009b\u202e"
+	in.Latest.Label = hostile
+	in.Latest.Results[0].Metrics[0].Unit = "µs\x1b[2J"
+	in.Vulnerabilities = append(in.Vulnerabilities, Vulnerability{Codename: "x\r\x1b[2K", State: "vulnerable", Mitigation: "a\"b\\c\x07"})
+	var b bytes.Buffer
+	if err := Write(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range b.String() {
+		if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x202e) {
+			t.Fatalf("raw %U at %d: %q", r, i, b.String()[max(0, i-40):i+1])
+		}
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "# HELP x") {
+			t.Errorf("a label value forged a line: %q", l)
+		}
+	}
+	fams := parse(t, b.Bytes())
+	if v := value(t, fams["sectax_latest_run_info"], map[string]string{"label": `on\x1b]52;c;cHduZWQ=\x07"q\b\x00\x0a# HELP x\u009b\u202e`}); v != 1 {
+		t.Errorf("label value not found escaped: %v", v)
+	}
+	promtool(t, b.Bytes())
+}
