@@ -334,6 +334,11 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 			w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line, so GRUB_CMDLINE_LINUX_DEFAULT overrides a repeated parameter, but a different one (nopti next to mitigations=auto) still counts; remove it there if it works against the target", r.Raw))
 		}
 	}
+	if arch := s.CPU.Arch; arch != "" && arch != "x86" {
+		for _, raw := range kb.Predict(machine(s), t.Params).Ignored {
+			w = append(w, fmt.Sprintf("%s: the %s kernel does not parse it (Documentation/admin-guide/kernel-parameters.txt names the architectures of each parameter): it changes nothing here", raw, arch))
+		}
+	}
 	old := tooOld(kb, s.Kernel.Release, t.Params)
 	for _, tp := range t.Params {
 		if since, ok := old[tp.Raw]; ok {
