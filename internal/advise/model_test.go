@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/config"
@@ -212,3 +213,25 @@ func TestAlternativesOverRoots(t *testing.T) {
 }
 
 func selectsMethod(params []mitigation.Param) bool { return selects(mitigation.Format(params)) }
+
+// TestPlanArchNotParsed: on 32-bit arm and LoongArch (as the platform
+// half names them, Snapshot.CPU.Arch "arm" and "loongarch") mitigations=off
+// gives up nothing: those kernels never call cpu_mitigations_off(), and
+// kernel-parameters.txt tags mitigations= [X86,PPC,S390,ARM64]; advise
+// says so instead of listing spectre_v2 as given up.
+func TestPlanArchNotParsed(t *testing.T) {
+	off, _ := mitigation.ParseTarget("off")
+	for _, arch := range []string{"arm", "loongarch"} {
+		s, p, kb := load(t, "sys:arm64-graviton1-a72")
+		s.CPU.Arch = arch
+		a := Plan(s, p, off, kb)
+		if len(a.GivenUp) != 0 || len(a.Weakened) != 0 || len(a.Alternatives) != 0 {
+			t.Errorf("%s: given up %v, weakened %v, %d alternatives", arch, lossNames(a.GivenUp), lossNames(a.Weakened), len(a.Alternatives))
+		}
+		if !slices.ContainsFunc(a.Warnings, func(w string) bool {
+			return strings.Contains(w, "mitigations=off: the "+arch+" kernel does not parse it")
+		}) {
+			t.Errorf("%s: warnings %q", arch, a.Warnings)
+		}
+	}
+}

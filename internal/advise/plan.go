@@ -166,6 +166,10 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 					loss.GuestNote = e.WSL
 				}
 			}
+			// Notes that hold only where the line shows their condition.
+			if facts := e.Facts(v.Raw, s.WSL != nil); len(facts) > 0 {
+				loss.GuestNote = strings.TrimSpace(loss.GuestNote + " " + strings.Join(facts, " "))
+			}
 		}
 		switch v.State {
 		case mitigation.Mitigated:
@@ -320,7 +324,7 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 		w = append(w, fmt.Sprintf("attack-vector controls (mitigations=%s) need Linux 6.17+; kernel %s rejects them (\"Unsupported mitigations\")", g.Value, s.Kernel.Release))
 	}
 	if c := s.Kernel.Config; c != nil && c.CPUMitigations == "n" && len(t.Params) > 0 {
-		w = append(w, fmt.Sprintf("this kernel is built without CONFIG_CPU_MITIGATIONS (%s): it does not support mitigations= at all", c.Source))
+		w = append(w, fmt.Sprintf("this kernel is built without %s (%s): it does not support mitigations= at all", mitigation.GlobalSwitchConfig(s.Kernel.Release), c.Source))
 	}
 	if p.AllEntries != "" {
 		for _, r := range mitigation.Classify(mitigation.ParseCmdline(p.AllEntries).Params).Params {
@@ -328,6 +332,11 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 				continue
 			}
 			w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line, so GRUB_CMDLINE_LINUX_DEFAULT overrides a repeated parameter, but a different one (nopti next to mitigations=auto) still counts; remove it there if it works against the target", r.Raw))
+		}
+	}
+	if arch := s.CPU.Arch; arch != "" && arch != "x86" {
+		for _, raw := range kb.Predict(machine(s), t.Params).Ignored {
+			w = append(w, fmt.Sprintf("%s: the %s kernel does not parse it (Documentation/admin-guide/kernel-parameters.txt names the architectures of each parameter): it changes nothing here", raw, arch))
 		}
 	}
 	old := tooOld(kb, s.Kernel.Release, t.Params)

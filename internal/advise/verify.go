@@ -136,9 +136,9 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 			case got.Kept != "":
 				fs.Why = fmt.Sprintf("%s on the command line overrides mitigations=off (%s)", got.Kept, overrideRange(kb, got.Kept))
 			case s.Kernel.Config != nil && s.Kernel.Config.CPUMitigations == "n":
-				fs.Why = "the kernel is built without CONFIG_CPU_MITIGATIONS and ignores mitigations="
+				fs.Why = "the kernel is built without " + mitigation.GlobalSwitchConfig(s.Kernel.Release) + " and ignores mitigations="
 			default:
-				fs.Why = "the kernel ignores the parameter (built without CONFIG_CPU_MITIGATIONS, or too old to know it)"
+				fs.Why = "the kernel ignores the parameter (built without " + mitigation.GlobalSwitchConfig(s.Kernel.Release) + ", or too old to know it)"
 			}
 		}
 		v.StillMitigated = append(v.StillMitigated, fs)
@@ -192,8 +192,8 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 		v.Reasons = append(v.Reasons, fmt.Sprintf("the parameters are on the command line but kernel %s is older than some of them (see above) and evidently ignores them", s.Kernel.Release))
 		v.Fix = append(v.Fix, "use the per-bug parameters this kernel knows (sectax advise --target off lists the alternatives), or boot a newer kernel")
 	} else if len(v.StillMitigated) > 0 && cmdOK {
-		v.Reasons = append(v.Reasons, "the parameters are on the command line but sysfs still reports mitigations: a per-bug parameter overrides mitigations=off (Linux 6.17+), or the kernel ignores the parameter (built without CONFIG_CPU_MITIGATIONS)")
-		v.Fix = append(v.Fix, "remove the per-bug parameters named above (sectax advise --target "+verifyArg(t)+" lists the edit), or boot a kernel built with CONFIG_CPU_MITIGATIONS=y; then restart and verify again")
+		v.Reasons = append(v.Reasons, "the parameters are on the command line but sysfs still reports mitigations: a per-bug parameter overrides mitigations=off (Linux 6.17+), or the kernel ignores the parameter (built without "+mitigation.GlobalSwitchConfig(s.Kernel.Release)+")")
+		v.Fix = append(v.Fix, "remove the per-bug parameters named above (sectax advise --target "+verifyArg(t)+" lists the edit), or boot a kernel built with "+mitigation.GlobalSwitchConfig(s.Kernel.Release)+"=y; then restart and verify again")
 	}
 	return v
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -294,7 +295,7 @@ func TestCampaignPlanLeaveOneOut(t *testing.T) {
 		deps := campaignDepsFor(f)
 		root := []string{"--root", f.root, "campaign"}
 		_, errOut, code := sectax(t, deps, append(root, plan...)...)
-		if code != 0 || !strings.Contains(errOut, "plan leave-one-out for kernel "+snap.Kernel.Release+": 8 configurations: "+strings.Join(want, ", ")) {
+		if code != 0 || !strings.Contains(errOut, "plan leave-one-out for kernel "+snap.Kernel.Release+": "+strconv.Itoa(len(want))+" configurations: "+strings.Join(want, ", ")) {
 			t.Fatalf("start: exit %d: %s", code, errOut)
 		}
 		for i := 0; i < len(want); i++ {
@@ -325,7 +326,7 @@ func TestCampaignPlanLeaveOneOut(t *testing.T) {
 			}
 		}
 		out, errOut, code := sectax(t, deps, append(root, "report")...)
-		if code != 0 || !strings.Contains(out, "H = loo-no-spec_store_bypass") {
+		if code != 0 || !strings.Contains(out, string(rune('A'+len(want)-1))+" = loo-no-spec_store_bypass") {
 			t.Errorf("report: exit %d %s\n%s", code, errOut, out)
 		}
 	})

@@ -127,6 +127,10 @@ type KBEntry struct {
 	VMGuest string `json:"vm_guest"`
 	// WSL is what changes inside WSL 2.
 	WSL string `json:"wsl"`
+	// GuestFacts are guest notes that hold only where the machine's line
+	// shows their condition (GuestFacts): never a canned claim that
+	// contradicts the line.
+	GuestFacts []KBFact `json:"guest_facts,omitempty"`
 	// Note is any further remark.
 	Note string `json:"note,omitempty"`
 	// Params are the kernel parameters (KBParam keys) that control it.
@@ -141,6 +145,35 @@ type KBEntry struct {
 	// those fields.
 	Verified   bool     `json:"verified"`
 	Unverified []string `json:"unverified,omitempty"`
+}
+
+// KBFact is a note printed only when the vulnerability line contains When
+// (case-insensitive), and, with WSL, only inside WSL 2.
+type KBFact struct {
+	When string `json:"when"`
+	WSL  bool   `json:"wsl,omitempty"`
+	Text string `json:"text"`
+}
+
+// Facts are the entry's guest facts that hold for a guest whose line is raw.
+func (e KBEntry) Facts(raw string, wsl bool) []string {
+	var out []string
+	for _, f := range e.GuestFacts {
+		if (!f.WSL || wsl) && strings.Contains(strings.ToLower(raw), strings.ToLower(f.When)) {
+			out = append(out, f.Text)
+		}
+	}
+	return out
+}
+
+// GlobalSwitchConfig is the kernel configuration option that builds
+// mitigations= in or out on a kernel release: CONFIG_CPU_MITIGATIONS from
+// 6.9, CONFIG_SPECULATION_MITIGATIONS (x86) before.
+func GlobalSwitchConfig(release string) string {
+	if KernelBelow(release, "6.9") {
+		return "CONFIG_SPECULATION_MITIGATIONS"
+	}
+	return "CONFIG_CPU_MITIGATIONS"
 }
 
 // KBMode is one mitigation mode of a vulnerability.

@@ -260,3 +260,51 @@ func sameTokens(a, b string) bool {
 	slices.Sort(y)
 	return slices.Equal(x, y)
 }
+
+// TestGuestFacts: a guest note is printed only where the line shows its
+// condition: the BHB-loop note for 'BHI: SW loop' inside WSL, never for
+// BHI_DIS_S or 'BHI: Not affected'; no "Vulnerable: No microcode" claim
+// for a Safe RET line; the configuration switch named by kernel version.
+func TestGuestFacts(t *testing.T) {
+	kb, err := KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, _ := kb.LookupVulnerability("spectre_v2")
+	loop := "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: SW loop, KVM: SW loop"
+	if f := v2.Facts(loop, true); len(f) != 1 || !strings.Contains(f[0], "software BHB loop") {
+		t.Errorf("WSL BHB loop line: %q", f)
+	}
+	if f := v2.Facts(loop, false); len(f) != 0 {
+		t.Errorf("the WSL note outside WSL: %q", f)
+	}
+	for _, raw := range []string{
+		"Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S",
+		"Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; STIBP: always-on; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
+	} {
+		for _, f := range v2.Facts(raw, true) {
+			if strings.Contains(f, "loop runs") || strings.Contains(f, "every syscall") {
+				t.Errorf("%q: BHB loop note %q", raw, f)
+			}
+		}
+	}
+	srso, _ := kb.LookupVulnerability("spec_rstack_overflow")
+	for _, f := range append(srso.Facts("Mitigation: safe RET, no microcode", true), srso.VMGuest) {
+		if strings.Contains(f, "reports 'Vulnerable: No microcode'") {
+			t.Errorf("Safe RET line told %q", f)
+		}
+	}
+	if f := srso.Facts("Vulnerable: No microcode", false); len(f) != 1 {
+		t.Errorf("No microcode line: %q", f)
+	}
+	for rel, want := range map[string]string{"5.15.167.4-microsoft-standard-WSL2": "CONFIG_SPECULATION_MITIGATIONS", "6.8.0": "CONFIG_SPECULATION_MITIGATIONS", "6.9.0": "CONFIG_CPU_MITIGATIONS", "6.18.3": "CONFIG_CPU_MITIGATIONS"} {
+		if got := GlobalSwitchConfig(rel); got != want {
+			t.Errorf("GlobalSwitchConfig(%s) = %s, want %s", rel, got, want)
+		}
+	}
+	for _, r := range kb.PrecedenceFor("6.6.87.2-microsoft-standard-WSL2") {
+		if strings.Contains(r.Rule, "CONFIG_CPU_MITIGATIONS=n") {
+			t.Errorf("6.6 is told %q", r.Rule)
+		}
+	}
+}

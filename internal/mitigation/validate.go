@@ -86,6 +86,11 @@ func (k *Knowledge) Validate() error {
 	}
 
 	for _, e := range k.Vulnerabilities {
+		for _, f := range e.GuestFacts {
+			if f.When == "" || f.Text == "" {
+				bad("vulnerability %s: a guest fact needs when and text", e.Name)
+			}
+		}
 		where := "vulnerability " + e.Name
 		for field, v := range map[string]string{"common_name": e.CommonName, "summary": e.Summary,
 			"threat": e.Threat, "vm_guest": e.VMGuest, "wsl": e.WSL, "cost_note": e.CostNote} {
