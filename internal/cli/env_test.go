@@ -334,3 +334,26 @@ func TestEnvUnreadableVulnerabilities(t *testing.T) {
 		t.Errorf("stdout lacks %q:\n%s%s", want, out, errs)
 	}
 }
+
+// TestEnvHostilePlatformText: the hypervisor's evidence and platform come
+// from files below --root (/proc/sysinfo, /proc/cpuinfo); an escape
+// sequence in them reaches neither the summary line nor the evidence.
+func TestEnvHostilePlatformText(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(testutil.SysinfoRoot("s390x-z15-zvm"))); err != nil {
+		t.Fatal(err)
+	}
+	si := filepath.Join(root, "proc", "sysinfo")
+	b, err := os.ReadFile(si)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("z/VM    7.2.0"), []byte("z/VM \x1b]0;owned\x07 7.2.0\x1b[2J"), 1)
+	if err := os.WriteFile(si, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "env", "--root", root)
+	if code != 0 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "z/VM guest (z/VM ") {
+		t.Errorf("exit %d; output:\n%q", code, out)
+	}
+}

@@ -27,7 +27,7 @@ func EnvSummary(s *sysinfo.Snapshot) string {
 		}
 	}
 	b.WriteString("; ")
-	b.WriteString(platform(s))
+	b.WriteString(termSafe(platform(s)))
 	return b.String()
 }
 
@@ -375,7 +375,9 @@ func (s *section) kv(k, v string) {
 	if v == "" && k != "" {
 		v = "unknown"
 	}
-	fmt.Fprintf(s.tw, "  %s\t%s\n", k, v)
+	// Every value may come from a file below --root: no control
+	// character or escape sequence of it reaches the terminal.
+	fmt.Fprintf(s.tw, "  %s\t%s\n", k, termSafe(v))
 }
 
 func (s *section) flush() { s.tw.Flush() }

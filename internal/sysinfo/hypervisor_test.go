@@ -76,3 +76,25 @@ func TestHypervisorLive(t *testing.T) {
 		t.Errorf("--firecracker-init not seen: %+v", h)
 	}
 }
+
+// FuzzPlatformText: the readers of a release's flavour, a machine name and
+// CPUID's strings take any text without panic, and name only what they
+// know.
+func FuzzPlatformText(f *testing.F) {
+	for _, s := range []string{"6.8.0-1021-azure", "6.8.0-1036-aws", "loongarch64", "armv7l", "bhyve bhyve", "Microsoft Hv", "", "-azure-", "\x00\xff"} {
+		f.Add(s, s)
+	}
+	known := map[string]bool{"": true, "x86": true, "arm64": true, "arm": true, "powerpc": true, "s390": true, "riscv": true, "loongarch": true}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if p, v := CloudFromRelease(a); p == "" && v != "" {
+			t.Errorf("CloudFromRelease(%q): vendor %q without a platform", a, v)
+		}
+		if arch := ArchFromMachine(a); !known[arch] {
+			t.Errorf("ArchFromMachine(%q) = %q", a, arch)
+		}
+		name, ev, _ := HypervisorFromCPUID(cpuidInfo{Present: true, Leaves: []cpuidLeaf{{0x40000000, a}}, Brand: b}, a)
+		if len(ev) == 0 || (name != "" && name != HypervisorFromSignature(a)) {
+			t.Errorf("HypervisorFromCPUID(%q, %q) = %q %q", a, b, name, ev)
+		}
+	})
+}
