@@ -20,6 +20,7 @@ var fixtures = []string{
 	"firecracker-dev", "wsl2-intel-on", "wsl2-intel-off", "intel-baremetal",
 	"amd-zen4-baremetal", "arm64-graviton3", "container-novulns", "old-4.15-intel",
 	"arm64-graviton1-a72", "powerpc-power9", "s390x-z15",
+	"loongarch-3c6000", "arm-rpi4-v7l", "powerpc-power9-qemu", "s390x-z15-zvm", "azure-icelake",
 }
 
 // runCLI runs sectax with args through mainWith and returns its exit code,
@@ -123,14 +124,20 @@ func TestEnvSummaryLines(t *testing.T) {
 	for fx, want := range map[string]string{
 		"wsl2-intel-on":      "Mitigations: ON (default) — 7 mitigated, 0 vulnerable, 9 not affected, 3 unknown; Hyper-V guest (WSL 2)",
 		"wsl2-intel-off":     "Mitigations: OFF (off) — 1 mitigated, 6 vulnerable, 9 not affected, 3 unknown; Hyper-V guest (WSL 2)",
-		"firecracker-dev":    "Mitigations: CUSTOM (auto,no_guest_host,no_guest_guest) — 4 mitigated, 0 vulnerable, 15 not affected; KVM guest",
+		"firecracker-dev":    "Mitigations: CUSTOM (auto,no_guest_host,no_guest_guest) — 4 mitigated, 0 vulnerable, 15 not affected; KVM guest (Firecracker)",
 		"intel-baremetal":    "Mitigations: ON (default) — 12 mitigated, 0 vulnerable, 2 not affected; bare metal",
 		"amd-zen4-baremetal": "Mitigations: ON (auto,nosmt) — 6 mitigated, 0 vulnerable, 13 not affected; bare metal",
-		"arm64-graviton3":    "Mitigations: ON (default) — 3 mitigated, 0 vulnerable, 11 not affected; KVM guest",
-		"container-novulns":  "Mitigations: ON (default) — no vulnerability files; virtual machine (hypervisor not named)",
+		"arm64-graviton3":    "Mitigations: ON (default) — 3 mitigated, 0 vulnerable, 11 not affected; KVM guest (AWS)",
+		"container-novulns":  "Mitigations: ON (default) — no vulnerability files; virtual machine (hypervisor unknown)",
 		"old-4.15-intel":     "Mitigations: ON (default) — 5 mitigated, 1 vulnerable, 0 not affected; bare metal",
-		"powerpc-power9":     "Mitigations: ON (default) — 5 mitigated, 0 vulnerable, 9 not affected; bare metal",
+		"powerpc-power9":     "Mitigations: ON (default) — 5 mitigated, 0 vulnerable, 9 not affected; PowerVM guest (pSeries LPAR)",
 		"s390x-z15":          "Mitigations: ON (default) — 2 mitigated, 0 vulnerable, 12 not affected; bare metal",
+		// issue 27: the architectures and guests named from the kernel's evidence
+		"loongarch-3c6000":    "Mitigations: ON (default) — 1 mitigated, 0 vulnerable, 18 not affected; bare metal",
+		"arm-rpi4-v7l":        "Mitigations: ON (default) — 2 mitigated, 0 vulnerable, 12 not affected; bare metal",
+		"powerpc-power9-qemu": "Mitigations: ON (default) — 5 mitigated, 0 vulnerable, 9 not affected; KVM guest (pSeries (QEMU))",
+		"s390x-z15-zvm":       "Mitigations: ON (default) — 2 mitigated, 0 vulnerable, 12 not affected; z/VM guest (z/VM 7.2.0)",
+		"azure-icelake":       "Mitigations: ON (default) — 6 mitigated, 0 vulnerable, 7 not affected, 1 unknown; Hyper-V guest (Azure)",
 	} {
 		_, out, _ := runCLI(t, "env", "--root", testutil.SysinfoRoot(fx))
 		if got, _, _ := strings.Cut(out, "\n"); got != want {
@@ -325,5 +332,28 @@ func TestEnvUnreadableVulnerabilities(t *testing.T) {
 	want := "Vulnerabilities: /sys/devices/system/cpu/vulnerabilities exists but cannot be read (permission denied)"
 	if !strings.Contains(out, want) || strings.Contains(out, "is absent") || !strings.Contains(out, "vulnerability files unreadable") {
 		t.Errorf("stdout lacks %q:\n%s%s", want, out, errs)
+	}
+}
+
+// TestEnvHostilePlatformText: the hypervisor's evidence and platform come
+// from files below --root (/proc/sysinfo, /proc/cpuinfo); an escape
+// sequence in them reaches neither the summary line nor the evidence.
+func TestEnvHostilePlatformText(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(testutil.SysinfoRoot("s390x-z15-zvm"))); err != nil {
+		t.Fatal(err)
+	}
+	si := filepath.Join(root, "proc", "sysinfo")
+	b, err := os.ReadFile(si)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("z/VM    7.2.0"), []byte("z/VM \x1b]0;owned\x07 7.2.0\x1b[2J"), 1)
+	if err := os.WriteFile(si, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "env", "--root", root)
+	if code != 0 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "z/VM guest (z/VM ") {
+		t.Errorf("exit %d; output:\n%q", code, out)
 	}
 }

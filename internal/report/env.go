@@ -43,10 +43,14 @@ func platform(s *sysinfo.Snapshot) string {
 			v = "Hyper-V"
 		}
 		return fmt.Sprintf("%s guest (WSL %d)", v, s.WSL.Version)
+	case h.Vendor != "" && h.Platform != "":
+		return h.Vendor + " guest (" + h.Platform + ")"
 	case h.Vendor != "":
 		return h.Vendor + " guest"
+	case h.Guest && h.Platform != "":
+		return "virtual machine (" + h.Platform + ", hypervisor unknown)"
 	case h.Guest:
-		return "virtual machine (hypervisor not named)"
+		return "virtual machine (hypervisor unknown)"
 	}
 	return "bare metal"
 }
@@ -172,12 +176,20 @@ func envText(w io.Writer, s *sysinfo.Snapshot) error {
 	sec = newSection(ew, "Virtualisation")
 	h := s.Hypervisor
 	switch {
+	case h.Vendor != "" && h.Hint:
+		sec.kv("hypervisor", fmt.Sprintf("%s (from %s, a hint)", h.Vendor, h.Source))
 	case h.Vendor != "":
 		sec.kv("hypervisor", fmt.Sprintf("%s (from %s)", h.Vendor, h.Source))
 	case h.Guest:
-		sec.kv("hypervisor", "a guest, hypervisor not named")
+		sec.kv("hypervisor", "unknown (a guest: no source names its hypervisor)")
 	default:
 		sec.kv("hypervisor", "none seen (bare metal)")
+	}
+	if h.Platform != "" {
+		sec.kv("platform", h.Platform)
+	}
+	if h.Outer != "" {
+		sec.kv("below it", h.Outer+" (CPUID, answered by the layer under the kernel's hypervisor)")
 	}
 	for i, e := range h.Evidence {
 		key := ""
@@ -367,7 +379,9 @@ func (s *section) kv(k, v string) {
 	if v == "" && k != "" {
 		v = "unknown"
 	}
-	fmt.Fprintf(s.tw, "  %s\t%s\n", k, v)
+	// Every value may come from a file below --root: no control
+	// character or escape sequence of it reaches the terminal.
+	fmt.Fprintf(s.tw, "  %s\t%s\n", k, termSafe(v))
 }
 
 func (s *section) flush() { s.tw.Flush() }

@@ -2,7 +2,7 @@
 
 package sysinfo
 
-// cpuidHypervisor is the fallback for architectures without the CPUID
-// stub: it reports that CPUID cannot be used, and the other sources
-// (/sys/hypervisor, cpuinfo, DMI) decide.
-func cpuidHypervisor() (present bool, signature string, ok bool) { return false, "", false }
+// cpuidProbe is the fallback for architectures without the CPUID stub: it
+// reports that CPUID cannot be used, and the other sources
+// (/sys/hypervisor, the device tree, cpuinfo, DMI) decide.
+func cpuidProbe() (p cpuidInfo, ok bool) { return p, false }

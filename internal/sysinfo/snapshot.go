@@ -205,12 +205,27 @@ type SMT struct {
 
 // Hypervisor says what the machine runs on.
 type Hypervisor struct {
-	// Vendor is the hypervisor ("Microsoft Hyper-V", "KVM", "Xen",
-	// "VMware", …); "" on bare metal or when no source names it.
+	// Vendor is the hypervisor ("Hyper-V", "KVM", "Xen", "VMware",
+	// "PowerVM", "QEMU", "z/VM", "PVM", …); "" on bare metal or when no
+	// source names it (a guest then has an unknown hypervisor).
 	Vendor string `json:"vendor"`
 	// Source is where Vendor came from: "cpuid", "/sys/hypervisor",
-	// "dmi", "vmbus", "clocksource", "wsl".
+	// "/proc/device-tree/hypervisor", "dmi", "vmbus", "/proc/sysinfo",
+	// "/proc/cpuinfo", "clocksource", "kernel command line", "kernel
+	// release", "wsl".
 	Source string `json:"source"`
+	// Hint is true when only a hint named Vendor: a kernel parameter, the
+	// kernel release's cloud flavour or Firecracker's init argument.
+	Hint bool `json:"hint,omitempty"`
+	// Platform is what runs the guest when a source says it: a cloud
+	// ("Azure", "AWS", "Google Cloud", "Oracle Cloud"), a VMM
+	// ("Firecracker"), a partition ("pSeries LPAR", "pSeries (QEMU)",
+	// "z/VM 7.2.0", "LPAR NAME").
+	Platform string `json:"platform,omitempty"`
+	// Outer is a hypervisor CPUID shows below the kernel's own (on the
+	// running machine, when CPUID's brand is not cpuinfo's model name: a
+	// PVM guest's unprivileged CPUID reaches the host PVM runs under).
+	Outer string `json:"outer,omitempty"`
 	// Guest is true when anything says the machine is virtual (the
 	// cpuinfo "hypervisor" flag, a vendor, a guest-only sysfs string).
 	Guest bool `json:"guest"`

@@ -60,9 +60,25 @@ func TestCollectFixtures(t *testing.T) {
 			counts: mitigation.Counts{Mitigated: 4, NotAffected: 10}, arch: "arm64", vendor: "ARM",
 			hypervisor: "KVM", guest: true, smtControl: "notsupported"},
 		"powerpc-power9": {release: "5.14.0-570.12.1.el9_6.ppc64le", mode: mitigation.ModeOn, vulns: 14,
-			counts: mitigation.Counts{Mitigated: 5, NotAffected: 9}, arch: "powerpc", vendor: "IBM", smtControl: "on"},
+			counts: mitigation.Counts{Mitigated: 5, NotAffected: 9}, arch: "powerpc", vendor: "IBM",
+			hypervisor: "PowerVM", guest: true, smtControl: "on"},
 		"s390x-z15": {release: "6.8.0-85-generic", mode: mitigation.ModeOn, vulns: 14,
 			counts: mitigation.Counts{Mitigated: 2, NotAffected: 12}, arch: "s390", vendor: "IBM", smtControl: "on"},
+		// The platforms of issue 27: each named as its kernel shows it.
+		"loongarch-3c6000": {release: "6.18.20-aosc-main", mode: mitigation.ModeOn, vulns: 19,
+			counts: mitigation.Counts{Mitigated: 1, NotAffected: 18}, arch: "loongarch", vendor: "Loongson", smtControl: "notsupported"},
+		"arm-rpi4-v7l": {release: "6.6.51+rpt-rpi-v7l", mode: mitigation.ModeOn, vulns: 14,
+			counts: mitigation.Counts{Mitigated: 2, NotAffected: 12}, arch: "arm", vendor: "ARM",
+			absent: []string{"/sys/devices/system/cpu/smt/control"}},
+		"powerpc-power9-qemu": {release: "5.10.19-200.fc33.ppc64le", mode: mitigation.ModeOn, vulns: 14,
+			counts: mitigation.Counts{Mitigated: 5, NotAffected: 9}, arch: "powerpc", vendor: "IBM",
+			hypervisor: "KVM", guest: true, smtControl: "on"},
+		"s390x-z15-zvm": {release: "6.8.0-85-generic", mode: mitigation.ModeOn, vulns: 14,
+			counts: mitigation.Counts{Mitigated: 2, NotAffected: 12}, arch: "s390", vendor: "IBM",
+			hypervisor: "z/VM", guest: true, smtControl: "notsupported"},
+		"azure-icelake": {release: "6.8.0-1021-azure", mode: mitigation.ModeOn, vulns: 14,
+			counts: mitigation.Counts{Mitigated: 6, NotAffected: 7, Unknown: 1}, arch: "x86", vendor: "GenuineIntel",
+			hypervisor: "Hyper-V", guest: true, smtControl: "on"},
 		"container-novulns": {release: "4.4.0", mode: mitigation.ModeOn, vulns: -1, arch: "x86", vendor: "GenuineIntel",
 			guest: true, absent: []string{"/sys/devices/system/cpu/vulnerabilities", "/sys/devices/system/cpu/smt/control"}},
 		"old-4.15-intel": {release: "4.15.0-20-generic", mode: mitigation.ModeOn, vulns: 6,
@@ -291,7 +307,7 @@ func TestParseCPUInfo(t *testing.T) {
 // FuzzParseCPUInfo: any text parses without panic and the counts stay
 // sane.
 func FuzzParseCPUInfo(f *testing.F) {
-	for _, name := range []string{"firecracker-dev", "arm64-graviton3", "old-4.15-intel"} {
+	for _, name := range []string{"firecracker-dev", "arm64-graviton3", "old-4.15-intel", "loongarch-3c6000", "arm-rpi4-v7l", "powerpc-power9-qemu", "s390x-z15-zvm"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name, "proc", "cpuinfo"))
 		if err != nil {
 			f.Fatal(err)
