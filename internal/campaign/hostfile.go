@@ -330,6 +330,32 @@ func (e *Engine) reconcile(ctx context.Context, rec *store.Campaign) {
 		e.say("campaign %s: the store has no readable copy (%v); this host's plan is followed and the copy written again", rec.ID, err)
 		return
 	}
+	if diff := disagreement(rec, got); len(diff) > 0 {
+		e.say("campaign %s: the store's copy disagrees with this host's plan (%s): the plan is followed and the copy written again", rec.ID, strings.Join(diff, ", "))
+	}
+}
+
+// CheckCopy says, in one line, where the store's copy rec of a campaign
+// disagrees with this host's plan of it ("" when it agrees, or when this
+// host has no plan of it it can read): status shows the copy, and says so.
+func CheckCopy(root string, rec *store.Campaign) string {
+	h := &Host{Root: root}
+	if checkID(rec.ID) != nil {
+		return ""
+	}
+	p, err := h.readPlan(rec.ID)
+	if err != nil {
+		return ""
+	}
+	if diff := disagreement(p.Campaign, rec); len(diff) > 0 {
+		return fmt.Sprintf("campaign %s: the store's copy shown here disagrees with this host's plan %s (%s); 'sectax campaign resume' or 'abort' follow the plan", rec.ID, h.PlanPath(rec.ID), strings.Join(diff, ", "))
+	}
+	return ""
+}
+
+// disagreement names the fields where the store's copy got differs from
+// the copy of the plan rec.
+func disagreement(rec, got *store.Campaign) []string {
 	want := storeCopy(rec)
 	var diff []string
 	for _, f := range []struct {
@@ -350,9 +376,7 @@ func (e *Engine) reconcile(ctx context.Context, rec *store.Campaign) {
 	if len(got.Damage) > 0 || got.MoreSteps > 0 {
 		diff = append(diff, "steps")
 	}
-	if len(diff) > 0 {
-		e.say("campaign %s: the store's copy disagrees with this host's plan (%s): the plan is followed and the copy written again", rec.ID, strings.Join(slices.Compact(diff), ", "))
-	}
+	return slices.Compact(diff)
 }
 
 // stepsKey is steps as one comparable string (durations to the
