@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -27,7 +28,25 @@ import (
 // campaign's only source of instructions — what is measured, how it
 // reboots, what it changed and the bytes to put back; the store holds a
 // copy for status and the fleet, never read back as an instruction.
+//
+// A user other than root running a campaign on this machine (--via wsl,
+// --via manual without systemd) keeps its plans in its own
+// ~/.local/state/sectax/campaigns (userPlanDir) instead, made 0700 the
+// same way: start and resume must then run as the same user.
 const PlanDir = "var/lib/sectax/campaigns"
+
+// userPlanDir is PlanDir of a user other than root, below its home.
+const userPlanDir = ".local/state/sectax/campaigns"
+
+// planBase is the folder the plans are kept below and their folder in it.
+func (h *Host) planBase() (base, dir string) {
+	if filepath.Clean(h.root()) == "/" && os.Geteuid() != 0 {
+		if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+			return home, userPlanDir
+		}
+	}
+	return h.root(), PlanDir
+}
 
 // planSchema names the plan file's format.
 const planSchema = "sectax.campaign-plan/v1"
@@ -63,7 +82,10 @@ type planFile struct {
 }
 
 // PlanPath is the plan file of campaign id (a host path).
-func (h *Host) PlanPath(id string) string { return h.path(path.Join(PlanDir, id+".json")) }
+func (h *Host) PlanPath(id string) string {
+	base, dir := h.planBase()
+	return filepath.Join(base, dir, id+".json")
+}
 
 // writePlan writes the plan of rec below the root, through the rooted
 // file system: folders made 0700 where missing, never through a link,
@@ -76,15 +98,16 @@ func (h *Host) writePlan(m Machine, rec *store.Campaign) error {
 	if err != nil {
 		return err
 	}
-	w, err := rootfs.OpenWrite(h.root())
+	base, dir := h.planBase()
+	w, err := rootfs.OpenWrite(base)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	if _, err := w.MkdirAll(PlanDir, 0o700); err != nil {
-		return fmt.Errorf("cannot keep the campaign's plan in %s: %w (run as root)", h.path(PlanDir), err)
+	if _, err := w.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot keep the campaign's plan in %s: %w", filepath.Join(base, dir), err)
 	}
-	if err := w.WriteFile(path.Join(PlanDir, rec.ID+".json"), b, 0o600); err != nil {
+	if err := w.WriteFile(path.Join(dir, rec.ID+".json"), b, 0o600); err != nil {
 		return fmt.Errorf("cannot write the campaign's plan %s: %w (run as root)", h.PlanPath(rec.ID), err)
 	}
 	return nil
@@ -96,8 +119,9 @@ func (h *Host) removePlan(id string) {
 	if checkID(id) != nil {
 		return
 	}
-	if w, err := rootfs.OpenWrite(h.root()); err == nil {
-		w.Remove(path.Join(PlanDir, id+".json"))
+	base, dir := h.planBase()
+	if w, err := rootfs.OpenWrite(base); err == nil {
+		w.Remove(path.Join(dir, id+".json"))
 		w.Close()
 	}
 }
@@ -106,11 +130,12 @@ func (h *Host) removePlan(id string) {
 // missing folder is fs.ErrNotExist; a link or a folder others may write is
 // refused.
 func (h *Host) planFolder() (*rootfs.FS, error) {
-	w, err := rootfs.OpenWrite(h.root())
+	base, dir := h.planBase()
+	w, err := rootfs.OpenWrite(base)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.CheckFolders(PlanDir); err != nil {
+	if err := w.CheckFolders(dir); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -132,7 +157,8 @@ func (h *Host) readPlan(id string) (*planFile, error) {
 }
 
 func (h *Host) readPlanIn(w *rootfs.FS, id string) (*planFile, error) {
-	rel := path.Join(PlanDir, id+".json")
+	_, dir := h.planBase()
+	rel := path.Join(dir, id+".json")
 	fi, err := w.Lstat(rel)
 	if err != nil {
 		return nil, err
@@ -174,7 +200,8 @@ func (h *Host) plans() ([]string, error) {
 		return nil, err
 	}
 	defer w.Close()
-	ents, err := w.ReadDir(PlanDir)
+	_, dir := h.planBase()
+	ents, err := w.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +330,32 @@ func (e *Engine) reconcile(ctx context.Context, rec *store.Campaign) {
 		e.say("campaign %s: the store has no readable copy (%v); this host's plan is followed and the copy written again", rec.ID, err)
 		return
 	}
+	if diff := disagreement(rec, got); len(diff) > 0 {
+		e.say("campaign %s: the store's copy disagrees with this host's plan (%s): the plan is followed and the copy written again", rec.ID, strings.Join(diff, ", "))
+	}
+}
+
+// CheckCopy says, in one line, where the store's copy rec of a campaign
+// disagrees with this host's plan of it ("" when it agrees, or when this
+// host has no plan of it it can read): status shows the copy, and says so.
+func CheckCopy(root string, rec *store.Campaign) string {
+	h := &Host{Root: root}
+	if checkID(rec.ID) != nil {
+		return ""
+	}
+	p, err := h.readPlan(rec.ID)
+	if err != nil {
+		return ""
+	}
+	if diff := disagreement(p.Campaign, rec); len(diff) > 0 {
+		return fmt.Sprintf("campaign %s: the store's copy shown here disagrees with this host's plan %s (%s); 'sectax campaign resume' or 'abort' follow the plan", rec.ID, h.PlanPath(rec.ID), strings.Join(diff, ", "))
+	}
+	return ""
+}
+
+// disagreement names the fields where the store's copy got differs from
+// the copy of the plan rec.
+func disagreement(rec, got *store.Campaign) []string {
 	want := storeCopy(rec)
 	var diff []string
 	for _, f := range []struct {
@@ -323,9 +376,7 @@ func (e *Engine) reconcile(ctx context.Context, rec *store.Campaign) {
 	if len(got.Damage) > 0 || got.MoreSteps > 0 {
 		diff = append(diff, "steps")
 	}
-	if len(diff) > 0 {
-		e.say("campaign %s: the store's copy disagrees with this host's plan (%s): the plan is followed and the copy written again", rec.ID, strings.Join(slices.Compact(diff), ", "))
-	}
+	return slices.Compact(diff)
 }
 
 // stepsKey is steps as one comparable string (durations to the

@@ -82,8 +82,13 @@ func TestWSLMechanism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Started as root, Windows resumes as root (the plan is root's).
+	asRoot := ""
+	if os.Geteuid() == 0 {
+		asRoot = " -u root"
+	}
 	for _, line := range []string{"wsl.exe --shutdown\r\n", "timeout /t 8 /nobreak >nul\r\n",
-		`wsl.exe -d "Ubuntu 24.04" --exec "/usr/local/bin/sectax" --db "/home/me/sectax 100%%.db" campaign resume` + "\r\n"} {
+		`wsl.exe -d "Ubuntu 24.04"` + asRoot + ` --exec "/usr/local/bin/sectax" --db "/home/me/sectax 100%%.db" campaign resume` + "\r\n"} {
 		if !strings.Contains(string(script), line) {
 			t.Fatalf("script lacks %q:\n%s", line, script)
 		}

@@ -110,6 +110,9 @@ func MakePreview(ctx context.Context, req *StartRequest, snap *sysinfo.Snapshot,
 	}
 	h := &Host{Root: root}
 	id := "ID"
+	p.Changes = append(p.Changes, PreviewChange{
+		What:    fmt.Sprintf("write the campaign's plan %s (only its owner may read it): what resume and abort do comes from it, never from the store", h.PlanPath(id)),
+		Restore: "left in place as the campaign's record on this host"})
 	resume := ResumeCommand(req.Options)
 	switch {
 	case req.Via == "wsl":
@@ -141,7 +144,7 @@ func MakePreview(ctx context.Context, req *StartRequest, snap *sysinfo.Snapshot,
 				Restore: "removed at the end"})
 	case "manual":
 		p.Changes = append(p.Changes, PreviewChange{
-			What:    "nothing: before each step sectax prints the command line to boot with, and you reboot",
+			What:    "no boot configuration: before each step sectax prints the command line to boot with, and you reboot",
 			Restore: "nothing to put back; boot the default command line when it is over"})
 	}
 	if _, _, secret, err := store.Secret(req.Options.DB, h.PassfilePath(id)); err == nil && secret {

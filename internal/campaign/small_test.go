@@ -84,3 +84,18 @@ func TestWritesStayBelowRoot(t *testing.T) {
 		t.Fatalf("plan folder: %v", di.Mode())
 	}
 }
+
+// TestPlanBoundToMachine: a plan copied to another machine (another
+// machine id or hostname below the root) is not acted on there.
+func TestPlanBoundToMachine(t *testing.T) {
+	r := newRig(t)
+	c := r.start(1)
+	r.m.write("etc/machine-id", "0123456789abcdef0123456789abcdef")
+	_, err := r.e.Resume(context.Background())
+	if err == nil || len(r.measured) != 0 || !strings.Contains(strings.Join(r.said, "\n"), "another machine") {
+		t.Fatalf("resume on another machine: %v; measured %d; said %q", err, len(r.measured), r.said)
+	}
+	if _, err := r.e.Abort(context.Background(), c.ID); err == nil || !strings.Contains(err.Error(), "another machine") {
+		t.Fatalf("abort on another machine: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -143,9 +144,19 @@ func resumeScript(req BootRequest, distro string) string {
 		"rem Written by 'sectax campaign'; removed when the campaign ends.",
 		"wsl.exe --shutdown",
 		"timeout /t 8 /nobreak >nul",
-		fmt.Sprintf("wsl.exe -d %s --exec %s --db %s campaign resume", batchQuote(distro), batchQuote(req.Options.Exe), batchQuote(req.Options.DB)),
+		fmt.Sprintf("wsl.exe -d %s%s --exec %s --db %s campaign resume", batchQuote(distro), asUser(), batchQuote(req.Options.Exe), batchQuote(req.Options.DB)),
 	}
 	return strings.Join(lines, "\r\n") + "\r\n"
+}
+
+// asUser is the -u option that resumes as the user who started the
+// campaign, where its plan is: root (sudo) keeps it below
+// /var/lib/sectax, which the distribution's default user cannot read.
+func asUser() string {
+	if os.Geteuid() == 0 {
+		return " -u root"
+	}
+	return ""
 }
 
 // batchQuote quotes a word for cmd.exe (percent signs doubled).

@@ -62,7 +62,7 @@ func TestCampaignRootRefused(t *testing.T) {
 }
 
 // TestCampaignStatusTamperedSteps: a stored next_step out of range does not
-// panic status or resume, and 200,000 stored steps give a bounded status
+// panic status or resume (status says the copy disagrees with the plan), and 200,000 stored steps give a bounded status
 // that says how many more there are.
 func TestCampaignStatusTamperedSteps(t *testing.T) {
 	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
@@ -74,7 +74,8 @@ func TestCampaignStatusTamperedSteps(t *testing.T) {
 	}
 	for _, next := range []int{-1, -1 << 40, 1 << 40} {
 		campaignSQL(t, `UPDATE campaigns SET next_step = ?`, next)
-		if _, errOut, code := sectax(t, deps, append(root, "status")...); code != 0 || strings.Contains(errOut, "panic") {
+		if _, errOut, code := sectax(t, deps, append(root, "status")...); code != 0 || strings.Contains(errOut, "panic") ||
+			!strings.Contains(errOut, "disagrees with this host's plan") || !strings.Contains(errOut, "next_step") {
 			t.Fatalf("status at next_step %d: %d %s", next, code, errOut)
 		}
 	}

@@ -227,6 +227,9 @@ func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
 		return err
 	}
 	defer db.Close()
+	if line := campaign.CheckCopy(g.Root, rec); line != "" {
+		g.notice("%s", line)
+	}
 	return writeCampaignStatus(g, rec)
 }
 
