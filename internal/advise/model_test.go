@@ -235,3 +235,36 @@ func TestPlanArchNotParsed(t *testing.T) {
 		}
 	}
 }
+
+// TestGuestNotesForTheArchitecture: a guest's "in this guest" note never
+// names another architecture's mechanism (PTI, eIBRS, BHI_DIS_S, VMX,
+// retpolines are x86's) — a POWER LPAR was told about PTI on AMD.
+func TestGuestNotesForTheArchitecture(t *testing.T) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _ := mitigation.ParseTarget("off")
+	x86Only := []string{"PTI", "eIBRS", "BHI_DIS_S", "VMX", "retpoline", "AMD"}
+	nonX86Guests := 0
+	for name, dir := range allRoots(t) {
+		s, err := sysinfo.Collect(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.CPU.Arch == "x86" || !(s.Hypervisor.Guest || s.WSL != nil) {
+			continue
+		}
+		nonX86Guests++
+		for _, l := range Plan(s, Probe(dir, s), off, kb).GivenUp {
+			for _, w := range x86Only {
+				if strings.Contains(l.GuestNote, w) {
+					t.Errorf("%s (%s): the guest note of %s names %s: %q", name, s.CPU.Arch, l.Name, w, l.GuestNote)
+				}
+			}
+		}
+	}
+	if nonX86Guests == 0 {
+		t.Fatal("no non-x86 guest among the fake roots: the test checks nothing")
+	}
+}

@@ -157,15 +157,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 		before, now := beforeAll.Of(v.Name), nowAll.Of(v.Name)
 		loss := Loss{Name: v.Name, From: strings.TrimSpace(v.Raw)}
 		if guest {
-			loss.GuestNote = e.VMGuest
-			if s.WSL != nil && e.WSL != "" {
-				// "Same as any guest[: more]" points back at the guest note.
-				if rest, ok := strings.CutPrefix(e.WSL, "Same as any guest"); ok {
-					loss.GuestNote = strings.TrimSpace(e.VMGuest + " " + strings.TrimLeft(strings.TrimPrefix(rest, "."), ": "))
-				} else {
-					loss.GuestNote = e.WSL
-				}
-			}
+			loss.GuestNote = e.GuestNote(arch, s.WSL != nil)
 			// Notes that hold only where the line shows their condition.
 			if facts := e.Facts(v.Raw, s.WSL != nil); len(facts) > 0 {
 				loss.GuestNote = strings.TrimSpace(loss.GuestNote + " " + strings.Join(facts, " "))

@@ -125,6 +125,10 @@ type KBEntry struct {
 	CostNote string `json:"cost_note"`
 	// VMGuest is what changes inside a VM guest.
 	VMGuest string `json:"vm_guest"`
+	// VMGuestArch are the architectures VMGuest and WSL are written for
+	// (they name one architecture's mechanisms: PTI, eIBRS, VMX); empty
+	// means every architecture in Arch. GuestNote says nothing elsewhere.
+	VMGuestArch []string `json:"vm_guest_arch,omitempty"`
 	// WSL is what changes inside WSL 2.
 	WSL string `json:"wsl"`
 	// GuestFacts are guest notes that hold only where the machine's line
@@ -153,6 +157,22 @@ type KBFact struct {
 	When string `json:"when"`
 	WSL  bool   `json:"wsl,omitempty"`
 	Text string `json:"text"`
+}
+
+// GuestNote is the entry's note for a guest on arch (inside WSL 2 when
+// wsl): VMGuest, or WSL where it is written ("Same as any guest: …"
+// extends VMGuest); "" on an architecture the notes are not written for.
+func (e KBEntry) GuestNote(arch string, wsl bool) string {
+	if len(e.VMGuestArch) > 0 && !slices.Contains(e.VMGuestArch, arch) {
+		return ""
+	}
+	if !wsl || e.WSL == "" {
+		return e.VMGuest
+	}
+	if rest, ok := strings.CutPrefix(e.WSL, "Same as any guest"); ok {
+		return strings.TrimSpace(e.VMGuest + " " + strings.TrimLeft(strings.TrimPrefix(rest, "."), ": "))
+	}
+	return e.WSL
 }
 
 // Facts are the entry's guest facts that hold for a guest whose line is raw.

@@ -92,6 +92,11 @@ func (k *Knowledge) Validate() error {
 			}
 		}
 		where := "vulnerability " + e.Name
+		for _, a := range e.VMGuestArch {
+			if !slices.Contains(e.Arch, a) {
+				bad("%s: vm_guest_arch %q is not one of its arch %v", where, a, e.Arch)
+			}
+		}
 		for field, v := range map[string]string{"common_name": e.CommonName, "summary": e.Summary,
 			"threat": e.Threat, "vm_guest": e.VMGuest, "wsl": e.WSL, "cost_note": e.CostNote} {
 			if strings.TrimSpace(v) == "" {
