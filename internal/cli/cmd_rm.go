@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 
+	"github.com/sectax/sectax/internal/report"
+
 	"github.com/spf13/cobra"
 )
 
@@ -25,7 +27,7 @@ refused: name the run). 'sectax export RUN -o FILE' first keeps a copy.`,
 				return err
 			}
 			if !g.Quiet {
-				fmt.Fprintf(g.stdout, "removed run %s\n", id)
+				fmt.Fprintf(g.stdout, "removed run %s\n", report.Clip(id, 80))
 			}
 			return nil
 		},

@@ -241,7 +241,7 @@ func TestHostileOutput(t *testing.T) {
 		{path: "campaign abort", skip: "restores the machine (c30's tests run it over a hostile store)"},
 		{path: "campaign report", args: []string{"--format", "FORMAT"}, formats: []string{"text", "md", "json", "csv", "benchfmt", "html"}},
 		{path: "lab", args: []string{"--dry-run", "--config", "on", "--config", "off"}}, // booting QEMU is internal/e2e's; lab sanitises every frame a guest sends
-		{path: "rm", args: []string{"20261130T06"}, pending: "internal/cli/cmd_rm.go:28 prints the stored id raw (\"removed run %s\"): pass it through report.Notice"},
+		{path: "rm", args: []string{"20261130T06"}},
 	}
 	checkSurfaces(t, surfaces)
 

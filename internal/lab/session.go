@@ -391,6 +391,11 @@ func DefaultImages(root, release string) (kernel, initrd string) {
 	if root == "" {
 		root = "/"
 	}
+	if !releaseName(release) {
+		// The release is read from below the root (or a kernel image): a
+		// "../" in it must not point outside the root's /boot.
+		return "", ""
+	}
 	kernel = filepath.Join(root, "boot", "vmlinuz-"+release)
 	for _, name := range []string{"initrd.img-" + release, "initramfs-" + release + ".img", "initrd-" + release} {
 		p := filepath.Join(root, "boot", name)
@@ -399,6 +404,14 @@ func DefaultImages(root, release string) (kernel, initrd string) {
 		}
 	}
 	return kernel, ""
+}
+
+// releaseName reports whether a kernel release can name a file below
+// /boot or a folder below /lib/modules: not empty, no path separator, not
+// "." or "..", no control character.
+func releaseName(release string) bool {
+	return release != "" && release != "." && release != ".." &&
+		!strings.ContainsFunc(release, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
 }
 
 // Kernels reads the kernel images (none: the running kernel's of release,
@@ -410,6 +423,9 @@ func Kernels(ctx context.Context, paths []string, modules, root, release string)
 	}
 	if len(paths) == 0 {
 		p, _ := DefaultImages(root, release)
+		if p == "" {
+			return nil, exit.Usagef("the running kernel's release %q is not a file name, so its image cannot be found below %s: pass it with --kernel", release, root)
+		}
 		if _, err := os.Stat(p); err != nil {
 			if found, _ := filepath.Glob(filepath.Join(root, "boot", "vmlinuz-*")); len(found) > 0 {
 				return nil, exit.Wrap(exit.Usage, fmt.Errorf("no kernel image of the running system at %s; this machine has %s: pass it with --kernel", p, strings.Join(found, ", ")))
@@ -430,7 +446,7 @@ func Kernels(ctx context.Context, paths []string, modules, root, release string)
 	var out []Kernel
 	for i, img := range images {
 		k := Kernel{Name: names[i], Image: img, ModulesDir: modules}
-		if k.ModulesDir == "" && img.Release != "" {
+		if k.ModulesDir == "" && releaseName(img.Release) {
 			k.ModulesDir = filepath.Join(root, "lib", "modules", img.Release)
 		}
 		if k.ModulesDir != "" {

@@ -103,3 +103,23 @@ func TestLabAdaptRound(t *testing.T) {
 		t.Errorf("steps %v, notes %q, err %v", steps, notes, err)
 	}
 }
+
+// TestDefaultImagesReleaseStaysInRoot: the running kernel's release is read
+// from below the root; one that is not a file name ("../", a slash, a
+// control character) never names a path outside the root's /boot, and the
+// lab says so in one usage line instead of looking there.
+func TestDefaultImagesReleaseStaysInRoot(t *testing.T) {
+	root := t.TempDir()
+	if k, i := DefaultImages(root, "6.1.0-57-amd64"); k != filepath.Join(root, "boot", "vmlinuz-6.1.0-57-amd64") || i != "" {
+		t.Errorf("a plain release: %q %q", k, i)
+	}
+	for _, release := range []string{"../../../etc/passwd", "a/b", "..", ".", "", "6.1\x1b]52;c;x\a", `a\b`} {
+		if k, i := DefaultImages(root, release); k != "" || i != "" {
+			t.Errorf("release %q: %q %q, want nothing", release, k, i)
+		}
+		_, err := Kernels(context.Background(), nil, "", root, release)
+		if err == nil || exit.Of(err) != exit.Usage || strings.Contains(err.Error(), "\n") {
+			t.Errorf("release %q: Kernels said %v (kind %v), want one usage line", release, err, exit.Of(err))
+		}
+	}
+}
