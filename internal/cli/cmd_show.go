@@ -34,6 +34,9 @@ every sample.`,
 				return err
 			}
 			if g.Format == "json" {
+				if err := store.CheckExport(doc); err != nil {
+					return finish(err)
+				}
 				return finish(store.WriteDocs(w, []store.Doc{doc}, store.FormatSingle))
 			}
 			env, err := db.Env(ctx, id)

@@ -107,3 +107,14 @@ func shownID(id string) string {
 // finite reports whether a stored sample is a number sectax can compute
 // with (NaN and ±Inf are not).
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// RowError says that a stored run's rows do not decode (a bad time,
+// results or metrics out of order, a malformed JSON column): that run is
+// unreadable, the others are not. Commands over many runs (fleet) report
+// it and go on.
+type RowError struct {
+	ID  string
+	Msg string
+}
+
+func (e *RowError) Error() string { return e.Msg }
