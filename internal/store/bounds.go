@@ -24,15 +24,20 @@ const (
 	MaxReadJSONBytes = 1 << 20
 	// MaxReadRunTextBytes bounds the JSON text kept of one run in all.
 	MaxReadRunTextBytes = 16 << 20
-	// MaxReadSamples bounds the samples of one metric (the import limit),
-	// MaxReadRunSamples those of one run, MaxReadQuerySamples those of all
-	// the runs one command reads at once (a side of compare, fleet).
-	MaxReadSamples      = run.MaxSamples
-	MaxReadRunSamples   = 2_000_000
-	MaxReadQuerySamples = 20_000_000
+	// MaxReadSamples bounds the samples of one metric (the import limit).
+	MaxReadSamples = run.MaxSamples
 	// MaxListedNotes is how many notes a command prints about rows it cut
 	// or skipped; the rest are counted in one more.
 	MaxListedNotes = 10
+)
+
+// MaxReadRunSamples bounds the samples read of one run, and
+// MaxReadQuerySamples those of all the runs one command reads at once (a
+// side of compare, fleet). Variables only so that a test can show the cut
+// without writing millions of rows.
+var (
+	MaxReadRunSamples   = 2_000_000
+	MaxReadQuerySamples = 20_000_000
 )
 
 // cutMark ends a text cut at read.
