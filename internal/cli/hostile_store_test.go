@@ -26,6 +26,9 @@ type tamper struct {
 	// same as sqlite).
 	sqlite, postgres string
 	args             []any
+	// pgArgs, when set, are the args on PostgreSQL (whose indexes take
+	// at most about 8 kB a row: a longer label cannot be stored there).
+	pgArgs []any
 }
 
 func hostileTampers() []tamper {
@@ -35,7 +38,8 @@ func hostileTampers() []tamper {
 	return []tamper{
 		{name: "huge env", sqlite: `UPDATE runs SET env = ?`, args: []any{`{"hostname":"` + huge + `"}`}},
 		{name: "big hostname", sqlite: `UPDATE runs SET env = ?`, args: []any{bigHost}},
-		{name: "huge label", sqlite: `UPDATE runs SET label = ? WHERE id = '20261130T060000-on1'`, args: []any{strings.Repeat("L", 1<<20)}},
+		{name: "huge label", sqlite: `UPDATE runs SET label = ? WHERE id = '20261130T060000-on1'`, args: []any{strings.Repeat("L", 1<<20)},
+			pgArgs: []any{strings.Repeat("L", 6000)}},
 		{name: "escapes", sqlite: `UPDATE runs SET label = ?, suite = ?, status = ?, tool_version = ?, cpus = ?`, args: []any{escape, escape, escape, escape, escape}},
 		{name: "bad started", sqlite: `UPDATE runs SET started = 'yesterday' WHERE id = '20261130T060000-on1'`},
 		{name: "bad finished", sqlite: `UPDATE runs SET finished = '` + strings.Repeat("9", 5000) + `' WHERE id = '20261130T080000-off1'`},
@@ -43,7 +47,8 @@ func hostileTampers() []tamper {
 		{name: "huge workload", sqlite: `UPDATE results SET workload = ?, engine = ?`, args: []any{strings.Repeat("w", 1<<20), strings.Repeat("e", 1<<20)}},
 		{name: "garbage json", sqlite: `UPDATE results SET warnings = 'not json', params = '[', failures = '{}', extra = '7'`},
 		{name: "huge warnings", sqlite: `UPDATE results SET warnings = ?`, args: []any{`["` + strings.Repeat("W", 2<<20) + `"]`}},
-		{name: "huge metric names", sqlite: `UPDATE metrics SET name = name || ?, unit = ?, better = ?`, args: []any{strings.Repeat("n", 1<<20), strings.Repeat("u", 1<<20), "sideways"}},
+		{name: "huge metric names", sqlite: `UPDATE metrics SET name = name || ?, unit = ?, better = ?`, args: []any{strings.Repeat("n", 1<<20), strings.Repeat("u", 1<<20), "sideways"},
+			pgArgs: []any{strings.Repeat("n", 6000), strings.Repeat("u", 1<<20), "sideways"}},
 		{name: "negative positions", sqlite: `UPDATE samples SET result_idx = -1, metric_idx = -5 WHERE seq = 0 AND result_idx = 0 AND metric_idx = 0`},
 		{name: "negative result idx", sqlite: `UPDATE results SET idx = -3 WHERE idx = 0`},
 		{name: "far metric idx", sqlite: `UPDATE metrics SET idx = 5000000 WHERE idx = 0`},
@@ -85,13 +90,16 @@ func TestHostileStore(t *testing.T) {
 		for _, engine := range []string{"sqlite", "postgres"} {
 			t.Run(strings.ReplaceAll(tp.name, " ", "-")+"/"+engine, func(t *testing.T) {
 				e := newCLIEnv(t)
-				driver, dsn, q := "sqlite", e.db, tp.sqlite
+				driver, dsn, q, args := "sqlite", e.db, tp.sqlite, tp.args
 				if engine == "postgres" {
 					dsn = c.NewDatabase(t)
 					e.db = strings.Replace(dsn, "@/", ":"+hostileSecret+"@/", 1)
 					driver = "pgx"
 					if tp.postgres != "" {
 						q = tp.postgres
+					}
+					if tp.pgArgs != nil {
+						args = tp.pgArgs
 					}
 					for n := 1; strings.Contains(q, "?"); n++ {
 						q = strings.Replace(q, "?", "$"+strconv.Itoa(n), 1)
@@ -110,7 +118,7 @@ func TestHostileStore(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if _, err := raw.ExecContext(context.Background(), q, tp.args...); err != nil {
+				if _, err := raw.ExecContext(context.Background(), q, args...); err != nil {
 					t.Fatalf("tamper: %v", err)
 				}
 				raw.Close()
