@@ -32,7 +32,7 @@ type tamper struct {
 }
 
 func hostileTampers() []tamper {
-	huge := strings.Repeat("h", 6<<20)               // over the read limit of an environment
+	huge := strings.Repeat("h", 6<<20) // over the read limit of an environment
 	bigHost := `{"hostname":"` + strings.Repeat("x", 1<<20) + "\x1b]52;c;cHduZWQ=\x07" + `","kernel":{"release":"6.18\x1b[2J"}}`
 	escape := "on\x1b]0;owned\x07\r\x1b[2K"
 	return []tamper{
