@@ -369,7 +369,7 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 		var err1, err2 error
 		s.Started, err1 = parseTime(started)
 		s.Finished, err2 = parseTime(finished)
-		if errors.Join(err1, err2) != nil || s.Started.IsZero() {
+		if errors.Join(err1, err2) != nil {
 			d.notes.add("database %s: run %s has no valid start or finish time; it was skipped ('sectax rm %s' deletes it)", d.path, shownID(s.ID), shownID(s.ID))
 			continue
 		}
