@@ -64,30 +64,51 @@ vulnerable machine is a value, not an error (docs/fleet.md).`,
 				return err
 			}
 			defer db.Close()
-			var docs []store.Doc
+			var ids []string
 			seen := map[string]bool{}
 			for _, ref := range args {
-				ids, _, err := db.Resolve(ctx, ref)
+				got, _, err := db.Resolve(ctx, ref)
 				if err != nil {
 					return err
 				}
-				for _, id := range ids {
-					if seen[id] {
-						continue
+				for _, id := range got {
+					if !seen[id] {
+						seen[id] = true
+						ids = append(ids, id)
 					}
-					seen[id] = true
-					doc, err := db.Doc(ctx, id)
-					if err != nil {
-						return err
-					}
-					docs = append(docs, doc)
+				}
+			}
+			// Two passes, one run in memory at a time: every run is checked
+			// as import checks it before a byte is written, then written.
+			for _, id := range ids {
+				doc, err := db.Doc(ctx, id)
+				if err == nil {
+					err = store.CheckExport(doc)
+				}
+				if err != nil {
+					return err
 				}
 			}
 			w, finish, err := g.output()
 			if err != nil {
 				return err
 			}
-			return finish(report.WriteSafeJSON(w, func(w io.Writer) error { return store.WriteDocs(w, docs, store.Format(format)) }))
+			return finish(report.WriteSafeJSON(w, func(w io.Writer) error {
+				dw, err := store.NewDocWriter(w, store.Format(format))
+				if err != nil {
+					return err
+				}
+				for _, id := range ids {
+					doc, err := db.Doc(ctx, id)
+					if err == nil {
+						err = dw.Write(doc)
+					}
+					if err != nil {
+						return err
+					}
+				}
+				return dw.Close()
+			}))
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "output format: json (an array of documents)|jsonl (one document per line)|prometheus (node_exporter textfile)")

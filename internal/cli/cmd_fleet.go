@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,11 @@ is the unit, so one noisy machine does not dominate.`,
 					continue
 				}
 				r, err := db.Get(ctx, s.ID)
+				var bad *store.RowError
+				if errors.As(err, &bad) {
+					g.notice("%s; the run was left out", bad) // one bad row does not stop the fleet
+					continue
+				}
 				if err != nil {
 					return err
 				}

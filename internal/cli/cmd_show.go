@@ -36,6 +36,9 @@ every sample.`,
 				return err
 			}
 			if g.Format == "json" {
+				if err := store.CheckExport(doc); err != nil {
+					return finish(err)
+				}
 				return finish(report.WriteSafeJSON(w, func(w io.Writer) error { return store.WriteDocs(w, []store.Doc{doc}, store.FormatSingle) }))
 			}
 			env, err := db.Env(ctx, id)

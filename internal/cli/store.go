@@ -47,7 +47,8 @@ func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) 
 			if storeTuning.onBusy != nil {
 				storeTuning.onBusy()
 			}
-		}})
+		},
+		OnNote: func(msg string) { g.notice("%s", msg) }})
 }
 
 // noDatabase is the error for a reference when no database exists yet.

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store/pgtest"
@@ -322,13 +325,36 @@ func TestPostgresBadConnections(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// pg_reload_conf only signals the postmaster: until it has read
+	// pg_hba.conf again, pwuser still gets in on trust, and the "wrong
+	// password" case found a database instead of a refusal whenever the
+	// machine was busy (the test's old flakiness). Wait for the rule to
+	// hold, by its effect: a connection with the wrong password refused.
+	wrongPW := strings.Replace(c.URL("postgres"), pgtest.User+"@", "pwuser:s3cret@", 1)
+	waitUntil := time.Now().Add(time.Minute)
+	for {
+		probe, err := sql.Open("pgx", wrongPW)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = probe.PingContext(ctx)
+		probe.Close()
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "28P01" {
+			break
+		}
+		if time.Now().After(waitUntil) {
+			t.Fatalf("the server never applied the scram rule for pwuser: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	nowhere := t.TempDir()
 	cases := []struct{ name, url, want string }{
 		{"missing database", strings.Replace(c.URL("nope"), "@/", ":s3cret@/", 1), `database "nope" does not exist; create it`},
 		{"no server", "postgres://sectax:s3cret@/x?host=" + filepath.Join(nowhere), "is unreachable ("},
 		{"unknown host", "postgres://sectax:s3cret@no-such-host.invalid/x", `host "no-such-host.invalid" is unknown`},
 		{"bad url", "postgres://sectax:s3cret@h:notaport/x", "is not a valid PostgreSQL URL"},
-		{"wrong password", strings.Replace(c.URL("postgres"), pgtest.User+"@", "pwuser:s3cret@", 1), "authentication failed"},
+		{"wrong password", wrongPW, "authentication failed"},
 		{"foreign", foreign, `already has a table "runs" that is not sectax's`},
 	}
 	fd.Close()

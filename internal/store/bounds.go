@@ -24,15 +24,20 @@ const (
 	MaxReadJSONBytes = 1 << 20
 	// MaxReadRunTextBytes bounds the JSON text kept of one run in all.
 	MaxReadRunTextBytes = 16 << 20
-	// MaxReadSamples bounds the samples of one metric (the import limit),
-	// MaxReadRunSamples those of one run, MaxReadQuerySamples those of all
-	// the runs one command reads at once (a side of compare, fleet).
-	MaxReadSamples      = run.MaxSamples
-	MaxReadRunSamples   = 2_000_000
-	MaxReadQuerySamples = 20_000_000
+	// MaxReadSamples bounds the samples of one metric (the import limit).
+	MaxReadSamples = run.MaxSamples
 	// MaxListedNotes is how many notes a command prints about rows it cut
 	// or skipped; the rest are counted in one more.
 	MaxListedNotes = 10
+)
+
+// MaxReadRunSamples bounds the samples read of one run, and
+// MaxReadQuerySamples those of all the runs one command reads at once (a
+// side of compare, fleet). Variables only so that a test can show the cut
+// without writing millions of rows.
+var (
+	MaxReadRunSamples   = 2_000_000
+	MaxReadQuerySamples = 20_000_000
 )
 
 // cutMark ends a text cut at read.
@@ -107,3 +112,14 @@ func shownID(id string) string {
 // finite reports whether a stored sample is a number sectax can compute
 // with (NaN and ±Inf are not).
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// RowError says that a stored run's rows do not decode (a bad time,
+// results or metrics out of order, a malformed JSON column): that run is
+// unreadable, the others are not. Commands over many runs (fleet) report
+// it and go on.
+type RowError struct {
+	ID  string
+	Msg string
+}
+
+func (e *RowError) Error() string { return e.Msg }

@@ -98,6 +98,12 @@ func (d *DB) Resolve(ctx context.Context, ref string) ([]string, Match, error) {
 	case len(prefixed) > 1:
 		return nil, "", &AmbiguousError{Ref: ref, Why: "a prefix of several run ids", Candidates: prefixed}
 	}
+	// A row List skipped (a bad time) is still named by its exact id, so
+	// that 'sectax rm ID' can delete it.
+	var id string
+	if err := d.db.QueryRowContext(ctx, `SELECT id FROM runs WHERE id = ?`, ref).Scan(&id); err == nil {
+		return []string{id}, ByID, nil
+	}
 	return nil, "", &NotFoundError{Ref: ref, Candidates: candidates(all)}
 }
 

@@ -427,53 +427,110 @@ func compactDoc(d Doc) ([]byte, error) {
 // WriteDocs writes documents in the given layout, each with its RawEnv in
 // place of the typed env.
 func WriteDocs(w io.Writer, docs []Doc, f Format) error {
-	var out bytes.Buffer
-	switch f {
-	case FormatSingle:
-		if len(docs) != 1 {
-			return fmt.Errorf("store: %d documents where one was expected", len(docs))
-		}
-		b, err := compactDoc(docs[0])
-		if err != nil {
+	if f == FormatSingle && len(docs) != 1 {
+		return fmt.Errorf("store: %d documents where one was expected", len(docs))
+	}
+	dw, err := NewDocWriter(w, f)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if err := dw.Write(d); err != nil {
 			return err
+		}
+	}
+	return dw.Close()
+}
+
+// DocWriter writes documents one at a time in a layout, so that an export
+// of many runs holds one of them in memory, not all.
+type DocWriter struct {
+	w io.Writer
+	f Format
+	n int
+}
+
+// NewDocWriter starts a layout on w.
+func NewDocWriter(w io.Writer, f Format) (*DocWriter, error) {
+	switch f {
+	case FormatSingle, FormatLines:
+	case FormatArray:
+		if _, err := io.WriteString(w, "["); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("store: unknown format %q", f)
+	}
+	return &DocWriter{w: w, f: f}, nil
+}
+
+// Write writes one more document.
+func (dw *DocWriter) Write(d Doc) error {
+	b, err := compactDoc(d)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	switch dw.f {
+	case FormatSingle:
+		if dw.n > 0 {
+			return fmt.Errorf("store: more than the one document expected")
 		}
 		if err := json.Indent(&out, b, "", "  "); err != nil {
 			return err
 		}
 		out.WriteByte('\n')
 	case FormatLines:
-		for _, d := range docs {
-			b, err := compactDoc(d)
-			if err != nil {
-				return err
-			}
-			out.Write(b)
-			out.WriteByte('\n')
-		}
+		out.Write(b)
+		out.WriteByte('\n')
 	case FormatArray:
-		out.WriteString("[")
-		for i, d := range docs {
-			b, err := compactDoc(d)
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			out.WriteString("\n  ")
-			if err := json.Indent(&out, b, "  ", "  "); err != nil {
-				return err
-			}
+		if dw.n > 0 {
+			out.WriteByte(',')
 		}
-		if len(docs) > 0 {
-			out.WriteByte('\n')
+		out.WriteString("\n  ")
+		if err := json.Indent(&out, b, "  ", "  "); err != nil {
+			return err
 		}
-		out.WriteString("]\n")
-	default:
-		return fmt.Errorf("store: unknown format %q", f)
 	}
-	_, err := w.Write(out.Bytes())
+	dw.n++
+	_, err = dw.w.Write(out.Bytes())
 	return err
+}
+
+// Close ends the layout.
+func (dw *DocWriter) Close() error {
+	if dw.f != FormatArray {
+		return nil
+	}
+	end := "]\n"
+	if dw.n > 0 {
+		end = "\n]\n"
+	}
+	_, err := io.WriteString(dw.w, end)
+	return err
+}
+
+// CheckExport checks a stored run as 'sectax import' would check the
+// document export writes of it (Decode, the import's own validation), so
+// that export never writes what import then refuses. One line naming the
+// run and the field.
+func CheckExport(d Doc) error {
+	b, err := compactDoc(d)
+	if err != nil {
+		return err
+	}
+	if _, err := Decode("the stored run", b); err != nil {
+		var fe *FieldError
+		msg := oneLine(err.Error())
+		if errors.As(err, &fe) {
+			msg = fe.Field + ": " + oneLine(fe.Msg)
+			if fe.Field == "" {
+				msg = oneLine(fe.Msg)
+			}
+		}
+		return exit.Wrap(exit.Usage, fmt.Errorf("run %s as stored is not a valid %s document (%s), so import would refuse it; nothing was written", shownID(d.Run.ID), run.Schema, cutText(msg, 512)))
+	}
+	return nil
 }
 
 // CheckDocs validates documents read back from a store before they are
