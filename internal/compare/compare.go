@@ -304,7 +304,7 @@ func (rep *Report) finish(a, b Side) {
 	rep.addControls()
 	rep.addNotes(a, b)
 	rep.runsDifferOnly()
-	rep.addMeaning()
+	rep.addMeaning(a, b)
 	rep.addConclusion()
 }
 

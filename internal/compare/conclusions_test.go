@@ -4,7 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // twoSides is a comparison of two clearly different sets of samples with
@@ -86,5 +88,59 @@ func TestWSLFromTheRecordedEnvironment(t *testing.T) {
 	rep = twoSides(t, envOn(), eb)
 	if !rep.Meaning.VMGuest || !slices.Equal(rep.Meaning.VMGuestSides, []string{"B"}) {
 		t.Errorf("vm guest %v sides %v, want B only", rep.Meaning.VMGuest, rep.Meaning.VMGuestSides)
+	}
+}
+
+// TestCmdlineAffectsOnlyWhatTheMachineMitigates: what B's added
+// mitigations=off governs is asked of the one model on A's recorded
+// machine (an AMD Zen 4 that shows most bugs "Not affected"): only files
+// A shows mitigated, never a bug the CPU does not have; without a recorded
+// environment the parameter table's list stands.
+func TestCmdlineAffectsOnlyWhatTheMachineMitigates(t *testing.T) {
+	snap, err := sysinfo.Collect("../sysinfo/testdata/amd-zen4-baremetal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := *snap
+	off.Cmdline.Raw = snap.Cmdline.Raw + " mitigations=off"
+	off.BootID = "boot-off"
+	a := mkRun("a1", "a", res("syscall-basic", nil, lower("ns/op", 100, 101, 99, 100, 102, 98, 100, 101)))
+	b := mkRun("b1", "b", res("syscall-basic", nil, lower("ns/op", 80, 81, 79, 80, 82, 78, 80, 81)))
+	a.Env, b.Env = snap, &off
+	rep, err := Compare(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := mitigation.KnowledgeBase()
+	mitigated := map[string]bool{}
+	for _, v := range snap.Vulnerabilities {
+		if v.State == mitigation.Mitigated {
+			e, _ := kb.LookupVulnerability(v.Name)
+			mitigated[e.CommonName] = true
+		}
+	}
+	var got *CmdlineChange
+	for i := range rep.Meaning.Cmdline {
+		if slices.Contains(rep.Meaning.Cmdline[i].Tokens, "mitigations=off") {
+			got = &rep.Meaning.Cmdline[i]
+		}
+	}
+	if got == nil {
+		t.Fatalf("no command-line change in %+v", rep.Meaning.Cmdline)
+	}
+	if len(got.Affects) == 0 {
+		t.Fatal("mitigations=off affects nothing on a machine with mitigated files")
+	}
+	for _, n := range got.Affects {
+		if !mitigated[n] {
+			t.Errorf("mitigations=off is said to govern %s, which this machine does not show mitigated", n)
+		}
+	}
+	// The same change between sides without environments: the table's list.
+	fallback := twoSides(t, envOn(), envOff())
+	for _, c := range fallback.Meaning.Cmdline {
+		if slices.Contains(c.Tokens, "mitigations=off") && len(c.Affects) <= len(got.Affects) {
+			t.Errorf("without environments mitigations=off governs %d, with Zen 4's %d: want the whole table", len(c.Affects), len(got.Affects))
+		}
 	}
 }

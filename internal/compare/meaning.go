@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -77,9 +79,13 @@ type CmdlineChange struct {
 	// protection up, dropping them restores it.
 	Off    bool     `json:"off"`
 	Tokens []string `json:"tokens"`
-	// Affects are the common names of the vulnerabilities they govern:
-	// for mitigations= with attack vectors turned off, only those whose
-	// every attack vector is off.
+	// Affects are the common names of the vulnerabilities they govern: on
+	// the machine of the side without them (its recorded environment),
+	// what it shows mitigated and the model of the kernel's decision
+	// (mitigation.Knowledge.Predict) says they turn off; for a side
+	// without an environment (a published baseline), every file the
+	// parameter table names, and for mitigations= with attack vectors
+	// turned off only those whose every attack vector is off.
 	Affects []string `json:"affects"`
 	// Vectors are the attack vectors mitigations= turns off
 	// (guest_host, guest_guest); Narrowed the common names of the
@@ -111,7 +117,10 @@ func isWSL(s SideInfo) bool { return s.WSL }
 // names, mitigations= with attack vectors turned off only the files whose
 // every vector is off (the rest are narrowed), any other parameter the
 // files the parameter table names.
-func governed(kb *mitigation.Knowledge, tokens []string) (names, narrowed, vectors []string) {
+func governed(kb *mitigation.Knowledge, tokens []string, without *sysinfo.Snapshot) (names, narrowed, vectors []string) {
+	if without != nil && len(without.Vulnerabilities) > 0 {
+		return predicted(kb, tokens, without)
+	}
 	seen := map[string]bool{}
 	add := func(l *[]string, n string) {
 		if !seen[n] {
@@ -158,6 +167,43 @@ func governed(kb *mitigation.Knowledge, tokens []string) (names, narrowed, vecto
 	return names, narrowed, vectors
 }
 
+// predicted are the vulnerabilities a group of parameters governs on the
+// machine of the side that lacks them, as the one model of the kernel's
+// decision (mitigation.Knowledge.Predict, the model advise and the boot
+// verifiers ask) says: the files the parameters turn off there (names),
+// those where they turn only a part off (narrowed), and the attack vectors
+// a mitigations=auto,no_… among them turns off.
+func predicted(kb *mitigation.Knowledge, tokens []string, without *sysinfo.Snapshot) (names, narrowed, vectors []string) {
+	m := config.MachineOf(without)
+	base := mitigation.ParseCmdline(without.Cmdline.Raw).Params
+	var extra []mitigation.Param
+	for _, t := range tokens {
+		ps := mitigation.ParseCmdline(t).Params
+		extra = append(extra, ps...)
+		if len(ps) == 1 && ps[0].Key() == "mitigations" {
+			if g := mitigation.ParseGlobal(ps[0].Value); g.Option != "off" {
+				vectors = append(vectors, g.VectorsOff...)
+			}
+		}
+	}
+	before, after := kb.Predict(m, base), kb.Predict(m, mitigation.Merge(base, extra))
+	for _, v := range without.Vulnerabilities {
+		if v.State != mitigation.Mitigated {
+			continue // not affected, already vulnerable or unknown there: nothing to turn off
+		}
+		b, a := before.Of(v.Name), after.Of(v.Name)
+		switch {
+		case a.Off && !b.Off:
+			names = append(names, v.Name)
+		case a.Partial && !b.Partial && !b.Off:
+			narrowed = append(narrowed, v.Name)
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(narrowed)
+	return names, narrowed, vectors
+}
+
 // stateOf is a vulnerability state from the recorded state or, when absent,
 // the raw sysfs line.
 func stateOf(state, raw string) string {
@@ -183,7 +229,7 @@ func impact(speedup float64) (float64, bool) {
 
 // addMeaning fills rep.Meaning and the workloads' Stresses from the
 // numbers and the mitigation knowledge base.
-func (rep *Report) addMeaning() {
+func (rep *Report) addMeaning(a, b Side) {
 	kb, err := mitigation.KnowledgeBase()
 	if err != nil {
 		kb = nil
@@ -228,10 +274,13 @@ func (rep *Report) addMeaning() {
 				m.Gained = append(m.Gained, p)
 			}
 		}
+		// The machine without the parameters is the one whose lines show
+		// what they would turn off: A for what B adds, B for what B drops.
 		for _, side := range []struct {
-			dir    string
-			tokens []string
-		}{{DirAdds, rep.Env.CmdlineAdded}, {DirDrops, rep.Env.CmdlineRemoved}} {
+			dir     string
+			tokens  []string
+			without *sysinfo.Snapshot
+		}{{DirAdds, rep.Env.CmdlineAdded, firstEnv(a)}, {DirDrops, rep.Env.CmdlineRemoved, firstEnv(b)}} {
 			var off, other []string
 			for _, t := range side.tokens {
 				p, ok := kb.LookupParam(t)
@@ -255,7 +304,7 @@ func (rep *Report) addMeaning() {
 					continue
 				}
 				c := CmdlineChange{Direction: side.dir, Off: g.off, Tokens: g.tokens, Affects: []string{}}
-				names, narrowed, vectors := governed(kb, g.tokens)
+				names, narrowed, vectors := governed(kb, g.tokens, side.without)
 				for _, n := range names {
 					if e, ok := kb.LookupVulnerability(n); ok {
 						c.Affects = append(c.Affects, e.CommonName)
@@ -283,6 +332,15 @@ func (rep *Report) addMeaning() {
 		}
 	}
 	rep.Meaning = m
+}
+
+// firstEnv is the environment of a side's first run, nil for a published
+// baseline or a run without one.
+func firstEnv(s Side) *sysinfo.Snapshot {
+	if len(s.Runs) == 0 || s.Runs[0] == nil {
+		return nil
+	}
+	return s.Runs[0].Env
 }
 
 // addVulnerabilityText adds the knowledge base's explanation and one-line
