@@ -423,7 +423,9 @@ func (e *Engine) resumeHow(m Mechanism) string {
 }
 
 // ResumeCommand is what resumes a campaign by hand, quoted for a shell
-// (a PostgreSQL URL's '&' would otherwise end the command).
+// (a PostgreSQL URL's '&' would otherwise end the command), for printing:
+// a PostgreSQL URL without its password (store.DisplayName; libpq finds it
+// in PGPASSWORD or ~/.pgpass, the unit in its own password file).
 func ResumeCommand(o Options) string {
 	exe := o.Exe
 	if exe == "" {
@@ -432,7 +434,7 @@ func ResumeCommand(o Options) string {
 	if o.DB == "" {
 		return advise.ShellQuote(exe) + " campaign resume"
 	}
-	return advise.ShellQuote(exe) + " --db " + advise.ShellQuote(o.DB) + " campaign resume"
+	return advise.ShellQuote(exe) + " --db " + advise.ShellQuote(store.DisplayName(o.DB)) + " campaign resume"
 }
 
 // boot requests the boot of the current step.

@@ -40,6 +40,12 @@ func TestResumeCommandQuoted(t *testing.T) {
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
+	// The printed line never carries the password (dry runs, status, the
+	// "after the boot, run" line): the user part keeps only its name.
+	got = ResumeCommand(Options{Exe: "sectax", DB: "postgres://u:s3cretpw@h/d?password=s3cretpw2&sslmode=disable"})
+	if strings.Contains(got, "s3cretpw") || !strings.Contains(got, "postgres://u@h/d") {
+		t.Errorf("resume command %s", got)
+	}
 }
 
 // TestWritesStayBelowRoot: a linked etc/systemd (or a linked plan folder)
