@@ -169,8 +169,8 @@ func (r *rig) reopen() {
 			r.ids++
 			return fmt.Sprintf("20261130T230000-c0ffe%d", r.ids)
 		},
-		Say:     func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) },
-		Measure: r.measure,
+		Say:  func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) },
+		Runs: Runs{measure: r.measure},
 	}
 }
 

@@ -56,16 +56,15 @@ const (
 	guestInitrd = "/tmp/sectax-next-initrd.cpio"
 )
 
-// RegisterTask registers Task for the guest's /init; measure measures
-// and stores one run in the guest's database (as on a host), say tells
-// what happens.
-func RegisterTask(say func(string, ...any), measure func(ctx context.Context, db *store.DB, m Measurement) error) {
+// RegisterTask registers Task for the guest's /init; its runs are
+// measured as on a host (runs), say tells what happens.
+func RegisterTask(say func(string, ...any), runs Runs) {
 	lab.RegisterTask(Task, func(ctx context.Context, guest *lab.Guest) ([]byte, error) {
-		return guestCampaign(ctx, guest, say, measure)
+		return guestCampaign(ctx, guest, say, runs)
 	})
 }
 
-func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...any), measure func(context.Context, *store.DB, Measurement) error) ([]byte, error) {
+func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...any), runs Runs) ([]byte, error) {
 	var in TaskInput
 	if err := json.Unmarshal(guest.Task.Input, &in); err != nil {
 		return nil, fmt.Errorf("campaign task input: %w", err)
@@ -79,7 +78,7 @@ func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...an
 	}
 	defer db.Close()
 	e, err := NewEngine(Setup{DB: db, Root: "/", Say: say, Now: time.Now,
-		Measure: func(ctx context.Context, m Measurement) error { return measure(ctx, db, m) },
+		Runs: runs,
 		Deps: Deps{Exe: "/init", Settle: &Settler{Max: 30 * time.Second},
 			Mechanism: &Kexec{Kernel: in.Kernel, Initrd: guestInitrd,
 				Prepare: func(ctx context.Context, req BootRequest) error {

@@ -144,30 +144,27 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		return finish(render(w, rep))
 	}
 
+	pl.Request = plan.Request{Suite: o.suite, Repetitions: o.runs, Warmup: o.warmup, Seed: o.seed, CPUs: o.cpus, Timeout: o.timeout}
 	release, err := g.measureLock(o.noStore)
 	if err != nil {
 		return err
 	}
 	defer release()
-	taxes := func(r *run.Run) (*attribute.ProbeReport, error) { return attribute.ProbeTaxes(r, offers, o.alpha) }
-	ss := session{label: o.label, engine: "native",
-		text: func(w io.Writer, r *run.Run) error {
-			rep, err := taxes(r)
-			if err != nil {
-				return err
-			}
-			return render(w, rep)
-		}}
-	ss.json = ss.text
+	var rec recording
 	if !o.noStore {
-		closeStore, err := ss.useStore(ctx, g, o.label)
-		if err != nil {
+		var closeStore func()
+		if rec, closeStore, err = useStore(ctx, g, o.label); err != nil {
 			return err
 		}
 		defer closeStore()
 	}
-	o.runOptions.runs = o.runs
-	return measure(ctx, g, &o.runOptions, pl, ss)
+	return measureHere(ctx, g, pl, g.runMeta(o.label, "native", env), rec, func(w io.Writer, r *run.Run) error {
+		rep, err := attribute.ProbeTaxes(r, offers, o.alpha)
+		if err != nil {
+			return err
+		}
+		return render(w, rep)
+	})
 }
 
 func newAttributePlanCmd(g *Globals) *cobra.Command {

@@ -139,23 +139,27 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 		newID = newRunID
 	}
 	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.DB, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID, Say: g.notice,
-		Measure: func(ctx context.Context, m campaign.Measurement) error { return campaignMeasure(ctx, g, db, m) }})
+		Runs: campaignRuns(g)})
 }
 
-// campaignMeasure is one run of a campaign: sectax run with the campaign's
-// options, stored under the id, label, config and campaign block the
-// campaign gives.
-func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.Measurement) error {
-	o := &runOptions{suite: m.Options.Suite, only: m.Options.Only, params: m.Options.Params, runs: m.Options.Runs,
-		warmup: m.Options.Warmup, timeout: plan.DefaultTimeout}
-	pl, err := makePlan(ctx, g, o, []string{"native"})
-	if err != nil {
-		return err
-	}
-	ss := session{label: m.Label, engine: "native", text: report.RunText,
-		fill: func(r *run.Run) { r.ID, r.Config, r.Campaign = m.RunID, m.Config, m.Campaign }}
-	ss.recordIn(ctx, g, db)
-	return measure(ctx, g, o, pl, ss)
+// campaignRuns is how a campaign measures here: this sectax's workloads
+// and workers, progress on a terminal, and each run printed as 'sectax
+// run' prints it.
+func campaignRuns(g *Globals) campaign.Runs {
+	prog := newProgress(g)
+	return campaign.Runs{Registry: g.deps.Registry, Version: Version, Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs,
+		OnEvent: prog.event,
+		Show: func(r *run.Run) error {
+			prog.done()
+			w, finish, err := g.output()
+			if err != nil {
+				return err
+			}
+			if g.Format == "json" {
+				return finish(writeJSON(w, r))
+			}
+			return finish(report.RunText(w, r))
+		}}
 }
 
 func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
@@ -279,6 +283,7 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer release()
+	removeStaleTemps(g)
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
 		return exit.Wrap(exit.Runtime, fmt.Errorf("nothing to resume: %v", err))

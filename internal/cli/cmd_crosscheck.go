@@ -66,8 +66,15 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 		return err
 	}
 	defer release()
-	return crosscheckHint(measure(ctx, g, o, pl, session{label: "crosscheck", engine: "native+perf",
-		text: report.CrosscheckText, json: report.CrosscheckJSON}))
+	env, err := collectEnv(ctx, g)
+	if err != nil {
+		return err
+	}
+	show := report.CrosscheckText
+	if g.Format == "json" {
+		show = report.CrosscheckJSON
+	}
+	return crosscheckHint(measureHere(ctx, g, pl, g.runMeta("crosscheck", "native+perf", env), recording{}, show))
 }
 
 // crosscheckHint rewrites the perf engine's advice to "use --engine

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/perfbench"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -123,7 +122,7 @@ func TestCmdRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cmd *runner.Item
+	var cmd *Item
 	for i := range pl.Items {
 		if pl.Items[i].Workload.Info().ID == "cmd" {
 			cmd = &pl.Items[i]
