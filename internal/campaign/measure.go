@@ -48,8 +48,9 @@ func (e *Engine) measureRun(ctx context.Context, m Measurement) error {
 	if reg == nil {
 		reg = workload.Default()
 	}
-	pl, err := plan.Make(ctx, reg, plan.Request{Suite: m.Options.Suite, Only: m.Options.Only, Params: m.Options.Params,
-		Repetitions: m.Options.Runs, Warmup: m.Options.Warmup, Timeout: plan.DefaultTimeout, Engines: []string{"native"}})
+	req := m.Options.Request
+	req.Timeout, req.Engines = plan.DefaultTimeout, []string{"native"}
+	pl, err := plan.Make(ctx, reg, req)
 	if err != nil {
 		return err
 	}

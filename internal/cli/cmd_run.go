@@ -7,9 +7,6 @@ import (
 	"github.com/sectax/sectax/internal/advise"
 	"io"
 	"path/filepath"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,36 +21,48 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// runOptions are the flags of `sectax run` (and, in part, `crosscheck`).
+// runOptions are the flags of `sectax run` (and, in part, `crosscheck`
+// and `lab`): the plan.Request of measureFlags and hostFlags, and the run's
+// own.
 type runOptions struct {
+	*plan.Request
 	label   string
-	suite   string
-	only    []string
-	skip    []string
-	runs    int
-	warmup  int
-	params  []string
 	engine  string
-	cpus    string
 	noStore bool
-	cmd     string
-	prepare string
-	seed    int64
-	timeout time.Duration
 	spec    []string
 }
 
-func (o *runOptions) addSelectionFlags(cmd *cobra.Command) {
+// measureFlags adds the flags that select and size the workloads
+// (--suite, --only, --param, --runs, --warmup: every command that
+// measures has them) to cmd and returns the request they fill, whose
+// Given names the flags typed once cmd is about to run (plan.Request.Check
+// refuses an empty list or --runs 0 typed).
+func measureFlags(cmd *cobra.Command) *plan.Request {
+	req := &plan.Request{}
 	f := cmd.Flags()
-	f.StringVar(&o.suite, "suite", "standard", "workload sizes: quick (about a minute), standard (10 samples), study (the study's exact parameters)")
-	f.StringSliceVar(&o.only, "only", nil, "run only these workload `IDS` (comma-separated; see 'sectax workloads')")
-	f.StringSliceVar(&o.skip, "skip", nil, "do not run these workload `IDS`")
-	f.IntVar(&o.runs, "runs", 0, "measured repetitions per workload (default: 6 in quick, 10 otherwise)")
-	f.IntVar(&o.warmup, "warmup", 1, "unmeasured repetitions per workload before the measured ones")
-	f.StringArrayVar(&o.params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable), e.g. sched-pipe.mode=thread")
-	f.StringVar(&o.cpus, "cpus", "", "pin the run and its children to this CPU `LIST` (e.g. 0 or 0-1,3)")
-	f.Int64Var(&o.seed, "seed", 0, "seed of the shuffled repetition order (default: random, recorded in the run)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "a repetition running longer than this fails")
+	f.StringVar(&req.Suite, "suite", "standard", "workload sizes: quick (about a minute), standard (10 samples), study (the study's exact parameters)")
+	f.StringSliceVar(&req.Only, "only", nil, "run only these workload `IDS` (comma-separated; see 'sectax workloads')")
+	f.IntVar(&req.Repetitions, "runs", 0, "measured repetitions per workload (default: 6 in quick, 10 otherwise)")
+	f.IntVar(&req.Warmup, "warmup", 1, "unmeasured repetitions per workload before the measured ones")
+	f.StringArrayVar(&req.Params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable), e.g. sched-pipe.mode=thread")
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
+		for _, name := range []string{"only", "skip", "cmd", "prepare", "runs"} {
+			if cmd.Flags().Changed(name) {
+				req.Given = append(req.Given, name)
+			}
+		}
+	}
+	return req
+}
+
+// hostFlags adds the flags of a run on this machine (--skip, --cpus,
+// --seed, --timeout) to cmd, filling req.
+func hostFlags(cmd *cobra.Command, req *plan.Request) {
+	f := cmd.Flags()
+	f.StringSliceVar(&req.Skip, "skip", nil, "do not run these workload `IDS`")
+	f.StringVar(&req.CPUs, "cpus", "", "pin the run and its children to this CPU `LIST` (e.g. 0 or 0-1,3)")
+	f.Int64Var(&req.Seed, "seed", 0, "seed of the shuffled repetition order (default: random, recorded in the run)")
+	f.DurationVar(&req.Timeout, "timeout", plan.DefaultTimeout, "a repetition running longer than this fails")
 }
 
 func newRunCmd(g *Globals) *cobra.Command {
@@ -86,53 +95,22 @@ the run, prints what finished and exits with status 130.`,
   sectax run --only sched-pipe --spec ib=force --label ib-forced`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.validate(cmd); err != nil {
+			if err := checkLabel(o.label); err != nil {
 				return err
 			}
 			return runRun(cmd.Context(), g, o)
 		},
 	}
-	o.addSelectionFlags(cmd)
+	o.Request = measureFlags(cmd)
+	hostFlags(cmd, o.Request)
 	cmd.Flags().StringVar(&o.label, "label", "", "label of the run, e.g. on or off (compare takes labels)")
 	cmd.Flags().StringVar(&o.engine, "engine", "native", "native|perf")
 	cmd.Flags().BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
 	cmd.Flags().StringSliceVar(&o.spec, "spec", nil, "apply per-task speculation controls to the workloads' threads and processes: `CONTROL=STATE` (ssbd=force|on|off, ib=force|on|off, l1d_flush=on|off; comma-separated, repeatable); exit 2 when the kernel does not offer one")
-	cmd.Flags().StringVar(&o.cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
-	cmd.Flags().StringVar(&o.prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
+	cmd.Flags().StringVar(&o.Cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
+	cmd.Flags().StringVar(&o.Prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
-}
-
-// validate refuses flag values that would silently mean something else:
-// an empty --only, --skip or --cmd (which would start the whole suite), an
-// explicit --runs 0 (which would mean the default), and a label holding
-// control characters (which would reach terminals and reports raw).
-func (o *runOptions) validate(cmd *cobra.Command) error {
-	fs := cmd.Flags()
-	for _, name := range []string{"only", "skip"} {
-		if !fs.Changed(name) {
-			continue
-		}
-		ids := o.only
-		if name == "skip" {
-			ids = o.skip
-		}
-		if len(ids) == 0 || slices.ContainsFunc(ids, func(id string) bool { return strings.TrimSpace(id) == "" }) {
-			return usagef("--%s needs workload ids, comma-separated without empty ones, e.g. --%s sched-pipe,syscall-basic (see sectax workloads)", name, name)
-		}
-	}
-	for _, name := range []string{"cmd", "prepare"} {
-		if f := fs.Lookup(name); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
-			return usagef("--%s is empty: give a command, e.g. --%s 'make -j16'", name, name)
-		}
-	}
-	if fs.Changed("runs") && o.runs == 0 {
-		return usagef("--runs 0 measures nothing: give 1 or more, or leave --runs out for the suite's default")
-	}
-	if err := checkLabel(o.label); err != nil {
-		return err
-	}
-	return nil
 }
 
 // checkLabel refuses a label the store would refuse on import (control
@@ -146,12 +124,11 @@ func checkLabel(label string) error {
 	return nil
 }
 
-// makePlan plans what o asks for with the given engines (plan.Make).
-func makePlan(ctx context.Context, g *Globals, o *runOptions, engines []string) (*plan.Plan, error) {
-	return plan.Make(ctx, g.deps.Registry, plan.Request{
-		Suite: o.suite, Only: o.only, Skip: o.skip, Repetitions: o.runs, Warmup: o.warmup, Seed: o.seed,
-		Params: o.params, CPUs: o.cpus, Timeout: o.timeout, Engines: engines, Cmd: o.cmd, Prepare: o.prepare,
-	})
+// makePlan plans what req asks for with the given engines (plan.Make).
+func makePlan(ctx context.Context, g *Globals, req *plan.Request, engines []string) (*plan.Plan, error) {
+	r := *req
+	r.Engines = engines
+	return plan.Make(ctx, g.deps.Registry, r)
 }
 
 func runRun(ctx context.Context, g *Globals, o *runOptions) error {
@@ -164,7 +141,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		// environment and be compared as if measured there.
 		return usagef("--root %s describes another machine but run measures this one, so the run would be stored with the wrong environment: drop --root to store it, or add --no-store to print it only", g.Root)
 	}
-	pl, err := makePlan(ctx, g, o, []string{o.engine})
+	pl, err := makePlan(ctx, g, o.Request, []string{o.engine})
 	if err != nil {
 		return err
 	}

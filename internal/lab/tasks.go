@@ -66,14 +66,12 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 		return nil, fmt.Errorf("%w: this boot does not verify as configuration %s, so it was not measured: %s", ErrNotVerified, in.Config.Name, strings.Join(v.Reasons, "; "))
 	}
 	guest.Logf("verified %s: boot %s, command line %q", in.Config.Name, v.BootID, v.Cmdline)
-	timeout := time.Duration(in.TimeoutS * float64(time.Second))
-	if timeout <= 0 {
-		timeout = plan.DefaultTimeout
+	req := in.Request
+	if req.Timeout <= 0 {
+		req.Timeout = plan.DefaultTimeout
 	}
-	pl, err := plan.Make(ctx, workload.Default(), plan.Request{
-		Suite: in.Suite, Only: in.Only, Skip: in.Skip, Repetitions: in.Runs, Warmup: in.Warmup, Seed: in.Seed,
-		Params: in.Params, Timeout: timeout, Engines: []string{"native"},
-	})
+	req.Engines = []string{"native"}
+	pl, err := plan.Make(ctx, workload.Default(), req)
 	if err != nil {
 		return nil, err
 	}

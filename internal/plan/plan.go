@@ -44,6 +44,53 @@ type Request struct {
 	// its --prepare (which needs Cmd).
 	Cmd     string `json:"cmd,omitempty"`
 	Prepare string `json:"prepare,omitempty"`
+	// Given names the flags typed on the command line (cli fills it):
+	// an --only, --skip, --cmd or --prepare given empty, or --runs given
+	// 0, would otherwise silently mean the default, and Check refuses
+	// them.
+	Given []string `json:"-"`
+}
+
+// Check refuses a request that cannot be planned, before anything is
+// selected: every bound on what a user types (an empty list or command
+// given, --runs 0 given, a negative or excessive count, a timeout that is
+// not positive, --prepare without --cmd) is here, as a usage error naming
+// the flag. It returns the suite the request names. Make calls it.
+func (req Request) Check() (workload.Suite, error) {
+	given := func(name string) bool { return slices.Contains(req.Given, name) }
+	for _, l := range []struct {
+		name string
+		ids  []string
+	}{{"only", req.Only}, {"skip", req.Skip}} {
+		if (given(l.name) && len(l.ids) == 0) || slices.ContainsFunc(l.ids, func(id string) bool { return strings.TrimSpace(id) == "" }) {
+			return "", exit.Usagef("--%s needs workload ids, comma-separated without empty ones, e.g. --%s sched-pipe,syscall-basic (see sectax workloads)", l.name, l.name)
+		}
+	}
+	for _, c := range []struct{ name, v string }{{"cmd", req.Cmd}, {"prepare", req.Prepare}} {
+		if (given(c.name) || c.v != "") && strings.TrimSpace(c.v) == "" {
+			return "", exit.Usagef("--%s is empty: give a command, e.g. --%s 'make -j16'", c.name, c.name)
+		}
+	}
+	if given("runs") && req.Repetitions == 0 {
+		return "", exit.Usagef("--runs 0 measures nothing: give 1 or more, or leave --runs out for the suite's default")
+	}
+	suite, err := workload.ParseSuite(req.Suite)
+	if err != nil {
+		return "", err
+	}
+	if req.Prepare != "" && req.Cmd == "" {
+		return "", exit.Usagef("--prepare needs --cmd")
+	}
+	if req.Repetitions < 0 || req.Warmup < 0 {
+		return "", exit.Usagef("--runs and --warmup must not be negative")
+	}
+	if err := CheckCounts(req.Repetitions, req.Warmup); err != nil {
+		return "", err
+	}
+	if req.Timeout <= 0 {
+		return "", exit.Usagef("--timeout must be positive, e.g. 10m")
+	}
+	return suite, nil
 }
 
 // Item is one workload with its parameters, measured Repetitions times.
@@ -94,12 +141,9 @@ func (p *Plan) AlsoAtLoops(id string, loops int64) {
 
 // Make plans req with the workloads of reg.
 func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, error) {
-	suite, err := workload.ParseSuite(req.Suite)
+	suite, err := req.Check()
 	if err != nil {
 		return nil, err
-	}
-	if req.Prepare != "" && req.Cmd == "" {
-		return nil, exit.Usagef("--prepare needs --cmd")
 	}
 	if req.Cmd != "" {
 		if !slices.Contains(req.Only, "cmd") {
@@ -109,15 +153,6 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 		if req.Prepare != "" {
 			req.Params = append(req.Params, "cmd.prepare="+req.Prepare)
 		}
-	}
-	if req.Repetitions < 0 || req.Warmup < 0 {
-		return nil, exit.Usagef("--runs and --warmup must not be negative")
-	}
-	if err := CheckCounts(req.Repetitions, req.Warmup); err != nil {
-		return nil, err
-	}
-	if req.Timeout <= 0 {
-		return nil, exit.Usagef("--timeout must be positive, e.g. 10m")
 	}
 	ws, err := reg.Select(req.Only, req.Skip)
 	if err != nil {
@@ -215,8 +250,8 @@ const (
 )
 
 // CheckCounts refuses a count of repetitions (--runs) or warm-ups
-// (--warmup) over its maximum, as a usage error naming it. Make calls it;
-// so does everything that replays stored counts.
+// (--warmup) over its maximum, as a usage error naming it. Check calls
+// it; so does everything that replays stored counts.
 func CheckCounts(reps, warmup int) error {
 	if reps > MaxRepetitions {
 		return exit.Usagef("--runs %d: at most %d measured repetitions per workload", reps, MaxRepetitions)
