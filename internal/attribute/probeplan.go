@@ -5,7 +5,6 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -24,7 +23,7 @@ func ProbePlan(reg *workload.Registry, suite workload.Suite, offers []workload.S
 	}
 	if cpus != "" {
 		var err error
-		if pl.CPUs, err = runner.ParseCPUList(cpus); err != nil {
+		if pl.CPUs, err = plan.CPUs(cpus); err != nil {
 			return nil, exit.Usagef("--cpus: %v", err)
 		}
 	}
@@ -48,7 +47,7 @@ func ProbePlan(reg *workload.Registry, suite workload.Suite, offers []workload.S
 			}
 		}
 		for _, st := range states {
-			pl.Items = append(pl.Items, runner.Item{Workload: workload.WithSpecCtl(w, st.Settings, offers),
+			pl.Items = append(pl.Items, plan.Item{Workload: workload.WithSpecCtl(w, st.Settings, offers),
 				Params: p, Engine: "native", Repetitions: runs})
 		}
 	}

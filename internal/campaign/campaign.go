@@ -53,10 +53,6 @@ type Measurement struct {
 	Campaign     *run.Campaign
 }
 
-// Measurer measures one run and stores it in the campaign's database under
-// m.RunID, with m's config and campaign blocks (the CLI's runner).
-type Measurer func(ctx context.Context, m Measurement) error
-
 // Engine drives campaigns.
 type Engine struct {
 	DB   *store.DB
@@ -69,8 +65,9 @@ type Engine struct {
 	// stored campaign (Mech is used when it is nil).
 	Mech       Mechanism
 	Mechanisms func(name string, o Options) (Mechanism, error)
-	Measure    Measurer
-	KB         *mitigation.Knowledge
+	// Runs is how a step's run is measured (runner.Measure, here).
+	Runs Runs
+	KB   *mitigation.Knowledge
 	// Now stamps the campaign; NewID names it and its runs (tests fix
 	// both).
 	Now   func() time.Time
@@ -646,7 +643,7 @@ func (e *Engine) measure(ctx context.Context, st *state) error {
 		Config:   config.Record(cfg, *s.Verification),
 		Campaign: &run.Campaign{ID: rec.ID, Step: rec.Next + 1, Boot: s.Boot}}
 	e.say("step %d of %d: %s; measuring as %s", rec.Next+1, len(rec.Steps), q.How, m.Label)
-	merr := e.Measure(ctx, m)
+	merr := e.measureRun(ctx, m)
 	r, gerr := e.DB.Get(ctx, s.RunID)
 	if merr == nil && gerr == nil && r.Status == run.StatusComplete {
 		s.Status = StepMeasured

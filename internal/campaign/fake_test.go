@@ -12,6 +12,7 @@ import (
 
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -169,8 +170,8 @@ func (r *rig) reopen() {
 			r.ids++
 			return fmt.Sprintf("20261130T230000-c0ffe%d", r.ids)
 		},
-		Say:     func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) },
-		Measure: r.measure,
+		Say:  func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) },
+		Runs: Runs{measure: r.measure},
 	}
 }
 
@@ -230,7 +231,7 @@ func (r *rig) order(boots int) []Step {
 func (r *rig) start(boots int) *store.Campaign {
 	r.t.Helper()
 	c, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: boots,
-		Seed: 7, Label: "cmp", Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: r.dbPath, WSLConfig: r.wslconfig}})
+		Seed: 7, Label: "cmp", Options: Options{Request: plan.Request{Suite: "quick"}, Exe: "/usr/local/bin/sectax", DB: r.dbPath, WSLConfig: r.wslconfig}})
 	if err != nil {
 		r.t.Fatalf("start: %v", err)
 	}

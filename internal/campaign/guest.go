@@ -13,6 +13,7 @@ import (
 
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -30,12 +31,9 @@ type TaskInput struct {
 	Boots   int      `json:"boots"`
 	Seed    int64    `json:"seed"`
 	Label   string   `json:"label"`
-	// Suite, Only, Params, Runs and Warmup size the measurement.
-	Suite  string   `json:"suite"`
-	Only   []string `json:"only,omitempty"`
-	Params []string `json:"params,omitempty"`
-	Runs   int      `json:"runs,omitempty"`
-	Warmup int      `json:"warmup"`
+	// Request sizes the measurement (its seed, which would share the
+	// key of the boot order's, is not taken: each run draws its own).
+	plan.Request
 	// Kernel is the image inside the initramfs that kexec loads.
 	Kernel string `json:"kernel"`
 }
@@ -56,16 +54,15 @@ const (
 	guestInitrd = "/tmp/sectax-next-initrd.cpio"
 )
 
-// RegisterTask registers Task for the guest's /init; measure measures
-// and stores one run in the guest's database (as on a host), say tells
-// what happens.
-func RegisterTask(say func(string, ...any), measure func(ctx context.Context, db *store.DB, m Measurement) error) {
+// RegisterTask registers Task for the guest's /init; its runs are
+// measured as on a host (runs), say tells what happens.
+func RegisterTask(say func(string, ...any), runs Runs) {
 	lab.RegisterTask(Task, func(ctx context.Context, guest *lab.Guest) ([]byte, error) {
-		return guestCampaign(ctx, guest, say, measure)
+		return guestCampaign(ctx, guest, say, runs)
 	})
 }
 
-func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...any), measure func(context.Context, *store.DB, Measurement) error) ([]byte, error) {
+func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...any), runs Runs) ([]byte, error) {
 	var in TaskInput
 	if err := json.Unmarshal(guest.Task.Input, &in); err != nil {
 		return nil, fmt.Errorf("campaign task input: %w", err)
@@ -79,7 +76,7 @@ func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...an
 	}
 	defer db.Close()
 	e, err := NewEngine(Setup{DB: db, Root: "/", Say: say, Now: time.Now,
-		Measure: func(ctx context.Context, m Measurement) error { return measure(ctx, db, m) },
+		Runs: runs,
 		Deps: Deps{Exe: "/init", Settle: &Settler{Max: 30 * time.Second},
 			Mechanism: &Kexec{Kernel: in.Kernel, Initrd: guestInitrd,
 				Prepare: func(ctx context.Context, req BootRequest) error {
@@ -97,7 +94,7 @@ func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...an
 		}
 		guest.Logf("starting a campaign of %d configurations × %d boots", len(configs), in.Boots)
 		_, err = e.Start(ctx, StartRequest{Configs: configs, Boots: in.Boots, Seed: in.Seed, Label: in.Label, Via: "kexec",
-			Options: Options{Suite: in.Suite, Only: in.Only, Params: in.Params, Runs: in.Runs, Warmup: in.Warmup,
+			Options: Options{Request: plan.Request{Suite: in.Suite, Only: in.Only, Params: in.Params, Repetitions: in.Repetitions, Warmup: in.Warmup},
 				Kernel: in.Kernel, Initrd: guestInitrd, Exe: "/init", DB: GuestDB}})
 		if err != nil {
 			return nil, err

@@ -85,13 +85,10 @@ func Plan(configs []config.Config, boots int, seed int64) ([]Step, error) {
 // Options are how every boot of a campaign is measured and rebooted,
 // stored with the campaign so that resume, after a reboot, does the same.
 type Options struct {
-	// Suite, Only, Params, Runs and Warmup select and size the workloads
-	// as for sectax run.
-	Suite  string   `json:"suite"`
-	Only   []string `json:"only,omitempty"`
-	Params []string `json:"params,omitempty"`
-	Runs   int      `json:"runs,omitempty"`
-	Warmup int      `json:"warmup"`
+	// Request selects and sizes the workloads as for sectax run (a
+	// campaign's: suite, only, params, runs and warmup, under the keys
+	// campaigns have always been stored with).
+	plan.Request
 	// Kernel and Initrd are the images kexec loads (the running
 	// kernel's by default; Initrd "" loads none).
 	Kernel string `json:"kernel,omitempty"`
@@ -174,10 +171,10 @@ const MaxBudget = 31 * 24 * time.Hour
 // of the program it reaches. The workload selection and parameters are
 // checked again by plan.Make when each step is measured.
 func (o Options) Check() error {
-	if o.Runs < 0 || o.Warmup < 0 {
+	if o.Repetitions < 0 || o.Warmup < 0 {
 		return errors.New("runs and warmup must not be negative")
 	}
-	if err := plan.CheckCounts(o.Runs, o.Warmup); err != nil {
+	if err := plan.CheckCounts(o.Repetitions, o.Warmup); err != nil {
 		return err
 	}
 	for _, p := range []struct{ name, v string }{{"kernel", o.Kernel}, {"initrd", o.Initrd}, {"wslconfig", o.WSLConfig}, {"exe", o.Exe}} {
@@ -197,7 +194,7 @@ func (o Options) Check() error {
 	if o.Distro != "" && !distroRE.MatchString(o.Distro) {
 		return fmt.Errorf("distro %q is not a WSL distribution name", o.Distro)
 	}
-	for _, v := range append(append([]string{o.Suite}, o.Only...), o.Params...) {
+	for _, v := range append(append(append([]string{o.Suite}, o.Only...), o.Skip...), o.Params...) {
 		if strings.HasPrefix(v, "-") {
 			return fmt.Errorf("%q starts with '-'", v)
 		}

@@ -62,8 +62,8 @@ type Setup struct {
 	Now   func() time.Time
 	NewID func() string
 	Say   func(format string, a ...any)
-	// Measure measures and stores one run (the CLI's runner).
-	Measure Measurer
+	// Runs is how the steps' runs are measured and shown.
+	Runs Runs
 }
 
 // NewEngine is the engine of s: the mechanisms by --via name (kexec, wsl,
@@ -82,7 +82,7 @@ func NewEngine(s Setup) (*Engine, error) {
 	}
 	db := s.DB
 	return &Engine{
-		DB: db, Store: s.Store, Host: host, KB: kb, Now: now, NewID: s.NewID, Say: s.Say, Measure: s.Measure,
+		DB: db, Store: s.Store, Host: host, KB: kb, Now: now, NewID: s.NewID, Say: s.Say, Runs: s.Runs,
 		Mechanisms: func(name string, o Options) (Mechanism, error) {
 			if d.Mechanism != nil {
 				return d.Mechanism, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestStartChecksBeforeStoring(t *testing.T) {
 	r := newRig(t)
 	_, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1, Seed: 7,
-		Options: Options{Suite: "quick", WSLConfig: "rel/.wslconfig", DB: r.dbPath}})
+		Options: Options{Request: plan.Request{Suite: "quick"}, WSLConfig: "rel/.wslconfig", DB: r.dbPath}})
 	if err == nil || exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "absolute") {
 		t.Fatalf("start with a relative .wslconfig: %v", err)
 	}
@@ -62,7 +63,7 @@ func TestWritesStayBelowRoot(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1, Seed: 7,
-				Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
+				Options: Options{Request: plan.Request{Suite: "quick"}, Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
 			if err == nil {
 				t.Fatal("start wrote through a linked folder")
 			}

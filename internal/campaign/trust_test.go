@@ -13,6 +13,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/pgtest"
 	"os"
@@ -353,7 +354,7 @@ func TestPostgresPasswordStaysSecret(t *testing.T) {
 	r := newRigOn(t, secretURL)
 	r.m.write("proc/1/comm", "systemd")
 	c, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1,
-		Seed: 7, Label: "cmp", Options: Options{Suite: "quick", Exe: "/usr/local/bin/sectax", DB: secretURL}})
+		Seed: 7, Label: "cmp", Options: Options{Request: plan.Request{Suite: "quick"}, Exe: "/usr/local/bin/sectax", DB: secretURL}})
 	if err != nil {
 		t.Fatal(err)
 	}

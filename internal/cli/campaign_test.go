@@ -212,6 +212,8 @@ func TestCampaignCLIUsage(t *testing.T) {
 		{[]string{"start", "--boots", "0"}, 2, "--boots 0"},
 		{[]string{"start", "--via", "floppy", "--only", "syscall-basic"}, 2, `--via "floppy" is not accepted`},
 		{[]string{"start", "--only", "nope"}, 2, `unknown workload "nope"`},
+		{[]string{"start", "--runs", "0"}, 2, "--runs 0 measures nothing"},
+		{[]string{"start", "--only", "syscall-basic,,sched-pipe"}, 2, "--only needs workload ids"},
 		{[]string{"start", "--label", "baseline:a"}, 2, "--label"},
 		{[]string{"status"}, 1, "start one with 'sectax campaign start'"},
 		{[]string{"resume"}, 1, "nothing to resume"},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,8 +42,10 @@ See docs/attribute.md.`,
 }
 
 type probesOptions struct {
-	runOptions
-	alpha float64
+	req     plan.Request
+	label   string
+	noStore bool
+	alpha   float64
 }
 
 func newAttributeProbesCmd(g *Globals) *cobra.Command {
@@ -81,12 +82,12 @@ probes) unless --no-store.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAttributeProbes(cmd.Context(), g, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.suite, "suite", "quick", "workload sizes: quick, standard or study")
-	f.IntVar(&o.runs, "runs", 10, "measured repetitions of every arm")
-	f.IntVar(&o.warmup, "warmup", 1, "unmeasured repetitions of every arm first")
-	f.StringVar(&o.cpus, "cpus", "", "pin the run and its children to this CPU `LIST`")
-	f.Int64Var(&o.seed, "seed", 0, "seed of the shuffled repetition order (default: random, recorded)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "a repetition running longer than this fails")
+	f.StringVar(&o.req.Suite, "suite", "quick", "workload sizes: quick, standard or study")
+	f.IntVar(&o.req.Repetitions, "runs", 10, "measured repetitions of every arm")
+	f.IntVar(&o.req.Warmup, "warmup", 1, "unmeasured repetitions of every arm first")
+	f.StringVar(&o.req.CPUs, "cpus", "", "pin the run and its children to this CPU `LIST`")
+	f.Int64Var(&o.req.Seed, "seed", 0, "seed of the shuffled repetition order (default: random, recorded)")
+	f.DurationVar(&o.req.Timeout, "timeout", plan.DefaultTimeout, "a repetition running longer than this fails")
 	f.StringVar(&o.label, "label", "probes", "label of the stored run")
 	f.BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
 	f.Float64Var(&o.alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
@@ -101,18 +102,13 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 	if err := stats.CheckAlpha(o.alpha); err != nil {
 		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
 	}
-	suite, err := workload.ParseSuite(o.suite)
+	req := o.req
+	if req.Repetitions == 0 {
+		req.Given = []string{"runs"} // --runs 0: every arm has its own count, no default
+	}
+	suite, err := req.Check()
 	if err != nil {
 		return err
-	}
-	if o.runs < 1 || o.warmup < 0 {
-		return usagef("--runs must be at least 1 and --warmup not negative")
-	}
-	if err := plan.CheckCounts(o.runs, o.warmup); err != nil {
-		return err
-	}
-	if o.timeout <= 0 {
-		return usagef("--timeout must be positive, e.g. 10m")
 	}
 	env, err := collectEnv(ctx, g)
 	if err != nil {
@@ -128,7 +124,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		}
 		return report.ProbesText(w, rep)
 	}
-	pl, err := attribute.ProbePlan(g.deps.Registry, suite, offers, o.runs, o.cpus)
+	pl, err := attribute.ProbePlan(g.deps.Registry, suite, offers, req.Repetitions, req.CPUs)
 	if err != nil {
 		return err
 	}
@@ -144,30 +140,27 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		return finish(render(w, rep))
 	}
 
+	pl.Request = req
 	release, err := g.measureLock(o.noStore)
 	if err != nil {
 		return err
 	}
 	defer release()
-	taxes := func(r *run.Run) (*attribute.ProbeReport, error) { return attribute.ProbeTaxes(r, offers, o.alpha) }
-	ss := session{label: o.label, engine: "native",
-		text: func(w io.Writer, r *run.Run) error {
-			rep, err := taxes(r)
-			if err != nil {
-				return err
-			}
-			return render(w, rep)
-		}}
-	ss.json = ss.text
+	var rec recording
 	if !o.noStore {
-		closeStore, err := ss.useStore(ctx, g, o.label)
-		if err != nil {
+		var closeStore func()
+		if rec, closeStore, err = useStore(ctx, g, o.label); err != nil {
 			return err
 		}
 		defer closeStore()
 	}
-	o.runOptions.runs = o.runs
-	return measure(ctx, g, &o.runOptions, pl, ss)
+	return measureHere(ctx, g, pl, g.runMeta(o.label, "native", env), rec, func(w io.Writer, r *run.Run) error {
+		rep, err := attribute.ProbeTaxes(r, offers, o.alpha)
+		if err != nil {
+			return err
+		}
+		return render(w, rep)
+	})
 }
 
 func newAttributePlanCmd(g *Globals) *cobra.Command {

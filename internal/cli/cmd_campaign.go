@@ -24,7 +24,6 @@ type campaignDeps = campaign.Deps
 
 type campaignOpts struct {
 	req   campaign.Request
-	run   runOptions
 	alpha float64
 }
 
@@ -62,11 +61,15 @@ See docs/campaign.md.`,
   sectax campaign start --via manual --boots 3 --suite quick
   sectax campaign abort`,
 	}
+	var sel *plan.Request
 	start := &cobra.Command{
 		Use:   "start",
 		Short: "Plan the boots, install the resume hook and reboot into the first step",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runCampaignStart(cmd.Context(), g, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.req.Options.Request = *sel
+			return runCampaignStart(cmd.Context(), g, o)
+		},
 	}
 	f := start.Flags()
 	f.StringArrayVar(&o.req.Configs, "config", nil, "a configuration: on, off, or NAME=PARAMS such as nopti=pti=off (repeatable; default on and off)")
@@ -81,11 +84,7 @@ See docs/campaign.md.`,
 	f.StringVar(&o.req.Distro, "distro", "", "with --via wsl: the distribution Windows starts again (default $WSL_DISTRO_NAME)")
 	f.Float64Var(&o.req.Options.TargetCI, "target-ci", 0, "adaptive repetition: after --boots, keep adding boots until the interval of each configuration's change against the first is at most ±`PCT` points (needs --budget)")
 	f.DurationVar(&o.req.Options.Budget, "budget", 0, "with --target-ci: the longest the whole campaign may run; no added round starts that would overrun it")
-	f.StringVar(&o.run.suite, "suite", "standard", "workload sizes: quick, standard or study")
-	f.StringSliceVar(&o.run.only, "only", nil, "run only these workload `IDS`")
-	f.StringArrayVar(&o.run.params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable)")
-	f.IntVar(&o.run.runs, "runs", 0, "measured repetitions per workload (default: the suite's)")
-	f.IntVar(&o.run.warmup, "warmup", 1, "unmeasured repetitions per workload")
+	sel = measureFlags(start)
 	f.BoolVar(&o.req.DryRun, "dry-run", false, dryRunUsage)
 
 	status := &cobra.Command{
@@ -139,23 +138,27 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 		newID = newRunID
 	}
 	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.DB, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID, Say: g.notice,
-		Measure: func(ctx context.Context, m campaign.Measurement) error { return campaignMeasure(ctx, g, db, m) }})
+		Runs: campaignRuns(g)})
 }
 
-// campaignMeasure is one run of a campaign: sectax run with the campaign's
-// options, stored under the id, label, config and campaign block the
-// campaign gives.
-func campaignMeasure(ctx context.Context, g *Globals, db *store.DB, m campaign.Measurement) error {
-	o := &runOptions{suite: m.Options.Suite, only: m.Options.Only, params: m.Options.Params, runs: m.Options.Runs,
-		warmup: m.Options.Warmup, timeout: plan.DefaultTimeout}
-	pl, err := makePlan(ctx, g, o, []string{"native"})
-	if err != nil {
-		return err
-	}
-	ss := session{label: m.Label, engine: "native", text: report.RunText,
-		fill: func(r *run.Run) { r.ID, r.Config, r.Campaign = m.RunID, m.Config, m.Campaign }}
-	ss.recordIn(ctx, g, db)
-	return measure(ctx, g, o, pl, ss)
+// campaignRuns is how a campaign measures here: this sectax's workloads
+// and workers, progress on a terminal, and each run printed as 'sectax
+// run' prints it.
+func campaignRuns(g *Globals) campaign.Runs {
+	prog := newProgress(g)
+	return campaign.Runs{Registry: g.deps.Registry, Version: Version, Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs,
+		OnEvent: prog.event,
+		Show: func(r *run.Run) error {
+			prog.done()
+			w, finish, err := g.output()
+			if err != nil {
+				return err
+			}
+			if g.Format == "json" {
+				return finish(writeJSON(w, r))
+			}
+			return finish(report.RunText(w, r))
+		}}
 }
 
 func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
@@ -163,14 +166,13 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		return err
 	}
 	// The workloads are checked now, not after the first reboot.
-	o.run.timeout = plan.DefaultTimeout
-	pl, err := makePlan(ctx, g, &o.run, []string{"native"})
+	sel := o.req.Options.Request
+	sel.Timeout = plan.DefaultTimeout
+	pl, err := makePlan(ctx, g, &sel, []string{"native"})
 	if err != nil {
 		return err
 	}
-	o.req.RunEstimate = pl.Estimate(o.run.warmup, store.PastDurations(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), "native", ""))
-	o.req.Options.Suite, o.req.Options.Only, o.req.Options.Params = o.run.suite, o.run.only, o.run.params
-	o.req.Options.Runs, o.req.Options.Warmup = o.run.runs, o.run.warmup
+	o.req.RunEstimate = pl.Estimate(sel.Warmup, store.PastDurations(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), "native", ""))
 	snap, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
@@ -279,6 +281,7 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer release()
+	removeStaleTemps(g)
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
 		return exit.Wrap(exit.Runtime, fmt.Errorf("nothing to resume: %v", err))

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,14 +34,10 @@ prints. Nothing is stored.`,
 		Example: `  sectax crosscheck --suite quick
   sectax crosscheck --only syscall-basic,sched-pipe --cpus 0 --runs 10`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.validate(cmd); err != nil {
-				return err
-			}
-			return runCrosscheck(cmd.Context(), g, o)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCrosscheck(cmd.Context(), g, o) },
 	}
-	o.addSelectionFlags(cmd)
+	o.Request = measureFlags(cmd)
+	hostFlags(cmd, o.Request)
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
 }
@@ -49,14 +46,15 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err := checkFormat(g, "text", "json"); err != nil {
 		return err
 	}
-	if len(o.only) == 0 {
+	req := *o.Request
+	if len(req.Only) == 0 && !slices.Contains(req.Given, "only") {
 		for _, w := range g.deps.Registry.All() {
 			if perfbench.Supports(w.Info().ID) {
-				o.only = append(o.only, w.Info().ID)
+				req.Only = append(req.Only, w.Info().ID)
 			}
 		}
 	}
-	pl, err := makePlan(ctx, g, o, []string{"native", "perf"})
+	pl, err := makePlan(ctx, g, &req, []string{"native", "perf"})
 	if err != nil {
 		return crosscheckHint(err)
 	}
@@ -66,8 +64,15 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 		return err
 	}
 	defer release()
-	return crosscheckHint(measure(ctx, g, o, pl, session{label: "crosscheck", engine: "native+perf",
-		text: report.CrosscheckText, json: report.CrosscheckJSON}))
+	env, err := collectEnv(ctx, g)
+	if err != nil {
+		return err
+	}
+	show := report.CrosscheckText
+	if g.Format == "json" {
+		show = report.CrosscheckJSON
+	}
+	return crosscheckHint(measureHere(ctx, g, pl, g.runMeta("crosscheck", "native+perf", env), recording{}, show))
 }
 
 // crosscheckHint rewrites the perf engine's advice to "use --engine

@@ -8,19 +8,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
 )
 
 // labOptions are the flags of `sectax lab`.
 type labOptions struct {
-	run    runOptions
 	req    lab.Request
 	dryRun bool
 }
 
 func newLabCmd(g *Globals) *cobra.Command {
 	o := &labOptions{}
+	var sel *plan.Request
 	cmd := &cobra.Command{
 		Use:   "lab",
 		Short: "Boot kernels under QEMU once per configuration, measure inside, compare",
@@ -55,9 +56,13 @@ See docs/lab.md.`,
   sectax lab --accel tcg --only syscall-basic,sched-pipe --runs 3
   sectax lab --plan leave-one-out --accel kvm --suite quick   # each mitigation off alone`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runLab(cmd.Context(), g, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.req.Measure.Request = *sel
+			return runLab(cmd.Context(), g, o)
+		},
 	}
-	o.run.addSelectionFlags(cmd)
+	sel = measureFlags(cmd)
+	hostFlags(cmd, sel)
 	f := cmd.Flags()
 	f.StringArrayVar(&o.req.Kernels, "kernel", nil, "kernel `IMAGE` to boot (repeatable; default the running kernel's /boot/vmlinuz-RELEASE, below --root)")
 	f.StringVar(&o.req.Modules, "modules", "", "the kernel's modules `DIR` (default /lib/modules/RELEASE below --root, RELEASE read from the image)")
@@ -84,19 +89,17 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	if err := o.req.Check(); err != nil {
 		return err
 	}
-	if o.run.cpus != "" {
+	if o.req.Measure.CPUs != "" {
 		return usagef("--cpus does not apply to sectax lab: the guest's vCPUs are --smp")
 	}
 	if err := checkLabel(o.req.Prefix); err != nil {
 		return err
 	}
 	// The selection is checked here, with the same rules the guest uses.
-	pl, err := makePlan(ctx, g, &o.run, []string{"native"})
+	pl, err := makePlan(ctx, g, &o.req.Measure.Request, []string{"native"})
 	if err != nil {
 		return err
 	}
-	o.req.Measure = lab.MeasureInput{Suite: o.run.suite, Only: o.run.only, Skip: o.run.skip, Params: o.run.params, Runs: o.run.runs,
-		Warmup: o.run.warmup, Seed: o.run.seed, TimeoutS: o.run.timeout.Seconds()}
 	exe, err := os.Executable()
 	if err != nil {
 		return err

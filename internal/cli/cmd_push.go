@@ -17,30 +17,29 @@ import (
 // the run stays in the spool, and `sectax push` moves it later.
 
 // useSpool checks that the PostgreSQL store answers (so that a wrong URL
-// fails before measuring) and takes the label, then makes ss measure into
-// the spool and push the run when it ends. A run the spool cannot take
-// is spilled to a file as useStore does.
-func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func(), error) {
+// fails before measuring) and takes the label, then records the run in
+// the spool and pushes it when it ends. A run the spool cannot take is
+// spilled to a file as useStore does.
+func useSpool(ctx context.Context, g *Globals, label string) (recording, func(), error) {
 	spool, err := store.SpoolPath()
 	if err != nil {
-		return nil, err
+		return recording{}, nil, err
 	}
 	pg, err := openStore(ctx, g, true)
 	if err != nil {
-		return nil, err
+		return recording{}, nil, err
 	}
 	err = pg.CheckNewLabel(ctx, label)
 	pg.Close()
 	if err != nil {
-		return nil, err
+		return recording{}, nil, err
 	}
 	db, err := store.Open(ctx, spool, store.Options{Create: true})
 	if err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
+		return recording{}, nil, fmt.Errorf("spool: %w", err)
 	}
-	sink := g.recorder(ctx, db)
-	ss.sink = sink
-	ss.stored = func(r *run.Run) error {
+	sink := store.NewRecorder(ctx, db, g.notice)
+	saved := func(r *run.Run) error {
 		if sink.Err() != nil {
 			file, err := store.Spill(db.Path(), r)
 			if err != nil {
@@ -57,7 +56,7 @@ func (ss *session) useSpool(ctx context.Context, g *Globals, label string) (func
 		g.notice("stored run %s in %s", r.ID, store.DisplayName(g.DB))
 		return nil
 	}
-	return func() { db.Close() }, nil
+	return recording{sink: sink, saved: saved}, func() { db.Close() }, nil
 }
 
 // pushRuns moves runs from the spool to the PostgreSQL store of --db

@@ -7,9 +7,6 @@ import (
 	"github.com/sectax/sectax/internal/advise"
 	"io"
 	"path/filepath"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,39 +17,52 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// runOptions are the flags of `sectax run` (and, in part, `crosscheck`).
+// runOptions are the flags of `sectax run` (and, in part, `crosscheck`
+// and `lab`): the plan.Request of measureFlags and hostFlags, and the run's
+// own.
 type runOptions struct {
+	*plan.Request
 	label   string
-	suite   string
-	only    []string
-	skip    []string
-	runs    int
-	warmup  int
-	params  []string
 	engine  string
-	cpus    string
 	noStore bool
-	cmd     string
-	prepare string
-	seed    int64
-	timeout time.Duration
 	spec    []string
 }
 
-func (o *runOptions) addSelectionFlags(cmd *cobra.Command) {
+// measureFlags adds the flags that select and size the workloads
+// (--suite, --only, --param, --runs, --warmup: every command that
+// measures has them) to cmd and returns the request they fill, whose
+// Given names the flags typed once cmd is about to run (plan.Request.Check
+// refuses an empty list or --runs 0 typed).
+func measureFlags(cmd *cobra.Command) *plan.Request {
+	req := &plan.Request{}
 	f := cmd.Flags()
-	f.StringVar(&o.suite, "suite", "standard", "workload sizes: quick (about a minute), standard (10 samples), study (the study's exact parameters)")
-	f.StringSliceVar(&o.only, "only", nil, "run only these workload `IDS` (comma-separated; see 'sectax workloads')")
-	f.StringSliceVar(&o.skip, "skip", nil, "do not run these workload `IDS`")
-	f.IntVar(&o.runs, "runs", 0, "measured repetitions per workload (default: 6 in quick, 10 otherwise)")
-	f.IntVar(&o.warmup, "warmup", 1, "unmeasured repetitions per workload before the measured ones")
-	f.StringArrayVar(&o.params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable), e.g. sched-pipe.mode=thread")
-	f.StringVar(&o.cpus, "cpus", "", "pin the run and its children to this CPU `LIST` (e.g. 0 or 0-1,3)")
-	f.Int64Var(&o.seed, "seed", 0, "seed of the shuffled repetition order (default: random, recorded in the run)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "a repetition running longer than this fails")
+	f.StringVar(&req.Suite, "suite", "standard", "workload sizes: quick (about a minute), standard (10 samples), study (the study's exact parameters)")
+	f.StringSliceVar(&req.Only, "only", nil, "run only these workload `IDS` (comma-separated; see 'sectax workloads')")
+	f.IntVar(&req.Repetitions, "runs", 0, "measured repetitions per workload (default: 6 in quick, 10 otherwise)")
+	f.IntVar(&req.Warmup, "warmup", 1, "unmeasured repetitions per workload before the measured ones")
+	f.StringArrayVar(&req.Params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable), e.g. sched-pipe.mode=thread")
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
+		for _, name := range []string{"only", "skip", "cmd", "prepare", "runs"} {
+			if cmd.Flags().Changed(name) {
+				req.Given = append(req.Given, name)
+			}
+		}
+	}
+	return req
+}
+
+// hostFlags adds the flags of a run on this machine (--skip, --cpus,
+// --seed, --timeout) to cmd, filling req.
+func hostFlags(cmd *cobra.Command, req *plan.Request) {
+	f := cmd.Flags()
+	f.StringSliceVar(&req.Skip, "skip", nil, "do not run these workload `IDS`")
+	f.StringVar(&req.CPUs, "cpus", "", "pin the run and its children to this CPU `LIST` (e.g. 0 or 0-1,3)")
+	f.Int64Var(&req.Seed, "seed", 0, "seed of the shuffled repetition order (default: random, recorded in the run)")
+	f.DurationVar(&req.Timeout, "timeout", plan.DefaultTimeout, "a repetition running longer than this fails")
 }
 
 func newRunCmd(g *Globals) *cobra.Command {
@@ -85,53 +95,22 @@ the run, prints what finished and exits with status 130.`,
   sectax run --only sched-pipe --spec ib=force --label ib-forced`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.validate(cmd); err != nil {
+			if err := checkLabel(o.label); err != nil {
 				return err
 			}
 			return runRun(cmd.Context(), g, o)
 		},
 	}
-	o.addSelectionFlags(cmd)
+	o.Request = measureFlags(cmd)
+	hostFlags(cmd, o.Request)
 	cmd.Flags().StringVar(&o.label, "label", "", "label of the run, e.g. on or off (compare takes labels)")
 	cmd.Flags().StringVar(&o.engine, "engine", "native", "native|perf")
 	cmd.Flags().BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
 	cmd.Flags().StringSliceVar(&o.spec, "spec", nil, "apply per-task speculation controls to the workloads' threads and processes: `CONTROL=STATE` (ssbd=force|on|off, ib=force|on|off, l1d_flush=on|off; comma-separated, repeatable); exit 2 when the kernel does not offer one")
-	cmd.Flags().StringVar(&o.cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
-	cmd.Flags().StringVar(&o.prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
+	cmd.Flags().StringVar(&o.Cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
+	cmd.Flags().StringVar(&o.Prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
-}
-
-// validate refuses flag values that would silently mean something else:
-// an empty --only, --skip or --cmd (which would start the whole suite), an
-// explicit --runs 0 (which would mean the default), and a label holding
-// control characters (which would reach terminals and reports raw).
-func (o *runOptions) validate(cmd *cobra.Command) error {
-	fs := cmd.Flags()
-	for _, name := range []string{"only", "skip"} {
-		if !fs.Changed(name) {
-			continue
-		}
-		ids := o.only
-		if name == "skip" {
-			ids = o.skip
-		}
-		if len(ids) == 0 || slices.ContainsFunc(ids, func(id string) bool { return strings.TrimSpace(id) == "" }) {
-			return usagef("--%s needs workload ids, comma-separated without empty ones, e.g. --%s sched-pipe,syscall-basic (see sectax workloads)", name, name)
-		}
-	}
-	for _, name := range []string{"cmd", "prepare"} {
-		if f := fs.Lookup(name); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
-			return usagef("--%s is empty: give a command, e.g. --%s 'make -j16'", name, name)
-		}
-	}
-	if fs.Changed("runs") && o.runs == 0 {
-		return usagef("--runs 0 measures nothing: give 1 or more, or leave --runs out for the suite's default")
-	}
-	if err := checkLabel(o.label); err != nil {
-		return err
-	}
-	return nil
 }
 
 // checkLabel refuses a label the store would refuse on import (control
@@ -145,12 +124,11 @@ func checkLabel(label string) error {
 	return nil
 }
 
-// makePlan plans what o asks for with the given engines (plan.Make).
-func makePlan(ctx context.Context, g *Globals, o *runOptions, engines []string) (*plan.Plan, error) {
-	return plan.Make(ctx, g.deps.Registry, plan.Request{
-		Suite: o.suite, Only: o.only, Skip: o.skip, Repetitions: o.runs, Warmup: o.warmup,
-		Params: o.params, CPUs: o.cpus, Timeout: o.timeout, Engines: engines, Cmd: o.cmd, Prepare: o.prepare,
-	})
+// makePlan plans what req asks for with the given engines (plan.Make).
+func makePlan(ctx context.Context, g *Globals, req *plan.Request, engines []string) (*plan.Plan, error) {
+	r := *req
+	r.Engines = engines
+	return plan.Make(ctx, g.deps.Registry, r)
 }
 
 func runRun(ctx context.Context, g *Globals, o *runOptions) error {
@@ -163,13 +141,13 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		// environment and be compared as if measured there.
 		return usagef("--root %s describes another machine but run measures this one, so the run would be stored with the wrong environment: drop --root to store it, or add --no-store to print it only", g.Root)
 	}
-	pl, err := makePlan(ctx, g, o, []string{o.engine})
+	pl, err := makePlan(ctx, g, o.Request, []string{o.engine})
 	if err != nil {
 		return err
 	}
+	var env *sysinfo.Snapshot
 	if len(o.spec) > 0 {
-		env, err := collectEnv(ctx, g)
-		if err != nil {
+		if env, err = collectEnv(ctx, g); err != nil {
 			return err
 		}
 		if err := attribute.ApplySpec(o.spec, env, pl); err != nil {
@@ -183,104 +161,67 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		return err
 	}
 	defer release()
-	ss := session{label: o.label, engine: o.engine, text: report.RunText}
+	var rec recording
 	if !o.noStore {
-		use := ss.useStore
+		use := useStore
 		if store.IsURL(g.DB) {
-			use = ss.useSpool // a shared PostgreSQL store: through the local spool
+			use = useSpool // a shared PostgreSQL store: through the local spool
 		}
-		closeStore, err := use(ctx, g, o.label)
-		if err != nil {
+		var closeStore func()
+		if rec, closeStore, err = use(ctx, g, o.label); err != nil {
 			return err
 		}
 		defer closeStore()
 	}
-	return measure(ctx, g, o, pl, ss)
+	if env == nil {
+		if env, err = collectEnv(ctx, g); err != nil {
+			return err
+		}
+	}
+	return measureHere(ctx, g, pl, g.runMeta(o.label, o.engine, env), rec, func(w io.Writer, r *run.Run) error {
+		if g.Format == "json" {
+			return writeJSON(w, r)
+		}
+		return report.RunText(w, r)
+	})
 }
 
-// session is what differs between the commands that measure.
-type session struct {
-	label, engine string
-	// sink records the run as it goes (the store); nil records nothing.
-	sink runner.Sink
-	// text renders the result for --format text.
-	text func(io.Writer, *run.Run) error
-	// json, when set, renders --format json instead of the run document.
-	json func(io.Writer, *run.Run) error
-	// stored, when set, is told about the run once it has been printed;
-	// its error (the run could not be stored) makes the command fail.
-	stored func(*run.Run) error
-	// fill, when set, completes the run document before it starts (a
-	// campaign sets its id, config and campaign blocks).
-	fill func(*run.Run)
+// recording is where a run measured here goes: its sink (the store, as
+// it goes; nil: nowhere), and saved, told once the run has been printed,
+// whose error (the run could not be stored) makes the command fail.
+type recording struct {
+	sink  runner.Sink
+	saved func(*run.Run) error
 }
 
-// useStore makes the session record its run in the store as it goes;
-// a run the store cannot take is printed all the same and spilled to a
-// file beside the store, and the command then fails naming the file.
-func (ss *session) useStore(ctx context.Context, g *Globals, label string) (func(), error) {
+// useStore records a run labelled label in the store as it goes; a run
+// the store cannot take is printed all the same and spilled to a file
+// beside the store, and the command then fails naming the file.
+func useStore(ctx context.Context, g *Globals, label string) (recording, func(), error) {
 	db, err := openStore(ctx, g, true)
 	if err != nil {
-		return nil, err
+		return recording{}, nil, err
 	}
 	if err := db.CheckNewLabel(ctx, label); err != nil {
 		db.Close()
-		return nil, err
+		return recording{}, nil, err
 	}
-	ss.recordIn(ctx, g, db)
-	return func() { db.Close() }, nil
+	rec := store.NewRecorder(ctx, db, g.notice)
+	return recording{sink: rec, saved: rec.Saved}, func() { db.Close() }, nil
 }
 
-// recordIn makes the session record its run in db as it goes (busy writes
-// retried); a run db cannot take is printed all the same and spilled to a
-// file beside the store, and the command then fails naming the file.
-func (ss *session) recordIn(ctx context.Context, g *Globals, db *store.DB) {
-	sink := g.recorder(ctx, db)
-	ss.sink = sink
-	ss.stored = func(r *run.Run) error {
-		if sink.Err() == nil {
-			g.notice("stored run %s in %s", r.ID, db.Path())
-			return nil
-		}
-		file, err := store.Spill(db.Path(), r)
-		if err != nil {
-			return fmt.Errorf("run %s was not stored in %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, db.Path(), sink.Err(), err)
-		}
-		return fmt.Errorf("run %s was not stored in %s: %v; it is saved in %s: recover it with 'sectax import %s' once the store can be written", r.ID, db.Path(), sink.Err(), file, file)
-	}
+// runMeta names a run measured on this machine in env.
+func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) runner.Meta {
+	return runner.Meta{ID: g.deps.NewRunID(), Label: label, Engine: engine, Version: Version, Env: env,
+		Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Now: g.deps.Now}
 }
 
-// recorder records a run in db, saying once on stderr when a write fails.
-func (g *Globals) recorder(ctx context.Context, db *store.DB) *store.Recorder {
-	return &store.Recorder{DB: db, Patience: ctx, OnFail: func(r *run.Run, err error) {
-		g.notice("cannot store run %s: %v; measuring on, the run will be written to a file at the end", r.ID, err)
-	}}
-}
-
-// measure runs a plan: it snapshots the environment, pins the CPUs, runs
-// the repetitions with progress on a terminal, prints the run (also when it
-// was interrupted, so that nothing finished is lost) and turns its status
-// into the exit code (runner.Outcome).
-func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss session) error {
-	env, err := collectEnv(ctx, g)
-	if err != nil {
-		return err
-	}
-	r := &run.Run{
-		Schema: run.Schema, ID: g.deps.NewRunID(), Label: ss.label, Started: g.deps.Now().UTC(),
-		Suite: string(pl.Suite), Engine: ss.engine, ToolVersion: Version,
-		Repetitions: plan.Repetitions(o.runs, pl.Suite), CPUs: o.cpus, Env: env, Notes: pl.Notes,
-	}
-	if err := runner.Start(r, pl.Items, pl.CPUs, o.seed, o.warmup); err != nil {
-		return err
-	}
-	sayEstimate(ctx, g, pl, o.warmup, ss.engine)
-	if pl.Perf != nil {
-		r.PerfVersion = pl.Perf.Version
-	}
-	if ss.fill != nil {
-		ss.fill(r)
-	}
+// measureHere measures pl on this machine (runner.Measure) with progress
+// on a terminal, prints the run with show (also when it was interrupted,
+// so that nothing finished is lost) and turns its status into the exit
+// code (runner.Outcome).
+func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta runner.Meta, rec recording, show func(io.Writer, *run.Run) error) error {
+	sayEstimate(ctx, g, pl, pl.Request.Warmup, meta.Engine)
 	if g.Format != "text" || g.Output != "" {
 		// The text table on stdout ends with these notes; say them on
 		// stderr only when the terminal does not get that table.
@@ -294,25 +235,15 @@ func measure(ctx context.Context, g *Globals, o *runOptions, pl *plan.Plan, ss s
 		return err
 	}
 	prog := newProgress(g)
-	runErr := runner.Run(ctx, r, pl.Items, runner.Options{
-		Warmup: o.warmup, Seed: r.Seed, OnEvent: prog.event, Now: g.deps.Now, Sink: ss.sink,
-		Env: workload.Env{Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Timeout: o.timeout},
-	})
+	meta.OnEvent = prog.event
+	r, runErr := runner.Measure(ctx, pl, meta, rec.sink)
 	prog.done()
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+	if r == nil || (runErr != nil && !errors.Is(runErr, context.Canceled)) {
 		return finish(runErr)
 	}
-	switch {
-	case g.Format == "json" && ss.json != nil:
-		err = ss.json(w, r)
-	case g.Format == "json":
-		err = writeJSON(w, r)
-	default:
-		err = ss.text(w, r)
-	}
-	err = finish(err)
-	if ss.stored != nil {
-		if serr := ss.stored(r); serr != nil {
+	err = finish(show(w, r))
+	if rec.saved != nil {
+		if serr := rec.saved(r); serr != nil {
 			if r.Status == run.StatusInterrupted {
 				return exit.Wrap(exit.Interrupted, serr)
 			}

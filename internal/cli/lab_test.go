@@ -38,6 +38,8 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--cpus", "0"}, 2, "--smp"},
 		{[]string{"--memory", "1T"}, 2, "--memory"},
 		{[]string{"--only", "nosuch"}, 2, "nosuch"},
+		{[]string{"--runs", "0"}, 2, "--runs 0 measures nothing"},
+		{[]string{"--only", ""}, 2, "--only needs workload ids"},
 		{[]string{"--kernel", filepath.Join(t.TempDir(), "missing")}, 2, "--kernel"},
 		// A device that never ends and a FIFO without a writer are refused
 		// at once, not hashed forever or waited on.

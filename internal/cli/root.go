@@ -77,9 +77,7 @@ func labGuestMain() {
 		Registry: workload.Default(), Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
 		Now: time.Now, NewRunID: newRunID,
 	}}
-	campaign.RegisterTask(g.notice, func(ctx context.Context, db *store.DB, m campaign.Measurement) error {
-		return campaignMeasure(ctx, g, db, m)
-	})
+	campaign.RegisterTask(g.notice, campaignRuns(g))
 	lab.GuestMain()
 }
 

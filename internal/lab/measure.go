@@ -9,6 +9,7 @@ import (
 
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/store"
@@ -29,15 +30,9 @@ type MeasureInput struct {
 	Config      config.Config   `json:"config"`
 	Plan        []config.Config `json:"plan"`
 	SeenBootIDs []string        `json:"seen_boot_ids,omitempty"`
-	// The run's selection, as `sectax run` takes it.
-	Suite    string   `json:"suite"`
-	Only     []string `json:"only,omitempty"`
-	Skip     []string `json:"skip,omitempty"`
-	Params   []string `json:"params,omitempty"`
-	Runs     int      `json:"runs,omitempty"`
-	Warmup   int      `json:"warmup"`
-	Seed     int64    `json:"seed"`
-	TimeoutS float64  `json:"timeout_s"`
+	// The run's selection, as `sectax run` takes it (checked on the
+	// host by plan.Make; the guest plans it again).
+	plan.Request
 	// Cmdline is the whole command line the host passes the kernel
 	// (QEMU's -append) and Release the release the host read from the
 	// kernel image ("" when the image does not say): ImportRun holds the

@@ -10,7 +10,6 @@ import (
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
-	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
@@ -67,35 +66,26 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 		return nil, fmt.Errorf("%w: this boot does not verify as configuration %s, so it was not measured: %s", ErrNotVerified, in.Config.Name, strings.Join(v.Reasons, "; "))
 	}
 	guest.Logf("verified %s: boot %s, command line %q", in.Config.Name, v.BootID, v.Cmdline)
-	timeout := time.Duration(in.TimeoutS * float64(time.Second))
-	if timeout <= 0 {
-		timeout = plan.DefaultTimeout
+	req := in.Request
+	if req.Timeout <= 0 {
+		req.Timeout = plan.DefaultTimeout
 	}
-	pl, err := plan.Make(ctx, workload.Default(), plan.Request{
-		Suite: in.Suite, Only: in.Only, Skip: in.Skip, Repetitions: in.Runs, Warmup: in.Warmup,
-		Params: in.Params, Timeout: timeout, Engines: []string{"native"},
-	})
+	req.Engines = []string{"native"}
+	pl, err := plan.Make(ctx, workload.Default(), req)
 	if err != nil {
 		return nil, err
 	}
-	r := &run.Run{
-		Schema: run.Schema, ID: in.RunID, Label: in.Label, Started: time.Now().UTC(),
-		Suite: string(pl.Suite), Engine: "native", ToolVersion: version,
-		Repetitions: plan.Repetitions(in.Runs, pl.Suite), Warmup: in.Warmup, Seed: in.Seed, Env: env,
-		Config: config.Record(in.Config, v), Notes: pl.Notes,
-		Results: runner.NewResults(pl.Items),
-	}
 	last := time.Now()
-	err = runner.Run(ctx, r, pl.Items, runner.Options{
-		Warmup: in.Warmup, Seed: in.Seed, Now: time.Now,
-		Env: workload.Env{Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand}, Timeout: timeout},
+	r, err := runner.Measure(ctx, pl, runner.Meta{
+		ID: in.RunID, Label: in.Label, Engine: "native", Version: version, Env: env, Config: config.Record(in.Config, v),
+		Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
 		OnEvent: func(e runner.Event) {
 			if e.Finished && time.Since(last) > 5*time.Second {
 				last = time.Now()
 				guest.Logf("%d/%d repetitions", e.Done+1, e.Total)
 			}
 		},
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -42,12 +42,15 @@ type Tier struct {
 
 // Forbidden are imports that the tiers would allow but the design does
 // not: a renderer never reaches the store (it gets the model), a
-// comparison never knows where its runs came from, and a configuration's
-// verification asks the prediction of mitigation, not advice.
+// comparison never knows where its runs came from, the runner records a
+// run through its Sink (store.Recorder is one) and never opens a store,
+// and a configuration's verification asks the prediction of mitigation,
+// not advice.
 var Forbidden = [][2]string{
 	{"internal/report", "internal/store"},
 	{"internal/compare", "internal/store"},
 	{"internal/report", "internal/runner"},
+	{"internal/runner", "internal/store"},
 	{"internal/config", "internal/advise"},
 }
 

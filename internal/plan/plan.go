@@ -1,6 +1,6 @@
 // Package plan decides what a run measures: it turns what the user asked
 // for (a suite, workloads selected and skipped, parameter overrides,
-// engines, repetitions) into the items runner.Run measures, with the
+// engines, repetitions) into the items runner.Measure measures, with the
 // parameters resolved and checked against this machine. Every mistake in
 // the request is a usage error (internal/exit).
 package plan
@@ -14,7 +14,6 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/perfbench"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -24,26 +23,92 @@ const DefaultTimeout = 10 * time.Minute
 
 // Request is what the user asked for; its fields are the flags of
 // 'sectax run' of the same names, and its errors name those flags.
+//
+// The JSON form is how a campaign stores it and a lab guest receives it;
+// the keys are those campaign plans have always been stored with.
 type Request struct {
-	Suite       string
-	Only, Skip  []string
-	Repetitions int // --runs: measured repetitions per workload (0: the suite's default)
-	Warmup      int
-	Params      []string // --param ID.KEY=VALUE
-	CPUs        string   // --cpus LIST
-	Timeout     time.Duration
+	Suite       string   `json:"suite"`
+	Only        []string `json:"only,omitempty"`
+	Skip        []string `json:"skip,omitempty"`
+	Params      []string `json:"params,omitempty"` // --param ID.KEY=VALUE
+	Repetitions int      `json:"runs,omitempty"`   // --runs: measured repetitions per workload (0: the suite's default)
+	Warmup      int      `json:"warmup"`
+	// Seed orders the repetitions (--seed; 0: random, recorded).
+	Seed    int64         `json:"seed,omitempty"`
+	CPUs    string        `json:"cpus,omitempty"` // --cpus LIST
+	Timeout time.Duration `json:"timeout_ns,omitempty"`
 	// Engines are the engines each workload runs with ("native",
 	// "perf"); crosscheck asks for both.
-	Engines []string
+	Engines []string `json:"engines,omitempty"`
 	// Cmd is --cmd X, which is --only cmd --param cmd.cmd=X, and Prepare
 	// its --prepare (which needs Cmd).
-	Cmd, Prepare string
+	Cmd     string `json:"cmd,omitempty"`
+	Prepare string `json:"prepare,omitempty"`
+	// Given names the flags typed on the command line (cli fills it):
+	// an --only, --skip, --cmd or --prepare given empty, or --runs given
+	// 0, would otherwise silently mean the default, and Check refuses
+	// them.
+	Given []string `json:"-"`
+}
+
+// Check refuses a request that cannot be planned, before anything is
+// selected: every bound on what a user types (an empty list or command
+// given, --runs 0 given, a negative or excessive count, a timeout that is
+// not positive, --prepare without --cmd) is here, as a usage error naming
+// the flag. It returns the suite the request names. Make calls it.
+func (req Request) Check() (workload.Suite, error) {
+	given := func(name string) bool { return slices.Contains(req.Given, name) }
+	for _, l := range []struct {
+		name string
+		ids  []string
+	}{{"only", req.Only}, {"skip", req.Skip}} {
+		if (given(l.name) && len(l.ids) == 0) || slices.ContainsFunc(l.ids, func(id string) bool { return strings.TrimSpace(id) == "" }) {
+			return "", exit.Usagef("--%s needs workload ids, comma-separated without empty ones, e.g. --%s sched-pipe,syscall-basic (see sectax workloads)", l.name, l.name)
+		}
+	}
+	for _, c := range []struct{ name, v string }{{"cmd", req.Cmd}, {"prepare", req.Prepare}} {
+		if (given(c.name) || c.v != "") && strings.TrimSpace(c.v) == "" {
+			return "", exit.Usagef("--%s is empty: give a command, e.g. --%s 'make -j16'", c.name, c.name)
+		}
+	}
+	if given("runs") && req.Repetitions == 0 {
+		return "", exit.Usagef("--runs 0 measures nothing: give 1 or more, or leave --runs out for the suite's default")
+	}
+	suite, err := workload.ParseSuite(req.Suite)
+	if err != nil {
+		return "", err
+	}
+	if req.Prepare != "" && req.Cmd == "" {
+		return "", exit.Usagef("--prepare needs --cmd")
+	}
+	if req.Repetitions < 0 || req.Warmup < 0 {
+		return "", exit.Usagef("--runs and --warmup must not be negative")
+	}
+	if err := CheckCounts(req.Repetitions, req.Warmup); err != nil {
+		return "", err
+	}
+	if req.Timeout <= 0 {
+		return "", exit.Usagef("--timeout must be positive, e.g. 10m")
+	}
+	return suite, nil
+}
+
+// Item is one workload with its parameters, measured Repetitions times.
+type Item struct {
+	Workload workload.Workload
+	Params   workload.Params
+	// Engine is recorded with the result ("native", "perf").
+	Engine      string
+	Repetitions int
 }
 
 // Plan is what a run will measure.
 type Plan struct {
-	Suite workload.Suite
-	Items []runner.Item
+	// Request is what the plan was made from (its warm-up, seed, timeout
+	// and counts are the run's).
+	Request Request
+	Suite   workload.Suite
+	Items   []Item
 	// Notes say what was skipped and why; the run records them.
 	Notes []string
 	// Perf is the perf bench engine when an engine is "perf".
@@ -57,7 +122,7 @@ type Plan struct {
 // measures sched-messaging at its loops and at compare.MessagingFixedLoops
 // to split its total into fixed and per-loop parts).
 func (p *Plan) AlsoAtLoops(id string, loops int64) {
-	out := make([]runner.Item, 0, len(p.Items)+2)
+	out := make([]Item, 0, len(p.Items)+2)
 	for _, it := range p.Items {
 		out = append(out, it)
 		if it.Workload.Info().ID != id || it.Params.Int("loops") <= loops {
@@ -76,12 +141,9 @@ func (p *Plan) AlsoAtLoops(id string, loops int64) {
 
 // Make plans req with the workloads of reg.
 func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, error) {
-	suite, err := workload.ParseSuite(req.Suite)
+	suite, err := req.Check()
 	if err != nil {
 		return nil, err
-	}
-	if req.Prepare != "" && req.Cmd == "" {
-		return nil, exit.Usagef("--prepare needs --cmd")
 	}
 	if req.Cmd != "" {
 		if !slices.Contains(req.Only, "cmd") {
@@ -91,15 +153,6 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 		if req.Prepare != "" {
 			req.Params = append(req.Params, "cmd.prepare="+req.Prepare)
 		}
-	}
-	if req.Repetitions < 0 || req.Warmup < 0 {
-		return nil, exit.Usagef("--runs and --warmup must not be negative")
-	}
-	if err := CheckCounts(req.Repetitions, req.Warmup); err != nil {
-		return nil, err
-	}
-	if req.Timeout <= 0 {
-		return nil, exit.Usagef("--timeout must be positive, e.g. 10m")
 	}
 	ws, err := reg.Select(req.Only, req.Skip)
 	if err != nil {
@@ -114,9 +167,9 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 			return nil, exit.Usagef("--param names %s, which is not selected to run", id)
 		}
 	}
-	pl := &Plan{Suite: suite}
+	pl := &Plan{Request: req, Suite: suite}
 	if req.CPUs != "" {
-		if pl.CPUs, err = runner.ParseCPUList(req.CPUs); err != nil {
+		if pl.CPUs, err = CPUs(req.CPUs); err != nil {
 			return nil, exit.Usagef("--cpus: %v", err)
 		}
 	}
@@ -177,7 +230,7 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 					return nil, err
 				}
 			}
-			pl.Items = append(pl.Items, runner.Item{Workload: wl, Params: p, Engine: e, Repetitions: reps})
+			pl.Items = append(pl.Items, Item{Workload: wl, Params: p, Engine: e, Repetitions: reps})
 		}
 	}
 	if len(pl.Items) == 0 {
@@ -197,8 +250,8 @@ const (
 )
 
 // CheckCounts refuses a count of repetitions (--runs) or warm-ups
-// (--warmup) over its maximum, as a usage error naming it. Make calls it;
-// so does everything that replays stored counts.
+// (--warmup) over its maximum, as a usage error naming it. Check calls
+// it; so does everything that replays stored counts.
 func CheckCounts(reps, warmup int) error {
 	if reps > MaxRepetitions {
 		return exit.Usagef("--runs %d: at most %d measured repetitions per workload", reps, MaxRepetitions)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/perfbench"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -59,6 +58,14 @@ func TestMakeUsage(t *testing.T) {
 		{func(r *Request) { r.Suite = "huge" }, `unknown suite "huge"`},
 		{func(r *Request) { r.Repetitions = 1_000_000_000 }, "--runs 1000000000: at most 10000"},
 		{func(r *Request) { r.Warmup = 1_000_000_000 }, "--warmup 1000000000: at most 1000"},
+		// The lower bounds of what was typed, for every command that plans.
+		{func(r *Request) { r.Given = []string{"runs"} }, "--runs 0 measures nothing"},
+		{func(r *Request) { r.Only, r.Given = []string{}, []string{"only"} }, "--only needs workload ids"},
+		{func(r *Request) { r.Only = []string{"syscall-basic", " "} }, "--only needs workload ids"},
+		{func(r *Request) { r.Skip, r.Given = nil, []string{"skip"} }, "--skip needs workload ids"},
+		{func(r *Request) { r.Given = []string{"cmd"} }, "--cmd is empty"},
+		{func(r *Request) { r.Cmd, r.Prepare = "true", "  " }, "--prepare is empty"},
+		{func(r *Request) { r.CPUs = "4000" }, "--cpus: CPU 4000 is not online"},
 	} {
 		req := request("syscall-basic")
 		tt.change(&req)
@@ -123,7 +130,7 @@ func TestCmdRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cmd *runner.Item
+	var cmd *Item
 	for i := range pl.Items {
 		if pl.Items[i].Workload.Info().ID == "cmd" {
 			cmd = &pl.Items[i]

@@ -9,18 +9,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/workload"
 )
-
-// Item is one workload with its parameters, measured Repetitions times.
-type Item struct {
-	Workload workload.Workload
-	Params   workload.Params
-	// Engine is recorded with the result ("native", "perf").
-	Engine      string
-	Repetitions int
-}
 
 // Options control a run.
 type Options struct {
@@ -48,8 +40,8 @@ type Phase string
 
 // The phases of a run.
 const (
-	Warmup  Phase = "warmup"
-	Measure Phase = "measure"
+	PhaseWarmup  Phase = "warmup"
+	PhaseMeasure Phase = "measure"
 )
 
 // Event reports progress.
@@ -81,11 +73,11 @@ type step struct {
 // order), then rounds; round k runs every item that has more than k
 // repetitions, in an order shuffled by the seed. Interleaving spreads drift
 // (frequency, host load) over every workload alike.
-func Schedule(items []Item, warmup int, seed int64) []step {
+func Schedule(items []plan.Item, warmup int, seed int64) []step {
 	var s []step
 	for w := 0; w < warmup; w++ {
 		for i := range items {
-			s = append(s, step{Warmup, i, w})
+			s = append(s, step{PhaseWarmup, i, w})
 		}
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5ec7a8))
@@ -102,7 +94,7 @@ func Schedule(items []Item, warmup int, seed int64) []step {
 		}
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		for _, i := range order {
-			s = append(s, step{Measure, i, round})
+			s = append(s, step{PhaseMeasure, i, round})
 		}
 	}
 	return s
@@ -110,7 +102,7 @@ func Schedule(items []Item, warmup int, seed int64) []step {
 
 // NewResults returns the results of a run with every item's metrics
 // declared and no samples.
-func NewResults(items []Item) []run.Result {
+func NewResults(items []plan.Item) []run.Result {
 	out := make([]run.Result, len(items))
 	for i, it := range items {
 		info := it.Workload.Info()
@@ -127,7 +119,7 @@ func NewResults(items []Item) []run.Result {
 // when every repetition has run, or when ctx is cancelled (r.Status is then
 // interrupted and every finished sample is kept). Failed repetitions are
 // recorded in the result's Failures and do not stop the run.
-func Run(ctx context.Context, r *run.Run, items []Item, opt Options) error {
+func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error {
 	if len(r.Results) != len(items) {
 		return errors.New("runner: results do not match items")
 	}
@@ -224,7 +216,7 @@ func Run(ctx context.Context, r *run.Run, items []Item, opt Options) error {
 			if sc := sample.SpecControls; sc != nil && res.SpecControls == nil {
 				res.SpecControls = sc
 			}
-			if st.phase == Measure {
+			if st.phase == PhaseMeasure {
 				for i := range res.Metrics {
 					m := &res.Metrics[i]
 					if v, ok := sample.Values[m.Name]; ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -55,14 +56,14 @@ func (r *recorder) Sample(x *run.Run, i int, v map[string]float64) error {
 func (r *recorder) Finish(x *run.Run) error { r.finished, r.finalStatus = true, x.Status; return nil }
 
 func TestScheduleInterleavesAndIsReproducible(t *testing.T) {
-	items := []Item{{Repetitions: 3}, {Repetitions: 3}, {Repetitions: 1}}
+	items := []plan.Item{{Repetitions: 3}, {Repetitions: 3}, {Repetitions: 1}}
 	a := Schedule(items, 1, 42)
 	if d := cmp.Diff(a, Schedule(items, 1, 42), cmp.AllowUnexported(step{})); d != "" {
 		t.Fatalf("same seed, different schedule:\n%s", d)
 	}
 	// Warm-up first, in item order.
 	for i := 0; i < 3; i++ {
-		if a[i].phase != Warmup || a[i].item != i {
+		if a[i].phase != PhaseWarmup || a[i].item != i {
 			t.Fatalf("step %d = %+v, want warm-up of item %d", i, a[i], i)
 		}
 	}
@@ -93,7 +94,7 @@ func TestRunRecordsSamplesFailuresAndStatus(t *testing.T) {
 	var calls []string
 	a := &scripted{id: "a", values: []float64{9, 1, 2, 3}, calls: &calls}
 	b := &scripted{id: "b", values: []float64{9, 5, 0, 6}, calls: &calls, errs: map[int]error{2: errors.New("boom")}}
-	items := []Item{{Workload: a, Repetitions: 3, Engine: "native"}, {Workload: b, Repetitions: 3, Engine: "native"}}
+	items := []plan.Item{{Workload: a, Repetitions: 3, Engine: "native"}, {Workload: b, Repetitions: 3, Engine: "native"}}
 	r := &run.Run{Results: NewResults(items)}
 	rec := &recorder{}
 	var events []Event
@@ -125,7 +126,7 @@ func TestRunDropsAnItemAfterConsecutiveFailures(t *testing.T) {
 	var calls []string
 	bad := &scripted{id: "bad", calls: &calls, errs: map[int]error{0: errors.New("x"), 1: errors.New("y")}}
 	good := &scripted{id: "good", values: []float64{1, 2, 3, 4}, calls: &calls}
-	items := []Item{{Workload: bad, Repetitions: 4}, {Workload: good, Repetitions: 4}}
+	items := []plan.Item{{Workload: bad, Repetitions: 4}, {Workload: good, Repetitions: 4}}
 	r := &run.Run{Results: NewResults(items)}
 	if err := Run(context.Background(), r, items, Options{}); err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func (c *cancelling) Run(ctx context.Context, _ workload.Env, _ workload.Params)
 func TestRunInterruptedKeepsFinishedSamples(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &cancelling{cancel: cancel}
-	items := []Item{{Workload: c, Repetitions: 5}}
+	items := []plan.Item{{Workload: c, Repetitions: 5}}
 	r := &run.Run{Results: NewResults(items)}
 	rec := &recorder{}
 	err := Run(ctx, r, items, Options{Sink: rec})
@@ -188,7 +189,7 @@ func (slow) Run(ctx context.Context, _ workload.Env, _ workload.Params) (workloa
 }
 
 func TestRunTimeout(t *testing.T) {
-	items := []Item{{Workload: slow{}, Repetitions: 1}}
+	items := []plan.Item{{Workload: slow{}, Repetitions: 1}}
 	r := &run.Run{Results: NewResults(items)}
 	err := Run(context.Background(), r, items, Options{Env: workload.Env{Timeout: 50 * time.Millisecond}})
 	if err != nil {

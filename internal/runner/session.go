@@ -1,14 +1,74 @@
 package runner
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/workload"
 )
+
+// Meta names the run a plan is measured into and says how its
+// repetitions start: everything a run document holds that the plan does
+// not.
+type Meta struct {
+	// ID, Label and Engine ("native", "perf", "native+perf") of the run;
+	// Version the sectax that measures it.
+	ID, Label, Engine, Version string
+	// Env is the machine it is measured on (sysinfo.CollectAs).
+	Env *sysinfo.Snapshot
+	// Config and Campaign, when set, are the run's blocks (a boot of a
+	// lab or a campaign).
+	Config   *run.Config
+	Campaign *run.Campaign
+	// Exe and WorkerArgs re-execute sectax as a worker
+	// (workload.Env).
+	Exe        string
+	WorkerArgs []string
+	// Now stamps the start and the finish (time.Now when nil).
+	Now func() time.Time
+	// OnEvent, when set, is told of every repetition (progress).
+	OnEvent func(Event)
+}
+
+// Measure measures pl into a new run document named by meta: it pins
+// the CPUs of the plan, seeds the shuffled order (pl.Request.Seed, or a
+// random one), runs the warm-ups and the interleaved repetitions, and
+// records the run in sink as it goes (nil: nowhere). It returns the run
+// also when it was interrupted (its status says so, and the error is
+// ctx's) or a recording failed; nil only when nothing could start (a CPU
+// list the kernel refuses: a usage error).
+func Measure(ctx context.Context, pl *plan.Plan, meta Meta, sink Sink) (*run.Run, error) {
+	now := meta.Now
+	if now == nil {
+		now = time.Now
+	}
+	req := pl.Request
+	r := &run.Run{
+		Schema: run.Schema, ID: meta.ID, Label: meta.Label, Started: now().UTC(),
+		Suite: string(pl.Suite), Engine: meta.Engine, ToolVersion: meta.Version,
+		Repetitions: plan.Repetitions(req.Repetitions, pl.Suite), CPUs: req.CPUs, Env: meta.Env, Notes: pl.Notes,
+		Config: meta.Config, Campaign: meta.Campaign,
+	}
+	if err := Start(r, pl.Items, pl.CPUs, req.Seed, req.Warmup); err != nil {
+		return nil, err
+	}
+	if pl.Perf != nil {
+		r.PerfVersion = pl.Perf.Version
+	}
+	err := Run(ctx, r, pl.Items, Options{
+		Warmup: req.Warmup, Seed: r.Seed, OnEvent: meta.OnEvent, Now: now, Sink: sink,
+		Env: workload.Env{Exe: meta.Exe, WorkerArgs: meta.WorkerArgs, Timeout: req.Timeout},
+	})
+	return r, err
+}
 
 // Start readies r, the document of a run its command has named (id, label,
 // engine, suite, environment, notes), for the repetitions of items: it pins
@@ -16,7 +76,7 @@ import (
 // kernel refuses is a usage error), records the warm-up and the seed of the
 // shuffled order (seed, or a random one when 0) and gives every item its
 // result. Run then measures it with the same warm-up and r.Seed.
-func Start(r *run.Run, items []Item, cpus []int, seed int64, warmup int) error {
+func Start(r *run.Run, items []plan.Item, cpus []int, seed int64, warmup int) error {
 	if cpus != nil {
 		if err := SetAffinity(cpus); err != nil {
 			return exit.Wrap(exit.Usage, fmt.Errorf("--cpus: %w", err))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -13,7 +14,7 @@ import (
 // status into the error kind.
 func TestStartAndOutcome(t *testing.T) {
 	var calls []string
-	items := []Item{{Workload: &scripted{id: "a", calls: &calls}, Repetitions: 2}, {Workload: &scripted{id: "b", calls: &calls}, Repetitions: 2}}
+	items := []plan.Item{{Workload: &scripted{id: "a", calls: &calls}, Repetitions: 2}, {Workload: &scripted{id: "b", calls: &calls}, Repetitions: 2}}
 	r := &run.Run{}
 	if err := Start(r, items, nil, 7, 1); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,34 @@ type Recorder struct {
 	// OnFail, when set, is told of the first write that failed.
 	OnFail func(r *run.Run, err error)
 	err    error
+	say    func(format string, a ...any)
+}
+
+// NewRecorder records in db, waiting for a busy store until ctx ends;
+// say is told once when a write fails, and where the run is once it is
+// measured (Saved).
+func NewRecorder(ctx context.Context, db *DB, say func(format string, a ...any)) *Recorder {
+	return &Recorder{DB: db, Patience: ctx, say: say, OnFail: func(r *run.Run, err error) {
+		say("cannot store run %s: %v; measuring on, the run will be written to a file at the end", r.ID, err)
+	}}
+}
+
+// Saved is what became of the measured run r: nil when the store holds
+// it (said, for a recorder of NewRecorder); otherwise r is written to a
+// file beside the store (Spill) and the error names the file, which
+// 'sectax import' recovers.
+func (s *Recorder) Saved(r *run.Run) error {
+	if s.err == nil {
+		if s.say != nil {
+			s.say("stored run %s in %s", r.ID, s.DB.Path())
+		}
+		return nil
+	}
+	file, err := Spill(s.DB.Path(), r)
+	if err != nil {
+		return fmt.Errorf("run %s was not stored in %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, s.DB.Path(), s.err, err)
+	}
+	return fmt.Errorf("run %s was not stored in %s: %v; it is saved in %s: recover it with 'sectax import %s' once the store can be written", r.ID, s.DB.Path(), s.err, file, file)
 }
 
 // Err is the write that failed, nil when every write succeeded.

@@ -13,6 +13,7 @@ import (
 	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/plan"
 )
 
 // TestBootEcho: one real boot to /init and back: the guest loads the
@@ -65,7 +66,7 @@ func TestBootEcho(t *testing.T) {
 func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
 	k, modDir := e2e.Kernel(t)
 	input, _ := json.Marshal(lab.MeasureInput{RunID: "20261201T000000-000000", Label: "x-off", Config: config.Off,
-		Plan: []config.Config{config.On, config.Off}, Suite: "quick", Only: []string{"syscall-basic"}, Runs: 2})
+		Plan: []config.Config{config.On, config.Off}, Request: plan.Request{Suite: "quick", Only: []string{"syscall-basic"}, Repetitions: 2}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := lab.Boot(ctx, lab.BootOptions{
