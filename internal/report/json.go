@@ -15,8 +15,8 @@ import (
 // and the sectax.compare/v2 report of each side against the baseline, its
 // p-values corrected over every side together.
 func JSON(w io.Writer, c *compare.Comparison) error {
-	if p := c.Pair(); p != nil {
-		return WriteJSON(w, p)
+	if alone(c) {
+		return WriteJSON(w, c.Comparisons[0])
 	}
 	return WriteJSON(w, c)
 }
