@@ -257,7 +257,7 @@ func TestCampaignReportMulti(t *testing.T) {
 		Schema      string
 		Comparisons []struct{ B struct{ Ref string } }
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Schema != "sectax.compare-multi/v2" || len(doc.Comparisons) != 2 {
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Schema != "sectax.compare/v3" || len(doc.Comparisons) != 2 {
 		t.Fatalf("report json: exit %d, %+v", code, doc)
 	}
 }

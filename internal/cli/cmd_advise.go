@@ -52,14 +52,11 @@ split them differently.`,
 			if err != nil {
 				return err
 			}
-			if g.Format == "json" {
-				return finish(writeJSON(w, a))
-			}
-			return finish(report.AdviceText(w, &a))
+			return finish(report.AdviceFormats.Render(w, g.Format, &a, report.Options{}))
 		},
 	}
 	cmd.Flags().StringVar(&target, "target", "off", `off, auto, or kernel parameters ("mitigations=off audit=0")`)
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.AdviceFormats.Names()...)
 	return cmd
 }
 
@@ -75,7 +72,7 @@ type adviceInputs struct {
 // the machine: its snapshot, boot platform and the knowledge base.
 func adviseInputs(ctx context.Context, g *Globals, flag, value string) (adviceInputs, error) {
 	var in adviceInputs
-	if err := checkFormat(g, "text", "json"); err != nil {
+	if err := checkFormat(g, report.AdviceFormats.Names()...); err != nil {
 		return in, err
 	}
 	t, err := mitigation.ParseTarget(value)

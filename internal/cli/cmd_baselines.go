@@ -22,7 +22,7 @@ interval and no significance test. Figures marked ≈ are approximate or
 derived (the note says how).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
+			if err := report.BaselinesFormats.Check(g.Format); err != nil {
 				return err
 			}
 			all, err := baseline.All()
@@ -33,12 +33,9 @@ derived (the note says how).`,
 			if err != nil {
 				return err
 			}
-			if g.Format == "json" {
-				return finish(writeJSON(w, all))
-			}
-			return finish(report.BaselinesText(w, all))
+			return finish(report.BaselinesFormats.Render(w, g.Format, all, report.Options{}))
 		},
 	}
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.BaselinesFormats.Names()...)
 	return cmd
 }

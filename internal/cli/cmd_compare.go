@@ -55,8 +55,9 @@ every other side is compared with it: a row per workload and metric, a column
 per side with its median and its change against A (the interval of the
 change and the adjusted p; ~ when not significant). The p-values are
 Holm-corrected over every side's primary metrics together. Under the table,
-each side's environment differences, notes and warnings against A. JSON is
-one sectax.compare-multi/v2 document holding each side's compare report;
+each side's environment differences, notes and warnings against A. JSON is,
+for any number of sides, one sectax.compare/v3 document holding each
+side's compare report against A (a pair has one);
 CSV has one row per side, workload and metric; benchfmt has every side's
 samples (benchstat -col label shows a column per side).`,
 		Example: `  sectax compare on off

@@ -30,7 +30,7 @@ Files that do not exist are listed as absent, files that cannot be read as
 unreadable; neither is an error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
+			if err := report.EnvFormats.Check(g.Format); err != nil {
 				return err
 			}
 			s, err := collectEnv(cmd.Context(), g)
@@ -41,13 +41,10 @@ unreadable; neither is an error.`,
 			if err != nil {
 				return err
 			}
-			if g.Format == "json" {
-				return finish(writeJSON(w, s))
-			}
-			return finish(report.EnvText(w, s))
+			return finish(report.EnvFormats.Render(w, g.Format, s, report.Options{}))
 		},
 	}
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.EnvFormats.Names()...)
 	return cmd
 }
 

@@ -22,7 +22,7 @@ running while no 'sectax run' holds the lock beside the database shows as
 are kept (and used by compare).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
+			if err := report.ListFormats.Check(g.Format); err != nil {
 				return err
 			}
 			ctx := cmd.Context()
@@ -46,13 +46,10 @@ are kept (and used by compare).`,
 			if err != nil {
 				return err
 			}
-			if g.Format == "json" {
-				return finish(writeJSON(w, listRows(runs, store.DisplayName(g.DB))))
-			}
-			return finish(report.ListText(w, listRows(runs, store.DisplayName(g.DB)), g.colorAllowed()))
+			return finish(report.ListFormats.Render(w, g.Format, listRows(runs, store.DisplayName(g.DB)), report.Options{Color: g.colorAllowed()}))
 		},
 	}
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.ListFormats.Names()...)
 	return cmd
 }
 

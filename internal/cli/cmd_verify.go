@@ -47,12 +47,7 @@ overrides it or the kernel ignores it.`,
 			if err != nil {
 				return err
 			}
-			if g.Format == "json" {
-				err = writeJSON(w, v)
-			} else {
-				err = report.VerificationText(w, &v)
-			}
-			if err := finish(err); err != nil {
+			if err := finish(report.VerificationFormats.Render(w, g.Format, &v, report.Options{})); err != nil {
 				return err
 			}
 			if !v.Holds {
@@ -67,6 +62,6 @@ overrides it or the kernel ignores it.`,
 	}
 	cmd.Flags().StringVar(&expect, "expect", "", `off, auto, or kernel parameters ("mitigations=off audit=0")`)
 	_ = cmd.MarkFlagRequired("expect")
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.VerificationFormats.Names()...)
 	return cmd
 }

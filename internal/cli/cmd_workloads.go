@@ -17,7 +17,7 @@ is the primary one) and which kernel paths, and so which mitigations, it taxes.
 Override a parameter in 'sectax run' with --param ID.KEY=VALUE.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
+			if err := report.WorkloadsFormats.Check(g.Format); err != nil {
 				return err
 			}
 			w, finish, err := g.output()
@@ -25,12 +25,9 @@ Override a parameter in 'sectax run' with --param ID.KEY=VALUE.`,
 				return err
 			}
 			ws := g.deps.Registry.All()
-			if g.Format == "json" {
-				return finish(report.WorkloadsJSON(w, ws))
-			}
-			return finish(report.WorkloadsText(w, ws))
+			return finish(report.WorkloadsFormats.Render(w, g.Format, ws, report.Options{}))
 		},
 	}
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.WorkloadsFormats.Names()...)
 	return cmd
 }

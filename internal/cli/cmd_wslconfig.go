@@ -65,7 +65,7 @@ PowerShell or cmd, open the distro again, then 'sectax verify'.`,
 		Short: "Print the kernelCommandLine WSL uses and where it comes from",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
+			if err := report.WSLConfigFormats.Check(g.Format); err != nil {
 				return err
 			}
 			// Reading and printing have no cancellation points of their own.
@@ -73,7 +73,7 @@ PowerShell or cmd, open the distro again, then 'sectax verify'.`,
 			return untilCancelled(ctx, func() error { return runWSLShow(ctx, g, o) })
 		},
 	}
-	addFormatFlag(show, g, "text", "text", "json")
+	addFormatFlag(show, g, "text", report.WSLConfigFormats.Names()...)
 
 	set := &cobra.Command{
 		Use:   "set PARAMS...",
@@ -129,10 +129,7 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 		return err
 	}
 	shown := wslconfig.Show(loc, exists, f)
-	if g.Format == "json" {
-		return finish(report.WSLConfigJSON(w, shown))
-	}
-	return finish(report.WSLConfigText(w, shown))
+	return finish(report.WSLConfigFormats.Render(w, g.Format, shown, report.Options{}))
 }
 
 func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params []string) error {

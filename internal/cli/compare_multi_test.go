@@ -42,11 +42,14 @@ func TestCompareMulti(t *testing.T) {
 		t.Errorf("impact.png: %v", err)
 	}
 
-	// Two sides keep the pairwise document.
+	// Two sides are the same document, with one comparison.
 	_, two, _ := e.run("compare", "on", "off", "--format", "json")
-	var doc struct{ Schema string }
-	if err := json.Unmarshal([]byte(two), &doc); err != nil || doc.Schema != "sectax.compare/v2" {
-		t.Errorf("two sides: schema %q, %v", doc.Schema, err)
+	var doc struct {
+		Schema      string
+		Comparisons []struct{ Workloads []any }
+	}
+	if err := json.Unmarshal([]byte(two), &doc); err != nil || doc.Schema != "sectax.compare/v3" || len(doc.Comparisons) != 1 || len(doc.Comparisons[0].Workloads) == 0 {
+		t.Errorf("two sides: schema %q, %d comparisons, %v", doc.Schema, len(doc.Comparisons), err)
 	}
 }
 

@@ -9,9 +9,10 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-// MultiSchema is the value of the "schema" field of the JSON report of a
-// comparison of three or more sides (a pair is one Report, Schema).
-const MultiSchema = "sectax.compare-multi/v2"
+// ComparisonSchema is the value of the "schema" field of the JSON report
+// of a comparison of any number of sides (a pair is the case of one
+// comparison); each of its comparisons is a Report (Schema).
+const ComparisonSchema = "sectax.compare/v3"
 
 // MultiplicityAcrossSides names the correction of a multi-side comparison:
 // Holm–Bonferroni over every (side, primary metric) pair against the
@@ -49,7 +50,7 @@ type Comparison struct {
 	// the runs, absent for runs measured on a machine itself.
 	Headline string   `json:"headline,omitempty"`
 	Lab      *LabNote `json:"lab,omitempty"`
-	// Comparisons are the sectax.compare/v2 reports of each other side
+	// Comparisons are the reports (Schema) of each other side
 	// against the baseline (their A is the baseline), in side order.
 	Comparisons []*Report `json:"comparisons"`
 	// Rows are the table of every format: a row per workload and metric, a
@@ -114,9 +115,9 @@ func CompareSides(sides []Side, opt Options) (*Comparison, error) {
 		return nil, err
 	}
 	base := sides[0]
-	mr := &Comparison{Schema: MultiSchema, Multiplicity: MultiplicityAcrossSides, Lab: note, Inputs: sides}
+	mr := &Comparison{Schema: ComparisonSchema, Multiplicity: MultiplicityAcrossSides, Lab: note, Inputs: sides}
 	if pair {
-		mr.Schema, mr.Multiplicity = Schema, Multiplicity
+		mr.Multiplicity = Multiplicity
 	}
 	for _, s := range sides[1:] {
 		rep, err := match(base, s, opt)

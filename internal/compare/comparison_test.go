@@ -42,7 +42,7 @@ func TestCompareSidesHolmOverEverySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mr.Schema != MultiSchema || mr.Multiplicity != MultiplicityAcrossSides || mr.Family != 4 || len(mr.Comparisons) != 2 {
+	if mr.Schema != ComparisonSchema || mr.Multiplicity != MultiplicityAcrossSides || mr.Family != 4 || len(mr.Comparisons) != 2 {
 		t.Fatalf("schema %q multiplicity %q family %d comparisons %d", mr.Schema, mr.Multiplicity, mr.Family, len(mr.Comparisons))
 	}
 	if mr.Baseline.Ref != "on" || mr.Comparisons[1].A.Ref != "on" || mr.Comparisons[1].B.Ref != "half" {

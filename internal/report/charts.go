@@ -112,8 +112,8 @@ func (c Chart) PNG() ([]byte, error) {
 // medians with their intervals and a strip plot of every sample in run
 // order. Three or more sides': one impact chart, a bar per side.
 func Charts(c *compare.Comparison) ([]Chart, error) {
-	if p := c.Pair(); p != nil {
-		return pairCharts(p)
+	if alone(c) {
+		return pairCharts(c.Comparisons[0])
 	}
 	return sidesCharts(c)
 }

@@ -59,7 +59,7 @@ var CSVSidesHeader = append([]string{"baseline", "side"}, CSVHeader...)
 // side, workload and metric, in side order, p_adjusted corrected over
 // every side together.
 func CSV(w io.Writer, c *compare.Comparison) error {
-	pair := c.Pair() != nil
+	pair := alone(c)
 	cw := csv.NewWriter(w)
 	head := CSVHeader
 	if !pair {

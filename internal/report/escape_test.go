@@ -103,8 +103,8 @@ func TestHostileTextEveryFormat(t *testing.T) {
 	if err := json.Unmarshal([]byte(out["json"]), &doc); err != nil {
 		t.Fatalf("json: %v", err)
 	}
-	if doc["a"].(map[string]any)["ref"] != a.Ref {
-		t.Errorf("json does not round-trip the label: %q", doc["a"].(map[string]any)["ref"])
+	if doc["baseline"].(map[string]any)["ref"] != a.Ref {
+		t.Errorf("json does not round-trip the label: %q", doc["baseline"].(map[string]any)["ref"])
 	}
 	rows, err := csv.NewReader(strings.NewReader(out["csv"])).ReadAll()
 	if err != nil {

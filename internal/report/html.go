@@ -145,8 +145,8 @@ func HTML(w io.Writer, c *compare.Comparison) error {
 		return err
 	}
 	page := htmlPage{CSS: template.CSS(htmlCSS)}
-	if rep := c.Pair(); rep != nil {
-		page.Pair, err = htmlPair(rep, charts)
+	if alone(c) {
+		page.Pair, err = htmlPair(c.Comparisons[0], charts)
 		page.Title = page.Pair.Title
 	} else {
 		page.Sides, err = htmlSides(c, charts)
@@ -321,7 +321,7 @@ func htmlSides(mr *compare.Comparison, charts []Chart) (*htmlSidesData, error) {
 		g := geomeanCell(rep)
 		hasGeo = hasGeo || g != ""
 		d.Geomeans = append(d.Geomeans, g)
-		dt := htmlSidesDetail{Letter: l, Ref: rep.B.Ref, Base: rep.A.Ref, Conclusion: capital(sideConclusion(l, rep.Conclusion)),
+		dt := htmlSidesDetail{Letter: l, Ref: rep.B.Ref, Base: rep.A.Ref, Conclusion: capital(sideConclusion(l, rep.Conclusion, rep.Alpha, false)),
 			Hint: detailHint(rep), CmdlineKnown: rep.Env.CmdlineKnown, Added: rep.Env.CmdlineAdded, Removed: rep.Env.CmdlineRemoved,
 			Confounders: rep.Env.Confounders, Notes: rep.Notes}
 		for _, u := range rep.OnlyA {

@@ -53,11 +53,7 @@ func checkHeadline(t *testing.T, name string, out map[string][]byte) {
 	if err := json.Unmarshal(out["json"], &doc); err != nil {
 		t.Fatal(err)
 	}
-	headline := doc["headline"] // multi
-	if c, ok := doc["conclusion"].(map[string]any); ok {
-		headline = c["headline"]
-	}
-	if headline != compare.TCGHeadline {
+	if headline := doc["headline"]; headline != compare.TCGHeadline {
 		t.Errorf("%s json: headline %v", name, headline)
 	}
 	if lab, _ := doc["lab"].(map[string]any); lab["accel"] != "tcg" || lab["emulated"] != true {

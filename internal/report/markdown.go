@@ -42,7 +42,6 @@ func mdAlt(s string) string {
 // beside the report (sectax compare --png); the report links them.
 func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 	var b strings.Builder
-	pair := c.Pair()
 	var refs []string
 	for _, r := range c.Sides() {
 		refs = append(refs, code(r))
@@ -79,17 +78,24 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 		row("environment", func(s compare.SideInfo) string { return mdEscape(s.Environment) })
 	}
 
-	if pair != nil {
-		b.WriteString("\n| workload | metric | A | B | change | speedup | p | p adj | n | verdict |\n")
-		b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
-	} else {
-		b.WriteString("\n| workload | metric | A |")
-		for i := range c.Comparisons {
-			l := compare.SideLetter(i + 1)
-			fmt.Fprintf(&b, " %s | %s vs A |", l, l)
+	cols := sideColumns(c)
+	b.WriteString("\n| workload | metric | A |")
+	align := "|---|---|--:|"
+	for i := range c.Comparisons {
+		for _, col := range cols {
+			h := col.head(compare.SideLetter(i + 1))
+			if col.mdHead != "" {
+				h = col.mdHead
+			}
+			fmt.Fprintf(&b, " %s |", h)
+			if col.right {
+				align += "--:|"
+			} else {
+				align += "---|"
+			}
 		}
-		b.WriteString("\n|---|---|--:|" + strings.Repeat("--:|---|", len(c.Comparisons)) + "\n")
 	}
+	b.WriteString("\n" + align + "\n")
 	for i, r := range c.Rows {
 		t := ""
 		if newWorkload(c.Rows, i) {
@@ -103,26 +109,21 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |", t, mdEscape(r.Name), mdEscape(Value(r.Baseline, r.Unit, c.Baseline.Published)))
 		for si, m := range r.Sides {
-			strong := m != nil && (m.Verdict == compare.VerdictBetter || m.Verdict == compare.VerdictWorse)
-			if pair != nil {
-				verdict := m.Verdict
-				if strong {
-					verdict = "**" + verdict + "**"
+			for _, col := range cols {
+				v := col.cell(m, c.Comparisons[si].B.Published)
+				if !col.mdRaw {
+					v = mdEscape(v)
 				}
-				fmt.Fprintf(&b, " %s | %s | %s | %s | %s | %s | %s |", mdEscape(Value(m.B, m.Unit, pair.B.Published)),
-					metricDelta(*m), Speedup(m.Speedup), P(*m), PAdj(*m), N(*m), verdict)
-				continue
+				if col.strong && marked(m) {
+					v = "**" + v + "**"
+				}
+				fmt.Fprintf(&b, " %s |", v)
 			}
-			change := mdEscape(changeCell(m))
-			if strong {
-				change = "**" + change + "**"
-			}
-			fmt.Fprintf(&b, " %s | %s |", mdEscape(valueCell(m, c.Comparisons[si].B.Published)), change)
 		}
 		b.WriteString("\n")
 	}
-	if pair != nil {
-		if g := pair.Geomean; g != nil {
+	if alone(c) {
+		if g := c.Comparisons[0].Geomean; g != nil {
 			ns := ""
 			if g.Tested && !g.Significant {
 				ns = " (not significant)"
@@ -146,8 +147,8 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 	}
 	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legendOf(c)))
 
-	if pair != nil {
-		if lines := Meaning(pair); len(lines) > 0 {
+	if alone(c) {
+		if lines := Meaning(c.Comparisons[0]); len(lines) > 0 {
 			b.WriteString("\n#### What this means\n\n")
 			for _, l := range lines {
 				fmt.Fprintf(&b, "- %s\n", mdEscape(l))
@@ -160,7 +161,7 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", mdAlt(im.Title+": "+im.Alt), mdLink(im.Path))
 		}
 	}
-	if pair != nil {
+	if pair := c.Comparisons[0]; alone(c) {
 		for _, wl := range pair.Workloads {
 			if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
 				fmt.Fprintf(&b, "\n%s: %s\n", code(wl.ID), mdEscape(onlyMetrics(wl)))
@@ -172,7 +173,7 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 		for i, rep := range c.Comparisons {
 			l := compare.SideLetter(i + 1)
 			fmt.Fprintf(&b, "\n#### %s = %s against A = %s\n\n", l, code(rep.B.Ref), code(rep.A.Ref))
-			fmt.Fprintf(&b, "%s. What this means, charts and every p-value: %s.\n", mdEscape(capital(sideConclusion(l, rep.Conclusion))), code(detailHint(rep)))
+			fmt.Fprintf(&b, "%s. What this means, charts and every p-value: %s.\n", mdEscape(capital(sideConclusion(l, rep.Conclusion, rep.Alpha, false))), code(detailHint(rep)))
 			mdUnmatched(&b, rep, l)
 			mdEnv(&b, rep, "#####")
 		}

@@ -7,33 +7,75 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 )
 
-// Conclusion words the comparison's conclusion (the first line of every
-// format): no mitigation changed, no significant difference, or how many
-// times better B is overall.
+// Conclusion words a pair's conclusion (the first line of every
+// format): sideConclusion of its one side.
 func Conclusion(rep *compare.Report) string {
-	c := rep.Conclusion
+	return sideConclusion("B", rep.Conclusion, rep.Alpha, true)
+}
+
+// MultiConclusion words the conclusion of every side against the baseline,
+// in one line (the first line of every format); a pair's is its one side's,
+// alone.
+func MultiConclusion(c *compare.Comparison) string {
+	var parts []string
+	for i, sc := range c.Conclusions {
+		parts = append(parts, sideConclusion(compare.SideLetter(i+1), sc.Conclusion, c.Alpha, len(c.Conclusions) == 1))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// sideConclusion words one side's conclusion against the baseline A, the
+// one wording for any number of sides: no mitigation changed, no
+// significant difference, or how many times better the side is overall.
+// alone is a side that is the whole comparison (a pair): its line is the
+// first line by itself, so it names no letter where the sentence needs
+// none and says how the test was corrected; beside others each side's
+// part is short and starts with its letter.
+func sideConclusion(letter string, c compare.Conclusion, alpha float64, alone bool) string {
+	holm, untested := "", "untested"
+	if alone {
+		holm, untested = " after Holm's correction", "single figures, untested"
+	}
 	switch c.Kind {
 	case compare.ConclusionSameMitigations:
-		return "no mitigation changed between the sides: this is noise, not a tax"
+		switch {
+		case alone:
+			return "no mitigation changed between the sides: this is noise, not a tax"
+		case c.Speedup > 0:
+			return fmt.Sprintf("%s: no mitigation changed against A, so its %s is no mitigation tax (noise or another difference: see its warnings)", letter, Speedup(c.Speedup))
+		}
+		return letter + ": no mitigation changed against A (noise, not a tax)"
 	case compare.ConclusionNoDifference:
-		return fmt.Sprintf("no significant difference overall: no workload's primary metric differs at α = %v after Holm's correction", rep.Alpha)
+		if alone {
+			return fmt.Sprintf("no significant difference overall: no workload's primary metric differs at α = %v%s", alpha, holm)
+		}
+		return letter + ": no significant difference from A"
 	case compare.ConclusionUntested:
-		if c.Speedup <= 0 {
+		switch {
+		case c.Speedup <= 0 && alone:
 			return "published figures: no significance test is possible"
+		case c.Speedup <= 0:
+			return letter + ": published figures, untested"
+		case c.Workloads > 1:
+			return fmt.Sprintf("%s is %s as fast as A overall, as published (geometric mean of %d workloads; %s)", letter, Speedup(c.Speedup), c.Workloads, untested)
 		}
-		if c.Workloads > 1 {
-			return fmt.Sprintf("B is %s as fast as A overall, as published (geometric mean of %d workloads; single figures, untested)", Speedup(c.Speedup), c.Workloads)
-		}
-		return fmt.Sprintf("B is %s as fast as A, as published (single figures, untested)", Speedup(c.Speedup))
+		return fmt.Sprintf("%s is %s as fast as A, as published (%s)", letter, Speedup(c.Speedup), untested)
 	}
-	sig := fmt.Sprintf("%d of %d workloads differ significantly after Holm's correction", c.Significant, c.Workloads)
 	switch {
 	case c.Speedup <= 0:
-		return fmt.Sprintf("B differs significantly from A in %d workload%s (after Holm's correction)", c.Significant, plural(c.Significant))
+		s := fmt.Sprintf("%s differs significantly from A in %d workload%s", letter, c.Significant, plural(c.Significant))
+		if alone {
+			s += " (after Holm's correction)"
+		}
+		return s
 	case c.Workloads == 1:
-		return fmt.Sprintf("B is %s as fast as A (one workload, significant after Holm's correction)", Speedup(c.Speedup))
+		return fmt.Sprintf("%s is %s as fast as A (one workload, significant%s)", letter, Speedup(c.Speedup), holm)
 	}
-	return fmt.Sprintf("B is %s as fast as A overall (geometric mean of the primary metrics; %s)", Speedup(c.Speedup), sig)
+	sig := fmt.Sprintf("%d of %d workloads differ significantly%s", c.Significant, c.Workloads, holm)
+	if alone {
+		return fmt.Sprintf("%s is %s as fast as A overall (geometric mean of the primary metrics; %s)", letter, Speedup(c.Speedup), sig)
+	}
+	return fmt.Sprintf("%s is %s as fast as A overall (%s)", letter, Speedup(c.Speedup), sig)
 }
 
 func plural(n int) string {

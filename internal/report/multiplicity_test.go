@@ -111,25 +111,28 @@ func TestHolmAllFormats(t *testing.T) {
 		strings.Contains(out["html"], `class="verdict">worse`) {
 		t.Errorf("a format calls something worse")
 	}
-	var doc struct {
-		Conclusion struct{ Kind string }
-		Workloads  []struct {
-			Workload string
-			Metrics  []struct {
-				Name, Verdict, Role string
-				Significant         bool
-				PAdjusted           float64 `json:"p_adjusted"`
-				Test                struct {
-					P           float64
-					Significant bool
+	var v3 struct {
+		Comparisons []struct {
+			Conclusion struct{ Kind string }
+			Workloads  []struct {
+				Workload string
+				Metrics  []struct {
+					Name, Verdict, Role string
+					Significant         bool
+					PAdjusted           float64 `json:"p_adjusted"`
+					Test                struct {
+						P           float64
+						Significant bool
+					}
+					RatioInterval *struct{ Lo, Hi float64 } `json:"ratio_interval"`
 				}
-				RatioInterval *struct{ Lo, Hi float64 } `json:"ratio_interval"`
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out["json"]), &doc); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal([]byte(out["json"]), &v3); err != nil || len(v3.Comparisons) != 1 {
+		t.Fatalf("json: %d comparisons, %v", len(v3.Comparisons), err)
 	}
+	doc := v3.Comparisons[0]
 	if doc.Conclusion.Kind != compare.ConclusionNoDifference {
 		t.Errorf("json conclusion %q", doc.Conclusion.Kind)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/fleet"
+	"github.com/sectax/sectax/internal/workload"
 )
 
 // The format registry: the one place that maps a --format value to its
@@ -94,4 +95,35 @@ var FleetFormats = formats(
 // plain is a renderer that takes no options.
 func plain[T any](f func(io.Writer, T) error) Renderer[T] {
 	return func(w io.Writer, v T, _ Options) error { return f(w, v) }
+}
+
+// The models shown as text or as their JSON document.
+var (
+	// AdviceFormats are the renderings of `sectax advise`.
+	AdviceFormats = textOrJSON(plain(AdviceText))
+	// VerificationFormats are the renderings of `sectax verify`.
+	VerificationFormats = textOrJSON(plain(VerificationText))
+	// BaselinesFormats are the renderings of `sectax baselines`.
+	BaselinesFormats = textOrJSON(plain(BaselinesText))
+	// EnvFormats are the renderings of `sectax env`.
+	EnvFormats = textOrJSON(plain(EnvText))
+	// ListFormats are the renderings of `sectax list` (text in colour
+	// when Options.Color).
+	ListFormats = textOrJSON(func(w io.Writer, rows []ListRow, opt Options) error { return ListText(w, rows, opt.Color) })
+	// WorkloadsFormats are the renderings of `sectax workloads`.
+	WorkloadsFormats = formats(
+		format[[]workload.Workload]{"text", plain(WorkloadsText)},
+		format[[]workload.Workload]{"json", plain(WorkloadsJSON)},
+	)
+	// WSLConfigFormats are the renderings of `sectax wslconfig show`.
+	WSLConfigFormats = textOrJSON(plain(WSLConfigText))
+)
+
+// textOrJSON are the formats of a model laid out by text, or written as
+// its JSON document.
+func textOrJSON[T any](text Renderer[T]) *Formats[T] {
+	return formats(
+		format[T]{"text", text},
+		format[T]{"json", func(w io.Writer, v T, _ Options) error { return WriteJSON(w, v) }},
+	)
 }

@@ -17,18 +17,13 @@ import (
 // sides get one cell each and a command that shows the pair.
 
 // conclusionOf words the comparison in one line, the first of every
-// format: the pair's conclusion, or each side's against the baseline.
-func conclusionOf(c *compare.Comparison) string {
-	if p := c.Pair(); p != nil {
-		return Conclusion(p)
-	}
-	return MultiConclusion(c)
-}
+// format: each side's conclusion against the baseline (MultiConclusion).
+func conclusionOf(c *compare.Comparison) string { return MultiConclusion(c) }
 
 // legendOf explains the columns of the comparison's table.
 func legendOf(c *compare.Comparison) string {
-	if p := c.Pair(); p != nil {
-		return legend(p)
+	if alone(c) {
+		return legend(c.Comparisons[0])
 	}
 	return multiLegend(c)
 }
@@ -54,46 +49,6 @@ func newWorkload(rows []compare.Row, i int) bool {
 // lastOfWorkload reports whether row i is its workload's last.
 func lastOfWorkload(rows []compare.Row, i int) bool {
 	return i == len(rows)-1 || newWorkload(rows, i+1)
-}
-
-// sideConclusion words one side's conclusion against the baseline
-// ("B is 2.51× as fast as A overall (2 of 2 workloads differ
-// significantly)").
-func sideConclusion(letter string, c compare.Conclusion) string {
-	switch c.Kind {
-	case compare.ConclusionSameMitigations:
-		if c.Speedup > 0 {
-			return fmt.Sprintf("%s: no mitigation changed against A, so its %s is no mitigation tax (noise or another difference: see its warnings)", letter, Speedup(c.Speedup))
-		}
-		return letter + ": no mitigation changed against A (noise, not a tax)"
-	case compare.ConclusionNoDifference:
-		return letter + ": no significant difference from A"
-	case compare.ConclusionUntested:
-		switch {
-		case c.Speedup <= 0:
-			return letter + ": published figures, untested"
-		case c.Workloads > 1:
-			return fmt.Sprintf("%s is %s as fast as A overall, as published (geometric mean of %d workloads; untested)", letter, Speedup(c.Speedup), c.Workloads)
-		}
-		return fmt.Sprintf("%s is %s as fast as A, as published (untested)", letter, Speedup(c.Speedup))
-	}
-	switch {
-	case c.Speedup <= 0:
-		return fmt.Sprintf("%s differs significantly from A in %d workload%s", letter, c.Significant, plural(c.Significant))
-	case c.Workloads == 1:
-		return fmt.Sprintf("%s is %s as fast as A (one workload, significant)", letter, Speedup(c.Speedup))
-	}
-	return fmt.Sprintf("%s is %s as fast as A overall (%d of %d workloads differ significantly)", letter, Speedup(c.Speedup), c.Significant, c.Workloads)
-}
-
-// MultiConclusion words the conclusion of every side against the baseline,
-// in one line (the first line of every format).
-func MultiConclusion(mr *compare.Comparison) string {
-	var parts []string
-	for i, c := range mr.Conclusions {
-		parts = append(parts, sideConclusion(compare.SideLetter(i+1), c.Conclusion))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // multiLegend explains the columns of the multi-side table.
@@ -164,4 +119,58 @@ func rowTitle(r compare.Row) string {
 // detailHint is the command that shows one side's whole pairwise report.
 func detailHint(rep *compare.Report) string {
 	return "sectax compare " + rep.A.Ref + " " + rep.B.Ref
+}
+
+// alone reports whether the comparison has one side besides the baseline
+// (a pair): that side is the whole comparison, so its columns have room
+// for the whole test, and what it means and its environment follow the
+// table in full; beside other sides each gets a short section and the
+// command that shows it alone (detailHint).
+func alone(c *compare.Comparison) bool { return len(c.Comparisons) == 1 }
+
+// sideColumn is one of a side's columns in the table of the text and
+// Markdown formats, the same for every side.
+type sideColumn struct {
+	// head is the column's heading (l is the side's letter); mdHead the
+	// Markdown one where it differs.
+	head   func(l string) string
+	mdHead string
+	// right aligns the column right; color colours a significant
+	// difference (text), strong bolds it (Markdown).
+	right, color, strong bool
+	// mdRaw is a cell of figures sectax wrote, put in Markdown as it is.
+	mdRaw bool
+	// cell renders the side's metric m (nil: the side lacks it), published
+	// whether the side's figures are published.
+	cell func(m *compare.Metric, published bool) string
+}
+
+// sideColumns are the columns of each side but the baseline: for a side
+// alone its median, change, speedup, p, p adj, n and verdict; beside
+// others its median and its change against A in one cell (changeCell).
+func sideColumns(c *compare.Comparison) []sideColumn {
+	value := sideColumn{head: func(l string) string { return l }, right: true, cell: valueCell}
+	if !alone(c) {
+		return []sideColumn{value, {head: func(l string) string { return l + " vs A" }, color: true, strong: true,
+			cell: func(m *compare.Metric, _ bool) string { return changeCell(m) }}}
+	}
+	test := func(head string, f func(compare.Metric) string) sideColumn {
+		return sideColumn{head: func(string) string { return head }, right: true, mdRaw: true, cell: func(m *compare.Metric, _ bool) string {
+			if m == nil {
+				return none
+			}
+			return f(*m)
+		}}
+	}
+	change, speedup := test("change", metricDelta), test("×", func(m compare.Metric) string { return Speedup(m.Speedup) })
+	change.color, speedup.mdHead = true, "speedup"
+	verdict := test("verdict", func(m compare.Metric) string { return m.Verdict })
+	verdict.right, verdict.color, verdict.strong = false, true, true
+	return []sideColumn{value, change, speedup, test("p", P), test("p adj", PAdj), test("n", N), verdict}
+}
+
+// marked reports whether m differs significantly (its cells coloured or
+// bold).
+func marked(m *compare.Metric) bool {
+	return m != nil && (m.Verdict == compare.VerdictBetter || m.Verdict == compare.VerdictWorse)
 }

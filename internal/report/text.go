@@ -103,7 +103,6 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 		return s
 	}
 	ts := termSafe
-	pair := c.Pair()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", paint(ansiBold, Headlined(c.Headline, capital(conclusionOf(c))+".")))
 	b.WriteString("sectax compare:")
@@ -125,14 +124,11 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	b.Reset()
 
 	var t table
+	cols := sideColumns(c)
 	head := []cell{{text: "workload / metric"}, {text: "A", right: true}}
-	if pair != nil {
-		head = append(head, cell{text: "B", right: true}, cell{text: "change", right: true}, cell{text: "×", right: true},
-			cell{text: "p", right: true}, cell{text: "p adj", right: true}, cell{text: "n", right: true}, cell{text: "verdict"})
-	} else {
-		for i := range c.Comparisons {
-			l := compare.SideLetter(i + 1)
-			head = append(head, cell{text: l, right: true}, cell{text: l + " vs A"})
+	for i := range c.Comparisons {
+		for _, col := range cols {
+			head = append(head, cell{text: col.head(compare.SideLetter(i + 1)), right: col.right})
 		}
 	}
 	t.add(head...)
@@ -146,25 +142,20 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 			if m != nil {
 				color = verdictColor(m.Verdict)
 			}
-			if pair != nil {
-				row = append(row, cell{text: Value(m.B, m.Unit, pair.B.Published), right: true},
-					cell{text: metricDelta(*m), right: true, color: color},
-					cell{text: Speedup(m.Speedup), right: true},
-					cell{text: P(*m), right: true},
-					cell{text: PAdj(*m), right: true},
-					cell{text: N(*m), right: true},
-					cell{text: m.Verdict, color: color})
-				continue
+			for _, col := range cols {
+				ce := cell{text: col.cell(m, c.Comparisons[si].B.Published), right: col.right}
+				if col.color {
+					ce.color = color
+				}
+				row = append(row, ce)
 			}
-			row = append(row, cell{text: valueCell(m, c.Comparisons[si].B.Published), right: true},
-				cell{text: changeCell(m), color: color})
 		}
 		t.add(row...)
-		if wl := r.Workload; pair != nil && lastOfWorkload(c.Rows, i) && len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
+		if wl := r.Workload; alone(c) && lastOfWorkload(c.Rows, i) && len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
 			t.add(cell{text: "  " + onlyMetrics(wl)})
 		}
 	}
-	if pair == nil {
+	if !alone(c) {
 		geo := []cell{{text: "geomean of the primary speedups"}, {text: ""}}
 		hasGeo := false
 		for _, rep := range c.Comparisons {
@@ -179,15 +170,15 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	if err := t.write(w, opt.Color); err != nil {
 		return err
 	}
-	if pair != nil {
-		textPair(&b, pair, paint)
+	if alone(c) {
+		textPair(&b, c.Comparisons[0], paint)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
 	for i, rep := range c.Comparisons {
 		l := compare.SideLetter(i + 1)
 		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, fmt.Sprintf("%s = %s against A = %s", l, ts(rep.B.Ref), ts(rep.A.Ref))))
-		fmt.Fprintf(&b, "  %s.\n", capital(sideConclusion(l, rep.Conclusion)))
+		fmt.Fprintf(&b, "  %s.\n", capital(sideConclusion(l, rep.Conclusion, rep.Alpha, false)))
 		fmt.Fprintf(&b, "  (what this means, charts and every p: %s)\n", ts(detailHint(rep)))
 		textUnmatched(&b, rep, l, "  ")
 		b.WriteString("  Environment differences:\n")
