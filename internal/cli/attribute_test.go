@@ -73,6 +73,8 @@ func TestAttributePlanGolden(t *testing.T) {
 		"old-4.15-intel":    "../sysinfo/testdata/old-4.15-intel",
 		"firecracker-dev":   "../sysinfo/testdata/firecracker-dev",
 		"container-novulns": "../sysinfo/testdata/container-novulns",
+		"host-6.18":         "../attribute/testdata/roots/host-6.18",
+		"wsl2-5.15":         "../attribute/testdata/roots/wsl2-5.15",
 	}
 	for name, root := range trees {
 		for _, format := range []string{"text", "json"} {
@@ -83,6 +85,46 @@ func TestAttributePlanGolden(t *testing.T) {
 			ext := map[string]string{"text": "txt", "json": "json"}[format]
 			golden(t, "attribute/plan-"+name+"."+ext, out)
 		}
+	}
+}
+
+// TestAttributePlanVectors: --plan vectors on a 6.18 host is spelled in
+// the kernel's syntax; on WSL 2's 5.15 in per-bug parameters that kernel
+// parses (no mitigations=auto,no_…, nothing newer than 5.15).
+func TestAttributePlanVectors(t *testing.T) {
+	for _, root := range []string{"host-6.18", "wsl2-5.15"} {
+		out, errs, code := sectax(t, fixedDeps(nil), "--root", "../attribute/testdata/roots/"+root, "attribute", "plan", "--plan", "vectors", "--format", "text")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", root, code, errs)
+		}
+		golden(t, "attribute/plan-vectors-"+root+".txt", out)
+		js, _, _ := sectax(t, fixedDeps(nil), "--root", "../attribute/testdata/roots/"+root, "attribute", "plan", "--plan", "vectors", "--format", "json")
+		var p attribute.Plan
+		if err := json.Unmarshal([]byte(js), &p); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range p.Configurations {
+			if c.Kind != attribute.KindVectors {
+				continue
+			}
+			n++
+			if len(c.Expected)+len(c.Weakened) == 0 {
+				t.Errorf("%s %s: a no-op", root, c.Name)
+			}
+			line := c.String()
+			vec := strings.Contains(line, "mitigations=auto,no_")
+			if root == "host-6.18" && (!vec || len(c.Params) != 1) || root == "wsl2-5.15" && (vec || strings.Contains(line, "tsa=") || strings.Contains(line, "vmscape=") || strings.Contains(line, "indirect_target_selection=")) {
+				t.Errorf("%s %s: %s", root, c.Name, line)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no vector configuration", root)
+		}
+	}
+	_, errs, code := sectax(t, fixedDeps(nil), "attribute", "plan", "--plan", "vector")
+	if code != 2 || !strings.Contains(errs, "vectors") {
+		t.Errorf("--plan vector: exit %d: %s", code, errs)
 	}
 }
 

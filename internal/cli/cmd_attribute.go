@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -171,6 +172,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 }
 
 func newAttributePlanCmd(g *Globals) *cobra.Command {
+	var only string
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "List the active mitigations and the configurations that attribute the tax to them",
@@ -189,12 +191,25 @@ configurations of an attribution:
                      vsyscall=none mitigations=off
   mitigations-only   mitigations=off alone (the same boot as off)
   rest-only          the study's line without mitigations=off
+  no-VECTOR          one attack vector dropped (no-user_kernel, no-user_user,
+                     no-guest_host, no-guest_guest, no-cross_thread), listed
+                     when a mitigation here depends on it alone
+  no-guest…          the vector sets 'sectax decide' weighs: no-guest,
+                     no-guest-cross_thread, no-guest-cross_thread-user_user
+
+Vector configurations are spelled in the kernel's syntax from 6.17
+(mitigations=auto,no_guest_host,no_guest_guest) and with the per-bug
+parameters that reproduce them before (notes say what they cannot reproduce).
+--plan KIND shows only the configurations of one selection, as 'campaign
+start --plan' and 'lab --plan' boot them: leave-one-out, cumulative, study,
+vectors.
 
 Each configuration lists the vulnerability files it is expected to turn off,
 which verification checks after the boot, and says when a parameter will have
 no effect (a VERW user kept on by another, an always-on part).`,
 		Example: `  sectax attribute plan
-  sectax attribute plan --root /mnt/other-machine --format json`,
+  sectax attribute plan --root /mnt/other-machine --format json
+  sectax attribute plan --plan vectors`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(g, "text", "json"); err != nil {
@@ -212,6 +227,11 @@ no effect (a VERW user kept on by another, an always-on part).`,
 			if err != nil {
 				return err
 			}
+			if only != "" {
+				if p, err = p.Only(only); err != nil {
+					return usagef("--plan: %v", err)
+				}
+			}
 			w, finish, err := g.output()
 			if err != nil {
 				return err
@@ -223,6 +243,7 @@ no effect (a VERW user kept on by another, an always-on part).`,
 		},
 	}
 	addFormatFlag(cmd, g, "text", "text", "json")
+	cmd.Flags().StringVar(&only, "plan", "", "show only the configurations of `KIND`: "+strings.Join(attribute.Selections, "|"))
 	return cmd
 }
 
