@@ -37,6 +37,8 @@ func KindOf(name string) string {
 	switch {
 	case name == "on" || name == "off":
 		return KindBase
+	case IsVectorConfig(name):
+		return KindVectors
 	case strings.HasPrefix(name, "no-"):
 		return KindLeaveOneOut
 	case strings.HasPrefix(name, "cum-"):

@@ -40,6 +40,22 @@ var VectorSets = []struct {
 // one vector alone ("no-user_kernel").
 func VectorConfigName(vector string) string { return "no-" + vector }
 
+// IsVectorConfig reports whether name is a configuration of the vector
+// plan (VectorConfigName of a vector, or a VectorSets name).
+func IsVectorConfig(name string) bool {
+	for _, v := range mitigation.Vectors {
+		if name == VectorConfigName(v) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(VectorSets, func(s struct {
+		Name string
+		Drop []string
+	}) bool {
+		return s.Name == name
+	})
+}
+
 // The study's tuned command line and its two halves.
 const (
 	studyOff  = "quiet loglevel=0 audit=0 vsyscall=none mitigations=off"
