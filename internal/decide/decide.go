@@ -57,8 +57,8 @@ type Saving struct {
 	Workload    string          `json:"workload"`
 	Params      string          `json:"params,omitempty"`
 	Metric      string          `json:"metric"`
-	Pct         float64         `json:"pct"`
-	Interval    *stats.Interval `json:"interval"`
+	Pct         float64         `json:"saving_pct"`
+	Interval    *stats.Interval `json:"saving_pct_interval"`
 	Significant bool            `json:"significant"`
 	N           string          `json:"n,omitempty"`
 }
