@@ -250,7 +250,7 @@ no effect (a VERW user kept on by another, an always-on part).`,
 func newAttributeReportCmd(g *Globals) *cobra.Command {
 	var configs []string
 	var alpha float64
-	var chartDir string
+	var chartDir, by string
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Split the tax of each workload among the mitigations, from runs per configuration",
@@ -267,22 +267,30 @@ medians when a configuration spans several boots). The tax of a configuration
 is how much slower on is than it; off gives the total, each leave-one-out
 configuration its part and share of the total; the interaction is the total
 minus the sum of the parts (positive: the mitigations cost more together than
-apart). The waterfall follows the plan's cumulative order.`,
+apart). The waterfall follows the plan's cumulative order.
+
+--by vector makes the attack vectors the parts: each no-VECTOR configuration
+of 'attribute plan --plan vectors' (measured with 'campaign start --plan
+vectors' or 'lab --plan vectors') with its share of the total.`,
 		Example: `  sectax attribute report
   sectax attribute report --config on=20261130T0900 --config off=label-off --format md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAttributeReport(cmd.Context(), g, configs, alpha, chartDir)
+			if by != "" && by != "mitigation" && by != "vector" {
+				return usagef("--by %q: give mitigation or vector", by)
+			}
+			return runAttributeReport(cmd.Context(), g, configs, alpha, chartDir, by == "vector")
 		},
 	}
 	cmd.Flags().StringArrayVar(&configs, "config", nil, "take configuration NAME's runs from `NAME=REF` (a run id, prefix or label; repeatable)")
 	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	cmd.Flags().StringVar(&by, "by", "mitigation", "split the tax by `mitigation` (leave-one-out) or by vector (the vector plan)")
 	cmd.Flags().StringVar(&chartDir, "chart", "", "also write each workload's cumulative waterfall as a PNG into `DIR`")
 	addFormatFlag(cmd, g, "text", report.AttributionFormats.Names()...)
 	return cmd
 }
 
-func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string) error {
+func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string, byVector bool) error {
 	if err := report.AttributionFormats.Check(g.Format); err != nil {
 		return err
 	}
@@ -312,6 +320,9 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	att, err := attribute.Report(arms, alpha)
 	if err != nil {
 		return err
+	}
+	if byVector {
+		att = attribute.ByVector(att)
 	}
 	if chartDir != "" {
 		if err := writeWaterfalls(ctx, g, chartDir, att); err != nil {
