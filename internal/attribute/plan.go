@@ -345,8 +345,13 @@ func (p *Plan) addVectors(s *sysinfo.Snapshot, kb *mitigation.Knowledge, add fun
 	for _, vs := range VectorSets {
 		sets = append(sets, set{vs.Name, vs.Drop})
 	}
+	running := kb.RunningVectorsOff(m, s.Cmdline.Raw)
 	for _, st := range sets {
-		d, ok, err := kb.DropVectors(m, st.drop)
+		if len(running) > 0 && !slices.ContainsFunc(st.drop, func(v string) bool { return !slices.Contains(running, v) }) {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: the running command line already drops %s", st.name, strings.Join(st.drop, ", ")))
+			continue
+		}
+		d, ok, err := kb.DropVectors(m, append(slices.Clone(st.drop), running...))
 		if err != nil {
 			return err
 		}

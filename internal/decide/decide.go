@@ -264,10 +264,14 @@ func options(in Input, m mitigation.Machine) []Option {
 	keep := Option{Name: KeepAll, Config: "on", Drops: []string{}, GivesUp: []string{}, Saving: []Saving{}}
 	out := []Option{keep}
 	prev := KeepAll
+	// keep-all is the running command line: what it already drops stays
+	// dropped in every option.
+	running := kb.RunningVectorsOff(m, in.Snap.Cmdline.Raw)
+	out[0].Drops = append(out[0].Drops, running...)
 	for _, vs := range attribute.VectorSets {
 		o := Option{Name: vs.Name, Config: vs.Name, GivesUp: []string{}}
-		o.Drops, _ = mitigation.SortVectors(vs.Drop)
-		dv, ok, _ := kb.DropVectors(m, vs.Drop)
+		o.Drops, _ = mitigation.SortVectors(append(slices.Clone(vs.Drop), running...))
+		dv, ok, _ := kb.DropVectors(m, o.Drops)
 		if ok {
 			o.Cmdline = dv.Cmdline()
 			o.GivesUp = append(append(o.GivesUp, dv.Off...), dv.Weakened...)

@@ -165,3 +165,19 @@ func (k *Knowledge) parsesKey(m Machine, key string) bool {
 	kp, ok := k.lookupParam(key)
 	return ok && k.parses(m, kp)
 }
+
+// RunningVectorsOff are the vectors a running command line already drops
+// (mitigations=auto,no_guest_host…): a vector configuration is applied on
+// top of that line, and replacing its mitigations= with one that omits
+// them would turn them back on.
+func (k *Knowledge) RunningVectorsOff(m Machine, cmdline string) []string {
+	if !k.HasVectorControls(m) {
+		return nil
+	}
+	g := Classify(Effective(ParseCmdline(cmdline).Params)).Global
+	if g == nil || g.Option != "auto" {
+		return nil
+	}
+	out, _ := SortVectors(g.VectorsOff)
+	return out
+}
