@@ -37,6 +37,8 @@ func KindOf(name string) string {
 	switch {
 	case name == "on" || name == "off":
 		return KindBase
+	case IsVectorConfig(name):
+		return KindVectors
 	case strings.HasPrefix(name, "no-"):
 		return KindLeaveOneOut
 	case strings.HasPrefix(name, "cum-"):
@@ -294,4 +296,49 @@ func effectOf(name string, m compare.Metric) Effect {
 	l, h := m.RatioInterval.ImpactPct(m.Better)
 	e.TaxPctInterval = &stats.Interval{Lo: l, Hi: h}
 	return e
+}
+
+// ByVector is att with the attack vectors as its parts (`attribute report
+// --by vector`): each single-vector configuration of the vector plan
+// (no-user_kernel, …) becomes a part with its share of the total, the
+// leave-one-out parts move to Others, and the sum and interaction are the
+// vectors'. A vector's part is what dropping it alone saves: a bug that
+// two vectors serve stays on when one is dropped, so its cost is in the
+// interaction, not in either part.
+func ByVector(att *Attribution) *Attribution {
+	out := *att
+	out.Workloads = make([]WorkloadAttribution, len(att.Workloads))
+	for i, wa := range att.Workloads {
+		w := wa
+		w.Parts, w.Others, w.SumParts, w.Interaction = []Part{}, []Effect{}, 0, nil
+		for _, p := range wa.Parts {
+			w.Others = append(w.Others, p.Effect)
+		}
+		for _, v := range mitigation.Vectors {
+			for _, e := range wa.Others {
+				if e.Config != VectorConfigName(v) {
+					continue
+				}
+				p := Part{Effect: e}
+				if w.Total != nil && w.Total.TaxPct != 0 {
+					s := 100 * e.TaxPct / w.Total.TaxPct
+					p.SharePct = &s
+				}
+				w.Parts = append(w.Parts, p)
+				w.SumParts += e.TaxPct
+			}
+		}
+		for _, e := range wa.Others {
+			if !slices.ContainsFunc(w.Parts, func(p Part) bool { return p.Config == e.Config }) {
+				w.Others = append(w.Others, e)
+			}
+		}
+		if w.Total != nil {
+			in := w.Total.TaxPct - w.SumParts
+			w.Interaction = &in
+		}
+		out.Workloads[i] = w
+	}
+	out.Notes = append(slices.Clone(att.Notes), "by vector: each part is what dropping that attack vector alone saves (the no-VECTOR configurations of 'attribute plan --plan vectors'); a bug two vectors serve stays on when one is dropped, so its cost is in the interaction")
+	return &out
 }

@@ -21,7 +21,40 @@ const (
 	KindLeaveOneOut = "leave-one-out" // one mitigation off
 	KindCumulative  = "cumulative"    // one more mitigation off each step
 	KindStudy       = "study"         // the study's tuned line and its halves
+	KindVectors     = "vectors"       // attack vectors dropped (issue 28)
 )
+
+// VectorSets are the cumulative sets of attack vectors `sectax decide`
+// weighs, least given up first; each is a configuration of the vector
+// plan named as here (mitigations=off is the plan's "off").
+var VectorSets = []struct {
+	Name string
+	Drop []string
+}{
+	{"no-guest", []string{"guest_host", "guest_guest"}},
+	{"no-guest-cross_thread", []string{"guest_host", "guest_guest", "cross_thread"}},
+	{"no-guest-cross_thread-user_user", []string{"user_user", "guest_host", "guest_guest", "cross_thread"}},
+}
+
+// VectorConfigName is the configuration of the vector plan that drops
+// one vector alone ("no-user_kernel").
+func VectorConfigName(vector string) string { return "no-" + vector }
+
+// IsVectorConfig reports whether name is a configuration of the vector
+// plan (VectorConfigName of a vector, or a VectorSets name).
+func IsVectorConfig(name string) bool {
+	for _, v := range mitigation.Vectors {
+		if name == VectorConfigName(v) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(VectorSets, func(s struct {
+		Name string
+		Drop []string
+	}) bool {
+		return s.Name == name
+	})
+}
 
 // The study's tuned command line and its two halves.
 const (
@@ -79,6 +112,8 @@ type Planned struct {
 	NoEffect []string `json:"no_effect,omitempty"`
 	// Toggles are parameters that are no CPU mitigation (audit=0).
 	Toggles []string `json:"toggles,omitempty"`
+	// Drop are the attack vectors a vectors configuration drops.
+	Drop []string `json:"drop,omitempty"`
 	// SameAs names an earlier configuration with the same parameters
 	// (one boot serves both).
 	SameAs string `json:"same_as,omitempty"`
@@ -204,6 +239,9 @@ func MakePlan(s *sysinfo.Snapshot, kb *mitigation.Knowledge) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if err := p.addVectors(s, kb, add); err != nil {
+		return nil, err
+	}
 	for i := range p.Configurations {
 		c := &p.Configurations[i]
 		c.Boot = c.SameAs == "" && !(c.Kind == KindLeaveOneOut && len(c.Expected) == 0 && len(c.Weakened) == 0)
@@ -288,4 +326,50 @@ func expect(s *sysinfo.Snapshot, kb *mitigation.Knowledge, c config.Config, kind
 		pl.NoEffect = append(pl.NoEffect, fmt.Sprintf("%s changes no vulnerability file on this kernel", c.String()))
 	}
 	return pl
+}
+
+// addVectors adds the vectors configurations: one per attack vector that
+// an active mitigation here depends on alone, then the cumulative sets of
+// VectorSets, each spelled for this kernel by the model (DropVectors) and
+// left out, with a note, when it would change nothing here.
+func (p *Plan) addVectors(s *sysinfo.Snapshot, kb *mitigation.Knowledge, add func(name, params, kind string) (string, error)) error {
+	m := config.MachineOf(s)
+	type set struct {
+		name string
+		drop []string
+	}
+	var sets []set
+	for _, v := range mitigation.Vectors {
+		sets = append(sets, set{VectorConfigName(v), []string{v}})
+	}
+	for _, vs := range VectorSets {
+		sets = append(sets, set{vs.Name, vs.Drop})
+	}
+	running := kb.RunningVectorsOff(m, s.Cmdline.Raw)
+	for _, st := range sets {
+		if len(running) > 0 && !slices.ContainsFunc(st.drop, func(v string) bool { return !slices.Contains(running, v) }) {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: the running command line already drops %s", st.name, strings.Join(st.drop, ", ")))
+			continue
+		}
+		d, ok, err := kb.DropVectors(m, append(slices.Clone(st.drop), running...))
+		if err != nil {
+			return err
+		}
+		for _, n := range d.Inexact {
+			if ok {
+				p.Notes = append(p.Notes, st.name+": "+n)
+			}
+		}
+		if !ok {
+			if m.Arch == "x86" {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: dropping %s changes no mitigation this machine shows", st.name, strings.Join(st.drop, ", ")))
+			}
+			continue
+		}
+		if _, err := add(st.name, d.Cmdline(), KindVectors); err != nil {
+			return err
+		}
+		p.Configurations[len(p.Configurations)-1].Drop = d.Drop
+	}
+	return nil
 }

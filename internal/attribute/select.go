@@ -10,7 +10,7 @@ import (
 
 // Selections are the plan kinds `--plan` of sectax campaign and sectax
 // lab accepts.
-var Selections = []string{KindLeaveOneOut, KindCumulative, KindStudy}
+var Selections = []string{KindLeaveOneOut, KindCumulative, KindStudy, KindVectors}
 
 // Selection is the part of a plan one experiment boots: its
 // configurations in order (on first, the baseline of the comparison), and
@@ -26,12 +26,13 @@ type Selection struct {
 
 // Select picks the configurations of one kind from the plan: on, off and
 // every leave-one-out (leave-one-out); the waterfall from on to off
-// (cumulative); on, off and the study's halves (study). Configurations
+// (cumulative); on, off and the study's halves (study); on, off and the
+// attack-vector configurations (vectors). Configurations
 // the plan marks boot: false are skipped, and say why.
 func (p *Plan) Select(kind string) (*Selection, error) {
 	var names []string
 	switch kind {
-	case KindLeaveOneOut, KindStudy:
+	case KindLeaveOneOut, KindStudy, KindVectors:
 		for _, c := range p.Configurations {
 			if c.Kind == KindBase || c.Kind == kind {
 				names = append(names, c.Name)
@@ -71,4 +72,26 @@ func (p *Plan) Select(kind string) (*Selection, error) {
 			config.ErrConfig, kind, p.Kernel)
 	}
 	return sel, nil
+}
+
+// Only is the plan restricted to the configurations a selection of kind
+// boots or skips (what `attribute plan --plan KIND` shows).
+func (p *Plan) Only(kind string) (*Plan, error) {
+	sel, err := p.Select(kind)
+	if err != nil {
+		return nil, err
+	}
+	q := *p
+	q.Configurations = []Planned{}
+	for _, c := range p.Configurations {
+		keep := slices.ContainsFunc(sel.Configs, func(x config.Config) bool { return x.Name == c.Name }) ||
+			slices.ContainsFunc(sel.Skipped, func(s string) bool { return strings.HasPrefix(s, c.Name+":") })
+		if keep {
+			q.Configurations = append(q.Configurations, c)
+		}
+	}
+	if kind != KindCumulative {
+		q.Cumulative = []string{}
+	}
+	return &q, nil
 }

@@ -73,6 +73,8 @@ func TestAttributePlanGolden(t *testing.T) {
 		"old-4.15-intel":    "../sysinfo/testdata/old-4.15-intel",
 		"firecracker-dev":   "../sysinfo/testdata/firecracker-dev",
 		"container-novulns": "../sysinfo/testdata/container-novulns",
+		"host-6.18":         "../attribute/testdata/roots/host-6.18",
+		"wsl2-5.15":         "../attribute/testdata/roots/wsl2-5.15",
 	}
 	for name, root := range trees {
 		for _, format := range []string{"text", "json"} {
@@ -83,6 +85,46 @@ func TestAttributePlanGolden(t *testing.T) {
 			ext := map[string]string{"text": "txt", "json": "json"}[format]
 			golden(t, "attribute/plan-"+name+"."+ext, out)
 		}
+	}
+}
+
+// TestAttributePlanVectors: --plan vectors on a 6.18 host is spelled in
+// the kernel's syntax; on WSL 2's 5.15 in per-bug parameters that kernel
+// parses (no mitigations=auto,no_…, nothing newer than 5.15).
+func TestAttributePlanVectors(t *testing.T) {
+	for _, root := range []string{"host-6.18", "wsl2-5.15"} {
+		out, errs, code := sectax(t, fixedDeps(nil), "--root", "../attribute/testdata/roots/"+root, "attribute", "plan", "--plan", "vectors", "--format", "text")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", root, code, errs)
+		}
+		golden(t, "attribute/plan-vectors-"+root+".txt", out)
+		js, _, _ := sectax(t, fixedDeps(nil), "--root", "../attribute/testdata/roots/"+root, "attribute", "plan", "--plan", "vectors", "--format", "json")
+		var p attribute.Plan
+		if err := json.Unmarshal([]byte(js), &p); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range p.Configurations {
+			if c.Kind != attribute.KindVectors {
+				continue
+			}
+			n++
+			if len(c.Expected)+len(c.Weakened) == 0 {
+				t.Errorf("%s %s: a no-op", root, c.Name)
+			}
+			line := c.String()
+			vec := strings.Contains(line, "mitigations=auto,no_")
+			if root == "host-6.18" && (!vec || len(c.Params) != 1) || root == "wsl2-5.15" && (vec || strings.Contains(line, "tsa=") || strings.Contains(line, "vmscape=") || strings.Contains(line, "indirect_target_selection=")) {
+				t.Errorf("%s %s: %s", root, c.Name, line)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no vector configuration", root)
+		}
+	}
+	_, errs, code := sectax(t, fixedDeps(nil), "attribute", "plan", "--plan", "vector")
+	if code != 2 || !strings.Contains(errs, "vectors") {
+		t.Errorf("--plan vector: exit %d: %s", code, errs)
 	}
 }
 
@@ -178,5 +220,54 @@ func TestAttributeReport(t *testing.T) {
 	_, errs, code = sectax(t, fixedDeps(nil), "attribute", "report", "--config", "off=off")
 	if code != 2 || !strings.Contains(errs, "no runs of configuration on") {
 		t.Errorf("exit %d: %s", code, errs)
+	}
+}
+
+// TestAttributeReportByVector: imported runs labelled as the vector plan
+// names them; --by vector makes no-user_kernel and no-user_user the parts
+// (tax 12/11 and 12/11.5, shares of the 20% total), no-meltdown moves to
+// the others.
+func TestAttributeReportByVector(t *testing.T) {
+	jitter := []float64{1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005}
+	dir := t.TempDir()
+	var files []string
+	centres := map[string]float64{"on": 12, "off": 10, "no-meltdown": 11.2, "no-user_kernel": 11, "no-user_user": 11.5}
+	for i, label := range []string{"on", "off", "no-meltdown", "no-user_kernel", "no-user_user"} {
+		xs := make([]float64, len(jitter))
+		for j, f := range jitter {
+			xs[j] = centres[label] * f
+		}
+		started := time.Date(2026, 11, 30, 9, i, 0, 0, time.UTC)
+		r := run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261130T09%02d00-00000%d", i, i), Label: label, Started: started,
+			Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
+			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}
+		b, _ := json.Marshal(r)
+		f := filepath.Join(dir, label+".json")
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	t.Setenv("SECTAX_DB", filepath.Join(dir, "sectax.db"))
+	if _, errs, code := sectax(t, fixedDeps(nil), append([]string{"import"}, files...)...); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	out, errs, code := sectax(t, fixedDeps(nil), "attribute", "report", "--by", "vector", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var att attribute.Attribution
+	if err := json.Unmarshal([]byte(out), &att); err != nil {
+		t.Fatal(err)
+	}
+	w := att.Workloads[0]
+	if len(w.Parts) != 2 || w.Parts[0].Config != "no-user_kernel" || w.Parts[1].Config != "no-user_user" ||
+		math.Abs(w.Parts[0].TaxPct-100*(12.0/11-1)) > 1e-6 || math.Abs(*w.Parts[1].SharePct-100*100*(12.0/11.5-1)/20) > 1e-6 ||
+		len(w.Others) != 1 || w.Others[0].Config != "no-meltdown" || w.Parts[0].TaxPctInterval == nil {
+		t.Errorf("%s", out)
+	}
+	if _, errs, code := sectax(t, fixedDeps(nil), "attribute", "report", "--by", "bug"); code != 2 || !strings.Contains(errs, "mitigation or vector") {
+		t.Errorf("--by bug: exit %d: %s", code, errs)
 	}
 }

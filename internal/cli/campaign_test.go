@@ -365,7 +365,7 @@ func TestCampaignPlanLeaveOneOut(t *testing.T) {
 			want string
 		}{
 			{[]string{"start", "--plan", "leave-one-out", "--config", "on"}, "--plan and --config are mutually exclusive"},
-			{[]string{"start", "--plan", "everything"}, `--plan "everything" is not accepted (accepted: leave-one-out, cumulative, study)`},
+			{[]string{"start", "--plan", "everything"}, `--plan "everything" is not accepted (accepted: leave-one-out, cumulative, study, vectors)`},
 		} {
 			t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "sectax.db"))
 			_, errOut, code := sectax(t, deps, append([]string{"--root", f.root, "campaign"}, c.args...)...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -164,6 +165,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 }
 
 func newAttributePlanCmd(g *Globals) *cobra.Command {
+	var only string
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "List the active mitigations and the configurations that attribute the tax to them",
@@ -182,12 +184,25 @@ configurations of an attribution:
                      vsyscall=none mitigations=off
   mitigations-only   mitigations=off alone (the same boot as off)
   rest-only          the study's line without mitigations=off
+  no-VECTOR          one attack vector dropped (no-user_kernel, no-user_user,
+                     no-guest_host, no-guest_guest, no-cross_thread), listed
+                     when a mitigation here depends on it alone
+  no-guest…          the vector sets 'sectax decide' weighs: no-guest,
+                     no-guest-cross_thread, no-guest-cross_thread-user_user
+
+Vector configurations are spelled in the kernel's syntax from 6.17
+(mitigations=auto,no_guest_host,no_guest_guest) and with the per-bug
+parameters that reproduce them before (notes say what they cannot reproduce).
+--plan KIND shows only the configurations of one selection, as 'campaign
+start --plan' and 'lab --plan' boot them: leave-one-out, cumulative, study,
+vectors.
 
 Each configuration lists the vulnerability files it is expected to turn off,
 which verification checks after the boot, and says when a parameter will have
 no effect (a VERW user kept on by another, an always-on part).`,
 		Example: `  sectax attribute plan
-  sectax attribute plan --root /mnt/other-machine --format json`,
+  sectax attribute plan --root /mnt/other-machine --format json
+  sectax attribute plan --plan vectors`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(g, "text", "json"); err != nil {
@@ -205,6 +220,11 @@ no effect (a VERW user kept on by another, an always-on part).`,
 			if err != nil {
 				return err
 			}
+			if only != "" {
+				if p, err = p.Only(only); err != nil {
+					return usagef("--plan: %v", err)
+				}
+			}
 			w, finish, err := g.output()
 			if err != nil {
 				return err
@@ -216,13 +236,14 @@ no effect (a VERW user kept on by another, an always-on part).`,
 		},
 	}
 	addFormatFlag(cmd, g, "text", "text", "json")
+	cmd.Flags().StringVar(&only, "plan", "", "show only the configurations of `KIND`: "+strings.Join(attribute.Selections, "|"))
 	return cmd
 }
 
 func newAttributeReportCmd(g *Globals) *cobra.Command {
 	var configs []string
 	var alpha float64
-	var chartDir string
+	var chartDir, by string
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Split the tax of each workload among the mitigations, from runs per configuration",
@@ -239,22 +260,30 @@ medians when a configuration spans several boots). The tax of a configuration
 is how much slower on is than it; off gives the total, each leave-one-out
 configuration its part and share of the total; the interaction is the total
 minus the sum of the parts (positive: the mitigations cost more together than
-apart). The waterfall follows the plan's cumulative order.`,
+apart). The waterfall follows the plan's cumulative order.
+
+--by vector makes the attack vectors the parts: each no-VECTOR configuration
+of 'attribute plan --plan vectors' (measured with 'campaign start --plan
+vectors' or 'lab --plan vectors') with its share of the total.`,
 		Example: `  sectax attribute report
   sectax attribute report --config on=20261130T0900 --config off=label-off --format md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAttributeReport(cmd.Context(), g, configs, alpha, chartDir)
+			if by != "" && by != "mitigation" && by != "vector" {
+				return usagef("--by %q: give mitigation or vector", by)
+			}
+			return runAttributeReport(cmd.Context(), g, configs, alpha, chartDir, by == "vector")
 		},
 	}
 	cmd.Flags().StringArrayVar(&configs, "config", nil, "take configuration NAME's runs from `NAME=REF` (a run id, prefix or label; repeatable)")
 	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	cmd.Flags().StringVar(&by, "by", "mitigation", "split the tax by `mitigation` (leave-one-out) or by vector (the vector plan)")
 	cmd.Flags().StringVar(&chartDir, "chart", "", "also write each workload's cumulative waterfall as a PNG into `DIR`")
 	addFormatFlag(cmd, g, "text", report.AttributionFormats.Names()...)
 	return cmd
 }
 
-func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string) error {
+func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string, byVector bool) error {
 	if err := report.AttributionFormats.Check(g.Format); err != nil {
 		return err
 	}
@@ -284,6 +313,9 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	att, err := attribute.Report(arms, alpha)
 	if err != nil {
 		return err
+	}
+	if byVector {
+		att = attribute.ByVector(att)
 	}
 	if chartDir != "" {
 		if err := writeWaterfalls(ctx, g, chartDir, att); err != nil {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
@@ -73,7 +75,7 @@ See docs/campaign.md.`,
 	}
 	f := start.Flags()
 	f.StringArrayVar(&o.req.Configs, "config", nil, "a configuration: on, off, or NAME=PARAMS such as nopti=pti=off (repeatable; default on and off)")
-	f.StringVar(&o.req.Plan, "plan", "", "take the configurations from this kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (see 'sectax attribute plan'; not with --config)")
+	f.StringVar(&o.req.Plan, "plan", "", "take the configurations from this kernel's attribution plan of `KIND`: "+strings.Join(attribute.Selections, "|")+" (see 'sectax attribute plan'; not with --config)")
 	f.IntVar(&o.req.Boots, "boots", campaign.DefaultBoots, "boots per configuration (2 or more make the boot the unit of the comparison)")
 	f.StringVar(&o.req.Label, "label", "", "`PREFIX` of the runs' labels, PREFIX-CONFIG (default campaign-XXXXXX)")
 	f.StringVar(&o.req.Via, "via", "", "how to reboot: kexec|wsl|manual (default wsl on WSL 2, else kexec)")

@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
@@ -67,7 +69,7 @@ See docs/lab.md.`,
 	f.StringArrayVar(&o.req.Kernels, "kernel", nil, "kernel `IMAGE` to boot (repeatable; default the running kernel's /boot/vmlinuz-RELEASE, below --root)")
 	f.StringVar(&o.req.Modules, "modules", "", "the kernel's modules `DIR` (default /lib/modules/RELEASE below --root, RELEASE read from the image)")
 	f.StringArrayVar(&o.req.Configs, "config", nil, "configuration: on, off, or NAME=PARAMS such as off=mitigations=off (repeatable; default on and off)")
-	f.StringVar(&o.req.Plan, "plan", "", "take the configurations from the guest kernel's attribution plan of `KIND`: leave-one-out|cumulative|study (a first probe boot reads the guest's vulnerability files; one --kernel; not with --config)")
+	f.StringVar(&o.req.Plan, "plan", "", "take the configurations from the guest kernel's attribution plan of `KIND`: "+strings.Join(attribute.Selections, "|")+" (a first probe boot reads the guest's vulnerability files; one --kernel; not with --config)")
 	f.StringSliceVar(&o.req.OnlyConfig, "only-config", nil, "with --plan: boot only these `NAMES` of the plan's configurations (on always)")
 	f.IntVar(&o.req.Boots, "boots", 2, "boots per kernel and configuration (the boot is the unit of the comparison)")
 	f.StringVar(&o.req.Prefix, "label", "lab", "label `PREFIX` of the runs: PREFIX-KERNEL-CONFIG")

@@ -234,6 +234,7 @@ func TestHostileOutput(t *testing.T) {
 		{path: "verify", args: []string{"--expect", "off", "--format", "FORMAT"}, formats: []string{"text", "json"}},
 		{path: "attribute probes", skip: "measures this boot's per-task controls"},
 		{path: "attribute plan", args: []string{"--format", "FORMAT"}, formats: []string{"text", "json"}},
+		{path: "decide", args: []string{"--protect", "user_kernel", "--format", "FORMAT"}, formats: []string{"text", "md", "json"}},
 		{path: "attribute report", args: []string{"--config", "on=" + on, "--config", "off=" + off, "--format", "FORMAT"}, formats: []string{"text", "md", "json", "html"}},
 		{path: "campaign start", args: append([]string{"--dry-run"}, tinyCampaign...)}, // the plan of the poisoned root, nothing changed
 		{path: "campaign resume", args: nil},

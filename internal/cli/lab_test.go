@@ -47,7 +47,7 @@ func TestLabUsage(t *testing.T) {
 		{[]string{"--kernel", fifo}, 2, "is a FIFO"},
 		{[]string{"--modules", filepath.Join(t.TempDir(), "missing"), "--kernel", img}, 2, "--modules"},
 		{[]string{"--plan", "leave-one-out", "--config", "on"}, 2, "--plan and --config are mutually exclusive"},
-		{[]string{"--plan", "all"}, 2, `--plan "all" is not accepted (accepted: leave-one-out, cumulative, study)`},
+		{[]string{"--plan", "all"}, 2, `--plan "all" is not accepted (accepted: leave-one-out, cumulative, study, vectors)`},
 		{[]string{"--only-config", "no-spectre_v2"}, 2, "--only-config selects among the configurations of --plan"},
 		{[]string{"--plan", "study", "--kernel", img, "--kernel", img}, 2, "--plan takes one --kernel"},
 		{[]string{"--budget", "1h"}, 2, "--budget bounds adaptive repetition: give --target-ci PCT too"},

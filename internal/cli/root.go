@@ -207,7 +207,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newBaselinesCmd(g),
 		newAdviseCmd(g),
 		newVerifyCmd(g),
-		newAttributeCmd(g),
+		newAttributeCmd(g), newDecideCmd(g),
 		newCampaignCmd(g),
 		newLabCmd(g),
 	)

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/store"
+)
+
+func newDecideCmd(g *Globals) *cobra.Command {
+	var protect, profile string
+	cmd := &cobra.Command{
+		Use:   "decide",
+		Short: "Which attack vectors to drop on this machine: what each option gives up and saves",
+		Long: `Weigh the options of dropping attack vectors on this machine (or --root DIR):
+
+  keep-all                          the default command line
+  no-guest                          drop guest_host and guest_guest
+  no-guest-cross_thread             also cross_thread
+  no-guest-cross_thread-user_user   also user_user (only user_kernel kept)
+  off                               mitigations=off
+
+Each option shows its command line for this kernel (mitigations=auto,no_… from
+Linux 6.17, per-bug parameters before), the vectors it drops, the protections
+it gives up here (by the model of the kernel's decision: only what is
+mitigated here), and its saving per workload with a 95% interval from stored
+runs of 'sectax campaign start --plan vectors' or 'sectax lab --plan vectors'
+(null, with the command that measures it, until they are stored).
+
+--protect VECTORS (a comma list of user_kernel, user_user, guest_host,
+guest_guest, cross_thread, or none) recommends the option that drops the most
+while keeping them; --profile names a documented set (docs/decide.md). The
+recommendation ends with the steps to apply it and the sectax verify command
+for after the restart. Nothing is changed.`,
+		Example: `  sectax decide
+  sectax decide --protect user_kernel,user_user
+  sectax decide --profile desktop --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDecide(cmd.Context(), g, cmd.Flags().Changed("protect"), protect, profile)
+		},
+	}
+	cmd.Flags().StringVar(&protect, "protect", "", "the attack `VECTORS` you need kept (comma list, or none)")
+	cmd.Flags().StringVar(&profile, "profile", "", "a documented vector set: `NAME` of "+strings.Join(decide.ProfileNames, "|"))
+	addFormatFlag(cmd, g, "text", report.DecisionFormats.Names()...)
+	return cmd
+}
+
+func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profile string) error {
+	if err := report.DecisionFormats.Check(g.Format); err != nil {
+		return err
+	}
+	in := decide.Input{Root: g.Root, Profile: profile}
+	if hasProtect {
+		var err error
+		if in.Protect, err = decide.ParseProtect(protect); err != nil {
+			return err
+		}
+	}
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return err
+	}
+	in.KB = kb
+	if in.Snap, err = collectEnv(ctx, g); err != nil {
+		return err
+	}
+	in.Platform = advise.Probe(g.Root, in.Snap)
+	db, oerr := openStore(ctx, g, false)
+	switch {
+	case errors.Is(oerr, store.ErrNoDatabase):
+	case oerr != nil:
+		return oerr
+	default:
+		defer db.Close()
+		if in.Arms, err = attribute.StoredArms(ctx, db); err != nil {
+			return err
+		}
+	}
+	d, err := decide.Decide(in)
+	if err != nil {
+		return err
+	}
+	w, finish, err := g.output()
+	if err != nil {
+		return err
+	}
+	return finish(report.DecisionFormats.Render(w, g.Format, d, report.Options{}))
+}

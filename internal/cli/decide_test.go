@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/decide"
+)
+
+// TestDecideGolden renders sectax decide on a 6.18 host (kernel syntax)
+// and a WSL 2 5.15 guest (per-bug parameters, .wslconfig steps), without
+// a store: every saving null with the command that measures it.
+func TestDecideGolden(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "none.db"))
+	for _, c := range []struct {
+		root string
+		args []string
+	}{
+		{"host-6.18", []string{"--protect", "user_kernel,user_user"}},
+		{"wsl2-5.15", []string{"--profile", "wsl-dev"}},
+		{"host-6.18", nil},
+	} {
+		for _, format := range []string{"text", "md", "json"} {
+			args := append([]string{"--root", "../attribute/testdata/roots/" + c.root, "decide", "--format", format}, c.args...)
+			out, errs, code := sectax(t, fixedDeps(nil), args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errs)
+			}
+			name := c.root
+			if len(c.args) > 0 {
+				name += "-" + strings.TrimPrefix(c.args[0], "--")
+			}
+			golden(t, "decide/"+name+"."+format, out)
+			if format == "json" {
+				var d decide.Decision
+				if err := json.Unmarshal([]byte(out), &d); err != nil {
+					t.Fatal(err)
+				}
+				if len(d.Options) != 5 || (c.args == nil) != (d.Recommended == nil) {
+					t.Errorf("%v: %s", args, out)
+				}
+			}
+		}
+	}
+	for _, bad := range [][]string{{"--protect", "user_kernal"}, {"--protect", ""}, {"--profile", "laptop"}, {"--profile", "desktop", "--protect", "none"}} {
+		_, errs, code := sectax(t, fixedDeps(nil), append([]string{"--root", "../attribute/testdata/roots/host-6.18", "decide"}, bad...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d: %q", bad, code, errs)
+		}
+	}
+}

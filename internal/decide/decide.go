@@ -1,0 +1,362 @@
+// Package decide is the model of `sectax decide`: the options of dropping
+// attack vectors on this machine, what each gives up here (by the model of
+// the kernel's decision), what each saves per workload (measured runs of
+// the vector plan, never an estimate), and the option that keeps the
+// vectors a user needs.
+package decide
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/stats"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// Schema is the value of the "schema" field of the decision document.
+const Schema = "sectax.decide/v1"
+
+// Option names. The vector sets are named as the vector plan's
+// configurations (attribute.VectorSets); keep-all is its "on".
+const (
+	KeepAll = "keep-all"
+	Off     = "off"
+)
+
+// Profiles map common situations to the vectors they need (docs/decide.md
+// gives the reasons).
+var Profiles = map[string][]string{
+	// One developer's own code in a WSL 2 guest: the guest kernel is kept
+	// safe from programs (a compromised dependency), nothing else runs here.
+	"wsl-dev": {"user_kernel"},
+	// Untrusted jobs (pull requests) run as processes or containers.
+	"ci-runner": {"user_kernel", "user_user"},
+	// Runs other people's VMs.
+	"vm-host": {"user_kernel", "user_user", "guest_host", "guest_guest"},
+	// Several users' programs side by side.
+	"shared-server": {"user_kernel", "user_user"},
+	// A browser runs untrusted JavaScript next to everything else.
+	"desktop": {"user_kernel", "user_user"},
+}
+
+// ProfileNames are the profiles in the order help shows them.
+var ProfileNames = []string{"wsl-dev", "ci-runner", "vm-host", "shared-server", "desktop"}
+
+// Saving is what an option saves on one workload against keep-all, from
+// stored runs: how much slower keep-all is, in percent, with the 95%
+// interval compare gives the ratio.
+type Saving struct {
+	Workload    string          `json:"workload"`
+	Params      string          `json:"params,omitempty"`
+	Metric      string          `json:"metric"`
+	Pct         float64         `json:"saving_pct"`
+	Interval    *stats.Interval `json:"saving_pct_interval"`
+	Significant bool            `json:"significant"`
+	N           string          `json:"n,omitempty"`
+}
+
+// Option is one row of the decision.
+type Option struct {
+	Name string `json:"name"`
+	// Config is the vector plan's configuration whose runs measure it.
+	Config string `json:"config"`
+	// Cmdline is what to add to the command line, in this kernel's syntax
+	// ("" for keep-all).
+	Cmdline string   `json:"cmdline"`
+	Drops   []string `json:"drops"`
+	// GivesUp are the files mitigated here that the model predicts off or
+	// weakened.
+	GivesUp []string `json:"gives_up"`
+	// Inexact says what a per-bug spelling cannot reproduce.
+	Inexact []string `json:"inexact,omitempty"`
+	// SameAs names an earlier option this one equals here.
+	SameAs string `json:"same_as,omitempty"`
+	// Saving is null until runs of Config and on are stored.
+	Saving []Saving `json:"saving"`
+	// Measure is the command that would measure it (when Saving is null).
+	Measure string `json:"measure,omitempty"`
+}
+
+// Facts are what the machine says about the vectors.
+type Facts struct {
+	Guest   bool   `json:"guest"`
+	WSL     bool   `json:"wsl"`
+	KVM     bool   `json:"kvm"`
+	SMTOff  bool   `json:"smt_off"`
+	Vectors bool   `json:"vector_controls"`
+	Kernel  string `json:"kernel"`
+	// Notes say what the facts mean for the vectors.
+	Notes []string `json:"notes"`
+}
+
+// Decision is the `sectax decide --format json` document.
+type Decision struct {
+	Schema  string   `json:"schema"`
+	Facts   Facts    `json:"machine"`
+	Options []Option `json:"options"`
+	// Protect are the vectors kept (given, or the profile's, with the
+	// machine's additions); nil without --protect or --profile.
+	Protect     []string      `json:"protect"`
+	Profile     string        `json:"profile,omitempty"`
+	Recommended *string       `json:"recommended"`
+	Why         string        `json:"why,omitempty"`
+	Steps       []advise.Step `json:"steps,omitempty"`
+	Verify      string        `json:"verify,omitempty"`
+	Guide       []string      `json:"guide,omitempty"`
+	Notes       []string      `json:"notes"`
+}
+
+// Input is what Decide starts from.
+type Input struct {
+	Snap     *sysinfo.Snapshot
+	Platform advise.Platform
+	KB       *mitigation.Knowledge
+	// Root is the machine's root (/ or --root), read for /sys/module/kvm.
+	Root string
+	// Arms are the stored runs by configuration (attribute.StoredArms).
+	Arms []attribute.Arm
+	// Protect is --protect (nil when not given; empty for none).
+	Protect []string
+	Profile string
+}
+
+// ParseProtect parses --protect: a comma list of vectors, or none.
+func ParseProtect(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "none" {
+		return []string{}, nil
+	}
+	var vs []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			vs = append(vs, f)
+		}
+	}
+	out, err := mitigation.SortVectors(vs)
+	if err != nil || len(out) == 0 {
+		return nil, exit.Usagef("--protect %q: give a comma list of %s, or none", s, strings.Join(mitigation.Vectors, ", "))
+	}
+	return out, nil
+}
+
+// KVMLoaded reports whether the kernel below root has KVM loaded (it can
+// run VMs): /sys/module/kvm exists. Only the name is looked at.
+func KVMLoaded(root string) bool {
+	if root == "" {
+		root = "/"
+	}
+	_, err := os.Stat(filepath.Join(root, "sys", "module", "kvm"))
+	return err == nil
+}
+
+// Decide builds the decision.
+func Decide(in Input) (*Decision, error) {
+	m := config.MachineOf(in.Snap)
+	d := &Decision{Schema: Schema, Options: []Option{}, Notes: []string{}}
+	d.Facts = facts(in, m)
+	d.Options = options(in, m)
+	savings(d, in.Arms)
+	protect := in.Protect
+	if in.Profile != "" {
+		p, ok := Profiles[in.Profile]
+		if !ok {
+			return nil, exit.Usagef("--profile %q: give one of %s", in.Profile, strings.Join(ProfileNames, ", "))
+		}
+		if in.Protect != nil {
+			return nil, exit.Usagef("give --protect or --profile, not both")
+		}
+		d.Profile = in.Profile
+		protect = slices.Clone(p)
+		if d.Facts.KVM {
+			protect = append(protect, "guest_host", "guest_guest")
+			d.Notes = append(d.Notes, "KVM is loaded here: the profile keeps guest_host and guest_guest for the VMs this kernel runs")
+		}
+	}
+	if protect == nil {
+		d.Guide = guide()
+		return d, nil
+	}
+	// Attacks between two programs or two VMs also run across the SMT
+	// siblings of one core: keeping user_user or guest_guest keeps
+	// cross_thread, unless SMT is off.
+	if (slices.Contains(protect, "user_user") || slices.Contains(protect, "guest_guest")) && !d.Facts.SMTOff {
+		protect = append(protect, "cross_thread")
+	}
+	d.Protect, _ = mitigation.SortVectors(protect)
+	if d.Facts.KVM && !slices.Contains(d.Protect, "guest_host") {
+		d.Notes = append(d.Notes, "KVM is loaded here: dropping guest_host leaves this kernel open to the VMs it runs")
+	}
+	rec, furthest := recommend(d)
+	d.Recommended = &rec.Name
+	d.Why = fmt.Sprintf("keeps %s; drops %s", orNone(d.Protect), orNone(rec.Drops))
+	if furthest.Name != rec.Name {
+		d.Why += fmt.Sprintf("; %s would keep them too but changes nothing on this kernel beyond %s", furthest.Name, rec.Name)
+	}
+	if rec.Cmdline != "" && rec.SameAs == "" {
+		t, err := mitigation.ParseTarget(rec.Cmdline)
+		if err != nil {
+			return nil, err
+		}
+		a := advise.Plan(in.Snap, in.Platform, t, in.KB)
+		d.Steps = a.Steps
+		d.Verify = "sectax verify --expect " + advise.ShellQuote(rec.Cmdline)
+	}
+	return d, nil
+}
+
+func orNone(vs []string) string {
+	if len(vs) == 0 {
+		return "no vector"
+	}
+	return strings.Join(vs, ", ")
+}
+
+// recommend is the option that drops the most while keeping every vector
+// of d.Protect: the options are nested, so the last one that keeps them,
+// less one that changes nothing beyond the one before it (furthest is the
+// last that keeps them).
+func recommend(d *Decision) (best, furthest Option) {
+	best, furthest = d.Options[0], d.Options[0]
+	for _, o := range d.Options[1:] {
+		if slices.ContainsFunc(o.Drops, func(v string) bool { return slices.Contains(d.Protect, v) }) {
+			break
+		}
+		furthest = o
+		if o.SameAs == "" {
+			best = o
+		}
+	}
+	return best, furthest
+}
+
+func facts(in Input, m mitigation.Machine) Facts {
+	s := in.Snap
+	f := Facts{Guest: s.Hypervisor.Guest || s.WSL != nil, WSL: s.WSL != nil, KVM: KVMLoaded(in.Root),
+		SMTOff:  s.SMT.Active != nil && !*s.SMT.Active || slices.Contains([]string{"off", "forceoff", "notsupported"}, s.SMT.Control),
+		Vectors: in.KB.HasVectorControls(m), Kernel: s.Kernel.Release, Notes: []string{}}
+	if f.Guest {
+		f.Notes = append(f.Notes, "this is a VM guest (WSL 2 included): guest_host and guest_guest protect only VMs this guest would host itself; the host's own protections are out of reach from here")
+	}
+	if f.KVM {
+		f.Notes = append(f.Notes, "KVM is loaded (/sys/module/kvm): this kernel can run VMs, which need guest_host")
+	}
+	if f.SMTOff {
+		f.Notes = append(f.Notes, "SMT is off: no two threads share a core, so cross_thread is moot")
+	}
+	if !f.Vectors && m.Arch == "x86" {
+		f.Notes = append(f.Notes, fmt.Sprintf("kernel %s has no attack-vector controls (Linux %s+): the options are spelled with per-bug parameters", s.Kernel.Release, mitigation.VectorControlsSince))
+	}
+	if m.Arch != "x86" {
+		f.Notes = append(f.Notes, "attack vectors are an x86 kernel's vocabulary: only keep-all and off apply here")
+	}
+	return f
+}
+
+func options(in Input, m mitigation.Machine) []Option {
+	kb := in.KB
+	keep := Option{Name: KeepAll, Config: "on", Drops: []string{}, GivesUp: []string{}, Saving: []Saving{}}
+	out := []Option{keep}
+	prev := KeepAll
+	// keep-all is the running command line: what it already drops stays
+	// dropped in every option.
+	running := kb.RunningVectorsOff(m, in.Snap.Cmdline.Raw)
+	out[0].Drops = append(out[0].Drops, running...)
+	for _, vs := range attribute.VectorSets {
+		o := Option{Name: vs.Name, Config: vs.Name, GivesUp: []string{}}
+		o.Drops, _ = mitigation.SortVectors(append(slices.Clone(vs.Drop), running...))
+		dv, ok, _ := kb.DropVectors(m, o.Drops)
+		if ok {
+			o.Cmdline = dv.Cmdline()
+			o.GivesUp = append(append(o.GivesUp, dv.Off...), dv.Weakened...)
+			slices.Sort(o.GivesUp)
+			o.Inexact = dv.Inexact
+			if prevOpt := out[len(out)-1]; prevOpt.Cmdline != "" && slices.Equal(prevOpt.GivesUp, o.GivesUp) && dv.Syntax == "per-bug" {
+				o.SameAs = prev
+			} else {
+				prev = o.Name
+			}
+		} else {
+			o.SameAs = prev
+			o.Cmdline = out[len(out)-1].Cmdline
+			o.GivesUp = slices.Clone(out[len(out)-1].GivesUp)
+		}
+		out = append(out, o)
+	}
+	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}}
+	p := kb.Predict(m, mitigation.ParseCmdline(off.Cmdline).Params)
+	for _, v := range m.Vulns {
+		if v.State == mitigation.Mitigated && !kb.AlwaysOn(m.Arch, v.Name, v.Raw) {
+			if st := p.Of(v.Name); st.Off || st.Partial {
+				off.GivesUp = append(off.GivesUp, v.Name)
+			}
+		}
+	}
+	slices.Sort(off.GivesUp)
+	if len(p.Ignored) > 0 || len(off.GivesUp) == 0 {
+		off.Cmdline = ""
+		off.SameAs = KeepAll
+	}
+	return append(out, off)
+}
+
+// savings fills each option's Saving from the stored arms, by the same
+// comparison attribute report makes (compare of on and the configuration);
+// null, with the command that would measure it, when either side has no
+// runs.
+func savings(d *Decision, arms []attribute.Arm) {
+	var att *attribute.Attribution
+	if len(arms) > 0 {
+		att, _ = attribute.Attribute(arms, nil, 0)
+	}
+	for i := range d.Options {
+		o := &d.Options[i]
+		if o.Name == KeepAll {
+			continue
+		}
+		if att != nil {
+			for _, wa := range att.Workloads {
+				e := effect(wa, o.Config)
+				if e == nil {
+					continue
+				}
+				o.Saving = append(o.Saving, Saving{Workload: wa.Workload, Params: wa.Params, Metric: wa.Metric,
+					Pct: e.TaxPct, Interval: e.TaxPctInterval, Significant: e.Significant, N: e.N})
+			}
+		}
+		if o.Saving == nil && o.SameAs == "" {
+			o.Measure = "sectax campaign start --plan vectors"
+		}
+	}
+}
+
+func effect(wa attribute.WorkloadAttribution, config string) *attribute.Effect {
+	if config == "off" {
+		return wa.Total
+	}
+	for _, p := range wa.Parts {
+		if p.Config == config {
+			return &p.Effect
+		}
+	}
+	for _, e := range wa.Others {
+		if e.Config == config {
+			return &e
+		}
+	}
+	return nil
+}
+
+func guide() []string {
+	return []string{
+		"keep what code you do not trust could attack: user_kernel (programs → this kernel), user_user (programs → each other), guest_host (VMs → this kernel), guest_guest (VMs → each other), cross_thread (the same across the two threads of a core)",
+		"--protect user_kernel,user_user picks the option that drops the most while keeping them; --protect none drops everything",
+		"--profile wsl-dev|ci-runner|vm-host|shared-server|desktop picks a documented set (docs/decide.md)",
+	}
+}

@@ -1,0 +1,187 @@
+package decide
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+func input(t *testing.T, root string) Input {
+	t.Helper()
+	dir := filepath.Join("..", "attribute", "testdata", "roots", root)
+	s, err := sysinfo.Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Input{Snap: s, Platform: advise.Probe(dir, s), KB: kb, Root: dir}
+}
+
+func option(d *Decision, name string) Option {
+	i := slices.IndexFunc(d.Options, func(o Option) bool { return o.Name == name })
+	if i < 0 {
+		return Option{}
+	}
+	return d.Options[i]
+}
+
+// TestProtect: on a 6.18 host, keeping the user vectors drops the guest
+// ones; none drops everything; no flag, no recommendation.
+func TestProtect(t *testing.T) {
+	for _, c := range []struct {
+		protect []string
+		want    string
+	}{
+		{[]string{"user_kernel", "user_user"}, "no-guest"},
+		{[]string{"user_kernel"}, "no-guest-cross_thread-user_user"},
+		{[]string{}, Off},
+		{[]string{"guest_host"}, KeepAll},
+	} {
+		in := input(t, "host-6.18")
+		in.Protect = c.protect
+		d, err := Decide(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Recommended == nil || *d.Recommended != c.want {
+			t.Errorf("--protect %v: recommended %v, want %s", c.protect, d.Recommended, c.want)
+			continue
+		}
+		rec := option(d, c.want)
+		if c.want != KeepAll && (len(d.Steps) == 0 || d.Verify != "sectax verify --expect "+advise.ShellQuote(rec.Cmdline)) {
+			t.Errorf("--protect %v: steps %v verify %q", c.protect, d.Steps, d.Verify)
+		}
+	}
+	in := input(t, "host-6.18")
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Recommended != nil || len(d.Guide) == 0 {
+		t.Errorf("no --protect: recommended %v, guide %v", d.Recommended, d.Guide)
+	}
+	if o := option(d, "no-guest"); o.Cmdline != "mitigations=auto,no_guest_host,no_guest_guest" || !slices.Equal(o.GivesUp, []string{"vmscape"}) {
+		t.Errorf("no-guest on 6.18: %+v", o)
+	}
+}
+
+// TestGivesUpOnlyMitigated: on every root, each option gives up only
+// files that show a mitigation there; without runs every saving is null
+// and names the command that measures it.
+func TestGivesUpOnlyMitigated(t *testing.T) {
+	for _, root := range []string{"host-6.18", "wsl2-5.15"} {
+		in := input(t, root)
+		in.Profile = "wsl-dev"
+		d, err := Decide(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range d.Options {
+			for _, f := range o.GivesUp {
+				i := slices.IndexFunc(in.Snap.Vulnerabilities, func(v mitigation.Vulnerability) bool { return v.Name == f })
+				if i < 0 || in.Snap.Vulnerabilities[i].State != mitigation.Mitigated {
+					t.Errorf("%s %s gives up %s, not mitigated there", root, o.Name, f)
+				}
+			}
+			if o.Saving != nil && o.Name != KeepAll {
+				t.Errorf("%s %s: a saving without runs: %v", root, o.Name, o.Saving)
+			}
+			if o.Name != KeepAll && o.SameAs == "" && o.Measure == "" {
+				t.Errorf("%s %s: no command to measure it", root, o.Name)
+			}
+		}
+		if root == "wsl2-5.15" {
+			if !d.Facts.WSL || !d.Facts.Guest || d.Facts.Vectors {
+				t.Errorf("wsl facts %+v", d.Facts)
+			}
+			if o := option(d, "no-guest"); o.SameAs != KeepAll {
+				t.Errorf("no-guest on WSL 5.15: %+v", o)
+			}
+			if *d.Recommended != "no-guest-cross_thread-user_user" || !slices.ContainsFunc(d.Steps, func(s advise.Step) bool { return s.Where == "windows" }) {
+				t.Errorf("wsl-dev on WSL: %v %+v", *d.Recommended, d.Steps)
+			}
+		}
+	}
+}
+
+// TestSavingsFromStore imports runs labelled as the vector plan names them
+// into a real SQLite store and checks each option's saving against compare
+// of the same two sides.
+func TestSavingsFromStore(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	jitter := []float64{1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005}
+	centre := map[string]float64{"on": 12, "no-guest": 11.8, "off": 10}
+	var docs []store.Doc
+	i := 0
+	for _, label := range []string{"on", "no-guest", "off"} {
+		xs := make([]float64, len(jitter))
+		for j, f := range jitter {
+			xs[j] = centre[label] * f
+		}
+		started := time.Date(2026, 12, 1, 9, i, 0, 0, time.UTC)
+		docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T09%02d00-00000%d", i, i), Label: label,
+			Started: started, Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
+			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}})
+		i++
+	}
+	if _, err := db.Import(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	arms, err := attribute.StoredArms(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := input(t, "host-6.18")
+	in.Arms = arms
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := func(name string) compare.Side {
+		a := arms[slices.IndexFunc(arms, func(a attribute.Arm) bool { return a.Name == name })]
+		return compare.RunsSide(name, compare.KindLabel, a.Runs, a.Envs)
+	}
+	for _, name := range []string{"no-guest", "off"} {
+		o := option(d, name)
+		if len(o.Saving) != 1 || o.Saving[0].Interval == nil || o.Measure != "" {
+			t.Fatalf("%s: %+v", name, o)
+		}
+		rep, err := compare.Compare(side("on"), side(name), compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := rep.Workloads[0].Metrics[0]
+		lo, hi := m.RatioInterval.ImpactPct(m.Better)
+		s := o.Saving[0]
+		if math.Abs(s.Pct-(m.Speedup-1)*100) > 1e-9 || math.Abs(s.Interval.Lo-lo) > 1e-9 || math.Abs(s.Interval.Hi-hi) > 1e-9 {
+			t.Errorf("%s: saving %+v, compare %.4f%% [%.4f, %.4f]", name, s, (m.Speedup-1)*100, lo, hi)
+		}
+		if want := 100 * (12/centre[name] - 1); math.Abs(s.Pct-want) > 0.5 {
+			t.Errorf("%s: saving %.3f%%, the samples say %.3f%%", name, s.Pct, want)
+		}
+	}
+	if o := option(d, "no-guest-cross_thread"); o.Saving != nil || o.Measure == "" {
+		t.Errorf("unmeasured option: %+v", o)
+	}
+}

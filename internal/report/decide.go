@@ -1,0 +1,139 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// DecisionFormats are the renderings of `sectax decide`.
+var DecisionFormats = formats(
+	format[*decide.Decision]{"text", plain(DecisionText)},
+	format[*decide.Decision]{"md", plain(DecisionMarkdown)},
+	format[*decide.Decision]{"json", plain(DecisionJSON)},
+)
+
+// DecisionJSON writes the sectax.decide/v1 document.
+func DecisionJSON(w io.Writer, d *decide.Decision) error { return WriteJSON(w, d) }
+
+func decideSaving(s decide.Saving) string {
+	v := stats.FormatPct(s.Pct)
+	if !s.Significant {
+		v += " ~"
+	}
+	return v + " " + pctInterval(s.Interval)
+}
+
+func decideList(vs []string) string {
+	if len(vs) == 0 {
+		return none
+	}
+	return strings.Join(vs, ", ")
+}
+
+// decideLines are the lines each option shows: its command line, what it
+// drops and gives up here, and its measured saving or how to measure it.
+func decideLines(o decide.Option) []string {
+	cmd := o.Cmdline
+	switch {
+	case o.Name == decide.KeepAll:
+		cmd = "(the default command line)"
+	case o.SameAs != "":
+		cmd = "changes nothing here beyond " + o.SameAs
+	}
+	out := []string{"command line: " + cmd, "drops: " + decideList(o.Drops), "gives up here: " + decideList(o.GivesUp)}
+	for _, n := range o.Inexact {
+		out = append(out, "not exact: "+n)
+	}
+	switch {
+	case o.Name == decide.KeepAll || o.SameAs != "":
+	case o.Saving == nil:
+		out = append(out, "saving: not measured (null); measure it with: "+o.Measure)
+	default:
+		for _, s := range o.Saving {
+			out = append(out, fmt.Sprintf("saving on %s %s (%s): %s", s.Workload, s.Params, s.Metric, decideSaving(s)))
+		}
+	}
+	return out
+}
+
+// DecisionText renders the decision as plain text.
+func DecisionText(w io.Writer, d *decide.Decision) error {
+	return plainText(w, func(w io.Writer) error {
+		fmt.Fprintf(w, "decision for kernel %s\n", d.Facts.Kernel)
+		for _, n := range d.Facts.Notes {
+			fmt.Fprintf(w, "  machine: %s\n", n)
+		}
+		for _, o := range d.Options {
+			fmt.Fprintf(w, "\n%s\n", o.Name)
+			for _, l := range decideLines(o) {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
+		}
+		fmt.Fprintln(w)
+		if d.Recommended == nil {
+			fmt.Fprintln(w, "no recommendation: say which vectors you need.")
+			for _, g := range d.Guide {
+				fmt.Fprintf(w, "  - %s\n", g)
+			}
+		} else {
+			fmt.Fprintf(w, "recommended: %s (%s)\n", *d.Recommended, d.Why)
+			for i, s := range d.Steps {
+				fmt.Fprintf(w, "  %d. [%s] %s\n", i+1, s.Where, s.Text)
+				if s.Command != "" {
+					fmt.Fprintf(w, "     %s\n", s.Command)
+				}
+			}
+			if d.Verify != "" && !slices.ContainsFunc(d.Steps, func(s advise.Step) bool { return s.Command == d.Verify }) {
+				fmt.Fprintf(w, "  after the restart: %s\n", d.Verify)
+			}
+		}
+		for _, n := range d.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+		return nil
+	})
+}
+
+// DecisionMarkdown renders the decision as Markdown.
+func DecisionMarkdown(w io.Writer, d *decide.Decision) error {
+	fmt.Fprintf(w, "## Decision for kernel %s\n\n", mdEscape(d.Facts.Kernel))
+	for _, n := range d.Facts.Notes {
+		fmt.Fprintf(w, "- %s\n", mdEscape(n))
+	}
+	for _, o := range d.Options {
+		fmt.Fprintf(w, "\n### %s\n\n", mdEscape(o.Name))
+		for _, l := range decideLines(o) {
+			fmt.Fprintf(w, "- %s\n", mdEscape(l))
+		}
+	}
+	fmt.Fprintln(w)
+	if d.Recommended == nil {
+		fmt.Fprintln(w, "No recommendation: say which vectors you need.")
+		fmt.Fprintln(w)
+		for _, g := range d.Guide {
+			fmt.Fprintf(w, "- %s\n", mdEscape(g))
+		}
+	} else {
+		fmt.Fprintf(w, "**Recommended: %s** (%s)\n\n", mdEscape(*d.Recommended), mdEscape(d.Why))
+		for i, s := range d.Steps {
+			fmt.Fprintf(w, "%d. %s (%s)", i+1, mdEscape(s.Text), mdEscape(s.Where))
+			if s.Command != "" {
+				fmt.Fprintf(w, ": %s", code(s.Command))
+			}
+			fmt.Fprintln(w)
+		}
+		if d.Verify != "" {
+			fmt.Fprintf(w, "\nAfter the restart: %s\n", code(d.Verify))
+		}
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(w, "\n> %s\n", mdEscape(n))
+	}
+	return nil
+}
