@@ -72,9 +72,12 @@ type Option struct {
 	// ("" for keep-all).
 	Cmdline string   `json:"cmdline"`
 	Drops   []string `json:"drops"`
-	// GivesUp are the files mitigated here that the model predicts off or
-	// weakened.
+	// GivesUp are the files mitigated here that the model predicts off.
 	GivesUp []string `json:"gives_up"`
+	// Weakened are the files mitigated here that stay mitigated with a
+	// part turned off (spectre_v2 under spectre_v2_user=off: its STIBP/IBPB
+	// sub-field), never counted as given up.
+	Weakened []string `json:"weakened"`
 	// Inexact says what a per-bug spelling cannot reproduce.
 	Inexact []string `json:"inexact,omitempty"`
 	// SameAs names an earlier option this one equals here.
@@ -261,7 +264,7 @@ func facts(in Input, m mitigation.Machine) Facts {
 
 func options(in Input, m mitigation.Machine) []Option {
 	kb := in.KB
-	keep := Option{Name: KeepAll, Config: "on", Drops: []string{}, GivesUp: []string{}, Saving: []Saving{}}
+	keep := Option{Name: KeepAll, Config: "on", Drops: []string{}, GivesUp: []string{}, Weakened: []string{}, Saving: []Saving{}}
 	out := []Option{keep}
 	prev := KeepAll
 	// keep-all is the running command line: what it already drops stays
@@ -269,15 +272,17 @@ func options(in Input, m mitigation.Machine) []Option {
 	running := kb.RunningVectorsOff(m, in.Snap.Cmdline.Raw)
 	out[0].Drops = append(out[0].Drops, running...)
 	for _, vs := range attribute.VectorSets {
-		o := Option{Name: vs.Name, Config: vs.Name, GivesUp: []string{}}
+		o := Option{Name: vs.Name, Config: vs.Name, GivesUp: []string{}, Weakened: []string{}}
 		o.Drops, _ = mitigation.SortVectors(append(slices.Clone(vs.Drop), running...))
 		dv, ok, _ := kb.DropVectors(m, o.Drops)
 		if ok {
 			o.Cmdline = dv.Cmdline()
-			o.GivesUp = append(append(o.GivesUp, dv.Off...), dv.Weakened...)
+			o.GivesUp = append(o.GivesUp, dv.Off...)
+			o.Weakened = append(o.Weakened, dv.Weakened...)
 			slices.Sort(o.GivesUp)
+			slices.Sort(o.Weakened)
 			o.Inexact = dv.Inexact
-			if prevOpt := out[len(out)-1]; prevOpt.Cmdline != "" && slices.Equal(prevOpt.GivesUp, o.GivesUp) && dv.Syntax == "per-bug" {
+			if prevOpt := out[len(out)-1]; prevOpt.Cmdline != "" && slices.Equal(prevOpt.GivesUp, o.GivesUp) && slices.Equal(prevOpt.Weakened, o.Weakened) && dv.Syntax == "per-bug" {
 				o.SameAs = prev
 			} else {
 				prev = o.Name
@@ -286,20 +291,25 @@ func options(in Input, m mitigation.Machine) []Option {
 			o.SameAs = prev
 			o.Cmdline = out[len(out)-1].Cmdline
 			o.GivesUp = slices.Clone(out[len(out)-1].GivesUp)
+			o.Weakened = slices.Clone(out[len(out)-1].Weakened)
 		}
 		out = append(out, o)
 	}
-	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}}
+	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}}
 	p := kb.Predict(m, mitigation.ParseCmdline(off.Cmdline).Params)
 	for _, v := range m.Vulns {
 		if v.State == mitigation.Mitigated && !kb.AlwaysOn(m.Arch, v.Name, v.Raw) {
-			if st := p.Of(v.Name); st.Off || st.Partial {
+			switch st := p.Of(v.Name); {
+			case st.Off:
 				off.GivesUp = append(off.GivesUp, v.Name)
+			case st.Partial:
+				off.Weakened = append(off.Weakened, v.Name)
 			}
 		}
 	}
 	slices.Sort(off.GivesUp)
-	if len(p.Ignored) > 0 || len(off.GivesUp) == 0 {
+	slices.Sort(off.Weakened)
+	if len(p.Ignored) > 0 || len(off.GivesUp)+len(off.Weakened) == 0 {
 		off.Cmdline = ""
 		off.SameAs = KeepAll
 	}

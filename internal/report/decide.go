@@ -47,6 +47,9 @@ func decideLines(o decide.Option) []string {
 		cmd = "changes nothing here beyond " + o.SameAs
 	}
 	out := []string{"command line: " + cmd, "drops: " + decideList(o.Drops), "gives up here: " + decideList(o.GivesUp)}
+	if len(o.Weakened) > 0 {
+		out = append(out, "weakened here (still mitigated, a part off): "+decideList(o.Weakened))
+	}
 	for _, n := range o.Inexact {
 		out = append(out, "not exact: "+n)
 	}
