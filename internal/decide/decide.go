@@ -7,8 +7,6 @@ package decide
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -122,7 +120,7 @@ type Input struct {
 	Snap     *sysinfo.Snapshot
 	Platform advise.Platform
 	KB       *mitigation.Knowledge
-	// Root is the machine's root (/ or --root), read for /sys/module/kvm.
+	// Root is the machine's root (/ or --root): sysinfo.KVMLoaded reads it.
 	Root string
 	// Arms are the stored runs by configuration (attribute.StoredArms).
 	Arms []attribute.Arm
@@ -147,16 +145,6 @@ func ParseProtect(s string) ([]string, error) {
 		return nil, exit.Usagef("--protect %q: give a comma list of %s, or none", s, strings.Join(mitigation.Vectors, ", "))
 	}
 	return out, nil
-}
-
-// KVMLoaded reports whether the kernel below root has KVM loaded (it can
-// run VMs): /sys/module/kvm exists. Only the name is looked at.
-func KVMLoaded(root string) bool {
-	if root == "" {
-		root = "/"
-	}
-	_, err := os.Stat(filepath.Join(root, "sys", "module", "kvm"))
-	return err == nil
 }
 
 // Decide builds the decision.
@@ -241,7 +229,7 @@ func recommend(d *Decision) (best, furthest Option) {
 
 func facts(in Input, m mitigation.Machine) Facts {
 	s := in.Snap
-	f := Facts{Guest: s.Hypervisor.Guest || s.WSL != nil, WSL: s.WSL != nil, KVM: KVMLoaded(in.Root),
+	f := Facts{Guest: s.Hypervisor.Guest || s.WSL != nil, WSL: s.WSL != nil, KVM: sysinfo.KVMLoaded(in.Root),
 		SMTOff:  s.SMT.Active != nil && !*s.SMT.Active || slices.Contains([]string{"off", "forceoff", "notsupported"}, s.SMT.Control),
 		Vectors: in.KB.HasVectorControls(m), Kernel: s.Kernel.Release, Notes: []string{}}
 	if f.Guest {
