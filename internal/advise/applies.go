@@ -4,15 +4,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // machine is the snapshot in the knowledge base's words
-// (config.MachineOf): what the model, KBAlternative.Applies and the notes
+// (bootconfig.MachineOf): what the model, KBAlternative.Applies and the notes
 // decide on.
-func machine(s *sysinfo.Snapshot) mitigation.Machine { return config.MachineOf(s) }
+func machine(s *sysinfo.Snapshot) mitigation.Machine { return bootconfig.MachineOf(s) }
 
 // NotOffered is an alternative advise leaves out, and why.
 type NotOffered struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
@@ -67,7 +67,7 @@ func allRoots(t *testing.T) map[string]string {
 }
 
 // TestVerifiersAgree: sectax verify (advise.Verify) and a lab or campaign
-// boot's verification (config.Verify) name the same files still mitigated
+// boot's verification (bootconfig.Verify) name the same files still mitigated
 // for every command line on every fake root, booted under it or not.
 func TestVerifiersAgree(t *testing.T) {
 	kb, err := mitigation.KnowledgeBase()
@@ -86,12 +86,12 @@ func TestVerifiersAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := config.Parse("x=" + cl)
+			c, err := bootconfig.Parse("x=" + cl)
 			if err != nil {
 				t.Fatal(err)
 			}
 			av := Verify(s, p, tg, kb)
-			cv := config.Verify(s, c, []config.Config{c}, nil, kb)
+			cv := bootconfig.Verify(s, c, []bootconfig.Config{c}, nil, kb)
 			var an []string
 			for _, f := range av.StillMitigated {
 				an = append(an, f.Name)
@@ -122,7 +122,7 @@ func TestModelOverRoots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := config.MachineOf(s)
+		m := bootconfig.MachineOf(s)
 		for _, cl := range modelCmdlines {
 			params := mitigation.ParseCmdline(cl).Params
 			for _, f := range kb.ExpectedOff(m, params) {
@@ -174,7 +174,7 @@ func TestAlternativesOverRoots(t *testing.T) {
 				t.Errorf("%s: mitigations=off gives up %s, which shows %q", name, l.Name, l.From)
 			}
 		}
-		m := config.MachineOf(s)
+		m := bootconfig.MachineOf(s)
 		for _, alt := range a.Alternatives {
 			alts++
 			for _, n := range alt.GivesUp {

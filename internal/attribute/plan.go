@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/advise"
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -99,7 +99,7 @@ type Active struct {
 
 // Planned is one configuration with what it is expected to do here.
 type Planned struct {
-	config.Config
+	bootconfig.Config
 	Kind string `json:"kind"`
 	// Expected are the vulnerability files it should turn off (from
 	// mitigated to vulnerable): verification checks that they did.
@@ -154,7 +154,7 @@ func MakePlan(s *sysinfo.Snapshot, kb *mitigation.Knowledge) (*Plan, error) {
 	for _, v := range s.Vulnerabilities {
 		raw[v.Name] = strings.TrimSpace(v.Raw)
 	}
-	for _, f := range kb.ExpectedOff(config.MachineOf(s), config.Off.Params) {
+	for _, f := range kb.ExpectedOff(bootconfig.MachineOf(s), bootconfig.Off.Params) {
 		a := Active{File: f, Raw: raw[f]}
 		if m, ok := kb.ModeOf(f, raw[f]); ok {
 			a.Mode, a.Cost = m.Name, m.Cost
@@ -165,10 +165,10 @@ func MakePlan(s *sysinfo.Snapshot, kb *mitigation.Knowledge) (*Plan, error) {
 	sort.SliceStable(p.Active, func(i, j int) bool { return costRank(p.Active[i].Cost) < costRank(p.Active[j].Cost) })
 
 	add := func(name, params, kind string) (string, error) {
-		c := config.On
+		c := bootconfig.On
 		if params != "" {
 			var err error
-			if c, err = config.Parse(name + "=" + params); err != nil {
+			if c, err = bootconfig.Parse(name + "=" + params); err != nil {
 				return "", fmt.Errorf("plan configuration %s: %w", name, err)
 			}
 		}
@@ -278,7 +278,7 @@ func offParam(s *sysinfo.Snapshot, kb *mitigation.Knowledge, file string) (strin
 			continue
 		}
 		params, err := mitigation.ParseParams(tok)
-		if err != nil || !slices.ContainsFunc(kb.Targets(config.MachineOf(s), params), func(t mitigation.TargetFile) bool { return t.Name == file }) {
+		if err != nil || !slices.ContainsFunc(kb.Targets(bootconfig.MachineOf(s), params), func(t mitigation.TargetFile) bool { return t.Name == file }) {
 			continue
 		}
 		return tok, tooNew(s, kp)
@@ -297,7 +297,7 @@ func tooNew(s *sysinfo.Snapshot, kp mitigation.KBParam) string {
 }
 
 // expect asks advise what configuration c does to this kernel's files.
-func expect(s *sysinfo.Snapshot, kb *mitigation.Knowledge, c config.Config, kind string) Planned {
+func expect(s *sysinfo.Snapshot, kb *mitigation.Knowledge, c bootconfig.Config, kind string) Planned {
 	pl := Planned{Config: c, Kind: kind, Expected: []Change{}}
 	if len(c.Params) == 0 {
 		return pl
@@ -333,7 +333,7 @@ func expect(s *sysinfo.Snapshot, kb *mitigation.Knowledge, c config.Config, kind
 // VectorSets, each spelled for this kernel by the model (DropVectors) and
 // left out, with a note, when it would change nothing here.
 func (p *Plan) addVectors(s *sysinfo.Snapshot, kb *mitigation.Knowledge, add func(name, params, kind string) (string, error)) error {
-	m := config.MachineOf(s)
+	m := bootconfig.MachineOf(s)
 	type set struct {
 		name string
 		drop []string

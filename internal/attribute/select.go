@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 )
 
 // Selections are the plan kinds `--plan` of sectax campaign and sectax
@@ -17,7 +17,7 @@ var Selections = []string{KindLeaveOneOut, KindCumulative, KindStudy, KindVector
 // those it leaves out because booting them measures nothing new here.
 type Selection struct {
 	Kind    string
-	Configs []config.Config
+	Configs []bootconfig.Config
 	// Skipped say, one line each, which planned configurations are not
 	// booted and why (the same parameters as another, or no vulnerability
 	// file changes on this kernel).
@@ -45,12 +45,12 @@ func (p *Plan) Select(kind string) (*Selection, error) {
 			names = append(names, "off")
 		}
 	default:
-		return nil, fmt.Errorf("%w: plan %q is not one of %s", config.ErrConfig, kind, strings.Join(Selections, ", "))
+		return nil, fmt.Errorf("%w: plan %q is not one of %s", bootconfig.ErrConfig, kind, strings.Join(Selections, ", "))
 	}
 	sel := &Selection{Kind: kind}
 	for _, name := range names {
 		i := slices.IndexFunc(p.Configurations, func(c Planned) bool { return c.Name == name })
-		if i < 0 || slices.ContainsFunc(sel.Configs, func(c config.Config) bool { return c.Name == name }) {
+		if i < 0 || slices.ContainsFunc(sel.Configs, func(c bootconfig.Config) bool { return c.Name == name }) {
 			continue
 		}
 		c := p.Configurations[i]
@@ -67,9 +67,9 @@ func (p *Plan) Select(kind string) (*Selection, error) {
 			sel.Skipped = append(sel.Skipped, fmt.Sprintf("%s: %s", c.Name, why))
 		}
 	}
-	if !slices.ContainsFunc(sel.Configs, func(c config.Config) bool { return c.Name != "on" && c.Name != "off" }) {
+	if !slices.ContainsFunc(sel.Configs, func(c bootconfig.Config) bool { return c.Name != "on" && c.Name != "off" }) {
 		return nil, fmt.Errorf("%w: the %s plan of kernel %s has no configuration besides on and off (no active mitigation that a parameter turns off alone); use --config on --config off",
-			config.ErrConfig, kind, p.Kernel)
+			bootconfig.ErrConfig, kind, p.Kernel)
 	}
 	return sel, nil
 }
@@ -84,7 +84,7 @@ func (p *Plan) Only(kind string) (*Plan, error) {
 	q := *p
 	q.Configurations = []Planned{}
 	for _, c := range p.Configurations {
-		keep := slices.ContainsFunc(sel.Configs, func(x config.Config) bool { return x.Name == c.Name }) ||
+		keep := slices.ContainsFunc(sel.Configs, func(x bootconfig.Config) bool { return x.Name == c.Name }) ||
 			slices.ContainsFunc(sel.Skipped, func(s string) bool { return strings.HasPrefix(s, c.Name+":") })
 		if keep {
 			q.Configurations = append(q.Configurations, c)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -29,7 +29,7 @@ func planOf(t *testing.T, fixture string) *Plan {
 	return p
 }
 
-func names(cs []config.Config) []string {
+func names(cs []bootconfig.Config) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Name)
@@ -76,11 +76,11 @@ func TestSelect(t *testing.T) {
 		for _, c := range sel.Configs {
 			specs = append(specs, c.Name+"="+c.String())
 		}
-		if _, err := config.ParseAll(append([]string{"on"}, specs[1:]...)); err != nil {
+		if _, err := bootconfig.ParseAll(append([]string{"on"}, specs[1:]...)); err != nil {
 			t.Errorf("%s %s: %v", tc.fixture, tc.kind, err)
 		}
 	}
-	if _, err := planOf(t, "wsl2-intel-on").Select("everything"); !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), "leave-one-out, cumulative, study") {
+	if _, err := planOf(t, "wsl2-intel-on").Select("everything"); !errors.Is(err, bootconfig.ErrConfig) || !strings.Contains(err.Error(), "leave-one-out, cumulative, study") {
 		t.Errorf("unknown kind: %v", err)
 	}
 	if _, err := planOf(t, "container-novulns").Select(KindLeaveOneOut); err == nil {

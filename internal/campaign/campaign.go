@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/advise"
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
@@ -81,7 +81,7 @@ type Engine struct {
 
 // StartRequest is a new campaign.
 type StartRequest struct {
-	Configs []config.Config
+	Configs []bootconfig.Config
 	Boots   int
 	// Seed orders the plan (0: random, recorded).
 	Seed int64
@@ -96,7 +96,7 @@ type StartRequest struct {
 }
 
 // VerifyError says that a step's boot did not verify twice; the campaign
-// stopped and was restored. Reasons are config.Verify's, one line each.
+// stopped and was restored. Reasons are bootconfig.Verify's, one line each.
 type VerifyError struct {
 	Step    int
 	Config  string
@@ -282,7 +282,7 @@ func ResumeCommand(o Options) string {
 func (e *Engine) boot(ctx context.Context, st *state, mech Mechanism, snap *sysinfo.Snapshot) error {
 	rec := st.rec
 	s := &rec.Steps[rec.Next]
-	cfg, _ := config.Find(st.configs, s.Config)
+	cfg, _ := bootconfig.Find(st.configs, s.Config)
 	s.Status = StepBooting
 	s.Attempts++
 	s.FromBootIDs = append(s.FromBootIDs, snap.BootID)
@@ -393,9 +393,9 @@ func (e *Engine) extend(ctx context.Context, st *state) ([]string, error) {
 	if err != nil || len(more) == 0 {
 		return notes, err
 	}
-	round := []config.Config{st.configs[0]}
+	round := []bootconfig.Config{st.configs[0]}
 	for _, name := range more {
-		c, ok := config.Find(st.configs, name)
+		c, ok := bootconfig.Find(st.configs, name)
 		if !ok || c.Name == st.configs[0].Name {
 			return nil, fmt.Errorf("adaptive repetition named %q, not a configuration of campaign %s", name, rec.ID)
 		}
@@ -423,7 +423,7 @@ func (e *Engine) extend(ctx context.Context, st *state) ([]string, error) {
 func (e *Engine) verify(ctx context.Context, st *state, mech Mechanism, snap *sysinfo.Snapshot) (ok bool, err error) {
 	rec := st.rec
 	s := &rec.Steps[rec.Next]
-	cfg, found := config.Find(st.configs, s.Config)
+	cfg, found := bootconfig.Find(st.configs, s.Config)
 	if !found {
 		return false, fmt.Errorf("campaign %s: step %d names configuration %q, which is not in its plan", rec.ID, rec.Next+1, s.Config)
 	}
@@ -432,7 +432,7 @@ func (e *Engine) verify(ctx context.Context, st *state, mech Mechanism, snap *sy
 		seen = append(seen, p.BootID)
 	}
 	seen = append(seen, s.FromBootIDs...)
-	v := config.Verify(snap, cfg, st.configs, seen, e.KB)
+	v := bootconfig.Verify(snap, cfg, st.configs, seen, e.KB)
 	s.Verification = &v
 	if v.OK {
 		s.Status, s.BootID = StepVerified, snap.BootID
@@ -482,9 +482,9 @@ func (e *Engine) measure(ctx context.Context, st *state) error {
 	if err := e.save(ctx, st); err != nil {
 		return err
 	}
-	cfg, _ := config.Find(st.configs, s.Config)
+	cfg, _ := bootconfig.Find(st.configs, s.Config)
 	m := Measurement{RunID: s.RunID, Label: rec.Label + "-" + s.Config, Options: st.opts,
-		Config:   config.Record(cfg, *s.Verification),
+		Config:   bootconfig.Record(cfg, *s.Verification),
 		Campaign: &run.Campaign{ID: rec.ID, Step: rec.Next + 1, Boot: s.Boot}}
 	e.say("step %d of %d: %s; measuring as %s", rec.Next+1, len(rec.Steps), q.How, m.Label)
 	merr := e.measureRun(ctx, m)

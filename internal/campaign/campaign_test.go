@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 )
 
 func TestPlan(t *testing.T) {
-	configs := []config.Config{config.On, config.Off}
+	configs := []bootconfig.Config{bootconfig.On, bootconfig.Off}
 	a, err := Plan(configs, 3, 42)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestRetryThenVerify(t *testing.T) {
 func TestRebootRequestFails(t *testing.T) {
 	r := newRig(t)
 	r.m.faults[1] = failRequest
-	_, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1, Seed: 7, Label: "cmp"})
+	_, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: 1, Seed: 7, Label: "cmp"})
 	if err == nil || !strings.Contains(err.Error(), "refuses to reboot") {
 		t.Fatalf("start: %v", err)
 	}
@@ -370,7 +370,7 @@ func TestRestoreFails(t *testing.T) {
 func TestSecondCampaignRefused(t *testing.T) {
 	r := newRig(t)
 	r.start(1)
-	_, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1, Label: "x"})
+	_, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: 1, Label: "x"})
 	if err == nil || !strings.Contains(err.Error(), "still running") {
 		t.Fatalf("second start: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
@@ -221,7 +221,7 @@ func (r *rig) measure(ctx context.Context, m Measurement) error {
 // order is the plan start(boots) makes (seed 7).
 func (r *rig) order(boots int) []Step {
 	r.t.Helper()
-	steps, err := Plan([]config.Config{config.On, config.Off}, boots, 7)
+	steps, err := Plan([]bootconfig.Config{bootconfig.On, bootconfig.Off}, boots, 7)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func (r *rig) order(boots int) []Step {
 
 func (r *rig) start(boots int) *store.Campaign {
 	r.t.Helper()
-	c, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: boots,
+	c, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: boots,
 		Seed: 7, Label: "cmp", Options: Options{Request: plan.Request{Suite: "quick"}, Exe: "/usr/local/bin/sectax", DB: r.dbPath, WSLConfig: r.wslconfig}})
 	if err != nil {
 		r.t.Fatalf("start: %v", err)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -73,7 +73,7 @@ func FuzzLoadCampaign(f *testing.F) {
 			return
 		}
 		_ = st.rec.Steps[st.rec.Next] // a loaded running campaign has a current step
-		if _, ok := config.Find(st.configs, st.rec.Steps[st.rec.Next].Config); !ok {
+		if _, ok := bootconfig.Find(st.configs, st.rec.Steps[st.rec.Next].Config); !ok {
 			t.Fatal("current step's configuration not in the plan")
 		}
 	})

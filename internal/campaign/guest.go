@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
@@ -88,7 +88,7 @@ func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...an
 	}
 	rec, err := db.FindCampaign(ctx, "")
 	if errors.Is(err, store.ErrNoCampaign) {
-		configs, err := config.ParseAll(in.Configs)
+		configs, err := bootconfig.ParseAll(in.Configs)
 		if err != nil {
 			return nil, err
 		}

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/child"
-	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -39,8 +39,8 @@ type BootRequest struct {
 	CampaignID string
 	// Step is 1-based; Steps the length of the plan.
 	Step, Steps int
-	Config      config.Config
-	Plan        []config.Config
+	Config      bootconfig.Config
+	Plan        []bootconfig.Config
 	// Cmdline is the whole command line of the boot (config.Cmdline of
 	// the command line the campaign started from).
 	Cmdline string

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
@@ -52,7 +52,7 @@ func TestWSLMechanism(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &WSL{Path: path, Distro: "Ubuntu 24.04", Exec: execPath, Now: func() time.Time { return time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC) }}
-	plan := []config.Config{config.On, config.Off}
+	plan := []bootconfig.Config{bootconfig.On, bootconfig.Off}
 	var changes []Change
 	record := func(c Change) error {
 		if i := slices.IndexFunc(changes, func(x Change) bool { return x.Path == c.Path }); i >= 0 {
@@ -62,7 +62,7 @@ func TestWSLMechanism(t *testing.T) {
 		}
 		return nil
 	}
-	req := BootRequest{CampaignID: "c1", Step: 1, Steps: 2, Config: config.Off, Plan: plan,
+	req := BootRequest{CampaignID: "c1", Step: 1, Steps: 2, Config: bootconfig.Off, Plan: plan,
 		Options: Options{Exe: "/usr/local/bin/sectax", DB: "/home/me/sectax 100%.db"}}
 	if err := w.Check(context.Background(), req); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestWSLMechanism(t *testing.T) {
 		t.Fatalf("interop calls:\n%s\nwant\n%s", calls, wantCalls)
 	}
 	// The next step (on) takes mitigations=off out again.
-	req.Step, req.Config, req.Changes = 2, config.On, changes
+	req.Step, req.Config, req.Changes = 2, bootconfig.On, changes
 	if err := w.Boot(context.Background(), req, record); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestWSLMechanismNoInterop(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	path := filepath.Join(t.TempDir(), ".wslconfig")
 	w := &WSL{Path: path, Distro: "Debian", Exec: execPath}
-	req := BootRequest{Config: config.Off, Plan: []config.Config{config.On, config.Off}}
+	req := BootRequest{Config: bootconfig.Off, Plan: []bootconfig.Config{bootconfig.On, bootconfig.Off}}
 	err := w.Boot(context.Background(), req, func(Change) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "--via manual") {
 		t.Fatalf("without interop: %v", err)
@@ -190,7 +190,7 @@ func TestKexec(t *testing.T) {
 	if k, i := lab.DefaultImages(dir, "6.1.0-57-amd64"); k != kernel || i != initrd {
 		t.Fatalf("default images: %s %s", k, i)
 	}
-	req := BootRequest{Step: 1, Steps: 2, Config: config.Off, Cmdline: "root=/dev/sda1 quiet mitigations=off"}
+	req := BootRequest{Step: 1, Steps: 2, Config: bootconfig.Off, Cmdline: "root=/dev/sda1 quiet mitigations=off"}
 
 	var c kexecCalls
 	k := c.mech(kernel, initrd, false)

@@ -2,7 +2,7 @@
 // of boots (every configuration N times, in a shuffled order with a
 // recorded seed), and a state machine kept in the store that reboots into
 // each step's configuration, verifies the boot before any sample
-// (config.Verify), waits for a quiet start, measures with the runner, and
+// (bootconfig.Verify), waits for a quiet start, measures with the runner, and
 // at the end puts back everything it changed.
 //
 // A campaign moves like this, every transition one transaction:
@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/store"
@@ -59,7 +59,7 @@ type Step struct {
 // configuration, and the seed is recorded so that the order can be
 // reproduced. Boots of one configuration are numbered in the order they
 // run.
-func Plan(configs []config.Config, boots int, seed int64) ([]Step, error) {
+func Plan(configs []bootconfig.Config, boots int, seed int64) ([]Step, error) {
 	if len(configs) < 2 {
 		return nil, fmt.Errorf("%w: a campaign compares at least two configurations (give --config twice, e.g. --config on --config off)", ErrPlan)
 	}
@@ -116,13 +116,13 @@ type Options struct {
 }
 
 // storedConfig is a configuration as the store keeps it: its name and the
-// parameters as one string (config.Parse reads it back).
+// parameters as one string (bootconfig.Parse reads it back).
 type storedConfig struct {
 	Name   string `json:"name"`
 	Params string `json:"params"`
 }
 
-func encodeConfigs(cs []config.Config) (string, error) {
+func encodeConfigs(cs []bootconfig.Config) (string, error) {
 	out := make([]storedConfig, len(cs))
 	for i, c := range cs {
 		out[i] = storedConfig{c.Name, c.String()}
@@ -131,12 +131,12 @@ func encodeConfigs(cs []config.Config) (string, error) {
 	return string(b), err
 }
 
-func decodeConfigs(s string) ([]config.Config, error) {
+func decodeConfigs(s string) ([]bootconfig.Config, error) {
 	var in []storedConfig
 	if err := json.Unmarshal([]byte(s), &in); err != nil {
 		return nil, fmt.Errorf("stored configurations: %w", err)
 	}
-	var out []config.Config
+	var out []bootconfig.Config
 	for _, c := range in {
 		spec := c.Name
 		if c.Params != "" {
@@ -145,7 +145,7 @@ func decodeConfigs(s string) ([]config.Config, error) {
 		if c.Name == "on" && c.Params == "" {
 			spec = "on"
 		}
-		cfg, err := config.Parse(spec)
+		cfg, err := bootconfig.Parse(spec)
 		if err != nil {
 			return nil, fmt.Errorf("stored configuration %s: %w", c.Name, err)
 		}

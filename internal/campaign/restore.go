@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/wslconfig"
@@ -166,4 +166,4 @@ func StoredOptions(rec *store.Campaign) (Options, error) {
 }
 
 // Configs decodes a stored campaign's configurations.
-func Configs(rec *store.Campaign) ([]config.Config, error) { return decodeConfigs(rec.Configs) }
+func Configs(rec *store.Campaign) ([]bootconfig.Config, error) { return decodeConfigs(rec.Configs) }

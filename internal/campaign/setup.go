@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
@@ -135,7 +135,7 @@ func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options,
 		byName[c.Name] = ss[i]
 	}
 	ad := lab.Adaptive{TargetPct: opts.TargetCI, Budget: opts.Budget}
-	return ad.Decide(configs[0].Name, configs[1:], func(c config.Config) (float64, error) {
+	return ad.Decide(configs[0].Name, configs[1:], func(c bootconfig.Config) (float64, error) {
 		rep, err := compare.Compare(ss[0], byName[c.Name], compare.Options{})
 		if err != nil {
 			return 0, err
@@ -146,7 +146,7 @@ func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options,
 
 // Sides are the campaign's measured runs, one side per configuration
 // (PREFIX-CONFIG), in the order of the configurations.
-func Sides(ctx context.Context, db *store.DB, rec *store.Campaign, configs []config.Config) ([]compare.Side, error) {
+func Sides(ctx context.Context, db *store.DB, rec *store.Campaign, configs []bootconfig.Config) ([]compare.Side, error) {
 	var out []compare.Side
 	for _, c := range configs {
 		var ids []string
@@ -202,7 +202,7 @@ func (r *Request) Check() error {
 		}
 	}
 	if r.Plan == "" {
-		configs, err := config.ParseAll(r.Configs)
+		configs, err := bootconfig.ParseAll(r.Configs)
 		if err != nil {
 			return err
 		}
@@ -228,10 +228,10 @@ func (r *Request) Check() error {
 // .wslconfig of --via wsl (given --wslconfig, or "").
 func Prepare(r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, say func(string, ...any),
 	locate func(path string) (string, error)) (*StartRequest, error) {
-	var configs []config.Config
+	var configs []bootconfig.Config
 	var err error
 	if r.Plan == "" {
-		configs, _ = config.ParseAll(r.Configs)
+		configs, _ = bootconfig.ParseAll(r.Configs)
 	} else {
 		sel, kernel, err := attribute.SelectFor(snap, r.Plan)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/store"
@@ -19,7 +19,7 @@ import (
 // plan, and the next start is not blocked.
 func TestStartChecksBeforeStoring(t *testing.T) {
 	r := newRig(t)
-	_, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1, Seed: 7,
+	_, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: 1, Seed: 7,
 		Options: Options{Request: plan.Request{Suite: "quick"}, WSLConfig: "rel/.wslconfig", DB: r.dbPath}})
 	if err == nil || exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "absolute") {
 		t.Fatalf("start with a relative .wslconfig: %v", err)
@@ -62,7 +62,7 @@ func TestWritesStayBelowRoot(t *testing.T) {
 			if err := os.Symlink(out, filepath.Join(r.m.root, linked)); err != nil {
 				t.Fatal(err)
 			}
-			_, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1, Seed: 7,
+			_, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: 1, Seed: 7,
 				Options: Options{Request: plan.Request{Suite: "quick"}, Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
 			if err == nil {
 				t.Fatal("start wrote through a linked folder")

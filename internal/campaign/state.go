@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -16,7 +16,7 @@ import (
 // parts.
 type state struct {
 	rec     *store.Campaign
-	configs []config.Config
+	configs []bootconfig.Config
 	opts    Options
 	changes []Change
 	machine Machine
@@ -69,7 +69,7 @@ func decode(rec *store.Campaign) (*state, error) {
 		if s.Index != i {
 			return nil, fmt.Errorf("step %d is stored as step %d", i+1, s.Index+1)
 		}
-		if _, ok := config.Find(st.configs, s.Config); !ok {
+		if _, ok := bootconfig.Find(st.configs, s.Config); !ok {
 			return nil, fmt.Errorf("step %d names configuration %q, which is not in its plan", i+1, s.Config)
 		}
 		if s.Attempts < 0 || s.Attempts > MaxAttempts {

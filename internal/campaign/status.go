@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -90,7 +90,7 @@ func StatusOf(rec *store.Campaign) *Status {
 	}
 	if rec.State == Running && rec.Next >= 0 && rec.Next < len(rec.Steps) {
 		s := rec.Steps[rec.Next]
-		if c, ok := config.Find(configs, s.Config); ok {
+		if c, ok := bootconfig.Find(configs, s.Config); ok {
 			st.NextBoot = &NextBoot{Config: s.Config, Boot: s.Boot, Cmdline: c.Cmdline(rec.BaseCmdline, configs)}
 		}
 	}

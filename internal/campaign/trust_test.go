@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/pgtest"
@@ -353,7 +353,7 @@ func TestPostgresPasswordStaysSecret(t *testing.T) {
 	secretURL := pu.String()
 	r := newRigOn(t, secretURL)
 	r.m.write("proc/1/comm", "systemd")
-	c, err := r.e.Start(context.Background(), StartRequest{Configs: []config.Config{config.On, config.Off}, Boots: 1,
+	c, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: 1,
 		Seed: 7, Label: "cmp", Options: Options{Request: plan.Request{Suite: "quick"}, Exe: "/usr/local/bin/sectax", DB: secretURL}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
@@ -174,7 +174,7 @@ func governed(kb *mitigation.Knowledge, tokens []string, without *sysinfo.Snapsh
 // those where they turn only a part off (narrowed), and the attack vectors
 // a mitigations=auto,no_… among them turns off.
 func predicted(kb *mitigation.Knowledge, tokens []string, without *sysinfo.Snapshot) (names, narrowed, vectors []string) {
-	m := config.MachineOf(without)
+	m := bootconfig.MachineOf(without)
 	base := mitigation.ParseCmdline(without.Cmdline.Raw).Params
 	var extra []mitigation.Param
 	for _, t := range tokens {

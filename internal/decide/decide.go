@@ -12,7 +12,7 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/attribute"
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/stats"
@@ -149,7 +149,7 @@ func ParseProtect(s string) ([]string, error) {
 
 // Decide builds the decision.
 func Decide(in Input) (*Decision, error) {
-	m := config.MachineOf(in.Snap)
+	m := bootconfig.MachineOf(in.Snap)
 	d := &Decision{Schema: Schema, Options: []Option{}, Notes: []string{}}
 	d.Facts = facts(in, m)
 	d.Options = options(in, m)

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/runner"
 )
 
@@ -89,7 +89,7 @@ func BootWidth(rep *compare.Report) float64 {
 // (width: its interval half-width, BootWidth), and Round picks those to
 // boot again. It returns them and, for each configuration that stopped, a
 // line saying after how many boots (boots[name]) and why.
-func (a Adaptive) Decide(base string, running []config.Config, width func(config.Config) (float64, error),
+func (a Adaptive) Decide(base string, running []bootconfig.Config, width func(bootconfig.Config) (float64, error),
 	boots map[string]int, elapsed, perBoot time.Duration) (more, notes []string, err error) {
 	widths := map[string]float64{}
 	for _, c := range running {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/safetext"
 )
@@ -262,7 +262,7 @@ func TestBootForgedResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: config.Off, Plan: []config.Config{config.On, config.Off},
+	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: bootconfig.Off, Plan: []bootconfig.Config{bootconfig.On, bootconfig.Off},
 		Cmdline: "console=ttyS0 panic=-1 mitigations=off", Release: "6.1.0-57-amd64"}
 	if _, err := ImportRun(res.Result, in, &run.Lab{}); !errors.Is(err, ErrNotVerified) || !strings.Contains(err.Error(), "spectre_v2") {
 		t.Errorf("forged result: %v", err)

@@ -11,7 +11,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/userfile"
@@ -199,7 +199,7 @@ func CheckCmdline(cmdline string, size int) error {
 // configuration sets a parameter of LabParams (console=, panic=,
 // no_timer_check: the lab's own) and that each configuration's command
 // line fits k's limit. Its errors are usage errors.
-func CheckConfigs(k KernelImage, configs []config.Config) error {
+func CheckConfigs(k KernelImage, configs []bootconfig.Config) error {
 	own := mitigation.ParseCmdline(LabParams).Params
 	for _, c := range configs {
 		for _, p := range c.Params {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 )
 
@@ -82,8 +82,8 @@ func TestCmdlineSize(t *testing.T) {
 // any boot, as a usage error.
 func TestCheckConfigs(t *testing.T) {
 	k := KernelImage{Path: "/boot/vmlinuz-test", CmdlineSize: 2047}
-	plan := func(specs ...string) []config.Config {
-		cs, err := config.ParseAll(append([]string{"on"}, specs...))
+	plan := func(specs ...string) []bootconfig.Config {
+		cs, err := bootconfig.ParseAll(append([]string{"on"}, specs...))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/sides"
 )
@@ -32,7 +32,7 @@ type Comparison struct {
 
 // MakeMatrix compares the stored runs of a plan pairwise (labels
 // PREFIX-KERNEL-CONFIG, loaded through load); notes follow the headline.
-func MakeMatrix(ctx context.Context, load *sides.Loader, prefix string, kernels []string, configs []config.Config, notes ...string) (*Matrix, error) {
+func MakeMatrix(ctx context.Context, load *sides.Loader, prefix string, kernels []string, configs []bootconfig.Config, notes ...string) (*Matrix, error) {
 	loaded := map[string]compare.Side{}
 	side := func(label string) (compare.Side, error) {
 		if s, ok := loaded[label]; ok {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
@@ -27,9 +27,9 @@ type MeasureInput struct {
 	// Config is this boot's configuration; Plan all of the plan's, and
 	// SeenBootIDs the boots already measured (verification refuses a
 	// boot that is not new).
-	Config      config.Config   `json:"config"`
-	Plan        []config.Config `json:"plan"`
-	SeenBootIDs []string        `json:"seen_boot_ids,omitempty"`
+	Config      bootconfig.Config   `json:"config"`
+	Plan        []bootconfig.Config `json:"plan"`
+	SeenBootIDs []string            `json:"seen_boot_ids,omitempty"`
 	// The run's selection, as `sectax run` takes it (checked on the
 	// host by plan.Make; the guest plans it again).
 	plan.Request
@@ -68,7 +68,7 @@ func bootedWith(guest, host string) bool {
 // (run id, label, configuration), report the command line the host passed
 // (in.Cmdline) and the release of the image the host booted (in.Release),
 // and verify on the host: the configuration block's verification is
-// replaced by config.VerifyReported's of the guest's reported files and
+// replaced by bootconfig.VerifyReported's of the guest's reported files and
 // command line against the step's configuration, and a boot that does not
 // verify there is refused whatever the guest said (ErrNotVerified). The
 // lab block is added; the document keeps the guest's environment as the
@@ -115,11 +115,11 @@ func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (store.Doc, error)
 	if err != nil {
 		return store.Doc{}, err
 	}
-	v := config.VerifyReported(r.Env, in.Config, in.Plan, in.SeenBootIDs, kb)
+	v := bootconfig.VerifyReported(r.Env, in.Config, in.Plan, in.SeenBootIDs, kb)
 	if !v.OK {
 		return store.Doc{}, fmt.Errorf("guest result: %w: run %s: the guest said its boot verified as %s, the host finds otherwise: %s", ErrNotVerified, r.ID, in.Config.Name, safetext.Clip(strings.Join(v.Reasons, "; "), 1000))
 	}
-	r.Config = config.Record(in.Config, v)
+	r.Config = bootconfig.Record(in.Config, v)
 	r.Lab = lab
 	return d, nil
 }

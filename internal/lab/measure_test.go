@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -36,7 +36,7 @@ func guestPayload(t *testing.T, edit func(string) string) []byte {
 }
 
 func TestImportRun(t *testing.T) {
-	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: config.Off, Plan: []config.Config{config.On, config.Off},
+	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: bootconfig.Off, Plan: []bootconfig.Config{bootconfig.On, bootconfig.Off},
 		Cmdline: "console=ttyS0 panic=-1 mitigations=off", Release: "6.1.0-57-amd64"}
 	labBlock := &run.Lab{QEMUVersion: "QEMU emulator version 7.2.22", Accel: AccelTCG, CPUModel: TCGCPU, MemoryMiB: 512, VCPUs: 1,
 		HostKernel: "6.18.44", HostCPU: "Intel(R) Xeon(R) Processor", Kernel: "6.1.0-57-amd64",
@@ -92,7 +92,7 @@ func TestImportRun(t *testing.T) {
 		in   MeasureInput
 	}{
 		"another label":       {nil, with(func(m *MeasureInput) { m.Label = "lab-x-off" })},
-		"another config":      {nil, with(func(m *MeasureInput) { m.Config = config.On })},
+		"another config":      {nil, with(func(m *MeasureInput) { m.Config = bootconfig.On })},
 		"unverified":          {func(s string) string { return strings.Replace(s, `"ok": true`, `"ok": false`, 1) }, in},
 		"not a run":           {func(string) string { return `{"schema":"other"}` }, in},
 		"no cmdline recorded": {nil, with(func(m *MeasureInput) { m.Cmdline = "" })},

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 )
 
 // Kernel is one kernel of a plan: the name its labels use, its image, and
@@ -24,7 +24,7 @@ type Step struct {
 	// Index is the boot's place in the plan, 1-based.
 	Index  int
 	Kernel int
-	Config config.Config
+	Config bootconfig.Config
 	// Round is the repetition (1-based): every kernel and configuration
 	// boots once per round.
 	Round int
@@ -66,7 +66,7 @@ func KernelNames(images []KernelImage) []string {
 // kernel under every configuration once, in an order shuffled per round
 // with seed, so that drift on the host hits every configuration alike and
 // the boot, not the repetition, is the unit of the comparison.
-func MakePlan(prefix string, kernels []string, configs []config.Config, boots int, seed int64) []Step {
+func MakePlan(prefix string, kernels []string, configs []bootconfig.Config, boots int, seed int64) []Step {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5ec7a7))
 	var out []Step
 	for r := 1; r <= boots; r++ {

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 )
 
 func TestMakePlan(t *testing.T) {
-	nopti := config.Config{Name: "nopti"}
-	configs := []config.Config{config.On, config.Off, nopti}
+	nopti := bootconfig.Config{Name: "nopti"}
+	configs := []bootconfig.Config{bootconfig.On, bootconfig.Off, nopti}
 	kernels := []string{"wsl2", "wsl3"}
 	for seed := int64(1); seed <= 20; seed++ {
 		plan := MakePlan("study", kernels, configs, 3, seed)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/plan"
 )
 
@@ -114,7 +114,7 @@ func DryRun(ctx context.Context, req *Request, host Host) (*Preview, error) {
 	}
 	n := 0
 	if req.Plan != "" {
-		pb := boot(0, "probe", s.kernels[0], config.On.Cmdline(LabParams, nil))
+		pb := boot(0, "probe", s.kernels[0], bootconfig.On.Cmdline(LabParams, nil))
 		p.Probe = &pb
 		p.Notes = append(p.Notes, "with --plan "+req.Plan+", the probe boot's vulnerability files decide the configurations: the boots that follow (and the estimate) are known only then")
 	} else {

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
@@ -104,11 +104,11 @@ func (r *Request) Check() error {
 		if len(r.OnlyConfig) > 0 {
 			return exit.Usagef("--only-config selects among the configurations of --plan; without --plan, give the configurations with --config")
 		}
-		configs, err := config.ParseAll(r.Configs)
+		configs, err := bootconfig.ParseAll(r.Configs)
 		if err != nil {
 			return err
 		}
-		if _, ok := config.Find(configs, "on"); !ok {
+		if _, ok := bootconfig.Find(configs, "on"); !ok {
 			return exit.Usagef("--config: the plan needs on, the configuration the others are compared with")
 		}
 	case len(r.Configs) > 0:
@@ -130,7 +130,7 @@ type session struct {
 	host        Host
 	db          *store.DB
 	kernels     []Kernel
-	configs     []config.Config
+	configs     []bootconfig.Config
 	mem         int
 	accel       string
 	qemuVersion string
@@ -222,7 +222,7 @@ func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, er
 	s.mem, _ = ParseMemory(req.Memory)
 	var err error
 	if req.Plan == "" {
-		s.configs, _ = config.ParseAll(req.Configs)
+		s.configs, _ = bootconfig.ParseAll(req.Configs)
 	}
 	if s.kernels, err = Kernels(ctx, req.Kernels, req.Modules, host.Root, host.Snapshot.Kernel.Release); err != nil {
 		return nil, err
@@ -320,13 +320,13 @@ func (s *session) bootOptions(k Kernel, append string, task Task) BootOptions {
 // command line (configuration on) runs the snapshot task, so that the plan
 // is made from the guest kernel's own vulnerability files; it returns the
 // plan's configurations (on and those of --only-config).
-func (s *session) probe(ctx context.Context) ([]config.Config, error) {
+func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	k := s.kernels[0]
 	var res *BootResult
 	err := s.withFallback(true, func() error {
 		s.host.Say("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.Name, s.req.Plan)
 		var err error
-		res, err = Boot(ctx, s.bootOptions(k, config.On.Cmdline(LabParams, nil), Task{Name: SnapshotTask}))
+		res, err = Boot(ctx, s.bootOptions(k, bootconfig.On.Cmdline(LabParams, nil), Task{Name: SnapshotTask}))
 		return err
 	})
 	if err != nil {
@@ -361,7 +361,7 @@ func SayPlan(say func(string, ...any), kind, kernel string, sel *attribute.Selec
 }
 
 // OnlyConfigs keeps on and the configurations named by --only-config.
-func OnlyConfigs(configs []config.Config, only []string) ([]config.Config, error) {
+func OnlyConfigs(configs []bootconfig.Config, only []string) ([]bootconfig.Config, error) {
 	if len(only) == 0 {
 		return configs, nil
 	}
@@ -369,13 +369,13 @@ func OnlyConfigs(configs []config.Config, only []string) ([]config.Config, error
 	for _, c := range configs {
 		names = append(names, c.Name)
 	}
-	out := []config.Config{configs[0]}
+	out := []bootconfig.Config{configs[0]}
 	for _, n := range only {
-		c, ok := config.Find(configs, n)
+		c, ok := bootconfig.Find(configs, n)
 		if !ok {
 			return nil, exit.Usagef("--only-config %s: not a configuration of this plan (it has %s)", n, strings.Join(names, ", "))
 		}
-		if c.Name != out[0].Name && !slices.ContainsFunc(out, func(x config.Config) bool { return x.Name == c.Name }) {
+		if c.Name != out[0].Name && !slices.ContainsFunc(out, func(x bootconfig.Config) bool { return x.Name == c.Name }) {
 			out = append(out, c)
 		}
 	}
@@ -507,7 +507,7 @@ func (s *session) boot(ctx context.Context, k Kernel, st Step, seen []string) (*
 func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[string]bool, booted map[string]int,
 	elapsed, perBoot time.Duration, round int) ([]Step, []string, error) {
 	load := sides.OnDB(s.db)
-	var running []config.Config
+	var running []bootconfig.Config
 	for _, c := range s.configs[1:] {
 		if !stopped[c.Name] {
 			running = append(running, c)
@@ -517,7 +517,7 @@ func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[
 	for name, n := range booted {
 		boots[name] = n / len(kernels)
 	}
-	more, notes, err := s.req.Adaptive.Decide(s.configs[0].Name, running, func(c config.Config) (float64, error) {
+	more, notes, err := s.req.Adaptive.Decide(s.configs[0].Name, running, func(c bootconfig.Config) (float64, error) {
 		w := 0.0
 		for _, k := range kernels {
 			a, err := load.Side(ctx, Label(s.req.Prefix, k, s.configs[0].Name))
@@ -550,9 +550,9 @@ func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[
 	if len(more) == 0 {
 		return nil, notes, nil
 	}
-	sel := []config.Config{s.configs[0]}
+	sel := []bootconfig.Config{s.configs[0]}
 	for _, name := range more {
-		c, _ := config.Find(s.configs, name)
+		c, _ := bootconfig.Find(s.configs, name)
 		sel = append(sel, c)
 	}
 	s.host.Say("adaptive: round %d boots %s again (interval wider than ±%g points)", round, strings.Join(append([]string{s.configs[0].Name}, more...), ", "), s.req.Adaptive.TargetPct)

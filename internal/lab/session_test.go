@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
@@ -21,7 +21,7 @@ import (
 // configurations of the plan, in the plan's order of on first, and names
 // the plan's configurations when a name is not among them.
 func TestOnlyConfigs(t *testing.T) {
-	plan, err := config.ParseAll([]string{"on", "off", "no-spectre_v2=spectre_v2=off", "no-retbleed=retbleed=off"})
+	plan, err := bootconfig.ParseAll([]string{"on", "off", "no-spectre_v2=spectre_v2=off", "no-retbleed=retbleed=off"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestLabAdaptRound(t *testing.T) {
 	if _, err := db.Import(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
-	configs, _ := config.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
+	configs, _ := bootconfig.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
 	s := &session{req: &Request{Prefix: "lab", Adaptive: Adaptive{TargetPct: 2, Budget: time.Hour}},
 		host: Host{Say: func(string, ...any) {}}, db: db, configs: configs, seed: 1}
 	stopped := map[string]bool{}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/runner"
@@ -61,7 +61,7 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	v := config.Verify(env, in.Config, in.Plan, in.SeenBootIDs, kb)
+	v := bootconfig.Verify(env, in.Config, in.Plan, in.SeenBootIDs, kb)
 	if !v.OK {
 		return nil, fmt.Errorf("%w: this boot does not verify as configuration %s, so it was not measured: %s", ErrNotVerified, in.Config.Name, strings.Join(v.Reasons, "; "))
 	}
@@ -77,7 +77,7 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 	}
 	last := time.Now()
 	r, err := runner.Measure(ctx, pl, runner.Meta{
-		ID: in.RunID, Label: in.Label, Engine: "native", Version: version, Env: env, Config: config.Record(in.Config, v),
+		ID: in.RunID, Label: in.Label, Engine: "native", Version: version, Env: env, Config: bootconfig.Record(in.Config, v),
 		Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
 		OnEvent: func(e runner.Event) {
 			if e.Finished && time.Since(last) > 5*time.Second {

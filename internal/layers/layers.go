@@ -18,7 +18,7 @@ var Tiers = []Tier{
 		"internal/sysinfo",
 	}},
 	{"models", "what a run, a configuration, a published dataset and advice are", []string{
-		"internal/run", "internal/advise", "internal/config", "internal/baseline",
+		"internal/run", "internal/advise", "internal/bootconfig", "internal/baseline",
 	}},
 	{"engines", "measuring (the workloads fork and issue system calls), storing and comparing runs", []string{
 		"internal/workload", "internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare", "internal/sides",
@@ -51,7 +51,7 @@ var Forbidden = [][2]string{
 	{"internal/compare", "internal/store"},
 	{"internal/report", "internal/runner"},
 	{"internal/runner", "internal/store"},
-	{"internal/config", "internal/advise"},
+	{"internal/bootconfig", "internal/advise"},
 }
 
 // TestOnly are packages that only tests import; they sit outside the tiers.

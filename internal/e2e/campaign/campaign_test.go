@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/campaign"
-	"github.com/sectax/sectax/internal/config"
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
@@ -35,7 +35,7 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	}
 	const seed = 1
 	// The plan with this seed runs on first, then off.
-	cs, err := config.ParseAll([]string{"on", "off"})
+	cs, err := bootconfig.ParseAll([]string{"on", "off"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sectax/sectax/internal/config"
+	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/plan"
@@ -65,12 +65,12 @@ func TestBootEcho(t *testing.T) {
 // task, which had a boot of its own.)
 func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
 	k, modDir := e2e.Kernel(t)
-	input, _ := json.Marshal(lab.MeasureInput{RunID: "20261201T000000-000000", Label: "x-off", Config: config.Off,
-		Plan: []config.Config{config.On, config.Off}, Request: plan.Request{Suite: "quick", Only: []string{"syscall-basic"}, Repetitions: 2}})
+	input, _ := json.Marshal(lab.MeasureInput{RunID: "20261201T000000-000000", Label: "x-off", Config: bootconfig.Off,
+		Plan: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Request: plan.Request{Suite: "quick", Only: []string{"syscall-basic"}, Repetitions: 2}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := lab.Boot(ctx, lab.BootOptions{
-		QEMU:      e2e.TCG(k, 512, config.On.Cmdline(lab.LabParams, []config.Config{config.On, config.Off})),
+		QEMU:      e2e.TCG(k, 512, bootconfig.On.Cmdline(lab.LabParams, []bootconfig.Config{bootconfig.On, bootconfig.Off})),
 		Initramfs: &lab.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Task: lab.Task{Name: lab.MeasureTask, Input: input}},
 	})
 	if !errors.Is(err, lab.ErrGuest) || !errors.Is(err, lab.ErrNotVerified) || !strings.Contains(err.Error(), "does not verify as configuration off") ||

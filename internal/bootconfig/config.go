@@ -1,10 +1,10 @@
-// Package config is the configuration model that lab, campaign and
+// Package bootconfig is the configuration model that lab, campaign and
 // attribution share: a configuration is a name and the kernel parameters it
 // adds to the default command line ("on" adds nothing, "off" adds
 // mitigations=off). Verify checks a booted kernel against one
 // configuration of a plan before any sample is taken; a boot that does not
 // verify is never measured.
-package config
+package bootconfig
 
 import (
 	"fmt"
