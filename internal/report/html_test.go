@@ -52,7 +52,7 @@ func TestHTMLContent(t *testing.T) {
 	page := string(renderHTML(t, ra, rb))
 	for _, want := range []string{
 		"<title>sectax: on vs off</title>",
-		"<strong>No significant difference overall: no workload&#39;s primary metric differs at α = 0.05 after Holm&#39;s correction.</strong>",
+		"<strong>B: no significant difference from A (no workload&#39;s primary metric differs at α = 0.05 after Holm&#39;s correction).</strong>",
 		"<td class=\"num\">0.036</td><td class=\"num\">0.071</td>",
 		"What this means",
 		"B gives up these protections: Meltdown (rogue data cache load): local code could read kernel memory",

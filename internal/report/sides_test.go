@@ -97,11 +97,14 @@ func TestMultiContent(t *testing.T) {
 		"B = off against A = on\n",
 		"C = off2 against A = on\n",
 		"only in B: sched-pipe loops=1000 (engine native)",
-		"(what this means, charts and every p: sectax compare on off2)",
+		"C: no significant difference from A",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q", want)
 		}
+	}
+	if n := strings.Count(text, "  What this means:\n"); n != 2 {
+		t.Errorf("text: %d sections \"What this means\", want one a side", n)
 	}
 	// The first line is every side's conclusion.
 	first, _, _ := strings.Cut(text, "\n")
@@ -146,7 +149,7 @@ func TestMultiContent(t *testing.T) {
 		t.Errorf("csv: %d rows, header %v", len(rows), rows[0])
 	}
 	for _, r := range rows[1:] {
-		if len(r) != len(CSVSidesHeader) || r[0] != "on" {
+		if len(r) != len(CSVHeader) || r[0] != "on" {
 			t.Errorf("csv row %v", r)
 		}
 	}
@@ -167,11 +170,16 @@ func TestMultiContent(t *testing.T) {
 	}
 
 	page := string(render(t, mr, "html", false))
-	if n := strings.Count(page, "<svg "); n != 1 {
-		t.Errorf("%d charts in the page, want the impact chart only", n)
+	// The impact chart, and the medians and samples of each of 3
+	// workloads, as for a pair.
+	if n := strings.Count(page, "<svg "); n != 7 {
+		t.Errorf("%d charts in the page, want 7", n)
+	}
+	if n := strings.Count(page, "<h3>What this means</h3>"); n != 2 {
+		t.Errorf("HTML: %d sections \"What this means\", want one a side", n)
 	}
 	for _, want := range []string{"<title>sectax: on vs off vs off2</title>", "C vs A", "(4 hypotheses", ">C off2<",
-		"<code>sectax compare on off2</code>", "only in B: <code>sched-pipe loops=1000 (engine native)</code>"} {
+		"only in B: <code>sched-pipe loops=1000 (engine native)</code>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
@@ -221,7 +229,7 @@ func TestHostileTextMulti(t *testing.T) {
 		t.Fatalf("csv: %v", err)
 	}
 	for _, r := range rows {
-		if len(r) != len(CSVSidesHeader) {
+		if len(r) != len(CSVHeader) {
 			t.Errorf("csv row of %d fields: %q", len(r), r)
 		}
 	}
