@@ -16,20 +16,11 @@ import (
 	"github.com/sectax/sectax/internal/testutil"
 )
 
-// golden compares got with testdata/name; -update rewrites it, and a
-// mismatch leaves name.got beside it (gitignored). An HTML page goes
-// through testutil.GoldenPage: its inline charts are placeholders (the
+// The goldens are testutil's: testutil.Golden, and for an HTML page
+// testutil.GoldenPage, in which the inline charts are placeholders (the
 // charts' structure is tested on its own, charts_structure_test.go; the
 // page in a browser, browser_test.go) and html.css, the style sheet every
-// page holds verbatim, is one line.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	if strings.HasSuffix(name, ".html") {
-		testutil.GoldenPage(t, filepath.Join("testdata", name), got, "html.css", htmlCSS)
-		return
-	}
-	testutil.Golden(t, filepath.Join("testdata", name), got)
-}
+// page holds verbatim, is one line (TestStyleSheet checks it once).
 
 func baselineSides(t *testing.T) (compare.Side, compare.Side) {
 	t.Helper()
@@ -119,9 +110,9 @@ func TestGoldens(t *testing.T) {
 	for name, sides := range map[string][2]compare.Side{"study-wsl3": {ba, bb}, "runs": {ra, rb}} {
 		c := comparison(t, sides[0], sides[1])
 		for _, format := range []string{"text", "md", "json", "csv", "benchfmt"} {
-			golden(t, name+"."+format, render(t, c, format, false))
+			testutil.Golden(t, filepath.Join("testdata", name+"."+format), render(t, c, format, false))
 		}
-		golden(t, name+".color.text", render(t, c, "text", true))
+		testutil.Golden(t, filepath.Join("testdata", name+".color.text"), render(t, c, "text", true))
 	}
 }
 

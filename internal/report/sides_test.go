@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/sectax/sectax/internal/baseline"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // studyMatrix is the study's 2×2 matrix of published figures: WSL 2.x and
@@ -72,10 +74,11 @@ func TestMultiGoldens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, format := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
-			golden(t, name+"."+format, render(t, mr, format, false))
+		for _, format := range []string{"text", "md", "json", "csv", "benchfmt"} {
+			testutil.Golden(t, filepath.Join("testdata", name+"."+format), render(t, mr, format, false))
 		}
-		golden(t, name+".color.text", render(t, mr, "text", true))
+		testutil.GoldenPage(t, filepath.Join("testdata", name+".html"), render(t, mr, "html", false), "html.css", htmlCSS)
+		testutil.Golden(t, filepath.Join("testdata", name+".color.text"), render(t, mr, "text", true))
 	}
 }
 
