@@ -7,6 +7,7 @@ import (
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/decide"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/fleet"
 	"github.com/sectax/sectax/internal/run"
@@ -92,6 +93,13 @@ var FleetFormats = formats(
 	format[*fleet.Report]{"md", plain(fleetMarkdown)},
 	format[*fleet.Report]{"json", func(w io.Writer, rep *fleet.Report, _ Options) error { return WriteJSON(w, rep) }},
 	format[*fleet.Report]{"html", plain(fleetHTML)},
+)
+
+// DecisionFormats are the renderings of `sectax decide`.
+var DecisionFormats = formats(
+	format[*decide.Decision]{"text", plain(DecisionText)},
+	format[*decide.Decision]{"md", plain(DecisionMarkdown)},
+	format[*decide.Decision]{"json", plain(DecisionJSON)},
 )
 
 // ProbesFormats are the renderings of `sectax attribute probes`.
