@@ -243,3 +243,40 @@ func TestHostileTextMulti(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLayout: a pair is laid out as three sides are, with one side
+// fewer: the same CSV header, the same table head with one side's columns
+// less, and in every prose format a section per side after A, each with
+// what it means; the HTML page has the same sections per workload.
+func TestOneLayout(t *testing.T) {
+	ra, rb := runSides()
+	pair, three := allFormats(t, comparison(t, ra, rb)), allFormats(t, comparison(t, runSidesMulti()...))
+	first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+	if first(pair["csv"]) != first(three["csv"]) || first(pair["csv"]) != strings.Join(CSVHeader, ",") {
+		t.Errorf("CSV headers differ: %q, %q", first(pair["csv"]), first(three["csv"]))
+	}
+	head := func(s, prefix string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return strings.Join(strings.Fields(l), " ")
+			}
+		}
+		return ""
+	}
+	for f, prefix := range map[string]string{"text": "workload / metric", "md": "| workload | metric"} {
+		p, m := head(pair[f], prefix), head(three[f], prefix)
+		if p == "" || !strings.HasPrefix(m, p) || strings.TrimSpace(strings.TrimPrefix(m, p)) != map[string]string{"text": "C C vs A", "md": "C | C vs A |"}[f] {
+			t.Errorf("%s: the pair's table head %q is not the three sides' %q less one side", f, p, m)
+		}
+	}
+	for f, section := range map[string]string{"text": "  What this means:\n", "md": "##### What this means\n", "html": "<h3>What this means</h3>"} {
+		if n, m := strings.Count(pair[f], section), strings.Count(three[f], section); n != 1 || m != 2 {
+			t.Errorf("%s: %d and %d sections %q, want one a side (1, 2)", f, n, m, section)
+		}
+	}
+	for _, s := range []string{`<section class="workload">`, `<section id="environment">`, `<section id="impact"`} {
+		if n, m := strings.Count(pair["html"], s), strings.Count(three["html"], s); n == 0 || n != m {
+			t.Errorf("html: %d and %d of %q", n, m, s)
+		}
+	}
+}
