@@ -330,9 +330,8 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 }
 
 // runCampaignReport compares the runs of the campaign's configurations:
-// two pairwise, three or more each against the first (compare's
-// multi-side report). Each side holds one run per boot, so the boot is the
-// unit of the comparison.
+// every one against the first, in compare's one table. Each side holds one
+// run per boot, so the boot is the unit of the comparison.
 func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignOpts) error {
 	if err := report.ComparisonFormats.Check(g.Format); err != nil {
 		return err
