@@ -72,7 +72,7 @@ type adviceInputs struct {
 // the machine: its snapshot, boot platform and the knowledge base.
 func adviseInputs(ctx context.Context, g *Globals, flag, value string) (adviceInputs, error) {
 	var in adviceInputs
-	if err := checkFormat(g, report.AdviceFormats.Names()...); err != nil {
+	if err := report.AdviceFormats.Check(g.Format); err != nil {
 		return in, err
 	}
 	t, err := mitigation.ParseTarget(value)

@@ -92,12 +92,12 @@ probes) unless --no-store.`,
 	f.StringVar(&o.label, "label", "probes", "label of the stored run")
 	f.BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
 	f.Float64Var(&o.alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
-	addFormatFlag(cmd, g, "text", "text", "md", "json")
+	addFormatFlag(cmd, g, "text", report.ProbesFormats.Names()...)
 	return cmd
 }
 
 func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error {
-	if err := checkFormat(g, "text", "md", "json"); err != nil {
+	if err := report.ProbesFormats.Check(g.Format); err != nil {
 		return err
 	}
 	if err := stats.CheckAlpha(o.alpha); err != nil {
@@ -117,13 +117,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 	}
 	offers := workload.SpecCtlOffers(env)
 	render := func(w io.Writer, rep *attribute.ProbeReport) error {
-		switch g.Format {
-		case "json":
-			return report.ProbesJSON(w, rep)
-		case "md":
-			return report.ProbesMarkdown(w, rep)
-		}
-		return report.ProbesText(w, rep)
+		return report.ProbesFormats.Render(w, g.Format, rep, report.Options{})
 	}
 	pl, err := attribute.ProbePlan(g.deps.Registry, suite, offers, req.Repetitions, req.CPUs)
 	if err != nil {
@@ -205,7 +199,7 @@ no effect (a VERW user kept on by another, an always-on part).`,
   sectax attribute plan --plan vectors`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
+			if err := report.PlanFormats.Check(g.Format); err != nil {
 				return err
 			}
 			env, err := collectEnv(cmd.Context(), g)
@@ -229,13 +223,10 @@ no effect (a VERW user kept on by another, an always-on part).`,
 			if err != nil {
 				return err
 			}
-			if g.Format == "json" {
-				return finish(report.PlanJSON(w, p))
-			}
-			return finish(report.PlanText(w, p))
+			return finish(report.PlanFormats.Render(w, g.Format, p, report.Options{}))
 		},
 	}
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.PlanFormats.Names()...)
 	cmd.Flags().StringVar(&only, "plan", "", "show only the configurations of `KIND`: "+strings.Join(attribute.Selections, "|"))
 	return cmd
 }

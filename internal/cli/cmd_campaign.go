@@ -97,7 +97,7 @@ See docs/campaign.md.`,
 			return runCampaignStatus(cmd.Context(), g, firstArg(args))
 		},
 	}
-	addFormatFlag(status, g, "text", "text", "json")
+	addFormatFlag(status, g, "text", report.CampaignStatusFormats.Names()...)
 	resume := &cobra.Command{
 		Use:   "resume",
 		Short: "Verify this boot, measure it and reboot into the next step (run after each boot)",
@@ -156,10 +156,7 @@ func campaignRuns(g *Globals) campaign.Runs {
 			if err != nil {
 				return err
 			}
-			if g.Format == "json" {
-				return finish(writeJSON(w, r))
-			}
-			return finish(report.RunText(w, r))
+			return finish(report.RunFormats.Render(w, g.Format, r, report.Options{}))
 		}}
 }
 
@@ -223,7 +220,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 }
 
 func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
-	if err := checkFormat(g, "text", "json"); err != nil {
+	if err := report.CampaignStatusFormats.Check(g.Format); err != nil {
 		return err
 	}
 	db, rec, err := findCampaign(ctx, g, ref)
@@ -333,11 +330,10 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 }
 
 // runCampaignReport compares the runs of the campaign's configurations:
-// two pairwise, three or more each against the first (compare's
-// multi-side report). Each side holds one run per boot, so the boot is the
-// unit of the comparison.
+// every one against the first, in compare's one table. Each side holds one
+// run per boot, so the boot is the unit of the comparison.
 func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignOpts) error {
-	if err := checkFormat(g, compareFormats...); err != nil {
+	if err := report.ComparisonFormats.Check(g.Format); err != nil {
 		return err
 	}
 	if err := stats.CheckAlpha(o.alpha); err != nil {
@@ -366,9 +362,5 @@ func writeCampaignStatus(g *Globals, rec *store.Campaign) error {
 	if err != nil {
 		return err
 	}
-	st := campaign.StatusOf(rec)
-	if g.Format == "json" {
-		return finish(report.CampaignStatusJSON(w, st))
-	}
-	return finish(report.CampaignStatusText(w, st))
+	return finish(report.CampaignStatusFormats.Render(w, g.Format, campaign.StatusOf(rec), report.Options{}))
 }

@@ -21,45 +21,37 @@ func newCompareCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare A B [C ...]",
 		Short: "Compare runs, labels or baselines: medians with CIs, change, speedup, p-value",
-		Long: `Compare side A (usually mitigations on) with side B (usually off).
+		Long: `Compare side A (usually mitigations on) with side B (usually off), or
+with each of B, C, ...: A is the baseline, as benchstat's first column.
 
-A and B are each a run id (or a unique prefix of one), a label (every run
-with that label; when the label spans two or more boots, one median per boot
-is a sample), or baseline:NAME (published figures, see 'sectax baselines').
+Each side is a run id (or a unique prefix of one), a label (every run with
+that label; when the label spans two or more boots, one median per boot is a
+sample), or baseline:NAME (published figures, see 'sectax baselines').
 
-For each workload both sides ran with the same parameters, and each metric:
-the median of A and B with a 95% confidence interval, the change in percent,
-the speedup (×, how many times better B is), the p-value of a Mann-Whitney U
-test, the p-value adjusted for testing one primary metric per workload
-(Holm–Bonferroni; a secondary metric follows its primary one) and the verdict
-("~" when the adjusted p is above --alpha). The first line is the conclusion:
-no mitigation changed, no significant difference, or how much better B is
-overall. Under the table: what this means (workloads ranked, protections
+One table for any number of sides: a row per workload both sides ran with
+the same parameters and metric, a column per side with its median and 95%
+confidence interval, and for each side but A its change against A: the
+change in percent ("~" when the p-value, adjusted with Holm–Bonferroni over
+every side's primary metrics together, is above --alpha), the interval of
+the change and the adjusted p. The first line is each side's conclusion: no
+mitigation changed, no significant difference, or how much better it is
+overall. Then, per side: what this means (workloads ranked, protections
 given up, what the negative controls can vouch for), kernel command-line
-tokens added and removed, vulnerabilities whose state
-changed, and confounders (anything else that differs, such as the kernel or
-the microcode). A negative control (ctl-*) that moved flags the comparison as
+tokens added and removed, vulnerabilities whose state changed, and
+confounders (anything else that differs, such as the kernel or the
+microcode). A negative control (ctl-*) that moved flags the comparison as
 confounded.
 
-Formats: text (terminal), md (Markdown for an issue or a blog post), json,
-csv, benchfmt (the Go benchmark format, for benchstat), html (one
-self-contained page with charts, the environments side by side, the
-vulnerability changes explained and a "what this means" section; it loads
-nothing from the network and prints well).
+Formats: text (terminal), md (Markdown for an issue or a blog post), json
+(one sectax.compare/v3 document: each side's report against A), csv (one row
+per side, workload and metric, with the speedup, the raw p and n of every
+test), benchfmt (the Go benchmark format: benchstat -col label shows a
+column per side), html (one self-contained page with charts, every test,
+the environments side by side, the vulnerability changes explained and
+"what this means"; it loads nothing from the network and prints well).
 
 --png DIR writes the same charts as PNG files (for a blog post); the
-Markdown report then links them.
-
-Three or more sides: A is the baseline (as benchstat's first column) and
-every other side is compared with it: a row per workload and metric, a column
-per side with its median and its change against A (the interval of the
-change and the adjusted p; ~ when not significant). The p-values are
-Holm-corrected over every side's primary metrics together. Under the table,
-each side's environment differences, notes and warnings against A. JSON is,
-for any number of sides, one sectax.compare/v3 document holding each
-side's compare report against A (a pair has one);
-CSV has one row per side, workload and metric; benchfmt has every side's
-samples (benchstat -col label shows a column per side).`,
+Markdown report then links them.`,
 		Example: `  sectax compare on off
   sectax compare on off --format md -o tax.md
   sectax compare on off --format html -o tax.html

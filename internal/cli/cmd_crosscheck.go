@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/run"
 )
 
 func newCrosscheckCmd(g *Globals) *cobra.Command {
@@ -38,12 +40,12 @@ prints. Nothing is stored.`,
 	}
 	o.Request = measureFlags(cmd)
 	hostFlags(cmd, o.Request)
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.CrosscheckFormats.Names()...)
 	return cmd
 }
 
 func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
-	if err := checkFormat(g, "text", "json"); err != nil {
+	if err := report.CrosscheckFormats.Check(g.Format); err != nil {
 		return err
 	}
 	req := *o.Request
@@ -68,9 +70,8 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	show := report.CrosscheckText
-	if g.Format == "json" {
-		show = report.CrosscheckJSON
+	show := func(w io.Writer, r *run.Run) error {
+		return report.CrosscheckFormats.Render(w, g.Format, r, report.Options{})
 	}
 	return crosscheckHint(measureHere(ctx, g, pl, g.runMeta("crosscheck", "native+perf", env), recording{}, show))
 }

@@ -109,7 +109,7 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().StringSliceVar(&o.spec, "spec", nil, "apply per-task speculation controls to the workloads' threads and processes: `CONTROL=STATE` (ssbd=force|on|off, ib=force|on|off, l1d_flush=on|off; comma-separated, repeatable); exit 2 when the kernel does not offer one")
 	cmd.Flags().StringVar(&o.Cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
 	cmd.Flags().StringVar(&o.Prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, g, "text", report.RunFormats.Names()...)
 	return cmd
 }
 
@@ -132,7 +132,7 @@ func makePlan(ctx context.Context, g *Globals, req *plan.Request, engines []stri
 }
 
 func runRun(ctx context.Context, g *Globals, o *runOptions) error {
-	if err := checkFormat(g, "text", "json"); err != nil {
+	if err := report.RunFormats.Check(g.Format); err != nil {
 		return err
 	}
 	if filepath.Clean(g.Root) != "/" && !o.noStore {
@@ -179,10 +179,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		}
 	}
 	return measureHere(ctx, g, pl, g.runMeta(o.label, o.engine, env), rec, func(w io.Writer, r *run.Run) error {
-		if g.Format == "json" {
-			return writeJSON(w, r)
-		}
-		return report.RunText(w, r)
+		return report.RunFormats.Render(w, g.Format, r, report.Options{})
 	})
 }
 

@@ -3,9 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
-	"io"
 
-	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/userfile"
 )
 
@@ -46,6 +44,3 @@ func (g *Globals) writeOutputFile(ctx context.Context, name string, data []byte)
 	_, err = o.Write(data)
 	return o.Finish(userfile.WriteError(o, err))
 }
-
-// writeJSON writes v as every --format json is laid out (report.WriteJSON).
-func writeJSON(w io.Writer, v any) error { return report.WriteJSON(w, v) }

@@ -9,8 +9,10 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-// Schema is the value of the "schema" field of the JSON report.
-const Schema = "sectax.compare/v2"
+// Schema is the value of the "schema" field of a Report: one side against
+// the baseline inside a sectax.compare/v3 document (ComparisonSchema), in
+// that document's layout.
+const Schema = ComparisonSchema
 
 // ControlPrefix marks negative-control workloads: they should not move with
 // the mitigations.

@@ -2,11 +2,13 @@ package report
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -59,7 +61,7 @@ func TestProbesGolden(t *testing.T) {
 		if err := fn(&b); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name, b.Bytes())
+		testutil.Golden(t, filepath.Join("testdata", name), b.Bytes())
 	}
 }
 

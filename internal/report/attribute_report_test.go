@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"image/png"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // attributionReport has known answers: on 12 µs, off 10 (20%), no-meltdown
@@ -48,8 +50,10 @@ func TestAttributionGolden(t *testing.T) {
 		if err := fn(&b); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name, b.Bytes())
-		if strings.HasSuffix(name, ".html") {
+		if !strings.HasSuffix(name, ".html") {
+			testutil.Golden(t, filepath.Join("testdata", name), b.Bytes())
+		} else {
+			testutil.GoldenPage(t, filepath.Join("testdata", name), b.Bytes(), "html.css", htmlCSS)
 			checkSelfContained(t, b.Bytes())
 			if !strings.Contains(b.String(), "<svg") {
 				t.Error("the HTML attribution has no waterfall chart")
@@ -94,5 +98,5 @@ func TestWaterfallCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "attribution-waterfall.svg", svg)
+	testutil.Golden(t, filepath.Join("testdata", "attribution-waterfall.svg"), svg)
 }

@@ -107,40 +107,29 @@ func (c Chart) PNG() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Charts draws the charts of a comparison. A pair's: the impact of B
-// against A per workload (primary metrics), then for each workload its
-// medians with their intervals and a strip plot of every sample in run
-// order. Three or more sides': one impact chart, a bar per side.
+// Charts draws the charts of a comparison, the same for any number of
+// sides: the impact of each side against A per workload (primary
+// metrics), then for each workload its medians with their intervals and a
+// strip plot of every sample in run order, a bar and a colour per side.
 func Charts(c *compare.Comparison) ([]Chart, error) {
-	if alone(c) {
-		return pairCharts(c.Comparisons[0])
-	}
-	return sidesCharts(c)
-}
-
-// pairCharts are the charts of a pair (Charts).
-func pairCharts(rep *compare.Report) ([]Chart, error) {
 	var out []Chart
-	imp, err := impactChart(rep)
+	imp, err := impactChart(c)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, imp)
-	for i, wl := range rep.Workloads {
-		if len(wl.Metrics) == 0 {
-			continue
-		}
-		base := fmt.Sprintf("%02d-%s", i+1, slug(wl.ID))
-		m, err := mediansChart(rep, wl)
+	for i, pl := range primaryLines(c) {
+		base := fmt.Sprintf("%02d-%s", i+1, slug(pl.w.ID))
+		m, err := mediansChart(c, pl)
 		if err != nil {
 			return nil, err
 		}
 		m.Name, m.Workload = base+"-medians", i
 		out = append(out, m)
-		if max(len(wl.Metrics[0].RawA), len(wl.Metrics[0].RawB)) <= 1 {
+		if maxLen(pl.raws()) <= 1 {
 			continue // one dot a side (a published figure) shows nothing a strip plot could
 		}
-		s, err := samplesChart(rep, wl)
+		s, err := samplesChart(c, pl)
 		if err != nil {
 			return nil, err
 		}
@@ -148,6 +137,15 @@ func pairCharts(rep *compare.Report) ([]Chart, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// maxLen is the length of the longest of xss.
+func maxLen(xss [][]float64) int {
+	n := 0
+	for _, xs := range xss {
+		n = max(n, len(xs))
+	}
+	return n
 }
 
 // chartFont is the one face every chart is drawn with (Liberation Sans
@@ -198,114 +196,6 @@ func change(m compare.Metric) (float64, bool) {
 // percent (a speedup of 2.51 is −60.2%), on the scale of the metrics' bars.
 func geomeanChange(speedup float64) float64 { return (1/speedup - 1) * 100 }
 
-// impactXLabel says what an impact chart's bars are, so that a reader
-// sees they are the table's figures.
-const impactXLabel = "change from A to B, % (the table's change column; negative: B lower)"
-
-// impactChart is a horizontal bar per workload: how much better B is than
-// A in percent; bars of changes that are not significant are grey.
-func impactChart(rep *compare.Report) (Chart, error) {
-	p := newPlot(fmt.Sprintf("Impact: B (%s) against A (%s), primary metric of each workload", rep.B.Ref, rep.A.Ref))
-	p.X.Label.Text = impactXLabel
-	rows := impactRows(rep)
-	// The first workload on top: nominal Y counts from the bottom.
-	n := len(rows)
-	names := make([]string, n)
-	for i, r := range rows {
-		y := n - 1 - i
-		bar, err := plotter.NewBarChart(plotter.Values{r.v}, vg.Points(14))
-		if err != nil {
-			return Chart{}, err
-		}
-		bar.Horizontal = true
-		bar.XMin = float64(y)
-		bar.Color = r.c
-		bar.LineStyle.Width = 0
-		p.Add(bar)
-		names[y] = r.name
-	}
-	p.NominalY(names...)
-	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4 // room above the top bar
-	lo, hi := 0.0, 0.0
-	var wh xWhiskers
-	for i, r := range rows {
-		lo, hi = math.Min(lo, r.v), math.Max(hi, r.v)
-		if r.hasCI {
-			lo, hi = math.Min(lo, r.lo), math.Max(hi, r.hi)
-			wh = append(wh, xWhisker{x: r.v, y: float64(n - 1 - i), lo: r.v - r.lo, hi: r.hi - r.v})
-		}
-	}
-	if len(wh) > 0 {
-		eb, err := plotter.NewXErrorBars(wh)
-		if err != nil {
-			return Chart{}, err
-		}
-		eb.LineStyle.Width = vg.Points(1.2)
-		eb.CapWidth = vg.Points(8)
-		p.Add(eb)
-	}
-	if pad := (hi - lo) * 0.06; pad > 0 {
-		p.X.Min, p.X.Max = lo-pad, hi+pad // bars end inside the frame
-	}
-	p.Add(plotter.NewGrid())
-	h := vg.Points(float64(70 + 24*n))
-	return Chart{Name: "impact", Kind: ChartImpact, Workload: -1, Title: "Impact per workload",
-		Alt: "horizontal bars: the change of each workload's primary metric from A to B in percent, as in the table's change column, with 95% interval whiskers where both sides have repetitions; green bars are better in B, orange worse, grey not significant",
-		w:   vg.Points(620), h: h, plot: p}, nil
-}
-
-// impactRow is one bar of a pair's impact chart: its name, its length
-// (change, the table's figure), its colour, and its interval when there is
-// one.
-type impactRow struct {
-	name   string
-	v      float64
-	c      color.Color
-	lo, hi float64 // the interval of v, when hasCI
-	hasCI  bool
-}
-
-// impactRows are the bars of rep's impact chart, the first workload first
-// and the geometric mean last.
-func impactRows(rep *compare.Report) []impactRow {
-	var rows []impactRow
-	add := func(name string, v float64, c color.Color) {
-		rows = append(rows, impactRow{name: name, v: v, c: c})
-	}
-	for _, wl := range rep.Workloads {
-		if len(wl.Metrics) == 0 {
-			continue
-		}
-		m := wl.Metrics[0]
-		v, ok := change(m)
-		if !ok {
-			v = 0
-		}
-		c := color.Color(colorB)
-		switch better, _ := impact(m); {
-		case m.Verdict == compare.VerdictUntested:
-			c = colorPub
-		case m.Verdict == compare.VerdictSame:
-			c = colorGrey
-		case better < 0:
-			c = colorA
-		}
-		name := wl.ID
-		if wl.Control {
-			name += " (control)"
-		}
-		add(name+" "+m.Name, v, c)
-		if lo, hi, ok := impactInterval(m); ok {
-			r := &rows[len(rows)-1]
-			r.lo, r.hi, r.hasCI = lo, hi, true
-		}
-	}
-	if rep.Geomean != nil {
-		add("geomean (of cost)", geomeanChange(rep.Geomean.Speedup), color.Black)
-	}
-	return rows
-}
-
 // xWhiskers are horizontal error bars of the impact chart.
 type xWhisker struct{ x, y, lo, hi float64 }
 type xWhiskers []xWhisker
@@ -324,7 +214,7 @@ func impactInterval(m compare.Metric) (lo, hi float64, ok bool) {
 	return lo, hi, true
 }
 
-// whiskers are error bars at x positions 0 and 1.
+// whiskers are error bars at x positions 0, 1, … (the sides).
 type whiskers struct {
 	xys  plotter.XYs
 	errs plotter.YErrors
@@ -334,40 +224,38 @@ func (w whiskers) Len() int                        { return len(w.xys) }
 func (w whiskers) XY(i int) (float64, float64)     { return w.xys[i].X, w.xys[i].Y }
 func (w whiskers) YError(i int) (float64, float64) { return w.errs[i].Low, w.errs[i].High }
 
-// mediansChart shows the primary metric's median of A and B side by side,
-// with 95% interval whiskers where there is an interval.
-func mediansChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
-	m := wl.Metrics[0]
-	p := newPlot(fmt.Sprintf("%s: median %s", wl.ID, m.Name))
-	p.Y.Label.Text = m.Unit
+// mediansChart shows the primary metric's median of every side side by
+// side, with 95% interval whiskers where there is an interval.
+func mediansChart(c *compare.Comparison, pl primaryLine) (Chart, error) {
+	name := strings.Join(pl.names, " / ")
+	p := newPlot(fmt.Sprintf("%s: median %s", pl.w.ID, name))
+	p.Y.Label.Text = pl.unit()
 	p.Y.Min = 0
 	var wh whiskers
-	for i, side := range []struct {
-		s   compare.Metric
-		pub bool
-		c   color.Color
-	}{{m, rep.A.Published, colorA}, {m, rep.B.Published, colorB}} {
-		sum := side.s.A
-		if i == 1 {
-			sum = side.s.B
+	top := 0.0
+	sums, pubs := pl.summaries(), sidePublished(c)
+	var labels []string
+	for i, sum := range sums {
+		labels = append(labels, compare.SideLetter(i)+" "+c.Sides()[i])
+		if sum == nil {
+			continue
 		}
 		bar, err := plotter.NewBarChart(plotter.Values{sum.Center}, vg.Points(40))
 		if err != nil {
 			return Chart{}, err
 		}
 		bar.XMin = float64(i)
-		bar.Color = side.c
+		bar.Color = sideColor(i)
 		bar.LineStyle.Width = 0
 		p.Add(bar)
-		if !side.pub && sum.HasCI && !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
+		top = math.Max(top, sum.Center)
+		if !pubs[i] && sum.HasCI && !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
 			wh.xys = append(wh.xys, plotter.XY{X: float64(i), Y: sum.Center})
 			wh.errs = append(wh.errs, struct{ Low, High float64 }{sum.Center - sum.Lo, sum.Hi - sum.Center})
-			if sum.Hi > p.Y.Max {
-				p.Y.Max = sum.Hi
-			}
+			top = math.Max(top, sum.Hi)
 		}
 	}
-	if top := math.Max(math.Max(m.A.Center, m.B.Center), p.Y.Max); top > 0 && !math.IsInf(top, 0) {
+	if top > 0 && !math.IsInf(top, 0) {
 		p.Y.Max = top * 1.12 // headroom above the bars and whiskers
 	}
 	if wh.Len() > 0 {
@@ -379,61 +267,54 @@ func mediansChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 		eb.CapWidth = vg.Points(10)
 		p.Add(eb)
 	}
-	p.NominalX("A "+rep.A.Ref, "B "+rep.B.Ref)
+	p.NominalX(labels...)
 	p.Add(plotter.NewGrid())
-	return Chart{Kind: ChartMedians, Title: wl.Title() + ": medians",
-		Alt: fmt.Sprintf("bars: median %s of A and B with 95%% interval whiskers", m.Name),
-		w:   vg.Points(300), h: vg.Points(230), plot: p}, nil
+	return Chart{Kind: ChartMedians, Title: pl.w.Title() + ": medians",
+		Alt: fmt.Sprintf("bars: median %s of each side with 95%% interval whiskers", name),
+		w:   vg.Points(float64(200 + 50*len(sums))), h: vg.Points(230), plot: p}, nil
 }
 
-// samplesChart plots every repetition of A and B in run order, so the
+// samplesChart plots every repetition of each side in run order, so the
 // spread and any drift show.
-func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
-	m := wl.Metrics[0]
-	p := newPlot(fmt.Sprintf("%s: every sample of %s", wl.ID, m.Name))
-	p.Y.Label.Text = m.Unit
+func samplesChart(c *compare.Comparison, pl primaryLine) (Chart, error) {
+	name := strings.Join(pl.names, " / ")
+	p := newPlot(fmt.Sprintf("%s: every sample of %s", pl.w.ID, name))
+	p.Y.Label.Text = pl.unit()
 	p.X.Label.Text = "repetition, in run order"
-	step := max(1, (max(len(m.RawA), len(m.RawB))+maxDots-1)/maxDots)
+	raws := pl.raws()
+	maxN := maxLen(raws)
+	step := max(1, (maxN+maxDots-1)/maxDots)
 	leg := p.Legend // the plot's style; drawn below the plot (Chart.draw)
 	leg.Top, leg.Left = false, true
 	if step > 1 {
 		p.X.Label.Text = fmt.Sprintf("repetition, in run order (every %d%s shown)", step, ordinal(step))
 	}
-	for _, side := range []struct {
-		name string
-		xs   []float64
-		c    color.Color
-	}{{"A " + rep.A.Ref, m.RawA, colorA}, {"B " + rep.B.Ref, m.RawB, colorB}} {
-		if len(side.xs) == 0 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for s, xs := range raws {
+		if len(xs) == 0 {
 			continue
 		}
-		pts := make(plotter.XYs, 0, len(side.xs)/step+1)
-		for i, v := range side.xs {
-			if i%step != 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		pts := make(plotter.XYs, 0, len(xs)/step+1)
+		for i, v := range xs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
-			pts = append(pts, plotter.XY{X: float64(i + 1), Y: v})
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			if i%step == 0 {
+				pts = append(pts, plotter.XY{X: float64(i + 1), Y: v})
+			}
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return Chart{}, err
 		}
-		sc.GlyphStyle.Color = side.c
+		sc.GlyphStyle.Color = sideColor(s)
 		sc.GlyphStyle.Radius = vg.Points(2.6)
 		sc.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(sc)
-		leg.Add(side.name, sc)
+		leg.Add(compare.SideLetter(s)+" "+c.Sides()[s], sc)
 	}
 	// Room around the dots.
-	lo, hi, maxN := math.Inf(1), math.Inf(-1), 0
-	for _, xs := range [][]float64{m.RawA, m.RawB} {
-		maxN = max(maxN, len(xs))
-		for _, v := range xs {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
 	if !math.IsInf(lo, 0) {
 		span := hi - lo
 		if span == 0 {
@@ -447,8 +328,8 @@ func samplesChart(rep *compare.Report, wl compare.Workload) (Chart, error) {
 		p.X.Tick.Marker = intTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	return Chart{Kind: ChartSamples, Title: wl.Title() + ": every sample",
-		Alt: fmt.Sprintf("dots: every repetition of %s on A and B, in run order", m.Name),
+	return Chart{Kind: ChartSamples, Title: pl.w.Title() + ": every sample",
+		Alt: fmt.Sprintf("dots: every repetition of %s on each side, in run order", name),
 		w:   vg.Points(300), h: vg.Points(250), plot: p, legend: &leg}, nil
 }
 

@@ -27,9 +27,6 @@ type svgBar struct {
 	x0, x1, y0, y1 float64
 }
 
-func (b svgBar) width() float64  { return math.Abs(b.x1 - b.x0) }
-func (b svgBar) height() float64 { return math.Abs(b.y1 - b.y0) }
-
 // chartShape returns the texts and filled rectangles of a chart's SVG, in
 // drawing order, without the white background.
 func chartShape(t *testing.T, c Chart) (texts []string, bars []svgBar) {
@@ -89,7 +86,7 @@ func TestImpactChartStructure(t *testing.T) {
 	for _, wl := range rep.Workloads {
 		v, _ := change(wl.Metrics[0])
 		want = append(want, v)
-		if label := wl.ID + " " + wl.Metrics[0].Name; !slices.Contains(texts, label) {
+		if label := "B: " + wl.ID + " " + wl.Metrics[0].Name; !slices.Contains(texts, label) {
 			t.Errorf("no label %q in %q", label, texts)
 		}
 	}
@@ -97,7 +94,7 @@ func TestImpactChartStructure(t *testing.T) {
 	if len(bars) != len(want) {
 		t.Fatalf("%d bars, want %d (a workload each and the geomean): %+v", len(bars), len(want), bars)
 	}
-	if !strings.HasPrefix(texts[0], "Impact: B (baseline:study-wsl3-off) against A (baseline:study-wsl3-on)") || !slices.Contains(texts, "geomean (of cost)") {
+	if !strings.HasPrefix(texts[0], "Impact: B (baseline:study-wsl3-off) against A (baseline:study-wsl3-on)") || !slices.Contains(texts, "B: geomean (of cost)") {
 		t.Errorf("title or geomean label missing: %q", texts)
 	}
 	zero := bars[0].x0 // every bar starts at 0
@@ -140,9 +137,10 @@ func TestImpactChartStructure(t *testing.T) {
 }
 
 // TestChartColours: a change that is not significant is grey in the
-// pair's impact chart, A and B keep their colours in the medians chart,
-// and with three sides each side has its colour, pale where not
-// significant, and a legend entry.
+// impact chart, A and B keep their colours in the medians chart, and with
+// three sides the charts are the same: a grey bar per side and workload
+// (labelled with the side's letter), and in the medians chart a bar in
+// each side's colour.
 func TestChartColours(t *testing.T) {
 	ra, rb := runSides()
 	charts, err := Charts(comparison(t, ra, rb))
@@ -168,25 +166,34 @@ func TestChartColours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(multi) != 1 || multi[0].Kind != ChartImpact {
-		t.Fatalf("three sides: %d charts, want the one impact chart", len(multi))
+	if len(multi) != len(charts) || multi[0].Kind != ChartImpact || multi[1].Kind != ChartMedians {
+		t.Fatalf("three sides: %d charts, want the %d of a pair", len(multi), len(charts))
 	}
 	texts, bars = chartShape(t, multi[0])
-	for s, ref := range []string{"off", "off2"} {
-		if l := compare.SideLetter(s+1) + " " + ref; !slices.Contains(texts, l) {
-			t.Errorf("no legend entry %q in %q", l, texts)
+	grey, black := 0, 0
+	for _, b := range bars {
+		switch b.fill {
+		case hex(colorGrey):
+			grey++
+		case "":
+			black++
 		}
-		strong, faint := hex(sideColors[s]), hex(pale(sideColors[s]))
-		n := map[string]int{}
-		for _, b := range bars {
-			if b.width() > 0 && b.height() > 0 {
-				n[b.fill]++
-			}
+	}
+	if grey != 6 || black != 2 {
+		t.Errorf("three sides' impact: %d grey and %d black bars, want 6 (3 workloads × 2 sides) and 2 (each side's geomean)", grey, black)
+	}
+	for _, l := range []string{"B: syscall-basic usecs_per_op", "C: syscall-basic usecs_per_op", "C: geomean (of cost)"} {
+		if !slices.Contains(texts, l) {
+			t.Errorf("no bar %q in %q", l, texts)
 		}
-		// Nothing is significant: every workload's bar and the geomean's
-		// are pale; the one strong box is the legend's.
-		if n[strong] != 1 || n[faint] != 4 {
-			t.Errorf("side %s: %d strong and %d pale bars, want 1 (legend) and 4 (3 workloads, geomean)", ref, n[strong], n[faint])
+	}
+	texts, bars = chartShape(t, multi[1])
+	if len(bars) != 3 || bars[0].fill != hex(sideColor(0)) || bars[1].fill != hex(sideColor(1)) || bars[2].fill != hex(sideColor(2)) {
+		t.Errorf("three sides' medians chart: bars %+v, want one per side in its colour", bars)
+	}
+	for s, ref := range []string{"on", "off", "off2"} {
+		if l := compare.SideLetter(s) + " " + ref; !slices.Contains(texts, l) {
+			t.Errorf("no label %q in %q", l, texts)
 		}
 	}
 }

@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // crosscheckRun is a crosscheck of sched-messaging at loops 100 and 1 with
@@ -52,12 +54,12 @@ func TestCrosscheckGolden(t *testing.T) {
 	if err := CrosscheckText(&txt, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "crosscheck.txt", txt.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "crosscheck.txt"), txt.Bytes())
 	var js bytes.Buffer
 	if err := CrosscheckJSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "crosscheck.json", js.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "crosscheck.json"), js.Bytes())
 
 	var doc struct {
 		ID    string                   `json:"id"`

@@ -10,8 +10,10 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-// CSVHeader is the first row of the CSV output.
-var CSVHeader = []string{"workload", "params", "engine", "control", "metric", "unit", "better",
+// CSVHeader is the first row of the CSV output, for any number of sides:
+// the baseline's and the side's references, then the pairwise columns,
+// in which a_* is the baseline and b_* the side.
+var CSVHeader = []string{"baseline", "side", "workload", "params", "engine", "control", "metric", "unit", "better",
 	"a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n",
 	"change_pct", "speedup", "p", "alpha", "significant", "verdict",
 	"p_adjusted", "role", "ratio_lo", "ratio_hi", "accel"}
@@ -42,11 +44,6 @@ func ci(s stats.Summary) (lo, hi string) {
 	return f(s.Lo), f(s.Hi)
 }
 
-// CSVSidesHeader is the first row of the CSV output of three or more
-// sides: the baseline's and the side's references, then CSVHeader's
-// columns, in which a_* is the baseline and b_* the side.
-var CSVSidesHeader = append([]string{"baseline", "side"}, CSVHeader...)
-
 // CSV writes one row per compared metric, numbers unscaled; empty cells
 // stand for a missing interval or an untested difference. p is the raw
 // p-value, p_adjusted the one after Holm's correction; significant and
@@ -55,24 +52,16 @@ var CSVSidesHeader = append([]string{"baseline", "side"}, CSVHeader...)
 // timings are not hardware costs). Text fields have control characters
 // escaped (\xNN), and one that a spreadsheet would run as a formula (=,
 // +, -, @ first) begins with a single quote; numbers are as they are.
-// Three or more sides are in long form (CSVSidesHeader): one row per
-// side, workload and metric, in side order, p_adjusted corrected over
-// every side together.
+// It is in long form, one header for any number of sides: one row per
+// side, workload and metric, in side order (a pair has one side),
+// p_adjusted corrected over every side together.
 func CSV(w io.Writer, c *compare.Comparison) error {
-	pair := alone(c)
 	cw := csv.NewWriter(w)
-	head := CSVHeader
-	if !pair {
-		head = CSVSidesHeader
-	}
-	if err := cw.Write(head); err != nil {
+	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
 	for _, rep := range c.Comparisons {
-		var sides []string
-		if !pair {
-			sides = []string{csvCell(rep.A.Ref), csvCell(rep.B.Ref)}
-		}
+		sides := []string{csvCell(rep.A.Ref), csvCell(rep.B.Ref)}
 		for _, wl := range rep.Workloads {
 			for _, m := range wl.Metrics {
 				if err := cw.Write(append(append(sides, csvRow(wl, m)...), accel(rep))); err != nil {
@@ -85,7 +74,8 @@ func CSV(w io.Writer, c *compare.Comparison) error {
 	return cw.Error()
 }
 
-// csvRow is the CSV row of one compared metric (CSVHeader's columns).
+// csvRow is the CSV row of one compared metric (CSVHeader's columns
+// from workload to ratio_hi).
 func csvRow(wl compare.Workload, m compare.Metric) []string {
 	alo, ahi := ci(m.A)
 	blo, bhi := ci(m.B)

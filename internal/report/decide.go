@@ -11,13 +11,6 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-// DecisionFormats are the renderings of `sectax decide`.
-var DecisionFormats = formats(
-	format[*decide.Decision]{"text", plain(DecisionText)},
-	format[*decide.Decision]{"md", plain(DecisionMarkdown)},
-	format[*decide.Decision]{"json", plain(DecisionJSON)},
-)
-
 // DecisionJSON writes the sectax.decide/v1 document.
 func DecisionJSON(w io.Writer, d *decide.Decision) error { return WriteJSON(w, d) }
 

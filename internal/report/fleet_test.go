@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/fleet"
 	"github.com/sectax/sectax/internal/fleet/fleettest"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 func syntheticFleet(t *testing.T) []fleet.Run {
@@ -36,8 +38,11 @@ func TestFleetFormats(t *testing.T) {
 		if !strings.Contains(strings.ToLower(b.String()), "synthetic") {
 			t.Errorf("%s rendering does not say synthetic", f)
 		}
-		golden(t, "fleet."+map[string]string{"text": "txt", "md": "md", "json": "json", "html": "html"}[f], b.Bytes())
-		if f == "html" {
+		path := filepath.Join("testdata", "fleet."+map[string]string{"text": "txt", "md": "md", "json": "json", "html": "html"}[f])
+		if f != "html" {
+			testutil.Golden(t, path, b.Bytes())
+		} else {
+			testutil.GoldenPage(t, path, b.Bytes(), "html.css", htmlCSS)
 			checkSelfContained(t, b.Bytes())
 		}
 	}

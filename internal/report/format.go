@@ -153,10 +153,3 @@ func orUnknown(v []string) string {
 	}
 	return strings.Join(v, " | ")
 }
-
-// legend explains the columns.
-func legend(rep *compare.Report) string {
-	return fmt.Sprintf("median ± %.0f%% confidence interval; change = B against A; × = how many times better B is; "+
-		"p = Mann-Whitney U test; p adj = Holm-corrected over one primary metric per workload (secondary metrics follow their primary); "+
-		"verdict at α = %v on p adj; ~ = no significant difference", rep.Confidence*100, rep.Alpha)
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/png"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 func renderHTML(t *testing.T, a, b compare.Side) []byte {
@@ -21,8 +23,8 @@ func renderHTML(t *testing.T, a, b compare.Side) []byte {
 func TestHTMLGoldens(t *testing.T) {
 	ba, bb := baselineSides(t)
 	ra, rb := runSides()
-	golden(t, "study-wsl3.html", renderHTML(t, ba, bb))
-	golden(t, "runs.html", renderHTML(t, ra, rb))
+	testutil.GoldenPage(t, filepath.Join("testdata", "study-wsl3.html"), renderHTML(t, ba, bb), "html.css", htmlCSS)
+	testutil.GoldenPage(t, filepath.Join("testdata", "runs.html"), renderHTML(t, ra, rb), "html.css", htmlCSS)
 
 	// Markdown with links to the PNG charts, as compare --png writes them.
 	c := comparison(t, ra, rb)
@@ -38,7 +40,7 @@ func TestHTMLGoldens(t *testing.T) {
 	if err := Markdown(&b, c, Options{Images: images}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "runs.images.md", b.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "runs.images.md"), b.Bytes())
 	if !strings.Contains(b.String(), "![sched-messaging groups=2 ipc=socket loops=100 mode=process: every sample: ") ||
 		!strings.Contains(b.String(), "(charts/02-sched-messaging-samples.png)") {
 		t.Errorf("markdown lacks the sched-messaging strip plot link:\n%s", b.String())
@@ -52,7 +54,7 @@ func TestHTMLContent(t *testing.T) {
 	page := string(renderHTML(t, ra, rb))
 	for _, want := range []string{
 		"<title>sectax: on vs off</title>",
-		"<strong>No significant difference overall: no workload&#39;s primary metric differs at α = 0.05 after Holm&#39;s correction.</strong>",
+		"<strong>B: no significant difference from A (no workload&#39;s primary metric differs at α = 0.05 after Holm&#39;s correction).</strong>",
 		"<td class=\"num\">0.036</td><td class=\"num\">0.071</td>",
 		"What this means",
 		"B gives up these protections: Meltdown (rogue data cache load): local code could read kernel memory",
@@ -135,6 +137,32 @@ func selfContainedProblems(page []byte) []string {
 		errorf("no <title>")
 	}
 	return problems
+}
+
+var (
+	tmplClassRe  = regexp.MustCompile(`class="([^"]*)"`)
+	tmplActionRe = regexp.MustCompile(`{{[^}]*}}`)
+)
+
+// TestStyleSheet checks html.css once, the style sheet every page holds
+// verbatim (the page goldens hold one line in its place): it loads
+// nothing, and every class a page's template names has a rule in it.
+func TestStyleSheet(t *testing.T) {
+	checkCSS(t.Errorf, htmlCSS)
+	for _, tmpl := range []string{pageTemplate, htmlTemplate, attributeTemplate, fleetTemplate} {
+		for _, m := range tmplClassRe.FindAllStringSubmatch(tmplActionRe.ReplaceAllString(tmpl, " "), -1) {
+			for _, class := range strings.Fields(m[1]) {
+				if !regexp.MustCompile(`\.` + regexp.QuoteMeta(class) + `\b`).MatchString(htmlCSS) {
+					t.Errorf("class %q of a template has no rule in html.css", class)
+				}
+			}
+		}
+	}
+	ra, rb := runSides()
+	page := renderHTML(t, ra, rb)
+	if got := testutil.PageForGolden(t, page, "html.css", htmlCSS); bytes.Contains(got, []byte(htmlCSS)) || len(got) >= len(page) {
+		t.Error("a page's golden still holds the style sheet")
+	}
 }
 
 var cssURL = regexp.MustCompile(`(?i)url\(\s*['"]?([^'")]*)`)

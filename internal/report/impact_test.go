@@ -16,8 +16,8 @@ func TestImpactChartAgreesWithTable(t *testing.T) {
 	qa, qb := quickSides()
 	ra, rb := runSides()
 	for _, sides := range [][2]compare.Side{{qa, qb}, {ra, rb}} {
-		rep := comparison(t, sides[0], sides[1]).Pair()
-		rows := impactRows(rep)
+		c := comparison(t, sides[0], sides[1])
+		rep, rows := c.Comparisons[0], impactRows(c)
 		i := 0
 		for _, wl := range rep.Workloads {
 			if len(wl.Metrics) == 0 {
@@ -47,7 +47,7 @@ func TestImpactChartAgreesWithTable(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(impactXLabel, "the table's change column") {
+	if !strings.Contains(impactXLabel, "the table's vs A column") {
 		t.Errorf("the axis does not say it is the table's change: %q", impactXLabel)
 	}
 	for _, c := range mustCharts(t, qa, qb) {

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // withLab gives every run of the sides a lab block of accel.
@@ -177,8 +179,8 @@ func TestKVMNote(t *testing.T) {
 	if !strings.Contains(string(out["text"]), "cost in a guest") {
 		t.Errorf("text lacks the KVM note:\n%s", out["text"])
 	}
-	golden(t, "lab-kvm.text", out["text"])
-	golden(t, "lab-kvm.csv", out["csv"])
+	testutil.Golden(t, filepath.Join("testdata", "lab-kvm.text"), out["text"])
+	testutil.Golden(t, filepath.Join("testdata", "lab-kvm.csv"), out["csv"])
 }
 
 // TestAttributionTCG: an attribution of runs emulated under TCG says so

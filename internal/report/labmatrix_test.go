@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // labSide is a label of a lab plan: boots runs of one kernel and
@@ -66,7 +68,7 @@ func TestLabMatrixGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	golden(t, "lab-matrix.text", []byte(out))
+	testutil.Golden(t, filepath.Join("testdata", "lab-matrix.text"), []byte(out))
 	if !strings.Contains(out, "off vs on: command line +mitigations=off; 1 vulnerability files changed") {
 		t.Error("the command-line and vulnerability changes are missing")
 	}

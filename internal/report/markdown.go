@@ -37,8 +37,8 @@ func mdAlt(s string) string {
 
 // Markdown writes a comparison of two or more sides as GitHub-flavoured
 // Markdown, to paste into a blog post or an issue: the sides, a table with
-// a row per workload and metric and a column per side, then what a pair
-// means, or each side's differences from A. opt.Images are charts written
+// a row per workload and metric and a column per side, then for each side
+// what it means and its differences from A. opt.Images are charts written
 // beside the report (sectax compare --png); the report links them.
 func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 	var b strings.Builder
@@ -78,16 +78,11 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 		row("environment", func(s compare.SideInfo) string { return mdEscape(s.Environment) })
 	}
 
-	cols := sideColumns(c)
 	b.WriteString("\n| workload | metric | A |")
 	align := "|---|---|--:|"
 	for i := range c.Comparisons {
-		for _, col := range cols {
-			h := col.head(compare.SideLetter(i + 1))
-			if col.mdHead != "" {
-				h = col.mdHead
-			}
-			fmt.Fprintf(&b, " %s |", h)
+		for _, col := range sideColumns {
+			fmt.Fprintf(&b, " %s |", col.head(compare.SideLetter(i+1)))
 			if col.right {
 				align += "--:|"
 			} else {
@@ -109,11 +104,8 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |", t, mdEscape(r.Name), mdEscape(Value(r.Baseline, r.Unit, c.Baseline.Published)))
 		for si, m := range r.Sides {
-			for _, col := range cols {
-				v := col.cell(m, c.Comparisons[si].B.Published)
-				if !col.mdRaw {
-					v = mdEscape(v)
-				}
+			for _, col := range sideColumns {
+				v := mdEscape(col.cell(m, c.Comparisons[si].B.Published))
 				if col.strong && marked(m) {
 					v = "**" + v + "**"
 				}
@@ -122,61 +114,44 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 		}
 		b.WriteString("\n")
 	}
-	if alone(c) {
-		if g := c.Comparisons[0].Geomean; g != nil {
-			ns := ""
-			if g.Tested && !g.Significant {
-				ns = " (not significant)"
-			}
-			fmt.Fprintf(&b, "| **geomean** | primary metrics, %d workloads | | | | **%s**%s | | | | |\n", g.N, Speedup(g.Speedup), ns)
+	geo := "| **geomean** | primary metrics | |"
+	hasGeo := false
+	for _, rep := range c.Comparisons {
+		g := geomeanCell(rep)
+		if g != "" {
+			hasGeo = true
+			g = "**" + g + "**"
 		}
-	} else {
-		geo := "| **geomean** | primary metrics | |"
-		hasGeo := false
-		for _, rep := range c.Comparisons {
-			g := geomeanCell(rep)
-			if g != "" {
-				hasGeo = true
-				g = "**" + g + "**"
-			}
-			geo += " | " + g + " |"
-		}
-		if hasGeo {
-			b.WriteString(geo + "\n")
-		}
+		geo += " | " + g + " |"
+	}
+	if hasGeo {
+		b.WriteString(geo + "\n")
 	}
 	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legendOf(c)))
 
-	if alone(c) {
-		if lines := Meaning(c.Comparisons[0]); len(lines) > 0 {
-			b.WriteString("\n#### What this means\n\n")
-			for _, l := range lines {
-				fmt.Fprintf(&b, "- %s\n", mdEscape(l))
-			}
-		}
-	}
 	if len(opt.Images) > 0 {
 		b.WriteString("\n#### Charts\n\n")
 		for _, im := range opt.Images {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", mdAlt(im.Title+": "+im.Alt), mdLink(im.Path))
 		}
 	}
-	if pair := c.Comparisons[0]; alone(c) {
-		for _, wl := range pair.Workloads {
-			if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
-				fmt.Fprintf(&b, "\n%s: %s\n", code(wl.ID), mdEscape(onlyMetrics(wl)))
+	for i, rep := range c.Comparisons {
+		l := compare.SideLetter(i + 1)
+		fmt.Fprintf(&b, "\n#### %s = %s against A = %s\n\n", l, code(rep.B.Ref), code(rep.A.Ref))
+		fmt.Fprintf(&b, "%s.\n", mdEscape(capital(sideConclusion(l, rep.Conclusion, rep.Alpha))))
+		if lines := Meaning(rep, l); len(lines) > 0 {
+			b.WriteString("\n##### What this means\n\n")
+			for _, line := range lines {
+				fmt.Fprintf(&b, "- %s\n", mdEscape(line))
 			}
 		}
-		mdUnmatched(&b, pair, "B")
-		mdEnv(&b, pair, "####")
-	} else {
-		for i, rep := range c.Comparisons {
-			l := compare.SideLetter(i + 1)
-			fmt.Fprintf(&b, "\n#### %s = %s against A = %s\n\n", l, code(rep.B.Ref), code(rep.A.Ref))
-			fmt.Fprintf(&b, "%s. What this means, charts and every p-value: %s.\n", mdEscape(capital(sideConclusion(l, rep.Conclusion, rep.Alpha, false))), code(detailHint(rep)))
-			mdUnmatched(&b, rep, l)
-			mdEnv(&b, rep, "#####")
+		for _, wl := range rep.Workloads {
+			if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
+				fmt.Fprintf(&b, "\n%s: %s\n", code(wl.ID), mdEscape(onlyMetrics(wl, l)))
+			}
 		}
+		mdUnmatched(&b, rep, l)
+		mdEnv(&b, rep, "#####")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

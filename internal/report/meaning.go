@@ -7,75 +7,48 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 )
 
-// Conclusion words a pair's conclusion (the first line of every
-// format): sideConclusion of its one side.
-func Conclusion(rep *compare.Report) string {
-	return sideConclusion("B", rep.Conclusion, rep.Alpha, true)
-}
-
 // MultiConclusion words the conclusion of every side against the baseline,
-// in one line (the first line of every format); a pair's is its one side's,
-// alone.
+// in one line (the first line of every format), each side's part as its
+// section words it (sideConclusion).
 func MultiConclusion(c *compare.Comparison) string {
 	var parts []string
 	for i, sc := range c.Conclusions {
-		parts = append(parts, sideConclusion(compare.SideLetter(i+1), sc.Conclusion, c.Alpha, len(c.Conclusions) == 1))
+		parts = append(parts, sideConclusion(compare.SideLetter(i+1), sc.Conclusion, c.Alpha))
 	}
 	return strings.Join(parts, "; ")
 }
 
 // sideConclusion words one side's conclusion against the baseline A, the
-// one wording for any number of sides: no mitigation changed, no
-// significant difference, or how many times better the side is overall.
-// alone is a side that is the whole comparison (a pair): its line is the
-// first line by itself, so it names no letter where the sentence needs
-// none and says how the test was corrected; beside others each side's
-// part is short and starts with its letter.
-func sideConclusion(letter string, c compare.Conclusion, alpha float64, alone bool) string {
-	holm, untested := "", "untested"
-	if alone {
-		holm, untested = " after Holm's correction", "single figures, untested"
-	}
+// one wording for any number of sides (a pair has one side): no mitigation
+// changed, no significant difference, or how many times better the side
+// is overall; it starts with the side's letter.
+func sideConclusion(letter string, c compare.Conclusion, alpha float64) string {
+	const holm = " after Holm's correction"
 	switch c.Kind {
 	case compare.ConclusionSameMitigations:
-		switch {
-		case alone:
-			return "no mitigation changed between the sides: this is noise, not a tax"
-		case c.Speedup > 0:
+		if c.Speedup > 0 {
 			return fmt.Sprintf("%s: no mitigation changed against A, so its %s is no mitigation tax (noise or another difference: see its warnings)", letter, Speedup(c.Speedup))
 		}
-		return letter + ": no mitigation changed against A (noise, not a tax)"
+		return letter + ": no mitigation changed against A: this is noise, not a tax"
 	case compare.ConclusionNoDifference:
-		if alone {
-			return fmt.Sprintf("no significant difference overall: no workload's primary metric differs at α = %v%s", alpha, holm)
-		}
-		return letter + ": no significant difference from A"
+		return fmt.Sprintf("%s: no significant difference from A (no workload's primary metric differs at α = %v%s)", letter, alpha, holm)
 	case compare.ConclusionUntested:
 		switch {
-		case c.Speedup <= 0 && alone:
-			return "published figures: no significance test is possible"
 		case c.Speedup <= 0:
-			return letter + ": published figures, untested"
+			return letter + ": published figures, untested (no significance test is possible)"
 		case c.Workloads > 1:
-			return fmt.Sprintf("%s is %s as fast as A overall, as published (geometric mean of %d workloads; %s)", letter, Speedup(c.Speedup), c.Workloads, untested)
+			return fmt.Sprintf("%s is %s as fast as A overall, as published (geometric mean of %d workloads; untested)", letter, Speedup(c.Speedup), c.Workloads)
 		}
-		return fmt.Sprintf("%s is %s as fast as A, as published (%s)", letter, Speedup(c.Speedup), untested)
+		return fmt.Sprintf("%s is %s as fast as A, as published (untested)", letter, Speedup(c.Speedup))
 	}
 	switch {
 	case c.Speedup <= 0:
-		s := fmt.Sprintf("%s differs significantly from A in %d workload%s", letter, c.Significant, plural(c.Significant))
-		if alone {
-			s += " (after Holm's correction)"
-		}
-		return s
+		return fmt.Sprintf("%s differs significantly from A in %d workload%s%s", letter, c.Significant, plural(c.Significant), holm)
 	case c.Workloads == 1:
 		return fmt.Sprintf("%s is %s as fast as A (one workload, significant%s)", letter, Speedup(c.Speedup), holm)
 	}
-	sig := fmt.Sprintf("%d of %d workloads differ significantly%s", c.Significant, c.Workloads, holm)
-	if alone {
-		return fmt.Sprintf("%s is %s as fast as A overall (geometric mean of the primary metrics; %s)", letter, Speedup(c.Speedup), sig)
-	}
-	return fmt.Sprintf("%s is %s as fast as A overall (%s)", letter, Speedup(c.Speedup), sig)
+	return fmt.Sprintf("%s is %s as fast as A overall (geometric mean of the primary metrics; %d of %d workloads differ significantly%s)",
+		letter, Speedup(c.Speedup), c.Significant, c.Workloads, holm)
 }
 
 func plural(n int) string {
@@ -105,8 +78,9 @@ func capital(s string) string {
 // Meaning words what the comparison means, a few plain sentences laid out
 // from rep.Meaning and the controls: which work gains most, what is
 // unchanged, what the controls say, which protections are given up, and
-// what holds inside a VM guest. It computes nothing.
-func Meaning(rep *compare.Report) []string {
+// what holds inside a VM guest; l is the side's letter (B, C, …). It
+// computes nothing.
+func Meaning(rep *compare.Report, l string) []string {
 	mn := rep.Meaning
 	var out []string
 	same := rep.Conclusion.Kind == compare.ConclusionSameMitigations
@@ -132,8 +106,8 @@ func Meaning(rep *compare.Report) []string {
 		if top.Stresses != "" {
 			path = ", which stresses " + top.Stresses + ","
 		}
-		out = append(out, fmt.Sprintf("%s%s %s: B is %s as fast as A (%s %s), %s.",
-			top.Workload, path, verb, Speedup(top.Speedup), top.Metric, delta(top.Verdict == compare.VerdictSame, top.ChangePct), qual))
+		out = append(out, fmt.Sprintf("%s%s %s: %s is %s as fast as A (%s %s), %s.",
+			top.Workload, path, verb, l, Speedup(top.Speedup), top.Metric, delta(top.Verdict == compare.VerdictSame, top.ChangePct), qual))
 		if len(mn.Moved) > 1 {
 			var rest []string
 			for _, r := range mn.Moved[1:] {
@@ -172,8 +146,8 @@ func Meaning(rep *compare.Report) []string {
 			out = append(out, fmt.Sprintf("Over all %d workloads the geometric mean of the primary metrics is %s, but no workload differs significantly: the data show no overall difference.",
 				g.N, Speedup(g.Speedup)))
 		} else {
-			out = append(out, fmt.Sprintf("Over all %d workloads (geometric mean of the primary metrics) B is %s as good as A: %s.",
-				g.N, Speedup(g.Speedup), overall(g.Speedup)))
+			out = append(out, fmt.Sprintf("Over all %d workloads (geometric mean of the primary metrics) %s is %s as good as A: %s.",
+				g.N, l, Speedup(g.Speedup), overall(l, g.Speedup)))
 		}
 	}
 	protections := func(ps []compare.Protection) string {
@@ -184,10 +158,10 @@ func Meaning(rep *compare.Report) []string {
 		return strings.Join(s, "; and ")
 	}
 	if len(mn.GaveUp) > 0 {
-		out = append(out, "B gives up these protections: "+protections(mn.GaveUp)+".")
+		out = append(out, l+" gives up these protections: "+protections(mn.GaveUp)+".")
 	}
 	if len(mn.Gained) > 0 {
-		out = append(out, "B gains these protections: "+protections(mn.Gained)+".")
+		out = append(out, l+" gains these protections: "+protections(mn.Gained)+".")
 	}
 	if len(mn.GaveUp)+len(mn.Gained) == 0 {
 		for _, c := range mn.Cmdline {
@@ -209,9 +183,9 @@ func Meaning(rep *compare.Report) []string {
 				}
 				vectors += ")"
 			}
-			out = append(out, fmt.Sprintf("B's command line %s %s, which %s the kernel's protections against %s%s, "+
+			out = append(out, fmt.Sprintf("%s's command line %s %s, which %s the kernel's protections against %s%s, "+
 				"as far as this CPU needs them (a side that records its vulnerability files shows which ones it did).",
-				c.Direction, strings.Join(c.Tokens, " "), verb, strings.Join(c.Affects, ", "), vectors))
+				l, c.Direction, strings.Join(c.Tokens, " "), verb, strings.Join(c.Affects, ", "), vectors))
 		}
 	}
 	if len(mn.OtherParams) > 0 {
@@ -221,13 +195,13 @@ func Meaning(rep *compare.Report) []string {
 				why = " (audit=0 spares every syscall the audit hooks)"
 			}
 		}
-		out = append(out, fmt.Sprintf("B also adds %s: not CPU mitigations, but they can move the numbers too%s, so part of the difference may be theirs.",
-			strings.Join(mn.OtherParams, " "), why))
+		out = append(out, fmt.Sprintf("%s also adds %s: not CPU mitigations, but they can move the numbers too%s, so part of the difference may be theirs.",
+			l, strings.Join(mn.OtherParams, " "), why))
 	}
 	if mn.VMGuest && mn.VMGuestNote != "" {
 		who := "This is a WSL 2 guest. "
 		if len(mn.VMGuestSides) == 1 {
-			who = "Side " + mn.VMGuestSides[0] + " ran in a WSL 2 guest. "
+			who = "Side " + sideName(mn.VMGuestSides[0], l) + " ran in a WSL 2 guest. "
 		}
 		out = append(out, who+mn.VMGuestNote)
 	}
@@ -244,12 +218,22 @@ func Meaning(rep *compare.Report) []string {
 	return out
 }
 
-func overall(g float64) string {
+// sideName is the letter of a side the model names A or B, B being the
+// side l.
+func sideName(ab, l string) string {
+	if ab == "B" {
+		return l
+	}
+	return ab
+}
+
+// overall words a geometric mean of speedups g of side l against A.
+func overall(l string, g float64) string {
 	switch {
 	case g >= 1.005:
-		return fmt.Sprintf("A costs %.0f%% more time or resources than B on this mix", (g-1)*100)
+		return fmt.Sprintf("A costs %.0f%% more time or resources than %s on this mix", (g-1)*100, l)
 	case g <= 0.995:
-		return fmt.Sprintf("B costs %.0f%% more time or resources than A on this mix", (1/g-1)*100)
+		return fmt.Sprintf("%s costs %.0f%% more time or resources than A on this mix", l, (1/g-1)*100)
 	}
 	return "no overall difference on this mix"
 }

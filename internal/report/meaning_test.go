@@ -13,7 +13,7 @@ func meaningOf(t *testing.T, a, b compare.Side) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.Join(Meaning(rep), "\n")
+	return strings.Join(Meaning(rep, "B"), "\n")
 }
 
 // TestMeaning checks the sentences both ways round: the study's on → off
@@ -87,8 +87,8 @@ func TestTextOneLiners(t *testing.T) {
 	}
 	text := string(render(t, comparison(t, ra, rb), "text", false))
 	for _, want := range []string{
-		"    meltdown: Mitigation: PTI → Vulnerable\n      Meltdown (rogue data cache load): local code could read kernel memory; mitigation costs entry/exit, context switches\n",
-		"    future_bug: (absent) → Vulnerable\n      no knowledge-base entry (a bug newer than this sectax?)\n",
+		"      meltdown: Mitigation: PTI → Vulnerable\n        Meltdown (rogue data cache load): local code could read kernel memory; mitigation costs entry/exit, context switches\n",
+		"      future_bug: (absent) → Vulnerable\n        no knowledge-base entry (a bug newer than this sectax?)\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)

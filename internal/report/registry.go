@@ -5,9 +5,12 @@ import (
 	"slices"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/decide"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/fleet"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -92,6 +95,20 @@ var FleetFormats = formats(
 	format[*fleet.Report]{"html", plain(fleetHTML)},
 )
 
+// DecisionFormats are the renderings of `sectax decide`.
+var DecisionFormats = formats(
+	format[*decide.Decision]{"text", plain(DecisionText)},
+	format[*decide.Decision]{"md", plain(DecisionMarkdown)},
+	format[*decide.Decision]{"json", plain(DecisionJSON)},
+)
+
+// ProbesFormats are the renderings of `sectax attribute probes`.
+var ProbesFormats = formats(
+	format[*attribute.ProbeReport]{"text", plain(ProbesText)},
+	format[*attribute.ProbeReport]{"md", plain(ProbesMarkdown)},
+	format[*attribute.ProbeReport]{"json", plain(ProbesJSON)},
+)
+
 // plain is a renderer that takes no options.
 func plain[T any](f func(io.Writer, T) error) Renderer[T] {
 	return func(w io.Writer, v T, _ Options) error { return f(w, v) }
@@ -117,6 +134,24 @@ var (
 	)
 	// WSLConfigFormats are the renderings of `sectax wslconfig show`.
 	WSLConfigFormats = textOrJSON(plain(WSLConfigText))
+	// PlanFormats are the renderings of `sectax attribute plan`.
+	PlanFormats = formats(
+		format[*attribute.Plan]{"text", plain(PlanText)},
+		format[*attribute.Plan]{"json", plain(PlanJSON)},
+	)
+	// RunFormats are the renderings of a run measured here (`sectax run`):
+	// its table, or its sectax.run/v1 document.
+	RunFormats = textOrJSON(plain(RunText))
+	// CrosscheckFormats are the renderings of `sectax crosscheck`.
+	CrosscheckFormats = formats(
+		format[*run.Run]{"text", plain(CrosscheckText)},
+		format[*run.Run]{"json", plain(CrosscheckJSON)},
+	)
+	// CampaignStatusFormats are the renderings of `sectax campaign status`.
+	CampaignStatusFormats = formats(
+		format[*campaign.Status]{"text", plain(CampaignStatusText)},
+		format[*campaign.Status]{"json", plain(CampaignStatusJSON)},
+	)
 )
 
 // textOrJSON are the formats of a model laid out by text, or written as

@@ -16,20 +16,11 @@ import (
 	"github.com/sectax/sectax/internal/testutil"
 )
 
-// golden compares got with testdata/name; -update rewrites it, and a
-// mismatch leaves name.got beside it (gitignored). An HTML page goes
-// through testutil.GoldenPage: its inline charts are placeholders (the
+// The goldens are testutil's: testutil.Golden, and for an HTML page
+// testutil.GoldenPage, in which the inline charts are placeholders (the
 // charts' structure is tested on its own, charts_structure_test.go; the
 // page in a browser, browser_test.go) and html.css, the style sheet every
-// page holds verbatim, is one line.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	if strings.HasSuffix(name, ".html") {
-		testutil.GoldenPage(t, filepath.Join("testdata", name), got, "html.css", htmlCSS)
-		return
-	}
-	testutil.Golden(t, filepath.Join("testdata", name), got)
-}
+// page holds verbatim, is one line (TestStyleSheet checks it once).
 
 func baselineSides(t *testing.T) (compare.Side, compare.Side) {
 	t.Helper()
@@ -119,9 +110,9 @@ func TestGoldens(t *testing.T) {
 	for name, sides := range map[string][2]compare.Side{"study-wsl3": {ba, bb}, "runs": {ra, rb}} {
 		c := comparison(t, sides[0], sides[1])
 		for _, format := range []string{"text", "md", "json", "csv", "benchfmt"} {
-			golden(t, name+"."+format, render(t, c, format, false))
+			testutil.Golden(t, filepath.Join("testdata", name+"."+format), render(t, c, format, false))
 		}
-		golden(t, name+".color.text", render(t, c, "text", true))
+		testutil.Golden(t, filepath.Join("testdata", name+".color.text"), render(t, c, "text", true))
 	}
 }
 
@@ -131,10 +122,10 @@ func TestStudyMarkdown(t *testing.T) {
 	ba, bb := baselineSides(t)
 	md := string(render(t, comparison(t, ba, bb), "md", false))
 	for _, want := range []string{
-		"| `syscall-basic` loops=10000000 | usecs_per_op | 0.1868 µs/op | 0.0676 µs/op | −63.81% | 2.76× |",
-		"|  | ops_per_sec | 5,353,135 ops/s | 14,798,678 ops/s | +176.45% | 2.76× | – | – | 1+1 | untested |",
-		"|  | ops_per_sec | 123,159 ops/s | 217,736 ops/s | +76.79% | 1.77× |",
-		"| total_s | 1.682 s | 0.997 s | −40.73% | 1.69× |",
+		"| `syscall-basic` loops=10000000 | usecs_per_op | 0.1868 µs/op | 0.0676 µs/op | −63.81% |",
+		"|  | ops_per_sec | 5,353,135 ops/s | 14,798,678 ops/s | +176.45% |",
+		"|  | ops_per_sec | 123,159 ops/s | 217,736 ops/s | +76.79% |",
+		"| total_s | 1.682 s | 0.997 s | −40.73% |",
 		"published single figures carry no interval",
 		"added `quiet` `loglevel=0` `audit=0` `mitigations=off` `vsyscall=none`; removed nothing",
 	} {

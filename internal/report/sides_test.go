@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/sectax/sectax/internal/baseline"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // studyMatrix is the study's 2×2 matrix of published figures: WSL 2.x and
@@ -72,10 +74,11 @@ func TestMultiGoldens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, format := range []string{"text", "md", "json", "csv", "benchfmt", "html"} {
-			golden(t, name+"."+format, render(t, mr, format, false))
+		for _, format := range []string{"text", "md", "json", "csv", "benchfmt"} {
+			testutil.Golden(t, filepath.Join("testdata", name+"."+format), render(t, mr, format, false))
 		}
-		golden(t, name+".color.text", render(t, mr, "text", true))
+		testutil.GoldenPage(t, filepath.Join("testdata", name+".html"), render(t, mr, "html", false), "html.css", htmlCSS)
+		testutil.Golden(t, filepath.Join("testdata", name+".color.text"), render(t, mr, "text", true))
 	}
 }
 
@@ -97,11 +100,14 @@ func TestMultiContent(t *testing.T) {
 		"B = off against A = on\n",
 		"C = off2 against A = on\n",
 		"only in B: sched-pipe loops=1000 (engine native)",
-		"(what this means, charts and every p: sectax compare on off2)",
+		"C: no significant difference from A",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q", want)
 		}
+	}
+	if n := strings.Count(text, "  What this means:\n"); n != 2 {
+		t.Errorf("text: %d sections \"What this means\", want one a side", n)
 	}
 	// The first line is every side's conclusion.
 	first, _, _ := strings.Cut(text, "\n")
@@ -146,7 +152,7 @@ func TestMultiContent(t *testing.T) {
 		t.Errorf("csv: %d rows, header %v", len(rows), rows[0])
 	}
 	for _, r := range rows[1:] {
-		if len(r) != len(CSVSidesHeader) || r[0] != "on" {
+		if len(r) != len(CSVHeader) || r[0] != "on" {
 			t.Errorf("csv row %v", r)
 		}
 	}
@@ -167,11 +173,16 @@ func TestMultiContent(t *testing.T) {
 	}
 
 	page := string(render(t, mr, "html", false))
-	if n := strings.Count(page, "<svg "); n != 1 {
-		t.Errorf("%d charts in the page, want the impact chart only", n)
+	// The impact chart, and the medians and samples of each of 3
+	// workloads, as for a pair.
+	if n := strings.Count(page, "<svg "); n != 7 {
+		t.Errorf("%d charts in the page, want 7", n)
+	}
+	if n := strings.Count(page, "<h3>What this means</h3>"); n != 2 {
+		t.Errorf("HTML: %d sections \"What this means\", want one a side", n)
 	}
 	for _, want := range []string{"<title>sectax: on vs off vs off2</title>", "C vs A", "(4 hypotheses", ">C off2<",
-		"<code>sectax compare on off2</code>", "only in B: <code>sched-pipe loops=1000 (engine native)</code>"} {
+		"only in B: <code>sched-pipe loops=1000 (engine native)</code>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
@@ -221,7 +232,7 @@ func TestHostileTextMulti(t *testing.T) {
 		t.Fatalf("csv: %v", err)
 	}
 	for _, r := range rows {
-		if len(r) != len(CSVSidesHeader) {
+		if len(r) != len(CSVHeader) {
 			t.Errorf("csv row of %d fields: %q", len(r), r)
 		}
 	}
@@ -229,6 +240,43 @@ func TestHostileTextMulti(t *testing.T) {
 	for rd.Scan() {
 		if rec, ok := rd.Result().(*benchfmt.SyntaxError); ok {
 			t.Errorf("benchfmt: %v", rec)
+		}
+	}
+}
+
+// TestOneLayout: a pair is laid out as three sides are, with one side
+// fewer: the same CSV header, the same table head with one side's columns
+// less, and in every prose format a section per side after A, each with
+// what it means; the HTML page has the same sections per workload.
+func TestOneLayout(t *testing.T) {
+	ra, rb := runSides()
+	pair, three := allFormats(t, comparison(t, ra, rb)), allFormats(t, comparison(t, runSidesMulti()...))
+	first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+	if first(pair["csv"]) != first(three["csv"]) || first(pair["csv"]) != strings.Join(CSVHeader, ",") {
+		t.Errorf("CSV headers differ: %q, %q", first(pair["csv"]), first(three["csv"]))
+	}
+	head := func(s, prefix string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return strings.Join(strings.Fields(l), " ")
+			}
+		}
+		return ""
+	}
+	for f, prefix := range map[string]string{"text": "workload / metric", "md": "| workload | metric"} {
+		p, m := head(pair[f], prefix), head(three[f], prefix)
+		if p == "" || !strings.HasPrefix(m, p) || strings.TrimSpace(strings.TrimPrefix(m, p)) != map[string]string{"text": "C C vs A", "md": "C | C vs A |"}[f] {
+			t.Errorf("%s: the pair's table head %q is not the three sides' %q less one side", f, p, m)
+		}
+	}
+	for f, section := range map[string]string{"text": "  What this means:\n", "md": "##### What this means\n", "html": "<h3>What this means</h3>"} {
+		if n, m := strings.Count(pair[f], section), strings.Count(three[f], section); n != 1 || m != 2 {
+			t.Errorf("%s: %d and %d sections %q, want one a side (1, 2)", f, n, m, section)
+		}
+	}
+	for _, s := range []string{`<section class="workload">`, `<section id="environment">`, `<section id="impact"`} {
+		if n, m := strings.Count(pair["html"], s), strings.Count(three["html"], s); n == 0 || n != m {
+			t.Errorf("html: %d and %d of %q", n, m, s)
 		}
 	}
 }

@@ -92,9 +92,9 @@ func verdictColor(v string) string {
 
 // Text writes a comparison of two or more sides for a terminal: the
 // conclusion, the sides, a row per workload and metric with a column per
-// side (A, the baseline, first) and each other side's change against A;
-// then what a pair means, or, for three or more sides, what differs from A
-// side by side.
+// side (A, the baseline, first) and each other side's change against A,
+// the geometric means; then a section per side: its conclusion, what it
+// means and what differs from A.
 func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	paint := func(code, s string) string {
 		if opt.Color {
@@ -124,10 +124,9 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	b.Reset()
 
 	var t table
-	cols := sideColumns(c)
 	head := []cell{{text: "workload / metric"}, {text: "A", right: true}}
 	for i := range c.Comparisons {
-		for _, col := range cols {
+		for _, col := range sideColumns {
 			head = append(head, cell{text: col.head(compare.SideLetter(i + 1)), right: col.right})
 		}
 	}
@@ -142,7 +141,7 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 			if m != nil {
 				color = verdictColor(m.Verdict)
 			}
-			for _, col := range cols {
+			for _, col := range sideColumns {
 				ce := cell{text: col.cell(m, c.Comparisons[si].B.Published), right: col.right}
 				if col.color {
 					ce.color = color
@@ -151,65 +150,41 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 			}
 		}
 		t.add(row...)
-		if wl := r.Workload; alone(c) && lastOfWorkload(c.Rows, i) && len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
-			t.add(cell{text: "  " + onlyMetrics(wl)})
-		}
 	}
-	if !alone(c) {
-		geo := []cell{{text: "geomean of the primary speedups"}, {text: ""}}
-		hasGeo := false
-		for _, rep := range c.Comparisons {
-			g := geomeanCell(rep)
-			hasGeo = hasGeo || g != ""
-			geo = append(geo, cell{text: ""}, cell{text: g})
-		}
-		if hasGeo {
-			t.add(geo...)
-		}
+	geo := []cell{{text: "geomean of the primary speedups"}, {text: ""}}
+	hasGeo := false
+	for _, rep := range c.Comparisons {
+		g := geomeanCell(rep)
+		hasGeo = hasGeo || g != ""
+		geo = append(geo, cell{text: ""}, cell{text: g})
+	}
+	if hasGeo {
+		t.add(geo...)
 	}
 	if err := t.write(w, opt.Color); err != nil {
-		return err
-	}
-	if alone(c) {
-		textPair(&b, c.Comparisons[0], paint)
-		_, err := io.WriteString(w, b.String())
 		return err
 	}
 	for i, rep := range c.Comparisons {
 		l := compare.SideLetter(i + 1)
 		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, fmt.Sprintf("%s = %s against A = %s", l, ts(rep.B.Ref), ts(rep.A.Ref))))
-		fmt.Fprintf(&b, "  %s.\n", capital(sideConclusion(l, rep.Conclusion, rep.Alpha, false)))
-		fmt.Fprintf(&b, "  (what this means, charts and every p: %s)\n", ts(detailHint(rep)))
+		fmt.Fprintf(&b, "  %s.\n", capital(sideConclusion(l, rep.Conclusion, rep.Alpha)))
+		if lines := Meaning(rep, l); len(lines) > 0 {
+			b.WriteString("  What this means:\n")
+			for _, line := range lines {
+				fmt.Fprintf(&b, "    - %s\n", ts(line))
+			}
+		}
 		textUnmatched(&b, rep, l, "  ")
+		for _, wl := range rep.Workloads {
+			if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
+				fmt.Fprintf(&b, "  %s: %s\n", ts(wl.Title()), ts(onlyMetrics(wl, l)))
+			}
+		}
 		b.WriteString("  Environment differences:\n")
 		textEnv(&b, rep, paint, "  ")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// textPair writes what follows the table of a pair: the geomean, what it
-// means, the unmatched workloads and the environment differences.
-func textPair(b *strings.Builder, rep *compare.Report, paint func(code, s string) string) {
-	if g := rep.Geomean; g != nil {
-		ns := ""
-		if g.Tested && !g.Significant {
-			ns = " (not significant: no workload differs after Holm's correction)"
-		}
-		fmt.Fprintf(b, "geomean speedup of the primary metrics over %d workloads: %s%s\n", g.N, Speedup(g.Speedup), ns)
-	}
-	if lines := Meaning(rep); len(lines) > 0 {
-		b.WriteString("\nWhat this means:\n")
-		for _, l := range lines {
-			fmt.Fprintf(b, "  - %s\n", termSafe(l))
-		}
-	}
-	if len(rep.OnlyA)+len(rep.OnlyB) > 0 {
-		b.WriteString("\n")
-	}
-	textUnmatched(b, rep, "B", "")
-	b.WriteString("\nEnvironment differences:\n")
-	textEnv(b, rep, paint, "")
 }
 
 // textUnmatched lists the workloads without a partner, side B named by
@@ -277,13 +252,15 @@ func tokens(ts []string) string {
 	return strings.Join(termSafeAll(ts), " ")
 }
 
-func onlyMetrics(wl compare.Workload) string {
+// onlyMetrics names the metrics of a workload that only A or only the
+// side l has.
+func onlyMetrics(wl compare.Workload, l string) string {
 	var parts []string
 	if len(wl.MetricsOnlyA) > 0 {
 		parts = append(parts, "only A has "+strings.Join(wl.MetricsOnlyA, ", "))
 	}
 	if len(wl.MetricsOnlyB) > 0 {
-		parts = append(parts, "only B has "+strings.Join(wl.MetricsOnlyB, ", "))
+		parts = append(parts, "only "+l+" has "+strings.Join(wl.MetricsOnlyB, ", "))
 	}
 	return "(" + strings.Join(parts, "; ") + ")"
 }
