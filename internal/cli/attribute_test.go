@@ -12,6 +12,7 @@ import (
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestAttributeProbesLive runs the probes against the running kernel at
@@ -73,8 +74,8 @@ func TestAttributePlanGolden(t *testing.T) {
 		"old-4.15-intel":    "../sysinfo/testdata/old-4.15-intel",
 		"firecracker-dev":   "../sysinfo/testdata/firecracker-dev",
 		"container-novulns": "../sysinfo/testdata/container-novulns",
-		"host-6.18":         "../attribute/testdata/roots/host-6.18",
-		"wsl2-5.15":         "../attribute/testdata/roots/wsl2-5.15",
+		"host-6.18":         testutil.AttributeRoot(t, "host-6.18"),
+		"wsl2-5.15":         testutil.AttributeRoot(t, "wsl2-5.15"),
 	}
 	for name, root := range trees {
 		for _, format := range []string{"text", "json"} {
@@ -93,12 +94,13 @@ func TestAttributePlanGolden(t *testing.T) {
 // parses (no mitigations=auto,no_…, nothing newer than 5.15).
 func TestAttributePlanVectors(t *testing.T) {
 	for _, root := range []string{"host-6.18", "wsl2-5.15"} {
-		out, errs, code := sectax(t, fixedDeps(nil), "--root", "../attribute/testdata/roots/"+root, "attribute", "plan", "--plan", "vectors", "--format", "text")
+		dir := testutil.AttributeRoot(t, root)
+		out, errs, code := sectax(t, fixedDeps(nil), "--root", dir, "attribute", "plan", "--plan", "vectors", "--format", "text")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", root, code, errs)
 		}
 		golden(t, "attribute/plan-vectors-"+root+".txt", out)
-		js, _, _ := sectax(t, fixedDeps(nil), "--root", "../attribute/testdata/roots/"+root, "attribute", "plan", "--plan", "vectors", "--format", "json")
+		js, _, _ := sectax(t, fixedDeps(nil), "--root", dir, "attribute", "plan", "--plan", "vectors", "--format", "json")
 		var p attribute.Plan
 		if err := json.Unmarshal([]byte(js), &p); err != nil {
 			t.Fatal(err)
