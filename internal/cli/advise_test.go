@@ -14,9 +14,9 @@ import (
 // internal/report/testdata/ for text (the report's renderers own them).
 func textAt(name string) string {
 	if strings.HasSuffix(name, ".text") {
-		return filepath.Join("..", "..", "report", "testdata", name)
+		return filepath.Join("..", "report", "testdata", name)
 	}
-	return name
+	return filepath.Join("testdata", name)
 }
 
 // TestAdviseGolden: one golden per platform shape and format.
@@ -33,7 +33,7 @@ func TestAdviseGolden(t *testing.T) {
 					t.Errorf("%s: not a sectax.advise/v1 document: %v", tt.Name, err)
 				}
 			}
-			golden(t, textAt(filepath.Join("advise", tt.Name+"."+format)), out)
+			testutil.Golden(t, textAt(filepath.Join("advise", tt.Name+"."+format)), []byte(out))
 		}
 	}
 }
@@ -73,7 +73,7 @@ func TestAdviseOtherArchitectures(t *testing.T) {
 					}
 				}
 			}
-			golden(t, filepath.Join("advise-arch", fx+"."+format), out)
+			testutil.Golden(t, filepath.Join("testdata", "advise-arch", fx+"."+format), []byte(out))
 		}
 	}
 }
@@ -147,7 +147,7 @@ func TestVerifyGolden(t *testing.T) {
 					t.Errorf("%s: json %+v, %v", tt.name, doc, err)
 				}
 			}
-			golden(t, textAt(filepath.Join("verify", tt.name+"."+format)), out)
+			testutil.Golden(t, textAt(filepath.Join("verify", tt.name+"."+format)), []byte(out))
 		}
 	}
 }

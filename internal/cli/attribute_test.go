@@ -84,7 +84,7 @@ func TestAttributePlanGolden(t *testing.T) {
 				t.Fatalf("%s %s: exit %d: %s", name, format, code, errs)
 			}
 			ext := map[string]string{"text": "txt", "json": "json"}[format]
-			golden(t, "attribute/plan-"+name+"."+ext, out)
+			testutil.Golden(t, filepath.Join("testdata", "attribute", "plan-"+name+"."+ext), []byte(out))
 		}
 	}
 }
@@ -99,7 +99,7 @@ func TestAttributePlanVectors(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", root, code, errs)
 		}
-		golden(t, "attribute/plan-vectors-"+root+".txt", out)
+		testutil.Golden(t, filepath.Join("testdata", "attribute", "plan-vectors-"+root+".txt"), []byte(out))
 		js, _, _ := sectax(t, fixedDeps(nil), "--root", dir, "attribute", "plan", "--plan", "vectors", "--format", "json")
 		var p attribute.Plan
 		if err := json.Unmarshal([]byte(js), &p); err != nil {

@@ -33,7 +33,7 @@ func TestDecideGolden(t *testing.T) {
 			if len(c.args) > 0 {
 				name += "-" + strings.TrimPrefix(c.args[0], "--")
 			}
-			golden(t, "decide/"+name+"."+format, out)
+			testutil.Golden(t, filepath.Join("testdata", "decide", name+"."+format), []byte(out))
 			if format == "json" {
 				var d decide.Decision
 				if err := json.Unmarshal([]byte(out), &d); err != nil {
