@@ -124,7 +124,8 @@ func TestAttributePlanVectors(t *testing.T) {
 			t.Errorf("%s: no vector configuration", root)
 		}
 	}
-	_, errs, code := sectax(t, fixedDeps(nil), "attribute", "plan", "--plan", "vector")
+	// On a fake root: the refusal comes after the snapshot is read.
+	_, errs, code := sectax(t, fixedDeps(nil), "--root", testutil.AttributeRoot(t, "host-6.18"), "attribute", "plan", "--plan", "vector")
 	if code != 2 || !strings.Contains(errs, "vectors") {
 		t.Errorf("--plan vector: exit %d: %s", code, errs)
 	}
