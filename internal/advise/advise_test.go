@@ -13,11 +13,10 @@ import (
 	"github.com/sectax/sectax/internal/testutil"
 )
 
-func root(name string) string { return testutil.AdviseRoot(name) }
-
 func load(t *testing.T, name string) (*sysinfo.Snapshot, Platform, *mitigation.Knowledge) {
 	t.Helper()
-	s, err := sysinfo.Collect(root(name))
+	dir := testutil.AdviseRoot(t, name)
+	s, err := sysinfo.Collect(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +24,7 @@ func load(t *testing.T, name string) (*sysinfo.Snapshot, Platform, *mitigation.K
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, Probe(root(name), s), kb
+	return s, Probe(dir, s), kb
 }
 
 func mustTarget(t *testing.T, s string) mitigation.Target {
@@ -400,7 +399,7 @@ func TestSharedVERW(t *testing.T) {
 func TestWSLConfigProblems(t *testing.T) {
 	kb, _ := mitigation.KnowledgeBase()
 	dir := t.TempDir()
-	testutil.CopyTree(t, root("sys:wsl2-intel-on"), dir)
+	testutil.CopyTree(t, testutil.SysinfoRoot("wsl2-intel-on"), dir)
 	cfg := filepath.Join(dir, "mnt", "c", "Users", "dev", ".wslconfig")
 	// UTF-16BE with BOM: WSL does not read it.
 	if err := os.WriteFile(cfg, []byte("\xfe\xff\x00[\x00w"), 0o644); err != nil {

@@ -43,20 +43,23 @@ var modelCmdlines = []string{
 	"no_rfi_flush no_stf_barrier",
 }
 
-// allRoots are every fake root in the tree: advise's and sysinfo's.
+// allRoots are every fake root in the tree: advise's (assembled into
+// t.TempDir()) and sysinfo's.
 func allRoots(t *testing.T) map[string]string {
 	t.Helper()
 	roots := map[string]string{}
-	for _, dir := range []struct{ prefix, path string }{{"", testutil.AdviseRoot("")}, {"sys:", testutil.SysinfoRoot("")}} {
-		ents, err := os.ReadDir(dir.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			if e.IsDir() && !slices.Contains([]string{"fuzz"}, e.Name()) {
-				if _, err := os.Stat(filepath.Join(dir.path, e.Name(), "proc")); err == nil {
-					roots[dir.prefix+e.Name()] = filepath.Join(dir.path, e.Name())
-				}
+	for _, l := range testutil.Layers(t, testutil.AdviseRoots()) {
+		roots[l.Name] = testutil.AdviseRoot(t, l.Name)
+	}
+	dir := testutil.SysinfoRoot("")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() && e.Name() != "fuzz" {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), "proc")); err == nil {
+				roots["sys:"+e.Name()] = filepath.Join(dir, e.Name())
 			}
 		}
 	}

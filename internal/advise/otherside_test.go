@@ -17,7 +17,7 @@ func TestOtherSide(t *testing.T) {
 		{testutil.SysinfoRoot("firecracker-dev"), "set by the KVM host (no boot loader configuration here): no on/off answer is possible from inside"},
 		{testutil.SysinfoRoot("wsl2-intel-on"), "needs .wslconfig's kernelCommandLine changed and wsl --shutdown: sectax advise --target off"},
 		{testutil.SysinfoRoot("wsl2-intel-off"), "the other side (the default mitigations) needs .wslconfig's kernelCommandLine changed"},
-		{testutil.AdviseRoot("debian-grub"), "needs a reboot: sectax advise --target off shows the steps for GRUB"},
+		{testutil.AdviseRoot(t, "debian-grub"), "needs a reboot: sectax advise --target off shows the steps for GRUB"},
 	} {
 		s, err := sysinfo.Collect(tc.root)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -110,7 +111,7 @@ func FuzzPreviewIsTheEdit(f *testing.F) {
 	for _, c := range previewCases {
 		f.Add(c.value, c.target)
 	}
-	s, err := sysinfo.Collect(root("sys:wsl2-intel-on"))
+	s, err := sysinfo.Collect(testutil.SysinfoRoot("wsl2-intel-on"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -129,9 +130,7 @@ func FuzzPreviewIsTheEdit(f *testing.F) {
 // instead of reading one of the two files.
 func TestTwoWindowsProfiles(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(root("sys:wsl2-intel-on"))); err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyTree(t, testutil.SysinfoRoot("wsl2-intel-on"), dir)
 	other := filepath.Join(dir, "mnt", "c", "Users", "ana")
 	if err := os.MkdirAll(other, 0o755); err != nil {
 		t.Fatal(err)

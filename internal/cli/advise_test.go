@@ -14,16 +14,16 @@ import (
 // internal/report/testdata/ for text (the report's renderers own them).
 func textAt(name string) string {
 	if strings.HasSuffix(name, ".text") {
-		return filepath.Join("..", "..", "report", "testdata", name)
+		return filepath.Join("..", "report", "testdata", name)
 	}
-	return name
+	return filepath.Join("testdata", name)
 }
 
 // TestAdviseGolden: one golden per platform shape and format.
 func TestAdviseGolden(t *testing.T) {
 	for _, tt := range testutil.AdviceCases {
 		for _, format := range []string{"text", "json"} {
-			out, errs, code := sectax(t, fixedDeps(nil), "advise", "--root", testutil.AdviseRoot(tt.Root), "--target", tt.Target, "--format", format)
+			out, errs, code := sectax(t, fixedDeps(nil), "advise", "--root", testutil.AdviseRoot(t, tt.Root), "--target", tt.Target, "--format", format)
 			if code != ExitOK || errs != "" {
 				t.Fatalf("%s: exit %d: %s", tt.Name, code, errs)
 			}
@@ -33,7 +33,7 @@ func TestAdviseGolden(t *testing.T) {
 					t.Errorf("%s: not a sectax.advise/v1 document: %v", tt.Name, err)
 				}
 			}
-			golden(t, textAt(filepath.Join("advise", tt.Name+"."+format)), out)
+			testutil.Golden(t, textAt(filepath.Join("advise", tt.Name+"."+format)), []byte(out))
 		}
 	}
 }
@@ -73,14 +73,14 @@ func TestAdviseOtherArchitectures(t *testing.T) {
 					}
 				}
 			}
-			golden(t, filepath.Join("advise-arch", fx+"."+format), out)
+			testutil.Golden(t, filepath.Join("testdata", "advise-arch", fx+"."+format), []byte(out))
 		}
 	}
 }
 
 // TestAdviseDefaultTarget: without --target, advise plans for off.
 func TestAdviseDefaultTarget(t *testing.T) {
-	out, _, code := sectax(t, fixedDeps(nil), "advise", "--root", testutil.AdviseRoot("debian-grub"))
+	out, _, code := sectax(t, fixedDeps(nil), "advise", "--root", testutil.AdviseRoot(t, "debian-grub"))
 	if code != 0 || !strings.HasPrefix(out, "Target: off (mitigations=off)") || !strings.Contains(out, "$ sudo update-grub") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
@@ -131,7 +131,7 @@ func TestVerifyGolden(t *testing.T) {
 		{"old-kernel-ignored", "old-kernel-ignored", "off", ExitUnmet, "is older than some of them"},
 	} {
 		for _, format := range []string{"text", "json"} {
-			out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.AdviseRoot(tt.root), "--expect", tt.expect, "--format", format)
+			out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.AdviseRoot(t, tt.root), "--expect", tt.expect, "--format", format)
 			if code != tt.code {
 				t.Errorf("%s: exit %d, want %d (%s)", tt.name, code, tt.code, errs)
 			}
@@ -147,7 +147,7 @@ func TestVerifyGolden(t *testing.T) {
 					t.Errorf("%s: json %+v, %v", tt.name, doc, err)
 				}
 			}
-			golden(t, textAt(filepath.Join("verify", tt.name+"."+format)), out)
+			testutil.Golden(t, textAt(filepath.Join("verify", tt.name+"."+format)), []byte(out))
 		}
 	}
 }
@@ -156,7 +156,7 @@ func TestVerifyGolden(t *testing.T) {
 // not met (exit 3), and nothing to stdout.
 func TestVerifyOutputFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "verify.json")
-	out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.AdviseRoot("wsl2-asked-off"), "--expect", "off", "--format", "json", "-o", path)
+	out, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.AdviseRoot(t, "wsl2-asked-off"), "--expect", "off", "--format", "json", "-o", path)
 	b, err := os.ReadFile(path)
 	if code != ExitUnmet || out != "" || err != nil || !strings.Contains(string(b), `"holds": false`) {
 		t.Errorf("exit %d, stdout %q, stderr %q, file %v %s", code, out, errs, err, b)

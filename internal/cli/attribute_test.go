@@ -12,6 +12,7 @@ import (
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestAttributeProbesLive runs the probes against the running kernel at
@@ -73,8 +74,8 @@ func TestAttributePlanGolden(t *testing.T) {
 		"old-4.15-intel":    "../sysinfo/testdata/old-4.15-intel",
 		"firecracker-dev":   "../sysinfo/testdata/firecracker-dev",
 		"container-novulns": "../sysinfo/testdata/container-novulns",
-		"host-6.18":         "../attribute/testdata/roots/host-6.18",
-		"wsl2-5.15":         "../attribute/testdata/roots/wsl2-5.15",
+		"host-6.18":         testutil.AttributeRoot(t, "host-6.18"),
+		"wsl2-5.15":         testutil.AttributeRoot(t, "wsl2-5.15"),
 	}
 	for name, root := range trees {
 		for _, format := range []string{"text", "json"} {
@@ -83,7 +84,7 @@ func TestAttributePlanGolden(t *testing.T) {
 				t.Fatalf("%s %s: exit %d: %s", name, format, code, errs)
 			}
 			ext := map[string]string{"text": "txt", "json": "json"}[format]
-			golden(t, "attribute/plan-"+name+"."+ext, out)
+			testutil.Golden(t, filepath.Join("testdata", "attribute", "plan-"+name+"."+ext), []byte(out))
 		}
 	}
 }
@@ -93,12 +94,13 @@ func TestAttributePlanGolden(t *testing.T) {
 // parses (no mitigations=auto,no_…, nothing newer than 5.15).
 func TestAttributePlanVectors(t *testing.T) {
 	for _, root := range []string{"host-6.18", "wsl2-5.15"} {
-		out, errs, code := sectax(t, fixedDeps(nil), "--root", "../attribute/testdata/roots/"+root, "attribute", "plan", "--plan", "vectors", "--format", "text")
+		dir := testutil.AttributeRoot(t, root)
+		out, errs, code := sectax(t, fixedDeps(nil), "--root", dir, "attribute", "plan", "--plan", "vectors", "--format", "text")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", root, code, errs)
 		}
-		golden(t, "attribute/plan-vectors-"+root+".txt", out)
-		js, _, _ := sectax(t, fixedDeps(nil), "--root", "../attribute/testdata/roots/"+root, "attribute", "plan", "--plan", "vectors", "--format", "json")
+		testutil.Golden(t, filepath.Join("testdata", "attribute", "plan-vectors-"+root+".txt"), []byte(out))
+		js, _, _ := sectax(t, fixedDeps(nil), "--root", dir, "attribute", "plan", "--plan", "vectors", "--format", "json")
 		var p attribute.Plan
 		if err := json.Unmarshal([]byte(js), &p); err != nil {
 			t.Fatal(err)
@@ -122,7 +124,8 @@ func TestAttributePlanVectors(t *testing.T) {
 			t.Errorf("%s: no vector configuration", root)
 		}
 	}
-	_, errs, code := sectax(t, fixedDeps(nil), "attribute", "plan", "--plan", "vector")
+	// On a fake root: the refusal comes after the snapshot is read.
+	_, errs, code := sectax(t, fixedDeps(nil), "--root", testutil.AttributeRoot(t, "host-6.18"), "attribute", "plan", "--plan", "vector")
 	if code != 2 || !strings.Contains(errs, "vectors") {
 		t.Errorf("--plan vector: exit %d: %s", code, errs)
 	}

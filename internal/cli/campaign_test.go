@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -128,7 +129,7 @@ func TestCampaignCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("start: %d %s", code, errOut)
 	}
-	golden(t, "campaign-start.txt", scrubDB(out))
+	testutil.Golden(t, filepath.Join("testdata", "campaign-start.txt"), []byte(scrubDB(out)))
 	for i := 0; i < 2; i++ {
 		if _, errOut, code := sectax(t, deps, append(root, "resume")...); code != 0 {
 			t.Fatalf("resume %d: %d %s", i, code, errOut)
@@ -143,9 +144,9 @@ func TestCampaignCLI(t *testing.T) {
 	}
 	// The run ids and quiet waits are the fixed ones; the measured
 	// numbers never appear in status.
-	golden(t, "campaign-finished.txt", scrubDB(out))
+	testutil.Golden(t, filepath.Join("testdata", "campaign-finished.txt"), []byte(scrubDB(out)))
 	out, _, _ = sectax(t, deps, append(root, "status", "--format", "json")...)
-	golden(t, "campaign-finished.json", scrubDB(out))
+	testutil.Golden(t, filepath.Join("testdata", "campaign-finished.json"), []byte(scrubDB(out)))
 
 	// The stored runs carry their config and campaign blocks.
 	db, err := store.Open(context.Background(), os.Getenv("SECTAX_DB"), store.Options{})
@@ -196,7 +197,7 @@ func TestCampaignCLIVerifyFails(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	out, _, _ := sectax(t, deps, append(root, "status")...)
-	golden(t, "campaign-failed.txt", scrubDB(out))
+	testutil.Golden(t, filepath.Join("testdata", "campaign-failed.txt"), []byte(scrubDB(out)))
 }
 
 func TestCampaignCLIUsage(t *testing.T) {

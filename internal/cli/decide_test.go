@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestDecideGolden renders sectax decide on a 6.18 host (kernel syntax)
@@ -23,7 +24,7 @@ func TestDecideGolden(t *testing.T) {
 		{"host-6.18", nil},
 	} {
 		for _, format := range []string{"text", "md", "json"} {
-			args := append([]string{"--root", "../attribute/testdata/roots/" + c.root, "decide", "--format", format}, c.args...)
+			args := append([]string{"--root", testutil.AttributeRoot(t, c.root), "decide", "--format", format}, c.args...)
 			out, errs, code := sectax(t, fixedDeps(nil), args...)
 			if code != 0 {
 				t.Fatalf("%v: exit %d: %s", args, code, errs)
@@ -32,7 +33,7 @@ func TestDecideGolden(t *testing.T) {
 			if len(c.args) > 0 {
 				name += "-" + strings.TrimPrefix(c.args[0], "--")
 			}
-			golden(t, "decide/"+name+"."+format, out)
+			testutil.Golden(t, filepath.Join("testdata", "decide", name+"."+format), []byte(out))
 			if format == "json" {
 				var d decide.Decision
 				if err := json.Unmarshal([]byte(out), &d); err != nil {
@@ -45,7 +46,7 @@ func TestDecideGolden(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]string{{"--protect", "user_kernal"}, {"--protect", ""}, {"--profile", "laptop"}, {"--profile", "desktop", "--protect", "none"}} {
-		_, errs, code := sectax(t, fixedDeps(nil), append([]string{"--root", "../attribute/testdata/roots/host-6.18", "decide"}, bad...)...)
+		_, errs, code := sectax(t, fixedDeps(nil), append([]string{"--root", testutil.AttributeRoot(t, "host-6.18"), "decide"}, bad...)...)
 		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d: %q", bad, code, errs)
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // treeState is every name below dir with its size, mode and mtime: what a
@@ -88,7 +90,7 @@ func TestCampaignDryRun(t *testing.T) {
 				t.Errorf("output does not open with the dry-run line:\n%s", out)
 			}
 			out = strings.ReplaceAll(strings.ReplaceAll(scrubDB(out), f.root, "$ROOT"), images, "$IMAGES")
-			golden(t, "dry-run/campaign-"+tc.name+".txt", out)
+			testutil.Golden(t, filepath.Join("testdata", "dry-run", "campaign-"+tc.name+".txt"), []byte(out))
 			if len(f.requested) != 0 {
 				t.Errorf("boots requested: %q", f.requested)
 			}
@@ -127,7 +129,7 @@ func TestLabDryRun(t *testing.T) {
 	if !strings.HasPrefix(out, "Dry run: nothing was changed.\n") {
 		t.Errorf("output does not open with the dry-run line:\n%s", out)
 	}
-	golden(t, "dry-run/lab.txt", strings.ReplaceAll(out, dir, "$DIR"))
+	testutil.Golden(t, filepath.Join("testdata", "dry-run", "lab.txt"), []byte(strings.ReplaceAll(out, dir, "$DIR")))
 	if b, err := os.ReadFile(mark); err == nil {
 		t.Errorf("the dry run started QEMU: %s", b)
 	}

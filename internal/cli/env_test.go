@@ -43,7 +43,7 @@ func TestEnvGolden(t *testing.T) {
 				if format == "text" { // report.EnvText's golden
 					testutil.Golden(t, filepath.Join("..", "report", "testdata", "env", fx+".txt"), []byte(out))
 				} else {
-					golden(t, filepath.Join("env", fx+".json"), out)
+					testutil.Golden(t, filepath.Join("testdata", "env", fx+".json"), []byte(out))
 				}
 			}
 		})
@@ -216,24 +216,7 @@ func TestEnvLive(t *testing.T) {
 // vulnerability entry are reported, not fatal.
 func TestEnvBrokenTree(t *testing.T) {
 	root := t.TempDir()
-	src := testutil.SysinfoRoot("old-4.15-intel")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(root, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(root, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyTree(t, testutil.SysinfoRoot("old-4.15-intel"), root)
 	os.Remove(filepath.Join(root, "proc", "cmdline"))
 	os.Mkdir(filepath.Join(root, "proc", "cmdline"), 0o755)
 	os.Symlink("gone", filepath.Join(root, "sys/devices/system/cpu/vulnerabilities/newbug"))
@@ -258,9 +241,7 @@ func TestEnvBrokenTree(t *testing.T) {
 // link to a file outside DIR (as to /etc/shadow) prints none of it.
 func TestEnvHostileRoot(t *testing.T) {
 	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(wslOn)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyTree(t, wslOn, root)
 	secret := filepath.Join(t.TempDir(), "shadow")
 	os.WriteFile(secret, []byte("root:SECRET-HASH:19000:0:99999:7:::\n"), 0o600)
 	os.Remove(filepath.Join(root, "proc", "cmdline"))
@@ -285,9 +266,7 @@ func TestEnvHostileRoot(t *testing.T) {
 func TestEnvUnreadableVulnerabilities(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "tree")
-	if err := os.CopyFS(root, os.DirFS(wslOn)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyTree(t, wslOn, root)
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if d != nil && d.IsDir() {
 			os.Chmod(p, 0o755)
@@ -340,9 +319,7 @@ func TestEnvUnreadableVulnerabilities(t *testing.T) {
 // sequence in them reaches neither the summary line nor the evidence.
 func TestEnvHostilePlatformText(t *testing.T) {
 	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(testutil.SysinfoRoot("s390x-z15-zvm"))); err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyTree(t, testutil.SysinfoRoot("s390x-z15-zvm"), root)
 	si := filepath.Join(root, "proc", "sysinfo")
 	b, err := os.ReadFile(si)
 	if err != nil {

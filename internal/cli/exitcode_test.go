@@ -49,10 +49,10 @@ func TestExitCodes(t *testing.T) {
 		{"a group without its subcommand", nil, fixedDeps(nil), []string{"campaign"}, ExitOK},
 		{"an argument too many", nil, fixedDeps(nil), []string{"run", "extra"}, ExitUsage},
 		{"wrong argument count", nil, fixedDeps(nil), []string{"show"}, ExitUsage},
-		{"required flag missing", nil, fixedDeps(nil), []string{"verify", "--root", testutil.AdviseRoot("sys:wsl2-intel-on")}, ExitUsage},
+		{"required flag missing", nil, fixedDeps(nil), []string{"verify", "--root", testutil.SysinfoRoot("wsl2-intel-on")}, ExitUsage},
 		{"bad --param", nil, fixedDeps(nil), []string{"run", "--param", "sched-pipe.loops=0"}, ExitUsage},
 		{"unknown run", nil, fixedDeps(fakeRegistry()), []string{"show", "nope"}, ExitUsage},
-		{"verify unmet", nil, fixedDeps(nil), []string{"verify", "--root", testutil.AdviseRoot("sys:wsl2-intel-on"), "--expect", "off"}, ExitUnmet},
+		{"verify unmet", nil, fixedDeps(nil), []string{"verify", "--root", testutil.SysinfoRoot("wsl2-intel-on"), "--expect", "off"}, ExitUnmet},
 		{"Ctrl-C", cancelled, fixedDeps(nil), []string{"env", "--root", testutil.SysinfoRoot("wsl2-intel-on")}, ExitInterrupted},
 		{"workload failure", nil, withFailing, []string{"run", "--no-store", "--runs", "1", "--warmup", "0"}, ExitError},
 	} {
@@ -146,7 +146,7 @@ func TestExitCodesOnlyInCLI(t *testing.T) {
 // project's one-line usage error naming the flag and what it accepts,
 // not cobra's `required flag(s) "expect" not set`.
 func TestRequiredFlagMessage(t *testing.T) {
-	_, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.AdviseRoot("sys:wsl2-intel-on"))
+	_, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.SysinfoRoot("wsl2-intel-on"))
 	want := `sectax: sectax verify needs --expect: give off, auto, or kernel parameters ("mitigations=off audit=0")` + "\n"
 	if code != ExitUsage || errs != want {
 		t.Fatalf("exit %d, stderr %q; want %d, %q", code, errs, ExitUsage, want)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,21 +135,43 @@ func TestCompareRefusesMixedAccelerators(t *testing.T) {
 
 // TestListShowMarkTCG: list and show of runs a real `sectax lab --accel
 // tcg` stored say first that their timings are the emulator's, and mark
-// each such run; list's JSON carries the accelerator.
+// each such run; show prints the run's config and lab blocks; list's JSON
+// carries the accelerator. Only these lines are the lab's: the rest of
+// list and show is the layout list.golden and show.golden check.
 func TestListShowMarkTCG(t *testing.T) {
 	e := newCLIEnv(t)
 	if code, _, stderr := e.run("import", filepath.Join("..", "run", "testdata", "lab-runs.json")); code != 0 {
 		t.Fatal(stderr)
 	}
-	list := e.golden("list-lab-tcg", "list")
-	show := e.golden("show-lab-tcg", "show", "20261201T002258-29dc28")
-	for name, out := range map[string]string{"list": list, "show": show} {
-		if !strings.HasPrefix(out, compare.TCGHeadline) {
-			t.Errorf("%s does not start with the TCG headline:\n%s", name, out)
+	code, list, stderr := e.run("list")
+	if code != 0 || stderr != "" {
+		t.Fatalf("list: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(list, "\n")
+	if len(lines) != 6 || lines[0] != compare.TCGHeadline+` (runs marked "lab tcg")` || lines[1] != "" ||
+		!strings.HasPrefix(lines[2], "ID ") || lines[5] != "" {
+		t.Errorf("list does not start with the TCG headline over two runs:\n%s", list)
+	}
+	for _, row := range []string{"20261201T002249-ee5c87  lab-6.1.0-57-amd64-off", "20261201T002258-29dc28  lab-6.1.0-57-amd64-on"} {
+		if !slices.ContainsFunc(lines[3:5], func(l string) bool {
+			return strings.HasPrefix(l, row) && strings.HasSuffix(l, "  quick, lab tcg  complete")
+		}) {
+			t.Errorf("list does not mark %s as the lab's:\n%s", row, list)
 		}
 	}
-	if strings.Count(list, "quick, lab tcg") != 2 || !strings.Contains(show, "under QEMU -accel tcg") {
-		t.Errorf("runs not marked:\n%s\n%s", list, show)
+	code, show, stderr := e.run("show", "20261201T002258-29dc28")
+	if code != 0 || stderr != "" {
+		t.Fatalf("show: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		compare.TCGHeadline + "\n\nrun 20261201T002258-29dc28\n",
+		"\n  boot         d49ed3f8-33ff-4cb2-a468-c17a94987fef\n" +
+			"  config       on (-)\n" +
+			"  lab          boot 2 of 2 under QEMU -accel tcg, CPU model Skylake-Client-v1, 512 MiB, 1 vCPU, kernel image /boot/vmlinuz-6.1.0-57-amd64\n\n",
+	} {
+		if !strings.Contains(show, want) || !strings.HasPrefix(show, compare.TCGHeadline) {
+			t.Errorf("show lacks %q:\n%s", want, show)
+		}
 	}
 	if _, out, _ := e.run("list", "--format", "json"); strings.Count(out, `"accel": "tcg"`) != 2 {
 		t.Errorf("list JSON lacks the accelerator:\n%s", out)

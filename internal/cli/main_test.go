@@ -62,12 +62,6 @@ func sectax(t *testing.T, deps Deps, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// golden compares got with testdata/NAME (testutil.Golden).
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
-}
-
 // fake is a workload with scripted samples: value i of metric m is
 // base[m] + i*step[m]. It never touches the system.
 type fake struct {
@@ -110,7 +104,7 @@ func TestWorkloadsGolden(t *testing.T) {
 		if code != 0 || errs != "" {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		golden(t, "workloads."+format, out)
+		testutil.Golden(t, filepath.Join("testdata", "workloads."+format), []byte(out))
 	}
 }
 
@@ -121,7 +115,7 @@ func TestRunGolden(t *testing.T) {
 		if code != 0 || withoutEstimate(errs) != "" {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		golden(t, "run."+format, out)
+		testutil.Golden(t, filepath.Join("testdata", "run."+format), []byte(out))
 	}
 }
 

@@ -58,11 +58,6 @@ func wslDir(t *testing.T, corpus string, mode os.FileMode) (dir, path string, or
 	return dir, path, orig
 }
 
-func wslGolden(t *testing.T, name, got string) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", "wslconfig", name+".golden"), []byte(got))
-}
-
 func wslTranscript(code int, stdout, stderr string, repl ...string) string {
 	s := fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr)
 	return strings.NewReplacer(repl...).Replace(s)
@@ -132,7 +127,7 @@ func TestWSLConfigCLI(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, tc.code, stderr)
 			}
-			wslGolden(t, tc.name, wslTranscript(code, stdout, stderr, dir, "$DIR"))
+			testutil.Golden(t, filepath.Join("testdata", "wslconfig", tc.name+".golden"), []byte(wslTranscript(code, stdout, stderr, dir, "$DIR")))
 			switch tc.after {
 			case "same":
 				got, err := os.ReadFile(path)
@@ -189,7 +184,7 @@ func TestWSLConfigSymlink(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	wslGolden(t, "set-symlink", wslTranscript(code, stdout, stderr, winDir, "$WIN", home, "$HOME"))
+	testutil.Golden(t, filepath.Join("testdata", "wslconfig", "set-symlink.golden"), []byte(wslTranscript(code, stdout, stderr, winDir, "$WIN", home, "$HOME")))
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatal("the link was replaced")
 	}
@@ -217,7 +212,7 @@ func TestWSLConfigFind(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			wslGolden(t, "find-"+tc.root, wslTranscript(code, stdout, stderr, root, "$ROOT"))
+			testutil.Golden(t, filepath.Join("testdata", "wslconfig", "find-"+tc.root+".golden"), []byte(wslTranscript(code, stdout, stderr, root, "$ROOT")))
 		})
 	}
 }
@@ -251,9 +246,7 @@ func TestWSLConfigMissingFolder(t *testing.T) {
 // link out of the tree is neither shown nor rewritten.
 func TestWSLConfigHostileRoot(t *testing.T) {
 	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "wslconfig", "testdata", "roots", "one-profile"))); err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyTree(t, filepath.Join("..", "wslconfig", "testdata", "roots", "one-profile"), root)
 	outside := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(outside, []byte("[wsl2]\nkernelCommandLine = SECRET\n"), 0o644)
 	cfg := filepath.Join(root, "mnt", "c", "Users", "alice", ".wslconfig")

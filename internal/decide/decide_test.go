@@ -16,11 +16,12 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 func input(t *testing.T, root string) Input {
 	t.Helper()
-	dir := filepath.Join("..", "attribute", "testdata", "roots", root)
+	dir := testutil.AttributeRoot(t, root)
 	s, err := sysinfo.Collect(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -26,11 +26,6 @@ func synthetic(t *testing.T) []Run {
 	return runs
 }
 
-func goldenFile(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got)
-}
-
 // TestSyntheticFleet: the report finds the documented groups, pairs and
 // taxes of the synthetic fleet, and every rendering says it is synthetic.
 func TestSyntheticFleet(t *testing.T) {
@@ -111,7 +106,7 @@ func TestFixtureFile(t *testing.T) {
 	if err := store.WriteDocs(&b, fleettest.Fleet(1), store.FormatArray); err != nil {
 		t.Fatal(err)
 	}
-	goldenFile(t, "synthetic-fleet.json", b.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "synthetic-fleet.json"), b.Bytes())
 	docs, err := store.Decode("synthetic-fleet.json", b.Bytes())
 	if err != nil || len(docs) != 31 {
 		t.Fatalf("%d documents, %v", len(docs), err)

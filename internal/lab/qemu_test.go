@@ -8,11 +8,6 @@ import (
 	"github.com/sectax/sectax/internal/testutil"
 )
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got)
-}
-
 func TestQEMUArgs(t *testing.T) {
 	var b strings.Builder
 	for _, q := range []QEMU{
@@ -30,7 +25,7 @@ func TestQEMUArgs(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	golden(t, "qemu-args.golden", []byte(b.String()))
+	testutil.Golden(t, filepath.Join("testdata", "qemu-args.golden"), []byte(b.String()))
 }
 
 func TestParseMemory(t *testing.T) {

@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // rootMachine reads the vulnerability lines of a fake root of
-// internal/attribute/testdata/roots (sysinfo is a layer above).
+// internal/attribute/testdata/roots.txt (sysinfo is a layer above).
 func rootMachine(t *testing.T, root, vendor, release, platform string) Machine {
 	t.Helper()
-	dir := filepath.Join("..", "attribute", "testdata", "roots", root, "sys", "devices", "system", "cpu", "vulnerabilities")
+	dir := filepath.Join(testutil.AttributeRoot(t, root), "sys", "devices", "system", "cpu", "vulnerabilities")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

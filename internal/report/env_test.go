@@ -37,7 +37,7 @@ func TestEnvTextGolden(t *testing.T) {
 			continue // a tree of sysinfo's own tests only
 		}
 		var b bytes.Buffer
-		if err := EnvText(&b, collect(t, testutil.AdviseRoot("sys:"+e.Name()))); err != nil {
+		if err := EnvText(&b, collect(t, testutil.SysinfoRoot(e.Name()))); err != nil {
 			t.Fatal(err)
 		}
 		testutil.Golden(t, golden, b.Bytes())
@@ -50,7 +50,8 @@ func TestEnvTextGolden(t *testing.T) {
 
 func adviceInputs(t *testing.T, root, target string) (*sysinfo.Snapshot, advise.Platform, mitigation.Target, *mitigation.Knowledge) {
 	t.Helper()
-	s := collect(t, testutil.AdviseRoot(root))
+	dir := testutil.AdviseRoot(t, root)
+	s := collect(t, dir)
 	tg, err := mitigation.ParseTarget(target)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func adviceInputs(t *testing.T, root, target string) (*sysinfo.Snapshot, advise.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, advise.Probe(testutil.AdviseRoot(root), s), tg, kb
+	return s, advise.Probe(dir, s), tg, kb
 }
 
 // TestAdviceTextGolden: one golden per platform shape.

@@ -1,5 +1,7 @@
-// Package testutil holds what sectax's tests share: the one -update flag
-// and the golden-file comparison. Only test files import it.
+// Package testutil holds what sectax's tests share: the one -update flag,
+// the golden-file comparison (Golden, GoldenPage, Absent) and the fake
+// roots (SysinfoRoot; AdviseRoot and AttributeRoot, layered on a sysinfo
+// tree by Root; CopyTree). Only test files import it.
 //
 // Refresh every golden file from the repository root with
 //
@@ -82,13 +84,28 @@ func SysinfoRoot(name string) string {
 	return filepath.Join(internalDir(), "sysinfo", "testdata", name)
 }
 
-// AdviseRoot is the fake root NAME of a boot platform under
-// internal/advise/testdata/roots or, for "sys:NAME", SysinfoRoot(NAME).
-func AdviseRoot(name string) string {
+// AdviseRoot is the fake root NAME of a boot platform, layered on a
+// sysinfo tree (internal/advise/testdata/roots.txt, assembled by
+// LayeredRoot into t.TempDir()) or, for "sys:NAME", SysinfoRoot(NAME).
+func AdviseRoot(t testing.TB, name string) string {
+	t.Helper()
 	if n, ok := strings.CutPrefix(name, "sys:"); ok {
 		return SysinfoRoot(n)
 	}
-	return filepath.Join(internalDir(), "advise", "testdata", "roots", name)
+	return LayeredRoot(t, AdviseRoots(), name)
+}
+
+// AdviseRoots is the folder of advise's fake roots: roots.txt, the
+// manifest, and roots/NAME, the files each changes (see Layers).
+func AdviseRoots() string {
+	return filepath.Join(internalDir(), "advise", "testdata")
+}
+
+// AttributeRoot is the fake root NAME of attribute's and decide's tests,
+// layered on a sysinfo tree (internal/attribute/testdata/roots.txt).
+func AttributeRoot(t testing.TB, name string) string {
+	t.Helper()
+	return LayeredRoot(t, filepath.Join(internalDir(), "attribute", "testdata"), name)
 }
 
 // AdviceCase is an advise run on a fake root: the golden's name, the root
@@ -118,19 +135,6 @@ func Need(t testing.TB, format string, a ...any) {
 		t.Fatalf(format+" (CI=true does not skip this test)", a...)
 	}
 	t.Skipf(format, a...)
-}
-
-// CopyTree makes dst a copy of the tree src (a fixture under testdata/,
-// to break files in without touching it): dst is replaced, src copied
-// with os.CopyFS.
-func CopyTree(t testing.TB, src, dst string) {
-	t.Helper()
-	if err := os.RemoveAll(dst); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
 }
 
 var (

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Writes the fake roots of advise and verify: each starts as a copy of a
-# sysinfo tree (../../sysinfo/testdata/NAME) and gets the boot-loader files
-# of one platform shape (docs/native.md, docs/wsl.md) or a changed command line.
-# Rerun after editing; the trees are committed as plain files (no symlinks,
-# no colons in names).
+# Writes the fake roots of advise and verify: each is a sysinfo tree
+# (../../sysinfo/testdata/NAME) with the boot-loader files of one platform
+# shape (docs/native.md, docs/wsl.md) or a changed command line laid over it.
+# Only what differs is committed: roots.txt names each root's base tree and
+# roots/NAME holds its own files; testutil.AdviseRoot assembles a root into
+# the test's temporary folder. Rerun after editing (plain files, no
+# symlinks, no colons in names).
 set -euo pipefail
 cd "$(dirname "$0")"
 src=../../sysinfo/testdata
 rm -rf roots
 mkdir -p roots
+cat >roots.txt <<'EOT'
+# advise's fake roots, written by mkroots.sh: NAME from BASE, a tree of
+# internal/sysinfo/testdata, with the files of roots/NAME laid over it
+# (testutil.Layers says how).
+EOT
 
 w() { # w TREE PATH TEXT: write TEXT (with a trailing newline) to roots/TREE/PATH
 	mkdir -p "roots/$1/$(dirname "$2")"
 	printf '%s\n' "$3" >"roots/$1/$2"
 }
-from() { cp -r "$src/$2" "roots/$1"; }
+from() { printf '%-20s from %s\n' "$1" "$2" >>roots.txt; }
 vuln() { w "$1" "sys/devices/system/cpu/vulnerabilities/$2" "$3"; }
 
 # GRUB on Ubuntu (update-grub), with a cloud-image drop-in.
