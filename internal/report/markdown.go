@@ -146,6 +146,9 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 		}
 	}
 	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legendOf(c)))
+	if l := bootShareLine(c); l != "" {
+		fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(l))
+	}
 
 	if alone(c) {
 		if lines := Meaning(c.Comparisons[0]); len(lines) > 0 {

@@ -170,6 +170,9 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	if err := t.write(w, opt.Color); err != nil {
 		return err
 	}
+	if l := bootShareLine(c); l != "" {
+		fmt.Fprintf(&b, "%s\n", termSafe(l))
+	}
 	if alone(c) {
 		textPair(&b, c.Comparisons[0], paint)
 		_, err := io.WriteString(w, b.String())
