@@ -147,3 +147,14 @@ func TestProgressCounts(t *testing.T) {
 		t.Errorf("adaptive: %q", got)
 	}
 }
+
+// TestRemaining: the estimate said after the first boot is from what it
+// took.
+func TestRemaining(t *testing.T) {
+	if got := Remaining(88*time.Second, 2, false); got != "a boot takes 1:28 here: about 2:56 for the 2 boots left" {
+		t.Errorf("%q", got)
+	}
+	if got := Remaining(time.Minute, 3, true); got != "a boot takes 1:00 here: about 3:00 for the 3 planned boots left (adaptive rounds may add more)" {
+		t.Errorf("%q", got)
+	}
+}

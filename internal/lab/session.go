@@ -196,6 +196,9 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		seen = append(seen, r.Env.BootID)
 		booted[st.Config.Name]++
 		host.Say("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, runner.Clock(time.Since(t0)))
+		if i == 0 && len(steps) > 1 {
+			host.Say("lab: %s", Remaining(spent, len(steps)-1, req.Adaptive.TargetPct > 0))
+		}
 		if i == len(steps)-1 && req.Adaptive.TargetPct > 0 {
 			round, more, err := s.adaptRound(ctx, names, stopped, booted, time.Since(began), spent/time.Duration(i+1), st.Round+1)
 			if err != nil {
@@ -210,6 +213,18 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		}
 	}
 	return MakeMatrix(ctx, sides.OnDB(db), req.Prefix, names, s.configs, notes...)
+}
+
+// Remaining is the estimate said after the first boot, from what it
+// took (perBoot): "a boot takes 1:28 here: about 2:56 for the 2 boots
+// left" (under adaptive repetition, of the planned boots: rounds may add
+// more).
+func Remaining(perBoot time.Duration, left int, adaptive bool) string {
+	planned, more := "", ""
+	if adaptive {
+		planned, more = "planned ", " (adaptive rounds may add more)"
+	}
+	return fmt.Sprintf("a boot takes %s here: about %s for the %d %sboots left%s", runner.Clock(perBoot), runner.Clock(perBoot*time.Duration(left)), left, planned, more)
 }
 
 // BootCount names boot i (from 0) of total: "boot 3 of 4"; under
