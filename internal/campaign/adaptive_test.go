@@ -46,7 +46,7 @@ func TestCampaignAdaptiveSizing(t *testing.T) {
 		return xs
 	}
 	r.bootTime, r.repTime = 10*time.Minute, 500*time.Millisecond
-	c, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: 4,
+	_, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: 4,
 		Seed: 7, Label: "cmp", Options: Options{Request: plan.Request{Suite: "quick", Repetitions: 2}, TargetCI: 1, Budget: 4 * time.Hour,
 			Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
 	if err != nil {
@@ -55,7 +55,7 @@ func TestCampaignAdaptiveSizing(t *testing.T) {
 	if err := r.drive(8); err != nil {
 		t.Fatal(err)
 	}
-	c = r.load()
+	c := r.load()
 	var opts Options
 	if err := json.Unmarshal([]byte(c.Options), &opts); err != nil {
 		t.Fatal(err)
