@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -98,6 +99,10 @@ func TestLabAdaptRound(t *testing.T) {
 	// at the least, 2.
 	if !slices.Equal(labels, []string{"lab-k-on", "lab-k-on", "lab-k-on", "lab-k-wide", "lab-k-wide", "lab-k-wide"}) {
 		t.Errorf("next round %v, want on and wide, 3 boots each", labels)
+	}
+	// The count reaches the guest: its task's input is the selection.
+	if in, err := json.Marshal(s.req.Measure); err != nil || !strings.Contains(string(in), `"runs":2`) {
+		t.Errorf("the guest's task %s (%v) lacks the repetitions per boot", in, err)
 	}
 	if s.req.Measure.Repetitions != 2 || !slices.ContainsFunc(said, func(l string) bool {
 		return strings.HasPrefix(l, "adaptive: boot-to-boot spread is 100% of syscall-basic's variance") &&
