@@ -74,9 +74,22 @@ type Engine struct {
 	WriteFile func(path string, old, data []byte) error
 	// Extend is adaptive repetition (campaigns with Options.TargetCI):
 	// asked when every step is measured, it names the configurations to
-	// boot once more (the first configuration is added to every round)
-	// and says, one line each, what stopped the others. Nil: no rounds.
-	Extend func(ctx context.Context, rec *store.Campaign, opts Options) (more []string, notes []string, err error)
+	// boot again (the first configuration is added to every round), how
+	// many times and with how many repetitions each, and says, one line
+	// each, what stopped the others. Nil: no rounds.
+	Extend func(ctx context.Context, rec *store.Campaign, opts Options) (Extension, error)
+}
+
+// Extension is one decision of adaptive repetition for a campaign.
+type Extension struct {
+	// More are the configurations to boot again besides the first; Notes
+	// say what stopped the others.
+	More, Notes []string
+	// Boots is the boots of each configuration in the round (0: 1);
+	// Runs the repetitions per boot of the round's runs (0: as before);
+	// Sizing the line that says why (lab.Allocation).
+	Boots, Runs int
+	Sizing      string
 }
 
 // StartRequest is a new campaign.
@@ -389,7 +402,8 @@ func (e *Engine) Resume(ctx context.Context) (*store.Campaign, error) {
 // the campaign's message when no round follows.
 func (e *Engine) extend(ctx context.Context, st *state) ([]string, error) {
 	rec := st.rec
-	more, notes, err := e.Extend(ctx, rec, st.opts)
+	ext, err := e.Extend(ctx, rec, st.opts)
+	more, notes := ext.More, ext.Notes
 	if err != nil || len(more) == 0 {
 		return notes, err
 	}
@@ -401,9 +415,22 @@ func (e *Engine) extend(ctx context.Context, st *state) ([]string, error) {
 		}
 		round = append(round, c)
 	}
-	steps, err := Plan(round, 1, rec.Seed+int64(len(rec.Steps)))
+	steps, err := Plan(round, max(ext.Boots, 1), rec.Seed+int64(len(rec.Steps)))
 	if err != nil {
 		return nil, err
+	}
+	if ext.Runs > 0 && ext.Runs != st.opts.Repetitions {
+		// The round's runs are measured from the campaign's options:
+		// the count is stored with them before the round starts.
+		st.opts.Repetitions = ext.Runs
+		b, err := json.Marshal(st.opts)
+		if err != nil {
+			return nil, err
+		}
+		rec.Options = string(b)
+	}
+	if ext.Sizing != "" {
+		e.say("%s", ext.Sizing)
 	}
 	boots := map[string]int{}
 	for _, s := range rec.Steps {
@@ -413,7 +440,7 @@ func (e *Engine) extend(ctx context.Context, st *state) ([]string, error) {
 		boots[s.Config]++
 		rec.Steps = append(rec.Steps, store.CampaignStep{Index: len(rec.Steps), Config: s.Config, Boot: boots[s.Config], Status: StepPending})
 	}
-	e.say("adaptive: %d more boots (%s and %s): their interval against %s is still wider than ±%g points", len(steps), st.configs[0].Name, strings.Join(more, ", "), st.configs[0].Name, st.opts.TargetCI)
+	e.say("adaptive: %d more boots (%s and %s, %d each): their interval against %s is still wider than ±%g points", len(steps), st.configs[0].Name, strings.Join(more, ", "), max(ext.Boots, 1), st.configs[0].Name, st.opts.TargetCI)
 	return notes, nil
 }
 

@@ -125,8 +125,13 @@ type rig struct {
 	// storing a run in the given state.
 	measureFail *run.Status
 	measured    []Measurement
-	clock       time.Time
-	ids         int
+	// samples, when set, are a measurement's samples; bootTime and
+	// repTime how long the boot before it and each sample take on the
+	// clock.
+	samples           func(m Measurement) []float64
+	bootTime, repTime time.Duration
+	clock             time.Time
+	ids               int
 	// wslconfig is the .wslconfig the campaign's options name.
 	wslconfig string
 }
@@ -191,10 +196,16 @@ func (r *rig) measure(ctx context.Context, m Measurement) error {
 	if err != nil {
 		return err
 	}
+	samples := []float64{0.1, 0.2}
+	if r.samples != nil {
+		samples = r.samples(m)
+	}
+	r.clock = r.clock.Add(r.bootTime)
 	run1 := &run.Run{Schema: run.Schema, ID: m.RunID, Label: m.Label, Started: r.clock, Status: run.StatusRunning,
-		Suite: m.Options.Suite, Engine: "native", Env: snap, Config: m.Config, Campaign: m.Campaign,
+		Suite: m.Options.Suite, Engine: "native", Env: snap, Config: m.Config, Campaign: m.Campaign, Repetitions: len(samples),
 		Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(10)},
-			Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: []float64{0.1, 0.2}}}}}}
+			Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: samples}}}}}
+	r.clock = r.clock.Add(time.Duration(len(samples)) * r.repTime)
 	if err := r.db.Begin(run1); err != nil {
 		return err
 	}

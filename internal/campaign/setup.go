@@ -101,7 +101,7 @@ func NewEngine(s Setup) (*Engine, error) {
 			_, err := wslconfig.WriteFile(path, old, data, now())
 			return err
 		},
-		Extend: func(ctx context.Context, rec *store.Campaign, opts Options) ([]string, []string, error) {
+		Extend: func(ctx context.Context, rec *store.Campaign, opts Options) (Extension, error) {
 			return adapt(ctx, db, rec, opts, now())
 		},
 	}, nil
@@ -111,15 +111,18 @@ func NewEngine(s Setup) (*Engine, error) {
 // measured: each configuration is compared with the first, the boot as
 // the unit, and those whose interval is still wider than the target get
 // another round if it fits in the budget (from the campaign's start, at
-// the mean time of a boot so far).
-func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options, now time.Time) (more, notes []string, err error) {
+// the cost of a boot so far). The round's boots and repetitions per boot
+// are sized from the variance components and the costs measured so far
+// (lab.Allocate: a boot costs the campaign's time per boot less its
+// repetitions).
+func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options, now time.Time) (Extension, error) {
 	configs, err := Configs(rec)
 	if err != nil {
-		return nil, nil, err
+		return Extension{}, err
 	}
 	ss, err := Sides(ctx, db, rec, configs)
 	if err != nil {
-		return nil, nil, err
+		return Extension{}, err
 	}
 	measured := 0
 	boots := map[string]int{}
@@ -130,18 +133,44 @@ func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options,
 		}
 	}
 	elapsed := now.Sub(rec.Created)
-	byName := map[string]compare.Side{}
-	for i, c := range configs {
-		byName[c.Name] = ss[i]
-	}
+	perBoot := elapsed / time.Duration(max(measured, 1))
 	ad := lab.Adaptive{TargetPct: opts.TargetCI, Budget: opts.Budget}
-	return ad.Decide(configs[0].Name, configs[1:], func(c bootconfig.Config) (float64, error) {
-		rep, err := compare.Compare(ss[0], byName[c.Name], compare.Options{})
+	reports := map[string]*compare.Report{}
+	var wide []*compare.Report
+	var runs []*run.Run
+	for _, s := range ss {
+		runs = append(runs, s.Runs...)
+	}
+	for i, c := range configs[1:] {
+		rep, err := compare.Compare(ss[0], ss[i+1], compare.Options{})
 		if err != nil {
-			return 0, err
+			return Extension{}, err
 		}
-		return lab.BootWidth(rep), nil
-	}, boots, elapsed, elapsed/time.Duration(max(measured, 1)))
+		reports[c.Name] = rep
+		if lab.BootWidth(rep) > opts.TargetCI {
+			wide = append(wide, rep)
+		}
+	}
+	base := opts.Repetitions
+	if base == 0 && len(runs) > 0 { // the suite's default
+		base = runs[len(runs)-1].Repetitions
+	}
+	alloc, sized := lab.Allocate(wide, opts.TargetCI, lab.LevelCosts(elapsed, runs), base)
+	if sized {
+		if c := alloc.Costs.PerBoot(alloc.Runs); c > 0 {
+			perBoot = c
+		}
+	}
+	more, notes, err := ad.Decide(configs[0].Name, configs[1:], func(c bootconfig.Config) (float64, error) {
+		return lab.BootWidth(reports[c.Name]), nil
+	}, boots, elapsed, perBoot)
+	ext := Extension{More: more, Notes: notes}
+	if err != nil || len(more) == 0 || !sized {
+		return ext, err
+	}
+	ext.Runs, ext.Sizing = alloc.Runs, alloc.String()
+	ext.Boots = alloc.RoundBoots(len(more)+1, opts.Budget-elapsed, perBoot)
+	return ext, nil
 }
 
 // Sides are the campaign's measured runs, one side per configuration

@@ -34,6 +34,48 @@ type group struct {
 	samples map[string]map[int][]float64
 }
 
+// bootLevels are the variance components of one metric of a side by
+// boot (nil: fewer than two boots with samples, or no boot of two).
+func bootLevels(s Side, g *group, metric string) *stats.Levels {
+	if s.Published() {
+		return nil
+	}
+	var order []string
+	byBoot := map[string][]float64{}
+	for ri := range s.Runs {
+		k := s.bootKey(ri)
+		if _, ok := byBoot[k]; !ok {
+			order = append(order, k)
+		}
+		byBoot[k] = append(byBoot[k], g.samples[metric][ri]...)
+	}
+	groups := make([][]float64, 0, len(order))
+	for _, k := range order {
+		groups = append(groups, byBoot[k])
+	}
+	l, ok := stats.VarianceLevels(groups)
+	if !ok {
+		return nil
+	}
+	return &l
+}
+
+// setLevels sets the variance components of m on each side and its boot
+// share.
+func (m *Metric) setLevels(a Side, x *group, b Side, y *group) {
+	m.LevelsA, m.LevelsB = bootLevels(a, x, m.Name), bootLevels(b, y, m.Name)
+	if m.LevelsA == nil && m.LevelsB == nil {
+		return
+	}
+	share := func(l *stats.Levels) *float64 {
+		if l == nil {
+			return nil
+		}
+		return finite(l.BootShare() * 100)
+	}
+	m.BootShare = &BootShare{A: share(m.LevelsA), B: share(m.LevelsB)}
+}
+
 func resultEngine(r *run.Run, res *run.Result) string {
 	if res.Engine != "" {
 		return res.Engine
@@ -250,6 +292,7 @@ func match(a, b Side, opt Options) (*Report, error) {
 					m.RatioInterval = &Interval{Lo: lo, Hi: hi}
 				}
 			}
+			m.setLevels(a, x, b, y)
 			w.Metrics = append(w.Metrics, m)
 		}
 		for _, mb := range y.metrics {

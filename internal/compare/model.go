@@ -203,13 +203,31 @@ type Metric struct {
 	// one unit (repetitions, or per-boot medians with the boot as the
 	// unit) and enough for one; nil otherwise. JSON adds it as the change
 	// in percent, change_pct_interval (Interval.ChangePct).
-	RatioInterval *Interval       `json:"ratio_interval"`
-	Warnings      []stats.Warning `json:"warnings,omitempty"`
+	RatioInterval *Interval `json:"ratio_interval"`
+	// BootShare is how much of each side's spread is boot-to-boot, when
+	// a side holds repetitions of two or more boots (absent when neither
+	// does). LevelsA and LevelsB are the variance components it is made
+	// of (stats.VarianceLevels of the repetitions grouped by boot; nil
+	// for a side of fewer than two boots): adaptive repetition sizes the
+	// next boots from them.
+	BootShare        *BootShare      `json:"boot_share,omitempty"`
+	LevelsA, LevelsB *stats.Levels   `json:"-"`
+	Warnings         []stats.Warning `json:"warnings,omitempty"`
 	// RawA and RawB are every repetition of each side in run order (the
 	// samples of A and B before any per-boot pooling), for charts that
 	// show the spread and drift. They are not part of the JSON report.
 	RawA []float64 `json:"-"`
 	RawB []float64 `json:"-"`
+}
+
+// BootShare is, per side, the boot-to-boot part of a metric's variance
+// in percent (stats.Levels.BootShare × 100): σ²_between / (σ²_between +
+// σ²_within), the between-boot estimate clamped at 0 when it comes out
+// negative. A side of fewer than two boots, or with no boot of two
+// repetitions, has none (null).
+type BootShare struct {
+	A *float64 `json:"a_pct"`
+	B *float64 `json:"b_pct"`
 }
 
 // Metric roles.

@@ -18,9 +18,11 @@ const (
 	tcgSlowdown = 10
 )
 
-// estimate is how long n boots take: each boot's run from this machine's
-// stored lab runs of the suite under the accelerator, else from the plan
-// (×tcgSlowdown under tcg), plus the boot itself. Zero without a plan.
+// estimate is how long n boots take: each boot from this machine's
+// stored lab runs of the suite under the accelerator (the median of their
+// whole boots, the lab block's VM wall time: store.DB.Durations), else
+// from the plan (×tcgSlowdown under tcg) plus the boot itself. Zero
+// without a plan.
 func (s *session) estimate(n int) plan.Estimate {
 	if s.host.RunPlan == nil {
 		return plan.Estimate{}
@@ -30,12 +32,13 @@ func (s *session) estimate(n int) plan.Estimate {
 		past = s.host.Past(string(s.host.RunPlan.Suite), s.accel)
 	}
 	e := s.host.RunPlan.Estimate(s.req.Measure.Warmup, past)
+	if e.Past > 0 {
+		return e.Times(n, 0) // whole boots
+	}
 	boot := bootCostKVM
 	if s.accel == AccelTCG {
 		boot = bootCostTCG
-		if e.Past == 0 {
-			e.Duration *= tcgSlowdown
-		}
+		e.Duration *= tcgSlowdown
 	}
 	return e.Times(n, boot)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +14,6 @@ import (
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/child"
-	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
@@ -136,6 +134,10 @@ type session struct {
 	qemuVersion string
 	seed        int64
 	total       int
+	// runs are the runs measured so far and spent the boots' wall time
+	// (adaptive repetition's costs).
+	runs  []*run.Run
+	spent time.Duration
 }
 
 // Run is `sectax lab`: it checks the request, reads the kernels, picks the
@@ -178,7 +180,7 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		if i > 0 {
 			eta = "ETA " + runner.Clock(spent/time.Duration(i)*time.Duration(len(steps)-i))
 		}
-		host.Say("boot %d of %d: %s (%s elapsed, %s)", i+1, len(steps), st.Label, runner.Clock(time.Since(start)), eta)
+		host.Say("%s: %s (%s elapsed, %s)", BootCount(i, len(steps), req.Adaptive.TargetPct > 0), st.Label, runner.Clock(time.Since(start)), eta)
 		t0 := time.Now()
 		var r *run.Run
 		err := s.withFallback(i == 0, func() error {
@@ -190,9 +192,13 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 			return nil, BootError(ctx, err, i, len(steps), st.Label)
 		}
 		spent += time.Since(t0)
+		s.runs, s.spent = append(s.runs, r), spent
 		seen = append(seen, r.Env.BootID)
 		booted[st.Config.Name]++
 		host.Say("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, runner.Clock(time.Since(t0)))
+		if i == 0 && len(steps) > 1 {
+			host.Say("lab: %s", Remaining(spent, len(steps)-1, req.Adaptive.TargetPct > 0))
+		}
 		if i == len(steps)-1 && req.Adaptive.TargetPct > 0 {
 			round, more, err := s.adaptRound(ctx, names, stopped, booted, time.Since(began), spent/time.Duration(i+1), st.Round+1)
 			if err != nil {
@@ -207,6 +213,29 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		}
 	}
 	return MakeMatrix(ctx, sides.OnDB(db), req.Prefix, names, s.configs, notes...)
+}
+
+// Remaining is the estimate said after the first boot, from what it
+// took (perBoot): "a boot takes 1:28 here: about 2:56 for the 2 boots
+// left" (under adaptive repetition, of the planned boots: rounds may add
+// more).
+func Remaining(perBoot time.Duration, left int, adaptive bool) string {
+	planned, more := "", ""
+	if adaptive {
+		planned, more = "planned ", " (adaptive rounds may add more)"
+	}
+	return fmt.Sprintf("a boot takes %s here: about %s for the %d %sboots left%s", runner.Clock(perBoot), runner.Clock(perBoot*time.Duration(left)), left, planned, more)
+}
+
+// BootCount names boot i (from 0) of total: "boot 3 of 4"; under
+// adaptive repetition the total is open, "boot 5 of 6 so far (adaptive:
+// more while the target is not met)", since rounds are added after the
+// planned boots until the target or the budget stops them.
+func BootCount(i, total int, adaptive bool) string {
+	if adaptive {
+		return fmt.Sprintf("boot %d of %d so far (adaptive: more while the target is not met)", i+1, total)
+	}
+	return fmt.Sprintf("boot %d of %d", i+1, total)
 }
 
 // setup checks req and makes the session: the kernels, the accelerator,
@@ -496,71 +525,6 @@ func (s *session) boot(ctx context.Context, k Kernel, st Step, seen []string) (*
 		return nil, err
 	}
 	return doc.Run, nil
-}
-
-// adaptRound is adaptive repetition after the boots so far: each
-// configuration not yet stopped is compared with on (per kernel, the
-// widest interval counts), and the next round boots on and those whose
-// interval is still wider than the target, if it fits in the budget. It
-// returns the round (empty: done) and a line for each configuration that
-// stopped, saying what stopped it.
-func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[string]bool, booted map[string]int,
-	elapsed, perBoot time.Duration, round int) ([]Step, []string, error) {
-	load := sides.OnDB(s.db)
-	var running []bootconfig.Config
-	for _, c := range s.configs[1:] {
-		if !stopped[c.Name] {
-			running = append(running, c)
-		}
-	}
-	boots := map[string]int{}
-	for name, n := range booted {
-		boots[name] = n / len(kernels)
-	}
-	more, notes, err := s.req.Adaptive.Decide(s.configs[0].Name, running, func(c bootconfig.Config) (float64, error) {
-		w := 0.0
-		for _, k := range kernels {
-			a, err := load.Side(ctx, Label(s.req.Prefix, k, s.configs[0].Name))
-			if err != nil {
-				return 0, err
-			}
-			b, err := load.Side(ctx, Label(s.req.Prefix, k, c.Name))
-			if err != nil {
-				return 0, err
-			}
-			rep, err := compare.Compare(a, b, compare.Options{})
-			if err != nil {
-				return 0, err
-			}
-			w = math.Max(w, BootWidth(rep))
-		}
-		return w, nil
-	}, boots, elapsed, perBoot*time.Duration(len(kernels)))
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, c := range running {
-		if !slices.Contains(more, c.Name) {
-			stopped[c.Name] = true
-		}
-	}
-	for _, line := range notes {
-		s.host.Say("%s", line)
-	}
-	if len(more) == 0 {
-		return nil, notes, nil
-	}
-	sel := []bootconfig.Config{s.configs[0]}
-	for _, name := range more {
-		c, _ := bootconfig.Find(s.configs, name)
-		sel = append(sel, c)
-	}
-	s.host.Say("adaptive: round %d boots %s again (interval wider than ±%g points)", round, strings.Join(append([]string{s.configs[0].Name}, more...), ", "), s.req.Adaptive.TargetPct)
-	steps := MakePlan(s.req.Prefix, kernels, sel, 1, s.seed+int64(round))
-	for i := range steps {
-		steps[i].Round = round
-	}
-	return steps, notes, nil
 }
 
 // BootError is the error of boot i (from 0) of n, labelled label, that

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -74,8 +75,9 @@ func TestLabAdaptRound(t *testing.T) {
 		t.Fatal(err)
 	}
 	configs, _ := bootconfig.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
+	var said []string
 	s := &session{req: &Request{Prefix: "lab", Adaptive: Adaptive{TargetPct: 2, Budget: time.Hour}},
-		host: Host{Say: func(string, ...any) {}}, db: db, configs: configs, seed: 1}
+		host: Host{Say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}, db: db, configs: configs, seed: 1}
 	stopped := map[string]bool{}
 	booted := map[string]int{"on": 6, "tight": 6, "wide": 6}
 	steps, notes, err := s.adaptRound(ctx, []string{"k"}, stopped, booted, time.Minute, time.Minute, 7)
@@ -90,8 +92,23 @@ func TestLabAdaptRound(t *testing.T) {
 		}
 	}
 	sort.Strings(labels)
-	if !slices.Equal(labels, []string{"lab-k-on", "lab-k-wide"}) {
-		t.Errorf("next round %v, want on and wide", labels)
+	// wide's boots vary and its repetitions do not: all its spread is
+	// boot-to-boot, and it needs more boots than a round gives: the
+	// round boots on and wide MaxRoundBoots times each. No cost is
+	// measured (no run of this lab), so the repetitions per boot stay
+	// at the least, 2.
+	if !slices.Equal(labels, []string{"lab-k-on", "lab-k-on", "lab-k-on", "lab-k-wide", "lab-k-wide", "lab-k-wide"}) {
+		t.Errorf("next round %v, want on and wide, 3 boots each", labels)
+	}
+	// The count reaches the guest: its task's input is the selection.
+	if in, err := json.Marshal(s.req.Measure); err != nil || !strings.Contains(string(in), `"runs":2`) {
+		t.Errorf("the guest's task %s (%v) lacks the repetitions per boot", in, err)
+	}
+	if s.req.Measure.Repetitions != 2 || !slices.ContainsFunc(said, func(l string) bool {
+		return strings.HasPrefix(l, "adaptive: boot-to-boot spread is 100% of syscall-basic's variance") &&
+			strings.Contains(l, "next boots with 2 repetitions each")
+	}) {
+		t.Errorf("repetitions per boot %d; said %q", s.req.Measure.Repetitions, said)
 	}
 	if len(notes) != 1 || !strings.HasPrefix(notes[0], "adaptive: tight against on: interval ±") || !strings.HasSuffix(notes[0], "after 6 boots: stopped by the target (--target-ci 2)") {
 		t.Errorf("notes %q", notes)

@@ -128,6 +128,9 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 		b.WriteString(geo + "\n")
 	}
 	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legendOf(c)))
+	if l := bootShareLine(c); l != "" {
+		fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(l))
+	}
 
 	if len(opt.Images) > 0 {
 		b.WriteString("\n#### Charts\n\n")

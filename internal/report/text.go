@@ -164,6 +164,9 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	if err := t.write(w, opt.Color); err != nil {
 		return err
 	}
+	if l := bootShareLine(c); l != "" {
+		fmt.Fprintf(&b, "%s\n", termSafe(l))
+	}
 	for i, rep := range c.Comparisons {
 		l := compare.SideLetter(i + 1)
 		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, fmt.Sprintf("%s = %s against A = %s", l, ts(rep.B.Ref), ts(rep.A.Ref))))

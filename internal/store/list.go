@@ -23,8 +23,11 @@ type Summary struct {
 	// generically so that fields this build does not know still show.
 	Env map[string]any
 	// Accel is the lab block's accelerator (kvm, tcg) of a run measured in
-	// a QEMU guest by sectax lab, "" for a run measured on a machine.
-	Accel string
+	// a QEMU guest by sectax lab, "" for a run measured on a machine;
+	// VMWall the lab block's wall time of its whole boot (QEMU's start to
+	// its exit; 0 when unknown).
+	Accel  string
+	VMWall time.Duration
 }
 
 // List returns every run, oldest first.
@@ -169,6 +172,9 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 		}
 		if json.Unmarshal([]byte(extra), &blocks) == nil && blocks.Lab != nil {
 			s.Accel = cutText(blocks.Lab.Accel, run.MaxNameBytes)
+			if w := blocks.Lab.VMWallS; w > 0 && w < 30*24*3600 {
+				s.VMWall = time.Duration(w * float64(time.Second))
+			}
 		}
 		out = append(out, s)
 	}
