@@ -82,7 +82,7 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 		OnEvent: func(e runner.Event) {
 			if e.Finished && time.Since(last) > 5*time.Second {
 				last = time.Now()
-				guest.Logf("%d/%d repetitions", e.Done+1, e.Total)
+				guest.Logf("%s repetitions", e.Progress())
 			}
 		},
 	}, nil)

@@ -50,6 +50,7 @@ func runText(w io.Writer, r *run.Run) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	stoppingText(w, r)
 	var notes []string
 	notes = append(notes, r.Notes...)
 	for _, res := range r.Results {
