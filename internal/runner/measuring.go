@@ -199,6 +199,15 @@ func primaryName(res *run.Result, held []map[string]float64) string {
 	return ""
 }
 
+// typical is the mean duration of item i's repetitions so far (0 before
+// the first).
+func (m *measuring) typical(i int) time.Duration {
+	if m.count[i] == 0 {
+		return 0
+	}
+	return m.spent[i] / time.Duration(m.count[i])
+}
+
 // emit tells OnEvent of e with the counts, the clock and the ETA.
 func (m *measuring) emit(e Event) {
 	if m.opt.OnEvent == nil {
@@ -222,7 +231,7 @@ func (m *measuring) emit(e Event) {
 			known = known && n == 0
 			continue
 		}
-		left += time.Duration(n+m.rule.expectedMore(st)) * (m.spent[i] / time.Duration(m.count[i]))
+		left += time.Duration(n+m.rule.expectedMore(st)) * m.typical(i)
 	}
 	e.Total += m.done
 	if !e.Finished {

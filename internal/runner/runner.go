@@ -159,14 +159,15 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 			break
 		}
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		ran := false
 		for _, i := range order {
 			if m.state[i].Dropped {
 				continue
 			}
-			if rule.TargetPct > 0 && time.Since(m.start) >= rule.MaxTime {
-				m.stop = true
-				break
+			if rule.TargetPct > 0 && time.Since(m.start)+m.typical(i) > rule.MaxTime {
+				continue // it would end after --max-time: not started
 			}
+			ran = true
 			phase := PhaseMeasure
 			if m.state[i].Warming {
 				phase = PhaseWarmup
@@ -175,6 +176,7 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 				break
 			}
 		}
+		m.stop = m.stop || !ran
 	}
 	m.settle(ctx.Err() != nil)
 
