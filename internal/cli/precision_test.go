@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -76,6 +77,26 @@ func TestRunPrecisionRealTiny(t *testing.T) {
 		case run.ReasonMaxTime:
 		default:
 			t.Errorf("%s: reason %s", res.Workload, s.Reason)
+		}
+	}
+}
+
+// TestProgressPrecision: under the precision rule the progress line says
+// that the rule decides the total, and never counts past a total.
+func TestProgressPrecision(t *testing.T) {
+	deps := fixedDeps(fakeRegistry())
+	deps.StderrIsTerminal = true
+	_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--precision", "2", "--seed", "3", "--no-store")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "[1 of at least 12, until ±2% or 10:00] alpha warmup 1 ·") {
+		t.Errorf("progress does not say the rule decides:\n%q", errs)
+	}
+	for _, line := range strings.Split(errs, "\r\x1b[K") {
+		var done, total int
+		if n, _ := fmt.Sscanf(line, "[%d/%d]", &done, &total); n == 2 && done > total {
+			t.Errorf("progress counts past its total: %q", line)
 		}
 	}
 }

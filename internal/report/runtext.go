@@ -168,6 +168,7 @@ func crosscheckText(w io.Writer, r *run.Run) error {
 		return err
 	}
 	fmt.Fprintln(w, "\nnative/perf is the ratio of medians; 1.000 means identical.")
+	stoppingText(w, r)
 	if err := messagingPartsText(w, compare.SchedMessagingParts(r)); err != nil {
 		return err
 	}
