@@ -150,8 +150,9 @@ func (e Estimate) String() string {
 	if e.Past > 0 {
 		what = "the median"
 	}
+	d := min(e.Duration, e.Max) // --max-time bounds each run (a slower guest's too)
 	return fmt.Sprintf("estimated %s to %s (%s %s, %s; the precision rule repeats each workload until ±%v%% or --max-time: the total is not known in advance)",
-		Approx(e.Duration), Approx(e.Max), Approx(e.Duration), e.Basis(), what, e.Precision)
+		Approx(d), Approx(e.Max), Approx(d), e.Basis(), what, e.Precision)
 }
 
 // Approx is a duration for people, to two figures at most: "42 s",

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +83,9 @@ func TestEstimatePrecision(t *testing.T) {
 	}
 	if lab := e.Times(2, 10*time.Second); lab.Max != 2*(e.Max+10*time.Second) || lab.Precision != 3 {
 		t.Errorf("Times: %+v", lab)
+	}
+	slow := Estimate{Duration: 10 * time.Minute, Max: 2 * time.Minute, Precision: 3} // a TCG guest's figure
+	if got := slow.String(); !strings.HasPrefix(got, "estimated 2 min to 2 min (2 min from the plan") {
+		t.Errorf("a figure above --max-time: %q", got)
 	}
 }
