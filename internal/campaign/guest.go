@@ -94,7 +94,8 @@ func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...an
 		}
 		guest.Logf("starting a campaign of %d configurations × %d boots", len(configs), in.Boots)
 		_, err = e.Start(ctx, StartRequest{Configs: configs, Boots: in.Boots, Seed: in.Seed, Label: in.Label, Via: "kexec",
-			Options: Options{Request: plan.Request{Suite: in.Suite, Only: in.Only, Params: in.Params, Repetitions: in.Repetitions, Warmup: in.Warmup},
+			Options: Options{Request: plan.Request{Suite: in.Suite, Only: in.Only, Params: in.Params, Repetitions: in.Repetitions, Warmup: in.Warmup,
+				Precision: in.Precision, MaxTime: in.MaxTime, DetectWarmup: in.DetectWarmup},
 				Kernel: in.Kernel, Initrd: guestInitrd, Exe: "/init", DB: GuestDB}})
 		if err != nil {
 			return nil, err

@@ -45,12 +45,17 @@ func measureFlags(cmd *cobra.Command) *plan.Request {
 	f.IntVar(&req.Repetitions, "runs", 0, "measured repetitions per workload (default: 6 in quick, 10 otherwise)")
 	f.IntVar(&req.Warmup, "warmup", 1, "unmeasured repetitions per workload before the measured ones")
 	f.StringArrayVar(&req.Params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable), e.g. sched-pipe.mode=thread")
+	f.Float64Var(&req.Precision, "precision", 0, "repeat each workload until its primary metric's 95% interval is within ±`PCT` of its median (at least --runs, default 6, repetitions; warm-up detected unless --warmup is given)")
+	f.DurationVar(&req.MaxTime, "max-time", 0, "with --precision: stop repeating after this `DURATION`, keeping everything measured (default 10m)")
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
-		for _, name := range []string{"only", "skip", "cmd", "prepare", "runs"} {
+		for _, name := range []string{"only", "skip", "cmd", "prepare", "runs", "precision", "max-time"} {
 			if cmd.Flags().Changed(name) {
 				req.Given = append(req.Given, name)
 			}
 		}
+		// Under the precision rule the warm-up is detected, unless a
+		// fixed one is asked for.
+		req.DetectWarmup = cmd.Flags().Changed("precision") && !cmd.Flags().Changed("warmup")
 	}
 	return req
 }

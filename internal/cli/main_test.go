@@ -109,13 +109,21 @@ func TestWorkloadsGolden(t *testing.T) {
 }
 
 func TestRunGolden(t *testing.T) {
+	runGolden(t, "run", "--label", "on", "--param", "beta.mode=thread")
+}
+
+// runGolden runs the scripted workloads (quick suite, seed 1, not stored)
+// with args in text and in JSON, compared with testdata/NAME.text and
+// NAME.json.
+func runGolden(t *testing.T, name string, args ...string) {
+	t.Helper()
 	for _, format := range []string{"text", "json"} {
-		out, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--root", wslOn, "--suite", "quick",
-			"--seed", "1", "--label", "on", "--param", "beta.mode=thread", "--format", format, "--no-store")
+		all := append([]string{"run", "--root", wslOn, "--suite", "quick", "--seed", "1", "--format", format, "--no-store"}, args...)
+		out, errs, code := sectax(t, fixedDeps(fakeRegistry()), all...)
 		if code != 0 || withoutEstimate(errs) != "" {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		testutil.Golden(t, filepath.Join("testdata", "run."+format), []byte(out))
+		testutil.Golden(t, filepath.Join("testdata", name+"."+format), []byte(out))
 	}
 }
 

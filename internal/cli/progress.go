@@ -26,8 +26,8 @@ func (p *progress) event(e runner.Event) {
 	if e.ETA > 0 {
 		eta = "ETA " + runner.Clock(e.ETA)
 	}
-	fmt.Fprintf(p.g.stderr, "\r\033[K[%*d/%d] %s %s %d · %s elapsed · %s",
-		len(fmt.Sprint(e.Total)), e.Done+1, e.Total, e.Workload, e.Phase, e.Rep+1, runner.Clock(e.Elapsed), eta)
+	fmt.Fprintf(p.g.stderr, "\r\033[K[%s] %s %s %d · %s elapsed · %s",
+		e.Progress(), e.Workload, e.Phase, e.Rep+1, runner.Clock(e.Elapsed), eta)
 	p.drawn = true
 }
 

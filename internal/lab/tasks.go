@@ -82,7 +82,7 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 		OnEvent: func(e runner.Event) {
 			if e.Finished && time.Since(last) > 5*time.Second {
 				last = time.Now()
-				guest.Logf("%s", RepetitionsDone(e))
+				guest.Logf("%s repetitions", e.Progress())
 			}
 		},
 	}, nil)
@@ -90,16 +90,4 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 		return nil, err
 	}
 	return EncodeRun(r)
-}
-
-// RepetitionsDone is the guest's progress line after a finished
-// repetition: "9/14 repetitions" (Event.Done already counts the one that
-// finished, and is never shown above the total), or "15 repetitions (the
-// total is open)" when the runner has no fixed total (none, or one it has
-// outgrown: a stopping rule that repeats until a precision is reached).
-func RepetitionsDone(e runner.Event) string {
-	if e.Total <= 0 || e.Done > e.Total {
-		return fmt.Sprintf("%d repetitions (the total is open)", e.Done)
-	}
-	return fmt.Sprintf("%d/%d repetitions", e.Done, e.Total)
 }

@@ -75,12 +75,24 @@ type Estimate struct {
 	// Past is the number of stored runs the figure is the median of (0:
 	// from the plan).
 	Past int
+	// Precision is the precision rule's target (0: a fixed count). Under
+	// it Duration is the minimum's (every workload's minimum
+	// repetitions) or the past runs' median, and Max the most the rule
+	// may take (--max-time and the run's start): the total is not known
+	// in advance.
+	Precision float64
+	Max       time.Duration
 }
 
 // Estimate is the expected duration of p with warmup warm-ups per
 // workload; past are the durations of this machine's stored runs of the
 // same suite and engine (none: the plan's figure).
+//
+// Under the precision rule (Request.Precision) the figure is that of the
+// minimum (the plan's items hold it), or the past runs' median, never
+// more than the rule's --max-time: the line says that the rule decides.
 func (p *Plan) Estimate(warmup int, past []time.Duration) Estimate {
+	var e Estimate
 	if len(past) > 0 {
 		s := slices.Clone(past)
 		slices.Sort(s)
@@ -88,18 +100,29 @@ func (p *Plan) Estimate(warmup int, past []time.Duration) Estimate {
 		if len(s)%2 == 0 {
 			m = (s[len(s)/2-1] + s[len(s)/2]) / 2
 		}
-		return Estimate{Duration: m, Past: len(s)}
+		e = Estimate{Duration: m, Past: len(s)}
+	} else {
+		d := startCost
+		for _, it := range p.Items {
+			d += time.Duration(it.Repetitions+warmup) * (repetitionCost(it.Workload.Info().ID, it.Params) + repOverhead)
+		}
+		e = Estimate{Duration: d}
 	}
-	d := startCost
-	for _, it := range p.Items {
-		d += time.Duration(it.Repetitions+warmup) * (repetitionCost(it.Workload.Info().ID, it.Params) + repOverhead)
+	if req := p.Request; req.Precision > 0 {
+		e.Precision, e.Max = req.Precision, startCost+req.MaxTimeOf()
+		e.Duration = min(e.Duration, e.Max)
 	}
-	return Estimate{Duration: d}
+	return e
 }
 
 // Times is e for n runs, each with overhead more (a boot, a reboot).
 func (e Estimate) Times(n int, overhead time.Duration) Estimate {
-	return Estimate{Duration: time.Duration(n) * (e.Duration + overhead), Past: e.Past}
+	out := e
+	out.Duration = time.Duration(n) * (e.Duration + overhead)
+	if e.Max > 0 {
+		out.Max = time.Duration(n) * (e.Max + overhead)
+	}
+	return out
 }
 
 // Basis says where the figure comes from: "from the plan" or "from 3
@@ -116,8 +139,20 @@ func (e Estimate) Basis() string {
 
 // String is the line said at the start of a run: "estimated 4 min (from
 // the plan)".
+// Under the precision rule: "estimated 40 s to 10 min (40 s from the
+// plan at the minimum repetitions; the rule repeats until ±2% or
+// --max-time)".
 func (e Estimate) String() string {
-	return "estimated " + Approx(e.Duration) + " (" + e.Basis() + ")"
+	if e.Precision <= 0 {
+		return "estimated " + Approx(e.Duration) + " (" + e.Basis() + ")"
+	}
+	what := "at the minimum repetitions"
+	if e.Past > 0 {
+		what = "the median"
+	}
+	d := min(e.Duration, e.Max) // --max-time bounds each run (a slower guest's too)
+	return fmt.Sprintf("estimated %s to %s (%s %s, %s; the precision rule repeats each workload until ±%v%% or --max-time: the total is not known in advance)",
+		Approx(d), Approx(e.Max), Approx(d), e.Basis(), what, e.Precision)
 }
 
 // Approx is a duration for people, to two figures at most: "42 s",

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,5 +52,40 @@ func TestEstimate(t *testing.T) {
 		if got := Approx(d); got != want {
 			t.Errorf("Approx(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestEstimatePrecision: under the precision rule the estimate is a span
+// from the minimum's figure to --max-time, and says that the rule
+// decides; it is never above the span's end.
+func TestEstimatePrecision(t *testing.T) {
+	pl, err := Make(context.Background(), workload.Default(), Request{Suite: "quick", Only: []string{"syscall-basic", "ctl-user"},
+		Warmup: 1, Timeout: time.Minute, Engines: []string{"native"}, Precision: 3, MaxTime: 90 * time.Second, Given: []string{"precision"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range pl.Items {
+		if it.Repetitions != MinPrecisionRepetitions {
+			t.Errorf("%s: minimum %d, want %d", it.Workload.Info().ID, it.Repetitions, MinPrecisionRepetitions)
+		}
+	}
+	e := pl.Estimate(0, nil)
+	if e.Max != startCost+90*time.Second || e.Duration > e.Max || e.Duration < startCost {
+		t.Fatalf("estimate %+v", e)
+	}
+	want := "estimated " + Approx(e.Duration) + " to " + Approx(e.Max) + " (" + Approx(e.Duration) + " from the plan, at the minimum repetitions; the precision rule repeats each workload until ±3% or --max-time: the total is not known in advance)"
+	if got := e.String(); got != want {
+		t.Errorf("line %q\nwant %q", got, want)
+	}
+	past := pl.Estimate(0, []time.Duration{time.Hour})
+	if past.Duration != past.Max || past.Past != 1 {
+		t.Errorf("a past run longer than --max-time: %+v", past)
+	}
+	if lab := e.Times(2, 10*time.Second); lab.Max != 2*(e.Max+10*time.Second) || lab.Precision != 3 {
+		t.Errorf("Times: %+v", lab)
+	}
+	slow := Estimate{Duration: 10 * time.Minute, Max: 2 * time.Minute, Precision: 3} // a TCG guest's figure
+	if got := slow.String(); !strings.HasPrefix(got, "estimated 2 min to 2 min (2 min from the plan") {
+		t.Errorf("a figure above --max-time: %q", got)
 	}
 }

@@ -44,6 +44,20 @@ type Request struct {
 	// its --prepare (which needs Cmd).
 	Cmd     string `json:"cmd,omitempty"`
 	Prepare string `json:"prepare,omitempty"`
+	// Precision is --precision PCT, the stopping rule on the interval's
+	// width: after the minimum (Repetitions, else MinPrecisionRepetitions)
+	// a workload is repeated until its primary metric's 95% interval is
+	// within ±PCT of its median, or MaxTime is up (0: the fixed count of
+	// --runs). See docs/statistics.md.
+	Precision float64 `json:"precision_pct,omitempty"`
+	// MaxTime is --max-time: how long the precision rule may repeat
+	// (0: DefaultMaxTime).
+	MaxTime time.Duration `json:"max_time_ns,omitempty"`
+	// DetectWarmup discards leading repetitions until the series shows
+	// no trend (stats.DetectWarmup, at most MaxDetectedWarmup) instead
+	// of the fixed Warmup; cli sets it under --precision when --warmup
+	// is not typed.
+	DetectWarmup bool `json:"warmup_detect,omitempty"`
 	// Given names the flags typed on the command line (cli fills it):
 	// an --only, --skip, --cmd or --prepare given empty, or --runs given
 	// 0, would otherwise silently mean the default, and Check refuses
@@ -89,6 +103,9 @@ func (req Request) Check() (workload.Suite, error) {
 	}
 	if req.Timeout <= 0 {
 		return "", exit.Usagef("--timeout must be positive, e.g. 10m")
+	}
+	if err := req.checkPrecision(given); err != nil {
+		return "", err
 	}
 	return suite, nil
 }
@@ -205,6 +222,9 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 			}
 		}
 		reps := req.Repetitions
+		if reps == 0 && req.Precision > 0 {
+			reps = MinPrecisionRepetitions
+		}
 		if reps == 0 {
 			reps = info.Repetitions[suite]
 		}

@@ -50,6 +50,7 @@ func runText(w io.Writer, r *run.Run) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	stoppingText(w, r)
 	var notes []string
 	notes = append(notes, r.Notes...)
 	for _, res := range r.Results {
@@ -167,6 +168,7 @@ func crosscheckText(w io.Writer, r *run.Run) error {
 		return err
 	}
 	fmt.Fprintln(w, "\nnative/perf is the ratio of medians; 1.000 means identical.")
+	stoppingText(w, r)
 	if err := messagingPartsText(w, compare.SchedMessagingParts(r)); err != nil {
 		return err
 	}

@@ -111,6 +111,7 @@ func showText(w io.Writer, r *run.Run, env map[string]any, measuring int) error 
 	if err := t.Write(w, false); err != nil {
 		return err
 	}
+	stoppingText(&b, r)
 	if len(warnings) > 0 {
 		b.WriteString("\nWarnings:\n")
 		const maxShown = 100

@@ -164,6 +164,11 @@ type Result struct {
 	// repetitions ran under, with what was verified from /proc; absent
 	// when none was requested.
 	SpecControls []SpecControl `json:"spec_controls,omitempty"`
+	// Stopping says by which rule the repetitions ended and the precision
+	// reached; WarmupDone how the warm-up ended. Both are absent in
+	// documents written before sectax recorded them.
+	Stopping   *Stopping     `json:"stopping,omitempty"`
+	WarmupDone *WarmupRecord `json:"warmup,omitempty"`
 }
 
 // SpecControl is one per-task speculation control applied to a workload's

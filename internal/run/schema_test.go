@@ -131,6 +131,37 @@ func specDoc(t *testing.T) map[string]any {
 	return doc
 }
 
+// stopDoc is the off run of the real campaign with the stopping and
+// warm-up blocks a `--precision 2` run records on its first result.
+func stopDoc(t *testing.T) map[string]any {
+	t.Helper()
+	doc := clone(t, realDocs(t, "campaign-runs.json")[1])
+	res := doc["results"].([]any)[0].(map[string]any)
+	res["stopping"] = map[string]any{"rule": "precision", "target_pct": 2, "achieved_pct": 1.4, "reason": "reached"}
+	res["warmup"] = map[string]any{"rule": "detect", "discarded": 2}
+	return doc
+}
+
+func TestSchemaStopping(t *testing.T) {
+	s := compileSchema(t)
+	for _, st := range []map[string]any{
+		{"rule": "precision", "target_pct": 2, "achieved_pct": 1.4, "reason": "reached"},
+		{"rule": "precision", "target_pct": 2, "achieved_pct": 7.5, "reason": "max-time"},
+		{"rule": "precision", "target_pct": 2, "achieved_pct": nil, "reason": "interrupted"},
+		{"rule": "count", "target_pct": nil, "achieved_pct": 3.1, "reason": "count"},
+		{"rule": "count", "target_pct": nil, "achieved_pct": nil, "reason": "failed"},
+	} {
+		doc := stopDoc(t)
+		doc["results"].([]any)[0].(map[string]any)["stopping"] = st
+		if err := schemaCheck(s, doc); err != nil {
+			t.Errorf("%v: schema: %v", st, err)
+		}
+		if err := goCheck(doc); err != nil {
+			t.Errorf("%v: Validate: %v", st, err)
+		}
+	}
+}
+
 func TestSchemaSpecControls(t *testing.T) {
 	s := compileSchema(t)
 	doc := specDoc(t)
@@ -176,6 +207,10 @@ func TestSchemaHostileBlocks(t *testing.T) {
 		return sc(d, i)["verified"].([]any)[j].(map[string]any)
 	}
 
+	stop := func(t *testing.T) map[string]any { return stopDoc(t) }
+	res0 := func(d map[string]any, name string) map[string]any {
+		return d["results"].([]any)[0].(map[string]any)[name].(map[string]any)
+	}
 	for _, c := range []struct {
 		name   string
 		base   func(*testing.T) map[string]any
@@ -228,6 +263,25 @@ func TestSchemaHostileBlocks(t *testing.T) {
 		{"campaign id newline", camp, "campaign.id", false, func(d map[string]any) { block(d, "campaign")["id"] = "c\nd" }},
 		{"campaign id baseline", camp, "campaign.id", false, func(d map[string]any) { block(d, "campaign")["id"] = "baseline:x" }},
 		{"campaign without config", camp, "config", false, func(d map[string]any) { delete(d, "config") }},
+		// stopping and warmup
+		{"stopping unknown rule", stop, "results[0].stopping.rule", false, func(d map[string]any) { res0(d, "stopping")["rule"] = "luck" }},
+		{"stopping unknown reason", stop, "results[0].stopping.reason", false, func(d map[string]any) { res0(d, "stopping")["reason"] = "tired" }},
+		{"stopping count reason under precision", stop, "results[0].stopping.reason", false, func(d map[string]any) { res0(d, "stopping")["reason"] = "count" }},
+		{"stopping precision without target", stop, "results[0].stopping.target_pct", false, func(d map[string]any) { res0(d, "stopping")["target_pct"] = nil }},
+		{"stopping target 0", stop, "results[0].stopping.target_pct", false, func(d map[string]any) { res0(d, "stopping")["target_pct"] = 0 }},
+		{"stopping target 150", stop, "results[0].stopping.target_pct", false, func(d map[string]any) { res0(d, "stopping")["target_pct"] = 150 }},
+		{"stopping achieved negative", stop, "results[0].stopping.achieved_pct", false, func(d map[string]any) { res0(d, "stopping")["achieved_pct"] = -1 }},
+		{"stopping achieved huge", stop, "results[0].stopping.achieved_pct", false, func(d map[string]any) { res0(d, "stopping")["achieved_pct"] = 1e300 }},
+		{"stopping achieved text", stop, "", false, func(d map[string]any) { res0(d, "stopping")["achieved_pct"] = "1%" }},
+		{"stopping reached but wider", stop, "results[0].stopping.achieved_pct", true, func(d map[string]any) { res0(d, "stopping")["achieved_pct"] = 2.5 }},
+		{"stopping reached without interval", stop, "results[0].stopping.achieved_pct", false, func(d map[string]any) { res0(d, "stopping")["achieved_pct"] = nil }},
+		{"stopping count with a target", stop, "results[0].stopping.target_pct", false, func(d map[string]any) {
+			res0(d, "stopping")["rule"], res0(d, "stopping")["reason"] = "count", "count"
+		}},
+		{"warmup unknown rule", stop, "results[0].warmup.rule", false, func(d map[string]any) { res0(d, "warmup")["rule"] = "guess" }},
+		{"warmup negative", stop, "results[0].warmup.discarded", false, func(d map[string]any) { res0(d, "warmup")["discarded"] = -1 }},
+		{"warmup huge", stop, "results[0].warmup.discarded", false, func(d map[string]any) { res0(d, "warmup")["discarded"] = 1e6 }},
+		{"warmup a number", stop, "", false, func(d map[string]any) { d["results"].([]any)[0].(map[string]any)["warmup"] = 3 }},
 		// spec_controls
 		{"spec unknown control", spec, "results[0].spec_controls[0].control", false, func(d map[string]any) { sc(d, 0)["control"] = "stibp" }},
 		{"spec unknown state", spec, "results[0].spec_controls[0].requested", false, func(d map[string]any) { sc(d, 0)["requested"] = "maybe" }},

@@ -272,6 +272,12 @@ func (res *Result) validate(p string) error {
 	if err := validateSpec(p, res.SpecControls); err != nil {
 		return err
 	}
+	if err := res.Stopping.validate(p); err != nil {
+		return err
+	}
+	if err := res.WarmupDone.validate(p); err != nil {
+		return err
+	}
 	if len(res.Metrics) > MaxMetrics {
 		return invalid(p+".metrics", "%d metrics, more than the limit of %d", len(res.Metrics), MaxMetrics)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"time"
 
@@ -16,8 +15,17 @@ import (
 
 // Options control a run.
 type Options struct {
-	// Warmup repetitions per item, run first and discarded.
+	// Warmup repetitions per item, run first and discarded (the count
+	// rule of the warm-up; DetectWarmup replaces it).
 	Warmup int
+	// DetectWarmup discards each item's leading repetitions until its
+	// series shows no trend (stats.DetectWarmup, at most
+	// plan.MaxDetectedWarmup), instead of Warmup.
+	DetectWarmup bool
+	// Precision, when above 0, is the precision rule's target (percent;
+	// see Rule), MaxTime its time (plan.DefaultMaxTime when 0).
+	Precision float64
+	MaxTime   time.Duration
 	// Seed drives the shuffled order of every round; it is recorded in the
 	// run so that the order can be reproduced.
 	Seed int64
@@ -51,53 +59,42 @@ type Event struct {
 	Workload string
 	// Rep is the repetition number within the item and phase (0-based).
 	Rep int
-	// Done and Total count repetitions of both phases over the whole run.
+	// Done counts the repetitions run so far (both phases) and Total
+	// those known to be run in all; Open says the rule may add more
+	// (--precision, or a warm-up being detected): Total is then a floor.
 	Done, Total int
+	Open        bool
+	// Precision and MaxTime are the precision rule's (0 under the
+	// count rule).
+	Precision float64
+	MaxTime   time.Duration
 	// Finished is false before a repetition and true after it.
 	Finished bool
 	Err      error
 	// Elapsed is the wall time since the run started; ETA estimates what is
 	// left from the mean duration of each item's repetitions so far (zero
-	// while nothing is known).
+	// while nothing is known; under the precision rule, from the
+	// repetitions each interval still seems to need, at most the time
+	// left).
 	Elapsed, ETA time.Duration
 }
 
-// step is one scheduled repetition.
-type step struct {
-	phase Phase
-	item  int
-	rep   int
-}
-
-// Schedule returns the order of repetitions: every warm-up first (items in
-// order), then rounds; round k runs every item that has more than k
-// repetitions, in an order shuffled by the seed. Interleaving spreads drift
-// (frequency, host load) over every workload alike.
-func Schedule(items []plan.Item, warmup int, seed int64) []step {
-	var s []step
-	for w := 0; w < warmup; w++ {
-		for i := range items {
-			s = append(s, step{PhaseWarmup, i, w})
-		}
+// Progress is how far the run is, as a progress line says it: "12/40"
+// under a fixed count, "12 done, at least 14 (±2% or 1:30 decides the
+// rest)" while the rule may add repetitions.
+func (e Event) Progress() string {
+	n := e.Done
+	if !e.Finished {
+		n++
 	}
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x5ec7a8))
-	maxReps := 0
-	for _, it := range items {
-		maxReps = max(maxReps, it.Repetitions)
+	if !e.Open {
+		return fmt.Sprintf("%d/%d", n, e.Total)
 	}
-	for round := 0; round < maxReps; round++ {
-		var order []int
-		for i, it := range items {
-			if it.Repetitions > round {
-				order = append(order, i)
-			}
-		}
-		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, i := range order {
-			s = append(s, step{PhaseMeasure, i, round})
-		}
+	rule := "the warm-up detection decides the rest"
+	if e.Precision > 0 {
+		rule = fmt.Sprintf("until ±%v%% or %s", e.Precision, Clock(e.MaxTime))
 	}
-	return s
+	return fmt.Sprintf("%d of at least %d, %s", n, max(e.Total, n), rule)
 }
 
 // NewResults returns the results of a run with every item's metrics
@@ -115,10 +112,14 @@ func NewResults(items []plan.Item) []run.Result {
 	return out
 }
 
-// Run measures items into r, which must hold NewResults(items). It returns
-// when every repetition has run, or when ctx is cancelled (r.Status is then
-// interrupted and every finished sample is kept). Failed repetitions are
-// recorded in the result's Failures and do not stop the run.
+// Run measures items into r, which must hold NewResults(items): first
+// the fixed warm-ups (items in order), then rounds; each round runs, in
+// an order shuffled by the seed, every item the stopping rule (Rule)
+// still wants, so that drift (frequency, host load) hits every workload
+// alike. It returns when the rule wants nothing more, or when ctx is
+// cancelled (r.Status is then interrupted and every finished sample is
+// kept). Failed repetitions are recorded in the result's Failures and do
+// not stop the run. Every result gets its stopping and warm-up blocks.
 func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error {
 	if len(r.Results) != len(items) {
 		return errors.New("runner: results do not match items")
@@ -129,122 +130,66 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	rule := Rule{TargetPct: opt.Precision, MaxTime: opt.MaxTime, MaxReps: plan.MaxRepetitions}
+	if rule.TargetPct > 0 && rule.MaxTime <= 0 {
+		rule.MaxTime = plan.DefaultMaxTime
+	}
+	warmups := opt.Warmup
+	if opt.DetectWarmup {
+		warmups = 0
+	}
 	r.Status = run.StatusRunning
 	if opt.Sink != nil {
 		if err := opt.Sink.Begin(r); err != nil {
 			return err
 		}
 	}
-	sched := Schedule(items, opt.Warmup, opt.Seed)
-	start := time.Now()
-	spent := make([]time.Duration, len(items))
-	count := make([]int, len(items))
-	failStreak := make([]int, len(items))
-	dropped := make([]bool, len(items))
-	var sinkErr error
-
-	eta := func(from int) time.Duration {
-		var left time.Duration
-		for _, st := range sched[from:] {
-			if dropped[st.item] {
+	m := newMeasuring(r, items, opt, rule, warmups)
+	for w := 0; w < warmups && !m.stop; w++ {
+		for i := range items {
+			if m.stop = m.repeat(ctx, PhaseWarmup, i, w); m.stop {
+				break
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x5ec7a8))
+	for round := 0; !m.stop; round++ {
+		order, timeUp := rule.Next(m.state, time.Since(m.start))
+		if timeUp || len(order) == 0 {
+			break
+		}
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		ran := false
+		for _, i := range order {
+			if m.state[i].Dropped {
 				continue
 			}
-			if count[st.item] == 0 {
-				return 0
+			if rule.TargetPct > 0 && time.Since(m.start)+m.typical(i) > rule.MaxTime {
+				continue // it would end after --max-time: not started
 			}
-			left += spent[st.item] / time.Duration(count[st.item])
+			ran = true
+			phase := PhaseMeasure
+			if m.state[i].Warming {
+				phase = PhaseWarmup
+			}
+			if m.stop = m.repeat(ctx, phase, i, round); m.stop {
+				break
+			}
 		}
-		return left
+		m.stop = m.stop || !ran
 	}
-	emit := func(e Event) {
-		if opt.OnEvent != nil {
-			e.Total = len(sched)
-			e.Elapsed = time.Since(start)
-			opt.OnEvent(e)
-		}
-	}
-
-	for k, st := range sched {
-		if ctx.Err() != nil {
-			break
-		}
-		it := items[st.item]
-		res := &r.Results[st.item]
-		if dropped[st.item] {
-			continue
-		}
-		ev := Event{Phase: st.phase, Item: st.item, Workload: res.Workload, Rep: st.rep, Done: k}
-		ev.ETA = eta(k)
-		emit(ev)
-
-		repCtx, cancel := context.WithCancel(ctx)
-		if opt.Env.Timeout > 0 {
-			repCtx, cancel = context.WithTimeout(ctx, opt.Env.Timeout+opt.Env.Timeout/10)
-		}
-		t0 := time.Now()
-		sample, err := it.Workload.Run(repCtx, opt.Env, it.Params)
-		cancel()
-		spent[st.item] += time.Since(t0)
-		count[st.item]++
-
-		if err == nil {
-			err = checkSample(it.Workload.Info(), sample)
-		}
-		if err != nil && ctx.Err() != nil {
-			break // interrupted: the unfinished repetition is not a failure
-		}
-		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("repetition exceeded the timeout of %v", opt.Env.Timeout)
-			}
-			res.Failures = append(res.Failures, fmt.Sprintf("%s %d: %v", st.phase, st.rep+1, err))
-			failStreak[st.item]++
-			if failStreak[st.item] >= opt.MaxFailures {
-				dropped[st.item] = true
-				res.Failures = append(res.Failures, fmt.Sprintf("dropped after %d consecutive failures", failStreak[st.item]))
-			}
-		} else {
-			failStreak[st.item] = 0
-			for _, w := range sample.Warnings {
-				if !slices.Contains(res.Warnings, w) {
-					res.Warnings = append(res.Warnings, w)
-				}
-			}
-			if f := sample.Footprint; f != nil && (res.Footprint == nil || f.RSSKiB > res.Footprint.RSSKiB) {
-				res.Footprint = f
-			}
-			if sc := sample.SpecControls; sc != nil && res.SpecControls == nil {
-				res.SpecControls = sc
-			}
-			if st.phase == PhaseMeasure {
-				for i := range res.Metrics {
-					m := &res.Metrics[i]
-					if v, ok := sample.Values[m.Name]; ok {
-						m.Samples = append(m.Samples, v)
-					}
-				}
-				if opt.Sink != nil && sinkErr == nil {
-					sinkErr = opt.Sink.Sample(r, st.item, sample.Values)
-				}
-			}
-		}
-		ev.Finished, ev.Err, ev.Done = true, err, k+1
-		ev.ETA = eta(k + 1)
-		emit(ev)
-		if sinkErr != nil {
-			break
-		}
-	}
+	m.settle(ctx.Err() != nil)
 
 	r.Finished = opt.Now().UTC()
 	switch {
 	case ctx.Err() != nil:
 		r.Status = run.StatusInterrupted
-	case sinkErr != nil || anyFailures(r.Results):
+	case m.sinkErr != nil || anyFailures(r.Results):
 		r.Status = run.StatusFailed
 	default:
 		r.Status = run.StatusComplete
 	}
+	sinkErr := m.sinkErr
 	if opt.Sink != nil {
 		if err := opt.Sink.Finish(r); err != nil && sinkErr == nil {
 			sinkErr = err

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,35 +56,50 @@ func (r *recorder) Sample(x *run.Run, i int, v map[string]float64) error {
 }
 func (r *recorder) Finish(x *run.Run) error { r.finished, r.finalStatus = true, x.Status; return nil }
 
-func TestScheduleInterleavesAndIsReproducible(t *testing.T) {
-	items := []plan.Item{{Repetitions: 3}, {Repetitions: 3}, {Repetitions: 1}}
-	a := Schedule(items, 1, 42)
-	if d := cmp.Diff(a, Schedule(items, 1, 42), cmp.AllowUnexported(step{})); d != "" {
-		t.Fatalf("same seed, different schedule:\n%s", d)
+// order runs three scripted items (3, 3 and 1 repetitions, one warm-up)
+// with seed and returns the order in which they ran.
+func order(t *testing.T, seed int64) []string {
+	t.Helper()
+	var calls []string
+	vals := []float64{1, 2, 3, 4}
+	items := []plan.Item{
+		{Workload: &scripted{id: "a", values: vals, calls: &calls}, Repetitions: 3},
+		{Workload: &scripted{id: "b", values: vals, calls: &calls}, Repetitions: 3},
+		{Workload: &scripted{id: "c", values: vals, calls: &calls}, Repetitions: 1},
 	}
-	// Warm-up first, in item order.
-	for i := 0; i < 3; i++ {
-		if a[i].phase != PhaseWarmup || a[i].item != i {
-			t.Fatalf("step %d = %+v, want warm-up of item %d", i, a[i], i)
+	r := &run.Run{Results: NewResults(items)}
+	if err := Run(context.Background(), r, items, Options{Warmup: 1, Seed: seed}); err != nil {
+		t.Fatal(err)
+	}
+	return calls
+}
+
+func TestRoundsInterleaveAndAreReproducible(t *testing.T) {
+	a := order(t, 42)
+	if d := cmp.Diff(a, order(t, 42)); d != "" {
+		t.Fatalf("same seed, different order:\n%s", d)
+	}
+	// Warm-up first, in item order; then round 0 has all three items,
+	// rounds 1 and 2 only the first two.
+	if d := cmp.Diff(a[:3], []string{"a", "b", "c"}); d != "" {
+		t.Errorf("warm-ups:\n%s", d)
+	}
+	for _, r := range []struct {
+		from, to int
+		want     []string
+	}{{3, 6, []string{"a", "b", "c"}}, {6, 8, []string{"a", "b"}}, {8, 10, []string{"a", "b"}}} {
+		got := slices.Sorted(slices.Values(a[r.from:r.to]))
+		if !cmp.Equal(got, r.want) {
+			t.Errorf("steps %d–%d = %v, want %v in some order", r.from, r.to, a[r.from:r.to], r.want)
 		}
 	}
-	// Then rounds: round 0 has all three items, rounds 1 and 2 only the first two.
-	rounds := map[int][]int{}
-	for _, st := range a[3:] {
-		rounds[st.rep] = append(rounds[st.rep], st.item)
-	}
-	for r, want := range map[int]int{0: 3, 1: 2, 2: 2} {
-		if len(rounds[r]) != want {
-			t.Errorf("round %d has %v, want %d items", r, rounds[r], want)
-		}
-	}
-	if len(a) != 3+3+3+1 {
+	if len(a) != 3+3+2+2 {
 		t.Errorf("len = %d, want 10", len(a))
 	}
 	// Different seeds shuffle differently somewhere in 20 tries.
 	differs := false
 	for seed := int64(1); seed < 20 && !differs; seed++ {
-		differs = !cmp.Equal(a, Schedule(items, 1, seed), cmp.AllowUnexported(step{}))
+		differs = !cmp.Equal(a, order(t, seed))
 	}
 	if !differs {
 		t.Error("the seed does not change the order")

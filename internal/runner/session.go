@@ -54,17 +54,22 @@ func Measure(ctx context.Context, pl *plan.Plan, meta Meta, sink Sink) (*run.Run
 	r := &run.Run{
 		Schema: run.Schema, ID: meta.ID, Label: meta.Label, Started: now().UTC(),
 		Suite: string(pl.Suite), Engine: meta.Engine, ToolVersion: meta.Version,
-		Repetitions: plan.Repetitions(req.Repetitions, pl.Suite), CPUs: req.CPUs, Env: meta.Env, Notes: pl.Notes,
+		Repetitions: req.RecordedRepetitions(pl.Suite), CPUs: req.CPUs, Env: meta.Env, Notes: pl.Notes,
 		Config: meta.Config, Campaign: meta.Campaign,
 	}
-	if err := Start(r, pl.Items, pl.CPUs, req.Seed, req.Warmup); err != nil {
+	warmup := req.Warmup
+	if req.DetectWarmup {
+		warmup = 0 // each result's warmup block says how many were discarded
+	}
+	if err := Start(r, pl.Items, pl.CPUs, req.Seed, warmup); err != nil {
 		return nil, err
 	}
 	if pl.Perf != nil {
 		r.PerfVersion = pl.Perf.Version
 	}
 	err := Run(ctx, r, pl.Items, Options{
-		Warmup: req.Warmup, Seed: r.Seed, OnEvent: meta.OnEvent, Now: now, Sink: sink,
+		Warmup: req.Warmup, DetectWarmup: req.DetectWarmup, Precision: req.Precision, MaxTime: req.MaxTimeOf(),
+		Seed: r.Seed, OnEvent: meta.OnEvent, Now: now, Sink: sink,
 		Env: workload.Env{Exe: meta.Exe, WorkerArgs: meta.WorkerArgs, Timeout: req.Timeout},
 	})
 	return r, err

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// TestRunPrecisionGolden: under --precision the scripted workloads reach
+// ±2% at the minimum of 6, their warm-up is detected, the text says so
+// and the JSON carries each result's stopping and warm-up blocks.
+func TestRunPrecisionGolden(t *testing.T) {
+	runGolden(t, "run-precision", "--precision", "2", "--max-time", "1h")
+}
+
+func TestPrecisionUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--precision", "0"}, "--precision 0: give the target half-width"},
+		{[]string{"run", "--precision", "-2"}, "--precision -2: give the target half-width"},
+		{[]string{"run", "--precision", "NaN"}, "--precision NaN: give the target half-width"},
+		{[]string{"run", "--precision", "+Inf"}, "--precision +Inf: give the target half-width"},
+		{[]string{"run", "--precision", "101"}, "--precision 101: give the target half-width"},
+		{[]string{"run", "--precision", "two"}, `invalid argument "two" for "--precision"`},
+		{[]string{"run", "--precision", "2", "--max-time", "0s"}, "--max-time 0s: give a positive duration"},
+		{[]string{"run", "--precision", "2", "--max-time", "-1m"}, "--max-time -1m0s: give a positive duration"},
+		{[]string{"run", "--max-time", "1m"}, "--max-time bounds the precision rule: add --precision PCT"},
+		{[]string{"crosscheck", "--precision", "0"}, "--precision 0: give the target half-width"},
+		{[]string{"lab", "--precision", "200"}, "--precision 200: give the target half-width"},
+		{[]string{"campaign", "start", "--precision", "NaN"}, "--precision NaN: give the target half-width"},
+	} {
+		out, errs, code := sectax(t, fixedDeps(nil), tt.args...)
+		if code != ExitUsage || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 || out != "" {
+			t.Errorf("sectax %v: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q",
+				tt.args, code, out, errs, tt.want)
+		}
+	}
+}
+
+// TestRunPrecisionRealTiny measures two real workloads at tiny sizes
+// under a loose target through the CLI: each result says by which rule
+// it stopped, consistently with its samples (the machine is shared, so
+// whether the target is reached in time is not asserted).
+func TestRunPrecisionRealTiny(t *testing.T) {
+	out, errs, code := sectax(t, fixedDeps(nil), "run", "--no-store", "--root", wslOn, "--only", "syscall-basic,ctl-user",
+		"--param", "syscall-basic.loops=1000", "--param", "ctl-user.loops=1000",
+		"--precision", "50", "--max-time", "30s", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r run.Run
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 2 || r.Repetitions != 6 || r.Warmup != 0 {
+		t.Fatalf("%d results, runs %d, warmup %d; want 2, the minimum 6, and the warm-up detected", len(r.Results), r.Repetitions, r.Warmup)
+	}
+	for _, res := range r.Results {
+		s, w := res.Stopping, res.WarmupDone
+		if s == nil || w == nil || s.Rule != run.RulePrecision || *s.TargetPct != 50 || w.Rule != run.WarmupDetect {
+			t.Fatalf("%s: stopping %+v, warm-up %+v", res.Workload, s, w)
+		}
+		n := len(res.Metrics[0].Samples)
+		switch s.Reason {
+		case run.ReasonReached:
+			if n < 6 || s.AchievedPct == nil || *s.AchievedPct > 50 {
+				t.Errorf("%s: reached with %d samples at %v", res.Workload, n, s.AchievedPct)
+			}
+		case run.ReasonMaxTime:
+		default:
+			t.Errorf("%s: reason %s", res.Workload, s.Reason)
+		}
+	}
+}
+
+// TestProgressPrecision: under the precision rule the progress line says
+// that the rule decides the total, and never counts past a total.
+func TestProgressPrecision(t *testing.T) {
+	deps := fixedDeps(fakeRegistry())
+	deps.StderrIsTerminal = true
+	_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--precision", "2", "--seed", "3", "--no-store")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "[1 of at least 12, until ±2% or 10:00] alpha warmup 1 ·") {
+		t.Errorf("progress does not say the rule decides:\n%q", errs)
+	}
+	for _, line := range strings.Split(errs, "\r\x1b[K") {
+		var done, total int
+		if n, _ := fmt.Sscanf(line, "[%d/%d]", &done, &total); n == 2 && done > total {
+			t.Errorf("progress counts past its total: %q", line)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
+)
+
+// Rule is the stopping rule of a run's rounds, decided between rounds.
+// Under the count rule (TargetPct 0) each item has its Repetitions.
+// Under the precision rule an item's Repetitions are its minimum; after
+// it, the item runs another round while its primary metric's 95%
+// interval is wider than ±TargetPct of its median, until MaxTime (from
+// the start of the run) is up or it has had MaxReps. The rule looks at
+// the interval's width only, never at a comparison's significance, so
+// that stopping cannot bias a later comparison towards a difference
+// (docs/statistics.md).
+type Rule struct {
+	TargetPct float64
+	MaxTime   time.Duration
+	MaxReps   int
+}
+
+// itemState is what the rule knows of one item between rounds.
+type itemState struct {
+	// Attempted counts the measured repetitions tried (failed ones
+	// included); Min is the item's minimum (its Repetitions).
+	Attempted, Min int
+	// Primary are the measured samples of its primary metric (set by
+	// record, which keeps their interval's half-width: the rule asks for
+	// it before every round and every progress line).
+	Primary []float64
+	width   float64
+	hasCI   bool
+	// Dropped is set after consecutive failures; Warming while its
+	// detected warm-up is undecided.
+	Dropped, Warming bool
+}
+
+// record sets the primary metric's samples and their precision.
+func (it *itemState) record(primary []float64) {
+	it.Primary = primary
+	it.width, it.hasCI = stats.HalfWidthPct(primary)
+}
+
+// Next returns the items (ascending) that run in the next round after
+// elapsed since the run started, and whether the precision rule's time
+// is up (then none runs).
+func (r Rule) Next(items []itemState, elapsed time.Duration) (next []int, timeUp bool) {
+	if r.TargetPct > 0 && elapsed >= r.MaxTime {
+		return nil, true
+	}
+	for i, it := range items {
+		if r.wants(it) {
+			next = append(next, i)
+		}
+	}
+	return next, false
+}
+
+func (r Rule) wants(it itemState) bool {
+	switch {
+	case it.Dropped:
+		return false
+	case r.MaxReps > 0 && it.Attempted >= r.MaxReps:
+		return false
+	case it.Warming, it.Attempted < it.Min:
+		return true
+	case r.TargetPct <= 0:
+		return false
+	}
+	return !it.hasCI || it.width > r.TargetPct
+}
+
+// Stopping is the stopping block of an item once its rounds are over
+// (interrupted: the run was cut short by Ctrl-C).
+func (r Rule) Stopping(it itemState, interrupted bool) run.Stopping {
+	var s run.Stopping
+	if it.hasCI {
+		pct := it.width
+		s.AchievedPct = &pct
+	}
+	if r.TargetPct <= 0 {
+		s.Rule, s.Reason = run.RuleCount, run.ReasonCount
+		switch {
+		case it.Dropped:
+			s.Reason = run.ReasonFailed
+		case interrupted && it.Attempted < it.Min:
+			s.Reason = run.ReasonInterrupted
+		}
+		return s
+	}
+	target := r.TargetPct
+	s.Rule, s.TargetPct = run.RulePrecision, &target
+	switch {
+	case s.AchievedPct != nil && *s.AchievedPct <= target && it.Attempted >= it.Min:
+		s.Reason = run.ReasonReached
+	case it.Dropped:
+		s.Reason = run.ReasonFailed
+	case interrupted:
+		s.Reason = run.ReasonInterrupted
+	case r.MaxReps > 0 && it.Attempted >= r.MaxReps:
+		s.Reason = run.ReasonMaxRuns
+	default:
+		s.Reason = run.ReasonMaxTime
+	}
+	return s
+}
+
+// remaining is how many more measured repetitions of it are known to
+// come, and whether more may (the rule decides them).
+func (r Rule) remaining(it itemState) (n int, open bool) {
+	if it.Dropped || (r.MaxReps > 0 && it.Attempted >= r.MaxReps) {
+		return 0, false
+	}
+	n = max(it.Min-it.Attempted, 0)
+	after := it
+	after.Attempted = max(it.Attempted, it.Min)
+	return n, it.Warming || (r.TargetPct > 0 && r.wants(after))
+}
+
+// expectedMore is the rule's guess of the repetitions an item still
+// needs beyond its minimum (stats.RepetitionsFor from its current
+// interval; 0 when none is known yet).
+func (r Rule) expectedMore(it itemState) int {
+	if r.TargetPct <= 0 || it.Dropped {
+		return 0
+	}
+	if !it.hasCI {
+		return 0
+	}
+	n := len(it.Primary)
+	need := stats.RepetitionsFor(n, it.width, r.TargetPct) - max(n, it.Min)
+	if r.MaxReps > 0 {
+		need = min(need, r.MaxReps-it.Attempted)
+	}
+	return max(need, 0)
+}

@@ -1,0 +1,193 @@
+package runner
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sectax/sectax/internal/plan"
+	"github.com/sectax/sectax/internal/run"
+)
+
+// state is an item with scripted primary samples.
+func state(min, attempted int, xs ...float64) itemState {
+	it := itemState{Min: min, Attempted: attempted}
+	it.record(xs)
+	return it
+}
+
+var (
+	tight = []float64{100, 100.5, 99.8, 100.2, 100.1, 99.9}     // ±0.5%
+	loose = []float64{100, 110, 90, 105, 95, 120}               // ±20%
+	six   = []float64{100, 100, 100, 100, 100, 100}             // ±0%
+	three = []float64{100, 101, 99}                             // no interval
+	wide7 = []float64{100, 110, 90, 105, 95, 120, 101}          // still wide
+	many  = append(slices.Repeat([]float64{100}, 40), loose...) // wide early, tight now
+)
+
+func TestRuleNext(t *testing.T) {
+	prec := Rule{TargetPct: 2, MaxTime: time.Minute, MaxReps: 100}
+	count := Rule{MaxReps: 100}
+	for _, c := range []struct {
+		name    string
+		rule    Rule
+		items   []itemState
+		elapsed time.Duration
+		want    []int
+		timeUp  bool
+	}{
+		{"count: below the minimum", count, []itemState{state(3, 2, 1, 2), state(3, 3, 1, 2, 3)}, 0, []int{0}, false},
+		{"count: a wide interval does not matter", count, []itemState{state(6, 6, loose...)}, 0, nil, false},
+		{"precision: the minimum first", prec, []itemState{state(6, 3, three...), state(6, 6, tight...)}, 0, []int{0}, false},
+		{"precision: only the wide one repeats", prec, []itemState{state(6, 6, tight...), state(6, 6, loose...), state(6, 6, six...)}, time.Second, []int{1}, false},
+		{"precision: no interval is not precise", prec, []itemState{state(3, 3, three...)}, 0, []int{0}, false},
+		{"precision: a failed repetition counts towards the minimum", prec, []itemState{state(6, 7, wide7...)}, 0, []int{0}, false},
+		{"precision: narrowed after many", prec, []itemState{state(6, len(many), many...)}, 0, nil, false},
+		{"precision: time is up", prec, []itemState{state(6, 6, loose...), state(6, 2, 1, 2)}, time.Minute, nil, true},
+		{"precision: the most repetitions", prec, []itemState{state(6, 100, loose...)}, 0, nil, false},
+		{"dropped", prec, []itemState{{Min: 6, Dropped: true}}, 0, nil, false},
+		{"warming", prec, []itemState{{Min: 6, Attempted: 6, Warming: true}}, 0, []int{0}, false},
+	} {
+		got, up := c.rule.Next(c.items, c.elapsed)
+		if !slices.Equal(got, c.want) || up != c.timeUp {
+			t.Errorf("%s: Next = %v, %v; want %v, %v", c.name, got, up, c.want, c.timeUp)
+		}
+	}
+}
+
+func TestRuleStopping(t *testing.T) {
+	prec := Rule{TargetPct: 2, MaxTime: time.Minute, MaxReps: 100}
+	for _, c := range []struct {
+		name        string
+		rule        Rule
+		it          itemState
+		interrupted bool
+		rule2       string
+		reason      string
+		achieved    bool
+	}{
+		{"count", Rule{}, state(6, 6, loose...), false, run.RuleCount, run.ReasonCount, true},
+		{"count interrupted", Rule{}, state(6, 3, three...), true, run.RuleCount, run.ReasonInterrupted, false},
+		{"count dropped", Rule{}, itemState{Min: 6, Attempted: 2, Dropped: true}, false, run.RuleCount, run.ReasonFailed, false},
+		{"reached", prec, state(6, 6, tight...), false, run.RulePrecision, run.ReasonReached, true},
+		{"reached, then interrupted", prec, state(6, 6, tight...), true, run.RulePrecision, run.ReasonReached, true},
+		{"out of time", prec, state(6, 6, loose...), false, run.RulePrecision, run.ReasonMaxTime, true},
+		{"out of time before an interval", prec, state(6, 3, three...), false, run.RulePrecision, run.ReasonMaxTime, false},
+		{"interrupted", prec, state(6, 6, loose...), true, run.RulePrecision, run.ReasonInterrupted, true},
+		{"most repetitions", prec, state(6, 100, loose...), false, run.RulePrecision, run.ReasonMaxRuns, true},
+		{"dropped", prec, itemState{Min: 6, Attempted: 2, Dropped: true}, false, run.RulePrecision, run.ReasonFailed, false},
+	} {
+		s := c.rule.Stopping(c.it, c.interrupted)
+		if s.Rule != c.rule2 || s.Reason != c.reason || (s.AchievedPct != nil) != c.achieved {
+			t.Errorf("%s: Stopping = %+v; want rule %s, reason %s, achieved %v", c.name, s, c.rule2, c.reason, c.achieved)
+		}
+		if (s.TargetPct != nil) != (c.rule2 == run.RulePrecision) {
+			t.Errorf("%s: target %v under the %s rule", c.name, s.TargetPct, s.Rule)
+		}
+	}
+}
+
+// TestRunPrecision: under the precision rule a tight workload stops at
+// its minimum, a noisy one is repeated until its interval narrows, each
+// gets its stopping block, and the progress never counts past its total.
+func TestRunPrecision(t *testing.T) {
+	var calls []string
+	noisy := append([]float64{100, 130, 80, 120, 90, 140}, slices.Repeat([]float64{100}, 60)...)
+	a := &scripted{id: "tight", values: slices.Repeat([]float64{5}, 100), calls: &calls}
+	b := &scripted{id: "noisy", values: noisy, calls: &calls}
+	items := []plan.Item{{Workload: a, Repetitions: 6}, {Workload: b, Repetitions: 6}}
+	r := &run.Run{Results: NewResults(items)}
+	var events []Event
+	err := Run(context.Background(), r, items, Options{Precision: 2, MaxTime: time.Hour, Seed: 3,
+		OnEvent: func(e Event) { events = append(events, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	na, nb := len(r.Results[0].Metrics[0].Samples), len(r.Results[1].Metrics[0].Samples)
+	if na != 6 || nb <= 6 || nb >= len(noisy) {
+		t.Errorf("repetitions: tight %d (want 6), noisy %d (want more than 6, fewer than %d)", na, nb, len(noisy))
+	}
+	for i, res := range r.Results {
+		s := res.Stopping
+		if s == nil || s.Rule != run.RulePrecision || s.Reason != run.ReasonReached || *s.AchievedPct > 2 {
+			t.Errorf("result %d: stopping %+v", i, s)
+		}
+		if w := res.WarmupDone; w == nil || w.Rule != run.WarmupCount || w.Discarded != 0 {
+			t.Errorf("result %d: warm-up %+v", i, w)
+		}
+	}
+	for _, e := range events {
+		if e.Done > e.Total || (e.Done == e.Total && !e.Finished) || (!e.Open && e.Total != na+nb) {
+			t.Fatalf("event %+v: counts past its total", e)
+		}
+	}
+}
+
+// TestRunPrecisionMaxTime: when the time is up the run stops cleanly,
+// complete, keeping what was measured, and says so per result.
+func TestRunPrecisionMaxTime(t *testing.T) {
+	var calls []string
+	a := &scripted{id: "a", values: slices.Repeat([]float64{1, 3}, 50), calls: &calls}
+	items := []plan.Item{{Workload: a, Repetitions: 6}}
+	r := &run.Run{Results: NewResults(items)}
+	if err := Run(context.Background(), r, items, Options{Precision: 1, MaxTime: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != run.StatusComplete || r.Results[0].Stopping.Reason != run.ReasonMaxTime {
+		t.Errorf("status %s, stopping %+v", r.Status, r.Results[0].Stopping)
+	}
+}
+
+// TestRunDetectsWarmup: a decaying start is discarded, the rest measured
+// (the repetitions held while deciding included), and the count recorded.
+func TestRunDetectsWarmup(t *testing.T) {
+	var calls []string
+	decay := []float64{200, 150, 120, 105, 101, 100, 100.5, 99.8, 100.2, 100.1, 100, 100, 100, 100, 100}
+	flat := slices.Repeat([]float64{7}, 20)
+	items := []plan.Item{
+		{Workload: &scripted{id: "decay", values: decay, calls: &calls}, Repetitions: 6},
+		{Workload: &scripted{id: "flat", values: flat, calls: &calls}, Repetitions: 6},
+	}
+	r := &run.Run{Results: NewResults(items)}
+	rec := &recorder{}
+	if err := Run(context.Background(), r, items, Options{DetectWarmup: true, Warmup: 5, Sink: rec}); err != nil {
+		t.Fatal(err)
+	}
+	got := r.Results[0].Metrics[0].Samples
+	if len(got) != 6 || got[0] != 101 {
+		t.Errorf("decay samples = %v; want 6 from 101 on", got)
+	}
+	if w := r.Results[0].WarmupDone; w == nil || w.Rule != run.WarmupDetect || w.Discarded != 4 {
+		t.Errorf("decay warm-up = %+v; want detect, 4 discarded", w)
+	}
+	if w := r.Results[1].WarmupDone; w.Discarded != 0 || len(r.Results[1].Metrics[0].Samples) != 6 {
+		t.Errorf("flat: warm-up %+v, samples %v", w, r.Results[1].Metrics[0].Samples)
+	}
+	if len(rec.samples) != 12 {
+		t.Errorf("the sink got %d samples, want the 12 measured", len(rec.samples))
+	}
+	if s := r.Results[0].Stopping; s.Rule != run.RuleCount || s.Reason != run.ReasonCount {
+		t.Errorf("stopping %+v", s)
+	}
+}
+
+// TestMeasureTakesTheRuleFromThePlan: Measure, the one way every command
+// measures (run, a lab guest, a campaign step), runs the precision rule
+// and the detected warm-up its plan's request asks for, and records the
+// minimum as the run's repetitions.
+func TestMeasureTakesTheRuleFromThePlan(t *testing.T) {
+	var calls []string
+	items := []plan.Item{{Workload: &scripted{id: "a", values: slices.Repeat([]float64{4}, 20), calls: &calls}, Repetitions: 6}}
+	pl := &plan.Plan{Suite: "quick", Items: items,
+		Request: plan.Request{Suite: "quick", Warmup: 3, Precision: 2, MaxTime: time.Hour, DetectWarmup: true, Seed: 5}}
+	r, err := Measure(context.Background(), pl, Meta{ID: "x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Results[0]
+	if r.Repetitions != 6 || r.Warmup != 0 || len(calls) != 6 || res.Stopping.Rule != run.RulePrecision ||
+		res.Stopping.Reason != run.ReasonReached || res.WarmupDone.Rule != run.WarmupDetect {
+		t.Errorf("runs %d warmup %d calls %d stopping %+v warm-up %+v", r.Repetitions, r.Warmup, len(calls), res.Stopping, res.WarmupDone)
+	}
+}
