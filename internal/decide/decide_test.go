@@ -20,7 +20,12 @@ import (
 
 func input(t *testing.T, root string) Input {
 	t.Helper()
-	dir := filepath.Join("..", "attribute", "testdata", "roots", root)
+	return inputAt(t, filepath.Join("..", "attribute", "testdata", "roots", root))
+}
+
+// inputAt is the decision's input for the machine below dir.
+func inputAt(t *testing.T, dir string) Input {
+	t.Helper()
 	s, err := sysinfo.Collect(dir)
 	if err != nil {
 		t.Fatal(err)
