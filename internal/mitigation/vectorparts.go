@@ -11,7 +11,7 @@ import (
 // (gfunkmonk/linux-6.18.2, arch/x86/kernel/cpu/bugs.c and kernel/cpu.c;
 // line numbers of that text). cross_thread is smt_mitigations
 // (kernel/cpu.c:3230 SMT_MITIGATIONS_AUTO by default; mitigations_parse_cmdline
-// 3264-3311: auto,nosmt sets ON, no_cross_thread and off set OFF). It is
+// 3264-3313: auto,nosmt sets ON, no_cross_thread and off set OFF). It is
 // asked in four places of bugs.c:
 //
 //	390-442   should_mitigate_vuln(): GDS is mitigated while any of the four

@@ -30,7 +30,7 @@ import (
 // and, outside should_mitigate_vuln(): arch/x86/mm/pti.c 88-90
 // pti_check_boottime_disable (meltdown: user_kernel), bugs.c 3043-3066
 // srso_select_mitigation (safe RET for user_kernel || guest_host; its
-// per-mode vectors in vectorparts.go), 1714-1738 tsa_select_mitigation
+// per-mode vectors in vectorparts.go), 1714-1740 tsa_select_mitigation
 // (the four vectors: user/kernel mode for user_kernel || user_user, VM mode
 // for guest_host || guest_guest, both for full: the model counts the file
 // on while any is kept and does not call the narrower mode weakened),
@@ -38,7 +38,7 @@ import (
 // spectre_v2_user_select_mitigation (its IBPB/STIBP sub-fields); the
 // vectors' defaults and parser are kernel/cpu.c 3189-3194 (guest_host and
 // guest_guest default to IS_ENABLED(CONFIG_KVM)), 3230 (smt_mitigations =
-// AUTO) and 3264-3311 (mitigations_parse_cmdline). The knowledge base's
+// AUTO) and 3264-3313 (mitigations_parse_cmdline). The knowledge base's
 // "vectors" of each vulnerability carry this table; mainVectors (model.go)
 // narrows spectre_v2's main line to user_kernel || guest_host (its
 // user_user/guest_guest part is the STIBP/IBPB sub-field of
