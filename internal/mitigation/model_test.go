@@ -25,7 +25,8 @@ var (
 		"vmscape":                "Mitigation: IBPB before exit to userspace",
 		"tsa":                    "Not affected",
 	}
-	modelAMD = map[string]string{
+	modelAMDTSA = map[string]string{"tsa": "Mitigation: Clear CPU buffers", "vmscape": "Mitigation: IBPB before exit to userspace"}
+	modelAMD    = map[string]string{
 		"meltdown":             "Not affected",
 		"spectre_v1":           "Mitigation: usercopy/swapgs barriers and __user pointer sanitization",
 		"spectre_v2":           "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; STIBP: always-on; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
@@ -131,6 +132,15 @@ func TestModel(t *testing.T) {
 		{"srso reduced speculation serves guest_host alone", "x86", "6.18.3", "mitigations=auto,no_user_kernel", map[string]string{"spec_rstack_overflow": "Mitigation: Reduced Speculation"}, false,
 			map[string]want{"spec_rstack_overflow": {"on", ""}},
 			"bugs.c 6.18.2:3100-3105"},
+		{"tsa narrows to the user/kernel mode without the guest vectors", "x86", "6.18.3", "mitigations=auto,no_guest_host,no_guest_guest", modelAMDTSA, false,
+			map[string]want{"tsa": {"partial", RuleVectorSubField}},
+			"bugs.c 6.18.2:1722-1739 tsa_select_mitigation: FULL needs one user and one guest vector"},
+		{"tsa's VM mode serves the guest vectors alone", "x86", "6.18.3", "mitigations=auto,no_guest_host,no_guest_guest", map[string]string{"tsa": "Mitigation: Clear CPU buffers: VM"}, false,
+			map[string]want{"tsa": {"off", RuleVectors}},
+			"bugs.c 6.18.2:1731-1735"},
+		{"tsa=on keeps the full mode", "x86", "6.18.3", "mitigations=auto,no_guest_host,no_guest_guest tsa=on", modelAMDTSA, false,
+			map[string]want{"tsa": {"on", ""}},
+			"bugs.c tsa_parse_cmdline: on → FULL, the vectors are not asked"},
 		{"mds=full keeps every VERW user on 6.18", "x86", "6.18.3", "mitigations=off mds=full", modelIntel, false,
 			map[string]want{"mds": {"kept", RuleBugOverrides}, "tsx_async_abort": {"kept", RuleVERW}, "mmio_stale_data": {"kept", RuleVERW}, "reg_file_data_sampling": {"kept", RuleVERW}, "spectre_v2": {"off", RuleGlobalOff}},
 			"bugs.c mds_select_mitigation: FULL sets verw_clear_cpu_buf_mitigation_selected; taa/mmio/rfds_update_mitigation turn VERW on"},

@@ -41,6 +41,13 @@ var modeVectors = map[string][]struct {
 	Prefix  string
 	Vectors []string
 }{
+	// tsa_select_mitigation (1714-1740): the user/kernel mode while
+	// user_kernel || user_user, the VM mode while guest_host ||
+	// guest_guest, both (full) while one of each.
+	"tsa": {
+		{"Mitigation: Clear CPU buffers: user/kernel boundary", []string{"user_kernel", "user_user"}},
+		{"Mitigation: Clear CPU buffers: VM", []string{"guest_host", "guest_guest"}},
+	},
 	"spec_rstack_overflow": {
 		{"Mitigation: IBPB on VMEXIT only", []string{"guest_host"}},
 		{"Mitigation: Reduced Speculation", []string{"guest_host"}},
@@ -81,6 +88,20 @@ var vectorSubFields = map[string][]vectorSubField{
 	},
 }
 
+// modeNarrowed are the full modes that dropping some vectors narrows to a
+// weaker mode of the same file, still mitigated: tsa's full "Clear CPU
+// buffers" becomes the user/kernel mode without guest_host and
+// guest_guest, the VM mode without user_kernel and user_user
+// (tsa_select_mitigation, bugs.c 1722-1739; the parameter is tsa=).
+var modeNarrowed = map[string][]struct {
+	Line, Key string
+	On        func(on func(string) bool) bool
+}{
+	"tsa": {{"Mitigation: Clear CPU buffers", "tsa", func(on func(string) bool) bool {
+		return (on("user_kernel") || on("user_user")) && (on("guest_host") || on("guest_guest"))
+	}}},
+}
+
 // vectorsOfLine are the vectors that keep the file's main line mitigated
 // when it reads line: a mode's own (modeVectors), else the file's.
 func (k *Knowledge) vectorsOfLine(file, line string) []string {
@@ -97,6 +118,11 @@ func (k *Knowledge) vectorsOfLine(file, line string) []string {
 // of the per-bug parameters given.
 func vectorWeakened(v Vulnerability, off, explicit []string) string {
 	on := func(x string) bool { return !slices.Contains(off, x) }
+	for _, mn := range modeNarrowed[v.Name] {
+		if v.Raw == mn.Line && !slices.Contains(explicit, mn.Key) && !mn.On(on) {
+			return "mode"
+		}
+	}
 	for _, sf := range vectorSubFields[v.Name] {
 		val, ok := v.Fields[sf.Field]
 		if !ok || slices.Contains(explicit, sf.Key) || !subFieldActive(val, sf.Active) || sf.On(on) {

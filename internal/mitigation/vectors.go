@@ -32,8 +32,8 @@ import (
 // srso_select_mitigation (safe RET for user_kernel || guest_host; its
 // per-mode vectors in vectorparts.go), 1714-1740 tsa_select_mitigation
 // (the four vectors: user/kernel mode for user_kernel || user_user, VM mode
-// for guest_host || guest_guest, both for full: the model counts the file
-// on while any is kept and does not call the narrower mode weakened),
+// for guest_host || guest_guest, both for full: the file stays on while any
+// is kept, and the narrower mode is weakened, vectorparts.go),
 // 2213-2229 bhi_select_mitigation (spectre_v2's BHI sub-field), 1899-1917
 // spectre_v2_user_select_mitigation (its IBPB/STIBP sub-fields); the
 // vectors' defaults and parser are kernel/cpu.c 3189-3194 (guest_host and
