@@ -204,21 +204,14 @@ func predicted(kb *mitigation.Knowledge, tokens []string, without *sysinfo.Snaps
 	return names, narrowed, vectors
 }
 
-// stateOf is a vulnerability state from the recorded state or, when absent,
-// the raw sysfs line.
-func stateOf(state, raw string) string {
+// stateOf is a vulnerability state from the recorded state or, when absent
+// (a run stored before states were recorded), the raw sysfs line read by
+// its one reader, mitigation.ParseVulnerability.
+func stateOf(name, state, raw string) mitigation.State {
 	if state != "" {
-		return state
+		return mitigation.State(state)
 	}
-	switch {
-	case strings.HasPrefix(raw, "Mitigation"):
-		return "mitigated"
-	case strings.HasPrefix(raw, "Vulnerable"):
-		return "vulnerable"
-	case strings.HasPrefix(raw, "Not affected"):
-		return "not_affected"
-	}
-	return "unknown"
+	return mitigation.ParseVulnerability(name, raw).State
 }
 
 // impact is (speedup−1)·100 and whether it is finite.
@@ -266,11 +259,11 @@ func (rep *Report) addMeaning(a, b Side) {
 				continue
 			}
 			p := Protection{Vulnerability: v.Name, CommonName: e.CommonName, Threat: e.Threat}
-			fv, tv := stateOf(v.StateA, v.A), stateOf(v.StateB, v.B)
+			fv, tv := stateOf(v.Name, v.StateA, v.A), stateOf(v.Name, v.StateB, v.B)
 			switch {
-			case fv == "mitigated" && tv == "vulnerable":
+			case fv == mitigation.Mitigated && tv == mitigation.Vulnerable:
 				m.GaveUp = append(m.GaveUp, p)
-			case fv == "vulnerable" && tv == "mitigated":
+			case fv == mitigation.Vulnerable && tv == mitigation.Mitigated:
 				m.Gained = append(m.Gained, p)
 			}
 		}

@@ -80,6 +80,12 @@ type Option struct {
 	Inexact []string `json:"inexact,omitempty"`
 	// SameAs names an earlier option this one equals here.
 	SameAs string `json:"same_as,omitempty"`
+	// Current is true for the option the running command line already is
+	// (the vectors it drops are the option's).
+	Current bool `json:"current"`
+	// Restores are the vectors the running command line drops that this
+	// option keeps: applying it turns them back on.
+	Restores []string `json:"restores"`
 	// Saving is null until runs of Config and on are stored.
 	Saving []Saving `json:"saving"`
 	// Measure is the command that would measure it (when Saving is null).
@@ -94,6 +100,10 @@ type Facts struct {
 	SMTOff  bool   `json:"smt_off"`
 	Vectors bool   `json:"vector_controls"`
 	Kernel  string `json:"kernel"`
+	// RunningDrops are the vectors the running command line already drops
+	// (mitigations=auto,no_…); the options are relative to the kernel's
+	// defaults, not to it.
+	RunningDrops []string `json:"running_drops"`
 	// Notes say what the facts mean for the vectors.
 	Notes []string `json:"notes"`
 }
@@ -190,7 +200,10 @@ func Decide(in Input) (*Decision, error) {
 	if furthest.Name != rec.Name {
 		d.Why += fmt.Sprintf("; %s would keep them too but changes nothing on this kernel beyond %s", furthest.Name, rec.Name)
 	}
-	if rec.Cmdline != "" && rec.SameAs == "" {
+	if rec.Current {
+		d.Why += "; the running command line already is this option: nothing to change"
+	}
+	if rec.Cmdline != "" && rec.SameAs == "" && !rec.Current {
 		t, err := mitigation.ParseTarget(rec.Cmdline)
 		if err != nil {
 			return nil, err
@@ -232,6 +245,13 @@ func facts(in Input, m mitigation.Machine) Facts {
 	f := Facts{Guest: s.Hypervisor.Guest || s.WSL != nil, WSL: s.WSL != nil, KVM: sysinfo.KVMLoaded(in.Root),
 		SMTOff:  s.SMT.Active != nil && !*s.SMT.Active || slices.Contains([]string{"off", "forceoff", "notsupported"}, s.SMT.Control),
 		Vectors: in.KB.HasVectorControls(m), Kernel: s.Kernel.Release, Notes: []string{}}
+	f.RunningDrops = in.KB.RunningVectorsOff(m, s.Cmdline.Raw)
+	if f.RunningDrops == nil {
+		f.RunningDrops = []string{}
+	}
+	if len(f.RunningDrops) > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("the running command line already drops %s: the options are relative to the kernel's defaults, so keep-all turns them back on; what it already gives up is not listed again, and a saving is measured against the running command line (on)", strings.Join(f.RunningDrops, ", ")))
+	}
 	if f.Guest {
 		f.Notes = append(f.Notes, "this is a VM guest (WSL 2 included): guest_host and guest_guest protect only VMs this guest would host itself; the host's own protections are out of reach from here")
 	}
@@ -252,38 +272,60 @@ func facts(in Input, m mitigation.Machine) Facts {
 
 func options(in Input, m mitigation.Machine) []Option {
 	kb := in.KB
-	keep := Option{Name: KeepAll, Config: "on", Drops: []string{}, GivesUp: []string{}, Weakened: []string{}, Saving: []Saving{}}
+	// Every option is relative to the kernel's defaults: what the running
+	// command line already drops is shown (Facts.RunningDrops), each
+	// option says which of those it turns back on (Restores), and the one
+	// the running line already is, is Current.
+	running := kb.RunningVectorsOff(m, in.Snap.Cmdline.Raw)
+	restores := func(drops []string) []string {
+		out := []string{}
+		for _, v := range running {
+			if !slices.Contains(drops, v) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	keep := Option{Name: KeepAll, Config: "on", Drops: []string{}, GivesUp: []string{}, Weakened: []string{}, Saving: []Saving{},
+		Restores: restores(nil), Current: len(running) == 0}
+	if len(running) > 0 {
+		keep.Cmdline = "mitigations=auto"
+	}
 	out := []Option{keep}
 	prev := KeepAll
-	// keep-all is the running command line: what it already drops stays
-	// dropped in every option.
-	running := kb.RunningVectorsOff(m, in.Snap.Cmdline.Raw)
-	out[0].Drops = append(out[0].Drops, running...)
 	for _, vs := range attribute.VectorSets {
 		o := Option{Name: vs.Name, Config: vs.Name, GivesUp: []string{}, Weakened: []string{}}
-		o.Drops, _ = mitigation.SortVectors(append(slices.Clone(vs.Drop), running...))
+		o.Drops, _ = mitigation.SortVectors(vs.Drop)
+		o.Restores, o.Current = restores(o.Drops), slices.Equal(o.Drops, running)
 		dv, ok, _ := kb.DropVectors(m, o.Drops)
-		if ok {
+		last := out[len(out)-1]
+		switch {
+		case ok:
 			o.Cmdline = dv.Cmdline()
 			o.GivesUp = append(o.GivesUp, dv.Off...)
 			o.Weakened = append(o.Weakened, dv.Weakened...)
 			slices.Sort(o.GivesUp)
 			slices.Sort(o.Weakened)
 			o.Inexact = dv.Inexact
-			if prevOpt := out[len(out)-1]; prevOpt.Cmdline != "" && slices.Equal(prevOpt.GivesUp, o.GivesUp) && slices.Equal(prevOpt.Weakened, o.Weakened) && dv.Syntax == "per-bug" {
+			if last.Cmdline != "" && slices.Equal(last.GivesUp, o.GivesUp) && slices.Equal(last.Weakened, o.Weakened) && dv.Syntax == "per-bug" {
 				o.SameAs = prev
 			} else {
 				prev = o.Name
 			}
-		} else {
+		case dv.Syntax == "vectors" && !slices.Equal(last.Restores, o.Restores):
+			// Nothing mitigated now goes, but it keeps other vectors
+			// than the option before it (the running line drops some).
+			o.Cmdline = dv.Cmdline()
+			prev = o.Name
+		default:
 			o.SameAs = prev
-			o.Cmdline = out[len(out)-1].Cmdline
-			o.GivesUp = slices.Clone(out[len(out)-1].GivesUp)
-			o.Weakened = slices.Clone(out[len(out)-1].Weakened)
+			o.Cmdline = last.Cmdline
+			o.GivesUp = slices.Clone(last.GivesUp)
+			o.Weakened = slices.Clone(last.Weakened)
 		}
 		out = append(out, o)
 	}
-	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}}
+	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}, Restores: []string{}}
 	p := kb.Predict(m, mitigation.ParseCmdline(off.Cmdline).Params)
 	for _, v := range m.Vulns {
 		if v.State == mitigation.Mitigated && !kb.AlwaysOn(m.Arch, v.Name, v.Raw) {
@@ -328,7 +370,7 @@ func savings(d *Decision, arms []attribute.Arm) {
 					Pct: e.TaxPct, Interval: e.TaxPctInterval, Significant: e.Significant, N: e.N})
 			}
 		}
-		if o.Saving == nil && o.SameAs == "" {
+		if o.Saving == nil && o.SameAs == "" && !o.Current {
 			o.Measure = "sectax campaign start --plan vectors"
 		}
 	}

@@ -21,7 +21,12 @@ import (
 
 func input(t *testing.T, root string) Input {
 	t.Helper()
-	dir := testutil.AttributeRoot(t, root)
+	return inputAt(t, testutil.AttributeRoot(t, root))
+}
+
+// inputAt is the decision's input for the machine below dir.
+func inputAt(t *testing.T, dir string) Input {
+	t.Helper()
 	s, err := sysinfo.Collect(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ const (
 	RuleNotParsed      = "arch-not-parsed"
 	RuleNoGlobalSwitch = "no-cpu-mitigations"
 	RuleSubField       = "sub-field"
+	RuleVectorSubField = "vector-sub-field"
 	RuleIBRSTrumps     = "intel-ibrs-trumps-retbleed"
 )
 
@@ -49,6 +50,7 @@ var RuleSources = map[string]string{
 	RuleVERW:           "bugs.c 6.16+ mds/taa/mmio/rfds_update_mitigation (verw_clear_cpu_buf_mitigation_selected), before: md_clear_update_mitigation: one VERW user left on re-enables the buffer clear, and its line, for the others",
 	RuleNotParsed:      "kernel-parameters.txt architecture tags; arch/arm, arch/riscv and arch/loongarch never call cpu_mitigations_off(): a parameter another architecture's kernel parses changes nothing here",
 	RuleNoGlobalSwitch: "kernel/cpu.c without CONFIG_CPU_MITIGATIONS (6.9+; CONFIG_SPECULATION_MITIGATIONS before): mitigations_parse_cmdline logs 'Kernel compiled without mitigations, ignoring' and changes nothing",
+	RuleVectorSubField: "bugs.c 6.18 spectre_v2_user_select_mitigation (IBPB: user_user || guest_guest; STIBP also cross_thread, smt_mitigations != OFF) and bhi_select_mitigation (BHI: guest_host, the syscall half also user_kernel), tsa_select_mitigation (full needs a user and a guest vector): dropping those vectors turns a sub-field after ';' off or narrows the mode, the line stays mitigated",
 	RuleSubField:       "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
 	RuleIBRSTrumps:     "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
@@ -209,13 +211,21 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 	case explicit:
 		// An explicit selection: the vectors are not asked.
 	case g != nil && vectorsOn && len(g.VectorsOff) > 0:
-		vectors := mainVectors[file]
-		if vectors == nil {
-			e, _ := k.LookupVulnerability(file)
-			vectors = e.Vectors
-		}
+		vectors := k.vectorsOfLine(file, m.Lines[file])
 		if len(vectors) > 0 && !slices.ContainsFunc(vectors, func(v string) bool { return !slices.Contains(g.VectorsOff, v) }) {
 			st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleVectors}
+			break
+		}
+		var keys []string
+		for _, r := range parsed {
+			if r.Kind == KindBug && r.Effect != EffectInvalid && !k.Defers(r.Param) {
+				keys = append(keys, r.Key())
+			}
+		}
+		if i := slices.IndexFunc(m.Vulns, func(v Vulnerability) bool { return v.Name == file }); i >= 0 && sub == nil {
+			if f := vectorWeakened(m.Vulns[i], g.VectorsOff, keys); f != "" {
+				st = OffState{Partial: true, By: "mitigations=" + g.Value, Rule: RuleVectorSubField}
+			}
 		}
 	}
 	if !st.Off && sub != nil {

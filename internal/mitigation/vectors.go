@@ -10,30 +10,40 @@ import (
 // serves, and the command line that drops a set of vectors on one kernel.
 //
 // The kernel's table is should_mitigate_vuln() in
-// arch/x86/kernel/cpu/bugs.c (Linux 6.17+; read at the 6.18 text the code
-// index holds, file id 335243211, and the 6.17 text of
-// Kingxukai/linux@0291023e7330da28f2f7453c87c2ab7082d8360f), documented in
-// Documentation/admin-guide/hw-vuln/attack_vector_controls.rst:
+// arch/x86/kernel/cpu/bugs.c (Linux 6.17+), documented in
+// Documentation/admin-guide/hw-vuln/attack_vector_controls.rst. Line
+// numbers are those of Linux 6.18.2 (gfunkmonk/linux-6.18.2, commit
+// 57dc26c98e5e of bugs.c); the 6.17 text (Kingxukai/linux@0291023e7330)
+// and the 6.18 text of the code index (file id 335243211) have the same
+// table:
 //
-//	X86_BUG_SPECTRE_V1                          user_kernel
-//	X86_BUG_SPECTRE_V2, RETBLEED, L1TF, ITS     user_kernel || guest_host
-//	X86_BUG_SPECTRE_V2_USER                     user_user || guest_guest
-//	X86_BUG_MDS, TAA, MMIO_STALE_DATA, RFDS,    user_kernel || guest_host ||
-//	  SRBDS                                     user_user || guest_guest
-//	X86_BUG_GDS                                 the four || cross_thread (smt_mitigations != SMT_MITIGATIONS_OFF)
-//	X86_BUG_SPEC_STORE_BYPASS                   user_user
-//	X86_BUG_VMSCAPE                             guest_host
+//	bugs.c 390-442 should_mitigate_vuln():
+//	398-399  X86_BUG_SPECTRE_V1                      user_kernel
+//	401-406  X86_BUG_SPECTRE_V2, RETBLEED, L1TF, ITS user_kernel || guest_host
+//	408-410  X86_BUG_SPECTRE_V2_USER                 user_user || guest_guest
+//	417-425  X86_BUG_MDS, TAA, MMIO_STALE_DATA,      user_kernel || guest_host ||
+//	           RFDS, SRBDS                           user_user || guest_guest
+//	427-432  X86_BUG_GDS                             the four || cross_thread (smt_mitigations != SMT_MITIGATIONS_OFF)
+//	434-435  X86_BUG_SPEC_STORE_BYPASS               user_user
+//	437-438  X86_BUG_VMSCAPE                         guest_host
 //
-// and, outside should_mitigate_vuln(): arch/x86/mm/pti.c
-// pti_check_boottime_disable (meltdown: user_kernel), srso_select_mitigation
-// (safe RET for user_kernel || guest_host), tsa_select_mitigation (the four
-// vectors). The knowledge base's "vectors" of each vulnerability carry this
-// table; mainVectors (model.go) narrows spectre_v2's main line to
-// user_kernel || guest_host (its user_user/guest_guest part is the STIBP/IBPB
-// sub-field of spectre_v2_user). cross_thread also decides whether the
-// kernel turns SMT off (cpu_smt_disable in the *_apply_mitigation of mds,
-// taa, mmio, l1tf and retbleed under mitigations=auto,nosmt), and whether
-// spectre_v2_user uses STIBP.
+// and, outside should_mitigate_vuln(): arch/x86/mm/pti.c 88-90
+// pti_check_boottime_disable (meltdown: user_kernel), bugs.c 3043-3066
+// srso_select_mitigation (safe RET for user_kernel || guest_host; its
+// per-mode vectors in vectorparts.go), 1714-1740 tsa_select_mitigation
+// (the four vectors: user/kernel mode for user_kernel || user_user, VM mode
+// for guest_host || guest_guest, both for full: the file stays on while any
+// is kept, and the narrower mode is weakened, vectorparts.go),
+// 2213-2229 bhi_select_mitigation (spectre_v2's BHI sub-field), 1899-1917
+// spectre_v2_user_select_mitigation (its IBPB/STIBP sub-fields); the
+// vectors' defaults and parser are kernel/cpu.c 3189-3194 (guest_host and
+// guest_guest default to IS_ENABLED(CONFIG_KVM)), 3230 (smt_mitigations =
+// AUTO) and 3264-3313 (mitigations_parse_cmdline). The knowledge base's
+// "vectors" of each vulnerability carry this table; mainVectors (model.go)
+// narrows spectre_v2's main line to user_kernel || guest_host (its
+// user_user/guest_guest part is the STIBP/IBPB sub-field of
+// spectre_v2_user), and vectorparts.go has what depends on a mode or a
+// sub-field, cross_thread's part included.
 
 // VectorControlsSince is the first kernel release with attack-vector
 // controls (mitigations=auto,no_<vector>, kernel/cpu.c, x86 only).
@@ -117,7 +127,7 @@ func (k *Knowledge) DropVectors(m Machine, drop []string) (d VectorDrop, ok bool
 		d.Syntax = "per-bug"
 		var want []string
 		for _, v := range k.changeableFiles(m) {
-			vs := k.VectorsOf(v.Name)
+			vs := k.vectorsOfLine(v.Name, v.Raw)
 			if len(vs) > 0 && !slices.ContainsFunc(vs, func(x string) bool { return !slices.Contains(d.Drop, x) }) {
 				want = append(want, v.Name)
 			}

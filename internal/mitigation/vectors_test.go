@@ -37,28 +37,35 @@ func TestDropVectorsKernelSyntax(t *testing.T) {
 	}
 	m := rootMachine(t, "host-6.18", "GenuineIntel", "6.18.7-arch1-1", "native")
 	cases := []struct {
-		drop   []string
-		params string
-		off    []string
-		ok     bool
+		drop     []string
+		params   string
+		off      []string
+		weakened []string
+		ok       bool
 	}{
-		// should_mitigate_vuln: X86_BUG_VMSCAPE is guest_host only.
-		{[]string{"guest_guest", "guest_host"}, "mitigations=auto,no_guest_host,no_guest_guest", []string{"vmscape"}, true},
-		// pti.c and X86_BUG_SPECTRE_V1: user_kernel only.
-		{[]string{"user_kernel"}, "mitigations=auto,no_user_kernel", []string{"meltdown", "spectre_v1"}, true},
-		// X86_BUG_SPEC_STORE_BYPASS: user_user only.
-		{[]string{"user_user"}, "mitigations=auto,no_user_user", []string{"spec_store_bypass"}, true},
-		// nothing is served by guest_guest or cross_thread alone: a no-op.
-		{[]string{"guest_guest"}, "mitigations=auto,no_guest_guest", nil, false},
-		{[]string{"cross_thread"}, "mitigations=auto,no_cross_thread", nil, false},
+		// should_mitigate_vuln: X86_BUG_VMSCAPE is guest_host only;
+		// bhi_select_mitigation turns BHI off without guest_host
+		// (spectre_v2 shows "BHI: SW loop" here).
+		{[]string{"guest_guest", "guest_host"}, "mitigations=auto,no_guest_host,no_guest_guest", []string{"vmscape"}, []string{"spectre_v2"}, true},
+		// pti.c and X86_BUG_SPECTRE_V1: user_kernel only; BHI's syscall
+		// half needs user_kernel too.
+		{[]string{"user_kernel"}, "mitigations=auto,no_user_kernel", []string{"meltdown", "spectre_v1"}, []string{"spectre_v2"}, true},
+		// X86_BUG_SPEC_STORE_BYPASS: user_user only; IBPB and STIBP stay
+		// for guest_guest.
+		{[]string{"user_user"}, "mitigations=auto,no_user_user", []string{"spec_store_bypass"}, nil, true},
+		// nothing is served by guest_guest alone: a no-op.
+		{[]string{"guest_guest"}, "mitigations=auto,no_guest_guest", nil, nil, false},
+		// spectre_v2_user_select_mitigation: STIBP only while
+		// smt_mitigations != OFF: spectre_v2's "STIBP: conditional" goes.
+		{[]string{"cross_thread"}, "mitigations=auto,no_cross_thread", nil, []string{"spectre_v2"}, true},
 	}
 	for _, c := range cases {
 		d, ok, err := k.DropVectors(m, c.drop)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok != c.ok || d.Cmdline() != c.params || d.Syntax != "vectors" || !slices.Equal(d.Off, c.off) {
-			t.Errorf("%v: got %q %v ok=%v syntax %s, want %q %v ok=%v", c.drop, d.Cmdline(), d.Off, ok, d.Syntax, c.params, c.off, c.ok)
+		if ok != c.ok || d.Cmdline() != c.params || d.Syntax != "vectors" || !slices.Equal(d.Off, c.off) || !slices.Equal(d.Weakened, c.weakened) {
+			t.Errorf("%v: got %q off %v weakened %v ok=%v syntax %s, want %q %v %v ok=%v", c.drop, d.Cmdline(), d.Off, d.Weakened, ok, d.Syntax, c.params, c.off, c.weakened, c.ok)
 		}
 	}
 	// All five: every file but those always on, as the model says of

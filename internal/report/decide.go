@@ -34,12 +34,20 @@ func decideList(vs []string) string {
 func decideLines(o decide.Option) []string {
 	cmd := o.Cmdline
 	switch {
-	case o.Name == decide.KeepAll:
+	case o.Name == decide.KeepAll && cmd == "":
 		cmd = "(the default command line)"
+	case o.Name == decide.KeepAll:
+		cmd += " (the kernel's default)"
 	case o.SameAs != "":
 		cmd = "changes nothing here beyond " + o.SameAs
 	}
+	if o.Current {
+		cmd += " — the running command line already is this"
+	}
 	out := []string{"command line: " + cmd, "drops: " + decideList(o.Drops), "gives up here: " + decideList(o.GivesUp)}
+	if len(o.Restores) > 0 {
+		out = append(out, "turns back on (the running command line drops them): "+decideList(o.Restores))
+	}
 	if len(o.Weakened) > 0 {
 		out = append(out, "weakened here (still mitigated, a part off): "+decideList(o.Weakened))
 	}
@@ -48,6 +56,8 @@ func decideLines(o decide.Option) []string {
 	}
 	switch {
 	case o.Name == decide.KeepAll || o.SameAs != "":
+	case o.Saving == nil && o.Current:
+		out = append(out, "saving: not measured (null): the runs labelled on are of this command line")
 	case o.Saving == nil:
 		out = append(out, "saving: not measured (null); measure it with: "+o.Measure)
 	default:

@@ -1,0 +1,149 @@
+package mitigation
+
+import (
+	"slices"
+	"strings"
+)
+
+// The parts of the vector model that depend on more than a bug's row of
+// should_mitigate_vuln(): a mode whose vectors differ from its bug's, and
+// the sub-fields of a line that other vectors serve. Read in Linux 6.18.2
+// (gfunkmonk/linux-6.18.2, arch/x86/kernel/cpu/bugs.c and kernel/cpu.c;
+// line numbers of that text). cross_thread is smt_mitigations
+// (kernel/cpu.c:3230 SMT_MITIGATIONS_AUTO by default; mitigations_parse_cmdline
+// 3264-3313: auto,nosmt sets ON, no_cross_thread and off set OFF). It is
+// asked in four places of bugs.c:
+//
+//	390-442   should_mitigate_vuln(): GDS is mitigated while any of the four
+//	          vectors is, or smt_mitigations != OFF (428-432)
+//	1911-1917 spectre_v2_user_select_mitigation, AUTO: IBPB while user_user
+//	          || guest_guest; STIBP too unless smt_mitigations == OFF
+//	540, 651, 764, 1532, 2930
+//	          cpu_smt_disable (mds, taa, mmio, retbleed) and l1tf's
+//	          FLUSH_NOSMT only when smt_mitigations == ON (auto,nosmt): the
+//	          default (AUTO) never turns SMT off, so no_cross_thread changes
+//	          SMT only on a line that also says nosmt
+//
+// Before 6.17 no parameter turns STIBP off alone: spectre_v2_user=off
+// drops IBPB with it (user_user and guest_guest), so a per-bug spelling of
+// no_cross_thread cannot be made (DropVectors says so).
+
+// modeVectors are the vectors of a mode that differ from its bug's:
+// srso_select_mitigation (bugs.c 3056-3065) picks Safe RET for guest_host
+// || (user_kernel && !SRSO_USER_KERNEL_NO), the microcode-only
+// "Vulnerable: Microcode, no safe RET" for user_user || guest_guest, and
+// nothing else; on a CPU with SRSO_USER_KERNEL_NO Safe RET becomes IBPB
+// on VM exit, or Reduced Speculation with SRSO_BP_SPEC_REDUCE
+// (3093-3108): those two modes serve guest_host alone, so no_guest_host
+// turns them off. Zen 1/2 with SMT impossible (3069-3073) report "SMT
+// disabled" while any of the four vectors asks for Safe RET or microcode.
+var modeVectors = map[string][]struct {
+	Prefix  string
+	Vectors []string
+}{
+	// tsa_select_mitigation (1714-1740): the user/kernel mode while
+	// user_kernel || user_user, the VM mode while guest_host ||
+	// guest_guest, both (full) while one of each.
+	"tsa": {
+		{"Mitigation: Clear CPU buffers: user/kernel boundary", []string{"user_kernel", "user_user"}},
+		{"Mitigation: Clear CPU buffers: VM", []string{"guest_host", "guest_guest"}},
+	},
+	"spec_rstack_overflow": {
+		{"Mitigation: IBPB on VMEXIT only", []string{"guest_host"}},
+		{"Mitigation: Reduced Speculation", []string{"guest_host"}},
+		{"Mitigation: SMT disabled", []string{"user_kernel", "user_user", "guest_host", "guest_guest"}},
+	},
+}
+
+// vectorSubField is a sub-field of a line ("; STIBP: conditional") that
+// other vectors than the line's main ones keep on.
+type vectorSubField struct {
+	Field string
+	// Key is the per-bug parameter that selects the sub-field itself: an
+	// explicit value of it is not asked about vectors.
+	Key string
+	// Active are the values of the field that the vectors turn off ("" for
+	// every value but the inactive ones).
+	Active []string
+	// On reports whether the field stays on with the vectors on says on.
+	On func(on func(string) bool) bool
+}
+
+// vectorSubFields are spectre_v2's sub-fields (bugs.c 6.18.2): IBPB and
+// STIBP of spectre_v2_user_select_mitigation (1911-1917: IBPB while
+// user_user || guest_guest, STIBP also needs cross_thread), and BHI of
+// bhi_select_mitigation (2213-2229: on while guest_host and user_kernel,
+// VM exit only while guest_host alone, off without guest_host;
+// bhi_apply_mitigation 2254-2255 uses BHI_DIS_S whenever it is not off).
+// spectre_v2_user=, spectre_v2=on and spectre_bhi= select them explicitly
+// (1907-1910 and the CMD_* cases): the vectors are not asked.
+var vectorSubFields = map[string][]vectorSubField{
+	"spectre_v2": {
+		{Field: "IBPB", Key: "spectre_v2_user", On: func(on func(string) bool) bool { return on("user_user") || on("guest_guest") }},
+		{Field: "STIBP", Key: "spectre_v2_user", On: func(on func(string) bool) bool {
+			return (on("user_user") || on("guest_guest")) && on("cross_thread")
+		}},
+		{Field: "BHI", Key: "spectre_bhi", Active: []string{"SW loop, KVM: SW loop"}, On: func(on func(string) bool) bool { return on("guest_host") && on("user_kernel") }},
+		{Field: "BHI", Key: "spectre_bhi", Active: []string{"BHI_DIS_S"}, On: func(on func(string) bool) bool { return on("guest_host") }},
+	},
+}
+
+// modeNarrowed are the full modes that dropping some vectors narrows to a
+// weaker mode of the same file, still mitigated: tsa's full "Clear CPU
+// buffers" becomes the user/kernel mode without guest_host and
+// guest_guest, the VM mode without user_kernel and user_user
+// (tsa_select_mitigation, bugs.c 1722-1739; the parameter is tsa=).
+var modeNarrowed = map[string][]struct {
+	Line, Key string
+	On        func(on func(string) bool) bool
+}{
+	"tsa": {{"Mitigation: Clear CPU buffers", "tsa", func(on func(string) bool) bool {
+		return (on("user_kernel") || on("user_user")) && (on("guest_host") || on("guest_guest"))
+	}}},
+}
+
+// vectorsOfLine are the vectors that keep the file's main line mitigated
+// when it reads line: a mode's own (modeVectors), else the file's.
+func (k *Knowledge) vectorsOfLine(file, line string) []string {
+	for _, mv := range modeVectors[file] {
+		if line != "" && strings.HasPrefix(line, mv.Prefix) {
+			return mv.Vectors
+		}
+	}
+	return k.VectorsOf(file)
+}
+
+// vectorWeakened is the first sub-field of v that dropping the vectors in
+// off turns off (RuleVectorSubField), "" when none; explicit are the keys
+// of the per-bug parameters given.
+func vectorWeakened(v Vulnerability, off, explicit []string) string {
+	on := func(x string) bool { return !slices.Contains(off, x) }
+	for _, mn := range modeNarrowed[v.Name] {
+		if v.Raw == mn.Line && !slices.Contains(explicit, mn.Key) && !mn.On(on) {
+			return "mode"
+		}
+	}
+	for _, sf := range vectorSubFields[v.Name] {
+		val, ok := v.Fields[sf.Field]
+		if !ok || slices.Contains(explicit, sf.Key) || !subFieldActive(val, sf.Active) || sf.On(on) {
+			continue
+		}
+		return sf.Field
+	}
+	return ""
+}
+
+// subFieldActive reports whether a sub-field's value shows its protection
+// on: one of active when given, else anything but disabled, not affected
+// or vulnerable.
+func subFieldActive(val string, active []string) bool {
+	if len(active) > 0 {
+		return slices.Contains(active, val)
+	}
+	for _, p := range []string{"disabled", "Not affected", "Vulnerable", "Unknown"} {
+		if strings.HasPrefix(strings.TrimSpace(val), p) {
+			return false
+		}
+	}
+	return strings.TrimSpace(val) != ""
+}
