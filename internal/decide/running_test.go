@@ -14,8 +14,7 @@ import (
 // relative to the root).
 func fakeRoot(t *testing.T, files map[string]string) Input {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "root")
-	testutil.CopyTree(t, filepath.Join("..", "attribute", "testdata", "roots", "host-6.18"), dir)
+	dir := testutil.AttributeRoot(t, "host-6.18")
 	for p, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, p), []byte(text+"\n"), 0o644); err != nil {
 			t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestVectors is issue 28 end to end, real: `sectax lab --plan vectors` on
@@ -122,7 +123,7 @@ func TestVectors(t *testing.T) {
 
 	// decide on a 6.18 host's files with these runs: every option whose
 	// configuration was measured has the saving compare gives.
-	root := filepath.Join("..", "..", "attribute", "testdata", "roots", "host-6.18")
+	root := testutil.AttributeRoot(t, "host-6.18")
 	out, _ = sectax("decide", "--db", db, "--root", root, "--protect", "user_kernel", "--format", "json")
 	var d decide.Decision
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
