@@ -18,13 +18,17 @@ import (
 // timedRun is what one run of a timed command measured.
 type timedRun struct {
 	// wall is the command's time. With the launcher it is the launcher's
-	// CLOCK_MONOTONIC from just before its fork of the command to the
+	// CLOCK_MONOTONIC from just before its vfork of the command to the
 	// return of its wait4, as hyperfine times a command; sectax's own
 	// start of the launcher (a clone of a large Go process, its signal
 	// resets, the execve) and everything after (the report, sectax's
 	// wake-up) are outside. Without a launcher it is sectax's clock around
 	// the start of the command and its wait.
 	wall time.Duration
+	// outer is sectax's clock around its start of the launcher and its
+	// wait: the window before issue 31, kept to show what the launcher
+	// leaves out.
+	outer time.Duration
 	// usage is wait4's rusage of the command and of every descendant it
 	// waited for; launcher is what sectax's own wait returned for the
 	// process it started (the launcher, which includes the command).
@@ -37,7 +41,7 @@ type timedRun struct {
 
 // How a timed command was measured, said in every run of one.
 const (
-	noteLauncher = "timed by a one-page launcher that sectax starts first: wall_s runs from its fork of the command " +
+	noteLauncher = "timed by a one-page launcher that sectax starts first: wall_s runs from its vfork of the command " +
 		"to the return of its wait4, as hyperfine times a command (sectax's own start of a process is outside), and " +
 		"user_s, sys_s and max_rss_kb are the command's own rusage (its peak, not the image of sectax that a " +
 		"vfork-style clone would lend it until execve), as GNU time measures it"
@@ -146,7 +150,7 @@ func launch(ctx context.Context, c timedChild, lp *tinyProgram) (timedRun, error
 	if ctx.Err() != nil {
 		return timedRun{}, ctx.Err()
 	}
-	r := timedRun{wall: wall}
+	r := timedRun{wall: wall, outer: wall}
 	if lerr != nil {
 		r.note = noteNoLauncher + " (" + lerr.Error() + ")"
 	}
@@ -192,7 +196,7 @@ func launch(ctx context.Context, c timedChild, lp *tinyProgram) (timedRun, error
 type launchReport struct {
 	status syscall.WaitStatus
 	usage  syscall.Rusage
-	// wall is the launcher's CLOCK_MONOTONIC after wait4 minus before fork.
+	// wall is the launcher's CLOCK_MONOTONIC after wait4 minus before vfork.
 	wall time.Duration
 }
 

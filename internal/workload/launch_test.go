@@ -126,11 +126,11 @@ func TestLaunchTimesOnlyTheCommand(t *testing.T) {
 	}
 	// elapsed ≥ the burn's wall ≥ its CPU, and the window comes after it:
 	// the window fits in what is left (the slack covers the launcher's
-	// fork and wait4 inside the window, and the rusage's microseconds).
+	// vfork and wait4 inside the window, and the rusage's microseconds).
 	if room := elapsed - own + 5*time.Millisecond; r.wall > room {
 		t.Errorf("window %v > %v (%v elapsed in sectax − %v of the launcher's own CPU): the launcher's start-up was timed", r.wall, room, elapsed, own)
 	}
-	if !strings.Contains(r.note, "from its fork of the command") {
+	if !strings.Contains(r.note, "from its vfork of the command") {
 		t.Errorf("note %q does not say what was timed", r.note)
 	}
 }

@@ -22,9 +22,10 @@ import (
 //   - exitProgram only calls exit_group(0): spawn's default program, so that
 //     spawn times process creation (clone, execve of a one-page image, exit,
 //     wait4), not the start-up of a large program.
-//   - launchProgram (x86-64 only) forks, runs argv[1…] in the child and
-//     waits for it, then writes the child's wait status, its rusage and the
-//     launcher's clock before the fork and after the wait to descriptor 3:
+//   - launchProgram (x86-64 only) starts argv[1…] with vfork and execve, as
+//     posix_spawn does, waits for it, then writes the child's wait status,
+//     its rusage and the launcher's clock before the vfork and after the
+//     wait to descriptor 3:
 //     the timed command starts from a process of a few pages, so its peak
 //     resident set is its own, not the image of sectax that a vfork-style
 //     clone lends it until execve, and its wall time leaves out sectax's
@@ -49,7 +50,7 @@ var exitCode = tinyCode{
 
 // launchCode: the launcher described above, called as `launcher PATH
 // ARGV0 ARGS…`. At entry rsp points at argc, then argv[0…argc-1], NULL,
-// envp. It reads CLOCK_MONOTONIC just before its fork and just after its
+// envp. It reads CLOCK_MONOTONIC just before its vfork and just after its
 // wait4 returns: that window is the command's wall time (launch.go), as
 // hyperfine's timer around its spawn and wait. The source is
 // testdata/launch_amd64.s (GNU as, Intel syntax; a test assembles it when
@@ -62,7 +63,7 @@ var exitCode = tinyCode{
 //	        lea  rsi, [rsp+152]
 //	        mov  eax, 228
 //	        syscall
-//	        mov  eax, 57            ; fork
+//	        mov  eax, 58            ; vfork: asleep until the command's execve, as posix_spawn
 //	        syscall
 //	        test rax, rax
 //	        jz   child
@@ -112,7 +113,7 @@ var exitCode = tinyCode{
 var launchCode = tinyCode{
 	"amd64": {
 		0x49, 0x89, 0xe5, 0x48, 0x81, 0xec, 0xb8, 0x00, 0x00, 0x00, 0xbf, 0x01, 0x00, 0x00, 0x00, 0x48,
-		0x8d, 0xb4, 0x24, 0x98, 0x00, 0x00, 0x00, 0xb8, 0xe4, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xb8, 0x39,
+		0x8d, 0xb4, 0x24, 0x98, 0x00, 0x00, 0x00, 0xb8, 0xe4, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xb8, 0x3a,
 		0x00, 0x00, 0x00, 0x0f, 0x05, 0x48, 0x85, 0xc0, 0x74, 0x5f, 0x78, 0x51, 0x49, 0x89, 0xc4, 0x44,
 		0x89, 0xe7, 0x48, 0x89, 0xe6, 0x31, 0xd2, 0x4c, 0x8d, 0x54, 0x24, 0x08, 0xb8, 0x3d, 0x00, 0x00,
 		0x00, 0x0f, 0x05, 0x48, 0x83, 0xf8, 0xfc, 0x74, 0xe6, 0x48, 0x89, 0xc3, 0xbf, 0x01, 0x00, 0x00,

@@ -10,7 +10,7 @@ _start: mov  r13, rsp            # argc, argv, envp
 	lea  rsi, [rsp+152]
 	mov  eax, 228
 	syscall
-	mov  eax, 57             # fork
+	mov  eax, 58             # vfork: this process sleeps until the command's execve (posix_spawn's clone)
 	syscall
 	test rax, rax
 	jz   child
