@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -154,5 +156,47 @@ func TestLaunchWithoutLauncher(t *testing.T) {
 	if _, err := launch(context.Background(), timedChild{path: "/bin/false", argv: []string{"false"}}, nil); err == nil ||
 		!strings.Contains(err.Error(), "exited with status 1") {
 		t.Errorf("false without a launcher: %v", err)
+	}
+}
+
+// A program reading sectax's output is waited for while it runs (its
+// start-up) and not once it sleeps in its read; a file has no reader.
+func TestAwaitReaders(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	start := func(script string) *exec.Cmd {
+		c := exec.Command("/bin/sh", "-c", script)
+		c.Stdin = r
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	busy := start("while :; do :; done")
+	note := awaitReaders([]*os.File{w}, 300*time.Millisecond)
+	if want := "pid " + strconv.Itoa(busy.Process.Pid); !strings.Contains(note, want) {
+		t.Errorf("a busy reader: note %q, want one naming %s", note, want)
+	}
+	busy.Process.Kill()
+	busy.Wait()
+	// A reader blocked in read(2) is asleep (state S): no wait, no note.
+	sleeper := start("read line")
+	if !eventually(func() bool { return proctest.State(sleeper.Process.Pid) == "S" }) {
+		t.Fatalf("reader %d never slept", sleeper.Process.Pid)
+	}
+	if note := awaitReaders([]*os.File{w}, time.Minute); note != "" {
+		t.Errorf("a sleeping reader: note %q", note)
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if note := awaitReaders([]*os.File{f, nil}, time.Minute); note != "" {
+		t.Errorf("a file: note %q", note)
 	}
 }
