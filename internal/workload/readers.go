@@ -45,8 +45,7 @@ func awaitReaders(files []*os.File, max time.Duration) string {
 	if len(pipes) == 0 {
 		return ""
 	}
-	readers := pipeReaders(pipes)
-	if len(readers) == 0 {
+	if len(pipeReaders(pipes)) == 0 {
 		return ""
 	}
 	fs, err := procfs.NewFS("/proc")
@@ -56,11 +55,14 @@ func awaitReaders(files []*os.File, max time.Duration) string {
 	deadline := time.Now().Add(max)
 	quiet := 0
 	for {
-		busy := busyProcess(fs, readers)
+		// The readers are looked for again every time: a reader may be a
+		// script (pyenv's python3 shim) whose children, started later,
+		// inherit the pipe and do the work while it waits.
+		busy := busyProcess(fs, pipeReaders(pipes))
 		if busy == "" {
-			// Two quiet looks in a row: a reader between two reads of its
-			// start-up files is asleep for a moment too.
-			if quiet++; quiet == 2 {
+			// Three quiet looks in a row: a reader between two reads of
+			// its start-up files is asleep for a moment too.
+			if quiet++; quiet == 3 {
 				return ""
 			}
 		} else {
@@ -73,7 +75,7 @@ func awaitReaders(files []*os.File, max time.Duration) string {
 			return fmt.Sprintf("the program reading sectax's output (%s) was still running after %v: it shared the CPUs "+
 				"with the first repetitions (write the output to a file with -o to keep it out)", busy, max)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
