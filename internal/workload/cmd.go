@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"sync"
 )
 
 // Cmd times any command the way hyperfine does: no shell unless asked
@@ -89,10 +91,19 @@ func cmdChild(p Params, key string) (timedChild, error) {
 	return timedChild{path: path, argv: words}, nil
 }
 
+// readersSettled makes the first repetition of a timed command in this
+// process wait for the programs reading sectax's output (awaitReaders).
+var readersSettled sync.Once
+
 // Run implements Workload: the prepare command (untimed), then the command.
-func (c Cmd) Run(ctx context.Context, _ Env, p Params) (Sample, error) {
+func (c Cmd) Run(ctx context.Context, _ Env, p Params) (s Sample, err error) {
 	if err := c.Available(p); err != nil {
 		return Sample{}, &UsageError{Msg: "cmd: " + err.Error()}
+	}
+	var note string
+	readersSettled.Do(func() { note = awaitReaders([]*os.File{os.Stdout, os.Stderr}, readerSettle) })
+	if note != "" {
+		defer func() { s.Warnings = append(s.Warnings, note) }()
 	}
 	if p.Str(CmdParamPrepare) != "" {
 		prep, err := cmdChild(p, CmdParamPrepare)

@@ -1,13 +1,10 @@
 package workload
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/child"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -81,164 +78,18 @@ func (t *tailBuffer) lastLines(n int) string {
 	return strings.Join(keep, " | ")
 }
 
-// runTimed runs c once and returns its wall time and the resource usage of
-// the command and of every descendant it waited for (wait4's rusage), as
-// the rusageMetrics.
-//
-// The command runs in a process group of its own with standard input and
-// output on /dev/null (as hyperfine does) and standard error captured for
-// the error message. When ctx is done the whole group is killed with
-// SIGKILL and reaped. When the command exits, whatever it left running in
-// its group (background jobs) is killed too: a benchmark leaves no process
-// behind to disturb the next repetition.
-//
-// When sectax itself dies without a chance to clean up (SIGKILL, the OOM
-// killer), the kernel kills the command: internal/child starts it with
-// SIGKILL as its parent-death signal from a thread locked until it is
-// reaped (see there why). We chose this over a subreaper or a guard
-// process: a guard between sectax and the command would add its own exec
-// to every timed repetition. The limit: descendants the command forks
-// itself (a shell's children, go build's compilers) do not inherit the
-// signal; they are orphaned when sectax is SIGKILLed, finish their own work
-// and exit.
+// runTimed runs c once and returns the command's wall time and its resource
+// usage (wait4's rusage of the command and of every descendant it waited
+// for) as the rusageMetrics, with a note that says how they were measured.
+// launch (launch.go) says what is inside the timed window.
 func runTimed(ctx context.Context, c timedChild) (Sample, error) {
-	if err := ctx.Err(); err != nil {
-		return Sample{}, err
-	}
-	pr, pw, err := os.Pipe()
+	r, err := launch(ctx, c, launchProgram)
 	if err != nil {
 		return Sample{}, err
 	}
-	defer pr.Close()
-	tail := &tailBuffer{max: stderrTail}
-	cmd := &child.Cmd{
-		Path:   c.path,
-		Args:   c.argv,
-		Dir:    c.dir,
-		Env:    c.env,
-		Stderr: pw,
-	}
-	// Through the launcher where there is one: its report arrives on rr.
-	var rr *os.File
-	launcher, lerr := launchProgram.Path()
-	if lerr == nil {
-		// The launcher would report a missing program only as status 127.
-		if _, err := os.Stat(c.path); errors.Is(err, fs.ErrNotExist) {
-			pw.Close()
-			return Sample{}, &UsageError{Msg: fmt.Sprintf("%s: no such program (check the path)", c.path)}
-		}
-		var rw *os.File
-		if rr, rw, err = os.Pipe(); err != nil {
-			pw.Close()
-			return Sample{}, err
-		}
-		defer rr.Close()
-		defer rw.Close()
-		cmd.Path = launcher
-		cmd.Args = append([]string{"sectax-launch", c.path}, c.argv...)
-		cmd.ExtraFiles = []*os.File{rw}
-	}
-	start := time.Now()
-	wait, err := child.Start(cmd)
-	pw.Close()
-	if cmd.ExtraFiles != nil {
-		cmd.ExtraFiles[0].Close()
-	}
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if c.dir != "" {
-				if _, serr := os.Stat(c.dir); serr != nil {
-					return Sample{}, &UsageError{Msg: fmt.Sprintf("%s: no such directory to run %s in (create it or give another path)", c.dir, c.argv[0])}
-				}
-			}
-			return Sample{}, &UsageError{Msg: fmt.Sprintf("%s: no such program (check the path)", c.path)}
-		}
-		return Sample{}, fmt.Errorf("start %s: %w", c.path, err)
-	}
-	pgid := cmd.Process.Pid
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(tail, pr)
-		close(copied)
-	}()
-	var report []byte
-	reported := make(chan struct{})
-	if rr != nil {
-		go func() {
-			report = make([]byte, launchReportSize)
-			n, _ := io.ReadFull(rr, report)
-			report = report[:n]
-			close(reported)
-		}()
-	} else {
-		close(reported)
-	}
-	// Kill the group as soon as ctx is done; the kill of an already empty
-	// group fails with ESRCH and is harmless.
-	stop := context.AfterFunc(ctx, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
-	werr := wait()
-	wall := time.Since(start)
-	stop()
-	syscall.Kill(-pgid, syscall.SIGKILL) // leftovers in the group
-	select {
-	case <-copied:
-	case <-time.After(2 * time.Second):
-		// A process that left the group (setsid) still holds the pipe.
-		pr.Close()
-		<-copied
-	}
-	<-reported // the launcher, the only writer, has exited
-	if ctx.Err() != nil {
-		return Sample{}, ctx.Err()
-	}
-	var (
-		ws syscall.WaitStatus
-		ru *syscall.Rusage
-	)
-	if ps := cmd.ProcessState; ps != nil {
-		ws, _ = ps.Sys().(syscall.WaitStatus)
-		ru, _ = ps.SysUsage().(*syscall.Rusage)
-	}
-	note := rssNoteRusage
-	if rr != nil {
-		if werr != nil || len(report) != launchReportSize {
-			return Sample{}, fmt.Errorf("the launcher of %s %s without reporting the command's status (run the command by hand to see why)", c.argv[0], describeExit(cmd.ProcessState, werr))
-		}
-		ws, ru = decodeLaunchReport(report)
-		note = rssNoteLauncher
-		if !ws.Exited() || ws.ExitStatus() != 0 {
-			werr = errors.New("failed")
-		}
-	} else {
-		note += " (" + lerr.Error() + ")"
-	}
-	if werr != nil {
-		msg := tail.lastLines(tailLines)
-		if msg == "" {
-			msg = "no output on standard error"
-		}
-		return Sample{}, fmt.Errorf("%s %s: %s", c.argv[0], describeStatus(ws), msg)
-	}
-	s := rusageSample(wall, ru)
-	s.Warnings = append(s.Warnings, note)
+	s := rusageSample(r.wall, r.usage)
+	s.Warnings = append(s.Warnings, r.note)
 	return s, nil
-}
-
-// How max_rss_kb was measured, said in every run of a timed command.
-const (
-	rssNoteLauncher = "max_rss_kb is the command's own peak resident set: it is forked from a one-page launcher " +
-		"(not from sectax, whose image a vfork-style clone would lend it until execve), as GNU time measures it"
-	rssNoteRusage = "max_rss_kb includes sectax's own resident set, which the child shares until its execve " +
-		"(no launcher for this architecture): read it as an upper bound"
-)
-
-// decodeLaunchReport reads what the launcher writes: the wait status
-// (padded to 8 bytes) and struct rusage, in the machine's byte order.
-func decodeLaunchReport(b []byte) (syscall.WaitStatus, *syscall.Rusage) {
-	ws := syscall.WaitStatus(binary.NativeEndian.Uint32(b))
-	ru := &syscall.Rusage{}
-	binary.Read(bytes.NewReader(b[8:]), binary.NativeEndian, ru)
-	return ws, ru
 }
 
 // describeExit says how a command ended ("exited with status 2").
