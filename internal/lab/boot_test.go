@@ -55,14 +55,32 @@ func assertGone(t *testing.T, pidsFile string) {
 	if err != nil {
 		t.Fatalf("the fake QEMU did not start: %v", err)
 	}
+	// Boot has sent SIGKILL to the group and reaped QEMU; a process of the
+	// group that was asleep dies when it is next scheduled, which on a
+	// loaded machine can be a moment later: wait for that (a bounded
+	// wait for the observed state), never for a process that was not
+	// killed, which stays asleep for its 300 s.
 	for _, f := range strings.Fields(string(data)) {
-		if _, err := os.Stat("/proc/" + f); err == nil {
-			stat, _ := os.ReadFile("/proc/" + f + "/stat")
-			if !strings.Contains(string(stat), ") Z ") {
-				t.Errorf("process %s is still running after Boot returned", f)
+		deadline := time.Now().Add(10 * time.Second)
+		for !deadOrZombie(f) {
+			if time.Now().After(deadline) {
+				t.Errorf("process %s is still running 10 s after Boot returned", f)
+				break
 			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// deadOrZombie reports whether process pid has exited (gone, or a zombie
+// not yet reaped by its new parent).
+func deadOrZombie(pid string) bool {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return true
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	return ok && (strings.HasPrefix(rest, "Z") || strings.HasPrefix(rest, "X"))
 }
 
 func waitFile(p string) {
