@@ -17,6 +17,7 @@ import (
 
 func newDecideCmd(g *Globals) *cobra.Command {
 	var protect, profile string
+	var anyMachine bool
 	cmd := &cobra.Command{
 		Use:   "decide",
 		Short: "Which attack vectors to drop on this machine: what each option gives up and saves",
@@ -33,7 +34,11 @@ Linux 6.17, per-bug parameters before), the vectors it drops, the protections
 it gives up here (by the model of the kernel's decision: only what is
 mitigated here), and its saving per workload with a 95% interval from stored
 runs of 'sectax campaign start --plan vectors' or 'sectax lab --plan vectors'
-(null, with the command that measures it, until they are stored).
+(null, with the command that measures it, until they are stored). Only runs
+measured on this machine count: the same kernel release and CPU model (a lab
+guest under TCG, another kernel or another host of a shared store is another
+machine, and a note says what was left out); --any-machine takes them all and
+says where they were measured.
 
 --protect VECTORS (a comma list of user_kernel, user_user, guest_host,
 guest_guest, cross_thread, or none) recommends the option that drops the most
@@ -45,20 +50,21 @@ for after the restart. Nothing is changed.`,
   sectax decide --profile desktop --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDecide(cmd.Context(), g, cmd.Flags().Changed("protect"), protect, profile)
+			return runDecide(cmd.Context(), g, cmd.Flags().Changed("protect"), protect, profile, anyMachine)
 		},
 	}
 	cmd.Flags().StringVar(&protect, "protect", "", "the attack `VECTORS` you need kept (comma list, or none)")
 	cmd.Flags().StringVar(&profile, "profile", "", "a documented vector set: `NAME` of "+strings.Join(decide.ProfileNames, "|"))
+	cmd.Flags().BoolVar(&anyMachine, "any-machine", false, "take savings from stored runs of any kernel and CPU, not only this machine's")
 	addFormatFlag(cmd, g, "text", report.DecisionFormats.Names()...)
 	return cmd
 }
 
-func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profile string) error {
+func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profile string, anyMachine bool) error {
 	if err := report.DecisionFormats.Check(g.Format); err != nil {
 		return err
 	}
-	in := decide.Input{Root: g.Root, Profile: profile}
+	in := decide.Input{Root: g.Root, Profile: profile, AnyMachine: anyMachine}
 	if hasProtect {
 		var err error
 		if in.Protect, err = decide.ParseProtect(protect); err != nil {

@@ -137,6 +137,10 @@ type Input struct {
 	// Protect is --protect (nil when not given; empty for none).
 	Protect []string
 	Profile string
+	// AnyMachine (--any-machine) takes the savings from every stored run
+	// of the vector plan, whatever kernel and CPU measured it; by default
+	// only this machine's (machineArms).
+	AnyMachine bool
 }
 
 // ParseProtect parses --protect: a comma list of vectors, or none.
@@ -163,7 +167,9 @@ func Decide(in Input) (*Decision, error) {
 	d := &Decision{Schema: Schema, Options: []Option{}, Notes: []string{}}
 	d.Facts = facts(in, m)
 	d.Options = options(in, m)
-	savings(d, in.Arms)
+	arms, notes := machineArms(in)
+	d.Facts.Notes = append(d.Facts.Notes, notes...)
+	savings(d, arms)
 	protect := in.Protect
 	if in.Profile != "" {
 		p, ok := Profiles[in.Profile]

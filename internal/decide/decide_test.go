@@ -2,10 +2,12 @@ package decide
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,6 +142,11 @@ func TestGivesUpOnlyMitigated(t *testing.T) {
 // of the same two sides.
 func TestSavingsFromStore(t *testing.T) {
 	ctx := context.Background()
+	in := input(t, "host-6.18")
+	here, err := json.Marshal(in.Snap)
+	if err != nil {
+		t.Fatal(err)
+	}
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +165,7 @@ func TestSavingsFromStore(t *testing.T) {
 		docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T09%02d00-00000%d", i, i), Label: label,
 			Started: started, Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
 			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
-				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}})
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: here})
 		i++
 	}
 	if _, err := db.Import(ctx, docs); err != nil {
@@ -168,7 +175,6 @@ func TestSavingsFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := input(t, "host-6.18")
 	in.Arms = arms
 	d, err := Decide(in)
 	if err != nil {
@@ -199,5 +205,57 @@ func TestSavingsFromStore(t *testing.T) {
 	}
 	if o := option(d, "no-guest-cross_thread"); o.Saving != nil || o.Measure == "" {
 		t.Errorf("unmeasured option: %+v", o)
+	}
+}
+
+// TestSavingsOnlyFromThisMachine: runs of the vector plan measured on
+// another kernel or CPU (a lab guest's kernel under TCG, another host of a
+// shared store) are not this machine's saving: left out, with a note that
+// says where they were measured, unless --any-machine takes them, and
+// says so.
+func TestSavingsOnlyFromThisMachine(t *testing.T) {
+	in := input(t, "host-6.18")
+	other := *in.Snap
+	other.Kernel.Release = "6.1.0-57-amd64"
+	other.CPU.ModelName = "QEMU Virtual CPU version 2.5+"
+	env, err := json.Marshal(&other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var envMap map[string]any
+	if err := json.Unmarshal(env, &envMap); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, centre float64) attribute.Arm {
+		xs := []float64{centre, centre * 1.001, centre * 0.999, centre * 1.002, centre * 0.998, centre}
+		r := &run.Run{Schema: run.Schema, ID: "20261201T090000-" + name, Label: name, Status: run.StatusComplete,
+			Results: []run.Result{{Workload: "syscall-basic", Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}
+		return attribute.Arm{Name: name, Runs: []*run.Run{r}, Envs: []map[string]any{envMap}}
+	}
+	in.Arms = []attribute.Arm{mk("on", 12), mk("off", 10)}
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := option(d, "off"); o.Saving != nil || o.Measure == "" {
+		t.Errorf("off from another machine's runs: %+v", o)
+	}
+	note := func(d *Decision, want string) bool {
+		return slices.ContainsFunc(d.Facts.Notes, func(n string) bool {
+			return strings.Contains(n, want) && strings.Contains(n, "6.1.0-57-amd64 on QEMU Virtual CPU")
+		})
+	}
+	if !note(d, "left out of the savings: 2") {
+		t.Errorf("notes %q: want the left-out runs said with where they were measured", d.Facts.Notes)
+	}
+	in.AnyMachine = true
+	if d, err = Decide(in); err != nil {
+		t.Fatal(err)
+	}
+	if o := option(d, "off"); len(o.Saving) != 1 || o.Measure != "" {
+		t.Errorf("--any-machine: %+v", o)
+	}
+	if !note(d, "--any-machine: the savings come from runs measured on") {
+		t.Errorf("--any-machine notes %q: want where the savings were measured", d.Facts.Notes)
 	}
 }

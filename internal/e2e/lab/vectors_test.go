@@ -121,11 +121,27 @@ func TestVectors(t *testing.T) {
 		}
 	}
 
-	// decide on a 6.18 host's files with these runs: every option whose
-	// configuration was measured has the saving compare gives.
+	// decide on a 6.18 host's files with these runs: they were measured
+	// on the guest's kernel under TCG, not on that machine, so by default
+	// no option has a saving and a note says why; with --any-machine every
+	// option whose configuration was measured has the saving compare
+	// gives, and a note says where it was measured.
 	root := testutil.AttributeRoot(t, "host-6.18")
-	out, _ = sectax("decide", "--db", db, "--root", root, "--protect", "user_kernel", "--format", "json")
 	var d decide.Decision
+	out, _ = sectax("decide", "--db", db, "--root", root, "--protect", "user_kernel", "--format", "json")
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("decide JSON: %v\n%s", err, out)
+	}
+	for _, o := range d.Options {
+		if o.Saving != nil && o.Name != decide.KeepAll {
+			t.Errorf("decide %s: a saving %+v from another machine's runs", o.Name, o.Saving)
+		}
+	}
+	if !slices.ContainsFunc(d.Facts.Notes, func(n string) bool { return strings.Contains(n, "left out of the savings") }) {
+		t.Errorf("decide notes %q: want the guest's runs said as left out", d.Facts.Notes)
+	}
+	d = decide.Decision{}
+	out, _ = sectax("decide", "--db", db, "--root", root, "--protect", "user_kernel", "--any-machine", "--format", "json")
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatalf("decide JSON: %v\n%s", err, out)
 	}
