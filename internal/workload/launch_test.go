@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/proctest"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // script returns a launcher report as the launcher writes it.
@@ -61,11 +63,11 @@ func TestDecodeLaunchReport(t *testing.T) {
 func TestLaunchCodeAssembles(t *testing.T) {
 	as, err := exec.LookPath("as")
 	if err != nil {
-		t.Skip("no assembler: ", err)
+		testutil.Need(t, "no assembler (binutils): %v", err)
 	}
 	objcopy, err := exec.LookPath("objcopy")
 	if err != nil {
-		t.Skip("no objcopy: ", err)
+		testutil.Need(t, "no objcopy (binutils): %v", err)
 	}
 	dir := t.TempDir()
 	obj, bin := filepath.Join(dir, "l.o"), filepath.Join(dir, "l.bin")
