@@ -8,14 +8,17 @@ import (
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/safetext"
 )
 
 // measuredOn is where a stored run was measured, as far as a saving is
 // concerned: the kernel release and the CPU model of its environment.
 type measuredOn struct{ kernel, cpu string }
 
+// String is one line whatever the store or the root holds (a stored
+// environment is foreign text: safetext.Line).
 func (w measuredOn) String() string {
-	k, c := w.kernel, w.cpu
+	k, c := safetext.Line(w.kernel), safetext.Line(w.cpu)
 	if k == "" {
 		k = "an unknown kernel"
 	}
