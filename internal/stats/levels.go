@@ -1,6 +1,10 @@
 package stats
 
-import "math"
+import (
+	"math"
+
+	mstats "github.com/aclements/go-moremath/stats"
+)
 
 // Levels is how a metric's variance splits between the two levels of an
 // experiment that boots several times and repeats within each boot: the
@@ -58,7 +62,7 @@ func VarianceLevels(groups [][]float64) (l Levels, ok bool) {
 		if len(g) == 0 {
 			continue
 		}
-		m := mean(g)
+		m := mstats.Mean(g)
 		ssb += float64(len(g)) * (m - l.Mean) * (m - l.Mean)
 		for _, v := range g {
 			ssw += (v - m) * (v - m)
@@ -72,14 +76,6 @@ func VarianceLevels(groups [][]float64) (l Levels, ok bool) {
 		l.Between, l.Clamped = 0, true
 	}
 	return l, true
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // BootShare is the part of the metric's variance (of one repetition) that
