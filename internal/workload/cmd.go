@@ -101,7 +101,7 @@ func (c Cmd) Run(ctx context.Context, _ Env, p Params) (s Sample, err error) {
 		return Sample{}, &UsageError{Msg: "cmd: " + err.Error()}
 	}
 	var note string
-	readersSettled.Do(func() { note = awaitReaders([]*os.File{os.Stdout, os.Stderr}, readerSettle) })
+	readersSettled.Do(func() { note = awaitReaders(ctx, []*os.File{os.Stdout, os.Stderr}, readerSettle) })
 	if note != "" {
 		defer func() { s.Warnings = append(s.Warnings, note) }()
 	}

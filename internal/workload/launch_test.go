@@ -179,9 +179,16 @@ func TestAwaitReaders(t *testing.T) {
 		return c
 	}
 	busy := start("while :; do :; done")
-	note := awaitReaders([]*os.File{w}, 300*time.Millisecond)
+	note := awaitReaders(context.Background(), []*os.File{w}, 300*time.Millisecond)
 	if want := "pid " + strconv.Itoa(busy.Process.Pid); !strings.Contains(note, want) {
 		t.Errorf("a busy reader: note %q, want one naming %s", note, want)
+	}
+	// Ctrl-C ends the wait at once, with no note: the repetition then
+	// sees the cancelled context.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if note := awaitReaders(ctx, []*os.File{w}, 2*time.Second); note != "" {
+		t.Errorf("a cancelled wait: note %q, want none", note)
 	}
 	busy.Process.Kill()
 	busy.Wait()
@@ -190,7 +197,7 @@ func TestAwaitReaders(t *testing.T) {
 	if !eventually(func() bool { return proctest.State(sleeper.Process.Pid) == "S" }) {
 		t.Fatalf("reader %d never slept", sleeper.Process.Pid)
 	}
-	if note := awaitReaders([]*os.File{w}, time.Minute); note != "" {
+	if note := awaitReaders(context.Background(), []*os.File{w}, time.Minute); note != "" {
 		t.Errorf("a sleeping reader: note %q", note)
 	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
@@ -198,7 +205,7 @@ func TestAwaitReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if note := awaitReaders([]*os.File{f, nil}, time.Minute); note != "" {
+	if note := awaitReaders(context.Background(), []*os.File{f, nil}, time.Minute); note != "" {
 		t.Errorf("a file: note %q", note)
 	}
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ const readerSettle = 3 * time.Second
 // the two cores with the first repetitions, and a 2 ms command measured in
 // that window reads 1.5–2× slower (docs/benchmarks.md, issue 31). Once the
 // reader is blocked in its read, it costs nothing until the run is printed.
-func awaitReaders(files []*os.File, max time.Duration) string {
+func awaitReaders(ctx context.Context, files []*os.File, max time.Duration) string {
 	pipes := map[string]bool{}
 	for _, f := range files {
 		if f == nil {
@@ -75,7 +76,11 @@ func awaitReaders(files []*os.File, max time.Duration) string {
 			return fmt.Sprintf("the program reading sectax's output (%s) was still running after %v: it shared the CPUs "+
 				"with the first repetitions (write the output to a file with -o to keep it out)", busy, max)
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-ctx.Done(): // Ctrl-C: the repetition sees it next
+			return ""
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
