@@ -58,7 +58,7 @@ func (e *Engine) measureRun(ctx context.Context, m Measurement) error {
 	if err != nil {
 		return err
 	}
-	past, _ := e.DB.Durations(ctx, sysinfo.Hostname(e.Host.Root), string(pl.Suite), "native", "")
+	past, _ := e.DB.PastRuns(ctx, sysinfo.Hostname(e.Host.Root), string(pl.Suite), "native", "")
 	e.say("%s", pl.Estimate(pl.Request.Warmup, past))
 	for _, n := range pl.Notes {
 		e.say("%s", n)

@@ -171,7 +171,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	if err != nil {
 		return err
 	}
-	o.req.RunEstimate = pl.Estimate(sel.Warmup, store.PastDurations(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), "native", ""))
+	o.req.RunEstimate = pl.Estimate(sel.Warmup, store.PastRunsAt(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), "native", ""))
 	snap, err := collectEnv(ctx, g)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -113,8 +114,8 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	h := lab.Host{
 		Root: g.Root, Exe: exe, Snapshot: host, NewRunID: g.deps.NewRunID, NewSeed: randomSeed,
 		Say: g.notice, RunPlan: pl,
-		Past: func(suite, accel string) []time.Duration {
-			return store.PastDurations(ctx, g.DB, "", suite, "native", accel)
+		Past: func(suite, accel string) []*run.Run {
+			return store.PastRunsAt(ctx, g.DB, "", suite, "native", accel)
 		},
 		Store: func() (*store.DB, func(), error) {
 			release, err := g.measureLock(false)

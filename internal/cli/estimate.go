@@ -13,6 +13,6 @@ import (
 // store has some, else from the plan (plan.Plan.Estimate).
 func sayEstimate(ctx context.Context, g *Globals, pl *plan.Plan, warmup int, engine string) {
 	if !g.Quiet {
-		g.notice("%s", pl.Estimate(warmup, store.PastDurations(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), engine, "")))
+		g.notice("%s", pl.Estimate(warmup, store.PastRunsAt(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), engine, "")))
 	}
 }

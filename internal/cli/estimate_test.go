@@ -27,6 +27,16 @@ func TestRunEstimate(t *testing.T) {
 	if code != 0 || !regexp.MustCompile(`sectax: estimated \d+ s \(from 1 past run of this suite on this machine\)\n`).MatchString(errOut) {
 		t.Fatalf("second run: exit %d, stderr %q", code, errOut)
 	}
+	// Under the precision rule the stored samples project each
+	// workload's repetitions (a run of 2 has no interval to project from:
+	// a third run has 6).
+	if _, errOut, code = sectax(t, deps, "run", "--suite", "quick", "--only", "syscall-basic", "--runs", "6", "--warmup", "0"); code != 0 {
+		t.Fatalf("third run: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = sectax(t, deps, "run", "--suite", "quick", "--only", "syscall-basic", "--precision", "2", "--max-time", "1m", "--no-store")
+	if code != 0 || !regexp.MustCompile(`sectax: estimated \d+ s, at most 63 s \(from 3 past runs of this suite on this machine: the repetitions their samples project for ±2%\)\n`).MatchString(errOut) {
+		t.Fatalf("--precision: exit %d, stderr %q", code, errOut)
+	}
 	// Another suite has no past run yet.
 	_, errOut, _ = sectax(t, deps, "run", "--suite", "standard", "--only", "syscall-basic", "--runs", "2", "--warmup", "0")
 	if !strings.Contains(errOut, "(from the plan)") {

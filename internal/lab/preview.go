@@ -6,6 +6,7 @@ import (
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/plan"
+	"github.com/sectax/sectax/internal/run"
 )
 
 // What a boot adds to its run in a lab's estimate (QEMU's start, the
@@ -18,16 +19,16 @@ const (
 	tcgSlowdown = 10
 )
 
-// estimate is how long n boots take: each boot from this machine's
-// stored lab runs of the suite under the accelerator (the median of their
-// whole boots, the lab block's VM wall time: store.DB.Durations), else
-// from the plan (×tcgSlowdown under tcg) plus the boot itself. Zero
+// estimate is how long n boots take: each boot the plan's figure scaled
+// by this machine's stored lab runs of the suite under the accelerator
+// (their whole boots, the lab block's VM wall time: run.Run.Took), else
+// the plan's figure (×tcgSlowdown under tcg) plus the boot itself. Zero
 // without a plan.
 func (s *session) estimate(n int) plan.Estimate {
 	if s.host.RunPlan == nil {
 		return plan.Estimate{}
 	}
-	var past []time.Duration
+	var past []*run.Run
 	if s.host.Past != nil {
 		past = s.host.Past(string(s.host.RunPlan.Suite), s.accel)
 	}

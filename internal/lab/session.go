@@ -69,10 +69,10 @@ type Host struct {
 	// Say reports progress (stderr).
 	Say func(format string, a ...any)
 	// RunPlan is the plan every guest runs, as checked on the host (nil:
-	// no estimate); Past are the durations of stored lab runs of a suite
-	// under an accelerator (store.DB.Durations; nil: none).
+	// no estimate); Past are the stored lab runs of a suite under an
+	// accelerator the estimate learns from (store.DB.PastRuns; nil: none).
 	RunPlan *plan.Plan
-	Past    func(suite, accel string) []time.Duration
+	Past    func(suite, accel string) []*run.Run
 }
 
 // Check refuses a request that cannot work, before anything boots.

@@ -2,10 +2,13 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -66,53 +69,140 @@ func repetitionCost(id string, p workload.Params) time.Duration {
 	return time.Duration(num(c.param) * c.seconds * float64(time.Second))
 }
 
-// Estimate is how long a run of a plan is expected to take: from the
-// plan (each workload's repetitions, warm-ups included, times its cost at
-// its parameters), or, once this machine has stored runs of the same suite
-// and engine, the median of their durations.
+// Estimate is how long a run of a plan is expected to take: the plan's
+// figure (each workload's repetitions, warm-ups included, times its cost
+// at its parameters on the development machine), scaled to this machine
+// by its stored runs of the same suite and engine when it has some: by the
+// median, over those runs, of how long each took against the plan's
+// figure for what it ran. Under the precision rule each workload's
+// repetitions are those its stored samples project for the target
+// (stats.Projected), at least its minimum.
 type Estimate struct {
 	Duration time.Duration
-	// Past is the number of stored runs the figure is the median of (0:
-	// from the plan).
+	// Past is the number of stored runs the figure is scaled by (0: the
+	// plan's figure as it is).
 	Past int
-	// Precision is the precision rule's target (0: a fixed count). Under
-	// it Duration is the minimum's (every workload's minimum
-	// repetitions) or the past runs' median, and Max the most the rule
-	// may take (--max-time and the run's start): the total is not known
-	// in advance.
-	Precision float64
-	Max       time.Duration
+	// Precision is the precision rule's target (0: a fixed count), and
+	// Max the most the rule may take (--max-time and the run's start).
+	// Projected of the plan's Items workloads have repetitions projected
+	// from stored samples; the others are counted at their minimum.
+	Precision        float64
+	Max              time.Duration
+	Projected, Items int
 }
 
+// Scale bounds: a stored run whose duration is further than this factor
+// from the plan's figure for it says nothing about this machine (a
+// hostile or broken row) and is not learnt from.
+const maxScale = 1000
+
 // Estimate is the expected duration of p with warmup warm-ups per
-// workload; past are the durations of this machine's stored runs of the
-// same suite and engine (none: the plan's figure).
+// workload; past are this machine's stored runs of the same suite and
+// engine (store.DB.PastRuns; none: the plan's figure).
 //
-// Under the precision rule (Request.Precision) the figure is that of the
-// minimum (the plan's items hold it), or the past runs' median, never
-// more than the rule's --max-time: the line says that the rule decides.
-func (p *Plan) Estimate(warmup int, past []time.Duration) Estimate {
-	var e Estimate
-	if len(past) > 0 {
-		s := slices.Clone(past)
-		slices.Sort(s)
-		m := s[len(s)/2]
-		if len(s)%2 == 0 {
-			m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-		}
-		e = Estimate{Duration: m, Past: len(s)}
-	} else {
-		d := startCost
-		for _, it := range p.Items {
-			d += time.Duration(it.Repetitions+warmup) * (repetitionCost(it.Workload.Info().ID, it.Params) + repOverhead)
-		}
-		e = Estimate{Duration: d}
+// Under the precision rule (Request.Precision) a workload with no stored
+// samples at its parameters counts at its minimum (the plan's items hold
+// it), and the figure is never more than the rule's --max-time: the line
+// says what the figure rests on.
+func (p *Plan) Estimate(warmup int, past []*run.Run) Estimate {
+	e := Estimate{Items: len(p.Items)}
+	scale, n := pastScale(past)
+	if n > 0 {
+		e.Past = n
 	}
-	if req := p.Request; req.Precision > 0 {
-		e.Precision, e.Max = req.Precision, startCost+req.MaxTimeOf()
+	target := p.Request.Precision
+	d := startCost
+	for _, it := range p.Items {
+		reps := it.Repetitions
+		if target > 0 {
+			if need, ok := projected(it, target, past); ok {
+				reps = max(reps, need)
+				e.Projected++
+			}
+		}
+		d += time.Duration(reps+warmup) * (repetitionCost(it.Workload.Info().ID, it.Params) + repOverhead)
+	}
+	e.Duration = time.Duration(float64(d) * scale)
+	if target > 0 {
+		e.Precision, e.Max = target, startCost+p.Request.MaxTimeOf()
 		e.Duration = min(e.Duration, e.Max)
 	}
 	return e
+}
+
+// pastScale is how much slower than the plan's figures this machine ran
+// its stored runs (the median of each run's duration over the plan's
+// figure for its results, repetitions and warm-ups), and how many runs it
+// is learnt from; 1 and 0 when none can be.
+func pastScale(past []*run.Run) (float64, int) {
+	var f []float64
+	for _, r := range past {
+		d := startCost
+		for i := range r.Results {
+			res := &r.Results[i]
+			warm := r.Warmup
+			if res.WarmupDone != nil {
+				warm = res.WarmupDone.Discarded
+			}
+			n := len(res.Primary()) + warm
+			d += time.Duration(n) * (repetitionCost(res.Workload, storedParams(res.Params)) + repOverhead)
+		}
+		x := float64(r.Took()) / float64(d)
+		if d > 0 && x > 1.0/maxScale && x < maxScale {
+			f = append(f, x)
+		}
+	}
+	if len(f) == 0 {
+		return 1, 0
+	}
+	return median(f), len(f)
+}
+
+// projected is the repetitions that it's stored samples (its workload at
+// its parameters) project for ±target: the median over the stored runs
+// of stats.Projected from their interval; ok is false when none has one.
+func projected(it Item, target float64, past []*run.Run) (int, bool) {
+	id, key := it.Workload.Info().ID, run.ParamsKey(it.Params.Map())
+	var need []float64
+	for _, r := range past {
+		for i := range r.Results {
+			res := &r.Results[i]
+			if res.Workload != id || run.ParamsKey(res.Params) != key {
+				continue
+			}
+			xs := res.Primary()
+			if pct, ok := stats.HalfWidthPct(xs); ok {
+				need = append(need, float64(stats.Projected(len(xs), pct, target)))
+			}
+		}
+	}
+	if len(need) == 0 {
+		return 0, false
+	}
+	return int(math.Ceil(median(need))), true
+}
+
+// storedParams are a stored result's parameters as a plan holds them
+// (integers as int64: JSON decodes them as float64).
+func storedParams(m map[string]any) workload.Params {
+	p := make(workload.Params, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			p[k] = s
+		} else {
+			p[k] = run.ParamInt(v)
+		}
+	}
+	return p
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // Times is e for n runs, each with overhead more (a boot, a reboot).
@@ -138,21 +228,27 @@ func (e Estimate) Basis() string {
 }
 
 // String is the line said at the start of a run: "estimated 4 min (from
-// the plan)".
-// Under the precision rule: "estimated 40 s to 10 min (40 s from the
-// plan at the minimum repetitions; the rule repeats until ±2% or
-// --max-time)".
+// the plan)". Under the precision rule, with stored samples: "estimated
+// 3 min, at most 10 min (from 2 past runs of this suite on this machine:
+// the repetitions their samples project for ±2%)"; without: "estimated
+// 40 s to 10 min (40 s from the plan at the minimum repetitions; the
+// precision rule repeats each workload until ±2% or --max-time: the total
+// is not known in advance)".
 func (e Estimate) String() string {
 	if e.Precision <= 0 {
 		return "estimated " + Approx(e.Duration) + " (" + e.Basis() + ")"
 	}
-	what := "at the minimum repetitions"
-	if e.Past > 0 {
-		what = "the median"
-	}
 	d := min(e.Duration, e.Max) // --max-time bounds each run (a slower guest's too)
-	return fmt.Sprintf("estimated %s to %s (%s %s, %s; the precision rule repeats each workload until ±%v%% or --max-time: the total is not known in advance)",
-		Approx(d), Approx(e.Max), Approx(d), e.Basis(), what, e.Precision)
+	if e.Projected > 0 {
+		which := ""
+		if e.Projected < e.Items {
+			which = fmt.Sprintf(", for %d of the %d workloads; the others at their minimum", e.Projected, e.Items)
+		}
+		return fmt.Sprintf("estimated %s, at most %s (%s: the repetitions their samples project for ±%v%%%s)",
+			Approx(d), Approx(e.Max), e.Basis(), e.Precision, which)
+	}
+	return fmt.Sprintf("estimated %s to %s (%s %s, at the minimum repetitions; the precision rule repeats each workload until ±%v%% or --max-time: the total is not known in advance)",
+		Approx(d), Approx(e.Max), Approx(d), e.Basis(), e.Precision)
 }
 
 // Approx is a duration for people, to two figures at most: "42 s",

@@ -2,10 +2,13 @@ package plan
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -35,15 +38,31 @@ func TestEstimate(t *testing.T) {
 	if more := quick.Estimate(5, nil); more.Duration <= e.Duration {
 		t.Errorf("5 warm-ups %v, 1 warm-up %v", more, e)
 	}
-	past := quick.Estimate(1, []time.Duration{40 * time.Second, 4 * time.Minute, 44 * time.Second})
-	if past.Duration != 44*time.Second || past.Past != 3 || past.String() != "estimated 44 s (from 3 past runs of this suite on this machine)" {
+	// Stored runs of the same plan: the figure is their median duration.
+	past := quick.Estimate(1, []*run.Run{pastRun(quick, 40*time.Second, 1, nil), pastRun(quick, 4*time.Minute, 1, nil), pastRun(quick, 44*time.Second, 1, nil)})
+	if far(past.Duration, 44*time.Second) || past.Past != 3 || past.String() != "estimated 44 s (from 3 past runs of this suite on this machine)" {
 		t.Errorf("from past runs: %v %q", past, past.String())
 	}
-	if one := quick.Estimate(1, []time.Duration{time.Minute}); one.String() != "estimated 60 s (from 1 past run of this suite on this machine)" {
+	if one := quick.Estimate(1, []*run.Run{pastRun(quick, time.Minute, 1, nil)}); one.String() != "estimated 60 s (from 1 past run of this suite on this machine)" {
 		t.Errorf("one past run: %q", one.String())
 	}
-	if got := past.Times(4, 16*time.Second).Duration; got != 4*time.Minute {
+	if got := past.Times(4, 16*time.Second).Duration; far(got, 4*time.Minute) {
 		t.Errorf("Times: %v", got)
+	}
+	// A stored run of one workload that ran twice as slow as the plan's
+	// figure for it: the whole plan is expected to, too.
+	ctl, err := Make(context.Background(), reg, Request{Suite: "quick", Only: []string{"ctl-user"}, Warmup: 1, Timeout: time.Minute, Engines: []string{"native"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := pastRun(ctl, 2*ctl.Estimate(1, nil).Duration, 1, nil)
+	if got := quick.Estimate(1, []*run.Run{slow}); far(got.Duration, 2*e.Duration) || got.Past != 1 {
+		t.Errorf("a slower machine: %v, want twice %v", got, e.Duration)
+	}
+	// A stored run whose duration is absurd for what it ran (a hostile or
+	// broken row) is not learnt from.
+	if got := quick.Estimate(1, []*run.Run{pastRun(quick, 5000*time.Hour, 1, nil)}); got.Past != 0 || got.Duration != e.Duration {
+		t.Errorf("an absurd past run: %+v", got)
 	}
 	for d, want := range map[time.Duration]string{
 		0: "1 s", 42 * time.Second: "42 s", 89 * time.Second: "89 s", 4*time.Minute + 10*time.Second: "4 min",
@@ -77,9 +96,9 @@ func TestEstimatePrecision(t *testing.T) {
 	if got := e.String(); got != want {
 		t.Errorf("line %q\nwant %q", got, want)
 	}
-	past := pl.Estimate(0, []time.Duration{time.Hour})
-	if past.Duration != past.Max || past.Past != 1 {
-		t.Errorf("a past run longer than --max-time: %+v", past)
+	past := pl.Estimate(0, []*run.Run{pastRun(pl, 30*e.Duration, 0, nil)})
+	if past.Duration != past.Max || past.Past != 1 || past.Projected != 2 {
+		t.Errorf("a machine 30 times slower, whose samples already met ±3%%: %+v", past)
 	}
 	if lab := e.Times(2, 10*time.Second); lab.Max != 2*(e.Max+10*time.Second) || lab.Precision != 3 {
 		t.Errorf("Times: %+v", lab)
@@ -88,4 +107,95 @@ func TestEstimatePrecision(t *testing.T) {
 	if got := slow.String(); !strings.HasPrefix(got, "estimated 2 min to 2 min (2 min from the plan") {
 		t.Errorf("a figure above --max-time: %q", got)
 	}
+}
+
+// TestEstimateProjected: under the precision rule a workload's stored
+// samples project its repetitions for the target (±4% after 10 project
+// 40 for ±2%); a workload without stored samples counts at its minimum,
+// and the line says which rests on what.
+func TestEstimateProjected(t *testing.T) {
+	reg := workload.Default()
+	pl, err := Make(context.Background(), reg, Request{Suite: "quick", Only: []string{"syscall-basic", "ctl-user"},
+		Timeout: time.Minute, Engines: []string{"native"}, Precision: 2, MaxTime: time.Hour, Given: []string{"precision"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spread := []float64{94, 96, 98, 100, 100, 100, 100, 102, 104, 106}
+	if pct, ok := stats.HalfWidthPct(spread); !ok || math.Abs(pct-4) > 1e-9 {
+		t.Fatalf("the scripted samples are ±%v%% (%v), want ±4%%", pct, ok)
+	}
+	var sb, ctl Item
+	for _, it := range pl.Items {
+		switch it.Workload.Info().ID {
+		case "syscall-basic":
+			sb = it
+		case "ctl-user":
+			ctl = it
+		}
+	}
+	cost := func(it Item, reps int) time.Duration {
+		return time.Duration(reps) * (repetitionCost(it.Workload.Info().ID, it.Params) + repOverhead)
+	}
+	// A past run of syscall-basic alone, as fast as the plan says.
+	only, err := Make(context.Background(), reg, Request{Suite: "quick", Only: []string{"syscall-basic"}, Timeout: time.Minute, Engines: []string{"native"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := pastRun(only, startCost+cost(sb, len(spread)), 0, spread)
+	e := pl.Estimate(0, []*run.Run{past})
+	want := startCost + cost(sb, 40) + cost(ctl, MinPrecisionRepetitions)
+	if far(e.Duration, want) || e.Projected != 1 || e.Items != 2 || e.Past != 1 {
+		t.Errorf("estimate %+v, want %v with 1 of 2 projected", e, want)
+	}
+	line := "estimated " + Approx(e.Duration) + ", at most 60 min (from 1 past run of this suite on this machine: the repetitions their samples project for ±2%, for 1 of the 2 workloads; the others at their minimum)"
+	if got := e.String(); got != line {
+		t.Errorf("line %q\nwant %q", got, line)
+	}
+	// Samples at other parameters say nothing of these.
+	other := pastRun(only, startCost+cost(sb, len(spread)), 0, spread)
+	other.Results[0].Params["loops"] = float64(12345)
+	if got := pl.Estimate(0, []*run.Run{other}); got.Projected != 0 {
+		t.Errorf("samples at other parameters projected: %+v", got)
+	}
+	// A target the stored samples met projects fewer repetitions than
+	// they had: 10·(4/5)² = 6.4, so 7.
+	loose := *pl
+	loose.Request.Precision = 5
+	if got := loose.Estimate(0, []*run.Run{past}); far(got.Duration, startCost+cost(sb, 7)+cost(ctl, MinPrecisionRepetitions)) || got.Projected != 1 {
+		t.Errorf("a target met by the stored samples: %+v", got)
+	}
+}
+
+// pastRun is a stored run of pl's plan that took took with warmup
+// warm-ups: every workload with its repetitions' samples, or samples when
+// given, as its primary metric; JSON's float64 for integer parameters.
+func pastRun(pl *Plan, took time.Duration, warmup int, samples []float64) *run.Run {
+	start := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	r := &run.Run{Started: start, Finished: start.Add(took), Warmup: warmup, Status: run.StatusComplete}
+	for _, it := range pl.Items {
+		xs := samples
+		if xs == nil {
+			xs = make([]float64, it.Repetitions)
+			for i := range xs {
+				xs[i] = 100
+			}
+		}
+		params := map[string]any{}
+		for k, v := range it.Params {
+			if n, ok := v.(int64); ok {
+				params[k] = float64(n)
+			} else {
+				params[k] = v
+			}
+		}
+		r.Results = append(r.Results, run.Result{Workload: it.Workload.Info().ID, Params: params,
+			Metrics: []run.Metric{{Name: "wall", Samples: xs}}})
+	}
+	return r
+}
+
+// far reports whether got is more than a millisecond from want (the
+// figure is scaled in floating point).
+func far(got, want time.Duration) bool {
+	return (got - want).Abs() > time.Millisecond
 }

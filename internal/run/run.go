@@ -303,3 +303,25 @@ func FormatParam(v any) string {
 		return fmt.Sprint(x)
 	}
 }
+
+// Primary is the samples of the result's primary metric: the first
+// declared one that has samples (an engine may not measure every one).
+// The precision rule stops on it and the estimate learns from it.
+func (r *Result) Primary() []float64 {
+	for _, mt := range r.Metrics {
+		if len(mt.Samples) > 0 {
+			return mt.Samples
+		}
+	}
+	return nil
+}
+
+// Took is how long the run took: for a run measured in a lab guest its
+// whole boot (the lab block's VM wall time, when it has one, at most 30
+// days), else its start to its finish.
+func (r *Run) Took() time.Duration {
+	if r.Lab != nil && r.Lab.VMWallS > 0 && r.Lab.VMWallS < 30*24*3600 {
+		return time.Duration(r.Lab.VMWallS * float64(time.Second))
+	}
+	return r.Finished.Sub(r.Started)
+}

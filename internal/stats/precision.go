@@ -16,11 +16,11 @@ func HalfWidthPct(xs []float64) (pct float64, ok bool) {
 }
 
 // RepetitionsFor estimates how many repetitions would bring a median
-// whose interval is ±achieved% after n repetitions to ±target%: the
-// width of the interval shrinks about as 1/√n, so n·(achieved/target)²,
-// rounded up, at least n+1 when the target is not met (n when it is). A
-// figure for people ("about 40 would reach it"), not a promise: the
-// order statistics move in steps, and drift does not shrink at all.
+// whose interval is ±achieved% after n repetitions to ±target%
+// (Projected, rounded up), at least n+1 when the target is not met (n
+// when it is). A figure for people ("about 40 would reach it"), not a
+// promise: the order statistics move in steps, and drift does not shrink
+// at all.
 func RepetitionsFor(n int, achieved, target float64) int {
 	if n < 1 {
 		n = 1
@@ -28,9 +28,21 @@ func RepetitionsFor(n int, achieved, target float64) int {
 	if !(target > 0) || math.IsNaN(achieved) || achieved <= target {
 		return n
 	}
-	need := math.Ceil(float64(n) * (achieved / target) * (achieved / target))
+	return max(Projected(n, achieved, target), n+1)
+}
+
+// Projected is the repetitions at which the interval of a median that is
+// ±achieved% after n repetitions is expected to be ±target%: its width
+// shrinks about as 1/√n, so n·(achieved/target)², rounded up (a product
+// within 1e-9 of a whole number is that number), at most 1e9; fewer than
+// n when the target is already met. 0 without a target.
+func Projected(n int, achieved, target float64) int {
+	if !(target > 0) || math.IsNaN(achieved) {
+		return 0
+	}
+	need := math.Ceil(float64(max(n, 1))*(achieved/target)*(achieved/target) - 1e-9)
 	if need > 1e9 || math.IsInf(need, 0) {
 		return 1e9
 	}
-	return max(int(need), n+1)
+	return max(int(need), 1)
 }

@@ -30,11 +30,34 @@ func TestRepetitionsFor(t *testing.T) {
 		{10, 1, 2, 10},   // met
 		{10, 2.1, 2, 12}, // 11.025, rounded up
 		{100, 2.01, 2, 102},
-		{10, 1e200, 1, 1e9}, // bounded
-		{0, 3, 0, 1},        // no target: nothing to reach
+		{10, 1e200, 1, 1e9},             // bounded
+		{0, 3, 0, 1},                    // no target: nothing to reach
+		{10, 4.0000000000000036, 2, 40}, // a float's last bits do not add one
 	} {
 		if got := RepetitionsFor(c.n, c.achieved, c.target); got != c.want {
 			t.Errorf("RepetitionsFor(%d, %v, %v) = %d, want %d", c.n, c.achieved, c.target, got, c.want)
+		}
+	}
+}
+
+// TestProjected: the 1/√n projection goes down as well as up, and is
+// bounded.
+func TestProjected(t *testing.T) {
+	for _, c := range []struct {
+		n                int
+		achieved, target float64
+		want             int
+	}{
+		{10, 4, 2, 40},
+		{10, 4, 5, 7}, // 6.4: a met target needs fewer
+		{10, 4, 4, 10},
+		{10, 0, 2, 1},
+		{10, 1e200, 1, 1e9},
+		{10, 3, 0, 0},
+		{10, math.NaN(), 2, 0},
+	} {
+		if got := Projected(c.n, c.achieved, c.target); got != c.want {
+			t.Errorf("Projected(%d, %v, %v) = %d, want %d", c.n, c.achieved, c.target, got, c.want)
 		}
 	}
 }

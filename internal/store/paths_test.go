@@ -32,14 +32,14 @@ func TestCheckPath(t *testing.T) {
 	}
 }
 
-// TestPastDurationsNeverCreates: an estimate asks a store that is not
-// there for nothing, and does not create it.
-func TestPastDurationsNeverCreates(t *testing.T) {
+// TestPastRunsNeverCreates: an estimate asks a store that is not there
+// for nothing, and does not create it.
+func TestPastRunsNeverCreates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none.db")
-	if d := PastDurations(context.Background(), path, "", "quick", "native", ""); d != nil {
-		t.Errorf("durations of a missing store: %v", d)
+	if r := PastRunsAt(context.Background(), path, "", "quick", "native", ""); r != nil {
+		t.Errorf("past runs of a missing store: %v", r)
 	}
 	if _, err := os.Lstat(path); !os.IsNotExist(err) {
-		t.Errorf("PastDurations created %s (%v)", path, err)
+		t.Errorf("PastRunsAt created %s (%v)", path, err)
 	}
 }
