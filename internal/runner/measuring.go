@@ -34,7 +34,7 @@ type measuring struct {
 }
 
 func newMeasuring(r *run.Run, items []plan.Item, opt Options, rule Rule, warmups int) *measuring {
-	m := &measuring{r: r, items: items, opt: opt, rule: rule, start: time.Now(), warmups: warmups,
+	m := &measuring{r: r, items: items, opt: opt, rule: rule, start: opt.Clock(), warmups: warmups,
 		state: make([]itemState, len(items)), pending: make([][]map[string]float64, len(items)),
 		warmed: make([]int, len(items)), spent: make([]time.Duration, len(items)),
 		count: make([]int, len(items)), streak: make([]int, len(items))}
@@ -58,11 +58,12 @@ func (m *measuring) repeat(ctx context.Context, phase Phase, i, rep int) bool {
 	if m.opt.Env.Timeout > 0 {
 		repCtx, cancel = context.WithTimeout(ctx, m.opt.Env.Timeout+m.opt.Env.Timeout/10)
 	}
-	t0 := time.Now()
+	t0 := m.opt.Clock()
 	sample, err := it.Workload.Run(repCtx, m.opt.Env, it.Params)
 	cancel()
-	m.spent[i] += time.Since(t0)
+	m.spent[i] += m.opt.Clock().Sub(t0)
 	m.count[i]++
+	m.state[i].Typical = m.typical(i)
 	if err == nil {
 		err = checkSample(it.Workload.Info(), sample)
 	}
@@ -122,7 +123,7 @@ func (m *measuring) measure(i int, values map[string]float64) {
 			res.Metrics[k].Samples = append(res.Metrics[k].Samples, v)
 		}
 	}
-	m.state[i].record(primary(res))
+	m.state[i].record(res.Primary())
 	if m.opt.Sink != nil && m.sinkErr == nil {
 		m.sinkErr = m.opt.Sink.Sample(m.r, i, values)
 	}
@@ -172,17 +173,6 @@ func (m *measuring) settle(interrupted bool) {
 	}
 }
 
-// primary is the samples of a result's primary metric: the first
-// declared one that has samples (an engine may not measure every one).
-func primary(res *run.Result) []float64 {
-	for _, mt := range res.Metrics {
-		if len(mt.Samples) > 0 {
-			return mt.Samples
-		}
-	}
-	return nil
-}
-
 // primaryName is the metric the warm-up of a result is detected on: the
 // first declared one its held repetitions all measured.
 func primaryName(res *run.Result, held []map[string]float64) string {
@@ -201,6 +191,9 @@ func primaryName(res *run.Result, held []map[string]float64) string {
 
 // typical is the mean duration of item i's repetitions so far (0 before
 // the first).
+// elapsed is the time since the run's measuring started.
+func (m *measuring) elapsed() time.Duration { return m.opt.Clock().Sub(m.start) }
+
 func (m *measuring) typical(i int) time.Duration {
 	if m.count[i] == 0 {
 		return 0
@@ -213,7 +206,7 @@ func (m *measuring) emit(e Event) {
 	if m.opt.OnEvent == nil {
 		return
 	}
-	e.Done, e.Elapsed = m.done, time.Since(m.start)
+	e.Done, e.Elapsed = m.done, m.elapsed()
 	e.Precision = m.rule.TargetPct
 	if e.Precision > 0 {
 		e.MaxTime = m.rule.MaxTime

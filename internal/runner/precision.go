@@ -36,6 +36,8 @@ type itemState struct {
 	// Dropped is set after consecutive failures; Warming while its
 	// detected warm-up is undecided.
 	Dropped, Warming bool
+	// Typical is how long one of its repetitions has taken (0: none yet).
+	Typical time.Duration
 }
 
 // record sets the primary metric's samples and their precision.
@@ -44,20 +46,56 @@ func (it *itemState) record(primary []float64) {
 	it.width, it.hasCI = stats.HalfWidthPct(primary)
 }
 
-// Next returns the items (ascending) that run in the next round after
-// elapsed since the run started, and whether the precision rule's time
-// is up (then none runs).
+// Next returns the items that run in the next round after elapsed since
+// the run started (ascending, an item once per repetition it gets), and
+// whether the precision rule's time is up (then none runs).
+//
+// An item below its minimum, or warming up, gets one repetition a round.
+// Under the precision rule an item past its minimum whose interval is
+// still too wide gets up to the repetitions its interval projects it
+// still needs (stats.Projected), but no more than fit in the time of one
+// repetition of the slowest item in the round: a 0.5 s workload is not
+// held to one repetition per 60 s build, and every round still holds
+// every item it runs, so drift hits them alike. The runner stops giving
+// an item its round's repetitions once it meets the target (Rule.Wants).
 func (r Rule) Next(items []itemState, elapsed time.Duration) (next []int, timeUp bool) {
 	if r.TargetPct > 0 && elapsed >= r.MaxTime {
 		return nil, true
 	}
-	for i, it := range items {
+	var slowest time.Duration
+	for _, it := range items {
 		if r.wants(it) {
+			slowest = max(slowest, it.Typical)
+		}
+	}
+	for i, it := range items {
+		for range r.batch(it, slowest) {
 			next = append(next, i)
 		}
 	}
 	return next, false
 }
+
+// batch is how many repetitions it gets in a round whose slowest item
+// takes slowest a repetition (Next).
+func (r Rule) batch(it itemState, slowest time.Duration) int {
+	if !r.wants(it) {
+		return 0
+	}
+	if it.Warming || it.Attempted < it.Min || r.TargetPct <= 0 || !it.hasCI || it.Typical <= 0 {
+		return 1
+	}
+	k := stats.Projected(len(it.Primary), it.width, r.TargetPct) - len(it.Primary)
+	k = min(k, int(slowest/it.Typical))
+	if r.MaxReps > 0 {
+		k = min(k, r.MaxReps-it.Attempted)
+	}
+	return max(k, 1)
+}
+
+// Wants reports whether it still wants a repetition: the runner asks
+// before each of an item's repetitions in a round.
+func (r Rule) Wants(it itemState) bool { return r.wants(it) }
 
 func (r Rule) wants(it itemState) bool {
 	switch {

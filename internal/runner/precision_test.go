@@ -8,6 +8,7 @@ import (
 
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/stats"
 )
 
 // state is an item with scripted primary samples.
@@ -17,7 +18,14 @@ func state(min, attempted int, xs ...float64) itemState {
 	return it
 }
 
+// timed is it with repetitions that take d.
+func timed(it itemState, d time.Duration) itemState {
+	it.Typical = d
+	return it
+}
+
 var (
+	near  = []float64{100, 100, 100, 100, 97.5, 102.5}          // ±2.5%
 	tight = []float64{100, 100.5, 99.8, 100.2, 100.1, 99.9}     // ±0.5%
 	loose = []float64{100, 110, 90, 105, 95, 120}               // ±20%
 	six   = []float64{100, 100, 100, 100, 100, 100}             // ±0%
@@ -48,6 +56,23 @@ func TestRuleNext(t *testing.T) {
 		{"precision: the most repetitions", prec, []itemState{state(6, 100, loose...)}, 0, nil, false},
 		{"dropped", prec, []itemState{{Min: 6, Dropped: true}}, 0, nil, false},
 		{"warming", prec, []itemState{{Min: 6, Attempted: 6, Warming: true}}, 0, []int{0}, false},
+		// A cheap item beside a slow one gets the repetitions that fit in
+		// one of the slow one's (60 s / 0.5 s), up to its projection.
+		{"precision: a cheap item beside a slow one", Rule{TargetPct: 2, MaxTime: time.Minute, MaxReps: 1000}, []itemState{timed(state(6, 6, loose...), 500*time.Millisecond), timed(state(6, 6, loose...), time.Minute)}, 0,
+			append(slices.Repeat([]int{0}, 120), 1), false},
+		{"precision: what fits in the slowest", prec, []itemState{timed(state(6, 6, loose...), 500*time.Millisecond), timed(state(6, 6, loose...), 2*time.Second)}, 0,
+			[]int{0, 0, 0, 0, 1}, false},
+		// ±2.5% after 6 projects 10 for ±2%: 4 more, though 120 would fit.
+		{"precision: no more than the projection", prec, []itemState{timed(state(6, 6, near...), 500*time.Millisecond), timed(state(6, 6, loose...), time.Minute)}, 0,
+			[]int{0, 0, 0, 0, 1}, false},
+		{"precision: the slowest met its target", prec, []itemState{timed(state(6, 6, loose...), 500*time.Millisecond), timed(state(6, 6, tight...), time.Minute)}, 0,
+			[]int{0}, false},
+		{"precision: below the minimum, one a round", prec, []itemState{timed(state(6, 3, three...), 500*time.Millisecond), timed(state(6, 6, loose...), time.Minute)}, 0,
+			[]int{0, 1}, false},
+		{"precision: up to the most repetitions", prec, []itemState{timed(state(6, 98, loose...), 500*time.Millisecond), timed(state(6, 6, loose...), time.Minute)}, 0,
+			[]int{0, 0, 1}, false},
+		{"count: one a round whatever the cost", count, []itemState{timed(state(6, 2, 1, 2), 500*time.Millisecond), timed(state(6, 2, 1, 2), time.Minute)}, 0,
+			[]int{0, 1}, false},
 	} {
 		got, up := c.rule.Next(c.items, c.elapsed)
 		if !slices.Equal(got, c.want) || up != c.timeUp {
@@ -121,6 +146,58 @@ func TestRunPrecision(t *testing.T) {
 		if e.Done > e.Total || (e.Done == e.Total && !e.Finished) || (!e.Open && e.Total != na+nb) {
 			t.Fatalf("event %+v: counts past its total", e)
 		}
+	}
+}
+
+// TestRunPrecisionCheapBesideSlow: under --max-time a cheap workload
+// reaches its target beside a slow one that never does, because a round
+// gives it the repetitions that fit in one of the slow one's; it stops
+// within the round once it meets the target. One repetition a round
+// would have given it 9 in the 10 minutes, too few (its first 6 are
+// wide).
+func TestRunPrecisionCheapBesideSlow(t *testing.T) {
+	var calls []string
+	clock := &fakeClock{t: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
+	cheapValues := append([]float64{100, 130, 80, 120, 90, 140}, slices.Repeat([]float64{100}, 200)...)
+	cheap := &scripted{id: "cheap", values: cheapValues, calls: &calls, clock: clock, cost: 500 * time.Millisecond}
+	slow := &scripted{id: "slow", values: slices.Repeat(loose, 20), calls: &calls, clock: clock, cost: time.Minute}
+	items := []plan.Item{{Workload: cheap, Repetitions: 6}, {Workload: slow, Repetitions: 6}}
+	r := &run.Run{Results: NewResults(items)}
+	if err := Run(context.Background(), r, items, Options{Precision: 2, MaxTime: 10 * time.Minute, Seed: 1, Clock: clock.Now}); err != nil {
+		t.Fatal(err)
+	}
+	c, s := r.Results[0], r.Results[1]
+	if c.Stopping.Reason != run.ReasonReached || *c.Stopping.AchievedPct > 2 {
+		t.Errorf("cheap: stopping %+v, want reached", c.Stopping)
+	}
+	if s.Stopping.Reason != run.ReasonMaxTime {
+		t.Errorf("slow: stopping %+v, want max-time", s.Stopping)
+	}
+	n := len(c.Metrics[0].Samples)
+	// The fewest that meet ±2%: the interval of the median must lie
+	// among the 100s, which takes some 10 more than the 6 wide ones.
+	if n <= 9 || n > 30 {
+		t.Errorf("cheap: %d repetitions, want more than one a round (9) and no more than it needed", n)
+	}
+	if pct, ok := stats.HalfWidthPct(c.Metrics[0].Samples[:n-1]); ok && pct <= 2 {
+		t.Errorf("cheap: ran on after meeting the target (±%v%% after %d)", pct, n-1)
+	}
+	if got := clock.t.Sub(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)); got > 10*time.Minute {
+		t.Errorf("ran %v, past --max-time", got)
+	}
+	// It got them in the first round after its minimum, not one a round
+	// until the slow one ran out of time.
+	slowBefore, slowSoFar := 0, 0
+	for _, c := range calls {
+		switch c {
+		case "slow":
+			slowSoFar++
+		case "cheap":
+			slowBefore = slowSoFar
+		}
+	}
+	if slowBefore > 7 {
+		t.Errorf("cheap's last repetition came after %d of the slow one's: %v", slowBefore, calls)
 	}
 }
 

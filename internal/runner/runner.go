@@ -38,6 +38,9 @@ type Options struct {
 	// Now is the clock that stamps the run's finish time (time.Now when
 	// nil); tests fix it.
 	Now func() time.Time
+	// Clock times the repetitions and the run's elapsed time for the
+	// precision rule and progress (time.Now when nil); tests script it.
+	Clock func() time.Time
 	// MaxFailures is how many consecutive failed repetitions drop an item
 	// from the rest of the run (default 2).
 	MaxFailures int
@@ -115,8 +118,8 @@ func NewResults(items []plan.Item) []run.Result {
 // Run measures items into r, which must hold NewResults(items): first
 // the fixed warm-ups (items in order), then rounds; each round runs, in
 // an order shuffled by the seed, every item the stopping rule (Rule)
-// still wants, so that drift (frequency, host load) hits every workload
-// alike. It returns when the rule wants nothing more, or when ctx is
+// still wants, as many times as it gives it (Rule.Next), so that drift
+// (frequency, host load) hits every workload alike. It returns when the rule wants nothing more, or when ctx is
 // cancelled (r.Status is then interrupted and every finished sample is
 // kept). Failed repetitions are recorded in the result's Failures and do
 // not stop the run. Every result gets its stopping and warm-up blocks.
@@ -129,6 +132,9 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
+	}
+	if opt.Clock == nil {
+		opt.Clock = time.Now
 	}
 	rule := Rule{TargetPct: opt.Precision, MaxTime: opt.MaxTime, MaxReps: plan.MaxRepetitions}
 	if rule.TargetPct > 0 && rule.MaxTime <= 0 {
@@ -154,17 +160,17 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 	}
 	rng := rand.New(rand.NewPCG(uint64(opt.Seed), 0x5ec7a8))
 	for round := 0; !m.stop; round++ {
-		order, timeUp := rule.Next(m.state, time.Since(m.start))
+		order, timeUp := rule.Next(m.state, m.elapsed())
 		if timeUp || len(order) == 0 {
 			break
 		}
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		ran := false
 		for _, i := range order {
-			if m.state[i].Dropped {
-				continue
+			if !rule.Wants(m.state[i]) {
+				continue // dropped, or met the target earlier in this round
 			}
-			if rule.TargetPct > 0 && time.Since(m.start)+m.typical(i) > rule.MaxTime {
+			if rule.TargetPct > 0 && m.elapsed()+m.typical(i) > rule.MaxTime {
 				continue // it would end after --max-time: not started
 			}
 			ran = true

@@ -23,7 +23,17 @@ type scripted struct {
 	errs   map[int]error
 	calls  *[]string
 	n      int
+	// clock, when set, is moved on by cost at every repetition (a
+	// scripted Options.Clock).
+	clock *fakeClock
+	cost  time.Duration
 }
+
+// fakeClock is a scripted clock: it moves only when a scripted workload
+// runs.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) Now() time.Time { return c.t }
 
 func (s *scripted) Info() workload.Info {
 	return workload.Info{ID: s.id, Metrics: []workload.MetricSpec{{Name: "t", Unit: "s", Better: run.Lower}}}
@@ -33,6 +43,9 @@ func (s *scripted) Run(ctx context.Context, _ workload.Env, _ workload.Params) (
 	i := s.n
 	s.n++
 	*s.calls = append(*s.calls, s.id)
+	if s.clock != nil {
+		s.clock.t = s.clock.t.Add(s.cost)
+	}
 	if err := s.errs[i]; err != nil {
 		return workload.Sample{}, err
 	}
