@@ -71,9 +71,14 @@ func TestCampaignAdaptiveSizing(t *testing.T) {
 	}) {
 		t.Errorf("said %q", r.said)
 	}
-	// The round's first boot is measured with them.
+	// The round's first boot is measured with them; its progress says
+	// that more boots may follow.
+	r.said = nil
 	if err := r.drive(1); err != nil {
 		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(r.said, func(l string) bool { return strings.HasPrefix(l, "step 9 of at least 14: ") }) {
+		t.Errorf("an adaptive campaign's step: said %q", r.said)
 	}
 	if n := len(r.measured); n != 9 || r.measured[8].Options.Repetitions != 9 || r.measured[7].Options.Repetitions != 2 {
 		t.Errorf("%d measured; the 8th with %d repetitions, the 9th with %d", n, r.measured[7].Options.Repetitions, r.measured[n-1].Options.Repetitions)

@@ -497,7 +497,7 @@ func (e *Engine) measure(ctx context.Context, st *state) error {
 		}
 		s.RunID = ""
 	}
-	e.say("step %d of %d: boot %d of %s verified; waiting for a quiet start", rec.Next+1, len(rec.Steps), s.Boot, s.Config)
+	e.say("%s: boot %d of %s verified; waiting for a quiet start", stepOf(rec.Next+1, len(rec.Steps), st.opts.TargetCI > 0), s.Boot, s.Config)
 	q, err := e.Host.QuietStart(ctx)
 	if err != nil {
 		return err
@@ -513,7 +513,7 @@ func (e *Engine) measure(ctx context.Context, st *state) error {
 	m := Measurement{RunID: s.RunID, Label: rec.Label + "-" + s.Config, Options: st.opts,
 		Config:   bootconfig.Record(cfg, *s.Verification),
 		Campaign: &run.Campaign{ID: rec.ID, Step: rec.Next + 1, Boot: s.Boot}}
-	e.say("step %d of %d: %s; measuring as %s", rec.Next+1, len(rec.Steps), q.How, m.Label)
+	e.say("%s: %s; measuring as %s", stepOf(rec.Next+1, len(rec.Steps), st.opts.TargetCI > 0), q.How, m.Label)
 	merr := e.measureRun(ctx, m)
 	r, gerr := e.DB.Get(ctx, s.RunID)
 	if merr == nil && gerr == nil && r.Status == run.StatusComplete {

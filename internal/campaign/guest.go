@@ -80,7 +80,7 @@ func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...an
 		Deps: Deps{Exe: "/init", Settle: &Settler{Max: 30 * time.Second},
 			Mechanism: &Kexec{Kernel: in.Kernel, Initrd: guestInitrd,
 				Prepare: func(ctx context.Context, req BootRequest) error {
-					guest.Logf("step %d of %d: kexec into %s: %q", req.Step, req.Steps, req.Config.Name, req.Cmdline)
+					guest.Logf("%s: kexec into %s: %q", req.StepOf(), req.Config.Name, req.Cmdline)
 					return writeGuestInitrd(guest.Task, in.Kernel)
 				}}}})
 	if err != nil {

@@ -50,7 +50,7 @@ func (k *Kexec) Boot(ctx context.Context, req BootRequest, record func(Change) e
 		return kexecError(err)
 	}
 	if req.Say != nil {
-		req.Say("step %d of %d: kexec into %s with command line %q", req.Step, req.Steps, req.Config.Name, req.Cmdline)
+		req.Say("%s: kexec into %s with command line %q", req.StepOf(), req.Config.Name, req.Cmdline)
 	}
 	if k.Systemd && k.Exec != nil {
 		if _, err := k.Exec(ctx, "systemctl", "kexec"); err != nil {

@@ -34,6 +34,19 @@ type Mechanism interface {
 	Boot(ctx context.Context, req BootRequest, record func(Change) error) error
 }
 
+// stepOf is where a step stands in its campaign: "step 3 of 8", or
+// "step 3 of at least 8" while adaptive repetition (--target-ci) may
+// still add boots.
+func stepOf(step, steps int, adaptive bool) string {
+	if adaptive {
+		return fmt.Sprintf("step %d of at least %d", step, steps)
+	}
+	return fmt.Sprintf("step %d of %d", step, steps)
+}
+
+// StepOf is where the boot stands in its campaign (stepOf).
+func (r BootRequest) StepOf() string { return stepOf(r.Step, r.Steps, r.Options.TargetCI > 0) }
+
 // BootRequest is one boot a mechanism is asked for.
 type BootRequest struct {
 	CampaignID string

@@ -25,7 +25,7 @@ func (Manual) Boot(_ context.Context, req BootRequest, _ func(Change) error) err
 		return nil
 	}
 	add, drop := cmdlineDelta(req)
-	req.Say("step %d of %d: reboot into configuration %s by hand", req.Step, req.Steps, req.Config.Name)
+	req.Say("%s: reboot into configuration %s by hand", req.StepOf(), req.Config.Name)
 	req.Say("  the kernel command line must be: %s", req.Cmdline)
 	if len(add) > 0 {
 		req.Say("  it must carry: %s", strings.Join(add, " "))

@@ -127,7 +127,7 @@ func (w *WSL) Boot(ctx context.Context, req BootRequest, record func(Change) err
 		return fmt.Errorf("wslpath -w %s: %v (is interop enabled? else use --via manual)", script, err)
 	}
 	if req.Say != nil {
-		req.Say("step %d of %d: .wslconfig set for %s; Windows now restarts WSL and resumes the campaign", req.Step, req.Steps, req.Config.Name)
+		req.Say("%s: .wslconfig set for %s; Windows now restarts WSL and resumes the campaign", req.StepOf(), req.Config.Name)
 	}
 	if _, err := w.Exec(ctx, "cmd.exe", "/d", "/c", "start", "sectax campaign", "/min", strings.TrimSpace(string(win))); err != nil {
 		return fmt.Errorf("cmd.exe could not start %s (%v); run it by hand from Windows, or use --via manual", ScriptName, err)
