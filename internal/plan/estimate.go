@@ -91,9 +91,9 @@ type Estimate struct {
 	Projected, Items int
 }
 
-// Scale bounds: a stored run whose duration is further than this factor
-// from the plan's figure for it says nothing about this machine (a
-// hostile or broken row) and is not learnt from.
+// maxScale bounds what is learnt: a stored run whose duration is further
+// than this factor from the plan's figure for it says nothing about this
+// machine (a hostile or broken row) and is not learnt from.
 const maxScale = 1000
 
 // Estimate is the expected duration of p with warmup warm-ups per
@@ -107,16 +107,14 @@ const maxScale = 1000
 func (p *Plan) Estimate(warmup int, past []*run.Run) Estimate {
 	e := Estimate{Items: len(p.Items)}
 	scale, n := pastScale(past)
-	if n > 0 {
-		e.Past = n
-	}
+	e.Past = n
 	target := p.Request.Precision
 	d := startCost
 	for _, it := range p.Items {
 		reps := it.Repetitions
 		if target > 0 {
 			if need, ok := projected(it, target, past); ok {
-				reps = max(reps, need)
+				reps = max(reps, min(need, MaxRepetitions)) // the runner's bound, too
 				e.Projected++
 			}
 		}

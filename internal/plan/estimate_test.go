@@ -157,6 +157,12 @@ func TestEstimateProjected(t *testing.T) {
 	if got := pl.Estimate(0, []*run.Run{other}); got.Projected != 0 {
 		t.Errorf("samples at other parameters projected: %+v", got)
 	}
+	// Hostile samples that project a billion repetitions count at the
+	// runner's bound: the figure does not overflow, and --max-time caps it.
+	wild := pastRun(only, startCost+cost(sb, 6), 0, []float64{0.001, 0.001, 0.001, 0.001, 0.001, 1e300})
+	if got := pl.Estimate(0, []*run.Run{wild}); got.Duration != got.Max || got.Projected != 1 {
+		t.Errorf("samples that project a billion repetitions: %+v", got)
+	}
 	// A target the stored samples met projects fewer repetitions than
 	// they had: 10·(4/5)² = 6.4, so 7.
 	loose := *pl
