@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -75,8 +74,8 @@ func repetitionCost(id string, p workload.Params) time.Duration {
 // by its stored runs of the same suite and engine when it has some: by the
 // median, over those runs, of how long each took against the plan's
 // figure for what it ran. Under the precision rule each workload's
-// repetitions are those its stored samples project for the target
-// (stats.Projected), at least its minimum.
+// repetitions are those its most numerous stored samples project for the
+// target (stats.Projected), at least its minimum.
 type Estimate struct {
 	Duration time.Duration
 	// Past is the number of stored runs the figure is scaled by (0: the
@@ -157,27 +156,32 @@ func pastScale(past []*run.Run) (float64, int) {
 }
 
 // projected is the repetitions that it's stored samples (its workload at
-// its parameters) project for ±target: the median over the stored runs
-// of stats.Projected from their interval; ok is false when none has one.
+// its parameters) project for ±target (stats.Projected): from the stored
+// result with the most samples, whose interval is the best estimate of
+// the spread (the newest among equals); a handful of samples has an
+// interval from its extremes, which one outlier widens. ok is false when
+// no stored result has an interval.
 func projected(it Item, target float64, past []*run.Run) (int, bool) {
 	id, key := it.Workload.Info().ID, run.ParamsKey(it.Params.Map())
-	var need []float64
+	best, found := []float64(nil), false
 	for _, r := range past {
 		for i := range r.Results {
 			res := &r.Results[i]
 			if res.Workload != id || run.ParamsKey(res.Params) != key {
 				continue
 			}
-			xs := res.Primary()
-			if pct, ok := stats.HalfWidthPct(xs); ok {
-				need = append(need, float64(stats.Projected(len(xs), pct, target)))
+			if xs := res.Primary(); len(xs) >= len(best) {
+				if _, ok := stats.HalfWidthPct(xs); ok {
+					best, found = xs, true
+				}
 			}
 		}
 	}
-	if len(need) == 0 {
+	if !found {
 		return 0, false
 	}
-	return int(math.Ceil(median(need))), true
+	pct, _ := stats.HalfWidthPct(best)
+	return stats.Projected(len(best), pct, target), true
 }
 
 // storedParams are a stored result's parameters as a plan holds them

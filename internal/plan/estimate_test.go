@@ -151,6 +151,13 @@ func TestEstimateProjected(t *testing.T) {
 	if got := e.String(); got != line {
 		t.Errorf("line %q\nwant %q", got, line)
 	}
+	// Of two stored runs the one with more samples projects: six with
+	// one outlier (an interval of ±50% from the extremes) beside ten at
+	// ±4% do not make it 3750.
+	outlier := pastRun(only, startCost+cost(sb, 6), 0, []float64{100, 100, 100, 100, 100, 150})
+	if got := pl.Estimate(0, []*run.Run{past, outlier}); far(got.Duration, want) || got.Projected != 1 {
+		t.Errorf("an outlier in a smaller run: %+v, want %v", got, want)
+	}
 	// Samples at other parameters say nothing of these.
 	other := pastRun(only, startCost+cost(sb, len(spread)), 0, spread)
 	other.Results[0].Params["loops"] = float64(12345)
