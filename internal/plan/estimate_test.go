@@ -111,7 +111,7 @@ func TestEstimatePrecision(t *testing.T) {
 
 // TestEstimateProjected: under the precision rule a workload's stored
 // samples project its repetitions for the target (±4% after 10 project
-// 40 for ±2%); a workload without stored samples counts at its minimum,
+// 29 for ±2%: stats.Projected); a workload without stored samples counts at its minimum,
 // and the line says which rests on what.
 func TestEstimateProjected(t *testing.T) {
 	reg := workload.Default()
@@ -143,7 +143,7 @@ func TestEstimateProjected(t *testing.T) {
 	}
 	past := pastRun(only, startCost+cost(sb, len(spread)), 0, spread)
 	e := pl.Estimate(0, []*run.Run{past})
-	want := startCost + cost(sb, 40) + cost(ctl, MinPrecisionRepetitions)
+	want := startCost + cost(sb, 29) + cost(ctl, MinPrecisionRepetitions)
 	if far(e.Duration, want) || e.Projected != 1 || e.Items != 2 || e.Past != 1 {
 		t.Errorf("estimate %+v, want %v with 1 of 2 projected", e, want)
 	}
@@ -153,7 +153,7 @@ func TestEstimateProjected(t *testing.T) {
 	}
 	// Of two stored runs the one with more samples projects: six with
 	// one outlier (an interval of ±50% from the extremes) beside ten at
-	// ±4% do not make it 3750.
+	// ±4% do not make it thousands.
 	outlier := pastRun(only, startCost+cost(sb, 6), 0, []float64{100, 100, 100, 100, 100, 150})
 	if got := pl.Estimate(0, []*run.Run{past, outlier}); far(got.Duration, want) || got.Projected != 1 {
 		t.Errorf("an outlier in a smaller run: %+v, want %v", got, want)
@@ -171,10 +171,10 @@ func TestEstimateProjected(t *testing.T) {
 		t.Errorf("samples that project a billion repetitions: %+v", got)
 	}
 	// A target the stored samples met projects fewer repetitions than
-	// they had: 10·(4/5)² = 6.4, so 7.
+	// they had: 8 for ±5%.
 	loose := *pl
 	loose.Request.Precision = 5
-	if got := loose.Estimate(0, []*run.Run{past}); far(got.Duration, startCost+cost(sb, 7)+cost(ctl, MinPrecisionRepetitions)) || got.Projected != 1 {
+	if got := loose.Estimate(0, []*run.Run{past}); far(got.Duration, startCost+cost(sb, 8)+cost(ctl, MinPrecisionRepetitions)) || got.Projected != 1 {
 		t.Errorf("a target met by the stored samples: %+v", got)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // stoppingText says, for a run measured under the precision rule, which
 // workloads reached the target and which did not (out of time, failed,
 // interrupted), with what would reach it: the repetitions its interval
-// seems to need (∝ 1/√n). It also says what a detected warm-up
+// seems to need (stats.RepetitionsFor). It also says what a detected warm-up
 // discarded. A run under the count rule gets nothing here.
 func stoppingText(w io.Writer, r *run.Run) {
 	var target float64
