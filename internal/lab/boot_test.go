@@ -6,9 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/proctest"
 )
 
 // The test binary is also the guest's /init in the boot tests: started as
@@ -61,26 +64,14 @@ func assertGone(t *testing.T, pidsFile string) {
 	// wait for the observed state), never for a process that was not
 	// killed, which stays asleep for its 300 s.
 	for _, f := range strings.Fields(string(data)) {
-		deadline := time.Now().Add(10 * time.Second)
-		for !deadOrZombie(f) {
-			if time.Now().After(deadline) {
-				t.Errorf("process %s is still running 10 s after Boot returned", f)
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("pid %q: %v", f, err)
+		}
+		if !proctest.Eventually(func() bool { return proctest.Gone(pid) }) {
+			t.Errorf("process %d is still running a minute after Boot returned", pid)
 		}
 	}
-}
-
-// deadOrZombie reports whether process pid has exited (gone, or a zombie
-// not yet reaped by its new parent).
-func deadOrZombie(pid string) bool {
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return true
-	}
-	_, rest, ok := strings.Cut(string(stat), ") ")
-	return ok && (strings.HasPrefix(rest, "Z") || strings.HasPrefix(rest, "X"))
 }
 
 func waitFile(p string) {

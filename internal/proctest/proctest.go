@@ -2,7 +2,11 @@
 // that no process was left behind (no orphan, no live group member).
 package proctest
 
-import "github.com/prometheus/procfs"
+import (
+	"time"
+
+	"github.com/prometheus/procfs"
+)
 
 // Proc is one line of the process table.
 type Proc struct {
@@ -90,4 +94,26 @@ func Descendants(pid int) int {
 		n += 1 + Descendants(c)
 	}
 	return n
+}
+
+// Eventually polls cond for up to a minute and reports whether it came
+// to hold (it returns as soon as it does). It is for a state a process
+// reaches by itself: a SIGKILLed process dies when it is next scheduled,
+// which on a loaded machine can be a moment after kill returned, and
+// then takes a moment to leave /proc. A test never waits with it for
+// something it could be told of.
+func Eventually(cond func() bool) bool {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// Gone reports whether pid has exited: no longer in /proc, or a zombie
+// its parent has not reaped yet.
+func Gone(pid int) bool {
+	st := State(pid)
+	return st == "" || st == "Z" || st == "X"
 }

@@ -3,13 +3,14 @@ package workload
 import (
 	"context"
 	"errors"
-	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/proctest"
 )
 
 func TestCmdTrue(t *testing.T) {

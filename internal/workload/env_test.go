@@ -3,8 +3,6 @@ package workload
 import (
 	"context"
 	"errors"
-	"github.com/sectax/sectax/internal/exit"
-	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/proctest"
 )
 
 // testEnv re-executes the test binary as the worker (see TestMain).
@@ -74,22 +75,10 @@ func assertUsage(t *testing.T, err error, want string) {
 	}
 }
 
-// eventually polls cond for up to a minute (a SIGKILLed process takes a
-// moment to leave /proc, a loaded machine longer); it returns as soon as
-// cond holds.
-func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
-
 // assertGroupGone fails when process group pgid still has a live member.
 func assertGroupGone(t *testing.T, pgid int) {
 	t.Helper()
-	if !eventually(func() bool { return len(proctest.GroupMembers(pgid)) == 0 }) {
+	if !proctest.Eventually(func() bool { return len(proctest.GroupMembers(pgid)) == 0 }) {
 		t.Fatalf("process group %d still has members %v", pgid, proctest.GroupMembers(pgid))
 	}
 	if err := syscall.Kill(-pgid, 0); err == nil && len(proctest.GroupMembers(pgid)) > 0 {

@@ -3,12 +3,13 @@ package workload
 import (
 	"context"
 	"errors"
-	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/proctest"
 )
 
 func needGo(t *testing.T) {

@@ -194,7 +194,7 @@ func TestAwaitReaders(t *testing.T) {
 	busy.Wait()
 	// A reader blocked in read(2) is asleep (state S): no wait, no note.
 	sleeper := start("read line")
-	if !eventually(func() bool { return proctest.State(sleeper.Process.Pid) == "S" }) {
+	if !proctest.Eventually(func() bool { return proctest.State(sleeper.Process.Pid) == "S" }) {
 		t.Fatalf("reader %d never slept", sleeper.Process.Pid)
 	}
 	if note := awaitReaders(context.Background(), []*os.File{w}, time.Minute); note != "" {

@@ -3,12 +3,13 @@ package workload
 import (
 	"context"
 	"errors"
-	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/proctest"
 )
 
 // checkPerOp checks that a per-op sample is consistent: both metrics

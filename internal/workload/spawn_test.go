@@ -3,10 +3,11 @@ package workload
 import (
 	"context"
 	"errors"
-	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/proctest"
 )
 
 func TestSpawnSelf(t *testing.T) {
@@ -83,7 +84,7 @@ func TestSpawnCancelled(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Minute {
 		t.Fatalf("returned %v after the cancellation", d)
 	}
-	if !eventually(func() bool { return len(proctest.LiveChildren(os.Getpid())) == 0 }) {
+	if !proctest.Eventually(func() bool { return len(proctest.LiveChildren(os.Getpid())) == 0 }) {
 		t.Fatalf("children left: %v", proctest.LiveChildren(os.Getpid()))
 	}
 }

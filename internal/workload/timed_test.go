@@ -3,7 +3,6 @@ package workload
 import (
 	"context"
 	"errors"
-	"github.com/sectax/sectax/internal/proctest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/proctest"
 )
 
 func TestTailBuffer(t *testing.T) {
@@ -74,7 +75,7 @@ func TestRunTimedKillsLeftovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(func() bool { st := proctest.State(pid); return st == "" || st == "Z" }) {
+	if !proctest.Eventually(func() bool { return proctest.Gone(pid) }) {
 		t.Fatalf("background sleep %d survived its command (state %s)", pid, proctest.State(pid))
 	}
 }
