@@ -57,7 +57,8 @@ func (it *itemState) record(primary []float64) {
 // repetition of the slowest item in the round: a 0.5 s workload is not
 // held to one repetition per 60 s build, and every round still holds
 // every item it runs, so drift hits them alike. The runner stops giving
-// an item its round's repetitions once it meets the target (Rule.Wants).
+// an item its round's repetitions once it meets the target (it asks
+// wants before each).
 func (r Rule) Next(items []itemState, elapsed time.Duration) (next []int, timeUp bool) {
 	if r.TargetPct > 0 && elapsed >= r.MaxTime {
 		return nil, true
@@ -93,10 +94,8 @@ func (r Rule) batch(it itemState, slowest time.Duration) int {
 	return max(k, 1)
 }
 
-// Wants reports whether it still wants a repetition: the runner asks
+// wants reports whether it still wants a repetition: the runner asks
 // before each of an item's repetitions in a round.
-func (r Rule) Wants(it itemState) bool { return r.wants(it) }
-
 func (r Rule) wants(it itemState) bool {
 	switch {
 	case it.Dropped:

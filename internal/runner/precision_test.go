@@ -292,7 +292,7 @@ func TestStoppedCoverage(t *testing.T) {
 		for range runs {
 			it := itemState{Min: plan.MinPrecisionRepetitions}
 			var xs []float64
-			for rule.Wants(it) {
+			for rule.wants(it) {
 				xs = append(xs, math.Exp(c.sigma*rng.NormFloat64()))
 				it.Attempted++
 				it.record(xs)

@@ -167,7 +167,7 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		ran := false
 		for _, i := range order {
-			if !rule.Wants(m.state[i]) {
+			if !rule.wants(m.state[i]) {
 				continue // dropped, or met the target earlier in this round
 			}
 			if rule.TargetPct > 0 && m.elapsed()+m.typical(i) > rule.MaxTime {
