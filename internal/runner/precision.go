@@ -50,15 +50,16 @@ func (it *itemState) record(primary []float64) {
 // the run started (ascending, an item once per repetition it gets), and
 // whether the precision rule's time is up (then none runs).
 //
-// An item below its minimum, or warming up, gets one repetition a round.
-// Under the precision rule an item past its minimum whose interval is
-// still too wide gets up to the repetitions its interval projects it
-// still needs (stats.Projected), but no more than fit in the time of one
-// repetition of the slowest item in the round: a 0.5 s workload is not
-// held to one repetition per 60 s build, and every round still holds
-// every item it runs, so drift hits them alike. The runner stops giving
-// an item its round's repetitions once it meets the target (it asks
-// wants before each).
+// Under the count rule an item gets one repetition a round. Under the
+// precision rule an item whose repetitions take a known time gets up to
+// what it still needs — the rest of its minimum, the repetitions its
+// warm-up detection looks at (stats.WarmupWindow), or, past its minimum,
+// the repetitions its interval projects for the target (stats.Projected)
+// — but no more than fit in the time of one repetition of the slowest
+// item in the round: a 0.5 s workload is not held to one repetition per
+// 60 s build, and every round still holds every item it runs, so drift
+// hits them alike. The runner stops giving an item its round's
+// repetitions once it meets the target (it asks wants before each).
 func (r Rule) Next(items []itemState, elapsed time.Duration) (next []int, timeUp bool) {
 	if r.TargetPct > 0 && elapsed >= r.MaxTime {
 		return nil, true
@@ -83,10 +84,20 @@ func (r Rule) batch(it itemState, slowest time.Duration) int {
 	if !r.wants(it) {
 		return 0
 	}
-	if it.Warming || it.Attempted < it.Min || r.TargetPct <= 0 || !it.hasCI || it.Typical <= 0 {
+	if r.TargetPct <= 0 || it.Typical <= 0 {
 		return 1
 	}
-	k := stats.Projected(len(it.Primary), it.width, r.TargetPct) - len(it.Primary)
+	var k int
+	switch {
+	case it.Warming:
+		k = stats.WarmupWindow
+	case it.Attempted < it.Min:
+		k = it.Min - it.Attempted
+	case !it.hasCI:
+		k = 1
+	default:
+		k = stats.Projected(len(it.Primary), it.width, r.TargetPct) - len(it.Primary)
+	}
 	k = min(k, int(slowest/it.Typical))
 	if r.MaxReps > 0 {
 		k = min(k, r.MaxReps-it.Attempted)

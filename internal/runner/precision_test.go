@@ -70,7 +70,15 @@ func TestRuleNext(t *testing.T) {
 			[]int{0, 0, 0, 1}, false},
 		{"precision: the slowest met its target", prec, []itemState{timed(state(6, 6, loose...), 500*time.Millisecond), timed(state(6, 6, tight...), time.Minute)}, 0,
 			[]int{0}, false},
-		{"precision: below the minimum, one a round", prec, []itemState{timed(state(6, 3, three...), 500*time.Millisecond), timed(state(6, 6, loose...), time.Minute)}, 0,
+		// Below its minimum or warming up, a cheap item gets the rest of
+		// its minimum, or what the detection looks at, in one round.
+		{"precision: the rest of the minimum at once", prec, []itemState{timed(state(6, 3, three...), 500*time.Millisecond), timed(state(6, 6, loose...), time.Minute)}, 0,
+			[]int{0, 0, 0, 1}, false},
+		{"precision: warming, what the detection looks at", prec, []itemState{timed(itemState{Min: 6, Warming: true}, 500*time.Millisecond), timed(state(6, 6, loose...), time.Minute)}, 0,
+			[]int{0, 0, 0, 0, 0, 1}, false},
+		{"precision: the minimum of a slow one, one a round", prec, []itemState{timed(state(6, 3, three...), time.Minute), timed(state(6, 3, three...), 500*time.Millisecond)}, 0,
+			[]int{0, 1, 1, 1}, false},
+		{"precision: unknown costs, one a round", prec, []itemState{state(6, 0), state(6, 0)}, 0,
 			[]int{0, 1}, false},
 		{"precision: up to the most repetitions", prec, []itemState{timed(state(6, 98, loose...), 500*time.Millisecond), timed(state(6, 6, loose...), time.Minute)}, 0,
 			[]int{0, 0, 1}, false},
@@ -188,8 +196,10 @@ func TestRunPrecisionCheapBesideSlow(t *testing.T) {
 	if got := clock.t.Sub(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)); got > 10*time.Minute {
 		t.Errorf("ran %v, past --max-time", got)
 	}
-	// It got them in the first round after its minimum, not one a round
-	// until the slow one ran out of time.
+	// Its first round tells its cost; the second gives it the rest of its
+	// minimum, the third what its interval asks for: it is done before
+	// the slow one's fourth repetition, not one a round until the slow
+	// one ran out of time.
 	slowBefore, slowSoFar := 0, 0
 	for _, c := range calls {
 		switch c {
@@ -199,7 +209,7 @@ func TestRunPrecisionCheapBesideSlow(t *testing.T) {
 			slowBefore = slowSoFar
 		}
 	}
-	if slowBefore > 7 {
+	if slowBefore > 3 {
 		t.Errorf("cheap's last repetition came after %d of the slow one's: %v", slowBefore, calls)
 	}
 }
