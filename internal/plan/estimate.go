@@ -152,10 +152,10 @@ func pastScale(past []*run.Run) (float64, int) {
 	if len(f) == 0 {
 		return 1, 0
 	}
-	return median(f), len(f)
+	return stats.Summarize(f).Center, len(f)
 }
 
-// projected is the repetitions that it's stored samples (its workload at
+// projected is the repetitions that its stored samples (its workload at
 // its parameters) project for ±target (stats.Projected): from the stored
 // result with the most samples, whose interval is the best estimate of
 // the spread (the newest among equals); a handful of samples has an
@@ -163,25 +163,24 @@ func pastScale(past []*run.Run) (float64, int) {
 // no stored result has an interval.
 func projected(it Item, target float64, past []*run.Run) (int, bool) {
 	id, key := it.Workload.Info().ID, run.ParamsKey(it.Params.Map())
-	best, found := []float64(nil), false
+	n, pct := 0, 0.0
 	for _, r := range past {
 		for i := range r.Results {
 			res := &r.Results[i]
 			if res.Workload != id || run.ParamsKey(res.Params) != key {
 				continue
 			}
-			if xs := res.Primary(); len(xs) >= len(best) {
-				if _, ok := stats.HalfWidthPct(xs); ok {
-					best, found = xs, true
+			if xs := res.Primary(); len(xs) >= n {
+				if w, ok := stats.HalfWidthPct(xs); ok {
+					n, pct = len(xs), w
 				}
 			}
 		}
 	}
-	if !found {
+	if n == 0 {
 		return 0, false
 	}
-	pct, _ := stats.HalfWidthPct(best)
-	return stats.Projected(len(best), pct, target), true
+	return stats.Projected(n, pct, target), true
 }
 
 // storedParams are a stored result's parameters as a plan holds them
@@ -196,15 +195,6 @@ func storedParams(m map[string]any) workload.Params {
 		}
 	}
 	return p
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // Times is e for n runs, each with overhead more (a boot, a reboot).

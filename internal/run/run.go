@@ -316,12 +316,30 @@ func (r *Result) Primary() []float64 {
 	return nil
 }
 
-// Took is how long the run took: for a run measured in a lab guest its
-// whole boot (the lab block's VM wall time, when it has one, at most 30
-// days), else its start to its finish.
+// Took is how long the run took (Took).
 func (r *Run) Took() time.Duration {
-	if r.Lab != nil && r.Lab.VMWallS > 0 && r.Lab.VMWallS < 30*24*3600 {
-		return time.Duration(r.Lab.VMWallS * float64(time.Second))
+	var wall time.Duration
+	if r.Lab != nil {
+		wall = r.Lab.VMWall()
 	}
-	return r.Finished.Sub(r.Started)
+	return Took(r.Started, r.Finished, wall)
+}
+
+// Took is how long a run took: for a run measured in a lab guest its
+// whole boot (vmWall, the lab block's VM wall time, when it has one),
+// else its start to its finish.
+func Took(started, finished time.Time, vmWall time.Duration) time.Duration {
+	if vmWall > 0 {
+		return vmWall
+	}
+	return finished.Sub(started)
+}
+
+// VMWall is the lab block's VM wall time, QEMU's start to its exit: 0
+// when unknown or not below 30 days (a stored block is foreign text).
+func (l *Lab) VMWall() time.Duration {
+	if w := l.VMWallS; w > 0 && w < 30*24*3600 {
+		return time.Duration(w * float64(time.Second))
+	}
+	return 0
 }

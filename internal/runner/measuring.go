@@ -189,11 +189,11 @@ func primaryName(res *run.Result, held []map[string]float64) string {
 	return ""
 }
 
-// typical is the mean duration of item i's repetitions so far (0 before
-// the first).
 // elapsed is the time since the run's measuring started.
 func (m *measuring) elapsed() time.Duration { return m.opt.Clock().Sub(m.start) }
 
+// typical is the mean duration of item i's repetitions so far (0 before
+// the first).
 func (m *measuring) typical(i int) time.Duration {
 	if m.count[i] == 0 {
 		return 0

@@ -119,9 +119,9 @@ func NewResults(items []plan.Item) []run.Result {
 // the fixed warm-ups (items in order), then rounds; each round runs, in
 // an order shuffled by the seed, every item the stopping rule (Rule)
 // still wants, as many times as it gives it (Rule.Next), so that drift
-// (frequency, host load) hits every workload alike. It returns when the rule wants nothing more, or when ctx is
-// cancelled (r.Status is then interrupted and every finished sample is
-// kept). Failed repetitions are recorded in the result's Failures and do
+// (frequency, host load) hits every workload alike. It returns when the
+// rule wants nothing more, or when ctx is cancelled (r.Status is then
+// interrupted and every finished sample is kept). Failed repetitions are recorded in the result's Failures and do
 // not stop the run. Every result gets its stopping and warm-up blocks.
 func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error {
 	if len(r.Results) != len(items) {

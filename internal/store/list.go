@@ -172,9 +172,7 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 		}
 		if json.Unmarshal([]byte(extra), &blocks) == nil && blocks.Lab != nil {
 			s.Accel = cutText(blocks.Lab.Accel, run.MaxNameBytes)
-			if w := blocks.Lab.VMWallS; w > 0 && w < 30*24*3600 {
-				s.VMWall = time.Duration(w * float64(time.Second))
-			}
+			s.VMWall = blocks.Lab.VMWall()
 		}
 		out = append(out, s)
 	}

@@ -26,11 +26,8 @@ func (d *DB) PastRuns(ctx context.Context, host, suite, engine, accel string) ([
 	var ids []string
 	for _, s := range list {
 		h, _ := s.Env["hostname"].(string)
-		took := s.Finished.Sub(s.Started)
-		if accel != "" && s.VMWall > 0 {
-			took = s.VMWall
-		}
-		if s.Status == run.StatusComplete && (host == "" || h == host) && s.Suite == suite && s.Engine == engine && s.Accel == accel && took > 0 {
+		if s.Status == run.StatusComplete && (host == "" || h == host) && s.Suite == suite && s.Engine == engine && s.Accel == accel &&
+			run.Took(s.Started, s.Finished, s.VMWall) > 0 {
 			ids = append(ids, s.ID)
 		}
 	}
