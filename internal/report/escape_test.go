@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
@@ -65,7 +66,7 @@ func hostileSides() (compare.Side, compare.Side) {
 		r.Results[0].Metrics[1].Name = "ops\x1b[2Jper\nsec"
 		r.Results[1].Workload = "sched-messaging\x07\n## wl"
 	}
-	a.Envs[0]["hostname"] = "box\x1b[41m"
+	a.Envs[0]["hostname"] = "box\x1b[41m\u2028\u061cmark\u2029"
 	b.Envs[0]["cpu"] = map[string]any{"model_name": "CPU\x1b[0m", "microcode": "0x11\n### micro"}
 	return a, b
 }
@@ -83,6 +84,16 @@ func TestHostileTextEveryFormat(t *testing.T) {
 			c := s[i]
 			if c < 0x20 && c != '\n' && !(f == "color.text" && c == 0x1b) && !(f == "html" && c == '\t') || c == 0x7f {
 				t.Errorf("%s: raw control byte %#x at %d: %q", f, c, i, s[max(0, i-30):min(len(s), i+30)])
+				break
+			}
+		}
+	}
+	// Nor a bidirectional control or a line or paragraph separator (the
+	// Unicode tables, not safetext's rule), in JSON either.
+	for f, s := range out {
+		for _, r := range s {
+			if r >= 0x80 && unicode.In(r, unicode.Cc, unicode.Bidi_Control, unicode.Zl, unicode.Zp) {
+				t.Errorf("%s: raw %U", f, r)
 				break
 			}
 		}

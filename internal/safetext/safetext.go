@@ -3,7 +3,7 @@
 // a lab guest sends (log and error frames, kernel messages). A terminal
 // never gets a raw control character from it: no escape sequence (an OSC
 // title, a cursor move, a line rewrite), no carriage return, no
-// bidirectional override. It is the one sanitiser; internal/report's
+// bidirectional control, no line or paragraph separator. It is the one sanitiser; internal/report's
 // formats and internal/lab both use it.
 package safetext
 
@@ -11,15 +11,23 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
-// Unsafe reports whether r must not reach a terminal raw: C0 and C1
-// control characters, DEL, and the bidirectional overrides and isolates
-// that reorder what is shown.
+// Unsafe reports whether r must not reach a terminal or a JSON reader
+// raw, from Go's Unicode tables rather than a list of our own: every
+// control character (unicode.Cc: C0, DEL, and C1 with NEL U+0085 and CSI
+// U+009B), every bidirectional control (unicode.Bidi_Control: the marks
+// U+061C, U+200E and U+200F, the embeddings and overrides U+202A–U+202E,
+// the isolates U+2066–U+2069) that reorders what is shown, and the line
+// and paragraph separators (unicode.Zl U+2028, unicode.Zp U+2029) that
+// break a line where the text has none (and end a JavaScript string).
 func Unsafe(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
+	if r < 0x80 {
+		return r < 0x20 || r == 0x7f
+	}
+	return unicode.In(r, unicode.Cc, unicode.Bidi_Control, unicode.Zl, unicode.Zp)
 }
 
 // Line makes s one safe line: a control character (line breaks and tabs
@@ -95,10 +103,11 @@ func Cell(s string) string {
 }
 
 // JSON escapes, in encoded JSON, what encoding/json leaves raw but a
-// terminal acts on: DEL, the C1 controls (U+0080–U+009F, CSI among them)
-// and the bidirectional overrides, isolates and marks become \uXXXX. JSON's
-// own syntax is ASCII, so these can only be inside strings, where \uXXXX
-// decodes to the same character: the document means the same.
+// terminal acts on: DEL, the C1 controls (U+0080–U+009F, CSI among them),
+// the bidirectional controls and the line and paragraph separators (every
+// rune Unsafe names) become \uXXXX, whatever the encoder's SetEscapeHTML.
+// JSON's own syntax is ASCII, so these can only be inside strings, where
+// \uXXXX decodes to the same character: the document means the same.
 func JSON(b []byte) []byte {
 	clean := true
 	for i := 0; i < len(b); {

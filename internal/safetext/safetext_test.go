@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -17,6 +18,10 @@ func TestLine(t *testing.T) {
 		"two\nlines":            `two\x0alines`,
 		"c1\u009b2J":            `c1\u009b2J`,
 		"rtl\u202eevil":         `rtl\u202eevil`,
+		"alm\u061cmark":         `alm\u061cmark`,
+		"ls\u2028ps\u2029":      `ls\u2028ps\u2029`,
+		"nel\u0085":             `nel\u0085`,
+		"fsi\u2068x\u2069":      `fsi\u2068x\u2069`,
 		"bad\xffutf8":           "bad\uFFFDutf8",
 	} {
 		if got := Line(in); got != want {
@@ -41,11 +46,12 @@ func TestClip(t *testing.T) {
 // FuzzLine: whatever the input, the output is valid UTF-8 without an
 // unsafe rune, and clean text passes unchanged.
 func FuzzLine(f *testing.F) {
-	for _, s := range []string{"", "plain", "\x1b]0;t\x07", "\r\x1b[2K", "\xff\xfe", "\u202e"} {
+	for _, s := range []string{"", "plain", "\x1b]0;t\x07", "\r\x1b[2K", "\xff\xfe", "\u202e",
+		"\u061c", "a\u2028b\u2029", "\u0085\u009b", "\u2066x\u2069\u200e"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{Line(s), Clip(s, 40)} {
+		for _, out := range []string{Line(s), Clip(s, 40), Cell(s)} {
 			if !utf8.ValidString(out) {
 				t.Fatalf("%q: invalid UTF-8 %q", s, out)
 			}
@@ -58,7 +64,56 @@ func FuzzLine(f *testing.F) {
 		if len(Clip(s, 40)) > 40 {
 			t.Fatalf("Clip too long")
 		}
+		for _, r := range Text(s) {
+			if Unsafe(r) && r != '\n' && r != '\t' {
+				t.Fatalf("%q: Text left %U", s, r)
+			}
+		}
+		// Encoded as a report encodes (SetEscapeHTML(false)) and passed
+		// through JSON: no unsafe rune raw, and the same string back.
+		var enc bytes.Buffer
+		e := json.NewEncoder(&enc)
+		e.SetEscapeHTML(false)
+		if err := e.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		out := JSON(enc.Bytes())
+		for _, r := range string(out) {
+			if r >= 0x20 && Unsafe(r) || r < 0x20 && r != '\n' {
+				t.Fatalf("%q: JSON left %U in %s", s, r, out)
+			}
+		}
+		var back, want string
+		if err := json.Unmarshal(enc.Bytes(), &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out, &back); err != nil || back != want {
+			t.Fatalf("%q: JSON decodes to %q (%v), want %q", s, back, err, want)
+		}
 	})
+}
+
+// TestUnsafeIsUnicodesTables: Unsafe is exactly the control characters,
+// the bidirectional controls and the line and paragraph separators of
+// Go's Unicode tables, over every code point; the ones the hostile pass
+// found raw are among them.
+func TestUnsafeIsUnicodesTables(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := unicode.In(r, unicode.Cc, unicode.Bidi_Control, unicode.Zl, unicode.Zp)
+		if Unsafe(r) != want {
+			t.Errorf("Unsafe(%U) = %v, want %v", r, !want, want)
+		}
+	}
+	for _, r := range []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069, 0x2028, 0x2029, 0x0085, 0x009b, 0x7f, '\n', '\r'} {
+		if !Unsafe(r) {
+			t.Errorf("Unsafe(%U) = false", r)
+		}
+	}
+	for _, r := range []rune{' ', 'a', 'µ', '…', 0x200b, 0x00a0} {
+		if Unsafe(r) {
+			t.Errorf("Unsafe(%U) = true", r)
+		}
+	}
 }
 
 // TestCell: a text cell a spreadsheet would run as a formula gets a
@@ -84,8 +139,12 @@ func TestCell(t *testing.T) {
 // strings become \u escapes, and the document decodes to the same value,
 // also when a writer gets it a byte at a time.
 func TestJSON(t *testing.T) {
-	v := map[string]string{"k": "a\u009b2J\u202e\x7f\u0085é\x1b"}
-	enc, _ := json.Marshal(v)
+	v := map[string]string{"k": "a\u009b2J\u202e\x7f\u0085é\x1b\u061c\u2028\u2029"}
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	e.Encode(v)
+	enc := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	got := JSON(enc)
 	for _, r := range string(got) {
 		if Unsafe(r) {
