@@ -81,9 +81,14 @@ func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (store.Doc, error)
 	if err != nil {
 		return store.Doc{}, fmt.Errorf("guest result: %w", err)
 	}
-	data, err := io.ReadAll(io.LimitReader(zr, MaxFrame*4))
+	// Expanded through a limit at the frame cap: a gzip bomb is refused as
+	// soon as it passes MaxFrame, never expanded whole.
+	data, err := io.ReadAll(io.LimitReader(zr, MaxFrame+1))
 	if err != nil {
 		return store.Doc{}, fmt.Errorf("guest result: %w", err)
+	}
+	if len(data) > MaxFrame {
+		return store.Doc{}, fmt.Errorf("guest result: the run document expands to more than %d MiB (a frame's cap): refused", MaxFrame>>20)
 	}
 	docs, err := store.Decode("guest result", data)
 	if err != nil {

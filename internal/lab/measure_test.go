@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -122,5 +123,40 @@ func TestImportRun(t *testing.T) {
 	}
 	if _, err := ImportRun([]byte("not gzip"), in, labBlock); err == nil {
 		t.Error("a payload that is not gzip was imported")
+	}
+}
+
+// TestImportRunGzipBomb: a result frame of about 1 MB whose gzip members
+// expand to 1 GiB is refused once it passes the frame cap, in one line,
+// without the host expanding it whole (before, 256 MiB were read and
+// copied before the document was refused).
+func TestImportRunGzipBomb(t *testing.T) {
+	var member bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range 64 {
+		zw.Write(zeros)
+	}
+	zw.Close()
+	// 16 members of 64 MiB each: gzip.Reader reads them as one stream.
+	bomb := bytes.Repeat(member.Bytes(), 16)
+	frames, _, bad := DecodeFrames(EncodeFrame(KindResult, bomb))
+	if len(frames) != 1 || len(bad) != 0 {
+		t.Fatalf("the bomb is not one intact frame: %d frames, %v", len(frames), bad)
+	}
+	if len(bomb) > 2<<20 {
+		t.Fatalf("the bomb frame is %d bytes, want about 1 MB", len(bomb))
+	}
+	in := MeasureInput{RunID: "r", Label: "l", Config: bootconfig.Off, Cmdline: "console=ttyS0 panic=-1 mitigations=off"}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ImportRun(frames[0].Payload, in, &run.Lab{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "expands to more than 64 MiB") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("ImportRun(bomb) = %v, want one line refusing what expands past the cap", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*MaxFrame {
+		t.Errorf("refusing the bomb allocated %d MiB, want at most %d MiB", alloc>>20, 3*MaxFrame>>20)
 	}
 }
