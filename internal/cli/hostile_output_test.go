@@ -25,9 +25,10 @@ import (
 // spreadsheet, Markdown that would end a table cell or start a link and
 // HTML, then OSC 52 (write the clipboard), OSC 8 (a hidden link), an OSC
 // title, clear screen, a carriage return that forges a line, a
-// bidirectional override and isolate, C1 controls (NEL, CSI) and NUL.
+// bidirectional override, isolate and Arabic letter mark, the line and
+// paragraph separators, C1 controls (NEL, CSI) and NUL.
 const poison = "=1+1|[x](http://evil)<b>\x1b]52;c;cHduZWQ=\a\x1b]8;;http://evil\x1b\\L\x1b]8;;\x1b\\" +
-	"\x1b]0;title\a\x1b[2J\rFORGED\u202e\u2066\u0085\u009b\x00\nINJECTED"
+	"\x1b]0;title\a\x1b[2J\rFORGED\u202e\u2066\u061c\u2028\u2029\u0085\u009b\x00\nINJECTED"
 
 // poisonText is s with the poison in front (it then begins with a formula
 // character); poisonID keeps s in front, so that an id prefix still finds
@@ -379,7 +380,8 @@ func checkHostile(what, format, s string) (problems []string) {
 		}
 		// The rule written out here, not safetext.Unsafe: the test is an
 		// oracle of its own.
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
+			r == 0x200e || r == 0x200f || r == 0x061c || r == 0x2028 || r == 0x2029 {
 			lo, hi := max(0, i-60), min(len(s), i+20)
 			bad("%s holds the raw control character %U at byte %d: %q", what, r, i, s[lo:hi])
 			break
