@@ -166,35 +166,37 @@ func verificationText(w io.Writer, v *advise.Verification) error {
 	if !v.Holds {
 		verdict = "NOT MET"
 	}
-	fmt.Fprintf(ew, "Expectation %s: %s — kernel %s, %s\n", targetLabel(v.Expect), verdict, v.Kernel, v.Platform)
-	fmt.Fprintf(ew, "Running mode: %s (%s)\n", v.Mode, v.ModeReason)
+	// What comes from the machine's files (a vulnerability file, the
+	// command line, the release) is one line each (termSafe).
+	fmt.Fprintf(ew, "Expectation %s: %s — kernel %s, %s\n", targetLabel(v.Expect), verdict, termSafe(v.Kernel), termSafe(v.Platform))
+	fmt.Fprintf(ew, "Running mode: %s (%s)\n", v.Mode, termSafe(v.ModeReason))
 	fmt.Fprintln(ew)
 	for _, c := range v.Checks {
 		mark := "ok  "
 		if !c.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(ew, "  %s %-7s %s\n", mark, c.Name, c.Detail)
+		fmt.Fprintf(ew, "  %s %-7s %s\n", mark, termSafe(c.Name), termSafe(c.Detail))
 	}
 	if len(v.StillMitigated) > 0 {
 		fmt.Fprintln(ew, "\nStill mitigated:")
 		for _, f := range v.StillMitigated {
-			fmt.Fprintf(ew, "  - %s: %s\n", f.Name, f.Raw)
+			fmt.Fprintf(ew, "  - %s: %s\n", termSafe(f.Name), termSafe(f.Raw))
 			if f.Why != "" {
-				fmt.Fprintf(ew, "      why: %s\n", f.Why)
+				fmt.Fprintf(ew, "      why: %s\n", termSafe(f.Why))
 			}
 		}
 	}
 	if len(v.Reasons) > 0 {
 		fmt.Fprintln(ew, "\nWhy:")
 		for _, r := range v.Reasons {
-			fmt.Fprintf(ew, "  - %s\n", r)
+			fmt.Fprintf(ew, "  - %s\n", termSafe(r))
 		}
 	}
 	if len(v.Fix) > 0 {
 		fmt.Fprintln(ew, "\nWhat to do:")
 		for _, f := range v.Fix {
-			fmt.Fprintf(ew, "  - %s\n", f)
+			fmt.Fprintf(ew, "  - %s\n", termSafe(f))
 		}
 	}
 	return ew.err

@@ -17,7 +17,9 @@ func PlanText(w io.Writer, p *attribute.Plan) error {
 }
 
 func planText(w io.Writer, p *attribute.Plan) error {
-	fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line: %s\n\n", p.Kernel, p.Cmdline)
+	// The release, the command line and the vulnerability files are one
+	// line each in the kernel's format, and stay one here (termSafe).
+	fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line: %s\n\n", termSafe(p.Kernel), termSafe(p.Cmdline))
 	if len(p.Active) == 0 {
 		fmt.Fprintln(w, "no active mitigation that a parameter turns off")
 	} else {
@@ -25,14 +27,14 @@ func planText(w io.Writer, p *attribute.Plan) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  file\tmode\tcost\toff alone with\tconfiguration")
 		for _, a := range p.Active {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.File, orDash(a.Mode), orDash(a.Cost), planOr(a.Param, "mitigations=off only"), orDash(a.Config))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", termSafe(a.File), termSafe(orDash(a.Mode)), orDash(a.Cost), termSafe(planOr(a.Param, "mitigations=off only")), termSafe(orDash(a.Config)))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		for _, a := range p.Active {
 			if a.Note != "" {
-				fmt.Fprintf(w, "  note: %s\n", a.Note)
+				fmt.Fprintf(w, "  note: %s\n", termSafe(a.Note))
 			}
 		}
 	}
@@ -66,10 +68,10 @@ func planText(w io.Writer, p *attribute.Plan) error {
 			continue
 		}
 		for _, x := range c.Weakened {
-			fmt.Fprintf(w, "  %s: %s stays mitigated with a part off (%s)\n", c.Name, x.File, x.By)
+			fmt.Fprintf(w, "  %s: %s stays mitigated with a part off (%s)\n", c.Name, termSafe(x.File), termSafe(x.By))
 		}
 		for _, x := range c.NoEffect {
-			fmt.Fprintf(w, "  %s: %s\n", c.Name, x)
+			fmt.Fprintf(w, "  %s: %s\n", c.Name, termSafe(x))
 		}
 		if len(c.Toggles) > 0 {
 			fmt.Fprintf(w, "  %s: not CPU mitigations: %s\n", c.Name, strings.Join(c.Toggles, " "))
@@ -79,7 +81,7 @@ func planText(w io.Writer, p *attribute.Plan) error {
 		fmt.Fprintf(w, "\ncumulative order: %s\n", strings.Join(p.Cumulative, " → "))
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", termSafe(n))
 	}
 	return nil
 }

@@ -83,7 +83,10 @@ func envText(w io.Writer, s *sysinfo.Snapshot) error {
 			if says == "" {
 				says = "(" + orNone(v.Mitigation) + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, state, says)
+			// A vulnerability file is one line in the kernel's format:
+			// its name and text are shown as one (termSafe), whatever a
+			// file below --root or a stored environment holds.
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", termSafe(v.Name), termSafe(state), termSafe(says))
 			// The knowledge base's one-liner, under what the kernel says.
 			if line, _ := mitigation.OneLiner(v.Name); line != "" { // or the hint for a file the knowledge base lacks
 				fmt.Fprintf(tw, "\t\t  %s\n", line)
@@ -92,7 +95,7 @@ func envText(w io.Writer, s *sysinfo.Snapshot) error {
 		tw.Flush()
 		for _, v := range s.Vulnerabilities {
 			if v.Note != "" {
-				fmt.Fprintf(ew, "  note: %s: %s\n", v.Name, v.Note)
+				fmt.Fprintf(ew, "  note: %s: %s\n", termSafe(v.Name), termSafe(v.Note))
 			}
 		}
 	}
