@@ -21,6 +21,10 @@ import (
 // this fails (run, attribute probes, and the runs of a lab or a campaign).
 const DefaultTimeout = 10 * time.Minute
 
+// MinTimeout is the shortest --timeout: starting a repetition (a worker
+// process, a command) takes milliseconds, so less fails every one.
+const MinTimeout = time.Second
+
 // Request is what the user asked for; its fields are the flags of
 // 'sectax run' of the same names, and its errors name those flags.
 //
@@ -103,6 +107,9 @@ func (req Request) Check() (workload.Suite, error) {
 	}
 	if req.Timeout <= 0 {
 		return "", exit.Usagef("--timeout must be positive, e.g. 10m")
+	}
+	if req.Timeout < MinTimeout {
+		return "", exit.Usagef("--timeout %v fails every repetition before it starts: give %v or more, e.g. --timeout 10m", req.Timeout, MinTimeout)
 	}
 	if err := req.checkPrecision(given); err != nil {
 		return "", err

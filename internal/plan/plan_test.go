@@ -66,6 +66,12 @@ func TestMakeUsage(t *testing.T) {
 		{func(r *Request) { r.Given = []string{"cmd"} }, "--cmd is empty"},
 		{func(r *Request) { r.Cmd, r.Prepare = "true", "  " }, "--prepare is empty"},
 		{func(r *Request) { r.CPUs = "4000" }, "--cpus: CPU 4000 is not online"},
+		// Values too small to mean anything (issue 36): ±0.00%, a run
+		// with no sample, a timeout every repetition fails.
+		{func(r *Request) { r.Precision, r.Given = 1e-320, []string{"precision"} }, "--precision 1e-320: the narrowest target is 0.1%"},
+		{func(r *Request) { r.Precision = 0.05 }, "give --precision 0.1 or more"},
+		{func(r *Request) { r.Precision, r.MaxTime = 2, time.Nanosecond }, "--max-time 1ns holds no repetition: give 1s or more"},
+		{func(r *Request) { r.Timeout = time.Nanosecond }, "--timeout 1ns fails every repetition before it starts: give 1s or more"},
 	} {
 		req := request("syscall-basic")
 		tt.change(&req)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,7 +216,8 @@ func TestRunPrecisionCheapBesideSlow(t *testing.T) {
 }
 
 // TestRunPrecisionMaxTime: when the time is up the run stops cleanly,
-// complete, keeping what was measured, and says so per result.
+// keeping what was measured, and says so per result; a workload with no
+// measured repetition at all makes it failed (TestRunMaxTimeNoSample).
 func TestRunPrecisionMaxTime(t *testing.T) {
 	var calls []string
 	a := &scripted{id: "a", values: slices.Repeat([]float64{1, 3}, 50), calls: &calls}
@@ -224,8 +226,12 @@ func TestRunPrecisionMaxTime(t *testing.T) {
 	if err := Run(context.Background(), r, items, Options{Precision: 1, MaxTime: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != run.StatusComplete || r.Results[0].Stopping.Reason != run.ReasonMaxTime {
-		t.Errorf("status %s, stopping %+v", r.Status, r.Results[0].Stopping)
+	want := run.StatusComplete
+	if len(r.Results[0].Metrics[0].Samples) == 0 {
+		want = run.StatusFailed
+	}
+	if r.Status != want || r.Results[0].Stopping.Reason != run.ReasonMaxTime {
+		t.Errorf("status %s (want %s), stopping %+v", r.Status, want, r.Results[0].Stopping)
 	}
 }
 
@@ -317,6 +323,33 @@ func TestStoppedCoverage(t *testing.T) {
 		t.Logf("σ %.2f, ±%v%%: covered %.1f%% of %d runs, %.1f repetitions on average", c.sigma, c.target, 100*cov, runs, float64(reps)/runs)
 		if cov < 0.90 {
 			t.Errorf("σ %.2f, ±%v%%: the stopped interval covered the median in %.1f%% of %d runs, want at least 90%%", c.sigma, c.target, 100*cov, runs)
+		}
+	}
+}
+
+// TestRunMaxTimeNoSample: a workload the precision rule's time ran out on
+// before any measured repetition makes the run failed, with a failure
+// that names --max-time, never a complete run with no sample (issue 36).
+func TestRunMaxTimeNoSample(t *testing.T) {
+	var calls []string
+	clock := &fakeClock{t: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
+	cheap := &scripted{id: "cheap", values: slices.Repeat([]float64{100}, 50), calls: &calls, clock: clock, cost: 100 * time.Millisecond}
+	slow := &scripted{id: "slow", values: slices.Repeat(loose, 20), calls: &calls, clock: clock, cost: time.Minute}
+	items := []plan.Item{{Workload: cheap, Repetitions: 6}, {Workload: slow, Repetitions: 6}}
+	r := &run.Run{Results: NewResults(items)}
+	// A warm-up of the slow one takes the whole --max-time.
+	if err := Run(context.Background(), r, items, Options{Precision: 2, MaxTime: 30 * time.Second, Warmup: 1, Seed: 1, Clock: clock.Now}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != run.StatusFailed {
+		t.Errorf("status %s, want failed", r.Status)
+	}
+	for i, res := range r.Results {
+		if len(res.Metrics[0].Samples) > 0 {
+			continue
+		}
+		if !slices.ContainsFunc(res.Failures, func(f string) bool { return strings.Contains(f, "no measured repetition fit in --max-time 30s") }) {
+			t.Errorf("result %d (%s) has no sample and no failure saying why: %q", i, res.Workload, res.Failures)
 		}
 	}
 }

@@ -185,6 +185,15 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 		m.stop = m.stop || !ran
 	}
 	m.settle(ctx.Err() != nil)
+	if rule.TargetPct > 0 && ctx.Err() == nil {
+		// A workload the precision rule's time ran out on before any
+		// measured repetition has no sample: the run is not complete.
+		for i, st := range m.state {
+			if res := &r.Results[i]; !st.Dropped && len(res.Metrics) > 0 && len(res.Metrics[0].Samples) == 0 {
+				res.Failures = append(res.Failures, fmt.Sprintf("no measured repetition fit in --max-time %v: give a longer --max-time", rule.MaxTime))
+			}
+		}
+	}
 
 	r.Finished = opt.Now().UTC()
 	switch {

@@ -229,6 +229,28 @@ func TestRunTimeout(t *testing.T) {
 	}
 }
 
+// deaf returns a good sample once its repetition's time is up, as a
+// workload that does not watch its context would.
+type deaf struct{ slow }
+
+func (deaf) Run(ctx context.Context, _ workload.Env, _ workload.Params) (workload.Sample, error) {
+	<-ctx.Done()
+	return workload.Sample{Values: map[string]float64{"t": 1}}, nil
+}
+
+// TestRunTimeoutDeafWorkload: a sample that comes after the timeout is a
+// failure too, so --timeout holds whatever the workload does (issue 36).
+func TestRunTimeoutDeafWorkload(t *testing.T) {
+	items := []plan.Item{{Workload: deaf{}, Repetitions: 1}}
+	r := &run.Run{Results: NewResults(items)}
+	if err := Run(context.Background(), r, items, Options{Env: workload.Env{Timeout: time.Millisecond}}); err != nil {
+		t.Fatal(err)
+	}
+	if f := r.Results[0].Failures; len(f) == 0 || !strings.Contains(f[0], "timeout of 1ms") || len(r.Results[0].Metrics[0].Samples) != 0 || r.Status != run.StatusFailed {
+		t.Errorf("failures = %q, samples %v, status %s", f, r.Results[0].Metrics[0].Samples, r.Status)
+	}
+}
+
 func TestCheckSampleRefusesNonFinite(t *testing.T) {
 	info := (&scripted{id: "x"}).Info()
 	nan := 0.0
