@@ -9,7 +9,9 @@
 // Wait has returned: the forking thread lives as long as the child, and
 // unlocking (rather than exiting locked) returns it to the runtime's pool.
 // Descendants the program forks itself do not inherit the signal; the
-// process group is there to kill them with the program (Kill).
+// process group is there to kill them with the program (Kill), and a
+// descendant that leaves the group with setsid(2) is adopted by sectax, a
+// child subreaper, and killed when the program ends (orphans.go).
 //
 // Output runs a program to completion and returns what it printed (the
 // probes of sysinfo, wslconfig's interop calls, the campaign's systemctl);
@@ -37,17 +39,29 @@ func Start(cmd *exec.Cmd) (wait func() error, err error) {
 	}
 	cmd.SysProcAttr.Setpgid = true
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	becomeSubreaper()
 	started := make(chan error, 1)
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		mu.Lock()
 		if err := cmd.Start(); err != nil {
+			mu.Unlock()
 			started <- err
 			return
 		}
+		register(cmd.Process.Pid)
+		mu.Unlock()
 		started <- nil
-		done <- cmd.Wait()
+		// Once the program has exited (seen without reaping it), kill
+		// what left its group before waiting for its output: an adopted
+		// orphan may hold the program's output pipes open.
+		waitExited(cmd.Process.Pid)
+		killOrphans(cmd.Process.Pid)
+		err := cmd.Wait()
+		forget(cmd.Process.Pid)
+		done <- err
 	}()
 	if err := <-started; err != nil {
 		return nil, err
