@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,7 +33,7 @@ func exitCode(ctx context.Context, err error) int {
 	}
 	k := exit.Of(err)
 	var kinded exit.Kinded
-	if !errors.As(err, &kinded) && ctx.Err() != nil {
+	if ctx.Err() != nil && (!errors.As(err, &kinded) || errors.Is(err, context.Canceled)) {
 		k = exit.Interrupted
 	}
 	switch k {
@@ -108,4 +109,30 @@ func missingFlag(cmd *cobra.Command) error {
 func findUsage(root *cobra.Command, args []string) error {
 	_, _, err := root.Find(args)
 	return exit.Wrap(exit.Usage, err)
+}
+
+// interruptedMessage is the message of a command ended by Ctrl-C or
+// SIGTERM, in words: Go's "context canceled", wherever the command's work
+// returned it from (a run, a lab boot, a campaign, decide, the store's
+// busy wait), becomes "interrupted (SIGINT)", and a message that does not
+// say it was interrupted is prefixed with that.
+func interruptedMessage(ctx context.Context, msg string) string {
+	why := "interrupted"
+	if c := context.Cause(ctx); c != nil {
+		switch {
+		case strings.HasPrefix(c.Error(), "interrupt"):
+			why += " (SIGINT)"
+		case strings.HasPrefix(c.Error(), "terminated"):
+			why += " (SIGTERM)"
+		}
+	}
+	switch {
+	case strings.TrimSpace(msg) == context.Canceled.Error():
+		return why
+	case strings.Contains(msg, context.Canceled.Error()):
+		return strings.ReplaceAll(msg, context.Canceled.Error(), why)
+	case strings.Contains(msg, "interrupted"):
+		return msg
+	}
+	return why + ": " + msg
 }

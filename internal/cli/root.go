@@ -124,7 +124,11 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		}
 	}
 	code := exitCode(ctx, err)
-	if msg := err.Error(); msg != "" {
+	msg := err.Error()
+	if code == ExitInterrupted && msg != "" {
+		msg = interruptedMessage(ctx, msg)
+	}
+	if msg != "" {
 		line := fmt.Sprintf("sectax: %s\n", report.ErrorLine(msg))
 		if code != ExitInterrupted {
 			io.WriteString(stderr, line)

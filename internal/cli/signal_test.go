@@ -173,6 +173,10 @@ func interruptBlocked(t *testing.T, sig syscall.Signal, env []string, args ...st
 	if code := waitExit(t, cmd, time.Minute); code != ExitInterrupted {
 		t.Fatalf("%v: exit %d, want %d; stderr: %s", args, code, ExitInterrupted, stderr.String())
 	}
+	// Said in words, never Go's "context canceled" (issue 36).
+	if s := stderr.String(); strings.Contains(s, "context canceled") || (strings.Contains(s, "sectax: ") && !strings.Contains(s, "interrupted")) {
+		t.Errorf("%v: stderr %q, want it to say it was interrupted", args, s)
+	}
 }
 
 // waitBlocked polls until a thread of pid sleeps writing a full pipe or
