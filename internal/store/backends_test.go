@@ -74,6 +74,7 @@ var suite = []struct {
 	{name: "Selectors", test: testSelectors},
 	{name: "CampaignRoundTrip", test: testCampaignRoundTrip},
 	{name: "GetManyAndListBrief", test: testGetManyAndListBrief},
+	{name: "HugeTextsNotRead", test: testHugeTextsNotRead},
 }
 
 func TestBackends(t *testing.T) {
