@@ -30,6 +30,9 @@ type opener func(t *testing.T) (*DB, string)
 var pg pgtest.Shared
 
 func TestMain(m *testing.M) {
+	if db := os.Getenv("SECTAX_STORE_TEST_HOLD"); db != "" {
+		holdLock(db) // a helper process (beside_test.go), not the tests
+	}
 	code := m.Run()
 	pg.Stop()
 	os.Exit(code)
