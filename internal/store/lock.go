@@ -1,7 +1,9 @@
 package store
 
 import (
+	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,8 +12,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/userfile"
 	"golang.org/x/sys/unix"
 )
@@ -198,10 +202,10 @@ func AcquireRunLock(dbPath string) (release func(), err error) {
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
 	if !write {
-		return func() {
+		return sync.OnceFunc(func() {
 			_ = unix.Flock(fd, unix.LOCK_UN)
 			_ = f.Close()
-		}, nil
+		}), nil
 	}
 	// The pid in the file is how another sectax names the holder; a lock
 	// it cannot be written to (a full disk) is refused rather than held
@@ -215,11 +219,12 @@ func AcquireRunLock(dbPath string) (release func(), err error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("cannot write this process's id to lock %s: %w", path, err)
 	}
-	return func() {
+	// Once: a second call must not unlock a descriptor number reused since.
+	return sync.OnceFunc(func() {
 		_ = f.Truncate(0)
 		_ = unix.Flock(fd, unix.LOCK_UN)
 		_ = f.Close()
-	}, nil
+	}), nil
 }
 
 // readPID reads the pid a holder wrote into its lock (at most 32 bytes),
@@ -264,4 +269,41 @@ func MeasuringPID(dbPath string) int {
 		return pid
 	}
 	return -1 // held, pid unreadable
+}
+
+// MeasuredError says that a run cannot be removed: it is marked running
+// and a sectax process holds the store's measuring lock.
+type MeasuredError struct {
+	ID  string
+	PID int // the holder's pid, -1 when unreadable
+}
+
+func (e *MeasuredError) Error() string {
+	who, stop := "a sectax process", "stop that run (Ctrl-C in its terminal)"
+	if e.PID > 0 {
+		who, stop = fmt.Sprintf("sectax (pid %d)", e.PID), fmt.Sprintf("stop it (kill %d)", e.PID)
+	}
+	return fmt.Sprintf("run %s is still being measured by %s: wait for it to finish, or %s, then remove it", shownID(e.ID), who, stop)
+}
+
+// CheckIdle refuses (*MeasuredError) a run that is marked running while
+// a sectax process holds the measuring lock of the store at dbPath; a run
+// marked running whose measurer is gone (the lock is free) was cut short
+// and may go.
+func (d *DB) CheckIdle(ctx context.Context, dbPath, id string) error {
+	var status string
+	err := d.db.QueryRowContext(ctx, `SELECT `+textColumn("status", run.MaxNameBytes)+` FROM runs WHERE id=?`, id).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &NotFoundError{Ref: id}
+	}
+	if err != nil {
+		return d.wrap(err)
+	}
+	if run.Status(status) != run.StatusRunning {
+		return nil
+	}
+	if pid := MeasuringPID(dbPath); pid != 0 {
+		return &MeasuredError{ID: id, PID: pid}
+	}
+	return nil
 }
