@@ -95,8 +95,9 @@ func resolveStore(path string) (string, error) {
 	return target, nil
 }
 
-// besideSuffixes are the files SQLite keeps beside a store, and the lock.
-var besideSuffixes = []string{"-journal", "-wal", "-shm", ".lock"}
+// besideSuffixes are the files SQLite keeps beside a store (the lock is
+// checked where it is taken, AcquireRunLock: a reader need not refuse it).
+var besideSuffixes = []string{"-journal", "-wal", "-shm"}
 
 // checkBeside refuses a store with something other than a regular file
 // at the name of a file kept beside it: SQLite opens those without
