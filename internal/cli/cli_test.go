@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -146,6 +147,16 @@ func TestCrashedRun(t *testing.T) {
 	_, out, _ := e.run("list")
 	if !strings.Contains(out, "20261130T090000-crashed  on     2026-11-30 09:00Z  lab1  6.18.0-test  on           quick  running\n") {
 		t.Errorf("while a run holds the lock, the run is not shown as running:\n%s", out)
+	}
+	// rm refuses a run still being measured, and takes it once its
+	// measurer is gone.
+	code, _, stderr := e.run("rm", "20261130T090000-crashed")
+	if code != 1 || stderr != fmt.Sprintf("sectax: run 20261130T090000-crashed is still being measured by sectax (pid %d): wait for it to finish, or stop it (kill %d), then remove it\n", os.Getpid(), os.Getpid()) {
+		t.Errorf("rm of a run being measured: %d %q", code, stderr)
+	}
+	release()
+	if code, out, stderr := e.run("rm", "20261130T090000-crashed"); code != 0 || out != "removed run 20261130T090000-crashed\n" {
+		t.Errorf("rm of a run cut short: %d %q %q", code, out, stderr)
 	}
 }
 

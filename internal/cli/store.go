@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -105,14 +103,20 @@ func (g *Globals) colorAllowed() bool {
 // disturb the first one's numbers. It lives beside the store, at the
 // store's resolved path, so every command and every working directory
 // takes the same one; a command that stores nothing and has no store
-// path locks a per-user file in the temp directory instead.
+// path locks a file in this user's runtime folder (store.RuntimeDir).
 func (g *Globals) measureLock(storesNothing bool) (release func(), err error) {
 	path, err := g.dbPath()
 	if err != nil {
 		if !storesNothing {
 			return nil, err
 		}
-		path = filepath.Join(os.TempDir(), fmt.Sprintf("sectax-%d.db", os.Getuid()))
+		// Not a fixed name in the shared temporary folder, which any
+		// user could plant or hold: this user's own runtime folder.
+		dir, derr := store.RuntimeDir(true)
+		if derr != nil {
+			return nil, derr
+		}
+		path = filepath.Join(dir, "no-store.db")
 	}
 	return store.AcquireRunLock(path)
 }

@@ -30,6 +30,9 @@ type opener func(t *testing.T) (*DB, string)
 var pg pgtest.Shared
 
 func TestMain(m *testing.M) {
+	if db := os.Getenv("SECTAX_STORE_TEST_HOLD"); db != "" {
+		holdLock(db) // a helper process (beside_test.go), not the tests
+	}
 	code := m.Run()
 	pg.Stop()
 	os.Exit(code)
@@ -74,6 +77,7 @@ var suite = []struct {
 	{name: "Selectors", test: testSelectors},
 	{name: "CampaignRoundTrip", test: testCampaignRoundTrip},
 	{name: "GetManyAndListBrief", test: testGetManyAndListBrief},
+	{name: "HugeTextsNotRead", test: testHugeTextsNotRead},
 }
 
 func TestBackends(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -57,15 +58,44 @@ func cutText(s string, max int) string {
 }
 
 // textColumn is the SQL that reads a text column at most max characters
-// long (one more, so that a longer one shows as cut), both engines.
+// long (one more, so that a longer one shows as cut), both engines. A
+// value of more than 4(max+1) bytes, more than max+1 characters can take,
+// is never read: its length is taken without its bytes (octet_length,
+// which SQLite answers from the record header and PostgreSQL from the
+// TOAST pointer; substr and length would load the whole value first) and
+// the row reads the cut marker alone.
 func textColumn(col string, max int) string {
-	return "substr(" + col + ", 1, " + strconv.Itoa(max+1) + ")"
+	n := strconv.Itoa(max + 1)
+	return "CASE WHEN octet_length(" + col + ") > " + strconv.Itoa(4*(max+1)) + " THEN " + cutMarkSQL(col) +
+		" ELSE substr(" + col + ", 1, " + n + ") END"
+}
+
+// cutMarkSQL is cutMark in SQL, for a value too long to read at all.
+func cutMarkSQL(col string) string {
+	return "'…[cut by sectax: ' || octet_length(" + col + ") || ' bytes stored]'"
+}
+
+// notRead reports whether s is the marker textColumn reads in place of a
+// value too long to read at all (an id that is one names no run).
+func notRead(s string) bool { return strings.HasPrefix(s, "…[cut by sectax: ") }
+
+// readText is cutText for a column of run id's row read by textColumn: a
+// value too long to read at all is said once in a note naming the run
+// and the field (and stays the marker).
+func (d *DB) readText(id, field, s string, max int) string {
+	if notRead(s) {
+		d.notes.add("database %s: run %s: its stored %s is too big to read (%s); shown as the marker", d.path, shownID(id), field, strings.TrimPrefix(s, "…"))
+		return s
+	}
+	return cutText(s, max)
 }
 
 // jsonColumn is the SQL that reads a JSON column, or def when it is
-// longer than max characters, and its length.
+// longer than max bytes, and its length in bytes: the length is checked
+// in the query (octet_length, see textColumn), so that an over-bound
+// value is never transferred.
 func jsonColumn(col, def string, max int) string {
-	return "CASE WHEN length(" + col + ") > " + strconv.Itoa(max) + " THEN '" + def + "' ELSE " + col + " END, length(" + col + ")"
+	return "CASE WHEN octet_length(" + col + ") > " + strconv.Itoa(max) + " THEN '" + def + "' ELSE " + col + " END, octet_length(" + col + ")"
 }
 
 // notes collects what a read cut or skipped, for Options.OnNote: at most

@@ -212,7 +212,7 @@ func (d *DB) FindCampaign(ctx context.Context, ref string) (*Campaign, error) {
 	}
 	switch len(match) {
 	case 0:
-		return nil, fmt.Errorf("%w matches %q; campaigns: %s", ErrNoCampaign, ref, strings.Join(ids, ", "))
+		return nil, fmt.Errorf("%w matches %q; campaigns: %s", ErrNoCampaign, ref, someOf(ids))
 	case 1:
 		return d.Campaign(ctx, match[0])
 	}
@@ -241,11 +241,10 @@ func (d *DB) FindCampaignOf(ctx context.Context, mark string) (*Campaign, error)
 func (d *DB) Campaign(ctx context.Context, id string) (*Campaign, error) {
 	c := &Campaign{ID: id}
 	var created, updated string
-	t, j := fmt.Sprint(maxCampaignText), fmt.Sprint(maxCampaignJSON)
-	err := d.db.QueryRowContext(ctx, `SELECT substr(created, 1, 64), substr(updated, 1, 64), substr(label, 1, `+t+`),
-		substr(via, 1, 64), seed, substr(configs, 1, `+j+`), substr(options, 1, `+j+`), substr(base_cmdline, 1, `+t+`),
-		substr(start_boot_id, 1, 256), substr(state, 1, 64), next_step, substr(message, 1, `+t+`), substr(changes, 1, `+j+`),
-		substr(restore_error, 1, `+t+`) FROM campaigns WHERE id=?`, id).Scan(
+	err := d.db.QueryRowContext(ctx, `SELECT `+textColumn("created", 63)+`, `+textColumn("updated", 63)+`, `+textColumn("label", maxCampaignText-1)+`,
+		`+textColumn("via", 63)+`, seed, `+textColumn("configs", maxCampaignJSON-1)+`, `+textColumn("options", maxCampaignJSON-1)+`, `+textColumn("base_cmdline", maxCampaignText-1)+`,
+		`+textColumn("start_boot_id", 255)+`, `+textColumn("state", 63)+`, next_step, `+textColumn("message", maxCampaignText-1)+`, `+textColumn("changes", maxCampaignJSON-1)+`,
+		`+textColumn("restore_error", maxCampaignText-1)+` FROM campaigns WHERE id=?`, id).Scan(
 		&created, &updated, &c.Label, &c.Via, &c.Seed, &c.Configs, &c.Options, &c.BaseCmdline,
 		&c.StartBootID, &c.State, &c.Next, &c.Message, &c.Changes, &c.RestoreError)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -260,9 +259,9 @@ func (d *DB) Campaign(ctx context.Context, id string) (*Campaign, error) {
 	if c.Updated, err = parseTime(updated); err != nil {
 		return nil, fmt.Errorf("campaign %s: updated: %w", id, err)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT idx, substr(config, 1, 256), boot, substr(status, 1, 64), attempts,
-		substr(from_boot_ids, 1, 2048), substr(boot_id, 1, 256), substr(verification, 1, 16384), substr(quiet, 1, 256),
-		quiet_ms, substr(run_id, 1, 256) FROM campaign_steps WHERE campaign_id=? ORDER BY idx LIMIT `+fmt.Sprint(MaxCampaignSteps+1), id)
+	rows, err := d.db.QueryContext(ctx, `SELECT idx, `+textColumn("config", 255)+`, boot, `+textColumn("status", 63)+`, attempts,
+		`+textColumn("from_boot_ids", 2047)+`, `+textColumn("boot_id", 255)+`, `+textColumn("verification", 16383)+`, `+textColumn("quiet", 255)+`,
+		quiet_ms, `+textColumn("run_id", 255)+` FROM campaign_steps WHERE campaign_id=? ORDER BY idx LIMIT `+fmt.Sprint(MaxCampaignSteps+1), id)
 	if err != nil {
 		return nil, d.wrap(err)
 	}

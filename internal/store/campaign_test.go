@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,11 +94,42 @@ func TestCampaignStepsBounded(t *testing.T) {
 	if err := d.SaveCampaign(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.db.ExecContext(ctx, `UPDATE campaigns SET message = ?`, strings.Repeat("x", 10<<20)); err != nil {
+	// A message a little over the bound is cut; one of 10 MiB is not read
+	// at all (its length is taken in the query), only its size said.
+	if _, err := d.db.ExecContext(ctx, `UPDATE campaigns SET message = ?`, strings.Repeat("x", maxCampaignText+100)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := d.Campaign(ctx, "c1")
 	if err != nil || len(got.Steps) != MaxCampaignSteps || got.MoreSteps != 500 || len(got.Message) != maxCampaignText {
 		t.Fatalf("%d steps, %d more, message of %d bytes, %v", len(got.Steps), got.MoreSteps, len(got.Message), err)
+	}
+	if _, err := d.db.ExecContext(ctx, `UPDATE campaigns SET message = ?`, strings.Repeat("x", 10<<20)); err != nil {
+		t.Fatal(err)
+	}
+	got, err = d.Campaign(ctx, "c1")
+	if err != nil || got.Message != "…[cut by sectax: 10485760 bytes stored]" {
+		t.Fatalf("a 10 MiB message reads %.80q, %v", got.Message, err)
+	}
+}
+
+// TestCampaignRefBounded: a reference that matches none of many
+// campaigns names at most ten of them and how many more (someOf).
+func TestCampaignRefBounded(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(ctx, t.TempDir()+"/s.db", Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for i := 0; i < 500; i++ {
+		if err := d.SaveCampaign(ctx, &Campaign{ID: fmt.Sprintf("c%03d", i), Configs: "[]", State: "done"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ref := range []string{"nosuch", "c"} {
+		_, err = d.FindCampaign(ctx, ref)
+		if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "and 490 more") {
+			t.Fatalf("FindCampaign(%q): %.400v", ref, err)
+		}
 	}
 }

@@ -147,8 +147,8 @@ func getRuns(ctx context.Context, q querier, d *DB, ids []string, envs envCache,
 			d.notes.add("database %s: run %s: its stored blocks of %d bytes are over the limit of %d MiB; read as none", d.path, shownID(r.ID), extraLen, MaxReadJSONBytes>>20)
 		}
 		text.take(r.ID, int64(len(env)+len(extra)))
-		r.Label, r.Suite, r.Engine = cutText(r.Label, run.MaxLabelBytes), cutText(r.Suite, run.MaxNameBytes), cutText(r.Engine, run.MaxNameBytes)
-		r.ToolVersion, r.PerfVersion, r.CPUs = cutText(r.ToolVersion, run.MaxNameBytes), cutText(r.PerfVersion, run.MaxNameBytes), cutText(r.CPUs, run.MaxTextBytes)
+		r.Label, r.Suite, r.Engine = d.readText(r.ID, "label", r.Label, run.MaxLabelBytes), d.readText(r.ID, "suite", r.Suite, run.MaxNameBytes), d.readText(r.ID, "engine", r.Engine, run.MaxNameBytes)
+		r.ToolVersion, r.PerfVersion, r.CPUs = d.readText(r.ID, "tool version", r.ToolVersion, run.MaxNameBytes), d.readText(r.ID, "perf version", r.PerfVersion, run.MaxNameBytes), d.readText(r.ID, "cpus", r.CPUs, run.MaxTextBytes)
 		if err := decodeRun(r, started, finished, cutText(status, run.MaxNameBytes), env, extra, envs); err != nil {
 			rrows.Close()
 			return nil, &RowError{r.ID, fmt.Sprintf("database %s: run %s: %s", d.path, shownID(r.ID), oneLine(err.Error()))}

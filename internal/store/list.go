@@ -138,7 +138,7 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 		}
 		// One bad row is reported and skipped; the others still list,
 		// compare and delete.
-		if len(s.ID) > run.MaxIDBytes {
+		if len(s.ID) > run.MaxIDBytes || notRead(s.ID) {
 			d.notes.add("database %s: a run id of more than %d bytes (%s) was skipped", d.path, run.MaxIDBytes, shownID(s.ID))
 			continue
 		}
@@ -150,8 +150,8 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 			d.notes.add("database %s: run %s has no valid start or finish time; it was skipped ('sectax rm %s' deletes it)", d.path, shownID(s.ID), shownID(s.ID))
 			continue
 		}
-		s.Label = cutText(s.Label, run.MaxLabelBytes)
-		s.Suite, s.Engine = cutText(s.Suite, run.MaxNameBytes), cutText(s.Engine, run.MaxNameBytes)
+		s.Label = d.readText(s.ID, "label", s.Label, run.MaxLabelBytes)
+		s.Suite, s.Engine = d.readText(s.ID, "suite", s.Suite, run.MaxNameBytes), d.readText(s.ID, "engine", s.Engine, run.MaxNameBytes)
 		s.Status = run.Status(cutText(status, run.MaxNameBytes))
 		if envLen > MaxReadEnvBytes {
 			d.notes.add("database %s: run %s: its stored environment of %d bytes is over the limit of %d MiB; read as none", d.path, shownID(s.ID), envLen, MaxReadEnvBytes>>20)

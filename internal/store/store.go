@@ -75,6 +75,50 @@ type Options struct {
 	OnNote func(msg string)
 }
 
+// resolveStore is the file a store path names: the path itself, or, when
+// it is a symbolic link to an existing file, the link's final target,
+// resolved here on purpose so that the store, its lock and the journal
+// SQLite keeps beside it are all beside the target (every message then
+// names the target). A dangling link is refused: the store would be
+// created wherever the link points, which is whoever made the link's
+// choice.
+func resolveStore(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		dest, _ := os.Readlink(path)
+		return "", exit.Usagef("store %s is a symbolic link to %s, which does not exist: sectax does not create a store through a link: remove the link, or pass the store itself with --db", path, printableID(dest))
+	}
+	return target, nil
+}
+
+// besideSuffixes are the files SQLite keeps beside a store (the lock is
+// checked where it is taken, AcquireRunLock: a reader need not refuse it).
+var besideSuffixes = []string{"-journal", "-wal", "-shm"}
+
+// checkBeside refuses a store with something other than a regular file
+// at the name of a file kept beside it: SQLite opens those without
+// following a link (O_NOFOLLOW, its unix VFS) but would block reading a
+// FIFO planted there.
+func checkBeside(path string) error {
+	for _, suf := range besideSuffixes {
+		p := path + suf
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode().IsRegular() {
+			continue
+		}
+		kind := userfile.Kind(fi.Mode())
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			kind = "a symbolic link"
+		}
+		return exit.Usagef("%s, beside the store, is %s, not a regular file: sectax does not use it: remove it (rm %s) and run again", p, kind, p)
+	}
+	return nil
+}
+
 // sqliteMagic starts every SQLite 3 database file.
 var sqliteMagic = []byte("SQLite format 3\x00")
 
@@ -90,6 +134,13 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	}
 	if IsURL(path) {
 		return openPostgres(ctx, path, opt)
+	}
+	path, err := resolveStore(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBeside(path); err != nil {
+		return nil, err
 	}
 	st, err := os.Stat(path)
 	switch {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
@@ -518,6 +519,15 @@ func CheckExport(d Doc) error {
 	b, err := compactDoc(d)
 	if err != nil {
 		return err
+	}
+	// A text too big to read holds textColumn's marker, short enough to
+	// pass the document's bounds: it is not what the store holds.
+	if i := bytes.Index(b, []byte("…[cut by sectax: ")); i >= 0 {
+		mark := string(b[i:min(len(b), i+64)])
+		if j := strings.IndexByte(mark, ']'); j >= 0 {
+			mark = mark[:j+1]
+		}
+		return exit.Wrap(exit.Usage, fmt.Errorf("run %s as stored holds a text too big to read (%s), so its document would not be what the store holds; nothing was written", shownID(d.Run.ID), mark))
 	}
 	if _, err := Decode("the stored run", b); err != nil {
 		var fe *FieldError
