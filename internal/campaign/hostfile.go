@@ -18,6 +18,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/rootfs"
+	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -70,8 +71,15 @@ type Machine struct {
 func (h *Host) Machine() Machine {
 	id, _ := h.readText("etc/machine-id")
 	name := sysinfo.Hostname(h.root())
+	return Machine{Hostname: name, Key: machineKey(id, name)}
+}
+
+// machineKey is a Machine's key: a hash of the machine id and the
+// hostname. It is in every store copy, so it is a claim, never proof: a
+// campaign is this host's when its plan is below this host's root.
+func machineKey(id, name string) string {
 	sum := sha256.Sum256([]byte("sectax campaign\x00" + strings.TrimSpace(id) + "\x00" + name))
-	return Machine{Hostname: name, Key: hex.EncodeToString(sum[:16])}
+	return hex.EncodeToString(sum[:16])
 }
 
 // planFile is the plan as the host keeps it.
@@ -183,10 +191,34 @@ func (h *Host) readPlanIn(w *rootfs.FS, id string) (*planFile, error) {
 	if p.Campaign.ID != id {
 		return nil, fmt.Errorf("%s holds campaign %q", h.PlanPath(id), p.Campaign.ID)
 	}
-	if m := h.Machine(); p.Machine != m {
-		return nil, fmt.Errorf("the plan %s was made on another machine (%q), not this one (%q): not acted on", h.PlanPath(id), p.Machine.Hostname, m.Hostname)
-	}
 	return &p, nil
+}
+
+// sameMachine is the machine a plan is followed as from now on: this one.
+// The plan below this host's root is what makes a campaign this host's
+// (only root, or the user who started it, may write it), not the hostname
+// or the machine id it names: after a hostname change (DHCP, cloud-init)
+// or a new /etc/machine-id, resume and abort still follow it, and say in
+// one line (once: the plan is written again with this machine) what
+// changed since it was made.
+func (e *Engine) sameMachine(p *planFile) Machine {
+	h := e.Host
+	m := h.Machine()
+	if p.Machine == m {
+		return m
+	}
+	id, _ := h.readText("etc/machine-id")
+	var what string
+	switch {
+	case p.Machine.Hostname != m.Hostname && machineKey(id, p.Machine.Hostname) == p.Machine.Key:
+		what = fmt.Sprintf("its hostname changed (%q, now %q)", safetext.Line(p.Machine.Hostname), safetext.Line(m.Hostname))
+	case p.Machine.Hostname != m.Hostname:
+		what = fmt.Sprintf("its hostname (%q, now %q) and its /etc/machine-id changed", safetext.Line(p.Machine.Hostname), safetext.Line(m.Hostname))
+	default:
+		what = "its /etc/machine-id changed"
+	}
+	e.say("campaign %s: this machine's name or id changed since its plan was made (%s): the plan below this host's root is followed", p.Campaign.ID, what)
+	return m
 }
 
 // plans are the ids of the campaigns this host keeps a plan of, oldest

@@ -35,7 +35,7 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 		// it on this host is still put back.
 		e.say("%v", lerr)
 		st = salvage(rec)
-		st.machine = plan.Machine
+		st.machine = e.sameMachine(plan)
 		if rec.State == Running {
 			rec.State = Aborted
 			rec.Message = "aborted: the stored campaign was damaged"
@@ -45,7 +45,7 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 		}
 		return rec, e.restore(ctx, st)
 	}
-	st.machine = plan.Machine
+	st.machine = e.sameMachine(plan)
 	if rec.State == Running {
 		rec.State = Aborted
 		rec.Message = fmt.Sprintf("aborted at step %d of %d", rec.Next+1, len(rec.Steps))
