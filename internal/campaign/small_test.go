@@ -27,7 +27,7 @@ func TestStartChecksBeforeStoring(t *testing.T) {
 	if _, err := r.db.FindCampaign(context.Background(), ""); !errors.Is(err, store.ErrNoCampaign) {
 		t.Fatalf("a campaign was stored: %v", err)
 	}
-	if ids, _ := r.e.Host.plans(); len(ids) != 0 {
+	if ids, _, _ := r.e.Host.plans(); len(ids) != 0 {
 		t.Fatalf("a plan was written: %v", ids)
 	}
 	r.start(1)
