@@ -164,10 +164,13 @@ func claimants(ctx context.Context, db *store.DB, m Machine, mine map[string]boo
 		{`"hostname":` + string(name), "this hostname"},
 	} {
 		rec, err := db.FindCampaignOf(ctx, c.mark)
-		if err != nil || mine[rec.ID] || slices.Contains(ids, rec.ID) {
+		if err != nil || mine[rec.ID] {
 			continue
 		}
-		ids, why = append(ids, safetext.Line(rec.ID)), append(why, c.why)
+		if id := safetext.Line(rec.ID); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+		why = append(why, c.why)
 	}
 	if len(ids) == 0 {
 		return ""
