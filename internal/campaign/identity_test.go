@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/bootconfig"
+	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -265,4 +267,62 @@ func TestResumeChild(t *testing.T) {
 	}}
 	_, err := r.e.Resume(context.Background())
 	t.Fatalf("the resume ended: %v", err)
+}
+
+// TestUnitLinkRecordedNeverMade: another user, who may write the folder
+// the unit's link goes in, plants a file at the link's name before the
+// campaign starts: the link is recorded, never made, and start fails. The
+// restore says once that it was never made and leaves the file; a later
+// abort has nothing left to restore (no error forever).
+func TestUnitLinkRecordedNeverMade(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to act as another user")
+	}
+	r := newRig(t)
+	r.m.write("proc/1/comm", "systemd")
+	os.Chmod(filepath.Dir(r.m.root), 0o755)
+	for _, d := range []string{"etc", "etc/systemd", "etc/systemd/system"} {
+		os.MkdirAll(filepath.Join(r.m.root, d), 0o755)
+		os.Chmod(filepath.Join(r.m.root, d), 0o755)
+	}
+	os.Chmod(r.m.root, 0o755)
+	wants := filepath.Join(r.m.root, wantsDir)
+	os.Mkdir(wants, 0o777)
+	os.Chmod(wants, 0o777)
+	link := r.e.Host.UnitLink("20261130T230000-c0ffe1")
+	cmd := exec.Command("/bin/sh", "-c", "echo mine > '"+link+"'")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the other user: %v: %s", err, out)
+	}
+	_, err := r.e.Start(context.Background(), StartRequest{Configs: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Boots: 1,
+		Seed: 7, Label: "cmp", Options: Options{Request: plan.Request{Suite: "quick"}, Exe: "/usr/local/bin/sectax", DB: r.dbPath}})
+	if err == nil || !strings.Contains(err.Error(), "cannot enable the resume unit") {
+		t.Fatalf("start: %v", err)
+	}
+	never := func() int {
+		n := 0
+		for _, s := range r.said {
+			if strings.Contains(s, "recorded but never made") && strings.Contains(s, link) {
+				n++
+			}
+		}
+		return n
+	}
+	if never() != 1 {
+		t.Fatalf("said %q", r.said)
+	}
+	c := r.load()
+	if c.RestoreError != "" {
+		t.Fatalf("restore error: %s", c.RestoreError)
+	}
+	if _, err := r.e.Abort(context.Background(), c.ID); err != nil || never() != 1 {
+		t.Fatalf("abort again: %v; said %q", err, r.said)
+	}
+	if b, _ := os.ReadFile(link); string(b) != "mine\n" {
+		t.Fatalf("the other user's file: %q", b)
+	}
+	if _, err := os.Stat(r.e.Host.UnitPath(c.ID)); err == nil {
+		t.Fatal("the unit sectax made was left")
+	}
 }

@@ -79,6 +79,13 @@ func (e *Engine) restore(ctx context.Context, st *state) error {
 			continue
 		}
 		if err := undo(c, pl, write); err != nil {
+			if c.Pending && c.Kind == "created" {
+				// Recorded, never made: what is at its path is not
+				// sectax's, and nothing of this campaign is there to
+				// put back. Said once; the change is dropped.
+				e.say("campaign %s: the %s %s was recorded but never made by sectax: nothing to restore there (%v)", st.rec.ID, c.What, c.Path, err)
+				continue
+			}
 			left = append([]Change{c}, left...)
 			errs = append(errs, err.Error())
 		}
