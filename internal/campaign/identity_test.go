@@ -326,3 +326,64 @@ func TestUnitLinkRecordedNeverMade(t *testing.T) {
 		t.Fatal("the unit sectax made was left")
 	}
 }
+
+// TestRefusedPlansSaid: files in the plan folder that are not plans sectax
+// wrote (another user's, a link, a FIFO, a folder, a damaged one) are each
+// said in one line, at most maxPlanNotes and then a count, never a hang
+// on the FIFO; this host's real plan is still found.
+func TestRefusedPlansSaid(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	r := newRig(t)
+	c := r.start(1)
+	dir := filepath.Dir(r.e.Host.PlanPath(c.ID))
+	bad := func(i int) string { return filepath.Join(dir, fmt.Sprintf("20200101T00000%d-bad.json", i)) }
+	os.WriteFile(bad(0), []byte("{}"), 0o600)
+	os.Chown(bad(0), 65534, 65534)
+	os.Symlink(r.e.Host.PlanPath(c.ID), bad(1))
+	syscall.Mkfifo(bad(2), 0o600)
+	os.Mkdir(bad(3), 0o700)
+	os.WriteFile(bad(4), []byte("not json"), 0o600)
+	os.WriteFile(bad(5), []byte("{}"), 0o644)
+	os.WriteFile(bad(6), []byte("{}"), 0o600)
+	got, notes, err := Find(context.Background(), r.db, r.m.root, r.dbPath, "")
+	if err != nil || got.ID != c.ID {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if len(notes) != maxPlanNotes+1 || notes[maxPlanNotes] != "2 more plan files refused" {
+		t.Fatalf("notes %q", notes)
+	}
+	for _, n := range notes[:maxPlanNotes] {
+		if !strings.HasPrefix(n, "plan skipped: ") || strings.Contains(n, "\n") {
+			t.Fatalf("note %q", n)
+		}
+	}
+	r.said = nil
+	if _, err := r.e.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.Join(r.said, "\n"), "plan skipped: "); n != maxPlanNotes {
+		t.Fatalf("resume said %d refused plans: %q", n, r.said)
+	}
+}
+
+// TestDamagedCopyShownWithNote: the store's copy of another host's
+// campaign (no plan here) with damaged steps is shown with one line
+// saying it is damaged.
+func TestDamagedCopyShownWithNote(t *testing.T) {
+	r := newRig(t)
+	c := r.start(1)
+	r.rawSQL(`UPDATE campaign_steps SET from_boot_ids = '{nope'`)
+	rec, err := r.db.Campaign(context.Background(), c.ID)
+	if err != nil || len(rec.Damage) == 0 {
+		t.Fatalf("%+v %v", rec, err)
+	}
+	other := newRigOn(t, r.dbPath)
+	if n := CheckCopy(other.m.root, rec); !strings.Contains(n, "the store's copy shown here is damaged") || strings.Contains(n, "\n") {
+		t.Fatalf("note %q", n)
+	}
+	if n := CheckCopy(r.m.root, rec); !strings.Contains(n, "disagrees with this host's plan") {
+		t.Fatalf("note on the host %q", n)
+	}
+}
