@@ -34,7 +34,7 @@ const (
 	StepBooting   = "booting"   // a boot into the step was requested
 	StepVerified  = "verified"  // this boot matches the step
 	StepMeasuring = "measuring" // the step's run is being measured
-	StepMeasured  = "measured"  // the step's run is complete
+	StepMeasured  = "measured"  // the step's run is complete, recorded in this host's plan once measured here
 	StepRefused   = "refused"   // no boot verified: the campaign stopped
 )
 

@@ -92,8 +92,6 @@ func TestWritesStayBelowRoot(t *testing.T) {
 	}
 }
 
-// TestPlanBoundToMachine: a plan copied to another machine (another
-// machine id or hostname below the root) is not acted on there.
 // TestPlanSurvivesMachineChange: the plan below this host's root makes a
 // campaign this host's, not the hostname or machine id it names: after a
 // new /etc/machine-id, then a hostname change, resume and abort still
