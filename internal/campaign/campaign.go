@@ -34,7 +34,7 @@ const (
 	StepBooting   = "booting"   // a boot into the step was requested
 	StepVerified  = "verified"  // this boot matches the step
 	StepMeasuring = "measuring" // the step's run is being measured
-	StepMeasured  = "measured"  // the step's run is complete
+	StepMeasured  = "measured"  // the step's run is complete, recorded in this host's plan once measured here
 	StepRefused   = "refused"   // no boot verified: the campaign stopped
 )
 
@@ -344,7 +344,7 @@ func (e *Engine) Resume(ctx context.Context) (*store.Campaign, error) {
 	if err != nil {
 		return rec, err
 	}
-	st.machine = plan.Machine
+	st.machine = e.sameMachine(plan)
 	e.reconcile(ctx, rec)
 	mech, err := e.mech(rec.Via, st.opts)
 	if err != nil {
@@ -485,12 +485,18 @@ func (e *Engine) measure(ctx context.Context, st *state) error {
 		return nil
 	}
 	if s.Status == StepMeasuring && s.RunID != "" {
+		// This host's plan records a step's run as finished (measured,
+		// with its id) once it was measured here; a run it does not
+		// record so was left unfinished on this host (Ctrl-C, a crash,
+		// SIGKILL), whatever the store's row says now (anyone who can
+		// write the store can mark it complete with samples of their
+		// choosing): the row is deleted and the boot measured again
+		// under a new id.
 		r, err := e.DB.Get(ctx, s.RunID)
-		if err == nil && r.Status == run.StatusComplete {
-			s.Status = StepMeasured
-			return nil
-		}
 		if err == nil {
+			if r.Status == run.StatusComplete {
+				e.say("campaign %s: the run %s of step %d was not finished on this host, though the store's row says complete: it is deleted and this boot measured again", rec.ID, s.RunID, rec.Next+1)
+			}
 			if err := e.DB.Delete(ctx, s.RunID); err != nil {
 				return err
 			}
@@ -517,8 +523,11 @@ func (e *Engine) measure(ctx context.Context, st *state) error {
 	merr := e.measureRun(ctx, m)
 	r, gerr := e.DB.Get(ctx, s.RunID)
 	if merr == nil && gerr == nil && r.Status == run.StatusComplete {
+		// Recorded in the plan at once: the run is finished on this
+		// host (a crash before the next transition does not measure it
+		// again).
 		s.Status = StepMeasured
-		return nil // saved with the next transition
+		return e.save(context.WithoutCancel(ctx), st)
 	}
 	if merr == nil {
 		merr = fmt.Errorf("the run of step %d was not stored complete", rec.Next+1)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/rootfs"
+	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -70,8 +71,15 @@ type Machine struct {
 func (h *Host) Machine() Machine {
 	id, _ := h.readText("etc/machine-id")
 	name := sysinfo.Hostname(h.root())
+	return Machine{Hostname: name, Key: machineKey(id, name)}
+}
+
+// machineKey is a Machine's key: a hash of the machine id and the
+// hostname. It is in every store copy, so it is a claim, never proof: a
+// campaign is this host's when its plan is below this host's root.
+func machineKey(id, name string) string {
 	sum := sha256.Sum256([]byte("sectax campaign\x00" + strings.TrimSpace(id) + "\x00" + name))
-	return Machine{Hostname: name, Key: hex.EncodeToString(sum[:16])}
+	return hex.EncodeToString(sum[:16])
 }
 
 // planFile is the plan as the host keeps it.
@@ -183,32 +191,63 @@ func (h *Host) readPlanIn(w *rootfs.FS, id string) (*planFile, error) {
 	if p.Campaign.ID != id {
 		return nil, fmt.Errorf("%s holds campaign %q", h.PlanPath(id), p.Campaign.ID)
 	}
-	if m := h.Machine(); p.Machine != m {
-		return nil, fmt.Errorf("the plan %s was made on another machine (%q), not this one (%q): not acted on", h.PlanPath(id), p.Machine.Hostname, m.Hostname)
-	}
 	return &p, nil
 }
 
+// sameMachine is the machine a plan is followed as from now on: this one.
+// The plan below this host's root is what makes a campaign this host's
+// (only root, or the user who started it, may write it), not the hostname
+// or the machine id it names: after a hostname change (DHCP, cloud-init)
+// or a new /etc/machine-id, resume and abort still follow it, and say in
+// one line (once: the plan is written again with this machine) what
+// changed since it was made.
+func (e *Engine) sameMachine(p *planFile) Machine {
+	h := e.Host
+	m := h.Machine()
+	if p.Machine == m {
+		return m
+	}
+	id, _ := h.readText("etc/machine-id")
+	var what string
+	switch {
+	case p.Machine.Hostname != m.Hostname && machineKey(id, p.Machine.Hostname) == p.Machine.Key:
+		what = fmt.Sprintf("its hostname changed (%q, now %q)", safetext.Line(p.Machine.Hostname), safetext.Line(m.Hostname))
+	case p.Machine.Hostname != m.Hostname:
+		what = fmt.Sprintf("its hostname (%q, now %q) and its /etc/machine-id changed", safetext.Line(p.Machine.Hostname), safetext.Line(m.Hostname))
+	default:
+		what = "its /etc/machine-id changed"
+	}
+	e.say("campaign %s: this machine's name or id changed since its plan was made (%s): the plan below this host's root is followed", p.Campaign.ID, what)
+	return m
+}
+
 // plans are the ids of the campaigns this host keeps a plan of, oldest
-// first (ids begin with their start time).
-func (h *Host) plans() ([]string, error) {
+// first (ids begin with their start time), and a note for each entry of
+// the folder that is not one (a link, a folder, a FIFO named ID.json).
+func (h *Host) plans() ([]string, []string, error) {
 	w, err := h.planFolder()
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer w.Close()
 	_, dir := h.planBase()
 	ents, err := w.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var ids []string
+	var ids, notes []string
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if ok && checkID(id) == nil && e.Type().IsRegular() {
+		switch {
+		case !ok || checkID(id) != nil:
+			// Not a plan's name (a temporary file of a write, something
+			// else): not sectax's to read.
+		case !e.Type().IsRegular():
+			notes = append(notes, fmt.Sprintf("%s is not a regular file", h.PlanPath(id)))
+		default:
 			ids = append(ids, id)
 		}
 		if len(ids) == maxPlans {
@@ -216,7 +255,46 @@ func (h *Host) plans() ([]string, error) {
 		}
 	}
 	slices.Sort(ids)
-	return ids, nil
+	return ids, notes, nil
+}
+
+// maxPlanNotes bounds the lines said about refused plan files.
+const maxPlanNotes = 5
+
+// hostPlans are the plans this host keeps that it can read, oldest first,
+// and one line for each file of the plan folder that was refused (at most
+// maxPlanNotes, then one line counting the rest): each is skipped, said.
+func (h *Host) hostPlans() ([]*planFile, []string, error) {
+	ids, refused, err := h.plans()
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read this host's campaign plans: %w", err)
+	}
+	var out []*planFile
+	for _, id := range ids {
+		p, err := h.readPlan(id)
+		if err != nil {
+			refused = append(refused, safetext.Line(err.Error()))
+			continue
+		}
+		out = append(out, p)
+	}
+	var notes []string
+	for i, n := range refused {
+		if i == maxPlanNotes {
+			notes = append(notes, fmt.Sprintf("%d more plan files refused", len(refused)-maxPlanNotes))
+			break
+		}
+		notes = append(notes, "plan skipped: "+n)
+	}
+	return out, notes, nil
+}
+
+// onStore reports whether plan p is of a campaign on the store ref names
+// (a plan whose options do not decode is every store's candidate: loading
+// it says what is wrong).
+func (p *planFile) onStore(ref string) bool {
+	var o Options
+	return json.Unmarshal([]byte(p.Campaign.Options), &o) != nil || sameStore(o.DB, ref)
 }
 
 // storeKey is what names one store, whatever the spelling of its
@@ -245,45 +323,50 @@ func sameStore(planned, ref string) bool {
 
 // runningHere is the running campaign of this host on the engine's store
 // ("" none), from the host's plans only: a campaign another host runs, or
-// a row someone put in the store, is never this host's.
+// a row someone put in the store, is never this host's. A refused plan
+// file is said.
 func (e *Engine) runningHere() (string, error) {
-	ids, err := e.Host.plans()
+	plans, notes, err := e.Host.hostPlans()
 	if err != nil {
-		return "", fmt.Errorf("cannot read this host's campaign plans: %w", err)
+		return "", err
 	}
-	for _, id := range ids {
-		p, err := e.Host.readPlan(id)
-		if err != nil {
-			e.say("%v", err)
-			continue
-		}
-		if p.Campaign.State != Running {
-			continue
-		}
-		// A plan whose options do not decode is still this store's
-		// candidate: loading it says what is wrong.
-		var o Options
-		if json.Unmarshal([]byte(p.Campaign.Options), &o) == nil && !sameStore(o.DB, e.Store) {
-			continue
-		}
-		return id, nil
+	for _, n := range notes {
+		e.say("%s", n)
+	}
+	if p := runningOf(plans, e.Store); p != nil {
+		return p.Campaign.ID, nil
 	}
 	return "", nil
+}
+
+// runningOf is the oldest running campaign of plans on the store ref
+// names (nil none).
+func runningOf(plans []*planFile, ref string) *planFile {
+	for _, p := range plans {
+		if p.Campaign.State == Running && p.onStore(ref) {
+			return p
+		}
+	}
+	return nil
+}
+
+// newestOf is the newest campaign of plans on the store ref names (nil
+// none).
+func newestOf(plans []*planFile, ref string) *planFile {
+	for i := len(plans) - 1; i >= 0; i-- {
+		if plans[i].onStore(ref) {
+			return plans[i]
+		}
+	}
+	return nil
 }
 
 // lastHere is this host's newest campaign on the engine's store (nil
 // none).
 func (e *Engine) lastHere() *store.Campaign {
-	ids, _ := e.Host.plans()
-	for i := len(ids) - 1; i >= 0; i-- {
-		p, err := e.Host.readPlan(ids[i])
-		if err != nil {
-			continue
-		}
-		var o Options
-		if json.Unmarshal([]byte(p.Campaign.Options), &o) == nil && sameStore(o.DB, e.Store) {
-			return p.Campaign
-		}
+	plans, _, _ := e.Host.hostPlans()
+	if p := newestOf(plans, e.Store); p != nil {
+		return p.Campaign
 	}
 	return nil
 }
@@ -299,7 +382,7 @@ func (e *Engine) planned(ref string) (string, error) {
 		}
 		return id, err
 	}
-	ids, err := e.Host.plans()
+	ids, _, err := e.Host.plans()
 	if err != nil {
 		return "", fmt.Errorf("cannot read this host's campaign plans: %w", err)
 	}
@@ -336,8 +419,9 @@ func (e *Engine) reconcile(ctx context.Context, rec *store.Campaign) {
 }
 
 // CheckCopy says, in one line, where the store's copy rec of a campaign
-// disagrees with this host's plan of it ("" when it agrees, or when this
-// host has no plan of it it can read): status shows the copy, and says so.
+// disagrees with this host's plan of it, or, when this host has no plan of
+// it it can read, what is damaged in it ("" when it agrees, or is whole):
+// status shows the copy, and says so.
 func CheckCopy(root string, rec *store.Campaign) string {
 	h := &Host{Root: root}
 	if checkID(rec.ID) != nil {
@@ -345,6 +429,11 @@ func CheckCopy(root string, rec *store.Campaign) string {
 	}
 	p, err := h.readPlan(rec.ID)
 	if err != nil {
+		// No plan here to compare with (another host's campaign): the
+		// copy is still checked whole, as resume would load it.
+		if _, derr := decode(rec); derr != nil {
+			return fmt.Sprintf("campaign %s: the store's copy shown here is damaged (%s): shown as far as it reads", rec.ID, safetext.Clip(safetext.Line(derr.Error()), 300))
+		}
 		return ""
 	}
 	if diff := disagreement(p.Campaign, rec); len(diff) > 0 {

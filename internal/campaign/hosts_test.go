@@ -65,7 +65,7 @@ func TestTwoHostsOneStore(t *testing.T) {
 						t.Fatalf("host of %s measured %s", c, m.Campaign.ID)
 					}
 				}
-				got, err := Find(context.Background(), r.db, r.m.root, "")
+				got, _, err := Find(context.Background(), r.db, r.m.root, r.dbPath, "")
 				if err != nil || got.ID != c || got.State != Finished {
 					t.Fatalf("status of the host of %s: %v %v", c, got, err)
 				}
@@ -104,7 +104,7 @@ func TestHostileStore(t *testing.T) {
 				defer cancel()
 				r.reopen()
 				r.e.Resume(ctx)
-				if rec, err := Find(ctx, r.db, r.m.root, ""); err == nil {
+				if rec, _, err := Find(ctx, r.db, r.m.root, r.dbPath, ""); err == nil {
 					StatusOf(rec)
 				}
 				r.e.Abort(ctx, c.ID)

@@ -82,6 +82,12 @@ type Change struct {
 	// still holds them (a link: that still points where sectax made it
 	// point).
 	SHA256 string `json:"sha256,omitempty"`
+	// Pending is set while a file or link sectax creates is recorded
+	// and not yet made (recorded first, so that a crash in between
+	// leaves nothing unrecorded); it is cleared once made. A pending
+	// change is nothing to restore when what is at its path is not what
+	// sectax would have made: restore says so once and drops it.
+	Pending bool `json:"pending,omitempty"`
 }
 
 func (c Change) String() string { return c.What + " " + c.Path }
@@ -202,7 +208,10 @@ func (h *Host) InstallUnit(id, exe, db string, record func(Change) error) error 
 	defer w.Close()
 	unit, link := h.UnitPath(id), h.UnitLink(id)
 	text := []byte(unitText(exe, db))
-	if err := record(Change{Kind: "created", Path: unit, What: "systemd unit", SHA256: hashOf(text)}); err != nil {
+	made := Change{Kind: "created", Path: unit, What: "systemd unit", SHA256: hashOf(text)}
+	pending := made
+	pending.Pending = true
+	if err := record(pending); err != nil {
 		return err
 	}
 	if _, err := w.MkdirAll(unitDir, 0o755); err != nil {
@@ -211,7 +220,10 @@ func (h *Host) InstallUnit(id, exe, db string, record func(Change) error) error 
 	if err := w.WriteFile(path.Join(unitDir, UnitName(id)), text, 0o644); err != nil {
 		return fmt.Errorf("cannot install the resume unit %s: %w (run as root, or use --via manual)", unit, err)
 	}
-	if err := record(Change{Kind: "created", Path: link, What: "systemd unit link"}); err != nil {
+	if err := record(made); err != nil {
+		return err
+	}
+	if err := record(Change{Kind: "created", Path: link, What: "systemd unit link", Pending: true}); err != nil {
 		return err
 	}
 	if _, err := w.MkdirAll(wantsDir, 0o755); err != nil {
@@ -227,7 +239,7 @@ func (h *Host) InstallUnit(id, exe, db string, record func(Change) error) error 
 	if err := w.Symlink(path.Join("..", UnitName(id)), rel); err != nil {
 		return fmt.Errorf("cannot enable the resume unit %s: %w", link, err)
 	}
-	return nil
+	return record(Change{Kind: "created", Path: link, What: "systemd unit link"})
 }
 
 // The folders of the unit and its link, below the root.
@@ -246,7 +258,10 @@ func (h *Host) WritePassfile(id, line string, record func(Change) error) error {
 		return err
 	}
 	p := h.PassfilePath(id)
-	if err := record(Change{Kind: "created", Path: p, What: "store password file", SHA256: hashOf([]byte(line))}); err != nil {
+	made := Change{Kind: "created", Path: p, What: "store password file", SHA256: hashOf([]byte(line))}
+	pending := made
+	pending.Pending = true
+	if err := record(pending); err != nil {
 		return err
 	}
 	w, err := rootfs.OpenWrite(h.root())
@@ -257,7 +272,10 @@ func (h *Host) WritePassfile(id, line string, record func(Change) error) error {
 	if _, err := w.MkdirAll(passDir, 0o700); err != nil {
 		return fmt.Errorf("cannot make %s: %w (run as root)", filepath.Dir(p), err)
 	}
-	return w.WriteFile(path.Join(passDir, filepath.Base(p)), []byte(line), 0o600)
+	if err := w.WriteFile(path.Join(passDir, filepath.Base(p)), []byte(line), 0o600); err != nil {
+		return err
+	}
+	return record(made)
 }
 
 // hashOf is the hex SHA-256 of data (Change.SHA256).

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/hostid"
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
@@ -64,7 +65,13 @@ func (e *Engine) measureRun(ctx context.Context, m Measurement) error {
 		e.say("%s", n)
 	}
 	rec := store.NewRecorder(ctx, e.DB, e.say)
-	r, err := runner.Measure(ctx, pl, runner.Meta{
+	mark := ""
+	if k, err := hostid.Of(e.Host.Root); err != nil {
+		e.say("this host's key: %v; the run is stored without this host's mark, so decide leaves it out", err)
+	} else {
+		mark = k.Mark(m.RunID)
+	}
+	r, err := runner.Measure(ctx, pl, runner.Meta{Mark: mark,
 		ID: m.RunID, Label: m.Label, Engine: "native", Version: rs.Version, Env: env, Config: m.Config, Campaign: m.Campaign,
 		Exe: rs.Exe, WorkerArgs: rs.WorkerArgs, Now: e.Now, OnEvent: rs.OnEvent,
 	}, rec)

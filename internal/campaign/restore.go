@@ -35,7 +35,7 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 		// it on this host is still put back.
 		e.say("%v", lerr)
 		st = salvage(rec)
-		st.machine = plan.Machine
+		st.machine = e.sameMachine(plan)
 		if rec.State == Running {
 			rec.State = Aborted
 			rec.Message = "aborted: the stored campaign was damaged"
@@ -45,7 +45,7 @@ func (e *Engine) Abort(ctx context.Context, ref string) (*store.Campaign, error)
 		}
 		return rec, e.restore(ctx, st)
 	}
-	st.machine = plan.Machine
+	st.machine = e.sameMachine(plan)
 	if rec.State == Running {
 		rec.State = Aborted
 		rec.Message = fmt.Sprintf("aborted at step %d of %d", rec.Next+1, len(rec.Steps))
@@ -79,6 +79,13 @@ func (e *Engine) restore(ctx context.Context, st *state) error {
 			continue
 		}
 		if err := undo(c, pl, write); err != nil {
+			if c.Pending && c.Kind == "created" {
+				// Recorded, never made: what is at its path is not
+				// sectax's, and nothing of this campaign is there to
+				// put back. Said once; the change is dropped.
+				e.say("campaign %s: the %s %s was recorded but never made by sectax: nothing to restore there (%v)", st.rec.ID, c.What, c.Path, err)
+				continue
+			}
 			left = append([]Change{c}, left...)
 			errs = append(errs, err.Error())
 		}

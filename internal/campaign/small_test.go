@@ -27,7 +27,7 @@ func TestStartChecksBeforeStoring(t *testing.T) {
 	if _, err := r.db.FindCampaign(context.Background(), ""); !errors.Is(err, store.ErrNoCampaign) {
 		t.Fatalf("a campaign was stored: %v", err)
 	}
-	if ids, _ := r.e.Host.plans(); len(ids) != 0 {
+	if ids, _, _ := r.e.Host.plans(); len(ids) != 0 {
 		t.Fatalf("a plan was written: %v", ids)
 	}
 	r.start(1)
@@ -92,17 +92,43 @@ func TestWritesStayBelowRoot(t *testing.T) {
 	}
 }
 
-// TestPlanBoundToMachine: a plan copied to another machine (another
-// machine id or hostname below the root) is not acted on there.
-func TestPlanBoundToMachine(t *testing.T) {
+// TestPlanSurvivesMachineChange: the plan below this host's root makes a
+// campaign this host's, not the hostname or machine id it names: after a
+// new /etc/machine-id, then a hostname change, resume and abort still
+// follow it, each change said once.
+func TestPlanSurvivesMachineChange(t *testing.T) {
 	r := newRig(t)
-	c := r.start(1)
+	c := r.start(2)
 	r.m.write("etc/machine-id", "0123456789abcdef0123456789abcdef")
-	_, err := r.e.Resume(context.Background())
-	if err == nil || len(r.measured) != 0 || !strings.Contains(strings.Join(r.said, "\n"), "another machine") {
-		t.Fatalf("resume on another machine: %v; measured %d; said %q", err, len(r.measured), r.said)
+	if _, err := r.e.Resume(context.Background()); err != nil || len(r.measured) != 1 {
+		t.Fatalf("resume after a new machine id: %v; measured %d", err, len(r.measured))
 	}
-	if _, err := r.e.Abort(context.Background(), c.ID); err == nil || !strings.Contains(err.Error(), "another machine") {
-		t.Fatalf("abort on another machine: %v", err)
+	said := func(want string) int {
+		n := 0
+		for _, s := range r.said {
+			if strings.Contains(s, "name or id changed") && strings.Contains(s, want) {
+				n++
+			}
+		}
+		return n
+	}
+	if said("/etc/machine-id changed") != 1 {
+		t.Fatalf("said %q", r.said)
+	}
+	r.m.write("proc/sys/kernel/hostname", "renamed-by-dhcp")
+	r.said = nil
+	if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
+		t.Fatalf("abort after a hostname change: %v", err)
+	}
+	if said(`its hostname changed (`) != 1 || said("renamed-by-dhcp") != 1 {
+		t.Fatalf("said %q", r.said)
+	}
+	if got := r.load(); got.State != Aborted {
+		t.Fatalf("state %s", got.State)
+	}
+	r.said = nil
+	r.e.Abort(context.Background(), c.ID)
+	if said("changed") != 0 {
+		t.Fatalf("said twice: %q", r.said)
 	}
 }

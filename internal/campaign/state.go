@@ -151,11 +151,12 @@ func nonNilChanges(c []Change) []Change {
 func (e *Engine) record(ctx context.Context, st *state) func(Change) error {
 	return func(c Change) error {
 		if i := slices.IndexFunc(st.changes, func(x Change) bool { return x.Kind == c.Kind && x.Path == c.Path }); i >= 0 {
-			if st.changes[i].SHA256 == c.SHA256 {
+			if st.changes[i].SHA256 == c.SHA256 && st.changes[i].Pending == c.Pending {
 				return nil
 			}
-			// Written again with other bytes: restore must accept those.
-			st.changes[i].SHA256 = c.SHA256
+			// Written again with other bytes: restore must accept those;
+			// or made now (no longer pending).
+			st.changes[i].SHA256, st.changes[i].Pending = c.SHA256, c.Pending
 			return e.save(ctx, st)
 		}
 		st.changes = append(st.changes, c)

@@ -2,11 +2,16 @@ package campaign
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -104,18 +109,72 @@ func StatusOf(rec *store.Campaign) *Status {
 	return st
 }
 
-// Find is the campaign status and report show: ref names one (an id or a
-// unique prefix of one); "" is this host's (its running campaign, else its
-// newest, found by the machine the store's copy names), else the store's
-// running or newest one.
-func Find(ctx context.Context, db *store.DB, root, ref string) (*store.Campaign, error) {
+// Find is the campaign status and report show, and the lines to say
+// before it. ref names one (an id or a unique prefix of one, any host's:
+// status shows the store's copy, CheckCopy says how far to trust it); ""
+// is this host's: among the campaigns whose plan is below this host's root
+// (the only thing that makes a campaign this host's) on the store storeRef
+// names, its running one, else its newest. The store may hold others
+// claiming to be this host's (its machine key or its hostname in their
+// options: copyable strings): they are not shown, and one line says so.
+func Find(ctx context.Context, db *store.DB, root, storeRef, ref string) (*store.Campaign, []string, error) {
 	if ref != "" {
-		return db.FindCampaign(ctx, ref)
+		rec, err := db.FindCampaign(ctx, ref)
+		return rec, nil, err
 	}
 	h := &Host{Root: root}
-	rec, err := db.FindCampaignOf(ctx, `"key":"`+h.Machine().Key+`"`)
-	if errors.Is(err, store.ErrNoCampaign) {
-		return db.FindCampaign(ctx, "")
+	plans, notes, err := h.hostPlans()
+	if err != nil {
+		return nil, notes, err
 	}
-	return rec, err
+	mine := map[string]bool{}
+	for _, p := range plans {
+		mine[p.Campaign.ID] = true
+	}
+	if n := claimants(ctx, db, h.Machine(), mine); n != "" {
+		notes = append(notes, n)
+	}
+	p := runningOf(plans, storeRef)
+	if p == nil {
+		p = newestOf(plans, storeRef)
+	}
+	if p == nil {
+		base, dir := h.planBase()
+		return nil, notes, fmt.Errorf("%w of this host (%s) in this store: no plan of one in %s; start one with 'sectax campaign start', or name one ('sectax campaign status ID' shows any campaign of the store)",
+			store.ErrNoCampaign, safetext.Line(h.Machine().Hostname), filepath.Join(base, dir))
+	}
+	rec, err := db.Campaign(ctx, p.Campaign.ID)
+	if err != nil {
+		// The store lost or mangled its copy: this host's plan is what
+		// the campaign is.
+		notes = append(notes, fmt.Sprintf("campaign %s: the store has no readable copy (%s): shown from this host's plan %s", p.Campaign.ID, safetext.Clip(safetext.Line(err.Error()), 300), h.PlanPath(p.Campaign.ID)))
+		return storeCopy(p.Campaign), notes, nil
+	}
+	return rec, notes, nil
+}
+
+// claimants is one line naming the store's campaigns that claim to be
+// this host's (its machine key, or its hostname) but have no plan here
+// ("" none): the running or newest of each claim.
+func claimants(ctx context.Context, db *store.DB, m Machine, mine map[string]bool) string {
+	name, _ := json.Marshal(m.Hostname)
+	var ids, why []string
+	for _, c := range []struct{ mark, why string }{
+		{`"key":"` + m.Key + `"`, "this machine's key"},
+		{`"hostname":` + string(name), "this hostname"},
+	} {
+		rec, err := db.FindCampaignOf(ctx, c.mark)
+		if err != nil || mine[rec.ID] {
+			continue
+		}
+		if id := safetext.Line(rec.ID); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+		why = append(why, c.why)
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the store also holds %s, claiming to be this host's (%s) with no plan on this host: not this host's campaign, not shown ('sectax campaign status ID' shows the store's copy)",
+		strings.Join(ids, ", "), strings.Join(why, ", "))
 }

@@ -244,7 +244,10 @@ func findCampaign(ctx context.Context, g *Globals, ref string) (*store.DB, *stor
 	if err != nil {
 		return nil, nil, err
 	}
-	rec, err := campaign.Find(ctx, db, g.Root, ref)
+	rec, notes, err := campaign.Find(ctx, db, g.Root, g.DB, ref)
+	for _, n := range notes {
+		g.notice("%s", n)
+	}
 	if err != nil {
 		db.Close()
 		return nil, nil, campaignRefError(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/hostid"
 	"io"
 	"path/filepath"
 
@@ -214,8 +215,24 @@ func useStore(ctx context.Context, g *Globals, label string) (recording, func(),
 
 // runMeta names a run measured on this machine in env.
 func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) runner.Meta {
-	return runner.Meta{ID: g.deps.NewRunID(), Label: label, Engine: engine, Version: Version, Env: env,
-		Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Now: g.deps.Now}
+	id := g.deps.NewRunID()
+	return runner.Meta{ID: id, Label: label, Engine: engine, Version: Version, Env: env,
+		Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Now: g.deps.Now, Mark: g.hostMark(id)}
+}
+
+// hostMark is this host's mark of the run id ("" when the run is printed
+// under another --root, or when this host's key cannot be had: said once,
+// and decide then leaves the run out).
+func (g *Globals) hostMark(id string) string {
+	if filepath.Clean(g.Root) != "/" {
+		return ""
+	}
+	k, err := hostid.Of("/")
+	if err != nil {
+		g.notice("this host's key: %v; the run is stored without this host's mark, so decide leaves it out", err)
+		return ""
+	}
+	return k.Mark(id)
 }
 
 // measureHere measures pl on this machine (runner.Measure) with progress

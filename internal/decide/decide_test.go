@@ -162,7 +162,8 @@ func TestSavingsFromStore(t *testing.T) {
 			xs[j] = centre[label] * f
 		}
 		started := time.Date(2026, 12, 1, 9, i, 0, 0, time.UTC)
-		docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T09%02d00-00000%d", i, i), Label: label,
+		id := fmt.Sprintf("20261201T09%02d00-00000%d", i, i)
+		docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: id, Label: label, HostMark: hostMark(t, in.Root, id),
 			Started: started, Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
 			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
 				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: here})

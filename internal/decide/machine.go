@@ -7,6 +7,7 @@ import (
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/hostid"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/safetext"
 )
@@ -28,17 +29,22 @@ func (w measuredOn) String() string {
 	return k + " on " + c
 }
 
-// machineArms keeps, of the stored arms, the runs measured on this
-// machine: the same kernel release and CPU model as the snapshot. A saving
-// is what an option saves here; a run of another kernel (a lab guest's
-// Debian kernel, another host of a shared store) or of an emulated CPU
-// (QEMU under TCG) would be another machine's saving under this machine's
-// name. The runs left out are said in a note; anyMachine (--any-machine)
-// keeps every run and says where they were measured.
+// machineArms keeps, of the stored arms, the runs this host measured on
+// this machine: runs whose host mark is this host's (hostid: a mark only
+// this host's key makes, fitting only its run id) and whose kernel release
+// and CPU model are the snapshot's. A saving is what an option saves here;
+// a run of another host (a shared store; a row someone forged with this
+// machine's kernel and CPU strings), of another kernel (a lab guest's
+// Debian kernel, this host before an upgrade) or of an emulated CPU (QEMU
+// under TCG) would be another machine's saving under this machine's name.
+// The runs left out are counted in a note, by why; anyMachine
+// (--any-machine) keeps every run and says where they were measured.
 func machineArms(in Input) ([]attribute.Arm, []string) {
 	here := measuredOn{in.Snap.Kernel.Release, in.Snap.CPU.ModelName}
+	key, keyErr := hostid.Known(in.Root)
 	var kept []attribute.Arm
 	others := map[string]int{}
+	var otherHost, unmarked, otherMachine, notOurs int
 	used := map[string]bool{}
 	for _, a := range in.Arms {
 		var runs []*run.Run
@@ -51,7 +57,19 @@ func machineArms(in Input) ([]attribute.Arm, []string) {
 			k, _ := compare.Lookup(env, "kernel.release")
 			c, _ := compare.Lookup(env, "cpu.model_name")
 			at := measuredOn{k, c}
-			if at != here && !in.AnyMachine {
+			ours := r != nil && key.Recognises(r.ID, r.HostMark)
+			if !ours {
+				notOurs++
+			}
+			if !in.AnyMachine && (!ours || at != here) {
+				switch {
+				case r == nil || r.HostMark == "":
+					unmarked++
+				case !ours:
+					otherHost++
+				default:
+					otherMachine++
+				}
 				others[at.String()]++
 				continue
 			}
@@ -64,6 +82,9 @@ func machineArms(in Input) ([]attribute.Arm, []string) {
 		}
 	}
 	var notes []string
+	if keyErr != nil {
+		notes = append(notes, fmt.Sprintf("this host's key cannot be read (%s): no stored run is recognised as measured here", safetext.Line(keyErr.Error())))
+	}
 	if len(others) > 0 {
 		var where []string
 		n := 0
@@ -72,7 +93,17 @@ func machineArms(in Input) ([]attribute.Arm, []string) {
 			n += c
 		}
 		slices.Sort(where)
-		notes = append(notes, fmt.Sprintf("stored runs left out of the savings: %d, measured on %s, not on this machine (%s); --any-machine uses them, and says so", n, strings.Join(where, "; "), here))
+		var why []string
+		if otherHost > 0 {
+			why = append(why, fmt.Sprintf("%d by another host (its mark is not this host's; a new /etc/machine-id makes this host's earlier runs another host's)", otherHost))
+		}
+		if unmarked > 0 {
+			why = append(why, fmt.Sprintf("%d without a host mark (a lab guest's, measured under another --root, or stored by a sectax before host marks)", unmarked))
+		}
+		if otherMachine > 0 {
+			why = append(why, fmt.Sprintf("%d by this host on another kernel or CPU", otherMachine))
+		}
+		notes = append(notes, fmt.Sprintf("stored runs left out of the savings: %d: %s; measured on %s, not on this machine (%s); --any-machine uses them, and says so", n, strings.Join(why, ", "), strings.Join(where, "; "), here))
 	}
 	if in.AnyMachine && len(used) > 0 {
 		var where []string
@@ -80,8 +111,8 @@ func machineArms(in Input) ([]attribute.Arm, []string) {
 			where = append(where, w)
 		}
 		slices.Sort(where)
-		if len(where) > 1 || where[0] != here.String() {
-			notes = append(notes, fmt.Sprintf("--any-machine: the savings come from runs measured on %s; this machine is %s", strings.Join(where, "; "), here))
+		if len(where) > 1 || where[0] != here.String() || notOurs > 0 {
+			notes = append(notes, fmt.Sprintf("--any-machine: the savings come from runs measured on %s, %d of them not recognised as this host's; this machine is %s", strings.Join(where, "; "), notOurs, here))
 		}
 	}
 	return kept, notes

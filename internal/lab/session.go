@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/hostid"
 	"os"
 	"path/filepath"
 	"slices"
@@ -520,6 +521,15 @@ func (s *session) boot(ctx context.Context, k Kernel, st Step, seen []string) (*
 	})
 	if err != nil {
 		return nil, err
+	}
+	// This host booted and checked the guest: the run is marked as this
+	// host's (decide still leaves out a guest's kernel or emulated CPU).
+	// A lab under another --root describes another tree: no mark.
+	doc.Run.HostMark = ""
+	if r := s.host.Root; r == "" || filepath.Clean(r) == "/" {
+		if key, err := hostid.Of("/"); err == nil {
+			doc.Run.HostMark = key.Mark(doc.Run.ID)
+		}
 	}
 	if _, err := s.db.Import(ctx, []store.Doc{doc}); err != nil {
 		return nil, err

@@ -64,6 +64,12 @@ type Run struct {
 	// Lab describes the virtual machine a `sectax lab` run was measured
 	// in (absent for a run on the machine itself).
 	Lab *Lab `json:"lab,omitempty"`
+	// HostMark is the mark of the host that measured the run
+	// (hostid.Key.Mark of its id; absent for a lab guest's run, a run
+	// measured under another --root, and runs of sectax before it). It is
+	// data: only the host whose key made it recognises it (decide counts
+	// only this host's runs), and it fits no other run id.
+	HostMark string `json:"host_mark,omitempty"`
 	// Notes say what the run left out and why (a workload skipped).
 	Notes   []string `json:"notes,omitempty"`
 	Results []Result `json:"results"`

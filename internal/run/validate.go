@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -56,6 +57,9 @@ func (e *InvalidError) Error() string {
 	}
 	return e.Field + ": " + e.Msg
 }
+
+// hostMarkRE is the spelling of a host mark (hostid.MarkLen hex digits).
+var hostMarkRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 func invalid(field, format string, a ...any) *InvalidError {
 	return &InvalidError{Field: field, Msg: fmt.Sprintf(format, a...)}
@@ -184,6 +188,9 @@ func (r *Run) Validate() error {
 	}
 	if err := checkText(r.CPUs, MaxTextBytes, false); err != nil {
 		return &InvalidError{"cpus", err.Error()}
+	}
+	if r.HostMark != "" && !hostMarkRE.MatchString(r.HostMark) {
+		return invalid("host_mark", "not 32 lower-case hexadecimal digits")
 	}
 	if err := checkLines("notes", r.Notes); err != nil {
 		return err

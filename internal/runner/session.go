@@ -32,6 +32,8 @@ type Meta struct {
 	// (workload.Env).
 	Exe        string
 	WorkerArgs []string
+	// Mark is the run's host mark (hostid.Key.Mark of ID; "" none).
+	Mark string
 	// Now stamps the start and the finish (time.Now when nil).
 	Now func() time.Time
 	// OnEvent, when set, is told of every repetition (progress).
@@ -55,7 +57,7 @@ func Measure(ctx context.Context, pl *plan.Plan, meta Meta, sink Sink) (*run.Run
 		Schema: run.Schema, ID: meta.ID, Label: meta.Label, Started: now().UTC(),
 		Suite: string(pl.Suite), Engine: meta.Engine, ToolVersion: meta.Version,
 		Repetitions: req.RecordedRepetitions(pl.Suite), CPUs: req.CPUs, Env: meta.Env, Notes: pl.Notes,
-		Config: meta.Config, Campaign: meta.Campaign,
+		Config: meta.Config, Campaign: meta.Campaign, HostMark: meta.Mark,
 	}
 	warmup := req.Warmup
 	if req.DetectWarmup {
