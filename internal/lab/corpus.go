@@ -184,7 +184,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 		req.Parallel = 2
 	}
 	if req.Batch <= 0 {
-		req.Batch = 10
+		req.Batch = 5
 	}
 	var have []mitigation.Observation
 	if f, err := os.Open(req.Out); err == nil {
@@ -339,7 +339,7 @@ func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.O
 	opts := BootOptions{
 		QEMU:      QEMU{Binary: req.QEMU, Accel: AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: 2, Kernel: s.k.Image.Path, Append: append},
 		Initramfs: &InitramfsOptions{Init: req.Exe, ModulesDir: s.k.ModulesDir, Modules: s.k.Modules, Task: Task{Name: SnapshotTask}},
-		Handshake: 3 * time.Minute, Timeout: 5 * time.Minute,
+		Handshake: 90 * time.Second, Timeout: 3 * time.Minute,
 	}
 	res, err := Boot(ctx, opts)
 	if err != nil {
