@@ -24,35 +24,39 @@ import (
 
 // Rule names the model's rules (OffState.Rule); RuleSources cites each.
 const (
-	RuleBugOff         = "per-bug-off"
-	RuleGlobalOff      = "global-off"
-	RuleGlobalOffWins  = "global-off-wins"
-	RuleBugOverrides   = "per-bug-overrides-global"
-	RuleDefers         = "value-defers"
-	RuleVectors        = "attack-vectors"
-	RuleVERW           = "verw-shared"
-	RuleNotParsed      = "arch-not-parsed"
-	RuleNoGlobalSwitch = "no-cpu-mitigations"
-	RuleSubField       = "sub-field"
-	RuleVectorSubField = "vector-sub-field"
-	RuleIBRSTrumps     = "intel-ibrs-trumps-retbleed"
+	RuleBugOff          = "per-bug-off"
+	RuleGlobalOff       = "global-off"
+	RuleGlobalOffWins   = "global-off-wins"
+	RuleBugOverrides    = "per-bug-overrides-global"
+	RuleDefers          = "value-defers"
+	RuleVectors         = "attack-vectors"
+	RuleVERW            = "verw-shared"
+	RuleNotParsed       = "arch-not-parsed"
+	RuleNoGlobalSwitch  = "no-cpu-mitigations"
+	RuleSubField        = "sub-field"
+	RuleVectorSubField  = "vector-sub-field"
+	RuleIBRSTrumps      = "intel-ibrs-trumps-retbleed"
+	RuleRetbleedFollows = "intel-retbleed-follows-spectre-v2"
+	RuleITSFollows      = "its-follows-spectre-v2"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
 // version range it holds for).
 var RuleSources = map[string]string{
-	RuleBugOff:         "arch/x86/kernel/cpu/bugs.c *_parse_cmdline/*_cmdline (every version): a per-bug off value sets the bug's mitigation to NONE/OFF before select",
-	RuleGlobalOff:      "kernel/cpu.c mitigations_parse_cmdline: mitigations=off sets CPU_MITIGATIONS_OFF (cpu_mitigations_off()) and, since 6.17, clears every attack vector, so should_mitigate_vuln() is false for every bug (bugs.c)",
-	RuleGlobalOffWins:  "bugs.c before 6.17 (and ssb_parse_cmdline, mmio_select_mitigation in 6.17): cpu_mitigations_off() is checked before the per-bug choice, so mitigations=off wins",
-	RuleBugOverrides:   "bugs.c 6.17+ <bug>_select_mitigation: an explicit per-bug value is not AUTO and is kept; only AUTO asks should_mitigate_vuln() (spec_store_bypass_disable= and mmio_stale_data= from 6.18)",
-	RuleDefers:         "bugs.c 6.17+: retbleed=auto/nosmt/force, spectre_v2=auto, spectre_v2_user=auto, spec_store_bypass_disable=auto, srbds=<not off> (srbds_parse_cmdline sets only srbds_off), vmscape=force (vmscape_parse_cmdline sets AUTO), pti=auto (pti.c) leave the bug AUTO: should_mitigate_vuln() decides, which mitigations=off turns false",
-	RuleVectors:        "bugs.c 6.17+ should_mitigate_vuln(): a bug left AUTO is mitigated when one of its attack vectors is; mitigations=auto,no_<vector> (kernel/cpu.c, x86 only) turns vectors off",
-	RuleVERW:           "bugs.c 6.16+ mds/taa/mmio/rfds_update_mitigation (verw_clear_cpu_buf_mitigation_selected), before: md_clear_update_mitigation: one VERW user left on re-enables the buffer clear, and its line, for the others",
-	RuleNotParsed:      "kernel-parameters.txt architecture tags; arch/arm, arch/riscv and arch/loongarch never call cpu_mitigations_off(): a parameter another architecture's kernel parses changes nothing here",
-	RuleNoGlobalSwitch: "kernel/cpu.c without CONFIG_CPU_MITIGATIONS (6.9+; CONFIG_SPECULATION_MITIGATIONS before): mitigations_parse_cmdline logs 'Kernel compiled without mitigations, ignoring' and changes nothing",
-	RuleVectorSubField: "bugs.c 6.18 spectre_v2_user_select_mitigation (IBPB: user_user || guest_guest; STIBP also cross_thread, smt_mitigations != OFF) and bhi_select_mitigation (BHI: guest_host, the syscall half also user_kernel), tsa_select_mitigation (full needs a user and a guest vector): dropping those vectors turns a sub-field after ';' off or narrows the mode, the line stays mitigated",
-	RuleSubField:       "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
-	RuleIBRSTrumps:     "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
+	RuleBugOff:          "arch/x86/kernel/cpu/bugs.c *_parse_cmdline/*_cmdline (every version): a per-bug off value sets the bug's mitigation to NONE/OFF before select",
+	RuleGlobalOff:       "kernel/cpu.c mitigations_parse_cmdline: mitigations=off sets CPU_MITIGATIONS_OFF (cpu_mitigations_off()) and, since 6.17, clears every attack vector, so should_mitigate_vuln() is false for every bug (bugs.c)",
+	RuleGlobalOffWins:   "bugs.c before 6.17 (and ssb_parse_cmdline, mmio_select_mitigation in 6.17): cpu_mitigations_off() is checked before the per-bug choice, so mitigations=off wins",
+	RuleBugOverrides:    "bugs.c 6.17+ <bug>_select_mitigation: an explicit per-bug value is not AUTO and is kept; only AUTO asks should_mitigate_vuln() (spec_store_bypass_disable= and mmio_stale_data= from 6.18)",
+	RuleDefers:          "bugs.c 6.17+: retbleed=auto/nosmt/force, spectre_v2=auto, spectre_v2_user=auto, spec_store_bypass_disable=auto, srbds=<not off> (srbds_parse_cmdline sets only srbds_off), vmscape=force (vmscape_parse_cmdline sets AUTO), pti=auto (pti.c) leave the bug AUTO: should_mitigate_vuln() decides, which mitigations=off turns false",
+	RuleVectors:         "bugs.c 6.17+ should_mitigate_vuln(): a bug left AUTO is mitigated when one of its attack vectors is; mitigations=auto,no_<vector> (kernel/cpu.c, x86 only) turns vectors off",
+	RuleVERW:            "bugs.c 6.16+ mds/taa/mmio/rfds_update_mitigation (verw_clear_cpu_buf_mitigation_selected), before: md_clear_update_mitigation: one VERW user left on re-enables the buffer clear, and its line, for the others",
+	RuleNotParsed:       "kernel-parameters.txt architecture tags; arch/arm and arch/loongarch never call cpu_mitigations_off() (arch/riscv/kernel/bugs.c does, for GhostWrite: ghostwrite_enable_mitigation): a parameter another architecture's kernel parses changes nothing here",
+	RuleNoGlobalSwitch:  "kernel/cpu.c without CONFIG_CPU_MITIGATIONS (6.9+; CONFIG_SPECULATION_MITIGATIONS before): mitigations_parse_cmdline logs 'Kernel compiled without mitigations, ignoring' and changes nothing",
+	RuleVectorSubField:  "bugs.c 6.18 spectre_v2_user_select_mitigation (IBPB: user_user || guest_guest; STIBP also cross_thread, smt_mitigations != OFF) and bhi_select_mitigation (BHI: guest_host, the syscall half also user_kernel), tsa_select_mitigation (full needs a user and a guest vector): dropping those vectors turns a sub-field after ';' off or narrows the mode, the line stays mitigated",
+	RuleSubField:        "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
+	RuleRetbleedFollows: "bugs.c retbleed_update_mitigation (6.16+) and retbleed_select_mitigation before it: on Intel retbleed takes spectre_v2's method (IBRS, eIBRS), so a retbleed line mitigated by it goes when spectre_v2 goes (spectre_v2=off, nospectre_v2)",
+	RuleITSFollows:      "bugs.c its_update_mitigation (6.16+, after spectre_v2 and retbleed in cpu_select_mitigations; its_select_mitigation in 6.15): spectre_v2 NONE or an LFENCE mode turns ITS off, so mitigations=off indirect_target_selection=on does not keep ITS",
+	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
 // mainVectors are the attack vectors whose protection keeps a file's main
@@ -138,21 +142,98 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 		}
 		parsed = append(parsed, r)
 	}
-	var g *Global
-	if cls.Global != nil && slices.ContainsFunc(parsed, func(r Relevant) bool { return r.Kind == KindGlobal }) {
-		g = cls.Global
-	}
 	vectorsOn := k.PerBugOverrides(m.Release) && (m.Arch == "" || m.Arch == "x86")
+	var g *Global
+	if slices.ContainsFunc(parsed, func(r Relevant) bool { return r.Kind == KindGlobal }) {
+		g = foldedGlobal(params, k.PerBugOverrides(m.Release), vectorsOn)
+	}
 	for _, v := range m.Vulns {
 		p.Files[v.Name] = k.predictFile(m, v.Name, parsed, g, vectorsOn)
+	}
+	// The update functions, in cpu_select_mitigations()'s order after
+	// every select function (bugs.c 6.16+): retbleed_update_mitigation,
+	// its_update_mitigation, then mds/taa/mmio/rfds_update_mitigation.
+	if m.Arch == "" || m.Arch == "x86" {
+		k.applyRetbleed(m, parsed, p.Files)
+		k.applyITS(m, parsed, p.Files)
 	}
 	if verw && (m.Arch == "" || m.Arch == "x86") {
 		k.applyVERW(m, p.Files)
 	}
-	if m.Vendor == "GenuineIntel" && kbAtLeast(m.Release, "6.16", true) {
-		k.applyIBRS(m, parsed, p.Files)
-	}
 	return p
+}
+
+// foldedGlobal is the global switch every mitigations= of params leaves
+// (FoldGlobal: sticky attack vectors, parsing that stops at an unknown
+// item), in the model's words: Value is what follows the first
+// "mitigations=" of the tokens as written ("off mitigations=auto" for
+// two), so that "mitigations="+Value names them all.
+func foldedGlobal(params []Param, prefix, vectors bool) *Global {
+	var values []string
+	for _, p := range params {
+		if p.Key() == "mitigations" && p.HasValue {
+			values = append(values, p.Value)
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	gs := FoldGlobal(values, prefix, vectors)
+	g := &Global{Value: strings.TrimPrefix(gs.By, "mitigations="), Option: "auto", NoSMT: gs.NoSMT, VectorsOff: gs.VectorsOff}
+	if gs.Off {
+		g.Option = "off"
+	}
+	return g
+}
+
+// applyRetbleed is retbleed_update_mitigation on Intel: retbleed's
+// method is spectre_v2's (bugs.c: "Intel mitigation selected in
+// retbleed_select_mitigation() is in spectre_v2_select_mitigation()";
+// before 6.16 retbleed_select_mitigation read spectre_v2_enabled the same
+// way). RuleIBRSTrumps: an IBRS mode kept by spectre_v2 keeps retbleed
+// (6.16+, where the update runs after mitigations=off too);
+// RuleRetbleedFollows: a retbleed line mitigated by spectre_v2's IBRS or
+// eIBRS goes with spectre_v2 when spectre_v2 goes.
+func (k *Knowledge) applyRetbleed(m Machine, parsed []Relevant, files map[string]OffState) {
+	if m.Vendor != "GenuineIntel" {
+		return
+	}
+	rb, sv := files["retbleed"], files["spectre_v2"]
+	line := m.Lines["retbleed"]
+	if line == "" || kbVerdict(line) == "not_affected" {
+		return
+	}
+	if sv.Off && !rb.Off && strings.Contains(line, "IBRS") && kbVerdict(m.Lines["spectre_v2"]) == "mitigated" {
+		files["retbleed"] = OffState{Off: true, By: sv.By, Rule: RuleRetbleedFollows}
+		return
+	}
+	if !kbAtLeast(m.Release, "6.16", true) {
+		return
+	}
+	k.applyIBRS(m, parsed, files)
+}
+
+// applyITS is its_update_mitigation (bugs.c 6.16+; its_select_mitigation
+// in 6.15 and the stable backports): once spectre_v2 ends NONE ("Spectre-v2
+// mitigation is off, disabling ITS") or in an LFENCE mode ("ITS mitigation
+// is not compatible with lfence mitigation") ITS is off, whatever
+// indirect_target_selection= chose (RuleITSFollows).
+func (k *Knowledge) applyITS(m Machine, parsed []Relevant, files map[string]OffState) {
+	const its = "indirect_target_selection"
+	st, ok := files[its]
+	line := m.Lines[its]
+	if !ok || st.Off || line == "" || kbVerdict(line) == "not_affected" {
+		return
+	}
+	if sv := files["spectre_v2"]; sv.Off {
+		files[its] = OffState{Off: true, By: sv.By, Rule: RuleITSFollows}
+		return
+	}
+	for _, r := range parsed {
+		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && strings.Contains(r.Value, "lfence") || r.Key() == "spectre_v2" && r.Value == "retpoline,amd" {
+			files[its] = OffState{Off: true, By: r.Raw, Rule: RuleITSFollows}
+		}
+	}
 }
 
 // applyIBRS is RuleIBRSTrumps: on Intel, retbleed_update_mitigation makes
@@ -210,7 +291,7 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleGlobalOff}
 	case explicit:
 		// An explicit selection: the vectors are not asked.
-	case g != nil && vectorsOn && len(g.VectorsOff) > 0:
+	case g != nil && vectorsOn && len(g.VectorsOff) > 0 && k.vectorsReach(file, m.Release):
 		vectors := k.vectorsOfLine(file, m.Lines[file])
 		if len(vectors) > 0 && !slices.ContainsFunc(vectors, func(v string) bool { return !slices.Contains(g.VectorsOff, v) }) {
 			st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleVectors}
@@ -303,6 +384,21 @@ func (k *Knowledge) OverridesOff(release, key string) bool {
 	}
 	if kp, ok := k.lookupParam(key); ok && kp.OverridesOffSince != "" {
 		return kbAtLeast(release, kp.OverridesOffSince, true)
+	}
+	return true
+}
+
+// vectorsReach reports whether the attack vectors decide a file's bug
+// left AUTO on the release: from mitigations='s vectors (6.17), or from
+// the bug parameter's own vectors_since when a stable patch brought them
+// later (vmscape: 6.17.7, "x86/bugs: Add attack vector controls for
+// VMSCAPE"; before it vmscape_select_mitigation asks cpu_mitigations_off()
+// only, and AUTO always becomes IBPB).
+func (k *Knowledge) vectorsReach(file, release string) bool {
+	for _, p := range k.Params {
+		if p.Kind == "bug" && p.VectorsSince != "" && slices.Contains(p.Files, file) {
+			return kbAtLeast(release, p.VectorsSince, true)
+		}
 	}
 	return true
 }
