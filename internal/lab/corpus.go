@@ -100,12 +100,13 @@ func CorpusBugLines(kb *mitigation.Knowledge) []string {
 // CorpusLines are decide's options for the machine of a default boot (the
 // cumulative vector sets in this kernel's own syntax: the vectors, or the
 // per-bug parameters before 6.17) that CorpusCoreLines does not already
-// hold.
+// hold. A line the model predicts to change nothing here, which decide
+// leaves out, is booted all the same: that prediction is checked too.
 func CorpusLines(kb *mitigation.Knowledge, m mitigation.Machine) []string {
 	var out []string
 	for _, vs := range attribute.VectorSets {
-		d, ok, err := kb.DropVectors(m, vs.Drop)
-		if err != nil || !ok {
+		d, _, err := kb.DropVectors(m, vs.Drop)
+		if err != nil || len(d.Params) == 0 {
 			continue
 		}
 		if l := d.Cmdline(); !slices.Contains(CorpusCoreLines, l) && !slices.Contains(out, l) {

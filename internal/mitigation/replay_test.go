@@ -25,6 +25,11 @@ const (
 // predictedClass is what the model says becomes of the file base (the
 // default boot's line) under the prediction st.
 func predictedClass(kb *Knowledge, arch string, base Vulnerability, st OffState) string {
+	if base.State == Unknown && st.Off {
+		// "Unknown: Dependent on hypervisor status" is a mitigation the
+		// guest cannot see: turned off, the kernel says Vulnerable.
+		return "becomes " + string(Vulnerable)
+	}
 	if base.State != Mitigated {
 		return "stays " + string(base.State)
 	}
