@@ -38,6 +38,7 @@ const (
 	RuleIBRSTrumps      = "intel-ibrs-trumps-retbleed"
 	RuleRetbleedFollows = "intel-retbleed-follows-spectre-v2"
 	RuleITSFollows      = "its-follows-spectre-v2"
+	RuleHypervisorFirst = "hypervisor-first"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -55,6 +56,7 @@ var RuleSources = map[string]string{
 	RuleVectorSubField:  "bugs.c 6.18 spectre_v2_user_select_mitigation (IBPB: user_user || guest_guest; STIBP also cross_thread, smt_mitigations != OFF) and bhi_select_mitigation (BHI: guest_host, the syscall half also user_kernel), tsa_select_mitigation (full needs a user and a guest vector): dropping those vectors turns a sub-field after ';' off or narrows the mode, the line stays mitigated",
 	RuleSubField:        "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
 	RuleRetbleedFollows: "bugs.c retbleed_update_mitigation (6.16+) and retbleed_select_mitigation before it: on Intel retbleed takes spectre_v2's method (IBRS, eIBRS), so a retbleed line mitigated by it goes when spectre_v2 goes (spectre_v2=off, nospectre_v2)",
+	RuleHypervisorFirst: "bugs.c gds_select_mitigation (every version): under X86_FEATURE_HYPERVISOR it sets GDS_MITIGATION_HYPERVISOR and returns before cpu_mitigations_off() or should_mitigate_vuln(), so 'Unknown: Dependent on hypervisor status' stays whatever the command line says (srbds_select_mitigation asks the command line first: its line does change)",
 	RuleITSFollows:      "bugs.c its_update_mitigation (6.16+, after spectre_v2 and retbleed in cpu_select_mitigations; its_select_mitigation in 6.15): spectre_v2 NONE or an LFENCE mode turns ITS off, so mitigations=off indirect_target_selection=on does not keep ITS",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
@@ -65,6 +67,10 @@ var RuleSources = map[string]string{
 // X86_BUG_SPECTRE_V2 is user_kernel || guest_host; spectre_v2_user's
 // user_user and guest_guest are the STIBP/IBPB sub-fields.
 var mainVectors = map[string][]string{"spectre_v2": {"user_kernel", "guest_host"}}
+
+// hypervisorFirst are the files whose select function returns under a
+// hypervisor before it reads the command line (RuleHypervisorFirst).
+var hypervisorFirst = map[string]bool{"gather_data_sampling": true}
 
 // subFieldOnly are per-bug parameters that change only a sub-field of
 // their file (spectre_v2's STIBP/IBPB/BHI, l1tf's VMX): turning them off
@@ -148,6 +154,11 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 		g = foldedGlobal(params, k.PerBugOverrides(m.Release), vectorsOn)
 	}
 	for _, v := range m.Vulns {
+		if hypervisorFirst[v.Name] && strings.HasPrefix(v.Raw, "Unknown: Dependent on hypervisor status") {
+			// RuleHypervisorFirst: decided before the command line is read.
+			p.Files[v.Name] = OffState{Rule: RuleHypervisorFirst}
+			continue
+		}
 		p.Files[v.Name] = k.predictFile(m, v.Name, parsed, g, vectorsOn)
 	}
 	// The update functions, in cpu_select_mitigations()'s order after

@@ -155,6 +155,9 @@ func TestModel(t *testing.T) {
 		{"off with a bogus item is off", "x86", "6.18.3", "mitigations=off,bogus", modelIntel, false,
 			map[string]want{"spectre_v2": {"off", RuleGlobalOff}},
 			"kernel/cpu.c mitigations_parse_global_opt: strncmp prefix sets CPU_MITIGATIONS_OFF before the items are read"},
+		{"GDS under a hypervisor is decided first", "x86", "7.2.13", "mitigations=off", map[string]string{"gather_data_sampling": "Unknown: Dependent on hypervisor status", "srbds": "Unknown: Dependent on hypervisor status"}, false,
+			map[string]want{"gather_data_sampling": {"on", RuleHypervisorFirst}, "srbds": {"off", RuleGlobalOff}},
+			"bugs.c gds_select_mitigation: X86_FEATURE_HYPERVISOR → GDS_MITIGATION_HYPERVISOR, return; srbds_select_mitigation reads AUTO first (corpus: Skylake-Client-v1 under TCG)"},
 		{"riscv: mitigations=off reaches GhostWrite", "riscv", "6.14.0", "mitigations=off", map[string]string{"ghostwrite": "Mitigation: xtheadvector disabled"}, false,
 			map[string]want{"ghostwrite": {"off", RuleGlobalOff}},
 			"arch/riscv/kernel/bugs.c ghostwrite_enable_mitigation: !cpu_mitigations_off()"},
@@ -270,7 +273,7 @@ func TestModel(t *testing.T) {
 			t.Errorf("%s: no parameter reported ignored", c.name)
 		}
 	}
-	for _, r := range []string{RuleBugOff, RuleGlobalOff, RuleGlobalOffWins, RuleBugOverrides, RuleDefers, RuleVectors, RuleVERW, RuleNotParsed, RuleNoGlobalSwitch, RuleSubField, RuleITSFollows, RuleRetbleedFollows} {
+	for _, r := range []string{RuleBugOff, RuleGlobalOff, RuleGlobalOffWins, RuleBugOverrides, RuleDefers, RuleVectors, RuleVERW, RuleNotParsed, RuleNoGlobalSwitch, RuleSubField, RuleITSFollows, RuleRetbleedFollows, RuleHypervisorFirst} {
 		if RuleSources[r] == "" {
 			t.Errorf("rule %s cites no kernel source", r)
 		}
