@@ -127,6 +127,9 @@ func (k *Knowledge) Predict(m Machine, params []Param) Prediction {
 }
 
 func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
+	// Rules are keyed on the full version (6.17.7 is not 6.17.0); a
+	// release that hides the stable level is read through /proc/version.
+	m.Release = m.Kernel()
 	cls := Classify(Effective(params)).ForArch(m.Arch)
 	p := Prediction{Files: map[string]OffState{}}
 	var parsed []Relevant
@@ -412,4 +415,37 @@ func (k *Knowledge) vectorsReach(file, release string) bool {
 		}
 	}
 	return true
+}
+
+// Uncertain names the files of m whose rule changed at a stable patch of
+// the machine's own series when the model cannot tell the stable level
+// (Machine.StableUnknown: Ubuntu's "6.17.0-5-generic" is any 6.17.y): on
+// such a machine the prediction for them may be wrong either way, and
+// only a boot of the kernel itself (decide --prove) settles it. The
+// rules are the parameters' vectors_since and overrides_off_since that
+// name a stable level (vmscape: 6.17.7).
+func (k *Knowledge) Uncertain(m Machine) []string {
+	if !m.StableUnknown() {
+		return nil
+	}
+	rv, ok := kbFullVersion(m.Release)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, p := range k.Params {
+		for _, since := range []string{p.VectorsSince, p.OverridesOffSince} {
+			v, ok := kbFullVersion(since)
+			if !ok || v[2] == 0 || v[0] != rv[0] || v[1] != rv[1] {
+				continue
+			}
+			for _, f := range p.Files {
+				if _, shown := m.Lines[f]; shown && !slices.Contains(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -65,6 +65,7 @@ func (o Observation) Machine() Machine {
 	}
 	m := NewMachine(o.Arch, o.Vendor, o.Family, o.Release, o.Platform, vulns)
 	m.NoGlobalSwitch = o.NoGlobalSwitch
+	m.Version = o.Version
 	return m
 }
 
