@@ -39,6 +39,7 @@ const (
 	RuleRetbleedFollows = "intel-retbleed-follows-spectre-v2"
 	RuleITSFollows      = "its-follows-spectre-v2"
 	RuleHypervisorFirst = "hypervisor-first"
+	RuleKASLRKeepsKPTI  = "arm64-kaslr-keeps-kpti"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -56,6 +57,7 @@ var RuleSources = map[string]string{
 	RuleVectorSubField:  "bugs.c 6.18 spectre_v2_user_select_mitigation (IBPB: user_user || guest_guest; STIBP also cross_thread, smt_mitigations != OFF) and bhi_select_mitigation (BHI: guest_host, the syscall half also user_kernel), tsa_select_mitigation (full needs a user and a guest vector): dropping those vectors turns a sub-field after ';' off or narrows the mode, the line stays mitigated",
 	RuleSubField:        "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
 	RuleRetbleedFollows: "bugs.c retbleed_update_mitigation (6.16+) and retbleed_select_mitigation before it: on Intel retbleed takes spectre_v2's method (IBRS, eIBRS), so a retbleed line mitigated by it goes when spectre_v2 goes (spectre_v2=off, nospectre_v2)",
+	RuleKASLRKeepsKPTI:  "arch/arm64/kernel/cpufeature.c unmap_kernel_at_el0: KPTI stays while kaslr_requires_kpti() (KASLR on) whatever mitigations= says; kpti=0 or nokaslr lets it go",
 	RuleHypervisorFirst: "bugs.c gds_select_mitigation (every version): under X86_FEATURE_HYPERVISOR it sets GDS_MITIGATION_HYPERVISOR and returns before cpu_mitigations_off() or should_mitigate_vuln(), so 'Unknown: Dependent on hypervisor status' stays whatever the command line says (srbds_select_mitigation asks the command line first: its line does change)",
 	RuleITSFollows:      "bugs.c its_update_mitigation (6.16+, after spectre_v2 and retbleed in cpu_select_mitigations; its_select_mitigation in 6.15): spectre_v2 NONE or an LFENCE mode turns ITS off, so mitigations=off indirect_target_selection=on does not keep ITS",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
@@ -174,7 +176,91 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 	if verw && (m.Arch == "" || m.Arch == "x86") {
 		k.applyVERW(m, p.Files)
 	}
+	if m.Arch == "arm64" {
+		applyKASLR(m, params, p.Files)
+	}
 	return p
+}
+
+// applyKASLR is RuleKASLRKeepsKPTI: arm64 keeps KPTI while KASLR is on
+// whatever mitigations= says (arch/arm64/kernel/cpufeature.c
+// unmap_kernel_at_el0: kaslr_requires_kpti(), asked before
+// cpu_mitigations_off() only through kpti=); nokaslr or kpti= lets it go.
+func applyKASLR(m Machine, params []Param, files map[string]OffState) {
+	st := files["meltdown"]
+	if !st.Off || !strings.HasPrefix(st.By, "mitigations=") || !strings.HasPrefix(strings.TrimSpace(m.Lines["meltdown"]), "Mitigation: PTI") {
+		return
+	}
+	for _, p := range Effective(params) {
+		if p.Key() == "nokaslr" || p.Key() == "kpti" {
+			return
+		}
+	}
+	files["meltdown"] = OffState{Kept: "KASLR", By: st.By, Rule: RuleKASLRKeepsKPTI}
+}
+
+// The classes of what a command line does to a file the machine shows
+// mitigated, in the words decide and advise both use (Outcome, ClassOf).
+const (
+	ClassGivenUp  = "given up"
+	ClassWeakened = "weakened"
+	ClassKept     = "kept"
+)
+
+// ClassOf is what the prediction st does to the mitigated file v on the
+// architecture: ClassGivenUp (the line goes to Vulnerable), ClassWeakened
+// (it stays mitigated with a part off: an always-on line's changeable part,
+// or a sub-field), ClassKept (an off switch aims at it but something keeps
+// it whole: an always-on part, an override, the shared VERW clear, IBRS,
+// KASLR), "" when nothing aims at it. The one classification of decide's
+// options and advise's given up / weakened / kept, so they always agree.
+func (k *Knowledge) ClassOf(arch string, v Vulnerability, st OffState) string {
+	if v.State != Mitigated {
+		return ""
+	}
+	kept, weakened := k.KeptAnyway(arch, v.Name, v.Raw)
+	switch {
+	case st.Off && kept:
+		return ClassKept
+	case st.Off && weakened != "":
+		return ClassWeakened
+	case st.Off:
+		return ClassGivenUp
+	case st.Partial:
+		return ClassWeakened
+	case st.Kept != "":
+		return ClassKept
+	}
+	return ""
+}
+
+// Outcome is what a command line does to the files a machine shows
+// mitigated, by class (ClassOf), each list sorted.
+type Outcome struct {
+	GivenUp, Weakened, Kept []string
+	// Ignored are the parameters the machine's kernel does not parse.
+	Ignored []string
+}
+
+// Outcome runs the model for params on m and sorts the mitigated files
+// into given up, weakened and kept.
+func (k *Knowledge) Outcome(m Machine, params []Param) Outcome {
+	p := k.Predict(m, params)
+	o := Outcome{GivenUp: []string{}, Weakened: []string{}, Kept: []string{}, Ignored: p.Ignored}
+	for _, v := range m.Vulns {
+		switch k.ClassOf(m.Arch, v, p.Of(v.Name)) {
+		case ClassGivenUp:
+			o.GivenUp = append(o.GivenUp, v.Name)
+		case ClassWeakened:
+			o.Weakened = append(o.Weakened, v.Name)
+		case ClassKept:
+			o.Kept = append(o.Kept, v.Name)
+		}
+	}
+	slices.Sort(o.GivenUp)
+	slices.Sort(o.Weakened)
+	slices.Sort(o.Kept)
+	return o
 }
 
 // foldedGlobal is the global switch every mitigations= of params leaves
@@ -297,6 +383,21 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		st = OffState{Off: true, By: bug.Raw, Rule: RuleBugOff}
 	case globalOff && explicit && k.OverridesOff(m.Release, bug.Key()):
 		st = OffState{Kept: bug.Raw, Rule: RuleBugOverrides}
+		// The line stays, but its sub-fields that other parameters
+		// select are still AUTO, which mitigations=off (every vector
+		// off) turns off: mitigations=off spectre_v2=eibrs keeps eIBRS
+		// and loses STIBP/IBPB and BHI (RuleVectorSubField).
+		if i := slices.IndexFunc(m.Vulns, func(v Vulnerability) bool { return v.Name == file }); i >= 0 && sub == nil {
+			var keys []string
+			for _, r := range parsed {
+				if r.Kind == KindBug && r.Effect != EffectInvalid && !k.Defers(r.Param) && r.Key() != bug.Key() {
+					keys = append(keys, r.Key())
+				}
+			}
+			if vectorWeakened(m.Vulns[i], Vectors, keys) != "" {
+				st.Partial, st.By = true, "mitigations="+g.Value
+			}
+		}
 	case globalOff && explicit:
 		st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleGlobalOffWins}
 	case globalOff && bug != nil && bug.Effect != EffectInvalid:
