@@ -303,7 +303,10 @@ func (k *Knowledge) applyRetbleed(m Machine, parsed []Relevant, files map[string
 	if line == "" || kbVerdict(line) == "not_affected" {
 		return
 	}
-	if sv.Off && !rb.Off && strings.Contains(line, "IBRS") && kbVerdict(m.Lines["spectre_v2"]) == "mitigated" {
+	// A line a boot verifier could not read before the boot
+	// (ExpectedOffAtBoot's "(predicted)") is Intel's default: spectre_v2's.
+	follows := strings.Contains(line, "IBRS") || strings.HasSuffix(line, "(predicted)")
+	if sv.Off && !rb.Off && follows && kbVerdict(m.Lines["spectre_v2"]) == "mitigated" {
 		files["retbleed"] = OffState{Off: true, By: sv.By, Rule: RuleRetbleedFollows}
 		return
 	}
