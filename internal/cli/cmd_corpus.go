@@ -68,7 +68,7 @@ func newCorpusCmd(g *Globals) *cobra.Command {
 	f.StringVar(&req.Out, "out", "", "the corpus `FILE` (gzipped JSON lines; what it holds is not booted again)")
 	f.StringSliceVar(&req.CPUs, "cpu", nil, "QEMU CPU `MODELS` (default the corpus's twelve)")
 	f.IntVar(&req.Parallel, "parallel", 2, "boots at once")
-	f.IntVar(&req.Limit, "limit", 0, "stop after `N` new boots (0: none)")
+	f.IntVar(&req.Limit, "limit", 0, "start at most `N` boots (0: no limit)")
 	f.StringVar(&req.QEMU, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")
 	cmd.AddCommand(fetch, boot)
 	return cmd

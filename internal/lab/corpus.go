@@ -149,8 +149,8 @@ type CorpusRequest struct {
 	// again (the run resumes); it is rewritten, gzipped, after every
 	// Batch boots and at the end.
 	Out string
-	// Parallel boots at once (2 when 0); Limit stops after this many new
-	// boots (0: none).
+	// Parallel boots at once (2 when 0); Limit stops after this many
+	// boots started (0: none).
 	Parallel, Limit, Batch int
 	QEMU                   string
 	// Exe is the static sectax that is the guest's /init.
@@ -202,6 +202,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 		done[CorpusKey(o.Image, o.CPUModel, o.Params)] = true
 	}
 	var mu sync.Mutex
+	started := 0 // boots started, for Limit
 	save := func() error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -252,11 +253,12 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 		}
 	feed:
 		for _, s := range todo {
-			if req.Limit > 0 && added >= req.Limit {
+			if req.Limit > 0 && started >= req.Limit {
 				break
 			}
 			select {
 			case ch <- s:
+				started++
 			case <-ctx.Done():
 				break feed
 			}
