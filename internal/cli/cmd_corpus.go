@@ -17,8 +17,13 @@ import (
 // itself (the same binary, its lab tasks registered) and only cli prints.
 func newCorpusCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:    "corpus",
-		Short:  "Regenerate the corpus of real boots the model is tested against (developers)",
+		Use:   "corpus",
+		Short: "Regenerate the corpus of real boots the model is tested against (developers)",
+		Long: `Regenerate internal/mitigation/testdata/corpus/boots.jsonl.gz, the real boots
+the model's replay test checks Knowledge.Predict against: "corpus fetch DIR"
+downloads Debian's kernel images with apt (a sources list of its own, the
+system's apt state left alone); "corpus boot" boots kernels x QEMU CPU models
+x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 		Hidden: true,
 		Args:   cobra.NoArgs,
 	}
@@ -68,7 +73,7 @@ func newCorpusCmd(g *Globals) *cobra.Command {
 	f.StringVar(&req.Out, "out", "", "the corpus `FILE` (gzipped JSON lines; what it holds is not booted again)")
 	f.StringSliceVar(&req.CPUs, "cpu", nil, "QEMU CPU `MODELS` (default the corpus's twelve)")
 	f.IntVar(&req.Parallel, "parallel", 2, "boots at once")
-	f.IntVar(&req.Limit, "limit", 0, "stop after `N` new boots (0: none)")
+	f.IntVar(&req.Limit, "limit", 0, "start at most `N` boots (0: no limit)")
 	f.StringVar(&req.QEMU, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")
 	cmd.AddCommand(fetch, boot)
 	return cmd

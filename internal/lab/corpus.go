@@ -68,6 +68,38 @@ var CorpusCoreLines = []string{
 	"mitigations=bogus",
 }
 
+// CorpusOldLines are the core lines booted on a kernel without
+// attack-vector controls: to it every mitigations=auto,no_… is the same
+// unknown option, so one of them, and the unknown token, suffice.
+var CorpusOldLines = []string{
+	"mitigations=off",
+	"mitigations=auto",
+	"mitigations=auto,nosmt",
+	"nosmt",
+	"mitigations=off nosmt",
+	"mitigations=auto,no_user_kernel",
+	"mitigations=off mitigations=auto",
+	"mitigations=auto mitigations=off",
+	"mitigations=auto,bogus,no_user_kernel",
+}
+
+// interleave takes one step of each list in turn.
+func interleave(lists [][]corpusStep) []corpusStep {
+	var out []corpusStep
+	for i := 0; ; i++ {
+		more := false
+		for _, l := range lists {
+			if i < len(l) {
+				out = append(out, l[i])
+				more = true
+			}
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
 // corpusSkipKeys are parameters of the knowledge base that an x86 kernel
 // does not parse or that are KVM module parameters (no KVM in the guest).
 func corpusSkipKey(key string) bool {
@@ -75,8 +107,8 @@ func corpusSkipKey(key string) bool {
 }
 
 // CorpusBugLines are the per-bug lines: every value the model has a rule
-// for of every x86 bug parameter (the bare flags as they are), alone and
-// after mitigations=off.
+// for of every x86 bug parameter (the bare flags as they are), alone, and
+// after mitigations=off when the value does not itself turn the bug off.
 func CorpusBugLines(kb *mitigation.Knowledge) []string {
 	var alone []string
 	for _, p := range kb.Params {
@@ -92,7 +124,10 @@ func CorpusBugLines(kb *mitigation.Knowledge) []string {
 	}
 	var out []string
 	for _, l := range alone {
-		out = append(out, l, "mitigations=off "+l)
+		out = append(out, l)
+		if !mitigation.TurnsOff(l) {
+			out = append(out, "mitigations=off "+l)
+		}
 	}
 	return out
 }
@@ -149,8 +184,8 @@ type CorpusRequest struct {
 	// again (the run resumes); it is rewritten, gzipped, after every
 	// Batch boots and at the end.
 	Out string
-	// Parallel boots at once (2 when 0); Limit stops after this many new
-	// boots (0: none).
+	// Parallel boots at once (2 when 0); Limit stops after this many
+	// boots started (0: none).
 	Parallel, Limit, Batch int
 	QEMU                   string
 	// Exe is the static sectax that is the guest's /init.
@@ -202,6 +237,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 		done[CorpusKey(o.Image, o.CPUModel, o.Params)] = true
 	}
 	var mu sync.Mutex
+	started := 0 // boots started, for Limit
 	save := func() error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -252,11 +288,12 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 		}
 	feed:
 		for _, s := range todo {
-			if req.Limit > 0 && added >= req.Limit {
+			if req.Limit > 0 && started >= req.Limit {
 				break
 			}
 			select {
 			case ch <- s:
+				started++
 			case <-ctx.Done():
 				break feed
 			}
@@ -282,41 +319,54 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	if err := run(steps); err != nil {
 		return added, err
 	}
-	// 2. The global switches and decide's options.
-	steps = nil
+	// 2. The global switches and decide's options, the kernels in turn. A
+	// kernel without attack-vector controls gets the lines of
+	// CorpusOldLines on two core models (the others are the same unknown
+	// mitigations= option to it).
+	var byKernel [][]corpusStep
 	for _, k := range req.Kernels {
+		var ks []corpusStep
 		for _, c := range cpus {
 			core := slices.Contains(corpusCoreCPUs, c)
-			for _, l := range CorpusCoreLines {
-				if core || l == "mitigations=off" {
-					steps = append(steps, corpusStep{k, c, l})
-				}
-			}
-			if !core {
-				continue
-			}
-			for _, o := range have {
+			var base *mitigation.Observation
+			for i, o := range have {
 				if o.Image == k.Image.SHA256 && o.CPUModel == c && o.Params == "" {
-					for _, l := range CorpusLines(kb, o.Machine()) {
-						steps = append(steps, corpusStep{k, c, l})
-					}
+					base = &have[i]
 					break
 				}
 			}
+			lines := CorpusCoreLines
+			if base != nil && !kb.HasVectorControls(base.Machine()) {
+				lines = CorpusOldLines
+				core = core && c != corpusCoreCPUs[0]
+			}
+			for _, l := range lines {
+				if core || l == "mitigations=off" {
+					ks = append(ks, corpusStep{k, c, l})
+				}
+			}
+			if core && base != nil {
+				for _, l := range CorpusLines(kb, base.Machine()) {
+					ks = append(ks, corpusStep{k, c, l})
+				}
+			}
 		}
+		byKernel = append(byKernel, ks)
 	}
-	if err := run(steps); err != nil {
+	if err := run(interleave(byKernel)); err != nil {
 		return added, err
 	}
 	// 3. Every per-bug value, alone and after mitigations=off, on one CPU
-	// model in turn (Intel and AMD alternate).
-	steps = nil
+	// model in turn (Intel and AMD alternate), the kernels in turn.
+	byKernel = nil
 	for ki, k := range req.Kernels {
+		var ks []corpusStep
 		for i, l := range CorpusBugLines(kb) {
-			steps = append(steps, corpusStep{k, cpus[(i/2+ki*5)%len(cpus)], l})
+			ks = append(ks, corpusStep{k, cpus[(i/2+ki*5)%len(cpus)], l})
 		}
+		byKernel = append(byKernel, ks)
 	}
-	if err := run(steps); err != nil {
+	if err := run(interleave(byKernel)); err != nil {
 		return added, err
 	}
 	// 4. The core lines on every other model.

@@ -44,15 +44,13 @@ func predictedClass(kb *Knowledge, arch string, base Vulnerability, st OffState)
 	case st.Partial:
 		return classWeakened
 	}
-	if base.Partial {
-		// Already weakened by default: it stays so.
-		return classWeakened
-	}
 	return classKept
 }
 
 // observedClass is what the kernel did to the file: base is the default
-// boot's line, got this boot's.
+// boot's line, got this boot's. Weakened is weaker than by default: a line
+// partial already by default ("SMT vulnerable") that stays so, or becomes
+// whole ("SMT disabled"), is kept.
 func observedClass(base, got Vulnerability) string {
 	if base.State != Mitigated {
 		if got.State == base.State {
@@ -63,7 +61,7 @@ func observedClass(base, got Vulnerability) string {
 	switch {
 	case got.State != Mitigated:
 		return classGivenUp
-	case got.Partial || weakerFields(base, got):
+	case got.Partial && !base.Partial || weakerFields(base, got):
 		return classWeakened
 	}
 	return classKept
@@ -180,11 +178,16 @@ func TestReplayCorpus(t *testing.T) {
 func replayReport(bad []replayMismatch, limit int) string {
 	type class struct{ bug, predicted, observed string }
 	classes := map[class]int{}
+	example := map[class]replayMismatch{}
 	type group struct{ bug, release, params, predicted, observed string }
 	groups := map[group][]replayMismatch{}
 	var order []group
 	for _, m := range bad {
-		classes[class{m.bug, m.predicted, m.observed}]++
+		c := class{m.bug, m.predicted, m.observed}
+		if classes[c] == 0 {
+			example[c] = m
+		}
+		classes[c]++
 		g := group{m.bug, m.release, m.params, m.predicted, m.observed}
 		if _, ok := groups[g]; !ok {
 			order = append(order, g)
@@ -197,7 +200,9 @@ func replayReport(bad []replayMismatch, limit int) string {
 		return strings.Compare(x.bug+x.predicted+x.observed, y.bug+y.predicted+y.observed)
 	})
 	for _, c := range cs {
-		fmt.Fprintf(&b, "  %s: predicted %s, observed %s: %d\n", c.bug, c.predicted, c.observed, classes[c])
+		e := example[c]
+		fmt.Fprintf(&b, "  %s: predicted %s, observed %s: %d (e.g. %s on %s, %q: %q → %q)\n",
+			c.bug, c.predicted, c.observed, classes[c], e.release, e.cpu, e.params, e.from, e.to)
 	}
 	slices.SortStableFunc(order, func(x, y group) int {
 		return strings.Compare(x.bug+"\x00"+x.release+"\x00"+x.params, y.bug+"\x00"+y.release+"\x00"+y.params)
@@ -217,4 +222,41 @@ func replayReport(bad []replayMismatch, limit int) string {
 			g.bug, g.release, g.params, g.predicted, g.observed, strings.Join(cpus, " "), ms[0].from, ms[0].to)
 	}
 	return b.String()
+}
+
+// The replay's classes and report: a line turned off is given up, one that
+// loses a sub-field is weakened, an SMT state that only improves is kept;
+// the report names each class with its count and an example.
+func TestReplayClasses(t *testing.T) {
+	kb := mustKB(t)
+	v := func(name, raw string) Vulnerability { return ParseVulnerability(name, raw) }
+	pti := v("meltdown", "Mitigation: PTI")
+	if got := observedClass(pti, v("meltdown", "Vulnerable")); got != classGivenUp {
+		t.Errorf("PTI → Vulnerable: %s", got)
+	}
+	sv2 := v("spectre_v2", "Mitigation: Retpolines; STIBP: conditional; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline")
+	if got := observedClass(sv2, v("spectre_v2", "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline")); got != classWeakened {
+		t.Errorf("STIBP conditional → disabled: %s", got)
+	}
+	mds := v("mds", "Mitigation: Clear CPU buffers; SMT vulnerable")
+	if got := observedClass(mds, v("mds", "Mitigation: Clear CPU buffers; SMT disabled")); got != classKept {
+		t.Errorf("SMT vulnerable → disabled: %s", got)
+	}
+	if got := predictedClass(kb, "x86", pti, OffState{Off: true}); got != classGivenUp {
+		t.Errorf("PTI predicted off: %s", got)
+	}
+	if got := predictedClass(kb, "x86", v("srbds", "Unknown: Dependent on hypervisor status"), OffState{Off: true}); got != "becomes vulnerable" {
+		t.Errorf("unknown predicted off: %s", got)
+	}
+	r := replayReport([]replayMismatch{
+		{"meltdown", "7.2.13", "mitigations=off mitigations=auto", classKept, classGivenUp, "Skylake-Client-v1", "Mitigation: PTI", "Vulnerable"},
+		{"meltdown", "7.2.13", "mitigations=off mitigations=auto", classKept, classGivenUp, "Cascadelake-Server-v1", "Mitigation: PTI", "Vulnerable"},
+		{"mds", "6.1.0", "mitigations=off", classGivenUp, classKept, "Haswell-v1", "a", "b"},
+		{"srbds", "6.1.0", "mitigations=off", "becomes vulnerable", "stays unknown", "Haswell-v1", "c", "c"},
+	}, 2)
+	for _, want := range []string{"4 files", "3 classes", "meltdown: predicted kept, observed given up: 2", "Skylake-Client-v1 Cascadelake-Server-v1", "… and 1 more groups"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("report lacks %q:\n%s", want, r)
+		}
+	}
 }
