@@ -58,7 +58,7 @@ var RuleSources = map[string]string{
 	RuleSubField:        "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
 	RuleRetbleedFollows: "bugs.c retbleed_update_mitigation (6.16+) and retbleed_select_mitigation before it: on Intel retbleed takes spectre_v2's method (IBRS, eIBRS), so a retbleed line mitigated by it goes when spectre_v2 goes (spectre_v2=off, nospectre_v2)",
 	RuleKASLRKeepsKPTI:  "arch/arm64/kernel/cpufeature.c unmap_kernel_at_el0: KPTI stays while kaslr_requires_kpti() (KASLR on) whatever mitigations= says; kpti=0 or nokaslr lets it go",
-	RuleHypervisorFirst: "bugs.c gds_select_mitigation (every version): under X86_FEATURE_HYPERVISOR it sets GDS_MITIGATION_HYPERVISOR and returns before cpu_mitigations_off() or should_mitigate_vuln(), so 'Unknown: Dependent on hypervisor status' stays whatever the command line says (srbds_select_mitigation asks the command line first: its line does change)",
+	RuleHypervisorFirst: "bugs.c gds_select_mitigation (every version): under X86_FEATURE_HYPERVISOR it sets GDS_MITIGATION_HYPERVISOR and returns before cpu_mitigations_off() or should_mitigate_vuln(), so 'Unknown: Dependent on hypervisor status' stays whatever the command line says (srbds_select_mitigation asks the command line first from the 6.16 select/update split, before it the hypervisor first: the corpus's 6.1.192 and 6.12.117 boots keep the line, 7.2.13 turns it Vulnerable); mmio_stale_data's 'Unknown: No mitigations' is X86_BUG_MMIO_UNKNOWN, which no parameter changes",
 	RuleITSFollows:      "bugs.c its_update_mitigation (6.16+, after spectre_v2 and retbleed in cpu_select_mitigations; its_select_mitigation in 6.15): spectre_v2 NONE or an LFENCE mode turns ITS off, so mitigations=off indirect_target_selection=on does not keep ITS",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
@@ -159,7 +159,9 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 		g = foldedGlobal(params, k.PerBugOverrides(m.Release), vectorsOn)
 	}
 	for _, v := range m.Vulns {
-		if hypervisorFirst[v.Name] && strings.HasPrefix(v.Raw, "Unknown: Dependent on hypervisor status") {
+		if hypervisorFirst[v.Name] && strings.HasPrefix(v.Raw, "Unknown: Dependent on hypervisor status") ||
+			v.Name == "srbds" && strings.HasPrefix(v.Raw, "Unknown: Dependent on hypervisor status") && !kbAtLeast(m.Release, "6.16", true) ||
+			v.Name == "mmio_stale_data" && strings.HasPrefix(v.Raw, "Unknown: No mitigations") {
 			// RuleHypervisorFirst: decided before the command line is read.
 			p.Files[v.Name] = OffState{Rule: RuleHypervisorFirst}
 			continue
