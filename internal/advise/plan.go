@@ -165,10 +165,32 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 		}
 		switch v.State {
 		case mitigation.Mitigated:
-			kept, weakened := kb.KeptAnyway(arch, v.Name, v.Raw)
+			// The classes are the model's (Knowledge.ClassOf), the same
+			// decide's options give for the same line.
+			class := kb.ClassOf(arch, v, now)
+			if class == "" || class == kb.ClassOf(arch, v, before) {
+				break
+			}
+			_, weakened := kb.KeptAnyway(arch, v.Name, v.Raw)
+			loss.To, loss.By = loss.From, now.By
 			switch {
-			case now.Off && !before.Off && kept:
-				loss.To, loss.By = loss.From, now.By
+			case class == mitigation.ClassGivenUp:
+				loss.To = "Vulnerable"
+				loss.Explanation = kb.ExplainChange(v.Name, loss.From, loss.To)
+				a.GivenUp = append(a.GivenUp, loss)
+			case class == mitigation.ClassWeakened && now.Off:
+				loss.To = weakened
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s turns a part off: %s → %s", v.Name, now.By, loss.From, weakened)
+				a.Weakened = append(a.Weakened, loss)
+			case class == mitigation.ClassWeakened:
+				loss.To = loss.From + " (with " + now.By + ")"
+				one, _ := kb.OneLiner(v.Name)
+				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s weakens part of it — %s", v.Name, now.By, one)
+				if now.Kept != "" {
+					loss.Explanation = fmt.Sprintf("%s: stays mitigated (%s overrides mitigations=off), but the parts it does not select stay AUTO, which %s turns off — %s", v.Name, now.Kept, now.By, one)
+				}
+				a.Weakened = append(a.Weakened, loss)
+			case now.Off:
 				loss.Explanation = fmt.Sprintf("%s: stays %q: no parameter turns that part off", v.Name, loss.From)
 				if arch != "" && arch != "x86" {
 					loss.Explanation = fmt.Sprintf("%s: stays %q: on %s no parameter turns it off", v.Name, loss.From, arch)
@@ -177,33 +199,17 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 					loss.Explanation += " (the sub-fields after ';' may change)"
 				}
 				a.Kept = append(a.Kept, loss)
-			case now.Off && !before.Off && weakened != "":
-				loss.To, loss.By = weakened, now.By
-				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s turns a part off: %s → %s", v.Name, now.By, loss.From, weakened)
-				a.Weakened = append(a.Weakened, loss)
-			case now.Off && !before.Off && isKPTILine(arch, v.Name, v.Raw) && strings.HasPrefix(now.By, "mitigations=") && kaslrKeepsKPTI(predicted):
-				loss.To, loss.By = loss.From, now.By
+			case now.Rule == mitigation.RuleKASLRKeepsKPTI:
 				loss.Explanation = "meltdown: stays \"Mitigation: PTI\" while KASLR is on: arm64 keeps KPTI for KASLR whatever mitigations= says; add nokaslr (or kpti=0) to turn it off"
 				a.Kept = append(a.Kept, loss)
-			case now.Off && !before.Off:
-				loss.To, loss.By = "Vulnerable", now.By
-				loss.Explanation = kb.ExplainChange(v.Name, loss.From, loss.To)
-				a.GivenUp = append(a.GivenUp, loss)
-			case now.Partial && !before.Partial:
-				loss.To, loss.By = loss.From+" (with "+now.By+")", now.By
-				one, _ := kb.OneLiner(v.Name)
-				loss.Explanation = fmt.Sprintf("%s: stays mitigated, but %s weakens part of it — %s", v.Name, now.By, one)
-				a.Weakened = append(a.Weakened, loss)
-			case now.Rule == mitigation.RuleVERW && before.Rule != mitigation.RuleVERW:
-				loss.To, loss.By = loss.From, now.By
+			case now.Rule == mitigation.RuleVERW:
 				loss.Explanation = fmt.Sprintf("%s: stays %q: its CPU-buffer clear (VERW) is shared with %s, which stays mitigated, so the kernel keeps it; turn all of mds, tsx_async_abort, mmio_stale_data and reg_file_data_sampling off to drop it", v.Name, loss.From, now.Kept)
 				a.Kept = append(a.Kept, loss)
-			case now.Rule == mitigation.RuleIBRSTrumps && before.Rule != mitigation.RuleIBRSTrumps:
-				loss.To, loss.By = loss.From, now.By
+			case now.Rule == mitigation.RuleIBRSTrumps:
 				loss.Explanation = fmt.Sprintf("%s: stays %q: on Intel the kernel sets retbleed's method from spectre_v2's IBRS mode, which stays (Linux 6.16+)", v.Name, loss.From)
 				a.Kept = append(a.Kept, loss)
-			case now.Kept != "" && before.Kept == "":
-				loss.To, loss.By = loss.From, now.Kept
+			default:
+				loss.By = now.Kept
 				loss.Explanation = fmt.Sprintf("%s: stays mitigated: %s overrides mitigations=off (%s)", v.Name, now.Kept, overrideRange(kb, now.Kept))
 				a.Kept = append(a.Kept, loss)
 			}

@@ -46,8 +46,11 @@ func TestSelect(t *testing.T) {
 		// No no-retbleed on this 6.18 Intel guest: retbleed_update_mitigation
 		// sets retbleed to EIBRS while spectre_v2 runs eIBRS, so retbleed=off
 		// changes nothing (the model's intel-ibrs-trumps-retbleed rule).
+		// spectre_v2=off takes retbleed's eIBRS and ITS with it
+		// (retbleed_update_mitigation, its_update_mitigation: issue 37),
+		// so it is one configuration of three files, named by the first.
 		{"wsl2-intel-on", KindLeaveOneOut, []string{"on", "off", "no-indirect_target_selection", "no-mmio_stale_data",
-			"no-spectre_v1", "no-spectre_v2", "no-spec_store_bypass"}, nil},
+			"no-retbleed", "no-spectre_v1", "no-spec_store_bypass"}, nil},
 		{"wsl2-intel-on", KindCumulative, []string{"on", "no-indirect_target_selection", "cum-2", "cum-3", "cum-4", "cum-5", "off"}, nil},
 		{"wsl2-intel-on", KindStudy, []string{"on", "off", "study-off", "rest-only"}, []string{"mitigations-only: the same parameters as off"}},
 		// The VERW users go together: mds=off and mmio_stale_data=off

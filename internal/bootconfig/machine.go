@@ -18,5 +18,6 @@ func MachineOf(s *sysinfo.Snapshot) mitigation.Machine {
 	}
 	m := mitigation.NewMachine(s.CPU.Arch, s.CPU.Vendor, s.CPU.Family, s.Kernel.Release, platform, s.Vulnerabilities)
 	m.NoGlobalSwitch = s.Kernel.Config != nil && s.Kernel.Config.CPUMitigations == "n"
+	m.Version = s.Kernel.Version
 	return m
 }

@@ -214,6 +214,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newAttributeCmd(g), newDecideCmd(g),
 		newCampaignCmd(g),
 		newLabCmd(g),
+		newCorpusCmd(g),
 	)
 	// The commands that only read and print have no cancellation points of
 	// their own; a blocked standard output (a pager left waiting) or a slow

@@ -94,12 +94,15 @@ type Option struct {
 
 // Facts are what the machine says about the vectors.
 type Facts struct {
-	Guest   bool   `json:"guest"`
-	WSL     bool   `json:"wsl"`
-	KVM     bool   `json:"kvm"`
-	SMTOff  bool   `json:"smt_off"`
-	Vectors bool   `json:"vector_controls"`
-	Kernel  string `json:"kernel"`
+	Guest   bool `json:"guest"`
+	WSL     bool `json:"wsl"`
+	KVM     bool `json:"kvm"`
+	SMTOff  bool `json:"smt_off"`
+	Vectors bool `json:"vector_controls"`
+	// Unreadable is true when the vulnerability files cannot be read:
+	// the options' sets are then unknown, not empty.
+	Unreadable bool   `json:"vulnerabilities_unreadable,omitempty"`
+	Kernel     string `json:"kernel"`
 	// RunningDrops are the vectors the running command line already drops
 	// (mitigations=auto,no_…); the options are relative to the kernel's
 	// defaults, not to it.
@@ -167,6 +170,24 @@ func Decide(in Input) (*Decision, error) {
 	d := &Decision{Schema: Schema, Options: []Option{}, Notes: []string{}}
 	d.Facts = facts(in, m)
 	d.Options = options(in, m)
+	if m.Vulns == nil {
+		// Honesty: without the vulnerability files (a container, a masked
+		// /sys) the model has nothing to predict from: no option can be
+		// said to change nothing, and nothing is recommended.
+		d.Facts.Unreadable = true
+		d.Notes = append(d.Notes, "the vulnerability files cannot be read here (/sys/devices/system/cpu/vulnerabilities: a container or a masked /sys): sectax cannot tell what an option gives up, so it recommends none; run decide on the host, or boot the kernel with --prove")
+		if in.Protect != nil || in.Profile != "" {
+			if in.Profile != "" {
+				if _, ok := Profiles[in.Profile]; !ok {
+					return nil, exit.Usagef("--profile %q: give one of %s", in.Profile, strings.Join(ProfileNames, ", "))
+				}
+			}
+			return d, nil
+		}
+	}
+	if u := in.KB.Uncertain(m); len(u) > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("kernel %s hides its stable level (any %s.y): the rule for %s changed within the series (vmscape's attack-vector controls arrived in 6.17.7), so what the options do to it is uncertain here; --prove boots this kernel and reads it", m.Release, majorMinor(m.Release), strings.Join(u, ", ")))
+	}
 	arms, notes := machineArms(in)
 	d.Facts.Notes = append(d.Facts.Notes, notes...)
 	savings(d, arms)
@@ -203,6 +224,12 @@ func Decide(in Input) (*Decision, error) {
 	rec, furthest := recommend(d)
 	d.Recommended = &rec.Name
 	d.Why = fmt.Sprintf("keeps %s; drops %s", orNone(d.Protect), orNone(rec.Drops))
+	if lost := keptButWeakened(in.KB, m, rec, d.Protect); len(lost) > 0 {
+		// One answer per question: a dropped vector can weaken a file a
+		// kept vector also relies on (BHI's per-syscall clearing goes
+		// with guest_host, bhi_select_mitigation), and the answer says so.
+		d.Why += fmt.Sprintf("; but it weakens %s, which a kept vector also relies on (on a CPU affected by BHI, spectre_v2's BHI clearing goes with guest_host even while user_kernel is kept)", strings.Join(lost, ", "))
+	}
 	if furthest.Name != rec.Name {
 		d.Why += fmt.Sprintf("; %s would keep them too but changes nothing on this kernel beyond %s", furthest.Name, rec.Name)
 	}
@@ -219,6 +246,28 @@ func Decide(in Input) (*Decision, error) {
 		d.Verify = "sectax verify --expect " + advise.ShellQuote(rec.Cmdline)
 	}
 	return d, nil
+}
+
+// keptButWeakened are the files the option gives up or weakens whose
+// protection also serves a vector of protect (the knowledge base's vectors
+// of the file).
+func keptButWeakened(kb *mitigation.Knowledge, m mitigation.Machine, o Option, protect []string) []string {
+	var out []string
+	for _, f := range slices.Concat(o.GivesUp, o.Weakened) {
+		if slices.ContainsFunc(kb.VectorsOf(f), func(v string) bool { return slices.Contains(protect, v) }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// majorMinor is "6.17" of "6.17.0-5-generic".
+func majorMinor(release string) string {
+	parts := strings.SplitN(release, ".", 3)
+	if len(parts) < 2 {
+		return release
+	}
+	return parts[0] + "." + strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' })
 }
 
 func orNone(vs []string) string {
@@ -332,19 +381,9 @@ func options(in Input, m mitigation.Machine) []Option {
 		out = append(out, o)
 	}
 	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}, Restores: []string{}}
-	p := kb.Predict(m, mitigation.ParseCmdline(off.Cmdline).Params)
-	for _, v := range m.Vulns {
-		if v.State == mitigation.Mitigated && !kb.AlwaysOn(m.Arch, v.Name, v.Raw) {
-			switch st := p.Of(v.Name); {
-			case st.Off:
-				off.GivesUp = append(off.GivesUp, v.Name)
-			case st.Partial:
-				off.Weakened = append(off.Weakened, v.Name)
-			}
-		}
-	}
-	slices.Sort(off.GivesUp)
-	slices.Sort(off.Weakened)
+	// The sets are the model's Outcome, as advise --target off gives them.
+	p := kb.Outcome(m, mitigation.ParseCmdline(off.Cmdline).Params)
+	off.GivesUp, off.Weakened = p.GivenUp, p.Weakened
 	if len(p.Ignored) > 0 || len(off.GivesUp)+len(off.Weakened) == 0 {
 		off.Cmdline = ""
 		off.SameAs = KeepAll

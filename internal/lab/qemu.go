@@ -34,8 +34,11 @@ type QEMU struct {
 	// MemoryMiB and SMP size the guest.
 	MemoryMiB int
 	SMP       int
-	Kernel    string
-	Initrd    string
+	// Threads, when above 1, makes the vCPUs SMT siblings (-smp
+	// N,threads=T): the guest kernel then sees SMT it can turn off.
+	Threads int
+	Kernel  string
+	Initrd  string
 	// Append is the whole kernel command line.
 	Append string
 	// Console and Channel are the files QEMU writes the first serial port
@@ -62,7 +65,7 @@ func (q QEMU) Args() []string {
 		"-accel", q.Accel,
 		"-cpu", q.CPU,
 		"-m", strconv.Itoa(q.MemoryMiB) + "M",
-		"-smp", strconv.Itoa(q.SMP),
+		"-smp", q.smp(),
 		"-kernel", q.Kernel,
 		"-initrd", q.Initrd,
 		"-append", q.Append,
@@ -71,6 +74,14 @@ func (q QEMU) Args() []string {
 		"-chardev", "file,id=channel,path=" + escapeOpt(q.Channel),
 		"-serial", "chardev:channel",
 	}
+}
+
+// smp is -smp's value.
+func (q QEMU) smp() string {
+	if q.Threads > 1 {
+		return strconv.Itoa(q.SMP) + ",threads=" + strconv.Itoa(q.Threads)
+	}
+	return strconv.Itoa(q.SMP)
 }
 
 // escapeOpt doubles commas, QEMU's escape inside an option value.

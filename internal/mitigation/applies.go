@@ -45,6 +45,29 @@ type Machine struct {
 	// NoGlobalSwitch is true for a kernel built without
 	// CONFIG_CPU_MITIGATIONS: it ignores mitigations=.
 	NoGlobalSwitch bool
+	// Version is the text of /proc/version ("" when unread): where the
+	// release hides the stable level (StableHidden), Debian writes it
+	// there ("Debian 6.1.158-1"), and the model reads it (Kernel).
+	Version string
+}
+
+// Kernel is the version the model's rules are keyed on: the release, or
+// where the release hides the stable level (Debian's "6.1.0-57-amd64")
+// the upstream version /proc/version names ("6.1.192").
+func (m Machine) Kernel() string {
+	if StableHidden(m.Release) {
+		if v := StableFromVersion(m.Release, m.Version); v != "" {
+			return v
+		}
+	}
+	return m.Release
+}
+
+// StableUnknown reports whether the model cannot tell the stable level of
+// the machine's kernel: the release hides it and /proc/version does not
+// say it (Ubuntu's "6.17.0-5-generic").
+func (m Machine) StableUnknown() bool {
+	return StableHidden(m.Release) && StableFromVersion(m.Release, m.Version) == ""
 }
 
 // kbArches and kbPlatforms are the values an applicability may name.

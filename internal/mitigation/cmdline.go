@@ -3,6 +3,7 @@ package mitigation
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -388,4 +389,119 @@ func Lookup(params []Param, name string) (Param, bool) {
 		}
 	}
 	return Param{}, false
+}
+
+// GlobalSwitch is what kernel/cpu.c's mitigations_parse_cmdline() leaves
+// after reading every mitigations= of a command line in order: each token
+// runs the handler again on the state the earlier ones left.
+type GlobalSwitch struct {
+	// Off is cpu_mitigations_off(): the last global option the kernel
+	// accepted was off.
+	Off bool
+	// NoSMT is cpu_mitigations_auto_nosmt().
+	NoSMT bool
+	// VectorsOff are the attack vectors left off, in Vectors' order;
+	// cross_thread when smt_mitigations is off. From 6.17 an off clears
+	// every vector and no later token sets one again (the handler only
+	// ever clears attack_vectors[]), while a later auto,nosmt turns
+	// smt_mitigations on again.
+	VectorsOff []string
+	// Stopped are the parts the kernel rejected: a whole token it did not
+	// accept, or the item of a list where it stopped reading ("Unsupported
+	// mitigations options bogus"; the items before it took effect, those
+	// after it did not).
+	Stopped []string
+	// By is the mitigations= tokens as written, in order.
+	By string
+}
+
+// FoldGlobal reads the values of every mitigations= of a command line in
+// order, as the kernel's mitigations_parse_cmdline() does.
+//
+// Before 6.17 (prefix false) the handler compares the whole value with
+// off, auto and auto,nosmt (strcmp) and leaves the state alone for
+// anything else; the last accepted value wins. From 6.17 (prefix true) it
+// matches the global option as a prefix (strncmp: "offx" is off, and the
+// rest "x" is then unsupported), clears every attack vector and
+// smt_mitigations whenever cpu_mitigations_off() holds after it, and reads
+// the ",no_<vector>" items with strsep, stopping at the first it does not
+// know (or at once where the architecture has no attack-vector controls,
+// vectors false: CONFIG_ARCH_HAS_CPU_ATTACK_VECTORS is x86 only).
+// Source: kernel/cpu.c mitigations_parse_global_opt and
+// mitigations_parse_cmdline (v6.17, v6.18; v6.16 and before for prefix
+// false).
+func FoldGlobal(values []string, prefix, vectors bool) GlobalSwitch {
+	const (
+		auto = iota
+		off
+		nosmt
+	)
+	state := auto
+	cleared := map[string]bool{}
+	smtOff := false
+	var gs GlobalSwitch
+	var by []string
+	for _, v := range values {
+		by = append(by, "mitigations="+v)
+		if !prefix {
+			switch v {
+			case "off":
+				state = off
+			case "auto":
+				state = auto
+			case "auto,nosmt":
+				state = nosmt
+			default:
+				gs.Stopped = append(gs.Stopped, v)
+			}
+			continue
+		}
+		rest := v
+		switch {
+		case strings.HasPrefix(v, "auto,nosmt"):
+			state, rest = nosmt, v[len("auto,nosmt"):]
+		case strings.HasPrefix(v, "auto"):
+			state, rest = auto, v[len("auto"):]
+		case strings.HasPrefix(v, "off"):
+			state, rest = off, v[len("off"):]
+		}
+		switch state {
+		case off:
+			for _, vec := range Vectors {
+				cleared[vec] = true
+			}
+			smtOff = true
+		case nosmt:
+			smtOff = false
+		}
+		if rest == "" {
+			continue
+		}
+		if rest[0] != ',' || !vectors {
+			gs.Stopped = append(gs.Stopped, rest)
+			continue
+		}
+		for _, item := range strings.Split(rest[1:], ",") {
+			vec, ok := strings.CutPrefix(item, "no_")
+			if !ok || !slices.Contains(Vectors, vec) {
+				gs.Stopped = append(gs.Stopped, item)
+				break
+			}
+			if vec == "cross_thread" {
+				smtOff = true
+				continue
+			}
+			cleared[vec] = true
+		}
+	}
+	gs.Off, gs.NoSMT = state == off, state == nosmt
+	if prefix {
+		for _, vec := range Vectors {
+			if vec == "cross_thread" && smtOff || vec != "cross_thread" && cleared[vec] {
+				gs.VectorsOff = append(gs.VectorsOff, vec)
+			}
+		}
+	}
+	gs.By = strings.Join(by, " ")
+	return gs
 }

@@ -2,6 +2,7 @@ package mitigation
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -317,6 +318,72 @@ func FuzzParseCmdline(f *testing.F) {
 			if a.Name != b.Name || a.Value != b.Value || a.HasValue != b.HasValue {
 				t.Fatalf("round trip changed %+v into %+v", a, b)
 			}
+		}
+	})
+}
+
+// TestFoldGlobal: several mitigations= tokens are read in order by
+// kernel/cpu.c mitigations_parse_cmdline, not "the last wins".
+func TestFoldGlobal(t *testing.T) {
+	all := []string{"user_kernel", "user_user", "guest_host", "guest_guest", "cross_thread"}
+	cases := []struct {
+		name        string
+		values      []string
+		prefix, vec bool
+		off, nosmt  bool
+		vectorsOff  []string
+		stopped     []string
+	}{
+		{"off then auto: sticky vectors", []string{"off", "auto"}, true, true, false, false, all, nil},
+		{"off then auto,nosmt: cross_thread on again", []string{"off", "auto,nosmt"}, true, true, false, true, all[:4], nil},
+		{"before 6.17 the last accepted wins", []string{"off", "auto"}, false, false, false, false, nil, nil},
+		{"before 6.17 a bogus value changes nothing", []string{"off", "bogus"}, false, false, true, false, nil, []string{"bogus"}},
+		{"stops at an unknown item", []string{"auto,no_user_kernel,bogus,no_guest_host"}, true, true, false, false, []string{"user_kernel"}, []string{"bogus"}},
+		{"a trailing comma stops at the empty item", []string{"auto,no_user_user,"}, true, true, false, false, []string{"user_user"}, []string{""}},
+		{"offx is off (strncmp)", []string{"offx"}, true, true, true, false, all, []string{"x"}},
+		{"no vector controls on the architecture", []string{"auto,no_user_kernel"}, true, false, false, false, nil, []string{",no_user_kernel"}},
+		{"an empty global option keeps the state", []string{"off", ",no_user_user"}, true, true, true, false, all, nil},
+		{"no_cross_thread then auto,nosmt", []string{"auto,no_cross_thread", "auto,nosmt"}, true, true, false, true, nil, nil},
+	}
+	for _, c := range cases {
+		gs := FoldGlobal(c.values, c.prefix, c.vec)
+		if gs.Off != c.off || gs.NoSMT != c.nosmt || !slices.Equal(gs.VectorsOff, c.vectorsOff) || !slices.Equal(gs.Stopped, c.stopped) {
+			t.Errorf("%s: %q → off %v nosmt %v vectors off %q stopped %q; want %v %v %q %q", c.name, c.values,
+				gs.Off, gs.NoSMT, gs.VectorsOff, gs.Stopped, c.off, c.nosmt, c.vectorsOff, c.stopped)
+		}
+	}
+}
+
+// FuzzFoldGlobal: every command line's mitigations= tokens have a fold;
+// the vectors it leaves off are known vectors without repeats, none before
+// 6.17, and an off leaves every vector but cross_thread off.
+func FuzzFoldGlobal(f *testing.F) {
+	for _, s := range []string{"mitigations=off mitigations=auto", "mitigations=auto,no_user_kernel,bogus", "mitigations=offx", "mitigations=,no_cross_thread mitigations=auto,nosmt", "mitigations="} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, cmdline string, prefix bool) {
+		var values []string
+		for _, p := range ParseCmdline(cmdline).Params {
+			if p.Key() == "mitigations" && p.HasValue {
+				values = append(values, p.Value)
+			}
+		}
+		gs := FoldGlobal(values, prefix, true)
+		seen := map[string]bool{}
+		for _, v := range gs.VectorsOff {
+			if !slices.Contains(Vectors, v) || seen[v] {
+				t.Fatalf("%q: vectors off %q", cmdline, gs.VectorsOff)
+			}
+			seen[v] = true
+		}
+		if !prefix && len(gs.VectorsOff) > 0 {
+			t.Fatalf("%q: vectors before 6.17: %q", cmdline, gs.VectorsOff)
+		}
+		if gs.Off && prefix && len(gs.VectorsOff) < 4 {
+			t.Fatalf("%q: off leaves vectors on: %q", cmdline, gs.VectorsOff)
+		}
+		if gs.Off && gs.NoSMT {
+			t.Fatalf("%q: off and auto,nosmt at once", cmdline)
 		}
 	})
 }

@@ -297,7 +297,10 @@ type KBParam struct {
 	// Equivalent is the spelled-out form ("pti=off" for nopti).
 	Equivalent string `json:"equivalent"`
 	Since      string `json:"since"`
-	// VectorsSince is when mitigations= gained attack vectors.
+	// VectorsSince is when mitigations= gained attack vectors; on a
+	// per-bug parameter, from when its bug left AUTO asks the attack
+	// vectors (should_mitigate_vuln()), when later than mitigations='s
+	// (vmscape: 6.17.7, a stable patch).
 	VectorsSince string   `json:"vectors_since,omitempty"`
 	Arch         []string `json:"arch"`
 	// Precedence says how it interacts with other parameters.

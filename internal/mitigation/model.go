@@ -24,35 +24,43 @@ import (
 
 // Rule names the model's rules (OffState.Rule); RuleSources cites each.
 const (
-	RuleBugOff         = "per-bug-off"
-	RuleGlobalOff      = "global-off"
-	RuleGlobalOffWins  = "global-off-wins"
-	RuleBugOverrides   = "per-bug-overrides-global"
-	RuleDefers         = "value-defers"
-	RuleVectors        = "attack-vectors"
-	RuleVERW           = "verw-shared"
-	RuleNotParsed      = "arch-not-parsed"
-	RuleNoGlobalSwitch = "no-cpu-mitigations"
-	RuleSubField       = "sub-field"
-	RuleVectorSubField = "vector-sub-field"
-	RuleIBRSTrumps     = "intel-ibrs-trumps-retbleed"
+	RuleBugOff          = "per-bug-off"
+	RuleGlobalOff       = "global-off"
+	RuleGlobalOffWins   = "global-off-wins"
+	RuleBugOverrides    = "per-bug-overrides-global"
+	RuleDefers          = "value-defers"
+	RuleVectors         = "attack-vectors"
+	RuleVERW            = "verw-shared"
+	RuleNotParsed       = "arch-not-parsed"
+	RuleNoGlobalSwitch  = "no-cpu-mitigations"
+	RuleSubField        = "sub-field"
+	RuleVectorSubField  = "vector-sub-field"
+	RuleIBRSTrumps      = "intel-ibrs-trumps-retbleed"
+	RuleRetbleedFollows = "intel-retbleed-follows-spectre-v2"
+	RuleITSFollows      = "its-follows-spectre-v2"
+	RuleHypervisorFirst = "hypervisor-first"
+	RuleKASLRKeepsKPTI  = "arm64-kaslr-keeps-kpti"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
 // version range it holds for).
 var RuleSources = map[string]string{
-	RuleBugOff:         "arch/x86/kernel/cpu/bugs.c *_parse_cmdline/*_cmdline (every version): a per-bug off value sets the bug's mitigation to NONE/OFF before select",
-	RuleGlobalOff:      "kernel/cpu.c mitigations_parse_cmdline: mitigations=off sets CPU_MITIGATIONS_OFF (cpu_mitigations_off()) and, since 6.17, clears every attack vector, so should_mitigate_vuln() is false for every bug (bugs.c)",
-	RuleGlobalOffWins:  "bugs.c before 6.17 (and ssb_parse_cmdline, mmio_select_mitigation in 6.17): cpu_mitigations_off() is checked before the per-bug choice, so mitigations=off wins",
-	RuleBugOverrides:   "bugs.c 6.17+ <bug>_select_mitigation: an explicit per-bug value is not AUTO and is kept; only AUTO asks should_mitigate_vuln() (spec_store_bypass_disable= and mmio_stale_data= from 6.18)",
-	RuleDefers:         "bugs.c 6.17+: retbleed=auto/nosmt/force, spectre_v2=auto, spectre_v2_user=auto, spec_store_bypass_disable=auto, srbds=<not off> (srbds_parse_cmdline sets only srbds_off), vmscape=force (vmscape_parse_cmdline sets AUTO), pti=auto (pti.c) leave the bug AUTO: should_mitigate_vuln() decides, which mitigations=off turns false",
-	RuleVectors:        "bugs.c 6.17+ should_mitigate_vuln(): a bug left AUTO is mitigated when one of its attack vectors is; mitigations=auto,no_<vector> (kernel/cpu.c, x86 only) turns vectors off",
-	RuleVERW:           "bugs.c 6.16+ mds/taa/mmio/rfds_update_mitigation (verw_clear_cpu_buf_mitigation_selected), before: md_clear_update_mitigation: one VERW user left on re-enables the buffer clear, and its line, for the others",
-	RuleNotParsed:      "kernel-parameters.txt architecture tags; arch/arm, arch/riscv and arch/loongarch never call cpu_mitigations_off(): a parameter another architecture's kernel parses changes nothing here",
-	RuleNoGlobalSwitch: "kernel/cpu.c without CONFIG_CPU_MITIGATIONS (6.9+; CONFIG_SPECULATION_MITIGATIONS before): mitigations_parse_cmdline logs 'Kernel compiled without mitigations, ignoring' and changes nothing",
-	RuleVectorSubField: "bugs.c 6.18 spectre_v2_user_select_mitigation (IBPB: user_user || guest_guest; STIBP also cross_thread, smt_mitigations != OFF) and bhi_select_mitigation (BHI: guest_host, the syscall half also user_kernel), tsa_select_mitigation (full needs a user and a guest vector): dropping those vectors turns a sub-field after ';' off or narrows the mode, the line stays mitigated",
-	RuleSubField:       "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
-	RuleIBRSTrumps:     "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
+	RuleBugOff:          "arch/x86/kernel/cpu/bugs.c *_parse_cmdline/*_cmdline (every version): a per-bug off value sets the bug's mitigation to NONE/OFF before select",
+	RuleGlobalOff:       "kernel/cpu.c mitigations_parse_cmdline: mitigations=off sets CPU_MITIGATIONS_OFF (cpu_mitigations_off()) and, since 6.17, clears every attack vector, so should_mitigate_vuln() is false for every bug (bugs.c)",
+	RuleGlobalOffWins:   "bugs.c before 6.17 (and ssb_parse_cmdline, mmio_select_mitigation in 6.17): cpu_mitigations_off() is checked before the per-bug choice, so mitigations=off wins",
+	RuleBugOverrides:    "bugs.c 6.17+ <bug>_select_mitigation: an explicit per-bug value is not AUTO and is kept; only AUTO asks should_mitigate_vuln() (spec_store_bypass_disable= and mmio_stale_data= from 6.18)",
+	RuleDefers:          "bugs.c 6.17+: retbleed=auto/nosmt/force, spectre_v2=auto, spectre_v2_user=auto, spec_store_bypass_disable=auto, srbds=<not off> (srbds_parse_cmdline sets only srbds_off), vmscape=force (vmscape_parse_cmdline sets AUTO), pti=auto (pti.c) leave the bug AUTO: should_mitigate_vuln() decides, which mitigations=off turns false",
+	RuleVectors:         "bugs.c 6.17+ should_mitigate_vuln(): a bug left AUTO is mitigated when one of its attack vectors is; mitigations=auto,no_<vector> (kernel/cpu.c, x86 only) turns vectors off",
+	RuleVERW:            "bugs.c 6.16+ mds/taa/mmio/rfds_update_mitigation (verw_clear_cpu_buf_mitigation_selected), before: md_clear_update_mitigation: one VERW user left on re-enables the buffer clear, and its line, for the others",
+	RuleNotParsed:       "kernel-parameters.txt architecture tags; arch/arm and arch/loongarch never call cpu_mitigations_off() (arch/riscv/kernel/bugs.c does, for GhostWrite: ghostwrite_enable_mitigation): a parameter another architecture's kernel parses changes nothing here",
+	RuleNoGlobalSwitch:  "kernel/cpu.c without CONFIG_CPU_MITIGATIONS (6.9+; CONFIG_SPECULATION_MITIGATIONS before): mitigations_parse_cmdline logs 'Kernel compiled without mitigations, ignoring' and changes nothing",
+	RuleVectorSubField:  "bugs.c 6.18 spectre_v2_user_select_mitigation (IBPB: user_user || guest_guest; STIBP also cross_thread, smt_mitigations != OFF) and bhi_select_mitigation (BHI: guest_host, the syscall half also user_kernel), tsa_select_mitigation (full needs a user and a guest vector): dropping those vectors turns a sub-field after ';' off or narrows the mode, the line stays mitigated",
+	RuleSubField:        "bugs.c spectre_v2_user_select_mitigation, bhi_select_mitigation, l1tf/VMX: the value changes a sub-field after ';' only",
+	RuleRetbleedFollows: "bugs.c retbleed_update_mitigation (6.16+) and retbleed_select_mitigation before it: on Intel retbleed takes spectre_v2's method (IBRS, eIBRS), so a retbleed line mitigated by it goes when spectre_v2 goes (spectre_v2=off, nospectre_v2)",
+	RuleKASLRKeepsKPTI:  "arch/arm64/kernel/cpufeature.c unmap_kernel_at_el0: KPTI stays while kaslr_requires_kpti() (KASLR on) whatever mitigations= says; kpti=0 or nokaslr lets it go",
+	RuleHypervisorFirst: "bugs.c gds_select_mitigation (every version): under X86_FEATURE_HYPERVISOR it sets GDS_MITIGATION_HYPERVISOR and returns before cpu_mitigations_off() or should_mitigate_vuln(), so 'Unknown: Dependent on hypervisor status' stays whatever the command line says (srbds_select_mitigation asks the command line first from the 6.16 select/update split, before it the hypervisor first: the corpus's 6.1.192 and 6.12.117 boots keep the line, 7.2.13 turns it Vulnerable); mmio_stale_data's 'Unknown: No mitigations' is X86_BUG_MMIO_UNKNOWN, which no parameter changes",
+	RuleITSFollows:      "bugs.c its_update_mitigation (6.16+, after spectre_v2 and retbleed in cpu_select_mitigations; its_select_mitigation in 6.15): spectre_v2 NONE or an LFENCE mode turns ITS off, so mitigations=off indirect_target_selection=on does not keep ITS",
+	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
 // mainVectors are the attack vectors whose protection keeps a file's main
@@ -61,6 +69,10 @@ var RuleSources = map[string]string{
 // X86_BUG_SPECTRE_V2 is user_kernel || guest_host; spectre_v2_user's
 // user_user and guest_guest are the STIBP/IBPB sub-fields.
 var mainVectors = map[string][]string{"spectre_v2": {"user_kernel", "guest_host"}}
+
+// hypervisorFirst are the files whose select function returns under a
+// hypervisor before it reads the command line (RuleHypervisorFirst).
+var hypervisorFirst = map[string]bool{"gather_data_sampling": true}
 
 // subFieldOnly are per-bug parameters that change only a sub-field of
 // their file (spectre_v2's STIBP/IBPB/BHI, l1tf's VMX): turning them off
@@ -117,6 +129,9 @@ func (k *Knowledge) Predict(m Machine, params []Param) Prediction {
 }
 
 func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
+	// Rules are keyed on the full version (6.17.7 is not 6.17.0); a
+	// release that hides the stable level is read through /proc/version.
+	m.Release = m.Kernel()
 	cls := Classify(Effective(params)).ForArch(m.Arch)
 	p := Prediction{Files: map[string]OffState{}}
 	var parsed []Relevant
@@ -138,21 +153,192 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 		}
 		parsed = append(parsed, r)
 	}
-	var g *Global
-	if cls.Global != nil && slices.ContainsFunc(parsed, func(r Relevant) bool { return r.Kind == KindGlobal }) {
-		g = cls.Global
-	}
 	vectorsOn := k.PerBugOverrides(m.Release) && (m.Arch == "" || m.Arch == "x86")
+	var g *Global
+	if slices.ContainsFunc(parsed, func(r Relevant) bool { return r.Kind == KindGlobal }) {
+		g = foldedGlobal(params, k.PerBugOverrides(m.Release), vectorsOn)
+	}
 	for _, v := range m.Vulns {
+		if hypervisorFirst[v.Name] && strings.HasPrefix(v.Raw, "Unknown: Dependent on hypervisor status") ||
+			v.Name == "srbds" && strings.HasPrefix(v.Raw, "Unknown: Dependent on hypervisor status") && !kbAtLeast(m.Release, "6.16", true) ||
+			v.Name == "mmio_stale_data" && strings.HasPrefix(v.Raw, "Unknown: No mitigations") {
+			// RuleHypervisorFirst: decided before the command line is read.
+			p.Files[v.Name] = OffState{Rule: RuleHypervisorFirst}
+			continue
+		}
 		p.Files[v.Name] = k.predictFile(m, v.Name, parsed, g, vectorsOn)
+	}
+	// The update functions, in cpu_select_mitigations()'s order after
+	// every select function (bugs.c 6.16+): retbleed_update_mitigation,
+	// its_update_mitigation, then mds/taa/mmio/rfds_update_mitigation.
+	if m.Arch == "" || m.Arch == "x86" {
+		k.applyRetbleed(m, parsed, p.Files)
+		k.applyITS(m, parsed, p.Files)
 	}
 	if verw && (m.Arch == "" || m.Arch == "x86") {
 		k.applyVERW(m, p.Files)
 	}
-	if m.Vendor == "GenuineIntel" && kbAtLeast(m.Release, "6.16", true) {
-		k.applyIBRS(m, parsed, p.Files)
+	if m.Arch == "arm64" {
+		applyKASLR(m, params, p.Files)
 	}
 	return p
+}
+
+// applyKASLR is RuleKASLRKeepsKPTI: arm64 keeps KPTI while KASLR is on
+// whatever mitigations= says (arch/arm64/kernel/cpufeature.c
+// unmap_kernel_at_el0: kaslr_requires_kpti(), asked before
+// cpu_mitigations_off() only through kpti=); nokaslr or kpti= lets it go.
+func applyKASLR(m Machine, params []Param, files map[string]OffState) {
+	st := files["meltdown"]
+	if !st.Off || !strings.HasPrefix(st.By, "mitigations=") || !strings.HasPrefix(strings.TrimSpace(m.Lines["meltdown"]), "Mitigation: PTI") {
+		return
+	}
+	for _, p := range Effective(params) {
+		if p.Key() == "nokaslr" || p.Key() == "kpti" {
+			return
+		}
+	}
+	files["meltdown"] = OffState{Kept: "KASLR", By: st.By, Rule: RuleKASLRKeepsKPTI}
+}
+
+// The classes of what a command line does to a file the machine shows
+// mitigated, in the words decide and advise both use (Outcome, ClassOf).
+const (
+	ClassGivenUp  = "given up"
+	ClassWeakened = "weakened"
+	ClassKept     = "kept"
+)
+
+// ClassOf is what the prediction st does to the mitigated file v on the
+// architecture: ClassGivenUp (the line goes to Vulnerable), ClassWeakened
+// (it stays mitigated with a part off: an always-on line's changeable part,
+// or a sub-field), ClassKept (an off switch aims at it but something keeps
+// it whole: an always-on part, an override, the shared VERW clear, IBRS,
+// KASLR), "" when nothing aims at it. The one classification of decide's
+// options and advise's given up / weakened / kept, so they always agree.
+func (k *Knowledge) ClassOf(arch string, v Vulnerability, st OffState) string {
+	if v.State != Mitigated {
+		return ""
+	}
+	kept, weakened := k.KeptAnyway(arch, v.Name, v.Raw)
+	switch {
+	case st.Off && kept:
+		return ClassKept
+	case st.Off && weakened != "":
+		return ClassWeakened
+	case st.Off:
+		return ClassGivenUp
+	case st.Partial:
+		return ClassWeakened
+	case st.Kept != "":
+		return ClassKept
+	}
+	return ""
+}
+
+// Outcome is what a command line does to the files a machine shows
+// mitigated, by class (ClassOf), each list sorted.
+type Outcome struct {
+	GivenUp, Weakened, Kept []string
+	// Ignored are the parameters the machine's kernel does not parse.
+	Ignored []string
+}
+
+// Outcome runs the model for params on m and sorts the mitigated files
+// into given up, weakened and kept.
+func (k *Knowledge) Outcome(m Machine, params []Param) Outcome {
+	p := k.Predict(m, params)
+	o := Outcome{GivenUp: []string{}, Weakened: []string{}, Kept: []string{}, Ignored: p.Ignored}
+	for _, v := range m.Vulns {
+		switch k.ClassOf(m.Arch, v, p.Of(v.Name)) {
+		case ClassGivenUp:
+			o.GivenUp = append(o.GivenUp, v.Name)
+		case ClassWeakened:
+			o.Weakened = append(o.Weakened, v.Name)
+		case ClassKept:
+			o.Kept = append(o.Kept, v.Name)
+		}
+	}
+	slices.Sort(o.GivenUp)
+	slices.Sort(o.Weakened)
+	slices.Sort(o.Kept)
+	return o
+}
+
+// foldedGlobal is the global switch every mitigations= of params leaves
+// (FoldGlobal: sticky attack vectors, parsing that stops at an unknown
+// item), in the model's words: Value is what follows the first
+// "mitigations=" of the tokens as written ("off mitigations=auto" for
+// two), so that "mitigations="+Value names them all.
+func foldedGlobal(params []Param, prefix, vectors bool) *Global {
+	var values []string
+	for _, p := range params {
+		if p.Key() == "mitigations" && p.HasValue {
+			values = append(values, p.Value)
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	gs := FoldGlobal(values, prefix, vectors)
+	g := &Global{Value: strings.TrimPrefix(gs.By, "mitigations="), Option: "auto", NoSMT: gs.NoSMT, VectorsOff: gs.VectorsOff}
+	if gs.Off {
+		g.Option = "off"
+	}
+	return g
+}
+
+// applyRetbleed is retbleed_update_mitigation on Intel: retbleed's
+// method is spectre_v2's (bugs.c: "Intel mitigation selected in
+// retbleed_select_mitigation() is in spectre_v2_select_mitigation()";
+// before 6.16 retbleed_select_mitigation read spectre_v2_enabled the same
+// way). RuleIBRSTrumps: an IBRS mode kept by spectre_v2 keeps retbleed
+// (6.16+, where the update runs after mitigations=off too);
+// RuleRetbleedFollows: a retbleed line mitigated by spectre_v2's IBRS or
+// eIBRS goes with spectre_v2 when spectre_v2 goes.
+func (k *Knowledge) applyRetbleed(m Machine, parsed []Relevant, files map[string]OffState) {
+	if m.Vendor != "GenuineIntel" {
+		return
+	}
+	rb, sv := files["retbleed"], files["spectre_v2"]
+	line := m.Lines["retbleed"]
+	if line == "" || kbVerdict(line) == "not_affected" {
+		return
+	}
+	// A line a boot verifier could not read before the boot
+	// (ExpectedOffAtBoot's "(predicted)") is Intel's default: spectre_v2's.
+	follows := strings.Contains(line, "IBRS") || strings.HasSuffix(line, "(predicted)")
+	if sv.Off && !rb.Off && follows && kbVerdict(m.Lines["spectre_v2"]) == "mitigated" {
+		files["retbleed"] = OffState{Off: true, By: sv.By, Rule: RuleRetbleedFollows}
+		return
+	}
+	if !kbAtLeast(m.Release, "6.16", true) {
+		return
+	}
+	k.applyIBRS(m, parsed, files)
+}
+
+// applyITS is its_update_mitigation (bugs.c 6.16+; its_select_mitigation
+// in 6.15 and the stable backports): once spectre_v2 ends NONE ("Spectre-v2
+// mitigation is off, disabling ITS") or in an LFENCE mode ("ITS mitigation
+// is not compatible with lfence mitigation") ITS is off, whatever
+// indirect_target_selection= chose (RuleITSFollows).
+func (k *Knowledge) applyITS(m Machine, parsed []Relevant, files map[string]OffState) {
+	const its = "indirect_target_selection"
+	st, ok := files[its]
+	line := m.Lines[its]
+	if !ok || st.Off || line == "" || kbVerdict(line) == "not_affected" {
+		return
+	}
+	if sv := files["spectre_v2"]; sv.Off {
+		files[its] = OffState{Off: true, By: sv.By, Rule: RuleITSFollows}
+		return
+	}
+	for _, r := range parsed {
+		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && strings.Contains(r.Value, "lfence") || r.Key() == "spectre_v2" && r.Value == "retpoline,amd" {
+			files[its] = OffState{Off: true, By: r.Raw, Rule: RuleITSFollows}
+		}
+	}
 }
 
 // applyIBRS is RuleIBRSTrumps: on Intel, retbleed_update_mitigation makes
@@ -202,6 +388,21 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		st = OffState{Off: true, By: bug.Raw, Rule: RuleBugOff}
 	case globalOff && explicit && k.OverridesOff(m.Release, bug.Key()):
 		st = OffState{Kept: bug.Raw, Rule: RuleBugOverrides}
+		// The line stays, but its sub-fields that other parameters
+		// select are still AUTO, which mitigations=off (every vector
+		// off) turns off: mitigations=off spectre_v2=eibrs keeps eIBRS
+		// and loses STIBP/IBPB and BHI (RuleVectorSubField).
+		if i := slices.IndexFunc(m.Vulns, func(v Vulnerability) bool { return v.Name == file }); i >= 0 && sub == nil {
+			var keys []string
+			for _, r := range parsed {
+				if r.Kind == KindBug && r.Effect != EffectInvalid && !k.Defers(r.Param) && r.Key() != bug.Key() {
+					keys = append(keys, r.Key())
+				}
+			}
+			if vectorWeakened(m.Vulns[i], Vectors, keys) != "" {
+				st.Partial, st.By = true, "mitigations="+g.Value
+			}
+		}
 	case globalOff && explicit:
 		st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleGlobalOffWins}
 	case globalOff && bug != nil && bug.Effect != EffectInvalid:
@@ -210,7 +411,7 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleGlobalOff}
 	case explicit:
 		// An explicit selection: the vectors are not asked.
-	case g != nil && vectorsOn && len(g.VectorsOff) > 0:
+	case g != nil && vectorsOn && len(g.VectorsOff) > 0 && k.vectorsReach(file, m.Release):
 		vectors := k.vectorsOfLine(file, m.Lines[file])
 		if len(vectors) > 0 && !slices.ContainsFunc(vectors, func(v string) bool { return !slices.Contains(g.VectorsOff, v) }) {
 			st = OffState{Off: true, By: "mitigations=" + g.Value, Rule: RuleVectors}
@@ -305,4 +506,52 @@ func (k *Knowledge) OverridesOff(release, key string) bool {
 		return kbAtLeast(release, kp.OverridesOffSince, true)
 	}
 	return true
+}
+
+// vectorsReach reports whether the attack vectors decide a file's bug
+// left AUTO on the release: from mitigations='s vectors (6.17), or from
+// the bug parameter's own vectors_since when a stable patch brought them
+// later (vmscape: 6.17.7, "x86/bugs: Add attack vector controls for
+// VMSCAPE"; before it vmscape_select_mitigation asks cpu_mitigations_off()
+// only, and AUTO always becomes IBPB).
+func (k *Knowledge) vectorsReach(file, release string) bool {
+	for _, p := range k.Params {
+		if p.Kind == "bug" && p.VectorsSince != "" && slices.Contains(p.Files, file) {
+			return kbAtLeast(release, p.VectorsSince, true)
+		}
+	}
+	return true
+}
+
+// Uncertain names the files of m whose rule changed at a stable patch of
+// the machine's own series when the model cannot tell the stable level
+// (Machine.StableUnknown: Ubuntu's "6.17.0-5-generic" is any 6.17.y): on
+// such a machine the prediction for them may be wrong either way, and
+// only a boot of the kernel itself (decide --prove) settles it. The
+// rules are the parameters' vectors_since and overrides_off_since that
+// name a stable level (vmscape: 6.17.7).
+func (k *Knowledge) Uncertain(m Machine) []string {
+	if !m.StableUnknown() {
+		return nil
+	}
+	rv, ok := kbFullVersion(m.Release)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, p := range k.Params {
+		for _, since := range []string{p.VectorsSince, p.OverridesOffSince} {
+			v, ok := kbFullVersion(since)
+			if !ok || v[2] == 0 || v[0] != rv[0] || v[1] != rv[1] {
+				continue
+			}
+			for _, f := range p.Files {
+				if _, shown := m.Lines[f]; shown && !slices.Contains(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -25,6 +25,13 @@ var (
 		"vmscape":                "Mitigation: IBPB before exit to userspace",
 		"tsa":                    "Not affected",
 	}
+	// modelITS is an Intel part with eIBRS affected by ITS (Cascade Lake).
+	modelITS = map[string]string{
+		"spectre_v2":                "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: SW loop, KVM: SW loop",
+		"retbleed":                  "Mitigation: Enhanced IBRS",
+		"indirect_target_selection": "Mitigation: Aligned branch/return thunks",
+		"mds":                       "Not affected",
+	}
 	modelAMDTSA = map[string]string{"tsa": "Mitigation: Clear CPU buffers", "vmscape": "Mitigation: IBPB before exit to userspace"}
 	modelAMD    = map[string]string{
 		"meltdown":             "Not affected",
@@ -105,6 +112,55 @@ func TestModel(t *testing.T) {
 		{"vectors: user_kernel and guest_host off", "x86", "6.18.3", "mitigations=auto,no_user_kernel,no_guest_host", modelIntel, false,
 			map[string]want{"spectre_v2": {"off", RuleVectors}, "meltdown": {"off", RuleVectors}, "mds": {"on", ""}, "spec_store_bypass": {"on", ""}},
 			"bugs.c should_mitigate_vuln: SPECTRE_V2 is user_kernel || guest_host; MDS any of four; SSB user_user; pti.c PTI_AUTO && !user_kernel"},
+		// Issue 37: the full version, the update functions, the parser.
+		{"vmscape before 6.17.7: the vectors do not reach it", "x86", "6.17.0", "mitigations=auto,no_guest_host,no_guest_guest", modelIntel, false,
+			map[string]want{"vmscape": {"on", ""}},
+			"bugs.c v6.17 vmscape_select_mitigation: cpu_mitigations_off() || !bug → NONE; AUTO → IBPB_EXIT_TO_USER (no should_mitigate_vuln until the 6.17.7 stable patch)"},
+		{"vmscape before 6.17.7: mitigations=off wins", "x86", "6.17.6", "mitigations=off vmscape=ibpb", modelIntel, false,
+			map[string]want{"vmscape": {"off", RuleGlobalOffWins}},
+			"bugs.c v6.17 vmscape_select_mitigation: cpu_mitigations_off() first"},
+		{"vmscape from 6.17.7: the vectors", "x86", "6.17.7", "mitigations=auto,no_guest_host,no_guest_guest", modelIntel, false,
+			map[string]want{"vmscape": {"off", RuleVectors}},
+			"bugs.c v6.17.7 vmscape_select_mitigation: AUTO → should_mitigate_vuln(X86_BUG_VMSCAPE) (guest_host)"},
+		{"vmscape from 6.17.7: an explicit value overrides", "x86", "6.17.7", "mitigations=off vmscape=ibpb", modelIntel, false,
+			map[string]want{"vmscape": {"kept", RuleBugOverrides}},
+			"bugs.c v6.17.7 vmscape_select_mitigation: no cpu_mitigations_off(); IBPB is not AUTO"},
+		{"its follows spectre_v2 off", "x86", "6.18.3", "mitigations=off indirect_target_selection=on", modelITS, false,
+			map[string]want{"indirect_target_selection": {"off", RuleITSFollows}, "spectre_v2": {"off", RuleGlobalOff}},
+			"bugs.c its_update_mitigation: spectre_v2_enabled == SPECTRE_V2_NONE → ITS_MITIGATION_OFF"},
+		{"its kept with spectre_v2 kept", "x86", "6.18.3", "mitigations=off spectre_v2=eibrs indirect_target_selection=on", modelITS, false,
+			map[string]want{"indirect_target_selection": {"kept", RuleBugOverrides}, "spectre_v2": {"kept", RuleBugOverrides}},
+			"bugs.c its_update_mitigation: SPECTRE_V2_EIBRS → default: ITS stays"},
+		{"its off with an LFENCE spectre_v2", "x86", "6.18.3", "spectre_v2=eibrs,lfence", modelITS, false,
+			map[string]want{"indirect_target_selection": {"off", RuleITSFollows}},
+			"bugs.c its_update_mitigation: SPECTRE_V2_EIBRS_LFENCE → ITS_MITIGATION_OFF"},
+		{"its goes with nospectre_v2", "x86", "6.12.0", "nospectre_v2", modelITS, false,
+			map[string]want{"indirect_target_selection": {"off", ""}},
+			"bugs.c its_update_mitigation (its_select_mitigation before 6.16): SPECTRE_V2_NONE"},
+		{"retbleed's eIBRS goes with spectre_v2", "x86", "6.8.0", "spectre_v2=off", modelITS, false,
+			map[string]want{"retbleed": {"off", RuleRetbleedFollows}},
+			"bugs.c retbleed_select_mitigation (retbleed_update_mitigation 6.16+): Intel takes spectre_v2's IBRS/eIBRS; NONE leaves retbleed NONE"},
+		{"off then auto: the vectors stay off", "x86", "6.18.3", "mitigations=off mitigations=auto", modelIntel, false,
+			map[string]want{"spectre_v2": {"off", RuleVectors}, "mds": {"off", RuleVectors}, "meltdown": {"off", RuleVectors}},
+			"kernel/cpu.c mitigations_parse_cmdline: off memsets attack_vectors; nothing sets them again"},
+		{"off then auto before 6.17: the last wins", "x86", "6.8.0", "mitigations=off mitigations=auto", modelIntel, false,
+			map[string]want{"spectre_v2": {"on", ""}, "mds": {"on", ""}},
+			"kernel/cpu.c before 6.17: each token sets cpu_mitigations, nothing else"},
+		{"off then a bogus value: still off", "x86", "6.8.0", "mitigations=off mitigations=bogus", modelIntel, false,
+			map[string]want{"spectre_v2": {"off", RuleGlobalOff}},
+			"kernel/cpu.c: an unsupported value leaves cpu_mitigations alone"},
+		{"parsing stops at a bogus item", "x86", "6.18.3", "mitigations=auto,no_user_kernel,bogus,no_guest_host", modelIntel, false,
+			map[string]want{"meltdown": {"off", RuleVectors}, "spectre_v2": {"partial", RuleVectorSubField}},
+			"kernel/cpu.c mitigations_parse_cmdline: default: \"Unsupported mitigations options\", return 0 (no_guest_host is never read: spectre_v2 stays, only BHI's syscall half goes with user_kernel)"},
+		{"off with a bogus item is off", "x86", "6.18.3", "mitigations=off,bogus", modelIntel, false,
+			map[string]want{"spectre_v2": {"off", RuleGlobalOff}},
+			"kernel/cpu.c mitigations_parse_global_opt: strncmp prefix sets CPU_MITIGATIONS_OFF before the items are read"},
+		{"GDS under a hypervisor is decided first", "x86", "7.2.13", "mitigations=off", map[string]string{"gather_data_sampling": "Unknown: Dependent on hypervisor status", "srbds": "Unknown: Dependent on hypervisor status"}, false,
+			map[string]want{"gather_data_sampling": {"on", RuleHypervisorFirst}, "srbds": {"off", RuleGlobalOff}},
+			"bugs.c gds_select_mitigation: X86_FEATURE_HYPERVISOR → GDS_MITIGATION_HYPERVISOR, return; srbds_select_mitigation reads AUTO first (corpus: Skylake-Client-v1 under TCG)"},
+		{"riscv: mitigations=off reaches GhostWrite", "riscv", "6.14.0", "mitigations=off", map[string]string{"ghostwrite": "Mitigation: xtheadvector disabled"}, false,
+			map[string]want{"ghostwrite": {"off", RuleGlobalOff}},
+			"arch/riscv/kernel/bugs.c ghostwrite_enable_mitigation: !cpu_mitigations_off()"},
 		{"vectors ignored before 6.17", "x86", "6.8.0", "mitigations=auto,no_user_kernel,no_guest_host", modelIntel, false,
 			map[string]want{"spectre_v2": {"on", ""}},
 			"kernel/cpu.c before 6.17: mitigations_parse_cmdline knows off/auto/auto,nosmt only"},
@@ -217,7 +273,7 @@ func TestModel(t *testing.T) {
 			t.Errorf("%s: no parameter reported ignored", c.name)
 		}
 	}
-	for _, r := range []string{RuleBugOff, RuleGlobalOff, RuleGlobalOffWins, RuleBugOverrides, RuleDefers, RuleVectors, RuleVERW, RuleNotParsed, RuleNoGlobalSwitch, RuleSubField} {
+	for _, r := range []string{RuleBugOff, RuleGlobalOff, RuleGlobalOffWins, RuleBugOverrides, RuleDefers, RuleVectors, RuleVERW, RuleNotParsed, RuleNoGlobalSwitch, RuleSubField, RuleITSFollows, RuleRetbleedFollows, RuleHypervisorFirst} {
 		if RuleSources[r] == "" {
 			t.Errorf("rule %s cites no kernel source", r)
 		}
@@ -252,7 +308,9 @@ func TestComputedAlternatives(t *testing.T) {
 			"computed-costly-off": "spec_rstack_overflow=off tsa=off",
 		}, []string{"computed-keep-spec_store_bypass"}},
 		{"cascade lake 6.8", "6.8.0", intel, map[string]string{
-			"computed-costly-off": "mds=off nopti mmio_stale_data=off nospectre_v2 retbleed=off tsx_async_abort=off reg_file_data_sampling=off",
+			// retbleed's eIBRS is spectre_v2's: nospectre_v2 takes it
+			// (RuleRetbleedFollows), retbleed=off is not needed.
+			"computed-costly-off": "mds=off nopti mmio_stale_data=off nospectre_v2 tsx_async_abort=off reg_file_data_sampling=off",
 		}, []string{"computed-keep-spec_store_bypass"}},
 	}
 	for _, c := range cases {

@@ -112,5 +112,6 @@ func (k *Knowledge) ExpectedOffAtBoot(m Machine, params []Param) []string {
 	}
 	as := NewMachine(m.Arch, m.Vendor, m.Family, m.Release, m.Platform, vulns)
 	as.NoGlobalSwitch = m.NoGlobalSwitch
+	as.Version = m.Version
 	return k.ExpectedOff(as, params)
 }

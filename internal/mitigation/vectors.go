@@ -155,18 +155,13 @@ func (k *Knowledge) DropVectors(m Machine, drop []string) (d VectorDrop, ok bool
 	if len(d.Params) == 0 {
 		return d, false, nil
 	}
-	p := k.Predict(m, ParseCmdline(d.Cmdline()).Params)
-	if len(p.Ignored) > 0 {
+	// The sets are Outcome's, as advise --target gives them for the
+	// same line (issue 37: one answer per question).
+	o := k.Outcome(m, ParseCmdline(d.Cmdline()).Params)
+	if len(o.Ignored) > 0 {
 		return d, false, nil
 	}
-	for _, v := range k.changeableFiles(m) {
-		switch st := p.Of(v.Name); {
-		case st.Off:
-			d.Off = append(d.Off, v.Name)
-		case st.Partial:
-			d.Weakened = append(d.Weakened, v.Name)
-		}
-	}
+	d.Off, d.Weakened = o.GivenUp, o.Weakened
 	return d, len(d.Off)+len(d.Weakened) > 0, nil
 }
 

@@ -1,0 +1,101 @@
+package decide
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/testutil"
+)
+
+// TestOneAnswer: over every fake root of testdata, each option decide
+// offers gives the same given-up and weakened sets as advise --target
+// <the same line> (issue 37: one answer per question).
+func TestOneAnswer(t *testing.T) {
+	dirs := map[string]string{}
+	for _, l := range testutil.Layers(t, testutil.AdviseRoots()) {
+		dirs[l.Name] = testutil.AdviseRoot(t, l.Name)
+	}
+	sys := testutil.SysinfoRoot("")
+	ents, err := os.ReadDir(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if _, err := os.Stat(filepath.Join(sys, e.Name(), "proc")); e.IsDir() && err == nil {
+			dirs["sys:"+e.Name()] = filepath.Join(sys, e.Name())
+		}
+	}
+	checked := 0
+	for name, dir := range dirs {
+		in := inputAt(t, dir)
+		if slices.ContainsFunc(mitigation.Classify(mitigation.ParseCmdline(in.Snap.Cmdline.Raw).Params).Params, func(r mitigation.Relevant) bool {
+			return r.Kind == mitigation.KindGlobal || r.Kind == mitigation.KindBug
+		}) {
+			// decide's options are relative to the kernel's defaults,
+			// advise's to the running line: they answer the same question
+			// where the running line sets no mitigation parameter.
+			continue
+		}
+		d, err := Decide(in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, o := range d.Options {
+			if o.Cmdline == "" || o.SameAs != "" {
+				continue
+			}
+			tg, err := mitigation.ParseTarget(o.Cmdline)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, o.Name, err)
+			}
+			a := advise.Plan(in.Snap, in.Platform, tg, in.KB)
+			if len(a.Changes) == 0 {
+				continue // already configured (a pending boot): advise has nothing to change
+			}
+			gu, wk := lossNames(a.GivenUp), lossNames(a.Weakened)
+			if !slices.Equal(gu, o.GivesUp) || !slices.Equal(wk, o.Weakened) {
+				t.Errorf("%s, %s (%s): decide gives up %v, weakens %v; advise --target gives up %v, weakens %v", name, o.Name, o.Cmdline, o.GivesUp, o.Weakened, gu, wk)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d options compared", checked)
+	}
+}
+
+func lossNames(ls []advise.Loss) []string {
+	out := []string{}
+	for _, l := range ls {
+		out = append(out, l.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestNoVulnerabilities: without the vulnerability folder decide says it
+// cannot tell and recommends nothing, even with --protect.
+func TestNoVulnerabilities(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f, s := range map[string]string{"proc/cmdline": "root=/dev/sda1\n", "proc/version": "Linux version 6.18.3\n"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := inputAt(t, dir)
+	in.Protect = []string{"user_kernel"}
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Recommended != nil || !d.Facts.Unreadable || len(d.Notes) == 0 || len(d.Steps) != 0 {
+		t.Errorf("no vulnerability files: recommended %v, unreadable %v, notes %q", d.Recommended, d.Facts.Unreadable, d.Notes)
+	}
+}

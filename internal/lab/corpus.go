@@ -1,0 +1,575 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/bootconfig"
+	"github.com/sectax/sectax/internal/child"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/userfile"
+)
+
+// The corpus of real boots (docs/corpus.md): kernel images × QEMU CPU
+// models × command lines, each booted under TCG with no workload, its
+// vulnerability files, /proc/cmdline and SMT state recorded as a
+// mitigation.Observation. internal/mitigation's replay test checks the
+// model against every one. A boot is the probe boot's: the snapshot task,
+// the same initramfs, channel, limits and checks as every lab boot.
+
+// CorpusCPUs are the QEMU x86 CPU models the corpus boots: Intel from
+// Haswell to Icelake-Server and Snowridge, AMD's EPYC to EPYC-Milan, and
+// Hygon's Dhyana (versioned names: an alias depends on the machine type).
+var CorpusCPUs = []string{
+	"Haswell-v1", "Broadwell-v1", "Skylake-Client-v1", "Skylake-Server-v1", "Cascadelake-Server-v1",
+	"Cooperlake-v1", "Icelake-Server-v1", "Snowridge-v1",
+	"EPYC-v1", "EPYC-Rome-v1", "EPYC-Milan-v1", "Dhyana-v1",
+}
+
+// corpusCoreCPUs are the models every line of CorpusCoreLines is booted
+// on first (Intel either side of eIBRS, AMD with SRSO); the other models
+// get the default line and mitigations=off, their share of the per-bug
+// lines, and the core lines last.
+var corpusCoreCPUs = []string{"Skylake-Client-v1", "Cascadelake-Server-v1", "EPYC-Milan-v1"}
+
+// CorpusCoreLines are the command lines of the model's global switches:
+// mitigations=, its attack vectors (one by one; decide's cumulative sets
+// are added per machine by CorpusLines), nosmt, repeated mitigations=
+// tokens and unknown tokens inside mitigations=.
+var CorpusCoreLines = []string{
+	"mitigations=off",
+	"mitigations=auto",
+	"mitigations=auto,nosmt",
+	"nosmt",
+	"mitigations=off nosmt",
+	"mitigations=auto,no_user_kernel",
+	"mitigations=auto,no_user_user",
+	"mitigations=auto,no_guest_host",
+	"mitigations=auto,no_guest_guest",
+	"mitigations=auto,no_cross_thread",
+	"mitigations=off mitigations=auto",
+	"mitigations=auto mitigations=off",
+	"mitigations=off mitigations=auto,no_guest_host",
+	"mitigations=auto,no_guest_host mitigations=auto",
+	"mitigations=auto,bogus,no_user_kernel",
+	"mitigations=no_user_kernel,bogus,no_guest_host",
+	"mitigations=bogus",
+}
+
+// CorpusOldLines are the core lines booted on a kernel without
+// attack-vector controls: to it every mitigations=auto,no_… is the same
+// unknown option, so one of them, and the unknown token, suffice.
+var CorpusOldLines = []string{
+	"mitigations=off",
+	"mitigations=auto",
+	"mitigations=auto,nosmt",
+	"nosmt",
+	"mitigations=off nosmt",
+	"mitigations=auto,no_user_kernel",
+	"mitigations=off mitigations=auto",
+	"mitigations=auto mitigations=off",
+	"mitigations=auto,bogus,no_user_kernel",
+}
+
+// interleave takes one step of each list in turn.
+func interleave(lists [][]corpusStep) []corpusStep {
+	var out []corpusStep
+	for i := 0; ; i++ {
+		more := false
+		for _, l := range lists {
+			if i < len(l) {
+				out = append(out, l[i])
+				more = true
+			}
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
+// corpusSkipKeys are parameters of the knowledge base that an x86 kernel
+// does not parse or that are KVM module parameters (no KVM in the guest).
+func corpusSkipKey(key string) bool {
+	return strings.HasPrefix(key, "kvm") || strings.HasPrefix(key, "no_") || key == "nobp" || key == "nospec" || key == "l1d_flush"
+}
+
+// CorpusBugLines are the per-bug lines: every value the model has a rule
+// for of every x86 bug parameter (the bare flags as they are), alone, and
+// after mitigations=off when the value does not itself turn the bug off.
+func CorpusBugLines(kb *mitigation.Knowledge) []string {
+	var alone []string
+	for _, p := range kb.Params {
+		if !p.Mitigation || p.Kind == "global" || corpusSkipKey(p.Key) {
+			continue
+		}
+		if p.Flag != "" {
+			alone = append(alone, p.Key)
+		}
+		for _, v := range p.Values {
+			alone = append(alone, p.Key+"="+v.Value)
+		}
+	}
+	var out []string
+	for _, l := range alone {
+		out = append(out, l)
+		if !mitigation.TurnsOff(l) {
+			out = append(out, "mitigations=off "+l)
+		}
+	}
+	return out
+}
+
+// CorpusLines are decide's options for the machine of a default boot (the
+// cumulative vector sets in this kernel's own syntax: the vectors, or the
+// per-bug parameters before 6.17) that CorpusCoreLines does not already
+// hold. A line the model predicts to change nothing here, which decide
+// leaves out, is booted all the same: that prediction is checked too.
+func CorpusLines(kb *mitigation.Knowledge, m mitigation.Machine) []string {
+	var out []string
+	for _, vs := range attribute.VectorSets {
+		d, _, err := kb.DropVectors(m, vs.Drop)
+		if err != nil || len(d.Params) == 0 {
+			continue
+		}
+		if l := d.Cmdline(); !slices.Contains(CorpusCoreLines, l) && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// CorpusKey names one boot of the corpus: the image, the CPU model and
+// the parameters.
+func CorpusKey(image, cpu, params string) string { return image + "\x00" + cpu + "\x00" + params }
+
+// Observe is the observation of a boot's snapshot.
+func Observe(snap *sysinfo.Snapshot, img KernelImage, cpu, accel, params string) mitigation.Observation {
+	m := bootconfig.MachineOf(snap)
+	o := mitigation.Observation{
+		Release: snap.Kernel.Release, Version: strings.TrimSpace(snap.Kernel.Version), Image: img.SHA256,
+		CPUModel: cpu, Accel: accel,
+		Arch: snap.CPU.Arch, Vendor: snap.CPU.Vendor, Family: snap.CPU.Family, Model: snap.CPU.Model, Stepping: snap.CPU.Stepping,
+		Platform: m.Platform, NoGlobalSwitch: m.NoGlobalSwitch,
+		Params: params, Cmdline: strings.TrimSpace(snap.Cmdline.Raw),
+		SMTControl: snap.SMT.Control, SMTActive: snap.SMT.Active,
+	}
+	if snap.Vulnerabilities != nil {
+		o.Files = map[string]string{}
+		for _, v := range snap.Vulnerabilities {
+			o.Files[v.Name] = strings.TrimSpace(v.Raw)
+		}
+	}
+	return o
+}
+
+// CorpusRequest is one run of `sectax corpus boot`.
+type CorpusRequest struct {
+	Kernels []Kernel
+	// CPUs are the QEMU CPU models (CorpusCPUs when empty).
+	CPUs []string
+	// Out is the corpus file: what it holds already is kept and not booted
+	// again (the run resumes); it is rewritten, gzipped, after every
+	// Batch boots and at the end.
+	Out string
+	// Parallel boots at once (2 when 0); Limit stops after this many
+	// boots started (0: none).
+	Parallel, Limit, Batch int
+	QEMU                   string
+	// Exe is the static sectax that is the guest's /init.
+	Exe string
+	Say func(string, ...any)
+}
+
+type corpusStep struct {
+	k      Kernel
+	cpu    string
+	params string
+}
+
+// BootCorpus boots what the corpus file lacks, in order of importance:
+// the default line on every kernel × CPU; then the core lines and decide's
+// options on the core CPUs and mitigations=off on every CPU; then the
+// per-bug lines, each on one CPU model in turn. A boot that fails is said
+// and left out (a later run tries it again).
+func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return 0, err
+	}
+	if err := CheckStatic(req.Exe); err != nil {
+		return 0, err
+	}
+	cpus := req.CPUs
+	if len(cpus) == 0 {
+		cpus = CorpusCPUs
+	}
+	if req.Parallel <= 0 {
+		req.Parallel = 2
+	}
+	if req.Batch <= 0 {
+		req.Batch = 5
+	}
+	var have []mitigation.Observation
+	if f, err := os.Open(req.Out); err == nil {
+		have, err = mitigation.ReadObservations(f)
+		f.Close()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", req.Out, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return 0, err
+	}
+	done := map[string]bool{}
+	for _, o := range have {
+		done[CorpusKey(o.Image, o.CPUModel, o.Params)] = true
+	}
+	var mu sync.Mutex
+	started := 0 // boots started, for Limit
+	save := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return writeCorpus(ctx, req.Out, have)
+	}
+	run := func(steps []corpusStep) error {
+		var todo []corpusStep
+		for _, s := range steps {
+			if !done[CorpusKey(s.k.Image.SHA256, s.cpu, s.params)] {
+				todo = append(todo, s)
+			}
+		}
+		ch := make(chan corpusStep)
+		var wg sync.WaitGroup
+		since := 0
+		var firstErr error
+		for range req.Parallel {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for s := range ch {
+					o, err := bootOne(ctx, req, s)
+					mu.Lock()
+					if err != nil {
+						req.Say("%s %s %q: %v", s.k.Name, s.cpu, s.params, err)
+						mu.Unlock()
+						continue
+					}
+					have = append(have, o)
+					done[CorpusKey(o.Image, o.CPUModel, o.Params)] = true
+					added++
+					since++
+					flush := since >= req.Batch
+					if flush {
+						since = 0
+					}
+					req.Say("%d boots (%d new): %s %s %q", len(have), added, s.k.Name, s.cpu, s.params)
+					mu.Unlock()
+					if flush {
+						if err := save(); err != nil {
+							mu.Lock()
+							firstErr = err
+							mu.Unlock()
+						}
+					}
+				}
+			}()
+		}
+	feed:
+		for _, s := range todo {
+			if req.Limit > 0 && started >= req.Limit {
+				break
+			}
+			select {
+			case ch <- s:
+				started++
+			case <-ctx.Done():
+				break feed
+			}
+		}
+		close(ch)
+		wg.Wait()
+		if err := save(); err != nil {
+			return err
+		}
+		if firstErr != nil {
+			return firstErr
+		}
+		return ctx.Err()
+	}
+	// 1. The default line everywhere: the machine every other line is
+	// predicted from.
+	var steps []corpusStep
+	for _, k := range req.Kernels {
+		for _, c := range cpus {
+			steps = append(steps, corpusStep{k, c, ""})
+		}
+	}
+	if err := run(steps); err != nil {
+		return added, err
+	}
+	// 2. The global switches and decide's options, the kernels in turn. A
+	// kernel without attack-vector controls gets the lines of
+	// CorpusOldLines on two core models (the others are the same unknown
+	// mitigations= option to it).
+	var byKernel [][]corpusStep
+	for _, k := range req.Kernels {
+		var ks []corpusStep
+		for _, c := range cpus {
+			core := slices.Contains(corpusCoreCPUs, c)
+			var base *mitigation.Observation
+			for i, o := range have {
+				if o.Image == k.Image.SHA256 && o.CPUModel == c && o.Params == "" {
+					base = &have[i]
+					break
+				}
+			}
+			lines := CorpusCoreLines
+			if base != nil && !kb.HasVectorControls(base.Machine()) {
+				lines = CorpusOldLines
+				core = core && c != corpusCoreCPUs[0]
+			}
+			for _, l := range lines {
+				if core || l == "mitigations=off" {
+					ks = append(ks, corpusStep{k, c, l})
+				}
+			}
+			if core && base != nil {
+				for _, l := range CorpusLines(kb, base.Machine()) {
+					ks = append(ks, corpusStep{k, c, l})
+				}
+			}
+		}
+		byKernel = append(byKernel, ks)
+	}
+	if err := run(interleave(byKernel)); err != nil {
+		return added, err
+	}
+	// 3. Every per-bug value, alone and after mitigations=off, on one CPU
+	// model in turn (Intel and AMD alternate), the kernels in turn.
+	byKernel = nil
+	for ki, k := range req.Kernels {
+		var ks []corpusStep
+		for i, l := range CorpusBugLines(kb) {
+			ks = append(ks, corpusStep{k, cpus[(i/2+ki*5)%len(cpus)], l})
+		}
+		byKernel = append(byKernel, ks)
+	}
+	if err := run(interleave(byKernel)); err != nil {
+		return added, err
+	}
+	// 4. The core lines on every other model.
+	steps = nil
+	for _, k := range req.Kernels {
+		for _, c := range cpus {
+			for _, l := range CorpusCoreLines {
+				steps = append(steps, corpusStep{k, c, l})
+			}
+		}
+	}
+	return added, run(steps)
+}
+
+// bootOne boots one step with the snapshot task and makes its observation.
+func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.Observation, error) {
+	append := bootconfig.On.Cmdline(LabParams, nil)
+	if s.params != "" {
+		append += " " + s.params
+	}
+	opts := BootOptions{
+		QEMU:      QEMU{Binary: req.QEMU, Accel: AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: 2, Kernel: s.k.Image.Path, Append: append},
+		Initramfs: &InitramfsOptions{Init: req.Exe, ModulesDir: s.k.ModulesDir, Modules: s.k.Modules, Task: Task{Name: SnapshotTask}},
+		Handshake: 90 * time.Second, Timeout: 3 * time.Minute,
+	}
+	res, err := Boot(ctx, opts)
+	if err != nil {
+		return mitigation.Observation{}, err
+	}
+	var snap sysinfo.Snapshot
+	if err := json.Unmarshal(res.Result, &snap); err != nil {
+		return mitigation.Observation{}, fmt.Errorf("the guest's snapshot: %w", err)
+	}
+	return Observe(&snap, s.k.Image, s.cpu, AccelTCG, s.params), nil
+}
+
+// writeCorpus writes the corpus file (mitigation.EncodeObservations),
+// even after Ctrl-C: what was booted is kept.
+func writeCorpus(ctx context.Context, p string, obs []mitigation.Observation) error {
+	data, err := mitigation.EncodeObservations(obs)
+	if err != nil {
+		return err
+	}
+	return userfile.WriteFile(context.WithoutCancel(ctx), p, data)
+}
+
+// CorpusSeries are the kernel series the corpus fetches from Debian's
+// archive: the suite, the package that holds the image (a regular
+// expression over package names, the newest version taken), where the
+// image is inside it, and the package of its modules when they are apart.
+var CorpusSeries = []struct {
+	Series, Suite, Package, Image, Modules string
+}{
+	{"7.2", "sid", `^linux-binary-unsigned-7\.2\.[0-9]+\+deb[0-9]+-amd64$`, "usr/lib/modules/{R}/vmlinuz.unsigned", "linux-modules-{R}"},
+	{"6.12", "trixie", `^linux-image-6\.12\.[0-9]+\+deb13-amd64-unsigned$`, "boot/vmlinuz-{R}", ""},
+}
+
+// CorpusSuites are the suites of the corpus's own sources list.
+var CorpusSuites = []string{"sid", "trixie", "bookworm-backports"}
+
+// FetchCorpusKernels fetches the images of CorpusSeries into dir with
+// apt, leaving the system's apt state alone: a sources list of its own
+// (uri, CorpusSuites, signed by the Debian archive keyring), its own lists
+// and cache below dir; each package is unpacked with dpkg-deb -x and its
+// image and modules put at dir/kernels/RELEASE/{vmlinuz,modules}. It
+// returns the images' paths.
+func FetchCorpusKernels(ctx context.Context, dir, uri string, say func(string, ...any)) ([]string, error) {
+	if uri == "" || strings.ContainsAny(uri, " \t\n[]") {
+		return nil, fmt.Errorf("the Debian archive URI %q is not one", uri)
+	}
+	for _, sub := range []string{"lists/partial", "cache/archives/partial", "debs", "unpacked", "kernels"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	var src strings.Builder
+	for _, s := range CorpusSuites {
+		fmt.Fprintf(&src, "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n", uri, s)
+	}
+	list := filepath.Join(dir, "sources.list")
+	if err := os.WriteFile(list, []byte(src.String()), 0o644); err != nil {
+		return nil, err
+	}
+	aptOpts := []string{"-o", "Dir::Etc::sourcelist=" + list, "-o", "Dir::Etc::sourceparts=-",
+		"-o", "Dir::State::Lists=" + filepath.Join(dir, "lists"), "-o", "Dir::Cache=" + filepath.Join(dir, "cache")}
+	apt := func(opts child.Options, name string, args ...string) (string, error) {
+		out, err := child.Output(ctx, opts, name, append(slices.Clone(aptOpts), args...)...)
+		if err != nil {
+			var ee *child.ExitError
+			if errors.As(err, &ee) {
+				err = fmt.Errorf("%s %s: %w: %s", name, args[0], err, strings.TrimSpace(string(ee.Stderr)))
+			}
+		}
+		return string(out), err
+	}
+	say("apt-get update with %s (suites %s)", list, strings.Join(CorpusSuites, ", "))
+	if _, err := apt(child.Options{}, "apt-get", "update", "-q"); err != nil {
+		return nil, err
+	}
+	var images []string
+	for _, s := range CorpusSeries {
+		out, err := apt(child.Options{}, "apt-cache", "search", "--names-only", s.Package)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, line := range strings.Split(out, "\n") {
+			if name, _, ok := strings.Cut(line, " - "); ok && regexp.MustCompile(s.Package).MatchString(name) {
+				names = append(names, name)
+			}
+		}
+		if len(names) == 0 {
+			say("series %s: no package matching %s in %s: not served, left out", s.Series, s.Package, s.Suite)
+			continue
+		}
+		slices.SortFunc(names, func(a, b string) int { return compareVersions(releaseOf(a), releaseOf(b)) })
+		pkg := names[len(names)-1]
+		release := releaseOf(pkg)
+		pkgs := []string{pkg}
+		if s.Modules != "" {
+			pkgs = append(pkgs, strings.ReplaceAll(s.Modules, "{R}", release))
+		}
+		say("series %s: %s", s.Series, strings.Join(pkgs, ", "))
+		if _, err := apt(child.Options{Dir: filepath.Join(dir, "debs")}, "apt-get", append([]string{"download", "-q"}, pkgs...)...); err != nil {
+			return nil, err
+		}
+		debs, _ := filepath.Glob(filepath.Join(dir, "debs", "*.deb"))
+		unpacked := filepath.Join(dir, "unpacked", release)
+		for _, p := range pkgs {
+			for _, d := range debs {
+				if strings.HasPrefix(filepath.Base(d), p+"_") {
+					if _, err := child.Output(ctx, child.Options{}, "dpkg-deb", "-x", d, unpacked); err != nil {
+						return nil, fmt.Errorf("dpkg-deb -x %s: %w", d, err)
+					}
+				}
+			}
+		}
+		kdir := filepath.Join(dir, "kernels", release)
+		if err := os.MkdirAll(kdir, 0o755); err != nil {
+			return nil, err
+		}
+		img := filepath.Join(kdir, "vmlinuz")
+		os.Remove(img)
+		if err := os.Symlink(filepath.Join(unpacked, strings.ReplaceAll(s.Image, "{R}", release)), img); err != nil {
+			return nil, err
+		}
+		mods := filepath.Join(kdir, "modules")
+		os.Remove(mods)
+		for _, m := range []string{"usr/lib/modules", "lib/modules"} {
+			if p := filepath.Join(unpacked, m, release); isDir(p) {
+				if err := os.Symlink(p, mods); err != nil {
+					return nil, err
+				}
+				break
+			}
+		}
+		images = append(images, img)
+	}
+	return images, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// releaseOf is the kernel release in a package name
+// ("linux-image-6.12.117+deb13-amd64-unsigned": "6.12.117+deb13-amd64").
+func releaseOf(pkg string) string {
+	for _, pre := range []string{"linux-binary-unsigned-", "linux-image-"} {
+		pkg = strings.TrimPrefix(pkg, pre)
+	}
+	return strings.TrimSuffix(pkg, "-unsigned")
+}
+
+// compareVersions orders releases by their leading numbers.
+func compareVersions(a, b string) int {
+	num := func(s string) []int {
+		var out []int
+		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
+			n, _ := strconv.Atoi(f)
+			out = append(out, n)
+		}
+		return out
+	}
+	return slices.Compare(num(a), num(b))
+}
+
+// CorpusKernels are the images to boot, each with its modules: a
+// "modules" folder beside the image (FetchCorpusKernels'), else the
+// system's /lib/modules/RELEASE.
+func CorpusKernels(ctx context.Context, paths []string) ([]Kernel, error) {
+	var out []Kernel
+	for _, p := range paths {
+		mods := filepath.Join(filepath.Dir(p), "modules")
+		if !isDir(mods) {
+			mods = ""
+		}
+		ks, err := Kernels(ctx, []string{p}, mods, "/", "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ks...)
+	}
+	return out, nil
+}
