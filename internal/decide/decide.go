@@ -123,6 +123,8 @@ type Decision struct {
 	Verify      string        `json:"verify,omitempty"`
 	Guide       []string      `json:"guide,omitempty"`
 	Notes       []string      `json:"notes"`
+	// Proof is decide --prove's side-by-side (nil without --prove).
+	Proof *Proof `json:"proof,omitempty"`
 }
 
 // Input is what Decide starts from.

@@ -24,7 +24,7 @@ var Tiers = []Tier{
 		"internal/workload", "internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare", "internal/sides",
 	}},
 	{"studies", "what is built from many runs", []string{
-		"internal/attribute", "internal/decide", "internal/campaign", "internal/lab", "internal/fleet", "internal/export/prom",
+		"internal/attribute", "internal/decide", "internal/campaign", "internal/lab", "internal/proof", "internal/fleet", "internal/export/prom",
 	}},
 	{"presentation", "laying out every model in every format", []string{
 		"internal/report",
