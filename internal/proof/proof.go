@@ -68,6 +68,11 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 	if req.SMP <= 0 {
 		req.SMP = 1
 	}
+	s := &Session{req: req, obs: map[string]*sysinfo.Snapshot{}, stored: map[string]bool{}}
+	var err error
+	if s.accel, err = lab.ResolveAccel(orAuto(req.Accel), req.Say); err != nil {
+		return nil, err
+	}
 	var paths []string
 	if req.Kernel != "" {
 		paths = []string{req.Kernel}
@@ -76,10 +81,7 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{req: req, img: ks[0].Image, obs: map[string]*sysinfo.Snapshot{}, stored: map[string]bool{}}
-	if s.accel, err = lab.ResolveAccel(orAuto(req.Accel), req.Say); err != nil {
-		return nil, err
-	}
+	s.img = ks[0].Image
 	switch {
 	case req.CPU != "":
 		s.cpu, s.cpuWhy = req.CPU, "--cpu"
@@ -200,7 +202,7 @@ func reduce(s *sysinfo.Snapshot) *sysinfo.Snapshot {
 	r := &sysinfo.Snapshot{Kernel: sysinfo.Kernel{Release: s.Kernel.Release}, Cmdline: sysinfo.Cmdline{Raw: s.Cmdline.Raw},
 		Vulnerabilities: s.Vulnerabilities, SMT: s.SMT, Hypervisor: s.Hypervisor}
 	r.CPU.Arch, r.CPU.Vendor, r.CPU.Family, r.CPU.Model, r.CPU.Stepping, r.CPU.ModelName = s.CPU.Arch, s.CPU.Vendor, s.CPU.Family, s.CPU.Model, s.CPU.Stepping, s.CPU.ModelName
-	r.CPU.Online, r.CPU.Possible = s.CPU.Online, s.CPU.Possible
+	r.CPU.Online, r.CPU.Possible, r.CPU.Flags, r.CPU.Bugs = s.CPU.Online, s.CPU.Possible, s.CPU.Flags, s.CPU.Bugs
 	return r
 }
 

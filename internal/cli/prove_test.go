@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/proof"
+	"github.com/sectax/sectax/internal/testutil"
+)
+
+// fakeImage writes a file with a bzImage's setup header naming release:
+// enough for the proof's key (its sha256) and its checks (the release).
+func fakeImage(t *testing.T, release string) string {
+	t.Helper()
+	b := make([]byte, 0x1000)
+	copy(b[0x202:], "HdrS")
+	binary.LittleEndian.PutUint16(b[0x206:], 0x020f)
+	binary.LittleEndian.PutUint16(b[0x20E:], 0x400-0x200)
+	binary.LittleEndian.PutUint32(b[0x238:], 2047)
+	copy(b[0x400:], release+" (test) #1 SMP\x00")
+	p := filepath.Join(t.TempDir(), "vmlinuz-"+release)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// seedProofs stores the recorded boots of testdata/prove (a real TCG
+// boot of Debian's 6.1.0-57-amd64 on Cascadelake-Server per line) under
+// image's key in a new cache folder.
+func seedProofs(t *testing.T, image string) string {
+	t.Helper()
+	k, err := lab.ReadKernel(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "proofs")
+	c, err := proof.OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for line, file := range map[string]string{"": "default", "spectre_v2_user=off": "spectre_v2_user=off", "mitigations=off": "mitigations=off"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "prove", file+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Store(&proof.Entry{Key: proof.Key{SHA256: k.SHA256, CPU: "Cascadelake-Server", Accel: "tcg", SMP: 1, Cmdline: line},
+			Release: k.Release, ToInitS: 7.5, Snapshot: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestDecideProveGolden: decide --prove answered from the stored proof
+// (no boot: the image is not a kernel QEMU could boot) in every format,
+// predicted beside observed, with the disagreement the recorded boots
+// show (spectre_v2_user=off leaves a guest without SMT siblings'
+// spectre_v2 as it was).
+func TestDecideProveGolden(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "none.db"))
+	image := fakeImage(t, "6.1.0-57-amd64")
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofs(t, image)
+	for _, format := range []string{"text", "md", "json"} {
+		args := []string{"--root", testutil.AttributeRoot(t, "host-6.18"), "decide", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server", "--format", format}
+		out, errs, code := sectax(t, deps, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if !strings.Contains(errs, "answered from 3 stored boot(s)") || strings.Contains(errs, "booting") {
+			t.Errorf("stderr %q", errs)
+		}
+		out = strings.ReplaceAll(out, image, "IMAGE")
+		testutil.Golden(t, filepath.Join("testdata", "decide", "prove-6.1-cascadelake."+format), []byte(out))
+		if format == "json" {
+			var d decide.Decision
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Proof == nil || len(d.Proof.Rows) != len(d.Options) || d.Proof.Stored != 3 || d.Proof.Booted != 0 || d.Proof.Agree {
+				t.Errorf("proof %+v", d.Proof)
+			}
+		}
+	}
+}
+
+// TestProveFlagsNeedProve: the VM's flags without --prove are a usage
+// error in one line.
+func TestProveFlagsNeedProve(t *testing.T) {
+	for _, args := range [][]string{{"decide", "--kernel", "/boot/x"}, {"decide", "--accel", "tcg"}, {"decide", "--prove", "--accel", "xen"}} {
+		_, errs, code := sectax(t, fixedDeps(nil), append([]string{"--root", testutil.AttributeRoot(t, "host-6.18")}, args...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d: %q", args, code, errs)
+		}
+	}
+}
