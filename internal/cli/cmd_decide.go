@@ -46,7 +46,7 @@ guest_guest, cross_thread, or none) recommends the option that drops the most
 while keeping them; --profile names a documented set (docs/decide.md). The
 recommendation ends with the steps to apply it and the sectax verify command
 for after the restart. Nothing is changed.
-`+proveHelp,
+` + proveHelp,
 		Example: `  sectax decide
   sectax decide --protect user_kernel,user_user
   sectax decide --profile desktop --format json

@@ -215,4 +215,3 @@ func isHex(s string) bool {
 	_, err := hex.DecodeString(s)
 	return err == nil
 }
-

@@ -99,9 +99,11 @@ func TestCacheRefuses(t *testing.T) {
 			writeEntry(t, p)
 			os.Chmod(p, 0o666)
 		}, "lets others write"},
-		"corrupt": {func(t *testing.T, p string) { os.WriteFile(p, []byte("{\"schema\":\"sectax.proof/v1\",\n\"key\":{\"kernel_sha256\":"), 0o600) }, "does not parse"},
-		"schema":  {func(t *testing.T, p string) { os.WriteFile(p, []byte("{\"schema\":\"x\x1b]0;pwned\x07\"}"), 0o600) }, "schema"},
-		"huge":    {func(t *testing.T, p string) { os.WriteFile(p, make([]byte, MaxEntry+10), 0o600) }, "more than a proof holds"},
+		"corrupt": {func(t *testing.T, p string) {
+			os.WriteFile(p, []byte("{\"schema\":\"sectax.proof/v1\",\n\"key\":{\"kernel_sha256\":"), 0o600)
+		}, "does not parse"},
+		"schema": {func(t *testing.T, p string) { os.WriteFile(p, []byte("{\"schema\":\"x\x1b]0;pwned\x07\"}"), 0o600) }, "schema"},
+		"huge":   {func(t *testing.T, p string) { os.WriteFile(p, make([]byte, MaxEntry+10), 0o600) }, "more than a proof holds"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
