@@ -107,7 +107,7 @@ func proveDecision(ctx context.Context, g *Globals, f *proveFlags, in *decide.In
 		return nil, err
 	}
 	pin := ps.Input()
-	if err := decide.Prove(d, in.KB, pin); err != nil {
+	if err := decide.Prove(d, pin); err != nil {
 		return nil, err
 	}
 	if host.Kernel.Release != pin.Release || pin.Accel != "kvm" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -45,14 +46,14 @@ var (
 	}
 )
 
-func scripted() (*Decision, ProofInput) {
+func scripted() (*Decision, proven.Input) {
 	d := &Decision{Options: []Option{
 		{Name: KeepAll, GivesUp: []string{}, Weakened: []string{}},
 		// The model predicts spectre_v2_user=off changes nothing here.
 		{Name: "user", Cmdline: "spectre_v2_user=off", GivesUp: []string{}, Weakened: []string{}},
 		{Name: Off, Cmdline: "mitigations=off", GivesUp: []string{"mds", "meltdown", "spectre_v1", "spectre_v2"}, Weakened: []string{}},
 	}}
-	in := ProofInput{Accel: "tcg", CPU: "Cascadelake-Server", HostCPU: "AMD EPYC", Obs: map[string]*sysinfo.Snapshot{
+	in := proven.Input{Accel: "tcg", CPU: "Cascadelake-Server", HostCPU: "AMD EPYC", Obs: map[string]*sysinfo.Snapshot{
 		"":                    observed("console=ttyS0", baseFiles...),
 		"spectre_v2_user=off": observed("console=ttyS0 spectre_v2_user=off", userFiles...),
 		"mitigations=off":     observed("console=ttyS0 mitigations=off", offFiles...),
@@ -65,7 +66,7 @@ func scripted() (*Decision, ProofInput) {
 // line names the file, the two sets and the observed text.
 func TestProveSideBySide(t *testing.T) {
 	d, in := scripted()
-	if err := Prove(d, nil, in); err != nil {
+	if err := Prove(d, in); err != nil {
 		t.Fatal(err)
 	}
 	p := d.Proof
@@ -104,7 +105,7 @@ func TestProveObservedOverModel(t *testing.T) {
 	d, in := scripted()
 	d.Options[2].GivesUp = []string{"meltdown", "spectre_v1", "spectre_v2"} // mds missing: predicted kept
 	in.Obs["mitigations=off"] = observed("console=ttyS0 mitigations=off", append(slices.Clone(offFiles[:2]), "meltdown=Mitigation: PTI", offFiles[3], offFiles[4])...)
-	if err := Prove(d, nil, in); err != nil {
+	if err := Prove(d, in); err != nil {
 		t.Fatal(err)
 	}
 	r := d.Proof.Rows[2]
@@ -128,7 +129,7 @@ func TestProveSMTAndMissing(t *testing.T) {
 	on, off := true, false
 	in.Obs[""].SMT = sysinfo.SMT{Control: "on", Active: &on}
 	in.Obs["spectre_v2_user=off"].SMT = sysinfo.SMT{Control: "off", Active: &off}
-	if err := Prove(d, nil, in); err != nil {
+	if err := Prove(d, in); err != nil {
 		t.Fatal(err)
 	}
 	if r := d.Proof.Rows[1]; !slices.Contains(r.Disagreements, "user: SMT control off, active false under this line (control on, active true by default)") {
@@ -136,14 +137,14 @@ func TestProveSMTAndMissing(t *testing.T) {
 	}
 	d, in = scripted()
 	delete(in.Obs, "mitigations=off")
-	if err := Prove(d, nil, in); err == nil || !strings.Contains(err.Error(), "no boot of option off") {
+	if err := Prove(d, in); err == nil || !strings.Contains(err.Error(), "no boot of option off") {
 		t.Errorf("missing boot: %v", err)
 	}
 	d, in = scripted()
 	for k := range in.Obs {
 		in.Obs[k].Vulnerabilities = nil
 	}
-	if err := Prove(d, nil, in); err != nil || d.Proof.Agree || len(d.Proof.Notes) == 0 || !strings.Contains(d.Proof.Notes[0], "cannot tell") {
+	if err := Prove(d, in); err != nil || d.Proof.Agree || len(d.Proof.Notes) == 0 || !strings.Contains(d.Proof.Notes[0], "cannot tell") {
 		t.Errorf("no files: %v %+v", err, d.Proof)
 	}
 }

@@ -18,7 +18,7 @@ var Tiers = []Tier{
 		"internal/sysinfo",
 	}},
 	{"models", "what a run, a configuration, a published dataset and advice are", []string{
-		"internal/run", "internal/advise", "internal/bootconfig", "internal/baseline",
+		"internal/run", "internal/advise", "internal/bootconfig", "internal/baseline", "internal/proven",
 	}},
 	{"engines", "measuring (the workloads fork and issue system calls), storing and comparing runs", []string{
 		"internal/workload", "internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare", "internal/sides",

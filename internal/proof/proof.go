@@ -17,8 +17,8 @@ import (
 	"encoding/json"
 
 	"github.com/sectax/sectax/internal/child"
-	"github.com/sectax/sectax/internal/decide"
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -183,8 +183,8 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 func (s *Session) Snapshot(line string) *sysinfo.Snapshot { return s.obs[strings.TrimSpace(line)] }
 
 // Input is the proof's input to decide.Prove.
-func (s *Session) Input() decide.ProofInput {
-	return decide.ProofInput{Image: s.img.Path, SHA256: s.img.SHA256, Release: s.img.Release, Accel: s.accel, CPU: s.cpu, CPUWhy: s.cpuWhy,
+func (s *Session) Input() proven.Input {
+	return proven.Input{Image: s.img.Path, SHA256: s.img.SHA256, Release: s.img.Release, Accel: s.accel, CPU: s.cpu, CPUWhy: s.cpuWhy,
 		HostCPU: s.req.Host.CPU.ModelName, Obs: s.obs, Stored: s.stored, Booted: s.booted}
 }
 
