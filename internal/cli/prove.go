@@ -8,8 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/proof"
+	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -116,4 +119,50 @@ func proveDecision(ctx context.Context, g *Globals, f *proveFlags, in *decide.In
 	}
 	proofTook(g, ps, pin.Booted, len(pin.Stored), time.Since(t0))
 	return d, nil
+}
+
+// proveAdvice is advise --target X --prove: the default line and the
+// target's parameters are booted (or loaded) together, the advice is
+// made on the default boot's machine (the kernel and CPU booted) for this
+// machine's platform, and the target's boot is laid beside its
+// prediction.
+func proveAdvice(ctx context.Context, g *Globals, f *proveFlags, in adviceInputs) (*advise.Advice, error) {
+	t0 := time.Now()
+	ps, err := startProof(ctx, g, f, in.snap)
+	if err != nil {
+		return nil, err
+	}
+	defer ps.Close()
+	line := mitigation.Format(in.target.Params)
+	label := func(l string) string {
+		if l == "" {
+			return "the default command line"
+		}
+		return l
+	}
+	if err := ps.Observe(ctx, []string{"", line}, label); err != nil {
+		return nil, err
+	}
+	base := ps.Snapshot("")
+	a := advise.Plan(base, in.platform, in.target, in.kb)
+	pin := ps.Input()
+	p := proven.New(pin)
+	var lost, weak []string
+	for _, l := range a.GivenUp {
+		lost = append(lost, l.Name)
+	}
+	for _, l := range a.Weakened {
+		weak = append(weak, l.Name)
+	}
+	row := p.Add("target "+in.target.String(), line, base, ps.Snapshot(line), decide.PredictedSets(base, lost, weak), pin.Stored[line])
+	if !row.Agree {
+		a.Warnings = append(a.Warnings, "the boot of the target disagrees with the prediction above: the proof's observed sets are what this kernel does")
+	}
+	if in.snap.Kernel.Release != pin.Release || pin.Accel != "kvm" {
+		p.Notes = append(p.Notes, fmt.Sprintf("the advice is for kernel %s on the %s CPU as booted, not for this machine's running kernel %s on %s",
+			safetext.Line(pin.Release), safetext.Line(pin.CPU), safetext.Line(in.snap.Kernel.Release), safetext.Line(in.snap.CPU.ModelName)))
+	}
+	a.Proof = p
+	proofTook(g, ps, pin.Booted, len(pin.Stored), time.Since(t0))
+	return &a, nil
 }

@@ -102,3 +102,27 @@ func TestProveFlagsNeedProve(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseProveGolden: advise --target off --prove, answered from the
+// same stored proof as decide's (the default line and mitigations=off),
+// in both formats.
+func TestAdviseProveGolden(t *testing.T) {
+	image := fakeImage(t, "6.1.0-57-amd64")
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofs(t, image)
+	for _, format := range []string{"text", "json"} {
+		args := []string{"--root", testutil.AttributeRoot(t, "host-6.18"), "advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server", "--format", format}
+		out, errs, code := sectax(t, deps, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if !strings.Contains(errs, "answered from 2 stored boot(s)") {
+			t.Errorf("stderr %q", errs)
+		}
+		out = strings.ReplaceAll(out, image, "IMAGE")
+		testutil.Golden(t, filepath.Join("testdata", "advise", "prove-off-6.1-cascadelake."+format), []byte(out))
+		if format == "json" && (!strings.Contains(out, `"proof": {`) || !strings.Contains(out, `"agree": true`)) {
+			t.Errorf("json without its proof: %s", out)
+		}
+	}
+}

@@ -125,6 +125,9 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			fmt.Fprintf(ew, "  ! %s\n", wn)
 		}
 	}
+	if a.Proof != nil {
+		proofText(ew, a.Proof)
+	}
 	return ew.err
 }
 

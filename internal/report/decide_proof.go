@@ -53,7 +53,7 @@ func proofText(w io.Writer, p *proven.Proof) {
 		}
 	}
 	if p.Agree {
-		fmt.Fprintln(w, "\n  every option was observed as predicted")
+		fmt.Fprintln(w, "\n  every command line was observed as predicted")
 	} else {
 		fmt.Fprintf(w, "\n  the model and the kernel disagree on %d point(s): the kernel's answer is shown above\n", len(p.Disagreements()))
 	}
