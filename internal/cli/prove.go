@@ -10,6 +10,7 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/proven"
@@ -165,4 +166,50 @@ func proveAdvice(ctx context.Context, g *Globals, f *proveFlags, in adviceInputs
 	a.Proof = p
 	proofTook(g, ps, pin.Booted, len(pin.Stored), time.Since(t0))
 	return &a, nil
+}
+
+// storedProof is verify's proof: the stored boots of the running kernel's
+// image (lab.DefaultImages below --root) with the default line and the
+// expected one, laid beside advise's prediction; nil when none is stored.
+// Nothing boots and nothing is made.
+func storedProof(ctx context.Context, g *Globals, in adviceInputs) *proven.Proof {
+	image, _ := lab.DefaultImages(g.Root, in.snap.Kernel.Release)
+	if image == "" {
+		return nil
+	}
+	line := mitigation.Format(in.target.Params)
+	pin, notes := proof.Stored(ctx, g.deps.ProofCache, image, line, in.snap.CPU.ModelName)
+	for _, n := range notes {
+		g.notice("warning: %s", n)
+	}
+	if pin == nil {
+		return nil
+	}
+	base := pin.Obs[""]
+	a := advise.Plan(base, in.platform, in.target, in.kb)
+	var lost, weak []string
+	for _, l := range a.GivenUp {
+		lost = append(lost, l.Name)
+	}
+	for _, l := range a.Weakened {
+		weak = append(weak, l.Name)
+	}
+	p := proven.New(*pin)
+	p.Add("expect "+in.target.String(), line, base, pin.Obs[line], decide.PredictedSets(base, lost, weak), true)
+	// The running files beside the proof's observation of the same line.
+	for _, v := range in.snap.Vulnerabilities {
+		for _, w := range pin.Obs[line].Vulnerabilities {
+			if v.Name == w.Name && v.State != w.State {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: this machine shows %q, the proof's boot of this line showed %q (%s)", v.Name, safetext.Clip(v.Raw, 120), safetext.Clip(w.Raw, 120), proofCPU(pin)))
+			}
+		}
+	}
+	return p
+}
+
+func proofCPU(in *proven.Input) string {
+	if in.Accel == "kvm" {
+		return "under kvm on this CPU"
+	}
+	return "under tcg on QEMU's " + safetext.Line(in.CPU)
 }

@@ -126,3 +126,75 @@ func TestAdviseProveGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyShowsStoredProof: verify --expect off on a machine whose
+// running kernel's image has a stored proof of mitigations=off shows it
+// beside its check, without booting; without a stored proof, nothing
+// is shown and no cache folder is made.
+func TestVerifyShowsStoredProof(t *testing.T) {
+	root := testutil.AttributeRoot(t, "host-6.18")
+	rel, err := os.ReadFile(filepath.Join(root, "proc", "sys", "kernel", "osrelease"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := strings.TrimSpace(string(rel))
+	image := fakeImage(t, release)
+	os.MkdirAll(filepath.Join(root, "boot"), 0o755)
+	data, _ := os.ReadFile(image)
+	os.WriteFile(filepath.Join(root, "boot", "vmlinuz-"+release), data, 0o644)
+
+	deps := fixedDeps(nil)
+	deps.ProofCache = filepath.Join(t.TempDir(), "none")
+	out, _, _ := sectax(t, deps, "--root", root, "verify", "--expect", "off")
+	if strings.Contains(out, "proof:") {
+		t.Errorf("a proof shown without one stored:\n%s", out)
+	}
+	testutil.Absent(t, deps.ProofCache)
+
+	deps.ProofCache = seedProofsAs(t, image, release)
+	out, errs, code := sectax(t, deps, "--root", root, "verify", "--expect", "off", "--format", "json")
+	if code != 3 {
+		t.Errorf("verify of a machine running the default: exit %d, want 3: %s", code, errs)
+	}
+	var v struct {
+		Proof *struct {
+			Stored int
+			Rows   []struct {
+				Option string
+				Agree  bool
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Proof == nil || v.Proof.Stored != 2 || len(v.Proof.Rows) != 1 || v.Proof.Rows[0].Option != "expect off" {
+		t.Fatalf("proof %+v in %s", v.Proof, out)
+	}
+}
+
+// seedProofsAs is seedProofs with the recorded boots' release made
+// release (the running kernel of a fake root).
+func seedProofsAs(t *testing.T, image, release string) string {
+	t.Helper()
+	dir := seedProofs(t, image)
+	c, err := proof.OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k, _ := lab.ReadKernel(image)
+	for _, line := range []string{"", "spectre_v2_user=off", "mitigations=off"} {
+		key := proof.Key{SHA256: k.SHA256, CPU: "Cascadelake-Server", Accel: "tcg", SMP: 1, Cmdline: line}
+		e, err := c.Load(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Snapshot = []byte(strings.ReplaceAll(string(e.Snapshot), "6.1.0-57-amd64", release))
+		e.Release = release
+		if err := c.Store(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

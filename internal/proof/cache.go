@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -113,7 +114,49 @@ var ErrMiss = errors.New("no stored proof")
 // another key's proof; an error naming the file when it is not a regular
 // file of this user's, is too large or does not parse.
 func (c *Cache) Load(k Key) (*Entry, error) {
-	name := k.name()
+	e, err := c.read(k.name())
+	if err != nil {
+		return nil, err
+	}
+	if e.Key != k {
+		return nil, ErrMiss
+	}
+	return e, nil
+}
+
+// MaxScan bounds the files Find reads.
+const MaxScan = 10_000
+
+// Find reads the entries stored for an image and a command line, under
+// any CPU and accelerator (verify, which does not boot). Files that are
+// refused are returned as errors beside the entries found.
+func (c *Cache) Find(sha256, cmdline string) ([]*Entry, []error) {
+	f, err := os.Open(c.Dir)
+	if err != nil {
+		return nil, []error{err}
+	}
+	names, _ := f.Readdirnames(MaxScan)
+	f.Close()
+	var out []*Entry
+	var errs []error
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".json") || strings.HasPrefix(n, ".") {
+			continue
+		}
+		e, err := c.read(n)
+		switch {
+		case errors.Is(err, ErrMiss):
+		case err != nil:
+			errs = append(errs, err)
+		case e.Key.SHA256 == sha256 && e.Key.Cmdline == cmdline && e.Key.name() == n:
+			out = append(out, e)
+		}
+	}
+	return out, errs
+}
+
+// read reads the file name of the folder as a stored proof.
+func (c *Cache) read(name string) (*Entry, error) {
 	p := filepath.Join(c.Dir, name)
 	fd, err := unix.Openat(c.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if errors.Is(err, unix.ENOENT) {
@@ -146,10 +189,16 @@ func (c *Cache) Load(k Key) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stored proof %s: %v: refused; remove it and the proof boots again", p, err)
 	}
-	if e.Key != k {
-		return nil, ErrMiss
-	}
 	return e, nil
+}
+
+// OpenExisting opens the cache folder dir for reading only: nil, nil when
+// there is none (verify makes nothing).
+func OpenExisting(dir string) (*Cache, error) {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return OpenCache(dir)
 }
 
 // Parse reads a stored proof as untrusted text: the schema, a key with a

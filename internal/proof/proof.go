@@ -234,3 +234,53 @@ func qemuModels(ctx context.Context, binary string) []string {
 
 // CacheDir is where the proofs are stored.
 func (s *Session) CacheDir() string { return s.cache.Dir }
+
+// Stored is verify's look-up, which never boots: the stored boots of the
+// image for the default line and for line under one CPU and accelerator
+// (kvm first), checked again as on the boot. nil when the cache or the
+// image is absent or holds no such pair; refused files come back as notes.
+func Stored(ctx context.Context, cacheDir, image, line, hostCPU string) (*proven.Input, []string) {
+	if cacheDir == "" {
+		var err error
+		if cacheDir, err = DefaultDir(os.Geteuid(), os.Getenv); err != nil {
+			return nil, nil
+		}
+	}
+	c, err := OpenExisting(cacheDir)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	if c == nil {
+		return nil, nil
+	}
+	defer c.Close()
+	img, err := lab.ReadKernelContext(ctx, image)
+	if err != nil {
+		return nil, nil
+	}
+	line = strings.TrimSpace(line)
+	bases, errs := c.Find(img.SHA256, "")
+	lines, errs2 := c.Find(img.SHA256, line)
+	var notes []string
+	for _, e := range append(errs, errs2...) {
+		notes = append(notes, e.Error())
+	}
+	slices.SortFunc(bases, func(a, b *Entry) int { return strings.Compare(b.Key.Accel, a.Key.Accel) }) // kvm before tcg
+	for _, b := range bases {
+		for _, l := range lines {
+			if l.Key.CPU != b.Key.CPU || l.Key.Accel != b.Key.Accel || l.Key.SMP != b.Key.SMP {
+				continue
+			}
+			bs, err1 := lab.CheckObserved(b.Snapshot, lab.ObserveCmdline(""), img.Release)
+			ls, err2 := lab.CheckObserved(l.Snapshot, lab.ObserveCmdline(line), img.Release)
+			if err1 != nil || err2 != nil {
+				notes = append(notes, fmt.Sprintf("a stored proof of %s does not check: %v", img.Path, errors.Join(err1, err2)))
+				continue
+			}
+			cpu := strings.TrimPrefix(b.Key.CPU, "host:")
+			return &proven.Input{Image: img.Path, SHA256: img.SHA256, Release: img.Release, Accel: b.Key.Accel, CPU: cpu, CPUWhy: "as stored",
+				HostCPU: hostCPU, Obs: map[string]*sysinfo.Snapshot{"": bs, line: ls}, Stored: map[string]bool{"": true, line: true}}, notes
+		}
+	}
+	return nil, notes
+}

@@ -200,5 +200,8 @@ func verificationText(w io.Writer, v *advise.Verification) error {
 			fmt.Fprintf(ew, "  - %s\n", f)
 		}
 	}
+	if v.Proof != nil {
+		proofText(ew, v.Proof)
+	}
 	return ew.err
 }
