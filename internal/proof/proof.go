@@ -46,17 +46,16 @@ type Request struct {
 // Session is one proof: the image read and hashed, the accelerator and
 // CPU decided, the cache open.
 type Session struct {
-	req            Request
-	img            lab.KernelImage
-	accel, cpu     string
-	cpuWhy         string
-	cache          *Cache
-	obs            map[string]*sysinfo.Snapshot
-	stored         map[string]bool
-	booted         int
-	stale          []string
-	Wall           time.Duration
-	bootTotal, per time.Duration
+	req        Request
+	img        lab.KernelImage
+	accel, cpu string
+	cpuWhy     string
+	cache      *Cache
+	obs        map[string]*sysinfo.Snapshot
+	stored     map[string]bool
+	booted     int
+	// Wall is the time Observe took, boots and look-ups.
+	Wall time.Duration
 }
 
 // Start reads the image, picks the accelerator and CPU, and opens the
