@@ -152,10 +152,13 @@ func TestVerifyShowsStoredProof(t *testing.T) {
 	testutil.Absent(t, deps.ProofCache)
 
 	deps.ProofCache = seedProofsAs(t, image, release)
+	text, _, _ := sectax(t, deps, "--root", root, "verify", "--expect", "off")
+	testutil.Golden(t, filepath.Join("testdata", "verify", "prove-off.text"), []byte(strings.ReplaceAll(text, root, "ROOT")))
 	out, errs, code := sectax(t, deps, "--root", root, "verify", "--expect", "off", "--format", "json")
 	if code != 3 {
 		t.Errorf("verify of a machine running the default: exit %d, want 3: %s", code, errs)
 	}
+	testutil.Golden(t, filepath.Join("testdata", "verify", "prove-off.json"), []byte(strings.ReplaceAll(out, root, "ROOT")))
 	var v struct {
 		Proof *struct {
 			Stored int
