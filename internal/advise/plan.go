@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -88,6 +89,9 @@ type Advice struct {
 	// already runs.
 	NotOffered []NotOffered `json:"not_offered"`
 	Warnings   []string     `json:"warnings"`
+	// Proof is advise --prove's boot of the target beside its prediction
+	// (nil without --prove).
+	Proof *proven.Proof `json:"proof,omitempty"`
 }
 
 // Plan computes the advice for reaching target on the machine described

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -55,6 +56,9 @@ type Verification struct {
 	// Fix says what to do.
 	Reasons []string `json:"reasons"`
 	Fix     []string `json:"fix"`
+	// Proof is a stored proof (advise --prove, decide --prove) of the
+	// running kernel's image and the expected line, when there is one.
+	Proof *proven.Proof `json:"proof,omitempty"`
 }
 
 // Verify checks the running kernel (s) against the expectation t. p is the

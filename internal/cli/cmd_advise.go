@@ -14,6 +14,7 @@ import (
 
 func newAdviseCmd(g *Globals) *cobra.Command {
 	var target string
+	var pf proveFlags
 	cmd := &cobra.Command{
 		Use:   "advise",
 		Short: "Print the exact steps to change the mitigations on this platform, and what you give up",
@@ -36,18 +37,30 @@ func newAdviseCmd(g *Globals) *cobra.Command {
 mitigations= and per-bug parameters that turn mitigations off) or kernel
 parameters in one argument ("mitigations=off audit=0"). Parameters with
 quotes or blanks inside values are refused: the kernel, WSL and GRUB would
-split them differently.`,
+split them differently.
+` + proveHelp,
 		Example: `  sectax advise
   sectax advise --target auto
   sectax advise --target "spectre_bhi=vmexit"
-  sectax advise --target off --format json`,
+  sectax advise --target off --format json
+  sectax advise --target off --prove --kernel /boot/vmlinuz-6.1.0-57-amd64 --accel tcg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := pf.check(cmd); err != nil {
+				return err
+			}
 			in, err := adviseInputs(cmd.Context(), g, "--target", target)
 			if err != nil {
 				return err
 			}
 			a := advise.Plan(in.snap, in.platform, in.target, in.kb)
+			if pf.on {
+				p, err := proveAdvice(cmd.Context(), g, &pf, in)
+				if err != nil {
+					return err
+				}
+				a = *p
+			}
 			w, finish, err := g.output()
 			if err != nil {
 				return err
@@ -56,6 +69,7 @@ split them differently.`,
 		},
 	}
 	cmd.Flags().StringVar(&target, "target", "off", `off, auto, or kernel parameters ("mitigations=off audit=0")`)
+	addProveFlags(cmd, &pf)
 	addFormatFlag(cmd, g, "text", report.AdviceFormats.Names()...)
 	return cmd
 }

@@ -18,6 +18,7 @@ import (
 func newDecideCmd(g *Globals) *cobra.Command {
 	var protect, profile string
 	var anyMachine bool
+	var pf proveFlags
 	cmd := &cobra.Command{
 		Use:   "decide",
 		Short: "Which attack vectors to drop on this machine: what each option gives up and saves",
@@ -44,23 +45,29 @@ says where they were measured.
 guest_guest, cross_thread, or none) recommends the option that drops the most
 while keeping them; --profile names a documented set (docs/decide.md). The
 recommendation ends with the steps to apply it and the sectax verify command
-for after the restart. Nothing is changed.`,
+for after the restart. Nothing is changed.
+` + proveHelp,
 		Example: `  sectax decide
   sectax decide --protect user_kernel,user_user
-  sectax decide --profile desktop --format json`,
+  sectax decide --profile desktop --format json
+  sectax decide --prove --kernel /boot/vmlinuz-6.1.0-57-amd64 --accel tcg --cpu Cascadelake-Server`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDecide(cmd.Context(), g, cmd.Flags().Changed("protect"), protect, profile, anyMachine)
+			if err := pf.check(cmd); err != nil {
+				return err
+			}
+			return runDecide(cmd.Context(), g, cmd.Flags().Changed("protect"), protect, profile, anyMachine, &pf)
 		},
 	}
 	cmd.Flags().StringVar(&protect, "protect", "", "the attack `VECTORS` you need kept (comma list, or none)")
 	cmd.Flags().StringVar(&profile, "profile", "", "a documented vector set: `NAME` of "+strings.Join(decide.ProfileNames, "|"))
 	cmd.Flags().BoolVar(&anyMachine, "any-machine", false, "take savings from stored runs of any kernel and CPU, not only this machine's")
+	addProveFlags(cmd, &pf)
 	addFormatFlag(cmd, g, "text", report.DecisionFormats.Names()...)
 	return cmd
 }
 
-func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profile string, anyMachine bool) error {
+func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profile string, anyMachine bool, pf *proveFlags) error {
 	if err := report.DecisionFormats.Check(g.Format); err != nil {
 		return err
 	}
@@ -91,7 +98,12 @@ func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profil
 			return err
 		}
 	}
-	d, err := decide.Decide(in)
+	var d *decide.Decision
+	if pf.on {
+		d, err = proveDecision(ctx, g, pf, &in)
+	} else {
+		d, err = decide.Decide(in)
+	}
 	if err != nil {
 		return err
 	}

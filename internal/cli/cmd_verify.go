@@ -32,7 +32,12 @@ when the expectation holds, 3 when it does not, with the reason sectax can
 see and what to do: a parameter absent from /proc/cmdline means the VM or
 machine was not restarted, or a policy dropped the setting; a parameter
 present while sysfs still says mitigated means a per-bug parameter
-overrides it or the kernel ignores it.`,
+overrides it or the kernel ignores it.
+
+When a proof of the expected line is stored for the running kernel's image
+(sectax advise --target X --prove, sectax decide --prove), verify shows it
+beside the check, without booting: what the kernel was observed to do with
+that line under QEMU.`,
 		Example: `  sectax verify --expect off
   sectax verify --expect auto
   sectax verify --expect "mitigations=off audit=0" --format json`,
@@ -43,6 +48,7 @@ overrides it or the kernel ignores it.`,
 				return err
 			}
 			v := advise.Verify(in.snap, in.platform, in.target, in.kb)
+			v.Proof = storedProof(cmd.Context(), g, in)
 			w, finish, err := g.output()
 			if err != nil {
 				return err

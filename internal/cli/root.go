@@ -66,6 +66,8 @@ type Deps struct {
 	WSL wslDeps
 	// Campaign is what 'sectax campaign' reboots with (zero: the real system).
 	Campaign campaignDeps
+	// ProofCache is --prove's private cache folder ("": proof.DefaultDir).
+	ProofCache string
 }
 
 // labGuestMain is sectax as the /init of a lab guest: the lab's tasks and

@@ -15,6 +15,7 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -126,6 +127,8 @@ type Decision struct {
 	Verify      string        `json:"verify,omitempty"`
 	Guide       []string      `json:"guide,omitempty"`
 	Notes       []string      `json:"notes"`
+	// Proof is decide --prove's side-by-side (nil without --prove).
+	Proof *proven.Proof `json:"proof,omitempty"`
 }
 
 // Input is what Decide starts from.

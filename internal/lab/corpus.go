@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -155,8 +154,9 @@ func CorpusLines(kb *mitigation.Knowledge, m mitigation.Machine) []string {
 // the parameters.
 func CorpusKey(image, cpu, params string) string { return image + "\x00" + cpu + "\x00" + params }
 
-// Observe is the observation of a boot's snapshot.
-func Observe(snap *sysinfo.Snapshot, img KernelImage, cpu, accel, params string) mitigation.Observation {
+// ObservationOf is the corpus record of a boot's snapshot, checked by
+// CheckObserved.
+func ObservationOf(snap *sysinfo.Snapshot, img KernelImage, cpu, accel, params string) mitigation.Observation {
 	m := bootconfig.MachineOf(snap)
 	o := mitigation.Observation{
 		Release: snap.Kernel.Release, Version: strings.TrimSpace(snap.Kernel.Version), Image: img.SHA256,
@@ -396,11 +396,11 @@ func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.O
 	if err != nil {
 		return mitigation.Observation{}, err
 	}
-	var snap sysinfo.Snapshot
-	if err := json.Unmarshal(res.Result, &snap); err != nil {
-		return mitigation.Observation{}, fmt.Errorf("the guest's snapshot: %w", err)
+	snap, err := CheckObserved(res.Result, append, s.k.Image.Release)
+	if err != nil {
+		return mitigation.Observation{}, err
 	}
-	return Observe(&snap, s.k.Image, s.cpu, AccelTCG, s.params), nil
+	return ObservationOf(snap, s.k.Image, s.cpu, AccelTCG, s.params), nil
 }
 
 // writeCorpus writes the corpus file (mitigation.EncodeObservations),

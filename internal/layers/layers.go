@@ -18,13 +18,13 @@ var Tiers = []Tier{
 		"internal/sysinfo",
 	}},
 	{"models", "what a run, a configuration, a published dataset and advice are", []string{
-		"internal/run", "internal/advise", "internal/bootconfig", "internal/baseline",
+		"internal/run", "internal/advise", "internal/bootconfig", "internal/baseline", "internal/proven",
 	}},
 	{"engines", "measuring (the workloads fork and issue system calls), storing and comparing runs", []string{
 		"internal/workload", "internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare", "internal/sides",
 	}},
 	{"studies", "what is built from many runs", []string{
-		"internal/attribute", "internal/decide", "internal/campaign", "internal/lab", "internal/fleet", "internal/export/prom",
+		"internal/attribute", "internal/decide", "internal/campaign", "internal/lab", "internal/proof", "internal/fleet", "internal/export/prom",
 	}},
 	{"presentation", "laying out every model in every format", []string{
 		"internal/report",

@@ -125,6 +125,9 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			fmt.Fprintf(ew, "  ! %s\n", wn)
 		}
 	}
+	if a.Proof != nil {
+		proofText(ew, a.Proof)
+	}
 	return ew.err
 }
 
@@ -198,6 +201,9 @@ func verificationText(w io.Writer, v *advise.Verification) error {
 		for _, f := range v.Fix {
 			fmt.Fprintf(ew, "  - %s\n", termSafe(f))
 		}
+	}
+	if v.Proof != nil {
+		proofText(ew, v.Proof)
 	}
 	return ew.err
 }

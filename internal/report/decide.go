@@ -81,6 +81,9 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 				fmt.Fprintf(w, "  %s\n", l)
 			}
 		}
+		if d.Proof != nil {
+			proofText(w, d.Proof)
+		}
 		fmt.Fprintln(w)
 		if d.Recommended == nil {
 			fmt.Fprintln(w, "no recommendation: say which vectors you need.")
@@ -117,6 +120,9 @@ func DecisionMarkdown(w io.Writer, d *decide.Decision) error {
 		for _, l := range decideLines(o) {
 			fmt.Fprintf(w, "- %s\n", mdEscape(l))
 		}
+	}
+	if d.Proof != nil {
+		proofMarkdown(w, d.Proof)
 	}
 	fmt.Fprintln(w)
 	if d.Recommended == nil {

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/proof"
+	"github.com/sectax/sectax/internal/testutil"
+)
+
+// fakeImage writes a file with a bzImage's setup header naming release:
+// enough for the proof's key (its sha256) and its checks (the release).
+func fakeImage(t *testing.T, release string) string {
+	t.Helper()
+	b := make([]byte, 0x1000)
+	copy(b[0x202:], "HdrS")
+	binary.LittleEndian.PutUint16(b[0x206:], 0x020f)
+	binary.LittleEndian.PutUint16(b[0x20E:], 0x400-0x200)
+	binary.LittleEndian.PutUint32(b[0x238:], 2047)
+	copy(b[0x400:], release+" (test) #1 SMP\x00")
+	p := filepath.Join(t.TempDir(), "vmlinuz-"+release)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// seedProofs stores the recorded boots of testdata/prove (a real TCG
+// boot of Debian's 6.1.0-57-amd64 on Cascadelake-Server per line) under
+// image's key in a new cache folder.
+func seedProofs(t *testing.T, image string) string {
+	t.Helper()
+	k, err := lab.ReadKernel(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "proofs")
+	c, err := proof.OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for line, file := range map[string]string{"": "default", "spectre_v2_user=off": "spectre_v2_user=off", "mitigations=off": "mitigations=off"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "prove", file+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Store(&proof.Entry{Key: proof.Key{SHA256: k.SHA256, CPU: "Cascadelake-Server", Accel: "tcg", SMP: 1, Cmdline: line},
+			Release: k.Release, ToInitS: 7.5, Snapshot: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestDecideProveGolden: decide --prove answered from the stored proof
+// (no boot: the image is not a kernel QEMU could boot) in every format,
+// predicted beside observed, with the disagreement the recorded boots
+// show (spectre_v2_user=off leaves a guest without SMT siblings'
+// spectre_v2 as it was).
+func TestDecideProveGolden(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "none.db"))
+	image := fakeImage(t, "6.1.0-57-amd64")
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofs(t, image)
+	for _, format := range []string{"text", "md", "json"} {
+		args := []string{"--root", testutil.AttributeRoot(t, "host-6.18"), "decide", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server", "--format", format}
+		out, errs, code := sectax(t, deps, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if !strings.Contains(errs, "answered from 3 stored boot(s)") || strings.Contains(errs, "booting") {
+			t.Errorf("stderr %q", errs)
+		}
+		out = strings.ReplaceAll(out, image, "IMAGE")
+		testutil.Golden(t, filepath.Join("testdata", "decide", "prove-6.1-cascadelake."+format), []byte(out))
+		if format == "json" {
+			var d decide.Decision
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Proof == nil || len(d.Proof.Rows) != len(d.Options) || d.Proof.Stored != 3 || d.Proof.Booted != 0 || d.Proof.Agree {
+				t.Errorf("proof %+v", d.Proof)
+			}
+		}
+	}
+}
+
+// TestProveFlagsNeedProve: the VM's flags without --prove are a usage
+// error in one line.
+func TestProveFlagsNeedProve(t *testing.T) {
+	for _, args := range [][]string{{"decide", "--kernel", "/boot/x"}, {"decide", "--accel", "tcg"}, {"decide", "--prove", "--accel", "xen"}} {
+		_, errs, code := sectax(t, fixedDeps(nil), append([]string{"--root", testutil.AttributeRoot(t, "host-6.18")}, args...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d: %q", args, code, errs)
+		}
+	}
+}
+
+// TestAdviseProveGolden: advise --target off --prove, answered from the
+// same stored proof as decide's (the default line and mitigations=off),
+// in both formats.
+func TestAdviseProveGolden(t *testing.T) {
+	image := fakeImage(t, "6.1.0-57-amd64")
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofs(t, image)
+	for _, format := range []string{"text", "json"} {
+		args := []string{"--root", testutil.AttributeRoot(t, "host-6.18"), "advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server", "--format", format}
+		out, errs, code := sectax(t, deps, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if !strings.Contains(errs, "answered from 2 stored boot(s)") {
+			t.Errorf("stderr %q", errs)
+		}
+		out = strings.ReplaceAll(out, image, "IMAGE")
+		testutil.Golden(t, filepath.Join("testdata", "advise", "prove-off-6.1-cascadelake."+format), []byte(out))
+		if format == "json" && (!strings.Contains(out, `"proof": {`) || !strings.Contains(out, `"agree": true`)) {
+			t.Errorf("json without its proof: %s", out)
+		}
+	}
+}
+
+// TestVerifyShowsStoredProof: verify --expect off on a machine whose
+// running kernel's image has a stored proof of mitigations=off shows it
+// beside its check, without booting; without a stored proof, nothing
+// is shown and no cache folder is made.
+func TestVerifyShowsStoredProof(t *testing.T) {
+	root := testutil.AttributeRoot(t, "host-6.18")
+	rel, err := os.ReadFile(filepath.Join(root, "proc", "sys", "kernel", "osrelease"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := strings.TrimSpace(string(rel))
+	image := fakeImage(t, release)
+	os.MkdirAll(filepath.Join(root, "boot"), 0o755)
+	data, _ := os.ReadFile(image)
+	os.WriteFile(filepath.Join(root, "boot", "vmlinuz-"+release), data, 0o644)
+
+	deps := fixedDeps(nil)
+	deps.ProofCache = filepath.Join(t.TempDir(), "none")
+	out, _, _ := sectax(t, deps, "--root", root, "verify", "--expect", "off")
+	if strings.Contains(out, "proof:") {
+		t.Errorf("a proof shown without one stored:\n%s", out)
+	}
+	testutil.Absent(t, deps.ProofCache)
+
+	deps.ProofCache = seedProofsAs(t, image, release)
+	text, _, _ := sectax(t, deps, "--root", root, "verify", "--expect", "off")
+	testutil.Golden(t, filepath.Join("testdata", "verify", "prove-off.text"), []byte(strings.ReplaceAll(text, root, "ROOT")))
+	out, errs, code := sectax(t, deps, "--root", root, "verify", "--expect", "off", "--format", "json")
+	if code != 3 {
+		t.Errorf("verify of a machine running the default: exit %d, want 3: %s", code, errs)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "verify", "prove-off.json"), []byte(strings.ReplaceAll(out, root, "ROOT")))
+	var v struct {
+		Proof *struct {
+			Stored int
+			Rows   []struct {
+				Option string
+				Agree  bool
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Proof == nil || v.Proof.Stored != 2 || len(v.Proof.Rows) != 1 || v.Proof.Rows[0].Option != "expect off" {
+		t.Fatalf("proof %+v in %s", v.Proof, out)
+	}
+}
+
+// seedProofsAs is seedProofs with the recorded boots' release made
+// release (the running kernel of a fake root).
+func seedProofsAs(t *testing.T, image, release string) string {
+	t.Helper()
+	dir := seedProofs(t, image)
+	c, err := proof.OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k, _ := lab.ReadKernel(image)
+	for _, line := range []string{"", "spectre_v2_user=off", "mitigations=off"} {
+		key := proof.Key{SHA256: k.SHA256, CPU: "Cascadelake-Server", Accel: "tcg", SMP: 1, Cmdline: line}
+		e, err := c.Load(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Snapshot = []byte(strings.ReplaceAll(string(e.Snapshot), "6.1.0-57-amd64", release))
+		e.Release = release
+		if err := c.Store(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

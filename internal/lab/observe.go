@@ -1,0 +1,291 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/safetext"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// ObserveRequest is a boot-only run of the lab (sectax decide --prove,
+// advise --prove): one kernel image booted once per command line, with no
+// workload, each guest reporting its snapshot (SnapshotTask).
+type ObserveRequest struct {
+	Kernel KernelImage
+	// Cmdlines are the candidate command lines, without LabParams ("":
+	// the kernel's default).
+	Cmdlines []string
+	// Accel is kvm, tcg or auto (kvm when /dev/kvm works, else tcg; a
+	// first boot whose kvm fails is tried again under tcg). CPU is QEMU's
+	// model ("": DefaultCPU of the accelerator).
+	Accel, CPU, QEMU string
+	MemoryMiB, SMP   int
+	// Handshake and Timeout bound each boot (0: 5m under tcg, 1m under
+	// kvm; 10m).
+	Handshake, Timeout time.Duration
+	// Parallel boots at most this many VMs at once (0: the host's cores).
+	Parallel int
+	// Exe is the static sectax that becomes the guest's /init.
+	Exe string
+	// Say reports progress; Label names a command line in it.
+	Say   func(format string, a ...any)
+	Label func(cmdline string) string
+}
+
+// Observed is what one boot showed, checked against what the host knows.
+type Observed struct {
+	Cmdline string
+	// Snapshot is the guest's: its /proc/cmdline is the line the host
+	// passed, its release the image's, its vulnerability files bounded
+	// and their text made one printable line each.
+	Snapshot *sysinfo.Snapshot
+	ToInit   time.Duration
+	Accel    string
+}
+
+// Bounds on what a boot-only guest may claim.
+const (
+	maxObservedFiles = 64
+	maxObservedText  = 1024
+)
+
+var vulnName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+
+// observeLimits: a snapshot is a few KiB.
+var observeLimits = Limits{Channel: 8 << 20, Console: 16 << 20, Frames: 1000, LogBytes: 64 << 10}
+
+// ResolveAccel is the accelerator of --accel: auto is kvm when /dev/kvm
+// can be opened, else tcg (warn says why).
+func ResolveAccel(accel string, warn func(string, ...any)) (string, error) {
+	if err := exit.Choose("--accel", accel, AccelKVM, AccelTCG, AccelAuto); err != nil {
+		return "", err
+	}
+	if accel == AccelTCG {
+		return accel, nil
+	}
+	if kerr := KVMUsable(); kerr != nil {
+		if accel == AccelKVM {
+			return "", fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated)", kerr)
+		}
+		warn("warning: %v: falling back to --accel tcg (the CPU is emulated)", kerr)
+		return AccelTCG, nil
+	}
+	return AccelKVM, nil
+}
+
+// Observe boots req.Kernel once per command line, up to req.Parallel at
+// once, and returns each boot's checked observation in the order of
+// req.Cmdlines. Progress (boot i of n, elapsed, ETA) goes to req.Say. A
+// guest whose claims do not match what the host passed is refused.
+func Observe(ctx context.Context, req ObserveRequest) ([]Observed, error) {
+	if req.Say == nil {
+		req.Say = func(string, ...any) {}
+	}
+	if req.Label == nil {
+		req.Label = func(c string) string { return c }
+	}
+	auto := req.Accel == AccelAuto || req.Accel == ""
+	accel, err := ResolveAccel(orAuto(req.Accel), req.Say)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckStatic(req.Exe); err != nil {
+		return nil, err
+	}
+	for _, c := range req.Cmdlines {
+		if err := CheckCmdline(ObserveCmdline(c), req.Kernel.CmdlineSize); err != nil {
+			return nil, exit.Wrap(exit.Usage, err)
+		}
+	}
+	par := req.Parallel
+	if par <= 0 {
+		par = runtime.NumCPU()
+	}
+	out := make([]Observed, len(req.Cmdlines))
+	start := time.Now()
+	var mu sync.Mutex
+	done := 0
+	var spent time.Duration
+	one := func(i int) error {
+		for {
+			t0 := time.Now()
+			o, err := observeOne(ctx, req, accel, req.Cmdlines[i])
+			if err != nil && auto && accel == AccelKVM && (errors.Is(err, ErrAccel) || errors.Is(err, ErrNoHandshake)) {
+				mu.Lock()
+				if accel == AccelKVM {
+					req.Say("warning: %v; falling back to --accel tcg (the CPU is emulated)", err)
+					accel = AccelTCG
+				}
+				mu.Unlock()
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("proof boot of %s: %w", req.Label(req.Cmdlines[i]), err)
+			}
+			mu.Lock()
+			out[i] = o
+			done++
+			spent += time.Since(t0)
+			left := len(req.Cmdlines) - done
+			eta := ""
+			if left > 0 {
+				// The boots left run par at a time.
+				per := spent / time.Duration(done)
+				eta = ", ETA " + runner.Clock(per*time.Duration((left+par-1)/par))
+			}
+			req.Say("%s: %s reached /init in %.1fs (%s elapsed%s)", BootCount(done-1, len(req.Cmdlines), false), req.Label(req.Cmdlines[i]), o.ToInit.Seconds(), runner.Clock(time.Since(start)), eta)
+			mu.Unlock()
+			return nil
+		}
+	}
+	// The first boot alone when kvm may still fall back, then the rest
+	// par at a time.
+	first := 0
+	if auto && accel == AccelKVM && len(req.Cmdlines) > 0 {
+		if err := one(0); err != nil {
+			return nil, bootErr(ctx, err)
+		}
+		first = 1
+	}
+	ctx2, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	var firstErr error
+	for i := first; i < len(req.Cmdlines); i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx2.Done():
+				return
+			}
+			defer func() { <-sem }()
+			if ctx2.Err() != nil {
+				return
+			}
+			if err := one(i); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+				cancel()
+			}
+		}(i)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, bootErr(ctx, firstErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, bootErr(ctx, err)
+	}
+	return out, nil
+}
+
+func orAuto(a string) string {
+	if a == "" {
+		return AccelAuto
+	}
+	return a
+}
+
+func bootErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return exit.Wrap(exit.Interrupted, errors.New("interrupted during the proof's boots"))
+	}
+	return err
+}
+
+// ObserveCmdline is the whole line a proof boot gets: the lab's own
+// parameters, then the candidate's.
+func ObserveCmdline(c string) string {
+	c = strings.TrimSpace(c)
+	if c == "" {
+		return LabParams
+	}
+	return LabParams + " " + c
+}
+
+func observeOne(ctx context.Context, req ObserveRequest, accel, cmdline string) (Observed, error) {
+	cpu := req.CPU
+	if cpu == "" {
+		cpu = DefaultCPU(accel)
+	}
+	hs := req.Handshake
+	if hs <= 0 {
+		hs = time.Minute
+		if accel == AccelTCG {
+			hs = 5 * time.Minute
+		}
+	}
+	to := req.Timeout
+	if to <= 0 {
+		to = 10 * time.Minute
+	}
+	mem, smp := req.MemoryMiB, req.SMP
+	if mem <= 0 {
+		mem = 512
+	}
+	if smp <= 0 {
+		smp = 1
+	}
+	full := ObserveCmdline(cmdline)
+	res, err := Boot(ctx, BootOptions{
+		QEMU:      QEMU{Binary: req.QEMU, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: smp, Kernel: req.Kernel.Path, Append: full},
+		Initramfs: &InitramfsOptions{Init: req.Exe, Task: Task{Name: SnapshotTask}},
+		Handshake: hs, Timeout: to, Limits: observeLimits,
+	})
+	if err != nil {
+		return Observed{}, err
+	}
+	snap, err := CheckObserved(res.Result, full, req.Kernel.Release)
+	if err != nil {
+		return Observed{}, err
+	}
+	return Observed{Cmdline: cmdline, Snapshot: snap, ToInit: res.ToHello, Accel: accel}, nil
+}
+
+// CheckObserved reads a snapshot task's result as untrusted: its
+// /proc/cmdline must be the line the host passed (after a built-in one),
+// its release the image's (when the image says), at most 64 vulnerability
+// files with plain names, each file's text one printable line.
+func CheckObserved(payload []byte, cmdline, release string) (*sysinfo.Snapshot, error) {
+	var s sysinfo.Snapshot
+	if err := json.Unmarshal(payload, &s); err != nil {
+		return nil, fmt.Errorf("the guest's snapshot: %w", err)
+	}
+	if !bootedWith(s.Cmdline.Raw, cmdline) {
+		return nil, fmt.Errorf("the guest reports the command line %q, but the host booted it with %q: refused (the guest's /init is not the one sectax built, or the kernel rewrote its command line)", safetext.Clip(s.Cmdline.Raw, 300), cmdline)
+	}
+	if release != "" && s.Kernel.Release != release {
+		return nil, fmt.Errorf("the guest reports kernel %q, but the image the host booted is %s: refused", safetext.Clip(s.Kernel.Release, 100), release)
+	}
+	if len(s.Vulnerabilities) > maxObservedFiles {
+		return nil, fmt.Errorf("the guest reports %d vulnerability files, more than any kernel has (%d): refused", len(s.Vulnerabilities), maxObservedFiles)
+	}
+	seen := map[string]bool{}
+	for i := range s.Vulnerabilities {
+		v := &s.Vulnerabilities[i]
+		if !vulnName.MatchString(v.Name) || seen[v.Name] {
+			return nil, fmt.Errorf("the guest reports a vulnerability file named %q: refused", safetext.Clip(v.Name, 80))
+		}
+		seen[v.Name] = true
+		// The state is the host's reading of the text, never the guest's.
+		*v = mitigation.ParseVulnerability(v.Name, safetext.Clip(v.Raw, maxObservedText))
+	}
+	return &s, nil
+}

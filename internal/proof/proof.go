@@ -1,0 +1,285 @@
+// Package proof is `--prove`: the kernel a prediction is about, booted
+// under QEMU once per candidate command line with no workload (the lab's
+// boot-only run, lab.Observe), each boot's files kept in a private
+// per-user cache keyed by the image's bytes, the CPU, the accelerator and
+// the line, so that the next question is answered without booting.
+package proof
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"encoding/json"
+
+	"github.com/sectax/sectax/internal/child"
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/proven"
+	"github.com/sectax/sectax/internal/safetext"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// Request is what --prove is asked: its flags and the machine.
+type Request struct {
+	// Root and Release find the running kernel's image (lab.DefaultImages)
+	// when Kernel (--kernel) is empty.
+	Root, Release, Kernel string
+	// Accel (kvm, tcg, auto), CPU (--cpu; "": host under kvm, the QEMU
+	// model nearest Host under tcg), QEMU's binary.
+	Accel, CPU, QEMU string
+	SMP              int
+	// Exe is the static sectax that becomes the guests' /init.
+	Exe string
+	// Host is this machine.
+	Host *sysinfo.Snapshot
+	// CacheDir is the private cache ("": DefaultDir).
+	CacheDir string
+	Say      func(string, ...any)
+	// Parallel bounds the boots at once (0: the cores).
+	Parallel int
+}
+
+// Session is one proof: the image read and hashed, the accelerator and
+// CPU decided, the cache open.
+type Session struct {
+	req        Request
+	img        lab.KernelImage
+	accel, cpu string
+	cpuWhy     string
+	cache      *Cache
+	obs        map[string]*sysinfo.Snapshot
+	stored     map[string]bool
+	booted     int
+	// Wall is the time Observe took, boots and look-ups.
+	Wall time.Duration
+}
+
+// Start reads the image, picks the accelerator and CPU, and opens the
+// cache; nothing boots yet.
+func Start(ctx context.Context, req Request) (*Session, error) {
+	if req.Say == nil {
+		req.Say = func(string, ...any) {}
+	}
+	if req.SMP <= 0 {
+		req.SMP = 1
+	}
+	s := &Session{req: req, obs: map[string]*sysinfo.Snapshot{}, stored: map[string]bool{}}
+	var err error
+	if s.accel, err = lab.ResolveAccel(orAuto(req.Accel), req.Say); err != nil {
+		return nil, err
+	}
+	var paths []string
+	if req.Kernel != "" {
+		paths = []string{req.Kernel}
+	}
+	ks, err := lab.Kernels(ctx, paths, "", req.Root, req.Release)
+	if err != nil {
+		return nil, err
+	}
+	s.img = ks[0].Image
+	switch {
+	case req.CPU != "":
+		s.cpu, s.cpuWhy = req.CPU, "--cpu"
+	case s.accel == lab.AccelKVM:
+		s.cpu, s.cpuWhy = "host", "-cpu host: this machine's CPU, as KVM passes it through"
+	default:
+		s.cpu = NearestCPU(req.Host.CPU, qemuModels(ctx, req.QEMU))
+		s.cpuWhy = fmt.Sprintf("the QEMU model nearest this machine's %s (family %s, model %s); --cpu MODEL picks another", safetext.Line(req.Host.CPU.ModelName), safetext.Line(req.Host.CPU.Family), safetext.Line(req.Host.CPU.Model))
+	}
+	dir := req.CacheDir
+	if dir == "" {
+		if dir, err = DefaultDir(os.Geteuid(), os.Getenv); err != nil {
+			return nil, err
+		}
+	}
+	if s.cache, err = OpenCache(dir); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func orAuto(a string) string {
+	if a == "" {
+		return lab.AccelAuto
+	}
+	return a
+}
+
+// Close releases the cache.
+func (s *Session) Close() { s.cache.Close() }
+
+// Image is the kernel image the proof boots.
+func (s *Session) Image() lab.KernelImage { return s.img }
+
+// key is the cache key of line under this session.
+func (s *Session) key(line string) Key {
+	cpu := s.cpu
+	if cpu == "host" {
+		// -cpu host is this machine's CPU: another machine sharing the
+		// home folder is another key.
+		cpu = "host:" + s.req.Host.CPU.ModelName + "/" + s.req.Host.CPU.Microcode
+	}
+	return Key{SHA256: s.img.SHA256, CPU: cpu, Accel: s.accel, SMP: s.req.SMP, Cmdline: strings.TrimSpace(line)}
+}
+
+// Observe gives the snapshot of every line: from the cache where it holds
+// the key, else booted (in parallel) and stored.
+func (s *Session) Observe(ctx context.Context, lines []string, label func(string) string) error {
+	t0 := time.Now()
+	defer func() { s.Wall += time.Since(t0) }()
+	var boot []string
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if s.obs[l] != nil || slices.Contains(boot, l) {
+			continue
+		}
+		e, err := s.cache.Load(s.key(l))
+		switch {
+		case errors.Is(err, ErrMiss):
+			boot = append(boot, l)
+			continue
+		case err != nil:
+			return err
+		}
+		snap, err := lab.CheckObserved(e.Snapshot, lab.ObserveCmdline(l), s.img.Release)
+		if err != nil {
+			return fmt.Errorf("stored proof of %s: %v: refused; remove %s", label(l), err, s.cache.Dir)
+		}
+		s.obs[l], s.stored[l] = snap, true
+	}
+	if len(boot) == 0 {
+		return nil
+	}
+	s.req.Say("proof: booting %s (%s) %d time(s) under %s, CPU %s, no workload, %d at a time", s.img.Path, s.img.Release, len(boot), s.accel, s.cpu, min(len(boot), parallel(s.req.Parallel)))
+	got, err := lab.Observe(ctx, lab.ObserveRequest{Kernel: s.img, Cmdlines: boot, Accel: s.accel, CPU: s.cpu, QEMU: s.req.QEMU,
+		SMP: s.req.SMP, Exe: s.req.Exe, Say: s.req.Say, Label: label, Parallel: s.req.Parallel})
+	if err != nil {
+		return err
+	}
+	for _, o := range got {
+		s.obs[o.Cmdline] = o.Snapshot
+		s.booted++
+		if o.Accel != s.accel {
+			// kvm fell back to tcg: the rest of the proof is tcg's.
+			s.accel = o.Accel
+		}
+		data, err := json.Marshal(reduce(o.Snapshot))
+		if err != nil {
+			return err
+		}
+		if err := s.cache.Store(&Entry{Key: s.key(o.Cmdline), Release: s.img.Release, ToInitS: o.ToInit.Seconds(), Snapshot: data}); err != nil {
+			s.req.Say("warning: %v: the proof is not stored, the next call boots again", err)
+		}
+	}
+	return nil
+}
+
+// Snapshot is the observation of line (nil before Observe).
+func (s *Session) Snapshot(line string) *sysinfo.Snapshot { return s.obs[strings.TrimSpace(line)] }
+
+// Input is the proof's input to decide.Prove.
+func (s *Session) Input() proven.Input {
+	return proven.Input{Image: s.img.Path, SHA256: s.img.SHA256, Release: s.img.Release, Accel: s.accel, CPU: s.cpu, CPUWhy: s.cpuWhy,
+		HostCPU: s.req.Host.CPU.ModelName, Obs: s.obs, Stored: s.stored, Booted: s.booted}
+}
+
+func parallel(n int) int {
+	if n <= 0 {
+		return max(1, numCPU())
+	}
+	return n
+}
+
+// reduce keeps of a guest's snapshot what a proof reads: the kernel's
+// release, /proc/cmdline, the vulnerability files, SMT, the CPU's
+// identity and the hypervisor (every file the proof read, nothing else).
+func reduce(s *sysinfo.Snapshot) *sysinfo.Snapshot {
+	r := &sysinfo.Snapshot{Kernel: sysinfo.Kernel{Release: s.Kernel.Release}, Cmdline: sysinfo.Cmdline{Raw: s.Cmdline.Raw},
+		Vulnerabilities: s.Vulnerabilities, SMT: s.SMT, Hypervisor: s.Hypervisor}
+	r.CPU.Arch, r.CPU.Vendor, r.CPU.Family, r.CPU.Model, r.CPU.Stepping, r.CPU.ModelName = s.CPU.Arch, s.CPU.Vendor, s.CPU.Family, s.CPU.Model, s.CPU.Stepping, s.CPU.ModelName
+	r.CPU.Online, r.CPU.Possible, r.CPU.Flags, r.CPU.Bugs = s.CPU.Online, s.CPU.Possible, s.CPU.Flags, s.CPU.Bugs
+	return r
+}
+
+// qemuModels are the CPU models the installed QEMU offers (nil when it
+// cannot say).
+func qemuModels(ctx context.Context, binary string) []string {
+	if binary == "" {
+		binary = "qemu-system-x86_64"
+	}
+	bin, err := child.LookPath(binary)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := child.Output(ctx, child.Options{WaitDelay: time.Second}, bin, "-cpu", "help")
+	if err != nil {
+		return nil
+	}
+	var models []string
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && f[0] == "x86" {
+			models = append(models, f[1])
+		}
+	}
+	return models
+}
+
+// CacheDir is where the proofs are stored.
+func (s *Session) CacheDir() string { return s.cache.Dir }
+
+// Stored is verify's look-up, which never boots: the stored boots of the
+// image for the default line and for line under one CPU and accelerator
+// (kvm first), checked again as on the boot. nil when the cache or the
+// image is absent or holds no such pair; refused files come back as notes.
+func Stored(ctx context.Context, cacheDir, image, line, hostCPU string) (*proven.Input, []string) {
+	if cacheDir == "" {
+		var err error
+		if cacheDir, err = DefaultDir(os.Geteuid(), os.Getenv); err != nil {
+			return nil, nil
+		}
+	}
+	c, err := OpenExisting(cacheDir)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	if c == nil {
+		return nil, nil
+	}
+	defer c.Close()
+	img, err := lab.ReadKernelContext(ctx, image)
+	if err != nil {
+		return nil, nil
+	}
+	line = strings.TrimSpace(line)
+	bases, errs := c.Find(img.SHA256, "")
+	lines, errs2 := c.Find(img.SHA256, line)
+	var notes []string
+	for _, e := range append(errs, errs2...) {
+		notes = append(notes, e.Error())
+	}
+	slices.SortFunc(bases, func(a, b *Entry) int { return strings.Compare(b.Key.Accel, a.Key.Accel) }) // kvm before tcg
+	for _, b := range bases {
+		for _, l := range lines {
+			if l.Key.CPU != b.Key.CPU || l.Key.Accel != b.Key.Accel || l.Key.SMP != b.Key.SMP {
+				continue
+			}
+			bs, err1 := lab.CheckObserved(b.Snapshot, lab.ObserveCmdline(""), img.Release)
+			ls, err2 := lab.CheckObserved(l.Snapshot, lab.ObserveCmdline(line), img.Release)
+			if err1 != nil || err2 != nil {
+				notes = append(notes, fmt.Sprintf("a stored proof of %s does not check: %v", img.Path, errors.Join(err1, err2)))
+				continue
+			}
+			cpu := strings.TrimPrefix(b.Key.CPU, "host:")
+			return &proven.Input{Image: img.Path, SHA256: img.SHA256, Release: img.Release, Accel: b.Key.Accel, CPU: cpu, CPUWhy: "as stored",
+				HostCPU: hostCPU, Obs: map[string]*sysinfo.Snapshot{"": bs, line: ls}, Stored: map[string]bool{"": true, line: true}}, notes
+		}
+	}
+	return nil, notes
+}

@@ -1,0 +1,236 @@
+// Package proven is the model of a proof (decide --prove, advise
+// --prove): what a command line was predicted to do beside what a boot of
+// the kernel showed, file by file, and what the observation holds for.
+package proven
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/safetext"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// Sets are what a command line does to the files mitigated under the
+// kernel's default: each file is in one of them.
+type Sets struct {
+	GivesUp  []string `json:"gives_up"`
+	Weakened []string `json:"weakened"`
+	Kept     []string `json:"kept"`
+}
+
+// Row is one option, predicted beside observed.
+type Row struct {
+	Option  string `json:"option"`
+	Cmdline string `json:"cmdline"`
+	// Booted is the command line whose boot proves the row ("" the
+	// default's: keep-all, and an option the same as keep-all here).
+	Predicted Sets `json:"predicted"`
+	Observed  Sets `json:"observed"`
+	// Agree is true when every file is in the same set; Disagreements
+	// name each file that is not, with the observed text.
+	Agree         bool     `json:"agree"`
+	Disagreements []string `json:"disagreements"`
+	// SMT is the guest's SMT state under this line ("control on, active
+	// false").
+	SMT string `json:"smt"`
+	// Stored is true when the observation came from the proof cache.
+	Stored bool `json:"stored"`
+}
+
+// Proof is the side-by-side of `decide --prove`: the kernel image booted
+// once per option, under which accelerator and CPU, and what each boot
+// showed beside what the model predicted.
+type Proof struct {
+	Image   string `json:"image"`
+	SHA256  string `json:"kernel_sha256"`
+	Release string `json:"release"`
+	Accel   string `json:"accel"`
+	CPU     string `json:"cpu"`
+	// CPUWhy says where CPU came from (--cpu, the model nearest this
+	// machine's, -cpu host under kvm).
+	CPUWhy string `json:"cpu_why"`
+	// Booted and Stored count the command lines booted now and those
+	// answered from the proof cache.
+	Booted int   `json:"booted"`
+	Stored int   `json:"stored"`
+	Rows   []Row `json:"rows"`
+	Agree  bool  `json:"agree"`
+	// Holds says what of the observation holds for this machine's CPU,
+	// Emulated what depends on the CPU QEMU presents, Guest what being a
+	// guest changes.
+	Holds    []string `json:"holds"`
+	Emulated []string `json:"emulated"`
+	Guest    []string `json:"guest"`
+	Notes    []string `json:"notes"`
+}
+
+// ObservedSets are what got shows of the files mitigated in base: a file
+// no longer mitigated (or gone) is given up, one still mitigated with
+// other text is weakened, the same text kept.
+func ObservedSets(base, got *sysinfo.Snapshot) Sets {
+	s := Sets{GivesUp: []string{}, Weakened: []string{}, Kept: []string{}}
+	for _, v := range base.Vulnerabilities {
+		if v.State != mitigation.Mitigated {
+			continue
+		}
+		w, ok := vuln(got, v.Name)
+		switch {
+		case !ok || w.State != mitigation.Mitigated:
+			s.GivesUp = append(s.GivesUp, v.Name)
+		case w.Raw != v.Raw:
+			s.Weakened = append(s.Weakened, v.Name)
+		default:
+			s.Kept = append(s.Kept, v.Name)
+		}
+	}
+	return s
+}
+
+func vuln(s *sysinfo.Snapshot, name string) (mitigation.Vulnerability, bool) {
+	for _, v := range s.Vulnerabilities {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return mitigation.Vulnerability{}, false
+}
+
+// Input is what the boots gave: the guest's snapshot per command line
+// ("" the kernel's default), already checked against what the host
+// passed (lab.CheckObserved), and how they were booted.
+type Input struct {
+	Image, SHA256, Release, Accel, CPU, CPUWhy string
+	// HostCPU is this machine's CPU model name.
+	HostCPU string
+	Obs     map[string]*sysinfo.Snapshot
+	// Stored are the command lines answered from the cache.
+	Stored map[string]bool
+	Booted int
+}
+
+// New is the proof of in without rows: what was booted, how, and what
+// the observation holds for (Scope).
+func New(in Input) *Proof {
+	p := &Proof{Image: in.Image, SHA256: in.SHA256, Release: in.Release, Accel: in.Accel, CPU: in.CPU, CPUWhy: in.CPUWhy,
+		Booted: in.Booted, Stored: len(in.Stored), Rows: []Row{}, Agree: true, Notes: []string{}}
+	base := in.Obs[""]
+	if base == nil {
+		base = &sysinfo.Snapshot{}
+	}
+	if len(base.Vulnerabilities) == 0 {
+		p.Notes = append(p.Notes, "the booted kernel shows no vulnerability files: the proof cannot tell what a command line gives up")
+		p.Agree = false
+	}
+	p.Holds, p.Emulated, p.Guest = Scope(in.Accel, in.CPU, in.HostCPU, base)
+	return p
+}
+
+// Add lays a line's prediction beside its boot got (against the default
+// boot base) and appends the row.
+func (p *Proof) Add(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, stored bool) Row {
+	row := Side(option, cmdline, base, got, pred)
+	row.Stored = stored
+	if !row.Agree {
+		p.Agree = false
+	}
+	p.Rows = append(p.Rows, row)
+	return row
+}
+
+// Side is one row: the predicted sets beside what the boot got shows
+// (against the default boot base), with a line for each file the two put
+// in different sets.
+func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets) Row {
+	obs := ObservedSets(base, got)
+	row := Row{Option: option, Cmdline: cmdline, Predicted: pred, Observed: obs, Agree: true, Disagreements: []string{}, SMT: smtState(got)}
+	class := func(s Sets, name string) string {
+		switch {
+		case slices.Contains(s.GivesUp, name):
+			return "given up"
+		case slices.Contains(s.Weakened, name):
+			return "weakened"
+		}
+		return "kept"
+	}
+	for _, v := range base.Vulnerabilities {
+		if v.State != mitigation.Mitigated {
+			continue
+		}
+		pc, oc := class(pred, v.Name), class(obs, v.Name)
+		if pc == oc {
+			continue
+		}
+		row.Agree = false
+		text := "the file is gone"
+		if w, ok := vuln(got, v.Name); ok {
+			text = fmt.Sprintf("%q", safetext.Clip(w.Raw, 200))
+		}
+		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: %s predicted %s, observed %s (%s)", option, v.Name, pc, oc, text))
+	}
+	if a, b := smtState(base), row.SMT; a != b {
+		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: SMT %s under this line (%s by default)", option, b, a))
+	}
+	return row
+}
+
+func smtState(s *sysinfo.Snapshot) string {
+	active := "unknown"
+	if s.SMT.Active != nil {
+		active = fmt.Sprint(*s.SMT.Active)
+	}
+	c := s.SMT.Control
+	if c == "" {
+		c = "unknown"
+	}
+	return "control " + safetext.Clip(c, 40) + ", active " + active
+}
+
+// Scope says, for a proof under accel with QEMU's cpu on a host whose
+// CPU is hostCPU, what the observation holds for (this machine's CPU),
+// what depends on the CPU QEMU presents, and what being a guest changes
+// (base is the default boot).
+func Scope(accel, cpu, hostCPU string, base *sysinfo.Snapshot) (holds, emulated, guest []string) {
+	holds = []string{
+		"what this kernel does with each command line: which parameters it parses, which attack vectors and per-bug values it honours, and which mitigations it then turns off: the kernel's code, the same on any CPU with the same bugs",
+	}
+	if accel == "kvm" {
+		holds = append(holds, fmt.Sprintf("under kvm the guest runs -cpu host: the bugs the kernel finds affected and the mitigations it picks are this machine's CPU's (%s) and microcode's, as KVM passes them through", safetext.Line(hostCPU)))
+		emulated = []string{
+			"CPUID and ARCH_CAPABILITIES bits KVM hides or synthesises for a guest can change a bug's verdict or mitigation from what the host shows",
+		}
+	} else {
+		emulated = []string{
+			fmt.Sprintf("under tcg the CPU is QEMU's %s model, not this machine's %s: which bugs are listed as affected, which mitigation the kernel picks (eIBRS or retpolines, VERW buffer clears, microcode features such as MD_CLEAR) and every \"Not affected\" come from that model and the features QEMU emulates", safetext.Line(cpu), safetext.Line(hostCPU)),
+			"a file that differs from this machine's own is a fact of the emulated CPU; a file that changes between two command lines is a fact of the kernel",
+		}
+	}
+	guest = []string{
+		"l1tf: a guest shows the VMX part of the host it cannot see, and its L1D flush at VM entry is the host's to do",
+		"itlb_multihit: a guest kernel does not run KVM guests of its own here, so its \"KVM:\" line is the guest's view, not the host's",
+		"\"SMT Host state unknown\" in mds, mmio_stale_data, tsx_async_abort: a guest cannot see whether the host's SMT is on",
+	}
+	if base.SMT.Active == nil || !*base.SMT.Active {
+		guest = append(guest, "the guest has no SMT siblings: what a line does to SMT and to STIBP (cross_thread) shows only where the guest has two threads a core")
+	}
+	return holds, emulated, guest
+}
+
+// ProofDisagreements are the lines naming every disagreement of p.
+func (p *Proof) Disagreements() []string {
+	var out []string
+	for _, r := range p.Rows {
+		out = append(out, r.Disagreements...)
+	}
+	return out
+}
+
+// SetsLine is a set list for text: "none" when empty.
+func SetsLine(vs []string) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	return strings.Join(vs, ", ")
+}
