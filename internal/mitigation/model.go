@@ -40,6 +40,10 @@ const (
 	RuleITSFollows      = "its-follows-spectre-v2"
 	RuleHypervisorFirst = "hypervisor-first"
 	RuleKASLRKeepsKPTI  = "arm64-kaslr-keeps-kpti"
+	RuleNoFeature       = "no-feature-means-auto"
+	RulePTIAutoFirst    = "pti-auto-before-off"
+	RuleNeedsMicrocode  = "needs-microcode"
+	RuleRetbleedCmd     = "retbleed-force-stuff"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -60,6 +64,10 @@ var RuleSources = map[string]string{
 	RuleKASLRKeepsKPTI:  "arch/arm64/kernel/cpufeature.c unmap_kernel_at_el0: KPTI stays while kaslr_requires_kpti() (KASLR on) whatever mitigations= says; kpti=0 or nokaslr lets it go",
 	RuleHypervisorFirst: "bugs.c gds_select_mitigation (every version): under X86_FEATURE_HYPERVISOR it sets GDS_MITIGATION_HYPERVISOR and returns before cpu_mitigations_off() or should_mitigate_vuln(), so 'Unknown: Dependent on hypervisor status' stays whatever the command line says (srbds_select_mitigation asks the command line first from the 6.16 select/update split, before it the hypervisor first: the corpus's 6.1.192 and 6.12.117 boots keep the line, 7.2.13 turns it Vulnerable); mmio_stale_data's 'Unknown: No mitigations' is X86_BUG_MMIO_UNKNOWN, which no parameter changes",
 	RuleITSFollows:      "bugs.c its_update_mitigation (6.16+, after spectre_v2 and retbleed in cpu_select_mitigations; its_select_mitigation in 6.15): spectre_v2 NONE or an LFENCE mode turns ITS off, so mitigations=off indirect_target_selection=on does not keep ITS",
+	RuleNoFeature:       "bugs.c spectre_v2_parse_cmdline (every version): spectre_v2=eibrs, eibrs,lfence or eibrs,retpoline on a CPU without Enhanced/Automatic IBRS, and spectre_v2=ibrs on a CPU that is not Intel or has no IBRS, print 'Switching to AUTO select' and leave the kernel's own choice, which mitigations=off turns off; the machine's spectre_v2 line tells: no 'Enhanced' in its mode, no '; IBPB:' field (ibpb_state() prints nothing without the feature, which comes with IBRS)",
+	RulePTIAutoFirst:    "arch/x86/mm/pti.c pti_check_boottime_disable before pti= became an early_param: pti=auto jumps to autosel past the nopti/cpu_mitigations_off() check, so mitigations=off pti=auto keeps PTI (the corpus's 6.1 boots keep it, its 6.12 and 7.2 boots do not; the model draws the line at 6.12, and a boot of a kernel between settles it)",
+	RuleNeedsMicrocode:  "bugs.c srso_select_mitigation (every version): spec_rstack_overflow=ibpb and ibpb-vmexit are set only with the microcode (has_microcode / IBPB_BRTYPE); without it the mode stays NONE and the line reads 'Vulnerable, no microcode' (6.1) or 'Vulnerable: No microcode'",
+	RuleRetbleedCmd:     "bugs.c retbleed_parse_cmdline/retbleed_select_mitigation: retbleed=force sets X86_BUG_RETBLEED on a CPU that is not affected (its line becomes mitigated, or Vulnerable when the mitigation is off); retbleed=stuff (CONFIG_MITIGATION_CALL_DEPTH_TRACKING, 6.2+) mitigates by call-depth tracking while spectre_v2 stays in retpoline mode, which mitigations=off ends",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
@@ -93,6 +101,10 @@ type OffState struct {
 	// Rule is the model's rule that decided (Rule* constants), "" when
 	// nothing on the command line aims at the file.
 	Rule string
+	// Becomes is the state a file not mitigated now is predicted to take
+	// ("" when it stays as it is): retbleed=force on a CPU not affected,
+	// retbleed=stuff on one that is vulnerable (RuleRetbleedCmd).
+	Becomes State
 }
 
 // Prediction is the model's answer for one machine and command line.
@@ -166,12 +178,20 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 			p.Files[v.Name] = OffState{Rule: RuleHypervisorFirst}
 			continue
 		}
-		p.Files[v.Name] = k.predictFile(m, v.Name, parsed, g, vectorsOn)
+		st := k.predictFile(m, v.Name, parsed, g, vectorsOn)
+		if v.Name == "srbds" && strings.HasPrefix(v.Raw, "Unknown: Dependent on hypervisor status") && st.Rule == RuleBugOff {
+			// RuleHypervisorFirst from 6.16: srbds=off leaves the bug AUTO
+			// (srbds_parse_cmdline sets only srbds_off), the vectors say
+			// FULL, and the hypervisor check comes before srbds_off.
+			st = OffState{Rule: RuleHypervisorFirst}
+		}
+		p.Files[v.Name] = st
 	}
 	// The update functions, in cpu_select_mitigations()'s order after
 	// every select function (bugs.c 6.16+): retbleed_update_mitigation,
 	// its_update_mitigation, then mds/taa/mmio/rfds_update_mitigation.
 	if m.Arch == "" || m.Arch == "x86" {
+		k.applyRetbleedCmd(m, parsed, p.Files)
 		k.applyRetbleed(m, parsed, p.Files)
 		k.applyITS(m, parsed, p.Files)
 	}
@@ -234,6 +254,45 @@ func (k *Knowledge) ClassOf(arch string, v Vulnerability, st OffState) string {
 		return ClassKept
 	}
 	return ""
+}
+
+// ObservedClass is what a boot did to a file its default boot showed
+// mitigated (base): ClassGivenUp when it is no longer mitigated,
+// ClassWeakened when it lost a sub-protection (partial where it was whole,
+// a sub-field gone or now disabled, off or vulnerable), else ClassKept. A
+// line partial already by default ("SMT vulnerable") that stays so, or
+// becomes whole ("SMT disabled"), is kept. The observed side of the
+// corpus's replay and of --prove.
+func ObservedClass(base, got Vulnerability) string {
+	switch {
+	case got.State != Mitigated:
+		return ClassGivenUp
+	case got.Partial && !base.Partial || weakerFields(base, got):
+		return ClassWeakened
+	}
+	return ClassKept
+}
+
+// weakerFields reports whether a mitigated line lost a sub-protection its
+// default line had: a sub-field (the SMT state aside) gone, or now
+// disabled, off or vulnerable.
+func weakerFields(base, got Vulnerability) bool {
+	for k, bv := range base.Fields {
+		if k == "SMT" {
+			continue
+		}
+		gv, ok := got.Fields[k]
+		if !ok {
+			return true
+		}
+		low, blow := strings.ToLower(gv), strings.ToLower(bv)
+		for _, w := range []string{"vulnerable", "disabled", "off"} {
+			if strings.Contains(low, w) && !strings.Contains(blow, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Outcome is what a command line does to the files a machine shows
@@ -335,7 +394,7 @@ func (k *Knowledge) applyITS(m Machine, parsed []Relevant, files map[string]OffS
 		return
 	}
 	for _, r := range parsed {
-		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && strings.Contains(r.Value, "lfence") || r.Key() == "spectre_v2" && r.Value == "retpoline,amd" {
+		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) && (strings.Contains(r.Value, "lfence") || r.Value == "retpoline,amd") {
 			files[its] = OffState{Off: true, By: r.Raw, Rule: RuleITSFollows}
 		}
 	}
@@ -351,7 +410,7 @@ func (k *Knowledge) applyIBRS(m Machine, parsed []Relevant, files map[string]Off
 	}
 	ibrs := strings.Contains(m.Lines["spectre_v2"], "IBRS")
 	for _, r := range parsed {
-		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.Defers(r.Param) {
+		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
 			ibrs = strings.Contains(r.Value, "ibrs")
 		}
 	}
@@ -372,8 +431,9 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		}
 		if subFieldOnly[r.Key()] {
 			// spectre_bhi=vmexit keeps BHI protection only at VM exits:
-			// it weakens the file as much as an "off" sub-field does.
-			if r.Effect == EffectOff || r.Key() == "spectre_bhi" && r.Effect == EffectSelect {
+			// it weakens the file as much as an "off" sub-field does,
+			// where the line shows a sub-field it turns off.
+			if (r.Effect == EffectOff || r.Key() == "spectre_bhi" && r.Effect == EffectSelect) && subFieldWeakens(m, file, *r) {
 				sub = r
 			}
 			continue
@@ -382,8 +442,13 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 	}
 	var st OffState
 	globalOff := g != nil && g.Option == "off" && len(g.Invalid) == 0
-	explicit := bug != nil && bug.Effect != EffectInvalid && !k.Defers(bug.Param)
+	explicit := bug != nil && bug.Effect != EffectInvalid && !k.DefersOn(m, bug.Param)
 	switch {
+	case bug != nil && bug.Key() == "spec_rstack_overflow" && (bug.Value == "ibpb" || bug.Value == "ibpb-vmexit") &&
+		strings.Contains(strings.ToLower(m.Lines[file]), "no microcode"):
+		st = OffState{Off: true, By: bug.Raw, Rule: RuleNeedsMicrocode}
+	case bug != nil && bug.Key() == "pti" && bug.Value == "auto" && globalOff && !kbAtLeast(m.Release, "6.12", true):
+		st = OffState{Kept: bug.Raw, By: "mitigations=" + g.Value, Rule: RulePTIAutoFirst}
 	case bug != nil && bug.Effect == EffectOff:
 		st = OffState{Off: true, By: bug.Raw, Rule: RuleBugOff}
 	case globalOff && explicit && k.OverridesOff(m.Release, bug.Key()):
@@ -395,7 +460,7 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		if i := slices.IndexFunc(m.Vulns, func(v Vulnerability) bool { return v.Name == file }); i >= 0 && sub == nil {
 			var keys []string
 			for _, r := range parsed {
-				if r.Kind == KindBug && r.Effect != EffectInvalid && !k.Defers(r.Param) && r.Key() != bug.Key() {
+				if r.Kind == KindBug && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) && r.Key() != bug.Key() {
 					keys = append(keys, r.Key())
 				}
 			}
@@ -419,7 +484,7 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		}
 		var keys []string
 		for _, r := range parsed {
-			if r.Kind == KindBug && r.Effect != EffectInvalid && !k.Defers(r.Param) {
+			if r.Kind == KindBug && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
 				keys = append(keys, r.Key())
 			}
 		}
@@ -492,6 +557,96 @@ func (k *Knowledge) Defers(p Param) bool {
 	}
 	parts := strings.Split(p.Value, ",")
 	return len(parts) > 1 && !slices.ContainsFunc(parts, func(s string) bool { return !slices.Contains(kp.Defers, s) })
+}
+
+// DefersOn is Defers on the machine m: also a spectre_v2= mode the CPU
+// lacks, which the kernel replaces by its own choice (RuleNoFeature).
+func (k *Knowledge) DefersOn(m Machine, p Param) bool {
+	if k.Defers(p) {
+		return true
+	}
+	if p.Key() != "spectre_v2" {
+		return false
+	}
+	line, ok := m.Lines["spectre_v2"]
+	if !ok || kbVerdict(line) == "not_affected" {
+		return false
+	}
+	mode, _, _ := strings.Cut(line, ";")
+	switch {
+	case strings.HasPrefix(p.Value, "eibrs"):
+		return !strings.Contains(mode, "Enhanced") && !strings.Contains(mode, "Automatic IBRS")
+	case p.Value == "ibrs":
+		if m.Vendor != "" && m.Vendor != "GenuineIntel" {
+			return true
+		}
+		return !strings.Contains(mode, "IBRS") && !strings.Contains(line, "; IBPB:")
+	}
+	return false
+}
+
+// subFieldWeakens reports whether the sub-field parameter r turns off a
+// sub-field that the machine's line of file shows on: spectre_v2_user=off
+// an active STIBP or IBPB, spectre_bhi=off a BHI clearing (vmexit only the
+// syscall-side one: BHI_DIS_S and the VM-exit loop stay), l1tf=off and
+// kvm_intel.vmentry_l1d_flush=never a VMX flush. A line the machine does
+// not show is assumed to have it.
+func subFieldWeakens(m Machine, file string, r Relevant) bool {
+	i := slices.IndexFunc(m.Vulns, func(v Vulnerability) bool { return v.Name == file })
+	if i < 0 {
+		return true
+	}
+	v := m.Vulns[i]
+	if field, ok := subFieldOf[r.Key()]; ok {
+		val, shown := v.Fields[field]
+		return shown && subFieldActive(val, nil) && !strings.HasPrefix(strings.TrimSpace(strings.ToLower(val)), "vulnerable")
+	}
+	on := func(string) bool { return false }
+	if r.Key() == "spectre_bhi" && r.Effect == EffectSelect {
+		on = func(x string) bool { return x == "guest_host" }
+	}
+	for _, sf := range vectorSubFields[v.Name] {
+		if sf.Key != r.Key() {
+			continue
+		}
+		if val, shown := v.Fields[sf.Field]; shown && subFieldActive(val, sf.Active) && !sf.On(on) {
+			return true
+		}
+	}
+	return false
+}
+
+// subFieldOf is the sub-field of a sub-field parameter that vectorSubFields
+// does not list: l1tf's VMX flush (PTE inversion, the main line, is
+// always on).
+var subFieldOf = map[string]string{"l1tf": "VMX", "kvm_intel.vmentry_l1d_flush": "VMX"}
+
+// applyRetbleedCmd is RuleRetbleedCmd: retbleed=force on a line "Not
+// affected" (the bug forced), retbleed=stuff on a vulnerable one.
+func (k *Knowledge) applyRetbleedCmd(m Machine, parsed []Relevant, files map[string]OffState) {
+	line, ok := m.Lines["retbleed"]
+	if !ok {
+		return
+	}
+	rb, sv := files["retbleed"], files["spectre_v2"]
+	for _, r := range parsed {
+		if r.Key() != "retbleed" || r.Effect == EffectInvalid {
+			continue
+		}
+		parts := strings.Split(r.Value, ",")
+		switch {
+		case slices.Contains(parts, "force") && kbVerdict(line) == "not_affected":
+			st := OffState{Becomes: Mitigated, By: r.Raw, Rule: RuleRetbleedCmd}
+			intelRetpoline := m.Vendor == "GenuineIntel" && !strings.Contains(m.Lines["spectre_v2"], "IBRS")
+			if rb.Off || intelRetpoline {
+				st.Becomes = Vulnerable
+			}
+			files["retbleed"] = st
+		case slices.Contains(parts, "stuff") && kbVerdict(line) == "vulnerable" && kbAtLeast(m.Release, "6.2", true) &&
+			!rb.Off && !sv.Off && strings.HasPrefix(m.Lines["spectre_v2"], "Mitigation: Retpolines"):
+			files["retbleed"] = OffState{Becomes: Mitigated, By: r.Raw, Rule: RuleRetbleedCmd}
+		}
+	}
 }
 
 // OverridesOff reports whether an explicit value of the parameter keeps

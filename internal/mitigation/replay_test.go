@@ -13,44 +13,29 @@ import (
 // `sectax corpus fetch` and `sectax corpus boot`, never by a test.
 const corpusFile = "testdata/corpus/boots.jsonl.gz"
 
-// Classes of a vulnerability file in the replay, in the words of decide
-// and advise: a file mitigated by default is given up, weakened or kept;
-// one that is not stays as it was or becomes another state.
-const (
-	classGivenUp  = "given up"
-	classWeakened = "weakened"
-	classKept     = "kept"
-)
-
 // predictedClass is what the model says becomes of the file base (the
-// default boot's line) under the prediction st.
+// default boot's line) under the prediction st: ClassOf for a mitigated
+// line (an untouched one is kept), else the state it stays in or becomes.
 func predictedClass(kb *Knowledge, arch string, base Vulnerability, st OffState) string {
-	if base.State == Unknown && st.Off {
-		// "Unknown: Dependent on hypervisor status" is a mitigation the
-		// guest cannot see: turned off, the kernel says Vulnerable.
-		return "becomes " + string(Vulnerable)
-	}
 	if base.State != Mitigated {
+		switch {
+		case st.Becomes != "" && st.Becomes != base.State:
+			return "becomes " + string(st.Becomes)
+		case base.State == Unknown && st.Off:
+			// "Unknown: Dependent on hypervisor status" is a mitigation the
+			// guest cannot see: turned off, the kernel says Vulnerable.
+			return "becomes " + string(Vulnerable)
+		}
 		return "stays " + string(base.State)
 	}
-	kept, weakened := kb.KeptAnyway(arch, base.Name, base.Raw)
-	switch {
-	case st.Off && kept:
-		return classKept
-	case st.Off && weakened != "":
-		return classWeakened
-	case st.Off:
-		return classGivenUp
-	case st.Partial:
-		return classWeakened
+	if c := kb.ClassOf(arch, base, st); c != "" {
+		return c
 	}
-	return classKept
+	return ClassKept
 }
 
-// observedClass is what the kernel did to the file: base is the default
-// boot's line, got this boot's. Weakened is weaker than by default: a line
-// partial already by default ("SMT vulnerable") that stays so, or becomes
-// whole ("SMT disabled"), is kept.
+// observedClass is ObservedClass, or for a line not mitigated by default
+// the state it stays in or becomes.
 func observedClass(base, got Vulnerability) string {
 	if base.State != Mitigated {
 		if got.State == base.State {
@@ -58,35 +43,7 @@ func observedClass(base, got Vulnerability) string {
 		}
 		return "becomes " + string(got.State)
 	}
-	switch {
-	case got.State != Mitigated:
-		return classGivenUp
-	case got.Partial && !base.Partial || weakerFields(base, got):
-		return classWeakened
-	}
-	return classKept
-}
-
-// weakerFields reports whether a mitigated line lost a sub-protection its
-// default line had: a sub-field (the SMT state aside) gone, or now
-// disabled, off or vulnerable.
-func weakerFields(base, got Vulnerability) bool {
-	for k, bv := range base.Fields {
-		if k == "SMT" {
-			continue
-		}
-		gv, ok := got.Fields[k]
-		if !ok {
-			return true
-		}
-		low, blow := strings.ToLower(gv), strings.ToLower(bv)
-		for _, w := range []string{"vulnerable", "disabled", "off"} {
-			if strings.Contains(low, w) && !strings.Contains(blow, w) {
-				return true
-			}
-		}
-	}
-	return false
+	return ObservedClass(base, got)
 }
 
 // replayMismatch is one file of one boot where the model and the kernel
@@ -231,27 +188,27 @@ func TestReplayClasses(t *testing.T) {
 	kb := mustKB(t)
 	v := func(name, raw string) Vulnerability { return ParseVulnerability(name, raw) }
 	pti := v("meltdown", "Mitigation: PTI")
-	if got := observedClass(pti, v("meltdown", "Vulnerable")); got != classGivenUp {
+	if got := observedClass(pti, v("meltdown", "Vulnerable")); got != ClassGivenUp {
 		t.Errorf("PTI → Vulnerable: %s", got)
 	}
 	sv2 := v("spectre_v2", "Mitigation: Retpolines; STIBP: conditional; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline")
-	if got := observedClass(sv2, v("spectre_v2", "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline")); got != classWeakened {
+	if got := observedClass(sv2, v("spectre_v2", "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline")); got != ClassWeakened {
 		t.Errorf("STIBP conditional → disabled: %s", got)
 	}
 	mds := v("mds", "Mitigation: Clear CPU buffers; SMT vulnerable")
-	if got := observedClass(mds, v("mds", "Mitigation: Clear CPU buffers; SMT disabled")); got != classKept {
+	if got := observedClass(mds, v("mds", "Mitigation: Clear CPU buffers; SMT disabled")); got != ClassKept {
 		t.Errorf("SMT vulnerable → disabled: %s", got)
 	}
-	if got := predictedClass(kb, "x86", pti, OffState{Off: true}); got != classGivenUp {
+	if got := predictedClass(kb, "x86", pti, OffState{Off: true}); got != ClassGivenUp {
 		t.Errorf("PTI predicted off: %s", got)
 	}
 	if got := predictedClass(kb, "x86", v("srbds", "Unknown: Dependent on hypervisor status"), OffState{Off: true}); got != "becomes vulnerable" {
 		t.Errorf("unknown predicted off: %s", got)
 	}
 	r := replayReport([]replayMismatch{
-		{"meltdown", "7.2.13", "mitigations=off mitigations=auto", classKept, classGivenUp, "Skylake-Client-v1", "Mitigation: PTI", "Vulnerable"},
-		{"meltdown", "7.2.13", "mitigations=off mitigations=auto", classKept, classGivenUp, "Cascadelake-Server-v1", "Mitigation: PTI", "Vulnerable"},
-		{"mds", "6.1.0", "mitigations=off", classGivenUp, classKept, "Haswell-v1", "a", "b"},
+		{"meltdown", "7.2.13", "mitigations=off mitigations=auto", ClassKept, ClassGivenUp, "Skylake-Client-v1", "Mitigation: PTI", "Vulnerable"},
+		{"meltdown", "7.2.13", "mitigations=off mitigations=auto", ClassKept, ClassGivenUp, "Cascadelake-Server-v1", "Mitigation: PTI", "Vulnerable"},
+		{"mds", "6.1.0", "mitigations=off", ClassGivenUp, ClassKept, "Haswell-v1", "a", "b"},
 		{"srbds", "6.1.0", "mitigations=off", "becomes vulnerable", "stays unknown", "Haswell-v1", "c", "c"},
 	}, 2)
 	for _, want := range []string{"4 files", "3 classes", "meltdown: predicted kept, observed given up: 2", "Skylake-Client-v1 Cascadelake-Server-v1", "… and 1 more groups"} {
