@@ -67,9 +67,10 @@ type Proof struct {
 	Notes    []string `json:"notes"`
 }
 
-// ObservedSets are what got shows of the files mitigated in base: a file
-// no longer mitigated (or gone) is given up, one still mitigated with
-// other text is weakened, the same text kept.
+// ObservedSets are what got shows of the files mitigated in base, each
+// sorted by mitigation.ObservedClass (the corpus replay's classification):
+// a file no longer mitigated (or gone) is given up, one that lost a
+// sub-protection weakened, the rest kept.
 func ObservedSets(base, got *sysinfo.Snapshot) Sets {
 	s := Sets{GivesUp: []string{}, Weakened: []string{}, Kept: []string{}}
 	for _, v := range base.Vulnerabilities {
@@ -77,10 +78,14 @@ func ObservedSets(base, got *sysinfo.Snapshot) Sets {
 			continue
 		}
 		w, ok := vuln(got, v.Name)
-		switch {
-		case !ok || w.State != mitigation.Mitigated:
+		c := mitigation.ClassGivenUp
+		if ok {
+			c = mitigation.ObservedClass(v, w)
+		}
+		switch c {
+		case mitigation.ClassGivenUp:
 			s.GivesUp = append(s.GivesUp, v.Name)
-		case w.Raw != v.Raw:
+		case mitigation.ClassWeakened:
 			s.Weakened = append(s.Weakened, v.Name)
 		default:
 			s.Kept = append(s.Kept, v.Name)
@@ -149,11 +154,11 @@ func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets) Row {
 	class := func(s Sets, name string) string {
 		switch {
 		case slices.Contains(s.GivesUp, name):
-			return "given up"
+			return mitigation.ClassGivenUp
 		case slices.Contains(s.Weakened, name):
-			return "weakened"
+			return mitigation.ClassWeakened
 		}
-		return "kept"
+		return mitigation.ClassKept
 	}
 	for _, v := range base.Vulnerabilities {
 		if v.State != mitigation.Mitigated {
