@@ -2,7 +2,6 @@ package advise
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
@@ -76,22 +75,4 @@ func runsAlready(eff []mitigation.Param, params string) bool {
 	return len(want) > 0 && !slices.ContainsFunc(want, func(w mitigation.Param) bool {
 		return !slices.ContainsFunc(eff, func(p mitigation.Param) bool { return p.Key() == w.Key() && p.Value == w.Value })
 	})
-}
-
-// kaslrKeepsKPTI reports whether an arm64 command line leaves KPTI on
-// under mitigations=off: KASLR forces it on before mitigations=off is
-// looked at (arch/arm64/kernel/cpufeature.c unmap_kernel_at_el0), so only
-// nokaslr (or an explicit kpti=0) turns it off.
-func kaslrKeepsKPTI(params []mitigation.Param) bool {
-	for _, p := range mitigation.Effective(params) {
-		if p.Key() == "nokaslr" || p.Key() == "kpti" {
-			return false
-		}
-	}
-	return true
-}
-
-// isKPTILine is arm64's meltdown line with KPTI on.
-func isKPTILine(arch, name, raw string) bool {
-	return arch == "arm64" && name == "meltdown" && strings.HasPrefix(strings.TrimSpace(raw), "Mitigation: PTI")
 }
