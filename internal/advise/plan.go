@@ -241,6 +241,9 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 		a.Alternatives, a.NotOffered = alternatives(kb, s, running)
 	}
 	a.Warnings = append(a.Warnings, warnings(s, p, t, a, newer, kb)...)
+	if n := kb.UncertainNote(machine(s)); n != "" {
+		a.Warnings = append(a.Warnings, n)
+	}
 	return a
 }
 

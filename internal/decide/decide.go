@@ -188,8 +188,8 @@ func Decide(in Input) (*Decision, error) {
 			return d, nil
 		}
 	}
-	if u := in.KB.Uncertain(m); len(u) > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("kernel %s hides its stable level (any %s.y): the rule for %s changed within the series (vmscape's attack-vector controls arrived in 6.17.7), so what the options do to it is uncertain here; --prove boots this kernel and reads it", m.Release, majorMinor(m.Release), strings.Join(u, ", ")))
+	if n := in.KB.UncertainNote(m); n != "" {
+		d.Notes = append(d.Notes, n)
 	}
 	arms, notes := machineArms(in)
 	d.Facts.Notes = append(d.Facts.Notes, notes...)
@@ -262,15 +262,6 @@ func keptButWeakened(kb *mitigation.Knowledge, m mitigation.Machine, o Option, p
 		}
 	}
 	return out
-}
-
-// majorMinor is "6.17" of "6.17.0-5-generic".
-func majorMinor(release string) string {
-	parts := strings.SplitN(release, ".", 3)
-	if len(parts) < 2 {
-		return release
-	}
-	return parts[0] + "." + strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' })
 }
 
 func orNone(vs []string) string {

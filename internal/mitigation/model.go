@@ -1,6 +1,7 @@
 package mitigation
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -709,4 +710,19 @@ func (k *Knowledge) Uncertain(m Machine) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// UncertainNote is the one sentence decide, advise and verify say when
+// Uncertain names files of m ("" when none): the stable level is hidden,
+// so what a line does to them is uncertain, and --prove settles it.
+func (k *Knowledge) UncertainNote(m Machine) string {
+	u := k.Uncertain(m)
+	if len(u) == 0 {
+		return ""
+	}
+	series := m.Release
+	if v, ok := kbFullVersion(m.Release); ok {
+		series = fmt.Sprintf("%d.%d", v[0], v[1])
+	}
+	return fmt.Sprintf("kernel %s hides its stable level (any %s.y): the rule for %s changed within the series (vmscape's attack-vector controls arrived in 6.17.7), so what a command line does to it is uncertain here; --prove boots this kernel and reads it", m.Release, series, strings.Join(u, ", "))
 }
