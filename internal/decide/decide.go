@@ -119,14 +119,18 @@ type Decision struct {
 	Options []Option `json:"options"`
 	// Protect are the vectors kept (given, or the profile's, with the
 	// machine's additions); nil without --protect or --profile.
-	Protect     []string      `json:"protect"`
-	Profile     string        `json:"profile,omitempty"`
-	Recommended *string       `json:"recommended"`
-	Why         string        `json:"why,omitempty"`
-	Steps       []advise.Step `json:"steps,omitempty"`
-	Verify      string        `json:"verify,omitempty"`
-	Guide       []string      `json:"guide,omitempty"`
-	Notes       []string      `json:"notes"`
+	Protect     []string `json:"protect"`
+	Profile     string   `json:"profile,omitempty"`
+	Recommended *string  `json:"recommended"`
+	Why         string   `json:"why,omitempty"`
+	// Line is the command line to apply when it is not the recommended
+	// option's own: the option plus the per-bug values that keep what a
+	// kept vector relies on (mitigation.Knowledge.ProtectionLost).
+	Line   string        `json:"line,omitempty"`
+	Steps  []advise.Step `json:"steps,omitempty"`
+	Verify string        `json:"verify,omitempty"`
+	Guide  []string      `json:"guide,omitempty"`
+	Notes  []string      `json:"notes"`
 	// Proof is decide --prove's side-by-side (nil without --prove).
 	Proof *proven.Proof `json:"proof,omitempty"`
 }
@@ -227,11 +231,22 @@ func Decide(in Input) (*Decision, error) {
 	rec, furthest := recommend(d)
 	d.Recommended = &rec.Name
 	d.Why = fmt.Sprintf("keeps %s; drops %s", orNone(d.Protect), orNone(rec.Drops))
-	if lost := keptButWeakened(in.KB, m, rec, d.Protect); len(lost) > 0 {
-		// One answer per question: a dropped vector can weaken a file a
-		// kept vector also relies on (BHI's per-syscall clearing goes
-		// with guest_host, bhi_select_mitigation), and the answer says so.
-		d.Why += fmt.Sprintf("; but it weakens %s, which a kept vector also relies on (on a CPU affected by BHI, spectre_v2's BHI clearing goes with guest_host even while user_kernel is kept)", strings.Join(lost, ", "))
+	// One answer per question: a dropped vector can weaken a file a kept
+	// vector also relies on (BHI's clearing on system calls goes with
+	// guest_host, bhi_select_mitigation). Where a per-bug value keeps it
+	// (6.17+), the line to apply adds it; else the answer says what is lost.
+	line := rec.Cmdline
+	lost, remedy := in.KB.ProtectionLost(m, mitigation.ParseCmdline(line).Params, d.Protect)
+	if len(lost) > 0 && len(remedy) > 0 {
+		fixed := strings.TrimSpace(line + " " + strings.Join(remedy, " "))
+		if still, _ := in.KB.ProtectionLost(m, mitigation.ParseCmdline(fixed).Params, d.Protect); len(still) == 0 {
+			d.Line = fixed
+			d.Why += fmt.Sprintf("; the line adds %s: dropping %s alone would also weaken %s, which a kept vector relies on (on a CPU affected by BHI, spectre_v2's BHI clearing goes with guest_host even while user_kernel is kept; a per-bug value is not asked about vectors)", strings.Join(remedy, " "), orNone(rec.Drops), strings.Join(lost, ", "))
+			lost = nil
+		}
+	}
+	if len(lost) > 0 {
+		d.Why += fmt.Sprintf("; but it gives up or weakens %s, which a kept vector relies on too", strings.Join(lost, ", "))
 	}
 	if furthest.Name != rec.Name {
 		d.Why += fmt.Sprintf("; %s would keep them too but changes nothing on this kernel beyond %s", furthest.Name, rec.Name)
@@ -239,29 +254,19 @@ func Decide(in Input) (*Decision, error) {
 	if rec.Current {
 		d.Why += "; the running command line already is this option: nothing to change"
 	}
-	if rec.Cmdline != "" && rec.SameAs == "" && !rec.Current {
-		t, err := mitigation.ParseTarget(rec.Cmdline)
+	if line = rec.Cmdline; d.Line != "" {
+		line = d.Line
+	}
+	if line != "" && rec.SameAs == "" && (!rec.Current || d.Line != "") {
+		t, err := mitigation.ParseTarget(line)
 		if err != nil {
 			return nil, err
 		}
 		a := advise.Plan(in.Snap, in.Platform, t, in.KB)
 		d.Steps = a.Steps
-		d.Verify = "sectax verify --expect " + advise.ShellQuote(rec.Cmdline)
+		d.Verify = "sectax verify --expect " + advise.ShellQuote(line)
 	}
 	return d, nil
-}
-
-// keptButWeakened are the files the option gives up or weakens whose
-// protection also serves a vector of protect (the knowledge base's vectors
-// of the file).
-func keptButWeakened(kb *mitigation.Knowledge, m mitigation.Machine, o Option, protect []string) []string {
-	var out []string
-	for _, f := range slices.Concat(o.GivesUp, o.Weakened) {
-		if slices.ContainsFunc(kb.VectorsOf(f), func(v string) bool { return slices.Contains(protect, v) }) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func orNone(vs []string) string {

@@ -54,11 +54,15 @@ func TestProtect(t *testing.T) {
 	for _, c := range []struct {
 		protect []string
 		want    string
+		// line is what to apply when it is not the option's own: this
+		// host's BHI clearing (SW loop) goes with guest_host, so keeping
+		// user_kernel adds spectre_bhi=on.
+		line string
 	}{
-		{[]string{"user_kernel", "user_user"}, "no-guest"},
-		{[]string{"user_kernel"}, "no-guest-cross_thread-user_user"},
-		{[]string{}, Off},
-		{[]string{"guest_host"}, KeepAll},
+		{[]string{"user_kernel", "user_user"}, "no-guest", "mitigations=auto,no_guest_host,no_guest_guest spectre_bhi=on"},
+		{[]string{"user_kernel"}, "no-guest-cross_thread-user_user", "mitigations=auto,no_user_user,no_guest_host,no_guest_guest,no_cross_thread spectre_bhi=on"},
+		{[]string{}, Off, ""},
+		{[]string{"guest_host"}, KeepAll, ""},
 	} {
 		in := input(t, "host-6.18")
 		in.Protect = c.protect
@@ -71,8 +75,20 @@ func TestProtect(t *testing.T) {
 			continue
 		}
 		rec := option(d, c.want)
-		if c.want != KeepAll && (len(d.Steps) == 0 || d.Verify != "sectax verify --expect "+advise.ShellQuote(rec.Cmdline)) {
+		line := rec.Cmdline
+		if c.line != "" {
+			line = c.line
+		}
+		if d.Line != c.line {
+			t.Errorf("--protect %v: line %q, want %q", c.protect, d.Line, c.line)
+		}
+		if c.want != KeepAll && (len(d.Steps) == 0 || d.Verify != "sectax verify --expect "+advise.ShellQuote(line)) {
 			t.Errorf("--protect %v: steps %v verify %q", c.protect, d.Steps, d.Verify)
+		}
+		// The line applied keeps what the kept vectors rely on, by the
+		// model: advise --target on it gives nothing protected up.
+		if lost, _ := in.KB.ProtectionLost(mitigation.NewMachine("x86", in.Snap.CPU.Vendor, in.Snap.CPU.Family, in.Snap.Kernel.Release, "native", in.Snap.Vulnerabilities), mitigation.ParseCmdline(line).Params, d.Protect); len(lost) > 0 && c.want != Off {
+			t.Errorf("--protect %v: the line %q still loses %v", c.protect, line, lost)
 		}
 	}
 	in := input(t, "host-6.18")

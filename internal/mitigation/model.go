@@ -434,7 +434,7 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 			// spectre_bhi=vmexit keeps BHI protection only at VM exits:
 			// it weakens the file as much as an "off" sub-field does,
 			// where the line shows a sub-field it turns off.
-			if (r.Effect == EffectOff || r.Key() == "spectre_bhi" && r.Effect == EffectSelect) && subFieldWeakens(m, file, *r) {
+			if subFieldWeakens(m, file, *r) {
 				sub = r
 			}
 			continue
@@ -586,13 +586,17 @@ func (k *Knowledge) DefersOn(m Machine, p Param) bool {
 	return false
 }
 
-// subFieldWeakens reports whether the sub-field parameter r turns off a
+// subFieldWeakens reports whether the sub-field parameter r (an off value,
+// or spectre_bhi=vmexit) turns off a
 // sub-field that the machine's line of file shows on: spectre_v2_user=off
 // an active STIBP or IBPB, spectre_bhi=off a BHI clearing (vmexit only the
 // syscall-side one: BHI_DIS_S and the VM-exit loop stay), l1tf=off and
 // kvm_intel.vmentry_l1d_flush=never a VMX flush. A line the machine does
 // not show is assumed to have it.
 func subFieldWeakens(m Machine, file string, r Relevant) bool {
+	if r.Effect != EffectOff && (r.Key() != "spectre_bhi" || r.Effect != EffectSelect) {
+		return false
+	}
 	i := slices.IndexFunc(m.Vulns, func(v Vulnerability) bool { return v.Name == file })
 	if i < 0 {
 		return true

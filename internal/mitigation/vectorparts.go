@@ -67,6 +67,9 @@ type vectorSubField struct {
 	Active []string
 	// On reports whether the field stays on with the vectors on says on.
 	On func(on func(string) bool) bool
+	// Serves are the attack vectors the field protects: turned off, it
+	// leaves them open even where they are kept by name.
+	Serves []string
 }
 
 // vectorSubFields are spectre_v2's sub-fields (bugs.c 6.18.2): IBPB and
@@ -79,12 +82,12 @@ type vectorSubField struct {
 // (1907-1910 and the CMD_* cases): the vectors are not asked.
 var vectorSubFields = map[string][]vectorSubField{
 	"spectre_v2": {
-		{Field: "IBPB", Key: "spectre_v2_user", On: func(on func(string) bool) bool { return on("user_user") || on("guest_guest") }},
-		{Field: "STIBP", Key: "spectre_v2_user", On: func(on func(string) bool) bool {
+		{Field: "IBPB", Key: "spectre_v2_user", Serves: []string{"user_user", "guest_guest"}, On: func(on func(string) bool) bool { return on("user_user") || on("guest_guest") }},
+		{Field: "STIBP", Key: "spectre_v2_user", Serves: []string{"user_user", "guest_guest", "cross_thread"}, On: func(on func(string) bool) bool {
 			return (on("user_user") || on("guest_guest")) && on("cross_thread")
 		}},
-		{Field: "BHI", Key: "spectre_bhi", Active: []string{"SW loop, KVM: SW loop"}, On: func(on func(string) bool) bool { return on("guest_host") && on("user_kernel") }},
-		{Field: "BHI", Key: "spectre_bhi", Active: []string{"BHI_DIS_S"}, On: func(on func(string) bool) bool { return on("guest_host") }},
+		{Field: "BHI", Key: "spectre_bhi", Active: []string{"SW loop, KVM: SW loop"}, Serves: []string{"user_kernel", "guest_host"}, On: func(on func(string) bool) bool { return on("guest_host") && on("user_kernel") }},
+		{Field: "BHI", Key: "spectre_bhi", Active: []string{"BHI_DIS_S"}, Serves: []string{"user_kernel", "guest_host"}, On: func(on func(string) bool) bool { return on("guest_host") }},
 	},
 }
 
@@ -146,4 +149,68 @@ func subFieldActive(val string, active []string) bool {
 		}
 	}
 	return strings.TrimSpace(val) != ""
+}
+
+// ProtectionLost are the files of m that params give up or weaken in a
+// way that leaves a vector of protect open, although the command line may
+// keep that vector by name: a file given up whose vectors include one, or
+// a sub-field turned off that serves one (spectre_v2's BHI clearing goes
+// with guest_host even while user_kernel is kept: bhi_select_mitigation
+// asks guest_host first). Remedy are per-bug values that select those
+// sub-fields explicitly, which the vectors then do not ask (RuleBugOverrides,
+// 6.17+): spectre_bhi=on keeps BHI's clearing under no_guest_host. A
+// weakening whose sub-field is not known counts as lost when the file's
+// vectors include a protected one.
+func (k *Knowledge) ProtectionLost(m Machine, params []Param, protect []string) (lost, remedy []string) {
+	serves := func(vs []string) bool {
+		return slices.ContainsFunc(vs, func(v string) bool { return slices.Contains(protect, v) })
+	}
+	out := k.Outcome(m, params)
+	for _, f := range out.GivenUp {
+		if serves(k.vectorsOfLine(f, m.Lines[f])) {
+			lost = append(lost, f)
+		}
+	}
+	var off, explicit []string
+	if vectors := k.HasVectorControls(m); vectors {
+		if g := foldedGlobal(params, true, true); g != nil {
+			off = g.VectorsOff
+		}
+	}
+	cls := Classify(Effective(params))
+	for _, r := range cls.Params {
+		if r.Kind == KindBug && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
+			explicit = append(explicit, r.Key())
+		}
+	}
+	for _, f := range out.Weakened {
+		i := slices.IndexFunc(m.Vulns, func(v Vulnerability) bool { return v.Name == f })
+		if i < 0 {
+			continue
+		}
+		v, known, hit := m.Vulns[i], false, false
+		for _, sf := range vectorSubFields[f] {
+			val, shown := v.Fields[sf.Field]
+			if !shown || !subFieldActive(val, sf.Active) {
+				continue
+			}
+			byVectors := len(off) > 0 && !slices.Contains(explicit, sf.Key) && !sf.On(func(x string) bool { return !slices.Contains(off, x) })
+			byParam := slices.ContainsFunc(cls.Params, func(r Relevant) bool { return r.Key() == sf.Key && subFieldWeakens(m, f, r) })
+			if !byVectors && !byParam {
+				continue
+			}
+			known = true
+			if serves(sf.Serves) {
+				hit = true
+				if byVectors && !byParam && k.PerBugOverrides(m.Kernel()) && !slices.Contains(remedy, sf.Key+"=on") {
+					remedy = append(remedy, sf.Key+"=on")
+				}
+			}
+		}
+		if hit || !known && serves(k.VectorsOf(f)) {
+			lost = append(lost, f)
+		}
+	}
+	slices.Sort(lost)
+	return slices.Compact(lost), remedy
 }

@@ -92,6 +92,9 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 			}
 		} else {
 			fmt.Fprintf(w, "recommended: %s (%s)\n", *d.Recommended, d.Why)
+			if d.Line != "" {
+				fmt.Fprintf(w, "  the line to apply: %s\n", d.Line)
+			}
 			for i, s := range d.Steps {
 				fmt.Fprintf(w, "  %d. [%s] %s\n", i+1, s.Where, s.Text)
 				if s.Command != "" {
@@ -133,6 +136,9 @@ func DecisionMarkdown(w io.Writer, d *decide.Decision) error {
 		}
 	} else {
 		fmt.Fprintf(w, "**Recommended: %s** (%s)\n\n", mdEscape(*d.Recommended), mdEscape(d.Why))
+		if d.Line != "" {
+			fmt.Fprintf(w, "The line to apply: %s\n\n", code(d.Line))
+		}
 		for i, s := range d.Steps {
 			fmt.Fprintf(w, "%d. %s (%s)", i+1, mdEscape(s.Text), mdEscape(s.Where))
 			if s.Command != "" {
