@@ -119,9 +119,11 @@ func (c Config) Tokens() []string {
 // Cmdline is the command line a boot under c gets: base without any
 // parameter that a configuration of the plan sets, then c's parameters.
 // Removing the plan's parameters first makes a second boot (a kexec from a
-// boot of another configuration) carry exactly c's tokens.
+// boot of another configuration) carry exactly c's tokens. The words after
+// a lone "--" (init's arguments) stay after c's parameters, whole.
 func (c Config) Cmdline(base string, plan []Config) string {
-	params := mitigation.ParseCmdline(base).Params
+	parsed := mitigation.ParseCmdline(base)
+	params := parsed.Params
 	var names []mitigation.Param // by name alone: every value goes
 	for _, o := range append(plan, c) {
 		for _, p := range o.Params {
@@ -129,7 +131,11 @@ func (c Config) Cmdline(base string, plan []Config) string {
 		}
 	}
 	params, _ = mitigation.Remove(params, names)
-	return strings.TrimSpace(mitigation.Format(append(params, c.Params...)))
+	line := strings.TrimSpace(mitigation.Format(append(params, c.Params...)))
+	if parsed.InitArgs != nil {
+		line = strings.TrimSpace(line + " " + strings.Join(append([]string{"--"}, parsed.InitArgs...), " "))
+	}
+	return line
 }
 
 // Find returns the configuration called name.

@@ -73,6 +73,28 @@ func TestCmdline(t *testing.T) {
 	}
 }
 
+// TestCmdlineKeepsInitArgs: the words after "--" go to init (a
+// firecracker-style init's --addr, a systemd unit): a plan's line equals
+// the running one but for the configuration's tokens, init's arguments
+// included, and a "mitigations=off" after "--" is init's, not the kernel's.
+func TestCmdlineKeepsInitArgs(t *testing.T) {
+	plan, _ := ParseAll([]string{"on", "off"})
+	base := `console=ttyS0 reboot=k mitigations=off -- --firecracker-init --addr "10.0.0.2:22" mitigations=off`
+	for _, c := range []struct{ cfg, want string }{
+		{"on", `console=ttyS0 reboot=k -- --firecracker-init --addr "10.0.0.2:22" mitigations=off`},
+		{"off", `console=ttyS0 reboot=k mitigations=off -- --firecracker-init --addr "10.0.0.2:22" mitigations=off`},
+	} {
+		cfg, _ := Find(plan, c.cfg)
+		if got := cfg.Cmdline(base, plan); got != c.want {
+			t.Errorf("%s: %q, want %q", c.cfg, got, c.want)
+		}
+	}
+	// An empty init part ("--" alone) stays too.
+	if got := plan[0].Cmdline("quiet --", plan); got != "quiet --" {
+		t.Errorf("a lone --: %q", got)
+	}
+}
+
 func snap(t *testing.T, root string) *sysinfo.Snapshot {
 	t.Helper()
 	s, err := sysinfo.Collect(filepath.Join("..", "sysinfo", "testdata", root))
