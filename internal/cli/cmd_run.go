@@ -8,6 +8,8 @@ import (
 	"github.com/sectax/sectax/internal/hostid"
 	"io"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,7 +48,7 @@ func measureFlags(cmd *cobra.Command) *plan.Request {
 	f.IntVar(&req.Repetitions, "runs", 0, "measured repetitions per workload (default: 6 in quick, 10 otherwise)")
 	f.IntVar(&req.Warmup, "warmup", 1, "unmeasured repetitions per workload before the measured ones")
 	f.StringArrayVar(&req.Params, "param", nil, "override a parameter: `ID.KEY=VALUE` (repeatable), e.g. sched-pipe.mode=thread")
-	f.Float64Var(&req.Precision, "precision", 0, "repeat each workload until its primary metric's 95% interval is within ±`PCT` of its median (at least --runs, default 6, repetitions; warm-up detected unless --warmup is given)")
+	f.Var((*percent)(&req.Precision), "precision", "repeat each workload until its primary metric's 95% interval is within ±`PCT` of its median (at least --runs, default 6, repetitions; warm-up detected unless --warmup is given)")
 	f.DurationVar(&req.MaxTime, "max-time", 0, "with --precision: stop repeating after this `DURATION`, keeping everything measured (default 10m)")
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
 		for _, name := range []string{"only", "skip", "cmd", "prepare", "runs", "precision", "max-time"} {
@@ -304,4 +306,18 @@ func (g *Globals) notice(format string, a ...any) {
 	if !g.Quiet {
 		io.WriteString(g.stderr, "sectax: "+report.Notice(fmt.Sprintf(format, a...))+"\n")
 	}
+}
+
+// percent is a flag of a percentage: "3", "3%" and "±3%" are 3.
+type percent float64
+
+func (p *percent) String() string { return strconv.FormatFloat(float64(*p), 'g', -1, 64) }
+func (p *percent) Type() string   { return "PCT" }
+func (p *percent) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "±"), "%"), 64)
+	if err != nil {
+		return fmt.Errorf("give a percentage such as 3 or 3%%")
+	}
+	*p = percent(v)
+	return nil
 }

@@ -156,7 +156,7 @@ func TestEnvErrors(t *testing.T) {
 		{[]string{"env", "--root", filepath.Join(dir, "nowhere")}, ExitUsage, "is not a directory"},
 		{[]string{"env", "--root", dir}, ExitUsage, "holds neither proc/ nor sys/"},
 		{[]string{"env", "--format", "yaml"}, ExitUsage, `--format "yaml" is not accepted`},
-		{[]string{"env", "extra"}, ExitUsage, "unknown command"},
+		{[]string{"env", "extra"}, ExitUsage, "sectax env takes no arguments"},
 	} {
 		code, out, errOut := runCLI(t, tt.args...)
 		if code != tt.code || !strings.Contains(errOut, tt.msg) || out != "" {

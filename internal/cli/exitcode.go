@@ -68,7 +68,12 @@ func usageErrors(c *cobra.Command) {
 		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	}
 	if v := c.Args; v != nil {
-		c.Args = func(cmd *cobra.Command, args []string) error { return exit.Wrap(exit.Usage, v(cmd, args)) }
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := v(cmd, args); err != nil {
+				return exit.Wrap(exit.Usage, argsError(cmd, args, err))
+			}
+			return nil
+		}
 	}
 	if c.PreRunE == nil && c.PreRun == nil {
 		// cobra checks the required flags and the flag groups after PreRunE;
@@ -108,7 +113,88 @@ func missingFlag(cmd *cobra.Command) error {
 // or nil. cobra reports it from Find, before any command runs.
 func findUsage(root *cobra.Command, args []string) error {
 	_, _, err := root.Find(args)
-	return exit.Wrap(exit.Usage, err)
+	if err == nil {
+		return nil
+	}
+	// cobra's "unknown command "runn" for "sectax"\n\nDid you mean
+	// this?\n\trun\n" is several lines: one line, the suggestion in it.
+	msg, sugg, _ := strings.Cut(err.Error(), "\n\nDid you mean this?\n")
+	msg = strings.TrimSpace(msg)
+	if ws := strings.Fields(sugg); len(ws) > 0 {
+		msg += fmt.Sprintf(": did you mean %s?", strings.Join(ws, " or "))
+	}
+	return exit.Wrap(exit.Usage, fmt.Errorf("%s ('%s --help' lists the commands)", msg, root.CommandPath()))
+}
+
+// argsError says in the project's words what a command's positional
+// arguments should be, from its Use line ("show RUN": "sectax show takes
+// RUN (got none): see 'sectax show --help'"), instead of cobra's
+// "accepts 1 arg(s), received 0"; an error of the command's own validator
+// that is not cobra's count is kept.
+func argsError(cmd *cobra.Command, args []string, err error) error {
+	m := err.Error()
+	// cobra.NoArgs says "unknown command" even of a command with no
+	// subcommands; a group's own validator (usageErrors) says it rightly.
+	if !strings.Contains(m, "arg(s), received") && (cmd.HasSubCommands() || !strings.HasPrefix(m, "unknown command")) {
+		return err
+	}
+	want := "no arguments"
+	if _, rest, ok := strings.Cut(cmd.Use, " "); ok {
+		var ws []string
+		for _, w := range strings.Fields(rest) {
+			if !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "[-") {
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) > 0 {
+			want = strings.Join(ws, " ")
+		}
+	}
+	got := "none"
+	if len(args) > 0 {
+		got = fmt.Sprintf("%d: %s", len(args), strings.Join(args, " "))
+	}
+	return fmt.Errorf("%s takes %s (got %s): see '%s --help'", cmd.CommandPath(), want, got, cmd.CommandPath())
+}
+
+// flagError is a bad flag value in one line with what the flag takes:
+// pflag's `invalid argument "3%" for "--runs" flag: strconv.ParseInt:
+// parsing "3%": invalid syntax` becomes `--runs "3%": not a whole number
+// (--runs N: measured repetitions per workload …)`.
+func flagError(cmd *cobra.Command, err error) error {
+	m := err.Error()
+	const pre = "invalid argument "
+	if !strings.HasPrefix(m, pre) {
+		return err
+	}
+	rest := strings.TrimPrefix(m, pre)
+	val, rest, ok1 := strings.Cut(rest, " for ")
+	name, why, ok2 := strings.Cut(rest, " flag: ")
+	if !ok1 || !ok2 {
+		return err
+	}
+	name = strings.Trim(name, `"`)
+	long := name
+	if i := strings.LastIndex(name, "--"); i >= 0 {
+		long = name[i+2:]
+	}
+	kind := why // a flag type of sectax's says what it takes
+	switch {
+	case strings.Contains(m, "ParseInt") || strings.Contains(m, "ParseUint"):
+		kind = "not a whole number"
+	case strings.Contains(m, "ParseFloat"):
+		kind = "not a number"
+	case strings.Contains(m, "ParseBool"):
+		kind = "not true or false"
+	case strings.Contains(m, "time: "):
+		kind = "not a duration (such as 90s, 10m or 1h30m)"
+	}
+	usage := ""
+	if f := cmd.Flags().Lookup(long); f != nil {
+		n, u := pflag.UnquoteUsage(f)
+		usage = fmt.Sprintf(" (--%s %s: %s)", f.Name, n, u)
+	}
+	return fmt.Errorf("--%s %s: %s%s", long, val, kind, usage)
 }
 
 // interruptedMessage is the message of a command ended by Ctrl-C or

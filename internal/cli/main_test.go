@@ -164,7 +164,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--engine", "gpu"}, `--engine "gpu" is not accepted (accepted: native, perf)`},
 		{[]string{"run", "--runs", "-1"}, "--runs and --warmup must not be negative"},
 		{[]string{"run", "--bogus"}, "unknown flag: --bogus"},
-		{[]string{"run", "extra"}, `unknown command "extra"`},
+		{[]string{"run", "extra"}, `sectax run takes no arguments (got 1: extra)`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"run", "--no-store", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "--root /nonexistent: bad root directory: /nonexistent is not a directory"},
 		// Odd input that used to mean something else silently.

@@ -185,7 +185,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		Version:       Version,
 	}
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { g.ctx = cmd.Context() }
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exit.Wrap(exit.Usage, err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exit.Wrap(exit.Usage, flagError(c, err)) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", store.DefaultPath(), "database file or postgres:// URL ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
 	// --help shows the default as DisplayName does: a SECTAX_DB password stays out of it.
