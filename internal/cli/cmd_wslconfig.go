@@ -2,12 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/safetext"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -112,7 +118,19 @@ parameters stay; the line is deleted when none is left.`,
 // locateWSLConfig is --path, or the file found by wslconfig.Locator.
 func locateWSLConfig(ctx context.Context, g *Globals, o *wslOpts) (wslconfig.Location, error) {
 	d := g.deps.WSL
-	return wslconfig.Locator{Root: g.Root, Run: d.Run, Getenv: d.Getenv, Timeout: d.Timeout}.Choose(ctx, o.path)
+	loc, err := wslconfig.Locator{Root: g.Root, Run: d.Run, Getenv: d.Getenv, Timeout: d.Timeout}.Choose(ctx, o.path)
+	var nf *wslconfig.NotFoundError
+	if o.path == "" && errors.As(err, &nf) {
+		// Not finding a Windows profile is no surprise outside WSL: say
+		// that, not where the search failed.
+		b, rerr := os.ReadFile(filepath.Join(g.Root, "proc/sys/kernel/osrelease"))
+		if release := strings.TrimSpace(string(b)); rerr == nil {
+			if v, _ := sysinfo.WSLKernel(release); v == 0 {
+				return loc, usagef("this machine is not WSL (kernel %s): it has no %%UserProfile%%\\.wslconfig; run this inside a WSL 2 distribution, or pass --path FILE to read a .wslconfig anyway", safetext.Clip(release, 80))
+			}
+		}
+	}
+	return loc, err
 }
 
 func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {

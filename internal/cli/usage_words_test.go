@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -27,5 +29,22 @@ func TestUsageErrorsInWords(t *testing.T) {
 			strings.Contains(errs, "strconv") || strings.Contains(errs, "arg(s)") {
 			t.Errorf("sectax %v: exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q", tt.args, code, out, errs, tt.want)
 		}
+	}
+}
+
+// TestWSLConfigShowNotWSL: outside WSL, wslconfig show says the machine is
+// not WSL and how to read a file anyway, not where the search failed.
+func TestWSLConfigShowNotWSL(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "proc/sys/kernel"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "proc/sys/kernel/osrelease"), []byte("6.1.0-57-amd64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := sectax(t, fixedDeps(nil), "--root", root, "wslconfig", "show")
+	want := "this machine is not WSL (kernel 6.1.0-57-amd64): it has no %UserProfile%\\.wslconfig; run this inside a WSL 2 distribution, or pass --path FILE"
+	if code != ExitUsage || !strings.Contains(errs, want) || strings.Count(errs, "\n") != 1 || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errs, want)
 	}
 }

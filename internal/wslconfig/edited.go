@@ -30,7 +30,7 @@ func (l Locator) Choose(ctx context.Context, path string) (Location, error) {
 	}
 	loc, err := l.Find(ctx)
 	if IsNotFound(err) {
-		return loc, exit.Usagef("%v; pass --path /mnt/c/Users/NAME/.wslconfig", err)
+		return loc, exit.Usagef("%w; pass --path /mnt/c/Users/NAME/.wslconfig", err)
 	}
 	if err == nil {
 		err = insideRoot(l.Root, loc.Path)
