@@ -256,10 +256,10 @@ func TestVerify(t *testing.T) {
 		reason       string
 	}{
 		{"sys:wsl2-intel-on", "auto", true, ""},
-		{"sys:wsl2-intel-on", "off", false, "does not ask for it"},
+		{"sys:wsl2-intel-on", "off", false, "lacks mitigations=off (absent): the .wslconfig does not ask for off"},
 		{"sys:wsl2-intel-off", "off", true, ""},
 		{"sys:wsl2-intel-off", "mitigations=off audit=0", true, ""},
-		{"sys:wsl2-intel-off", "auto", false, "does not ask for it"},
+		{"sys:wsl2-intel-off", "auto", false, "has mitigations=off, which auto rules out: the .wslconfig does not ask for auto"},
 		{"sys:firecracker-dev", "mitigations=auto,no_guest_host,no_guest_guest", true, ""},
 		{"sys:firecracker-dev", "off", false, "cannot read where"},
 		{"wsl2-asked-off", "off", false, "has not restarted"},
@@ -431,7 +431,7 @@ func TestWSLConfigProblems(t *testing.T) {
 	}
 	// The second line is ignored by WSL: verify must not count it as asked.
 	v = Verify(s, p, mustTarget(t, "off"), kb)
-	if !strings.Contains(strings.Join(v.Reasons, " "), "does not ask for it") {
+	if !strings.Contains(strings.Join(v.Reasons, " "), "the .wslconfig does not ask for off") {
 		t.Errorf("duplicate: reasons %q", v.Reasons)
 	}
 	if a := Plan(s, p, mustTarget(t, "off"), kb); !strings.Contains(strings.Join(a.Warnings, "\n"), "line 3") {

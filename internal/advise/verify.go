@@ -205,7 +205,7 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 		v.Fix = append(v.Fix, "run sectax verify as a user who may read "+sysinfo.VulnerabilitiesDir+" (e.g. with sudo)")
 	}
 	if !cmdOK {
-		v.Reasons, v.Fix = cmdlineReasons(p, t, asked, askedKnown)
+		v.Reasons, v.Fix = cmdlineReasons(p, t, asked, askedKnown, v.Missing, v.Unwanted)
 	}
 	if old := tooOld(kb, s.Kernel.Release, t.Params); len(v.StillMitigated) > 0 && cmdOK && len(old) > 0 {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("the parameters are on the command line but kernel %s is older than some of them (see above) and evidently ignores them", s.Kernel.Release))
@@ -252,11 +252,20 @@ func configName(p Platform) string {
 }
 
 // cmdlineReasons say why the running command line lacks the expectation.
-func cmdlineReasons(p Platform, t mitigation.Target, asked, known bool) (reasons, fix []string) {
+func cmdlineReasons(p Platform, t mitigation.Target, asked, known bool, missing, unwanted []string) (reasons, fix []string) {
 	advise := "sectax advise --target " + verifyArg(t)
+	// What is wrong with the running line, naming the tokens: those an
+	// auto expectation rules out, or the parameters it lacks.
+	wrong := "the running kernel's command line does not have it"
+	switch {
+	case len(unwanted) > 0:
+		wrong = fmt.Sprintf("the running kernel's command line has %s, which %s rules out", strings.Join(unwanted, " "), t.String())
+	case len(missing) > 0:
+		wrong = "the running kernel's command line lacks " + strings.Join(missing, ", ")
+	}
 	switch {
 	case p.Kind == PlatformWSL && !known:
-		reasons = append(reasons, fmt.Sprintf("the running kernel's command line does not have it, and the .wslconfig cannot be read (%s)", orUnknownErr(p.ConfigError)))
+		reasons = append(reasons, fmt.Sprintf("%s, and the .wslconfig cannot be read (%s)", wrong, orUnknownErr(p.ConfigError)))
 		fix = append(fix, "sectax wslconfig show says what is wrong with the file; after fixing it, "+advise+" prints the edit; then wsl --shutdown in Windows and verify again")
 	case p.Kind == PlatformWSL && asked:
 		reasons = append(reasons,
@@ -264,16 +273,16 @@ func cmdlineReasons(p Platform, t mitigation.Target, asked, known bool) (reasons
 		fix = append(fix, "run wsl --shutdown in Windows PowerShell or cmd, open the distro again, and run sectax verify again",
 			"if it still fails, look for the policy warning when WSL starts; an administrator must allow the setting")
 	case p.Kind == PlatformWSL:
-		reasons = append(reasons, "the .wslconfig does not ask for it")
+		reasons = append(reasons, wrong+": the .wslconfig does not ask for "+t.String())
 		fix = append(fix, advise+" prints the edit; then wsl --shutdown in Windows and verify again")
 	case asked:
 		reasons = append(reasons, fmt.Sprintf("%s asks for it but the running kernel did not get it: the machine has not rebooted since the change, the boot configuration was not regenerated, another boot entry was used, or a drop-in overrides it", configName(p)))
 		fix = append(fix, "regenerate the boot configuration and reboot ("+advise+" prints the commands), then verify again")
 	case known:
-		reasons = append(reasons, fmt.Sprintf("%s does not ask for it", configName(p)))
+		reasons = append(reasons, fmt.Sprintf("%s: %s does not ask for %s", wrong, configName(p), t.String()))
 		fix = append(fix, advise+" prints the commands; reboot and verify again")
 	default:
-		reasons = append(reasons, "the running kernel's command line does not have it, and sectax cannot read where this machine's command line is configured")
+		reasons = append(reasons, wrong+", and sectax cannot read where this machine's command line is configured")
 		fix = append(fix, advise+" prints the full command line to configure; restart and verify again")
 	}
 	return reasons, fix

@@ -98,7 +98,7 @@ func TestAdviseVerifyUsageErrors(t *testing.T) {
 		{[]string{"advise", "--format", "xml"}, `--format "xml" is not accepted`},
 		{[]string{"advise", "extra"}, `sectax advise takes no arguments (got 1: extra)`},
 		{[]string{"advise", "--root", "/nonexistent"}, "bad root directory"},
-		{[]string{"verify"}, "sectax verify needs --expect: give off, auto, or kernel parameters"},
+		{[]string{"verify"}, "sectax verify needs --expect: give off, auto (on is the same: no mitigation turned off), or kernel parameters"},
 		{[]string{"verify", "--expect", `a="b c"`}, "contains a double quote"},
 		{[]string{"verify", "--expect", "nopti -- x"}, `contains "--"`},
 		{[]string{"verify", "--expect", "off", "--format", "csv"}, `--format "csv" is not accepted`},
@@ -119,7 +119,7 @@ func TestVerifyGolden(t *testing.T) {
 		stderr             string
 	}{
 		{"on-auto", "sys:wsl2-intel-on", "auto", ExitOK, ""},
-		{"on-off", "sys:wsl2-intel-on", "off", ExitUnmet, "the .wslconfig does not ask for it"},
+		{"on-off", "sys:wsl2-intel-on", "off", ExitUnmet, "the .wslconfig does not ask for off"},
 		{"off-off", "sys:wsl2-intel-off", "off", ExitOK, ""},
 		{"off-params", "sys:wsl2-intel-off", "mitigations=off audit=0", ExitOK, ""},
 		{"off-auto", "sys:wsl2-intel-off", "auto", ExitUnmet, "expectation auto not met"},

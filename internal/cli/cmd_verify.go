@@ -66,7 +66,7 @@ that line under QEMU.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&expect, "expect", "", `off, auto, or kernel parameters ("mitigations=off audit=0")`)
+	cmd.Flags().StringVar(&expect, "expect", "", `off, auto (on is the same: no mitigation turned off), or kernel parameters ("mitigations=off audit=0")`)
 	_ = cmd.MarkFlagRequired("expect")
 	addFormatFlag(cmd, g, "text", report.VerificationFormats.Names()...)
 	return cmd

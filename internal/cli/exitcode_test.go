@@ -147,7 +147,7 @@ func TestExitCodesOnlyInCLI(t *testing.T) {
 // not cobra's `required flag(s) "expect" not set`.
 func TestRequiredFlagMessage(t *testing.T) {
 	_, errs, code := sectax(t, fixedDeps(nil), "verify", "--root", testutil.SysinfoRoot("wsl2-intel-on"))
-	want := `sectax: sectax verify needs --expect: give off, auto, or kernel parameters ("mitigations=off audit=0")` + "\n"
+	want := `sectax: sectax verify needs --expect: give off, auto (on is the same: no mitigation turned off), or kernel parameters ("mitigations=off audit=0")` + "\n"
 	if code != ExitUsage || errs != want {
 		t.Fatalf("exit %d, stderr %q; want %d, %q", code, errs, ExitUsage, want)
 	}
