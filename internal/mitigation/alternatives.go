@@ -50,7 +50,7 @@ func (k *Knowledge) parses(m Machine, kp KBParam) bool {
 func (k *Knowledge) offTokens(m Machine, file string) []string {
 	var out []string
 	for _, kp := range k.Params {
-		if kp.Kind != "bug" || subFieldOnly[kp.Key] || !slices.Contains(kp.Files, file) || !k.parses(m, kp) {
+		if kp.Kind != "bug" || isSubFieldOnly(kp.Key) || !slices.Contains(kp.Files, file) || !k.parses(m, kp) {
 			continue
 		}
 		tok := ""
@@ -193,7 +193,7 @@ func (k *Knowledge) ComputedAlternatives(m Machine) []KBAlternative {
 // it defers to the default (RuleDefers).
 func (k *Knowledge) keepToken(m Machine, file, mode string) string {
 	for _, kp := range k.Params {
-		if kp.Kind != "bug" || subFieldOnly[kp.Key] || !slices.Contains(kp.Files, file) || !k.parses(m, kp) {
+		if kp.Kind != "bug" || isSubFieldOnly(kp.Key) || !slices.Contains(kp.Files, file) || !k.parses(m, kp) {
 			continue
 		}
 		for _, v := range kp.Values {

@@ -85,13 +85,18 @@ var hypervisorFirst = map[string]bool{"gather_data_sampling": true}
 
 // subFieldOnly are per-bug parameters that change only a sub-field of
 // their file (spectre_v2's STIBP/IBPB/BHI, l1tf's VMX): turning them off
-// weakens the file's mitigation but leaves its "Mitigation:" prefix.
-var subFieldOnly = map[string]bool{
-	"spectre_v2_user":             true,
-	"spectre_bhi":                 true,
-	"kvm_intel.vmentry_l1d_flush": true,
-	"l1tf":                        true, // PTE inversion is always on
+// weakens the file's mitigation but leaves its "Mitigation:" prefix. The
+// value is the field they change, "" where vectorSubFields lists the
+// fields by parameter.
+var subFieldOnly = map[string]string{
+	"spectre_v2_user":             "",
+	"spectre_bhi":                 "",
+	"kvm_intel.vmentry_l1d_flush": "VMX",
+	"l1tf":                        "VMX", // PTE inversion is always on
 }
+
+// isSubFieldOnly reports whether key is one of subFieldOnly.
+func isSubFieldOnly(key string) bool { _, ok := subFieldOnly[key]; return ok }
 
 // OffState is what a command line does to one vulnerability file.
 type OffState struct {
@@ -430,7 +435,7 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		if r.Kind != KindBug || !slices.Contains(r.Files, file) {
 			continue
 		}
-		if subFieldOnly[r.Key()] {
+		if isSubFieldOnly(r.Key()) {
 			// spectre_bhi=vmexit keeps BHI protection only at VM exits:
 			// it weakens the file as much as an "off" sub-field does,
 			// where the line shows a sub-field it turns off.
@@ -602,7 +607,7 @@ func subFieldWeakens(m Machine, file string, r Relevant) bool {
 		return true
 	}
 	v := m.Vulns[i]
-	if field, ok := subFieldOf[r.Key()]; ok {
+	if field := subFieldOnly[r.Key()]; field != "" {
 		val, shown := v.Fields[field]
 		return shown && subFieldActive(val, nil) && !strings.HasPrefix(strings.TrimSpace(strings.ToLower(val)), "vulnerable")
 	}
@@ -620,11 +625,6 @@ func subFieldWeakens(m Machine, file string, r Relevant) bool {
 	}
 	return false
 }
-
-// subFieldOf is the sub-field of a sub-field parameter that vectorSubFields
-// does not list: l1tf's VMX flush (PTE inversion, the main line, is
-// always on).
-var subFieldOf = map[string]string{"l1tf": "VMX", "kvm_intel.vmentry_l1d_flush": "VMX"}
 
 // applyRetbleedCmd is RuleRetbleedCmd: retbleed=force on a line "Not
 // affected" (the bug forced), retbleed=stuff on a vulnerable one.
@@ -728,5 +728,18 @@ func (k *Knowledge) UncertainNote(m Machine) string {
 	if v, ok := kbFullVersion(m.Release); ok {
 		series = fmt.Sprintf("%d.%d", v[0], v[1])
 	}
-	return fmt.Sprintf("kernel %s hides its stable level (any %s.y): the rule for %s changed within the series (vmscape's attack-vector controls arrived in 6.17.7), so what a command line does to it is uncertain here; --prove boots this kernel and reads it", m.Release, series, strings.Join(u, ", "))
+	// When each rule changed: the knowledge base's stable levels
+	// (vectors_since, overrides_off_since), the facts Uncertain reads.
+	var when []string
+	for _, p := range k.Params {
+		for _, since := range []string{p.VectorsSince, p.OverridesOffSince} {
+			if !strings.HasPrefix(since, series+".") || !slices.ContainsFunc(p.Files, func(f string) bool { return slices.Contains(u, f) }) {
+				continue
+			}
+			if w := p.Key + "= from " + since; !slices.Contains(when, w) {
+				when = append(when, w)
+			}
+		}
+	}
+	return fmt.Sprintf("kernel %s hides its stable level (any %s.y): the rule for %s changed within the series (%s), so what a command line does to it is uncertain here; --prove boots this kernel and reads it", m.Release, series, strings.Join(u, ", "), strings.Join(when, "; "))
 }
