@@ -129,7 +129,7 @@ func lossNames(ls []Loss) []string {
 
 func TestPlanWSLOff(t *testing.T) {
 	s, p, kb := load(t, "sys:wsl2-intel-on")
-	a := Plan(s, p, mustTarget(t, "off"), kb)
+	a := For(s, p, mustTarget(t, "off"), kb)
 	// Exactly the files the study's off tree shows going from Mitigation to Vulnerable.
 	want := []string{"indirect_target_selection", "mmio_stale_data", "retbleed", "spec_store_bypass", "spectre_v1", "spectre_v2"}
 	if got := lossNames(a.GivenUp); !slices.Equal(got, want) {
@@ -174,7 +174,7 @@ func TestPlanPrecedenceByKernel(t *testing.T) {
 	// on 6.8 mitigations=off wins over both.
 	tg := mustTarget(t, "mitigations=off spec_store_bypass_disable=prctl spec_rstack_overflow=safe-ret")
 	s, p, kb := load(t, "fedora-grubby") // 6.17
-	a := Plan(s, p, tg, kb)
+	a := For(s, p, tg, kb)
 	if !slices.Contains(lossNames(a.GivenUp), "spec_store_bypass") || !slices.Equal(lossNames(a.Kept), []string{"spec_rstack_overflow"}) {
 		t.Errorf("6.17: given up %v, kept %v", lossNames(a.GivenUp), lossNames(a.Kept))
 	}
@@ -182,7 +182,7 @@ func TestPlanPrecedenceByKernel(t *testing.T) {
 		t.Errorf("6.17 rules %v", a.Precedence)
 	}
 	s, p, _ = load(t, "debian-grub") // 6.8
-	a = Plan(s, p, tg, kb)
+	a = For(s, p, tg, kb)
 	if !slices.Contains(lossNames(a.GivenUp), "spec_store_bypass") || slices.Contains(lossNames(a.Kept), "spec_store_bypass") {
 		t.Errorf("6.8: given up %v, kept %v", lossNames(a.GivenUp), lossNames(a.Kept))
 	}
@@ -197,12 +197,12 @@ func hasRule(rs []mitigation.KBRule, id string) bool {
 
 func TestPlanChanges(t *testing.T) {
 	s, p, kb := load(t, "fedora-grubby")
-	a := Plan(s, p, mustTarget(t, "off"), kb)
+	a := For(s, p, mustTarget(t, "off"), kb)
 	if !slices.Equal(a.Changes, []Change{{Op: "replace", Old: "mitigations=auto,nosmt", New: "mitigations=off"}}) {
 		t.Errorf("changes %v", a.Changes)
 	}
 	s, p, _ = load(t, "systemd-boot")
-	a = Plan(s, p, mustTarget(t, "auto"), kb)
+	a = For(s, p, mustTarget(t, "auto"), kb)
 	if !slices.Equal(a.Changes, []Change{{Op: "remove", Old: "nopti"}}) || strings.Contains(a.Predicted, "nopti") {
 		t.Errorf("auto: changes %v, predicted %q", a.Changes, a.Predicted)
 	}
@@ -210,7 +210,7 @@ func TestPlanChanges(t *testing.T) {
 		t.Errorf("regained %v", got)
 	}
 	s, p, _ = load(t, "kernelstub")
-	a = Plan(s, p, mustTarget(t, "off"), kb)
+	a = For(s, p, mustTarget(t, "off"), kb)
 	var cmds []string
 	for _, st := range a.Steps {
 		cmds = append(cmds, st.Command)
@@ -220,18 +220,18 @@ func TestPlanChanges(t *testing.T) {
 	}
 	// Sub-field-only parameters weaken without giving the file up.
 	s, p, _ = load(t, "sys:wsl2-intel-on")
-	a = Plan(s, p, mustTarget(t, "spectre_bhi=off"), kb)
+	a = For(s, p, mustTarget(t, "spectre_bhi=off"), kb)
 	if len(a.GivenUp) != 0 || !slices.Equal(lossNames(a.Weakened), []string{"spectre_v2"}) {
 		t.Errorf("spectre_bhi=off: given up %v, weakened %v", lossNames(a.GivenUp), lossNames(a.Weakened))
 	}
-	a = Plan(s, p, mustTarget(t, "spectre_bhi=vmexit"), kb)
+	a = For(s, p, mustTarget(t, "spectre_bhi=vmexit"), kb)
 	if len(a.GivenUp) != 0 || !slices.Equal(lossNames(a.Weakened), []string{"spectre_v2"}) {
 		t.Errorf("spectre_bhi=vmexit: given up %v, weakened %v", lossNames(a.GivenUp), lossNames(a.Weakened))
 	}
 	// Firecracker: the init arguments after "--" stay on the line, and
 	// mitigations=off takes the place of the mitigations=auto it replaces.
 	s, p, _ = load(t, "sys:firecracker-dev")
-	a = Plan(s, p, mustTarget(t, "off"), kb)
+	a = For(s, p, mustTarget(t, "off"), kb)
 	if !strings.HasSuffix(a.Predicted, "--tcp-readiness-only --auth-required") || !strings.HasPrefix(a.Predicted, "mitigations=off console=ttyS0 ") {
 		t.Errorf("predicted %q", a.Predicted)
 	}
@@ -333,7 +333,7 @@ func TestGRUBAllEntries(t *testing.T) {
 		t.Fatalf("probe %+v", p)
 	}
 	s, _, kb := load(t, "debian-grub")
-	a := Plan(s, p, mustTarget(t, "auto"), kb)
+	a := For(s, p, mustTarget(t, "auto"), kb)
 	var hit []string
 	for _, w := range a.Warnings {
 		if strings.Contains(w, "GRUB_CMDLINE_LINUX in /etc/default/grub also sets") {
@@ -384,11 +384,11 @@ func TestVersionBelow(t *testing.T) {
 // still needs the same buffer clear; turning both off gives both up.
 func TestSharedVERW(t *testing.T) {
 	s, p, kb := load(t, "debian-grub")
-	a := Plan(s, p, mustTarget(t, "mds=off"), kb)
+	a := For(s, p, mustTarget(t, "mds=off"), kb)
 	if len(a.GivenUp) != 0 || !slices.Contains(lossNames(a.Kept), "mds") {
 		t.Errorf("mds=off: given up %v, kept %v", lossNames(a.GivenUp), lossNames(a.Kept))
 	}
-	a = Plan(s, p, mustTarget(t, "mds=off mmio_stale_data=off"), kb)
+	a = For(s, p, mustTarget(t, "mds=off mmio_stale_data=off"), kb)
 	if got := lossNames(a.GivenUp); !slices.Equal(got, []string{"mds", "mmio_stale_data"}) {
 		t.Errorf("mds=off mmio_stale_data=off: given up %v, kept %v", got, lossNames(a.Kept))
 	}
@@ -417,7 +417,7 @@ func TestWSLConfigProblems(t *testing.T) {
 	if v.Holds || !strings.Contains(strings.Join(v.Reasons, " "), "cannot be read") {
 		t.Errorf("reasons %q", v.Reasons)
 	}
-	a := Plan(s, p, mustTarget(t, "off"), kb)
+	a := For(s, p, mustTarget(t, "off"), kb)
 	if a.ConfiguredAfter != "mitigations=off" || !strings.Contains(strings.Join(a.Warnings, " "), "cannot read the .wslconfig") {
 		t.Errorf("after %q, warnings %q", a.ConfiguredAfter, a.Warnings)
 	}
@@ -434,7 +434,7 @@ func TestWSLConfigProblems(t *testing.T) {
 	if !strings.Contains(strings.Join(v.Reasons, " "), "the .wslconfig does not ask for off") {
 		t.Errorf("duplicate: reasons %q", v.Reasons)
 	}
-	if a := Plan(s, p, mustTarget(t, "off"), kb); !strings.Contains(strings.Join(a.Warnings, "\n"), "line 3") {
+	if a := For(s, p, mustTarget(t, "off"), kb); !strings.Contains(strings.Join(a.Warnings, "\n"), "line 3") {
 		t.Errorf("duplicate: warnings %q", a.Warnings)
 	}
 }

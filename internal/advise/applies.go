@@ -3,15 +3,9 @@ package advise
 import (
 	"slices"
 
-	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
-
-// machine is the snapshot in the knowledge base's words
-// (bootconfig.MachineOf): what the model, KBAlternative.Applies and the notes
-// decide on.
-func machine(s *sysinfo.Snapshot) mitigation.Machine { return bootconfig.MachineOf(s) }
 
 // NotOffered is an alternative advise leaves out, and why.
 type NotOffered struct {
@@ -28,7 +22,7 @@ type NotOffered struct {
 // one the running command line already has, and one that changes nothing
 // here.
 func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitigation.Param) ([]mitigation.KBAlternative, []NotOffered) {
-	m := machine(s)
+	m := s.Machine()
 	eff := mitigation.Effective(running)
 	offered, skipped := []mitigation.KBAlternative{}, []NotOffered{}
 	consider := kb.ComputedAlternatives(m)

@@ -125,7 +125,7 @@ func TestModelOverRoots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := bootconfig.MachineOf(s)
+		m := s.Machine()
 		for _, cl := range modelCmdlines {
 			params := mitigation.ParseCmdline(cl).Params
 			for _, f := range kb.ExpectedOff(m, params) {
@@ -171,13 +171,13 @@ func TestAlternativesOverRoots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := Plan(s, Probe(dir, s), off, kb)
+		a := For(s, Probe(dir, s), off, kb)
 		for _, l := range a.GivenUp {
 			if lineOf(s, l.Name).State != mitigation.Mitigated {
 				t.Errorf("%s: mitigations=off gives up %s, which shows %q", name, l.Name, l.From)
 			}
 		}
-		m := bootconfig.MachineOf(s)
+		m := s.Machine()
 		for _, alt := range a.Alternatives {
 			alts++
 			for _, n := range alt.GivesUp {
@@ -227,7 +227,7 @@ func TestPlanArchNotParsed(t *testing.T) {
 	for _, arch := range []string{"arm", "loongarch"} {
 		s, p, kb := load(t, "sys:arm64-graviton1-a72")
 		s.CPU.Arch = arch
-		a := Plan(s, p, off, kb)
+		a := For(s, p, off, kb)
 		if len(a.GivenUp) != 0 || len(a.Weakened) != 0 || len(a.Alternatives) != 0 {
 			t.Errorf("%s: given up %v, weakened %v, %d alternatives", arch, lossNames(a.GivenUp), lossNames(a.Weakened), len(a.Alternatives))
 		}
@@ -259,7 +259,7 @@ func TestGuestNotesForTheArchitecture(t *testing.T) {
 			continue
 		}
 		nonX86Guests++
-		for _, l := range Plan(s, Probe(dir, s), off, kb).GivenUp {
+		for _, l := range For(s, Probe(dir, s), off, kb).GivenUp {
 			for _, w := range x86Only {
 				if strings.Contains(l.GuestNote, w) {
 					t.Errorf("%s (%s): the guest note of %s names %s: %q", name, s.CPU.Arch, l.Name, w, l.GuestNote)

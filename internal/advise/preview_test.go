@@ -34,7 +34,7 @@ func previewAndEdit(t *testing.T, s *sysinfo.Snapshot, kb *mitigation.Knowledge,
 	e, _ := f.KernelCommandLine()
 	p := Platform{Kind: PlatformWSL, Known: true, Configured: e.Value, ConfigKey: "kernelCommandLine",
 		ConfigPath: "/mnt/c/Users/dev/.wslconfig"}
-	a := Plan(s, p, tg, kb)
+	a := For(s, p, tg, kb)
 	for _, st := range a.Steps {
 		rest, isWSL := strings.CutPrefix(st.Command, "sectax wslconfig ")
 		if !isWSL || strings.HasSuffix(rest, " --dry-run") {
@@ -155,7 +155,7 @@ func TestTwoWindowsProfiles(t *testing.T) {
 		t.Fatalf("platform %+v", p)
 	}
 	kb, _ := mitigation.KnowledgeBase()
-	a := Plan(s, p, mustTarget(t, "off"), kb)
+	a := For(s, p, mustTarget(t, "off"), kb)
 	if !slices.ContainsFunc(a.Warnings, func(w string) bool { return strings.Contains(w, "ambiguous: 2 candidates") }) {
 		t.Errorf("advise warnings %q", a.Warnings)
 	}

@@ -56,7 +56,7 @@ func TestVerifyUnreadableVulnerabilities(t *testing.T) {
 	if !found || v.Holds {
 		t.Errorf("checks %+v, holds %v", v.Checks, v.Holds)
 	}
-	a := Plan(s, p, mustTarget(t, "off"), kb)
+	a := For(s, p, mustTarget(t, "off"), kb)
 	if !strings.Contains(strings.Join(a.Warnings, "\n"), "cannot be read (permission denied)") {
 		t.Errorf("plan warnings %q", a.Warnings)
 	}

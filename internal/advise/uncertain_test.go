@@ -36,7 +36,7 @@ func TestVerifyUncertainStableLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := ubuntu617()
-	if u := kb.Uncertain(machine(s)); !slices.Equal(u, []string{"vmscape"}) {
+	if u := kb.Uncertain(s.Machine()); !slices.Equal(u, []string{"vmscape"}) {
 		t.Fatalf("uncertain %v, want [vmscape]", u)
 	}
 	tg, err := mitigation.ParseTarget("mitigations=auto,no_guest_host")
@@ -58,7 +58,7 @@ func TestVerifyUncertainStableLevel(t *testing.T) {
 	if v := Verify(deb, Platform{Name: "native"}, tg, kb); v.Holds || !slices.ContainsFunc(v.StillMitigated, func(f FileState) bool { return f.Name == "vmscape" }) {
 		t.Errorf("Debian 6.17.9: holds %v, still mitigated %+v: want vmscape NOT MET", v.Holds, v.StillMitigated)
 	}
-	a := Plan(s, Platform{Name: "native"}, tg, kb)
+	a := For(s, Platform{Name: "native"}, tg, kb)
 	if !slices.ContainsFunc(a.Warnings, func(w string) bool {
 		return strings.Contains(w, "hides its stable level") && strings.Contains(w, "--prove")
 	}) {

@@ -108,7 +108,7 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 	// 2. The vulnerability files.
 	// The model's expectation for the machine as booted: the same
 	// function config.Verify asks for a lab or campaign boot.
-	m := machine(s)
+	m := s.Machine()
 	expected := kb.ExpectedOffAtBoot(m, t.Params)
 	runningP := kb.Predict(m, running)
 	expectOff := 0

@@ -63,7 +63,7 @@ func WaterfallOrder(arms []Arm, kb *mitigation.Knowledge) []string {
 		if kb == nil || a.Name != "on" || len(a.Runs) == 0 || a.Runs[0].Env == nil {
 			continue
 		}
-		if p, err := MakePlan(a.Runs[0].Env, kb); err == nil {
+		if p, err := MakeDesign(a.Runs[0].Env, kb); err == nil {
 			return p.Cumulative
 		}
 	}
@@ -82,14 +82,14 @@ func CheckSelection(kind string) error {
 }
 
 // SelectFor is the selection of kind from the attribution plan of the
-// kernel of snap (MakePlan, then Plan.Select); the plan's kernel is
+// kernel of snap (MakeDesign, then Design.Select); the plan's kernel is
 // returned with it for the notice that names it.
 func SelectFor(snap *sysinfo.Snapshot, kind string) (*Selection, string, error) {
 	kb, err := mitigation.KnowledgeBase()
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := MakePlan(snap, kb)
+	p, err := MakeDesign(snap, kb)
 	if err != nil {
 		return nil, "", err
 	}

@@ -29,7 +29,7 @@ type Selection struct {
 // (cumulative); on, off and the study's halves (study); on, off and the
 // attack-vector configurations (vectors). Configurations
 // the plan marks boot: false are skipped, and say why.
-func (p *Plan) Select(kind string) (*Selection, error) {
+func (p *Design) Select(kind string) (*Selection, error) {
 	var names []string
 	switch kind {
 	case KindLeaveOneOut, KindStudy, KindVectors:
@@ -76,7 +76,7 @@ func (p *Plan) Select(kind string) (*Selection, error) {
 
 // Only is the plan restricted to the configurations a selection of kind
 // boots or skips (what `attribute plan --plan KIND` shows).
-func (p *Plan) Only(kind string) (*Plan, error) {
+func (p *Design) Only(kind string) (*Design, error) {
 	sel, err := p.Select(kind)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
-func planOf(t *testing.T, fixture string) *Plan {
+func planOf(t *testing.T, fixture string) *Design {
 	t.Helper()
 	s, err := sysinfo.Collect(filepath.Join("..", "sysinfo", "testdata", fixture))
 	if err != nil {
@@ -22,7 +22,7 @@ func planOf(t *testing.T, fixture string) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := MakePlan(s, kb)
+	p, err := MakeDesign(s, kb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func VerifyReported(s *sysinfo.Snapshot, c Config, plan []Config, seen []string,
 // the model's answer for the machine as booted, the one advise.Verify
 // asks too (mitigation.Knowledge.ExpectedOffAtBoot).
 func expectedOff(s *sysinfo.Snapshot, c Config, kb *mitigation.Knowledge) []string {
-	return kb.ExpectedOffAtBoot(MachineOf(s), c.Params)
+	return kb.ExpectedOffAtBoot(s.Machine(), c.Params)
 }
 
 // Record is the run document's config block for a run measured under c.

@@ -60,7 +60,7 @@ type Engine struct {
 	// stored campaign (Mech is used when it is nil).
 	Mech       Mechanism
 	Mechanisms func(name string, o Options) (Mechanism, error)
-	// Runs is how a step's run is measured (runner.Measure, here).
+	// Runs is how a step's run is measured (measure.Measure, here).
 	Runs Runs
 	KB   *mitigation.Knowledge
 	// Now stamps the campaign; NewID names it and its runs (tests fix
@@ -169,7 +169,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	if req.Boots == 0 {
 		req.Boots = DefaultBoots
 	}
-	steps, err := Plan(req.Configs, req.Boots, req.Seed)
+	steps, err := Schedule(req.Configs, req.Boots, req.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (e *Engine) extend(ctx context.Context, st *state) ([]string, error) {
 		}
 		round = append(round, c)
 	}
-	steps, err := Plan(round, max(ext.Boots, 1), rec.Seed+int64(len(rec.Steps)))
+	steps, err := Schedule(round, max(ext.Boots, 1), rec.Seed+int64(len(rec.Steps)))
 	if err != nil {
 		return nil, err
 	}

@@ -17,11 +17,11 @@ import (
 
 func TestPlan(t *testing.T) {
 	configs := []bootconfig.Config{bootconfig.On, bootconfig.Off}
-	a, err := Plan(configs, 3, 42)
+	a, err := Schedule(configs, 3, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Plan(configs, 3, 42)
+	b, _ := Schedule(configs, 3, 42)
 	if !slices.Equal(a, b) {
 		t.Fatalf("same seed, different order: %v vs %v", a, b)
 	}
@@ -34,16 +34,16 @@ func TestPlan(t *testing.T) {
 	}
 	differ := false
 	for seed := int64(1); seed < 20 && !differ; seed++ {
-		c, _ := Plan(configs, 3, seed)
+		c, _ := Schedule(configs, 3, seed)
 		differ = !slices.Equal(a, c)
 	}
 	if !differ {
 		t.Fatal("the order does not depend on the seed")
 	}
-	if _, err := Plan(configs[:1], 2, 1); !errors.Is(err, ErrPlan) {
+	if _, err := Schedule(configs[:1], 2, 1); !errors.Is(err, ErrPlan) {
 		t.Fatalf("one configuration: %v", err)
 	}
-	if _, err := Plan(configs, 0, 1); !errors.Is(err, ErrPlan) {
+	if _, err := Schedule(configs, 0, 1); !errors.Is(err, ErrPlan) {
 		t.Fatalf("0 boots: %v", err)
 	}
 }

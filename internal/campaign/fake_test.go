@@ -232,7 +232,7 @@ func (r *rig) measure(ctx context.Context, m Measurement) error {
 // order is the plan start(boots) makes (seed 7).
 func (r *rig) order(boots int) []Step {
 	r.t.Helper()
-	steps, err := Plan([]bootconfig.Config{bootconfig.On, bootconfig.Off}, boots, 7)
+	steps, err := Schedule([]bootconfig.Config{bootconfig.On, bootconfig.Off}, boots, 7)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -6,16 +6,16 @@ import (
 	"github.com/sectax/sectax/internal/hostid"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
 // Runs is how a campaign measures the run of a step on this machine:
-// through plan.Make and runner.Measure, as 'sectax run' does, recorded in
+// through plan.Make and measure.Measure, as 'sectax run' does, recorded in
 // the campaign's store as it goes.
 type Runs struct {
 	// Registry holds the workloads (workload.Default() when nil).
@@ -23,11 +23,11 @@ type Runs struct {
 	// Version is the sectax that measures (the runs' tool version and
 	// their environment's).
 	Version string
-	// Exe and WorkerArgs re-execute sectax as a worker (runner.Meta).
+	// Exe and WorkerArgs re-execute sectax as a worker (measure.Meta).
 	Exe        string
 	WorkerArgs []string
 	// OnEvent, when set, is told of every repetition (progress).
-	OnEvent func(runner.Event)
+	OnEvent func(measure.Event)
 	// Show, when set, lays out a measured run (the CLI prints it).
 	Show func(*run.Run) error
 
@@ -39,7 +39,7 @@ type Runs struct {
 // measureRun measures m on this machine (the host root's environment)
 // and stores it under m.RunID; a run the store could not take is written
 // to a file (store.Recorder.Saved). Its error is the run's outcome
-// (runner.Outcome).
+// (measure.Outcome).
 func (e *Engine) measureRun(ctx context.Context, m Measurement) error {
 	rs := e.Runs
 	if rs.measure != nil {
@@ -71,7 +71,7 @@ func (e *Engine) measureRun(ctx context.Context, m Measurement) error {
 	} else {
 		mark = k.Mark(m.RunID)
 	}
-	r, err := runner.Measure(ctx, pl, runner.Meta{Mark: mark,
+	r, err := measure.Measure(ctx, pl, measure.Meta{Mark: mark,
 		ID: m.RunID, Label: m.Label, Engine: "native", Version: rs.Version, Env: env, Config: m.Config, Campaign: m.Campaign,
 		Exe: rs.Exe, WorkerArgs: rs.WorkerArgs, Now: e.Now, OnEvent: rs.OnEvent,
 	}, rec)
@@ -90,5 +90,5 @@ func (e *Engine) measureRun(ctx context.Context, m Measurement) error {
 	if err != nil {
 		return err
 	}
-	return runner.Outcome(r)
+	return measure.Outcome(r)
 }

@@ -89,7 +89,7 @@ func MakePreview(ctx context.Context, req *StartRequest, snap *sysinfo.Snapshot,
 	if p.Label == "" {
 		p.Label, p.LabelFromID = "campaign-XXXXXX", true
 	}
-	steps, err := Plan(req.Configs, boots, p.Seed)
+	steps, err := Schedule(req.Configs, boots, p.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -235,7 +235,7 @@ func (r *Request) Check() error {
 		if err != nil {
 			return err
 		}
-		if _, err := Plan(configs, r.Boots, 1); err != nil {
+		if _, err := Schedule(configs, r.Boots, 1); err != nil {
 			return err
 		}
 	} else if len(r.Configs) > 0 {
@@ -268,7 +268,7 @@ func Prepare(r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, say fu
 		}
 		lab.SayPlan(say, r.Plan, kernel, sel)
 		configs = sel.Configs
-		if _, err := Plan(configs, r.Boots, 1); err != nil {
+		if _, err := Schedule(configs, r.Boots, 1); err != nil {
 			return nil, err
 		}
 	}

@@ -101,7 +101,7 @@ func TestAttributePlanVectors(t *testing.T) {
 		}
 		testutil.Golden(t, filepath.Join("testdata", "attribute", "plan-vectors-"+root+".txt"), []byte(out))
 		js, _, _ := sectax(t, fixedDeps(nil), "--root", dir, "attribute", "plan", "--plan", "vectors", "--format", "json")
-		var p attribute.Plan
+		var p attribute.Design
 		if err := json.Unmarshal([]byte(js), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestAttributePlanVERW(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	var p attribute.Plan
+	var p attribute.Design
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}

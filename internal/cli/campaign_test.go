@@ -274,7 +274,7 @@ func TestCampaignPlanLeaveOneOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	kb, _ := mitigation.KnowledgeBase()
-	p, err := attribute.MakePlan(snap, kb)
+	p, err := attribute.MakeDesign(snap, kb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ split them differently.
 			if err != nil {
 				return err
 			}
-			a := advise.Plan(in.snap, in.platform, in.target, in.kb)
+			a := advise.For(in.snap, in.platform, in.target, in.kb)
 			if pf.on {
 				p, err := proveAdvice(cmd.Context(), g, &pf, in)
 				if err != nil {

@@ -210,7 +210,7 @@ no effect (a VERW user kept on by another, an always-on part).`,
 			if err != nil {
 				return err
 			}
-			p, err := attribute.MakePlan(env, kb)
+			p, err := attribute.MakeDesign(env, kb)
 			if err != nil {
 				return err
 			}

@@ -15,10 +15,10 @@ import (
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
@@ -195,7 +195,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 // it goes; nil: nowhere), and saved, told once the run has been printed,
 // whose error (the run could not be stored) makes the command fail.
 type recording struct {
-	sink  runner.Sink
+	sink  measure.Sink
 	saved func(*run.Run) error
 }
 
@@ -216,9 +216,9 @@ func useStore(ctx context.Context, g *Globals, label string) (recording, func(),
 }
 
 // runMeta names a run measured on this machine in env.
-func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) runner.Meta {
+func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) measure.Meta {
 	id := g.deps.NewRunID()
-	return runner.Meta{ID: id, Label: label, Engine: engine, Version: Version, Env: env,
+	return measure.Meta{ID: id, Label: label, Engine: engine, Version: Version, Env: env,
 		Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Now: g.deps.Now, Mark: g.hostMark(id)}
 }
 
@@ -237,11 +237,11 @@ func (g *Globals) hostMark(id string) string {
 	return k.Mark(id)
 }
 
-// measureHere measures pl on this machine (runner.Measure) with progress
+// measureHere measures pl on this machine (measure.Measure) with progress
 // on a terminal, prints the run with show (also when it was interrupted,
 // so that nothing finished is lost) and turns its status into the exit
-// code (runner.Outcome).
-func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta runner.Meta, rec recording, show func(io.Writer, *run.Run) error) error {
+// code (measure.Outcome).
+func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta measure.Meta, rec recording, show func(io.Writer, *run.Run) error) error {
 	sayEstimate(ctx, g, pl, pl.Request.Warmup, meta.Engine)
 	if g.Format != "text" || g.Output != "" {
 		// The text table on stdout ends with these notes; say them on
@@ -257,7 +257,7 @@ func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta runner.Met
 	}
 	prog := newProgress(g)
 	meta.OnEvent = prog.event
-	r, runErr := runner.Measure(ctx, pl, meta, rec.sink)
+	r, runErr := measure.Measure(ctx, pl, meta, rec.sink)
 	prog.done()
 	if r == nil || (runErr != nil && !errors.Is(runErr, context.Canceled)) {
 		return finish(runErr)
@@ -281,12 +281,12 @@ func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta runner.Met
 			g.notice("%s", hint)
 		}
 	}
-	return runner.Outcome(r)
+	return measure.Outcome(r)
 }
 
 // newRunID and randomSeed name a run and seed its order (tests replace
 // the id through Deps).
-var newRunID, randomSeed = run.NewID, runner.RandomSeed
+var newRunID, randomSeed = run.NewID, measure.RandomSeed
 
 // removeStaleTemps removes the temporary folders of earlier runs that were
 // killed before they could (SIGKILL), and says so.

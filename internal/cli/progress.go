@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/measure"
 )
 
 // progress draws one status line on stderr while stderr is a terminal (and
@@ -18,16 +18,16 @@ func newProgress(g *Globals) *progress {
 	return &progress{g: g, active: g.deps.StderrIsTerminal && !g.Quiet}
 }
 
-func (p *progress) event(e runner.Event) {
+func (p *progress) event(e measure.Event) {
 	if !p.active || e.Finished {
 		return
 	}
 	eta := "ETA --:--"
 	if e.ETA > 0 {
-		eta = "ETA " + runner.Clock(e.ETA)
+		eta = "ETA " + measure.Clock(e.ETA)
 	}
 	fmt.Fprintf(p.g.stderr, "\r\033[K[%s] %s %s %d · %s elapsed · %s",
-		e.Progress(), e.Workload, e.Phase, e.Rep+1, runner.Clock(e.Elapsed), eta)
+		e.Progress(), e.Workload, e.Phase, e.Rep+1, measure.Clock(e.Elapsed), eta)
 	p.drawn = true
 }
 

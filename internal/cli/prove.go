@@ -145,7 +145,7 @@ func proveAdvice(ctx context.Context, g *Globals, f *proveFlags, in adviceInputs
 		return nil, err
 	}
 	base := ps.Snapshot("")
-	a := advise.Plan(base, in.platform, in.target, in.kb)
+	a := advise.For(base, in.platform, in.target, in.kb)
 	pin := ps.Input()
 	p := proven.New(pin)
 	var lost, weak []string
@@ -186,7 +186,7 @@ func storedProof(ctx context.Context, g *Globals, in adviceInputs) *proven.Proof
 		return nil
 	}
 	base := pin.Obs[""]
-	a := advise.Plan(base, in.platform, in.target, in.kb)
+	a := advise.For(base, in.platform, in.target, in.kb)
 	var lost, weak []string
 	for _, l := range a.GivenUp {
 		lost = append(lost, l.Name)

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
@@ -174,7 +173,7 @@ func governed(kb *mitigation.Knowledge, tokens []string, without *sysinfo.Snapsh
 // those where they turn only a part off (narrowed), and the attack vectors
 // a mitigations=auto,no_… among them turns off.
 func predicted(kb *mitigation.Knowledge, tokens []string, without *sysinfo.Snapshot) (names, narrowed, vectors []string) {
-	m := bootconfig.MachineOf(without)
+	m := without.Machine()
 	base := mitigation.ParseCmdline(without.Cmdline.Raw).Params
 	var extra []mitigation.Param
 	for _, t := range tokens {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/attribute"
-	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/proven"
@@ -173,7 +172,7 @@ func ParseProtect(s string) ([]string, error) {
 
 // Decide builds the decision.
 func Decide(in Input) (*Decision, error) {
-	m := bootconfig.MachineOf(in.Snap)
+	m := in.Snap.Machine()
 	d := &Decision{Schema: Schema, Options: []Option{}, Notes: []string{}}
 	d.Facts = facts(in, m)
 	d.Options = options(in, m)
@@ -262,7 +261,7 @@ func Decide(in Input) (*Decision, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := advise.Plan(in.Snap, in.Platform, t, in.KB)
+		a := advise.For(in.Snap, in.Platform, t, in.KB)
 		d.Steps = a.Steps
 		d.Verify = "sectax verify --expect " + advise.ShellQuote(line)
 	}

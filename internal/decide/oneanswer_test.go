@@ -52,7 +52,7 @@ func TestOneAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, o.Name, err)
 			}
-			a := advise.Plan(in.Snap, in.Platform, tg, in.KB)
+			a := advise.For(in.Snap, in.Platform, tg, in.KB)
 			if len(a.Changes) == 0 {
 				continue // already configured (a pending boot): advise has nothing to change
 			}

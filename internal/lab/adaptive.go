@@ -11,7 +11,7 @@ import (
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/runner"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/sides"
 )
 
@@ -127,7 +127,7 @@ func (a Adaptive) note(name, base string, width float64, n int, why string, elap
 	if why == StopTarget {
 		return line + fmt.Sprintf("stopped by the target (--target-ci %g)", a.TargetPct)
 	}
-	return line + fmt.Sprintf("stopped by the budget (--budget %s, %s spent)", a.Budget, runner.Clock(elapsed))
+	return line + fmt.Sprintf("stopped by the budget (--budget %s, %s spent)", a.Budget, measure.Clock(elapsed))
 }
 
 // adaptRound is adaptive repetition after the boots so far: each
@@ -213,7 +213,7 @@ func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[
 		s.host.Say("%s", alloc)
 	}
 	s.host.Say("adaptive: round %d boots %s again, %d boot(s) each (interval wider than ±%g points)", round, strings.Join(append([]string{s.configs[0].Name}, more...), ", "), k, s.req.Adaptive.TargetPct)
-	steps := MakePlan(s.req.Prefix, kernels, sel, k, s.seed+int64(round))
+	steps := Schedule(s.req.Prefix, kernels, sel, k, s.seed+int64(round))
 	for i := range steps {
 		steps[i].Round = round
 	}

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/stats"
 )
 
@@ -131,7 +131,7 @@ func (a Allocation) String() string {
 		clamped = ", a negative between-boot estimate taken as 0"
 	}
 	return fmt.Sprintf("adaptive: boot-to-boot spread is %.0f%% of %s's variance%s (a boot costs %s, a repetition %s): next boots with %d repetitions each; about %d boots a side reach the target (%d so far)",
-		a.Share*100, a.Workload, clamped, runner.Clock(a.Costs.Boot), clockOrSeconds(a.Costs.Rep), a.Runs, a.Boots, a.Have)
+		a.Share*100, a.Workload, clamped, measure.Clock(a.Costs.Boot), clockOrSeconds(a.Costs.Rep), a.Runs, a.Boots, a.Have)
 }
 
 // clockOrSeconds is a short duration as "0.4s", a longer one as a clock.
@@ -139,7 +139,7 @@ func clockOrSeconds(d time.Duration) string {
 	if d < 10*time.Second {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
-	return runner.Clock(d)
+	return measure.Clock(d)
 }
 
 // MaxRoundBoots bounds the boots of each configuration in one round of

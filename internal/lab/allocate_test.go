@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/compare"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -120,7 +120,7 @@ func TestProgressCounts(t *testing.T) {
 	var last string
 	for k := 0; k < 14; k++ {
 		for _, fin := range []bool{false, true} {
-			e := runner.Event{Done: k, Total: 14, Finished: fin}
+			e := measure.Event{Done: k, Total: 14, Finished: fin}
 			if fin {
 				e.Done = k + 1
 				last = e.Progress() + " repetitions"

@@ -157,7 +157,7 @@ func CorpusKey(image, cpu, params string) string { return image + "\x00" + cpu +
 // ObservationOf is the corpus record of a boot's snapshot, checked by
 // CheckObserved.
 func ObservationOf(snap *sysinfo.Snapshot, img KernelImage, cpu, accel, params string) mitigation.Observation {
-	m := bootconfig.MachineOf(snap)
+	m := snap.Machine()
 	o := mitigation.Observation{
 		Release: snap.Kernel.Release, Version: strings.TrimSpace(snap.Kernel.Version), Image: img.SHA256,
 		CPUModel: cpu, Accel: accel,

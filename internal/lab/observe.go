@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/mitigation"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -142,9 +142,9 @@ func Observe(ctx context.Context, req ObserveRequest) ([]Observed, error) {
 			if left > 0 {
 				// The boots left run par at a time.
 				per := spent / time.Duration(done)
-				eta = ", ETA " + runner.Clock(per*time.Duration((left+par-1)/par))
+				eta = ", ETA " + measure.Clock(per*time.Duration((left+par-1)/par))
 			}
-			req.Say("%s: %s reached /init in %.1fs (%s elapsed%s)", BootCount(done-1, len(req.Cmdlines), false), req.Label(req.Cmdlines[i]), o.ToInit.Seconds(), runner.Clock(time.Since(start)), eta)
+			req.Say("%s: %s reached /init in %.1fs (%s elapsed%s)", BootCount(done-1, len(req.Cmdlines), false), req.Label(req.Cmdlines[i]), o.ToInit.Seconds(), measure.Clock(time.Since(start)), eta)
 			mu.Unlock()
 			return nil
 		}

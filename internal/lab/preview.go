@@ -122,7 +122,7 @@ func DryRun(ctx context.Context, req *Request, host Host) (*Preview, error) {
 		p.Probe = &pb
 		p.Notes = append(p.Notes, "with --plan "+req.Plan+", the probe boot's vulnerability files decide the configurations: the boots that follow (and the estimate) are known only then")
 	} else {
-		for _, st := range MakePlan(req.Prefix, names, s.configs, req.Boots, s.seed) {
+		for _, st := range Schedule(req.Prefix, names, s.configs, req.Boots, s.seed) {
 			p.Boots = append(p.Boots, boot(st.Index, st.Label, s.kernels[st.Kernel], st.Config.Cmdline(LabParams, s.configs)))
 		}
 		n = len(p.Boots)

@@ -16,9 +16,9 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -156,7 +156,7 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 	for i, k := range s.kernels {
 		names[i] = k.Name
 	}
-	steps := MakePlan(req.Prefix, names, s.configs, req.Boots, s.seed)
+	steps := Schedule(req.Prefix, names, s.configs, req.Boots, s.seed)
 	db, done, err := host.Store()
 	if err != nil {
 		return nil, err
@@ -179,9 +179,9 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		st := steps[i]
 		eta := "ETA --:--"
 		if i > 0 {
-			eta = "ETA " + runner.Clock(spent/time.Duration(i)*time.Duration(len(steps)-i))
+			eta = "ETA " + measure.Clock(spent/time.Duration(i)*time.Duration(len(steps)-i))
 		}
-		host.Say("%s: %s (%s elapsed, %s)", BootCount(i, len(steps), req.Adaptive.TargetPct > 0), st.Label, runner.Clock(time.Since(start)), eta)
+		host.Say("%s: %s (%s elapsed, %s)", BootCount(i, len(steps), req.Adaptive.TargetPct > 0), st.Label, measure.Clock(time.Since(start)), eta)
 		t0 := time.Now()
 		var r *run.Run
 		err := s.withFallback(i == 0, func() error {
@@ -196,7 +196,7 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		s.runs, s.spent = append(s.runs, r), spent
 		seen = append(seen, r.Env.BootID)
 		booted[st.Config.Name]++
-		host.Say("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, runner.Clock(time.Since(t0)))
+		host.Say("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, measure.Clock(time.Since(t0)))
 		if i == 0 && len(steps) > 1 {
 			host.Say("lab: %s", Remaining(spent, len(steps)-1, req.Adaptive.TargetPct > 0))
 		}
@@ -225,7 +225,7 @@ func Remaining(perBoot time.Duration, left int, adaptive bool) string {
 	if adaptive {
 		planned, more = "planned ", " (adaptive rounds may add more)"
 	}
-	return fmt.Sprintf("a boot takes %s here: about %s for the %d %sboots left%s", runner.Clock(perBoot), runner.Clock(perBoot*time.Duration(left)), left, planned, more)
+	return fmt.Sprintf("a boot takes %s here: about %s for the %d %sboots left%s", measure.Clock(perBoot), measure.Clock(perBoot*time.Duration(left)), left, planned, more)
 }
 
 // BootCount names boot i (from 0) of total: "boot 3 of 4"; under

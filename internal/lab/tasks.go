@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/bootconfig"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -76,10 +76,10 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 		return nil, err
 	}
 	last := time.Now()
-	r, err := runner.Measure(ctx, pl, runner.Meta{
+	r, err := measure.Measure(ctx, pl, measure.Meta{
 		ID: in.RunID, Label: in.Label, Engine: "native", Version: version, Env: env, Config: bootconfig.Record(in.Config, v),
 		Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
-		OnEvent: func(e runner.Event) {
+		OnEvent: func(e measure.Event) {
 			if e.Finished && time.Since(last) > 5*time.Second {
 				last = time.Now()
 				guest.Logf("%s repetitions", e.Progress())

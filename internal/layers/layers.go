@@ -21,7 +21,7 @@ var Tiers = []Tier{
 		"internal/run", "internal/advise", "internal/bootconfig", "internal/baseline", "internal/proven",
 	}},
 	{"engines", "measuring (the workloads fork and issue system calls), storing and comparing runs", []string{
-		"internal/workload", "internal/perfbench", "internal/runner", "internal/plan", "internal/store", "internal/compare", "internal/sides",
+		"internal/workload", "internal/perfbench", "internal/measure", "internal/plan", "internal/store", "internal/compare", "internal/sides",
 	}},
 	{"studies", "what is built from many runs", []string{
 		"internal/attribute", "internal/decide", "internal/campaign", "internal/lab", "internal/proof", "internal/fleet", "internal/export/prom",
@@ -42,15 +42,15 @@ type Tier struct {
 
 // Forbidden are imports that the tiers would allow but the design does
 // not: a renderer never reaches the store (it gets the model), a
-// comparison never knows where its runs came from, the runner records a
+// comparison never knows where its runs came from, measure records a
 // run through its Sink (store.Recorder is one) and never opens a store,
 // and a configuration's verification asks the prediction of mitigation,
 // not advice.
 var Forbidden = [][2]string{
 	{"internal/report", "internal/store"},
 	{"internal/compare", "internal/store"},
-	{"internal/report", "internal/runner"},
-	{"internal/runner", "internal/store"},
+	{"internal/report", "internal/measure"},
+	{"internal/measure", "internal/store"},
 	{"internal/bootconfig", "internal/advise"},
 }
 

@@ -35,7 +35,7 @@ type Observation struct {
 	Family   string `json:"family"`
 	Model    string `json:"model"`
 	Stepping string `json:"stepping"`
-	// Platform is what bootconfig.MachineOf takes it for (vm for a guest
+	// Platform is what sysinfo.Snapshot.Machine takes it for (vm for a guest
 	// that sees its hypervisor).
 	Platform string `json:"platform"`
 	// NoGlobalSwitch is a kernel built without CONFIG_CPU_MITIGATIONS.

@@ -12,11 +12,11 @@ import (
 // PlanText renders an attribution plan: the active mitigations with the
 // parameter that turns each off, then every configuration with the files
 // it is expected to change and why a parameter will have no effect.
-func PlanText(w io.Writer, p *attribute.Plan) error {
+func PlanText(w io.Writer, p *attribute.Design) error {
 	return plainText(w, func(w io.Writer) error { return planText(w, p) })
 }
 
-func planText(w io.Writer, p *attribute.Plan) error {
+func planText(w io.Writer, p *attribute.Design) error {
 	// The release, the command line and the vulnerability files are one
 	// line each in the kernel's format, and stay one here (termSafe).
 	fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line: %s\n\n", termSafe(p.Kernel), termSafe(p.Cmdline))
@@ -87,7 +87,7 @@ func planText(w io.Writer, p *attribute.Plan) error {
 }
 
 // PlanJSON writes the sectax.attribute-plan/v1 document.
-func PlanJSON(w io.Writer, p *attribute.Plan) error {
+func PlanJSON(w io.Writer, p *attribute.Design) error {
 	return WriteJSON(w, p)
 }
 

@@ -66,7 +66,7 @@ func adviceInputs(t *testing.T, root, target string) (*sysinfo.Snapshot, advise.
 // TestAdviceTextGolden: one golden per platform shape.
 func TestAdviceTextGolden(t *testing.T) {
 	for _, c := range testutil.AdviceCases {
-		a := advise.Plan(adviceInputs(t, c.Root, c.Target))
+		a := advise.For(adviceInputs(t, c.Root, c.Target))
 		var b bytes.Buffer
 		if err := AdviceText(&b, &a); err != nil {
 			t.Fatal(err)

@@ -136,8 +136,8 @@ var (
 	WSLConfigFormats = textOrJSON(plain(WSLConfigText))
 	// PlanFormats are the renderings of `sectax attribute plan`.
 	PlanFormats = formats(
-		format[*attribute.Plan]{"text", plain(PlanText)},
-		format[*attribute.Plan]{"json", plain(PlanJSON)},
+		format[*attribute.Design]{"text", plain(PlanText)},
+		format[*attribute.Design]{"json", plain(PlanJSON)},
 	)
 	// RunFormats are the renderings of a run measured here (`sectax run`):
 	// its table, or its sectax.run/v1 document.

@@ -170,7 +170,7 @@ func TestJSONSpelling(t *testing.T) {
 // goldens never show (omitempty, a rare case) keeps the one spelling too.
 func TestJSONSpellingTypes(t *testing.T) {
 	roots := []any{compare.Comparison{}, compare.Report{}, fleet.Report{}, attribute.Attribution{},
-		attribute.ProbeReport{}, attribute.Plan{}, campaign.Status{}, advise.Advice{}, advise.Verification{},
+		attribute.ProbeReport{}, attribute.Design{}, campaign.Status{}, advise.Advice{}, advise.Verification{},
 		sysinfo.Snapshot{}, run.Run{}, wslconfig.Shown{}, ListRow{}}
 	interval := reflect.TypeFor[stats.Interval]()
 	seen := map[reflect.Type]bool{}

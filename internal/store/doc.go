@@ -26,5 +26,5 @@
 //	db, err := store.Open(ctx, dbPath, store.Options{Create: true})
 //	if err != nil { ... }
 //	defer db.Close()
-//	r, err := runner.Measure(ctx, pl, meta, store.NewRecorder(ctx, db, say))
+//	r, err := measure.Measure(ctx, pl, meta, store.NewRecorder(ctx, db, say))
 package store

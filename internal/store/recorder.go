@@ -8,7 +8,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 )
 
-// Recorder records a run in DB as it goes (a runner.Sink), busy writes
+// Recorder records a run in DB as it goes (a measure.Sink), busy writes
 // retried. A write that fails (the database locked past the backoff, a
 // full disk) does not stop the measurement: OnFail is told once, the
 // recorder stops writing, and Err says why; Spill then writes the

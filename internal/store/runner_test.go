@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -25,20 +25,20 @@ func runWithStore(t *testing.T, d *DB, id string, reps, cancelAfter int) *run.Ru
 	}
 	items := []plan.Item{{Workload: w, Params: workload.Params{"loops": int64(2000)}, Engine: "native", Repetitions: reps}}
 	r := &run.Run{Schema: run.Schema, ID: id, Label: "on", Started: time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC),
-		Suite: "quick", Engine: "native", Repetitions: reps, Warmup: 1, Seed: 3, Results: runner.NewResults(items)}
+		Suite: "quick", Engine: "native", Repetitions: reps, Warmup: 1, Seed: 3, Results: measure.NewResults(items)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	measured := 0
-	opt := runner.Options{Warmup: 1, Seed: 3, Sink: d, Env: workload.Env{Timeout: 10 * time.Second},
-		OnEvent: func(e runner.Event) {
-			if e.Phase == runner.PhaseMeasure && e.Finished {
+	opt := measure.Options{Warmup: 1, Seed: 3, Sink: d, Env: workload.Env{Timeout: 10 * time.Second},
+		OnEvent: func(e measure.Event) {
+			if e.Phase == measure.PhaseMeasure && e.Finished {
 				measured++
 				if cancelAfter > 0 && measured == cancelAfter {
 					cancel()
 				}
 			}
 		}}
-	if err := runner.Run(ctx, r, items, opt); err != nil && cancelAfter == 0 {
+	if err := measure.Run(ctx, r, items, opt); err != nil && cancelAfter == 0 {
 		t.Fatal(err)
 	}
 	return r

@@ -39,7 +39,7 @@ var ErrNoDatabase = errors.New("no database")
 // in all with the busy timeouts of the five attempts.
 var DefaultBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
 
-// DB is an open sectax database. It implements runner.Sink.
+// DB is an open sectax database. It implements measure.Sink.
 type DB struct {
 	db      *sql.DB
 	path    string   // for messages: the file, or the URL without its password

@@ -15,12 +15,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/runner"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
-var _ runner.Sink = (*DB)(nil)
+var _ measure.Sink = (*DB)(nil)
 
 func testRun(id, label string) *run.Run {
 	started := time.Date(2026, 11, 30, 6, 0, 0, 123456789, time.UTC)

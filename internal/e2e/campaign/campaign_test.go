@@ -39,7 +39,7 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if steps, _ := campaign.Plan(cs, 1, seed); steps[0].Config != "on" {
+	if steps, _ := campaign.Schedule(cs, 1, seed); steps[0].Config != "on" {
 		t.Fatalf("seed %d plans %v; pick a seed that runs on first", seed, steps)
 	}
 	input, _ := json.Marshal(map[string]any{"configs": []string{"on", "off"}, "boots": 1, "seed": seed, "label": "e2e",

@@ -62,10 +62,10 @@ const (
 	studyRest = "quiet loglevel=0 audit=0 vsyscall=none"
 )
 
-// Plan is what `sectax attribute plan` prints: the mitigations active on
+// Design is what `sectax attribute plan` prints: the mitigations active on
 // this kernel, the parameter that turns each off, and the configurations
 // that attribute the tax to them.
-type Plan struct {
+type Design struct {
 	Schema  string `json:"schema"`
 	Kernel  string `json:"kernel"`
 	Cmdline string `json:"cmdline"`
@@ -139,13 +139,13 @@ func costRank(c string) int {
 	return 4
 }
 
-// MakePlan builds the plan for the kernel of s from the knowledge base:
+// MakeDesign builds the plan for the kernel of s from the knowledge base:
 // which mitigations are active (the files mitigations=off turns off here),
 // the parameter that turns each off alone, and what every configuration is
 // expected to change, by advise's predictions (precedence of the kernel
 // version and the shared VERW rule included).
-func MakePlan(s *sysinfo.Snapshot, kb *mitigation.Knowledge) (*Plan, error) {
-	p := &Plan{Schema: PlanSchema, Kernel: s.Kernel.Release, Cmdline: strings.TrimSpace(s.Cmdline.Raw),
+func MakeDesign(s *sysinfo.Snapshot, kb *mitigation.Knowledge) (*Design, error) {
+	p := &Design{Schema: PlanSchema, Kernel: s.Kernel.Release, Cmdline: strings.TrimSpace(s.Cmdline.Raw),
 		Active: []Active{}, Configurations: []Planned{}, Cumulative: []string{}, Notes: []string{}}
 	if s.Vulnerabilities == nil {
 		p.Notes = append(p.Notes, "this kernel has no vulnerability files: nothing to attribute (only on and off can be compared)")
@@ -154,7 +154,7 @@ func MakePlan(s *sysinfo.Snapshot, kb *mitigation.Knowledge) (*Plan, error) {
 	for _, v := range s.Vulnerabilities {
 		raw[v.Name] = strings.TrimSpace(v.Raw)
 	}
-	for _, f := range kb.ExpectedOff(bootconfig.MachineOf(s), bootconfig.Off.Params) {
+	for _, f := range kb.ExpectedOff(s.Machine(), bootconfig.Off.Params) {
 		a := Active{File: f, Raw: raw[f]}
 		if m, ok := kb.ModeOf(f, raw[f]); ok {
 			a.Mode, a.Cost = m.Name, m.Cost
@@ -278,7 +278,7 @@ func offParam(s *sysinfo.Snapshot, kb *mitigation.Knowledge, file string) (strin
 			continue
 		}
 		params, err := mitigation.ParseParams(tok)
-		if err != nil || !slices.ContainsFunc(kb.Targets(bootconfig.MachineOf(s), params), func(t mitigation.TargetFile) bool { return t.Name == file }) {
+		if err != nil || !slices.ContainsFunc(kb.Targets(s.Machine(), params), func(t mitigation.TargetFile) bool { return t.Name == file }) {
 			continue
 		}
 		return tok, tooNew(s, kp)
@@ -302,7 +302,7 @@ func expect(s *sysinfo.Snapshot, kb *mitigation.Knowledge, c bootconfig.Config, 
 	if len(c.Params) == 0 {
 		return pl
 	}
-	a := advise.Plan(s, advise.Platform{Kind: advise.PlatformUnknown}, mitigation.Target{Kind: mitigation.KindParams, Raw: c.String(), Params: c.Params}, kb)
+	a := advise.For(s, advise.Platform{Kind: advise.PlatformUnknown}, mitigation.Target{Kind: mitigation.KindParams, Raw: c.String(), Params: c.Params}, kb)
 	for _, l := range a.GivenUp {
 		pl.Expected = append(pl.Expected, Change{File: l.Name, From: l.From, To: l.To, By: l.By})
 	}
@@ -332,8 +332,8 @@ func expect(s *sysinfo.Snapshot, kb *mitigation.Knowledge, c bootconfig.Config, 
 // an active mitigation here depends on alone, then the cumulative sets of
 // VectorSets, each spelled for this kernel by the model (DropVectors) and
 // left out, with a note, when it would change nothing here.
-func (p *Plan) addVectors(s *sysinfo.Snapshot, kb *mitigation.Knowledge, add func(name, params, kind string) (string, error)) error {
-	m := bootconfig.MachineOf(s)
+func (p *Design) addVectors(s *sysinfo.Snapshot, kb *mitigation.Knowledge, add func(name, params, kind string) (string, error)) error {
+	m := s.Machine()
 	type set struct {
 		name string
 		drop []string

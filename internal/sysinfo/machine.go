@@ -1,14 +1,11 @@
-package bootconfig
+package sysinfo
 
-import (
-	"github.com/sectax/sectax/internal/mitigation"
-	"github.com/sectax/sectax/internal/sysinfo"
-)
+import "github.com/sectax/sectax/internal/mitigation"
 
-// MachineOf is the snapshot in the knowledge base's words: what the model
+// Machine is the snapshot in the knowledge base's words: what the model
 // (mitigation.Knowledge.Predict), the alternatives and the notes decide
-// on. advise, config and attribute build it here only.
-func MachineOf(s *sysinfo.Snapshot) mitigation.Machine {
+// on. Every package that asks the model about this machine builds it here.
+func (s *Snapshot) Machine() mitigation.Machine {
 	platform := "native"
 	switch {
 	case s.WSL != nil:

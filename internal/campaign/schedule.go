@@ -2,7 +2,7 @@
 // of boots (every configuration N times, in a shuffled order with a
 // recorded seed), and a state machine kept in the store that reboots into
 // each step's configuration, verifies the boot before any sample
-// (bootconfig.Verify), waits for a quiet start, measures with the runner, and
+// (bootconfig.Verify), waits for a quiet start, measures (package measure), and
 // at the end puts back everything it changed.
 //
 // A campaign moves like this, every transition one transaction:
@@ -53,13 +53,13 @@ type Step struct {
 	Boot   int
 }
 
-// Plan orders boots boots of every configuration in a random order drawn
+// Schedule orders boots boots of every configuration in a random order drawn
 // from seed: the order is shuffled so that drift over the campaign (a
 // warming room, a background update) does not line up with one
 // configuration, and the seed is recorded so that the order can be
 // reproduced. Boots of one configuration are numbered in the order they
 // run.
-func Plan(configs []bootconfig.Config, boots int, seed int64) ([]Step, error) {
+func Schedule(configs []bootconfig.Config, boots int, seed int64) ([]Step, error) {
 	if len(configs) < 2 {
 		return nil, fmt.Errorf("%w: a campaign compares at least two configurations (give --config twice, e.g. --config on --config off)", ErrPlan)
 	}

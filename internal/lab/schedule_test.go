@@ -8,12 +8,12 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 )
 
-func TestMakePlan(t *testing.T) {
+func TestSchedule(t *testing.T) {
 	nopti := bootconfig.Config{Name: "nopti"}
 	configs := []bootconfig.Config{bootconfig.On, bootconfig.Off, nopti}
 	kernels := []string{"wsl2", "wsl3"}
 	for seed := int64(1); seed <= 20; seed++ {
-		plan := MakePlan("study", kernels, configs, 3, seed)
+		plan := Schedule("study", kernels, configs, 3, seed)
 		if len(plan) != 2*3*3 {
 			t.Fatalf("seed %d: %d steps, want 18", seed, len(plan))
 		}
@@ -43,11 +43,11 @@ func TestMakePlan(t *testing.T) {
 				t.Fatalf("seed %d round %d: labels %v are not each kernel × configuration once", seed, r+1, labels)
 			}
 		}
-		if again := MakePlan("study", kernels, configs, 3, seed); !slices.EqualFunc(plan, again, func(a, b Step) bool { return a.Label == b.Label }) {
+		if again := Schedule("study", kernels, configs, 3, seed); !slices.EqualFunc(plan, again, func(a, b Step) bool { return a.Label == b.Label }) {
 			t.Fatalf("seed %d: the order is not reproducible", seed)
 		}
 	}
-	a, b := order(MakePlan("lab", kernels, configs, 2, 1)), order(MakePlan("lab", kernels, configs, 2, 2))
+	a, b := order(Schedule("lab", kernels, configs, 2, 1)), order(Schedule("lab", kernels, configs, 2, 2))
 	if slices.Equal(a, b) {
 		t.Errorf("seeds 1 and 2 give the same order %v: not shuffled", a)
 	}

@@ -1,7 +1,7 @@
 // Package runner repeats workloads: warm-up, interleaved repetitions in a
 // shuffled order with a recorded seed, per-repetition timeouts, CPU
 // affinity, cancellation and progress events.
-package runner
+package measure
 
 import "github.com/sectax/sectax/internal/run"
 

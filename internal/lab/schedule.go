@@ -62,11 +62,11 @@ func KernelNames(images []KernelImage) []string {
 	return names
 }
 
-// MakePlan is the order of the boots: rounds 1..boots, each booting every
+// Schedule is the order of the boots: rounds 1..boots, each booting every
 // kernel under every configuration once, in an order shuffled per round
 // with seed, so that drift on the host hits every configuration alike and
 // the boot, not the repetition, is the unit of the comparison.
-func MakePlan(prefix string, kernels []string, configs []bootconfig.Config, boots int, seed int64) []Step {
+func Schedule(prefix string, kernels []string, configs []bootconfig.Config, boots int, seed int64) []Step {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5ec7a7))
 	var out []Step
 	for r := 1; r <= boots; r++ {

@@ -94,9 +94,9 @@ type Advice struct {
 	Proof *proven.Proof `json:"proof,omitempty"`
 }
 
-// Plan computes the advice for reaching target on the machine described
+// For computes the advice for reaching target on the machine described
 // by s and p. It changes nothing.
-func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Knowledge) Advice {
+func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Knowledge) Advice {
 	release := s.Kernel.Release
 	a := Advice{Schema: AdviceSchema, Target: t, Kernel: release, Platform: p,
 		Running: strings.TrimSpace(s.Cmdline.Raw), Changes: []Change{}, Steps: []Step{},
@@ -154,7 +154,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 	// predicted command line. Parameters newer than the kernel's mainline
 	// version are kept: distributions backport them (so the list errs
 	// towards showing what may be given up), and a warning says so.
-	m := machine(s)
+	m := s.Machine()
 	beforeAll, nowAll := kb.Predict(m, running), kb.Predict(m, predicted)
 	for _, v := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(v.Name)
@@ -241,7 +241,7 @@ func Plan(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.K
 		a.Alternatives, a.NotOffered = alternatives(kb, s, running)
 	}
 	a.Warnings = append(a.Warnings, warnings(s, p, t, a, newer, kb)...)
-	if n := kb.UncertainNote(machine(s)); n != "" {
+	if n := kb.UncertainNote(s.Machine()); n != "" {
 		a.Warnings = append(a.Warnings, n)
 	}
 	return a
@@ -340,7 +340,7 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 		}
 	}
 	if arch := s.CPU.Arch; arch != "" && arch != "x86" {
-		for _, raw := range kb.Predict(machine(s), t.Params).Ignored {
+		for _, raw := range kb.Predict(s.Machine(), t.Params).Ignored {
 			w = append(w, fmt.Sprintf("%s: the %s kernel does not parse it (Documentation/admin-guide/kernel-parameters.txt names the architectures of each parameter): it changes nothing here", raw, arch))
 		}
 	}
