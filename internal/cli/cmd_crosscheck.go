@@ -11,9 +11,9 @@ import (
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
-	"github.com/sectax/sectax/internal/perfbench"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/workload"
 )
 
 func newCrosscheckCmd(g *Globals) *cobra.Command {
@@ -51,7 +51,7 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	req := *o.Request
 	if len(req.Only) == 0 && !slices.Contains(req.Given, "only") {
 		for _, w := range g.deps.Registry.All() {
-			if perfbench.Supports(w.Info().ID) {
+			if _, ok := w.(workload.PerfBencher); ok {
 				req.Only = append(req.Only, w.Info().ID)
 			}
 		}

@@ -64,81 +64,34 @@ func ParseVersion(s string) (major, minor int, err error) {
 	return major, minor, nil
 }
 
-// PipeStyle is the sched pipe semantics of this perf: symmetric from 6.15
-// on, strict ping-pong before (commit 99476fa085da).
-func (e *Engine) PipeStyle() string {
-	if e.Major > 6 || (e.Major == 6 && e.Minor >= 15) {
-		return "symmetric"
-	}
-	return "pingpong"
+// PerfVersion is e's version as the workloads read it.
+func (e *Engine) PerfVersion() workload.PerfVersion {
+	return workload.PerfVersion{Text: e.Version, Major: e.Major, Minor: e.Minor}
 }
 
-// Args returns the perf arguments equivalent to a workload's parameters,
-// or a usage error when perf cannot do what the parameters ask.
-func (e *Engine) Args(id string, p workload.Params) ([]string, error) {
-	for _, k := range []string{"loops", "groups"} {
-		if p.Int(k) > 1<<31-1 {
-			return nil, &workload.UsageError{Msg: fmt.Sprintf("%s.%s=%d is more than perf accepts (at most 2147483647)", id, k, p.Int(k))}
-		}
-	}
-	switch id {
-	case "syscall-basic":
-		return []string{"bench", "syscall", "basic", "-l", itoa(p.Int("loops"))}, nil
-	case "sched-pipe":
-		if st := p.Str("style"); st != e.PipeStyle() {
-			return nil, &workload.UsageError{Msg: fmt.Sprintf(
-				"%s runs sched pipe in %s style, not %s: use --param sched-pipe.style=%s (perf >= 6.15 is symmetric, older perf ping-pong)",
-				e.Version, e.PipeStyle(), st, e.PipeStyle())}
-		}
-		a := []string{"bench", "sched", "pipe", "-l", itoa(p.Int("loops"))}
-		if p.Str("mode") == "thread" {
-			a = append(a, "-T")
-		}
-		return a, nil
-	case "sched-messaging":
-		a := []string{"bench", "sched", "messaging", "-g", itoa(p.Int("groups")), "-l", itoa(p.Int("loops"))}
-		if p.Str("ipc") == "pipe" {
-			a = append(a, "-p")
-		}
-		if p.Str("mode") == "thread" {
-			a = append(a, "-t")
-		}
-		return a, nil
-	}
-	return nil, &workload.UsageError{Msg: fmt.Sprintf("workload %s has no perf bench equivalent (perf engine: syscall-basic, sched-pipe, sched-messaging)", id)}
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// Supports reports whether id has a perf equivalent.
-func Supports(id string) bool {
-	switch id {
-	case "syscall-basic", "sched-pipe", "sched-messaging":
-		return true
-	}
-	return false
-}
-
-// Wrap returns a workload that runs w's perf equivalent with the same
-// parameters. Its Info is w's, so results line up with native ones.
+// Wrap returns a workload that runs w's perf equivalent (w's
+// workload.PerfBencher) with the same parameters. Its Info is w's, so
+// results line up with native ones. A workload without one is a usage
+// error.
 func (e *Engine) Wrap(w workload.Workload) (workload.Workload, error) {
-	if !Supports(w.Info().ID) {
-		_, err := e.Args(w.Info().ID, nil)
-		return nil, err
+	pb, ok := w.(workload.PerfBencher)
+	if !ok {
+		return nil, &workload.UsageError{Msg: fmt.Sprintf("workload %s has no perf bench equivalent: run it with --engine native", w.Info().ID)}
 	}
-	return &perfWorkload{e: e, native: w}, nil
+	return &perfWorkload{e: e, native: w, perf: pb}, nil
 }
 
 type perfWorkload struct {
 	e      *Engine
 	native workload.Workload
+	perf   workload.PerfBencher
 }
 
 func (w *perfWorkload) Info() workload.Info { return w.native.Info() }
 
 // Preflight checks that perf can run these parameters.
 func (w *perfWorkload) Preflight(p workload.Params) error {
-	if _, err := w.e.Args(w.native.Info().ID, p); err != nil {
+	if _, err := w.perf.PerfArgs(p, w.e.PerfVersion()); err != nil {
 		return err
 	}
 	if pf, ok := w.native.(workload.Preflighter); ok {
@@ -151,8 +104,7 @@ func (w *perfWorkload) Preflight(p workload.Params) error {
 // in a process group of its own, killed as a whole on cancel (perf 6.1
 // leaves its messaging children behind when it is interrupted).
 func (w *perfWorkload) Run(ctx context.Context, env workload.Env, p workload.Params) (workload.Sample, error) {
-	id := w.native.Info().ID
-	args, err := w.e.Args(id, p)
+	args, err := w.perf.PerfArgs(p, w.e.PerfVersion())
 	if err != nil {
 		return workload.Sample{}, err
 	}
@@ -183,27 +135,7 @@ func (w *perfWorkload) Run(ctx context.Context, env workload.Env, p workload.Par
 	if err != nil {
 		return workload.Sample{}, fmt.Errorf("perf %s: %w", strings.Join(args, " "), err)
 	}
-	return sampleOf(id, p, out)
-}
-
-// sampleOf maps perf's output onto the native workload's metrics, checking
-// that perf ran what was asked.
-func sampleOf(id string, p workload.Params, o Output) (workload.Sample, error) {
-	v := map[string]float64{}
-	switch id {
-	case "syscall-basic", "sched-pipe":
-		if o.Executed != p.Int("loops") {
-			return workload.Sample{}, fmt.Errorf("perf executed %d loops, asked %d", o.Executed, p.Int("loops"))
-		}
-		v["usecs_per_op"] = o.UsecsPerOp
-		v["ops_per_sec"] = o.OpsPerSec
-	case "sched-messaging":
-		if o.Groups != p.Int("groups") {
-			return workload.Sample{}, fmt.Errorf("perf ran %d groups, asked %d", o.Groups, p.Int("groups"))
-		}
-		v["total_s"] = o.TotalSec
-	}
-	return workload.Sample{Values: v}, nil
+	return w.perf.PerfSample(p, out)
 }
 
 // tail returns the last n non-empty lines of b, joined by " | ".

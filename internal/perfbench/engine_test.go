@@ -38,7 +38,7 @@ func TestArgs(t *testing.T) {
 		{workload.SchedMessaging{}, map[string]string{"ipc": "pipe", "mode": "thread"}, "bench sched messaging -g 5 -l 100 -p -t"},
 	}
 	for _, tt := range tests {
-		a, err := old.Args(tt.w.Info().ID, params(t, tt.w, tt.kv))
+		a, err := tt.w.(workload.PerfBencher).PerfArgs(params(t, tt.w, tt.kv), old.PerfVersion())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,13 +47,29 @@ func TestArgs(t *testing.T) {
 		}
 	}
 	// perf 6.1 cannot run the symmetric style; perf 6.15 cannot run ping-pong.
-	if _, err := old.Args("sched-pipe", params(t, workload.SchedPipe{}, map[string]string{"style": "symmetric"})); err == nil ||
-		!strings.Contains(err.Error(), "style=pingpong") {
+	pipe, _ := old.Wrap(workload.SchedPipe{})
+	if err := pipe.(workload.Preflighter).Preflight(params(t, workload.SchedPipe{}, map[string]string{"style": "symmetric"})); err == nil ||
+		!strings.Contains(err.Error(), "perf version 6.1.187 runs sched pipe in pingpong style, not symmetric: use --param sched-pipe.style=pingpong") {
 		t.Errorf("symmetric on perf 6.1: err = %v", err)
 	}
+	recent := &Engine{Version: "perf version 6.15.2", Major: 6, Minor: 15}
+	pipe, _ = recent.Wrap(workload.SchedPipe{})
+	if err := pipe.(workload.Preflighter).Preflight(params(t, workload.SchedPipe{}, nil)); err == nil || !strings.Contains(err.Error(), "style=symmetric") {
+		t.Errorf("pingpong on perf 6.15: err = %v", err)
+	}
+	// perf reads its options into a C int.
+	_, err := old.Wrap(workload.SchedMessaging{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := params(t, workload.SchedMessaging{}, map[string]string{"loops": "2147483648"})
 	var ue *workload.UsageError
-	if _, err := old.Args("go-build", nil); !errors.As(err, &ue) {
-		t.Errorf("unknown workload: err = %v, want a usage error", err)
+	if _, err := (workload.SchedMessaging{}).PerfArgs(big, old.PerfVersion()); !errors.As(err, &ue) ||
+		err.Error() != "sched-messaging.loops=2147483648 is more than perf accepts (at most 2147483647)" {
+		t.Errorf("loops over perf's int: err = %v", err)
+	}
+	if _, err := old.Wrap(workload.GoBuild{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "go-build has no perf bench equivalent") {
+		t.Errorf("a workload without a perf equivalent: err = %v, want a usage error", err)
 	}
 }
 
@@ -64,14 +80,15 @@ func TestRealPerf(t *testing.T) {
 		testutil.Need(t, "no usable perf: %v", err)
 	}
 	env := workload.Env{Timeout: time.Minute}
+	style := workload.SchedPipe{}.PerfDefaults(e.PerfVersion())["style"]
 	for _, tt := range []struct {
 		w      workload.Workload
 		kv     map[string]string
 		metric string
 	}{
 		{workload.SyscallBasic{}, map[string]string{"loops": "10000"}, "usecs_per_op"},
-		{workload.SchedPipe{}, map[string]string{"loops": "200", "style": e.PipeStyle()}, "usecs_per_op"},
-		{workload.SchedPipe{}, map[string]string{"loops": "200", "mode": "thread", "style": e.PipeStyle()}, "ops_per_sec"},
+		{workload.SchedPipe{}, map[string]string{"loops": "200", "style": style}, "usecs_per_op"},
+		{workload.SchedPipe{}, map[string]string{"loops": "200", "mode": "thread", "style": style}, "ops_per_sec"},
 		{workload.SchedMessaging{}, map[string]string{"groups": "1", "loops": "5"}, "total_s"},
 		{workload.SchedMessaging{}, map[string]string{"groups": "1", "loops": "5", "mode": "thread", "ipc": "pipe"}, "total_s"},
 	} {

@@ -11,26 +11,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-)
 
-// Output is what one `perf bench` run printed (default format).
-type Output struct {
-	Collection string // "syscall", "sched"
-	Bench      string // "basic", "pipe", "messaging"
-	// Executed is the loop count of syscall and pipe ("# Executed N …").
-	Executed int64
-	// Tasks is "processes" or "threads" (pipe, messaging).
-	Tasks string
-	// Groups and Workers are messaging's "# G groups == W … run".
-	Groups, Workers int64
-	// TotalSec is "Total time", milliseconds truncated by perf.
-	TotalSec float64
-	// UsecsPerOp and OpsPerSec are syscall's and pipe's per-op lines; NaN
-	// when perf printed nan (zero loops) or did not print them.
-	UsecsPerOp float64
-	OpsPerSec  float64
-	hasTotal   bool
-}
+	"github.com/sectax/sectax/internal/workload"
+)
 
 var (
 	reHeader   = regexp.MustCompile(`^# Running '([a-z]+)/([a-z0-9-]+)' benchmark:$`)
@@ -46,8 +29,9 @@ var (
 // Parse reads the default-format output of one perf bench run. It accepts
 // the grouping and decimal separators of other locales, though sectax runs
 // perf with LC_ALL=C.
-func Parse(out []byte) (Output, error) {
-	o := Output{UsecsPerOp: math.NaN(), OpsPerSec: math.NaN()}
+func Parse(out []byte) (workload.PerfOutput, error) {
+	o := workload.PerfOutput{UsecsPerOp: math.NaN(), OpsPerSec: math.NaN()}
+	hasTotal := false
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	line := 0
@@ -86,7 +70,7 @@ func Parse(out []byte) (Output, error) {
 				return o, fmt.Errorf("line %d: bad total time %q", line, t)
 			}
 			o.TotalSec = float64(sec) + float64(ms)/1000
-			o.hasTotal = true
+			hasTotal = true
 		case match(reUsecs, t, &m):
 			v, err := parseFloat(m[1])
 			if err != nil {
@@ -112,7 +96,7 @@ func Parse(out []byte) (Output, error) {
 	if o.Collection == "" {
 		return o, fmt.Errorf("no \"# Running '…' benchmark:\" header in perf output")
 	}
-	if !o.hasTotal {
+	if !hasTotal {
 		return o, fmt.Errorf("no \"Total time\" line in perf output")
 	}
 	return o, nil

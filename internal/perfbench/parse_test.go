@@ -1,6 +1,7 @@
 package perfbench
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,22 +9,24 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/sectax/sectax/internal/workload"
 )
 
 func TestParseCaptured(t *testing.T) {
 	nan := math.NaN()
 	tests := []struct {
 		file string
-		want Output
+		want workload.PerfOutput
 	}{
-		{"syscall-basic.txt", Output{Collection: "syscall", Bench: "basic", Executed: 200000, TotalSec: 0.036, UsecsPerOp: 0.182005, OpsPerSec: 5494354}},
-		{"syscall-basic-l0.txt", Output{Collection: "syscall", Bench: "basic", Executed: 0, TotalSec: 0, UsecsPerOp: nan, OpsPerSec: -2147483648}},
-		{"syscall-basic-de_DE.txt", Output{Collection: "syscall", Bench: "basic", Executed: 1000000, TotalSec: 1.433, UsecsPerOp: 1.433501, OpsPerSec: 697593}},
-		{"syscall-basic-en_US.txt", Output{Collection: "syscall", Bench: "basic", Executed: 2000000, TotalSec: 2.837, UsecsPerOp: 1.418802, OpsPerSec: 704833}},
-		{"sched-pipe-process.txt", Output{Collection: "sched", Bench: "pipe", Executed: 20000, Tasks: "processes", TotalSec: 0.098, UsecsPerOp: 4.9039, OpsPerSec: 203919}},
-		{"sched-pipe-thread.txt", Output{Collection: "sched", Bench: "pipe", Executed: 20000, Tasks: "threads", TotalSec: 0.085, UsecsPerOp: 4.2555, OpsPerSec: 234990}},
-		{"sched-messaging-process.txt", Output{Collection: "sched", Bench: "messaging", Tasks: "processes", Groups: 2, Workers: 80, TotalSec: 0.228, UsecsPerOp: nan, OpsPerSec: nan}},
-		{"sched-messaging-thread-pipe.txt", Output{Collection: "sched", Bench: "messaging", Tasks: "threads", Groups: 2, Workers: 80, TotalSec: 0.075, UsecsPerOp: nan, OpsPerSec: nan}},
+		{"syscall-basic.txt", workload.PerfOutput{Collection: "syscall", Bench: "basic", Executed: 200000, TotalSec: 0.036, UsecsPerOp: 0.182005, OpsPerSec: 5494354}},
+		{"syscall-basic-l0.txt", workload.PerfOutput{Collection: "syscall", Bench: "basic", Executed: 0, TotalSec: 0, UsecsPerOp: nan, OpsPerSec: -2147483648}},
+		{"syscall-basic-de_DE.txt", workload.PerfOutput{Collection: "syscall", Bench: "basic", Executed: 1000000, TotalSec: 1.433, UsecsPerOp: 1.433501, OpsPerSec: 697593}},
+		{"syscall-basic-en_US.txt", workload.PerfOutput{Collection: "syscall", Bench: "basic", Executed: 2000000, TotalSec: 2.837, UsecsPerOp: 1.418802, OpsPerSec: 704833}},
+		{"sched-pipe-process.txt", workload.PerfOutput{Collection: "sched", Bench: "pipe", Executed: 20000, Tasks: "processes", TotalSec: 0.098, UsecsPerOp: 4.9039, OpsPerSec: 203919}},
+		{"sched-pipe-thread.txt", workload.PerfOutput{Collection: "sched", Bench: "pipe", Executed: 20000, Tasks: "threads", TotalSec: 0.085, UsecsPerOp: 4.2555, OpsPerSec: 234990}},
+		{"sched-messaging-process.txt", workload.PerfOutput{Collection: "sched", Bench: "messaging", Tasks: "processes", Groups: 2, Workers: 80, TotalSec: 0.228, UsecsPerOp: nan, OpsPerSec: nan}},
+		{"sched-messaging-thread-pipe.txt", workload.PerfOutput{Collection: "sched", Bench: "messaging", Tasks: "threads", Groups: 2, Workers: 80, TotalSec: 0.075, UsecsPerOp: nan, OpsPerSec: nan}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -35,8 +38,7 @@ func TestParseCaptured(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tt.want.hasTotal = true
-			if d := cmp.Diff(tt.want, got, cmp.AllowUnexported(Output{}), cmpopts.EquateNaNs(), cmpopts.EquateApprox(0, 1e-9)); d != "" {
+			if d := cmp.Diff(tt.want, got, cmpopts.EquateNaNs(), cmpopts.EquateApprox(0, 1e-9)); d != "" {
 				t.Errorf("Parse mismatch (-want +got):\n%s", d)
 			}
 		})
@@ -68,7 +70,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		o, err := Parse(b)
-		if err == nil && (o.Collection == "" || !o.hasTotal || o.TotalSec < 0) {
+		if err == nil && (o.Collection == "" || !bytes.Contains(b, []byte("Total time: ")) || o.TotalSec < 0) {
 			t.Fatalf("accepted output without header or total: %+v", o)
 		}
 	})
@@ -89,8 +91,8 @@ func TestParseVersion(t *testing.T) {
 		if err != nil || ma != tt.major || mi != tt.minor {
 			t.Errorf("ParseVersion(%q) = %d, %d, %v", tt.in, ma, mi, err)
 		}
-		if got := (&Engine{Major: ma, Minor: mi}).PipeStyle(); got != tt.style {
-			t.Errorf("%q: PipeStyle = %s, want %s", tt.in, got, tt.style)
+		if got := (workload.SchedPipe{}).PerfDefaults((&Engine{Major: ma, Minor: mi}).PerfVersion())["style"]; got != tt.style {
+			t.Errorf("%q: sched-pipe style %s, want %s", tt.in, got, tt.style)
 		}
 	}
 	if _, _, err := ParseVersion("command not found"); err == nil {

@@ -2,8 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/sectax/sectax/internal/run"
@@ -11,61 +9,31 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// unitCost is what one repetition of a workload costs, per unit of its
-// size parameter, on the development machine (a shared 2-vCPU KVM guest:
-// the medians of the README's quick run and of docs/benchmarks.md). A
-// workload not listed costs fixedCost per repetition.
-var unitCost = map[string]struct {
-	param   string
-	seconds float64
-}{
-	"syscall-basic":   {"loops", 1.1e-6},
-	"sched-pipe":      {"loops", 20e-6},
-	"sched-messaging": {"", 0}, // groups × loops, below
-	"spawn":           {"loops", 1.4e-3},
-	"file-churn":      {"files", 275e-6},
-	"ctl-user":        {"loops", 1.9e-9},
-	"ctl-vdso":        {"loops", 33e-9},
-}
-
 const (
 	// repOverhead is each repetition's own cost beyond the workload's
 	// loop: starting and reaping its workers, the sample's bookkeeping.
 	repOverhead = 50 * time.Millisecond
 	// startCost is a run's own start: the environment snapshot.
 	startCost = 3 * time.Second
-	// fixedCost is a repetition of a workload whose size is not known
-	// (a --cmd).
+	// fixedCost is a repetition of a workload the registry does not hold
+	// (a stored result of a workload since renamed, a test's scripted
+	// one).
 	fixedCost = time.Second
-	// messagingCost is one sender's loop of sched-messaging per group
-	// (groups=5 loops=100: 0.65 s).
-	messagingCost = 1.3e-3
-	// goBuildStd is a clean go build -a std (or a module's ./...) on the
-	// development machine; goBuildPackage one package pattern of a
-	// smaller target (the quick suite's five: 1.5 s).
-	goBuildStd     = 80 * time.Second
-	goBuildPackage = 300 * time.Millisecond
 )
 
-// repetitionCost is the plan's figure for one repetition of id with p.
+// builtin is the registry whose workloads say what a repetition costs
+// (workload.Estimator): plans and stored results name them by id.
+var builtin = workload.Default()
+
+// repetitionCost is the plan's figure for one repetition of workload id
+// with p: the workload's own, on the development machine.
 func repetitionCost(id string, p workload.Params) time.Duration {
-	num := func(k string) float64 { return float64(p.Int(k)) }
-	str := p.Str
-	switch id {
-	case "sched-messaging":
-		return time.Duration(num("groups") * num("loops") * messagingCost * float64(time.Second))
-	case "go-build":
-		target := strings.Fields(str("target"))
-		if str("dir") != "" || slices.Contains(target, "std") || slices.Contains(target, "all") {
-			return goBuildStd
+	if w, err := builtin.Lookup(id); err == nil {
+		if e, ok := w.(workload.Estimator); ok {
+			return e.Cost(p)
 		}
-		return time.Duration(max(len(target), 1)) * goBuildPackage
 	}
-	c, ok := unitCost[id]
-	if !ok {
-		return fixedCost
-	}
-	return time.Duration(num(c.param) * c.seconds * float64(time.Second))
+	return fixedCost
 }
 
 // Estimate is how long a run of a plan is expected to take: the plan's

@@ -8,6 +8,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -211,9 +212,10 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 	for _, w := range ws {
 		info := w.Info()
 		ov := overrides[info.ID]
-		if pl.Perf != nil && info.ID == "sched-pipe" && ov["style"] == "" {
-			// Both engines must run the semantics of the installed perf.
-			ov = withDefault(ov, "style", pl.Perf.PipeStyle())
+		if d, ok := w.(workload.PerfDefaulter); ok && pl.Perf != nil {
+			// Both engines run what the installed perf runs (sched-pipe's
+			// style), unless the user said otherwise.
+			ov = withDefaults(ov, d.PerfDefaults(pl.Perf.PerfVersion()))
 		}
 		p, err := workload.Resolve(info, suite, ov)
 		if err != nil {
@@ -241,7 +243,7 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 		for _, e := range req.Engines {
 			wl := w
 			if e == "perf" {
-				if !perfbench.Supports(info.ID) {
+				if _, ok := w.(workload.PerfBencher); !ok {
 					if named(info.ID) {
 						return nil, exit.Usagef("%s has no perf bench equivalent; run it with --engine native", info.ID)
 					}
@@ -308,10 +310,10 @@ func Repetitions(requested int, s workload.Suite) int {
 	return requested
 }
 
-func withDefault(m map[string]string, k, v string) map[string]string {
-	out := map[string]string{k: v}
-	for a, b := range m {
-		out[a] = b
-	}
+// withDefaults is m over defaults.
+func withDefaults(m, defaults map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+len(defaults))
+	maps.Copy(out, defaults)
+	maps.Copy(out, m)
 	return out
 }

@@ -98,8 +98,8 @@ func TestPerfPipeStyle(t *testing.T) {
 		t.Fatalf("plan %+v", pl)
 	}
 	for _, it := range pl.Items {
-		if got := it.Params.Str("style"); got != pl.Perf.PipeStyle() {
-			t.Errorf("%s engine: style %q, want perf's %q", it.Engine, got, pl.Perf.PipeStyle())
+		if got, want := it.Params.Str("style"), (workload.SchedPipe{}).PerfDefaults(pl.Perf.PerfVersion())["style"]; got != want {
+			t.Errorf("%s engine: style %q, want perf's %q", it.Engine, got, want)
 		}
 	}
 }

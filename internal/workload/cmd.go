@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Cmd times any command the way hyperfine does: no shell unless asked
@@ -42,6 +43,10 @@ func (Cmd) Info() Info {
 		Metrics: rusageMetrics,
 	}
 }
+
+// Cost implements Estimator: what a command costs is not known; a second
+// a repetition.
+func (Cmd) Cost(Params) time.Duration { return time.Second }
 
 // Available implements Availability: without a command there is nothing
 // to run, so suites skip the workload.

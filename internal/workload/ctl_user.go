@@ -32,6 +32,9 @@ func (CtlUser) Info() Info {
 	}
 }
 
+// Cost implements Estimator: 1.9 ns a loop.
+func (CtlUser) Cost(p Params) time.Duration { return perUnit(p.Int("loops"), 1.9e-9) }
+
 // ctlHash runs n rounds of a multiply-xorshift hash, each depending on the
 // previous one, so that the loop is bound by the multiplier's latency.
 func ctlHash(x uint64, n int64) uint64 {

@@ -37,6 +37,9 @@ func (CtlVDSO) Info() Info {
 	}
 }
 
+// Cost implements Estimator: 33 ns a clock read.
+func (CtlVDSO) Cost(p Params) time.Duration { return perUnit(p.Int("loops"), 33e-9) }
+
 // ctlClockReads reads the monotonic clock n times. time.Since of a time
 // with a monotonic reading is exactly one runtime nanotime call, that is one
 // vDSO clock_gettime(CLOCK_MONOTONIC).

@@ -49,6 +49,9 @@ func (FileChurn) Info() Info {
 	}
 }
 
+// Cost implements Estimator: 275 µs a file.
+func (FileChurn) Cost(p Params) time.Duration { return perUnit(p.Int("files"), 275e-6) }
+
 func fileChurnDir(p Params) string {
 	if d := p.Str("dir"); d != "" && d != fileChurnTmp {
 		return d

@@ -8,7 +8,9 @@ import (
 	"github.com/sectax/sectax/internal/mitigation"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 )
 
 // GoBuild is the study's macro benchmark: a clean `go build -a` with a
@@ -45,6 +47,24 @@ func (GoBuild) Info() Info {
 		// fewest that give a 95% interval) keep the standard suite in minutes.
 		Repetitions: map[Suite]int{Quick: 6, Standard: 6, Study: 6},
 	}
+}
+
+// How long a build takes on the development machine: a clean go build -a
+// std (or a module's ./...), and one package pattern of a smaller target
+// (the quick suite's five: 1.5 s).
+const (
+	goBuildStd     = 80 * time.Second
+	goBuildPackage = 300 * time.Millisecond
+)
+
+// Cost implements Estimator: a module or std (or all) costs a std build,
+// a smaller target its package patterns.
+func (GoBuild) Cost(p Params) time.Duration {
+	target := strings.Fields(p.Str("target"))
+	if p.Str("dir") != "" || slices.Contains(target, "std") || slices.Contains(target, "all") {
+		return goBuildStd
+	}
+	return time.Duration(max(len(target), 1)) * goBuildPackage
 }
 
 // Available implements Availability: the workload needs the go command.

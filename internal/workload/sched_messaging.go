@@ -63,6 +63,42 @@ func (SchedMessaging) Info() Info {
 	}
 }
 
+// PerfArgs implements PerfBencher: perf bench sched messaging -g GROUPS -l
+// LOOPS, -p for pipes, -t for threads.
+func (SchedMessaging) PerfArgs(p Params, _ PerfVersion) ([]string, error) {
+	loops, err := perfInt("sched-messaging", p, "loops")
+	if err != nil {
+		return nil, err
+	}
+	groups, err := perfInt("sched-messaging", p, "groups")
+	if err != nil {
+		return nil, err
+	}
+	a := []string{"bench", "sched", "messaging", "-g", groups, "-l", loops}
+	if p.Str("ipc") == "pipe" {
+		a = append(a, "-p")
+	}
+	if p.Str("mode") == "thread" {
+		a = append(a, "-t")
+	}
+	return a, nil
+}
+
+// PerfSample implements PerfBencher: perf's Total time is total_s (perf
+// has no work_s).
+func (SchedMessaging) PerfSample(p Params, o PerfOutput) (Sample, error) {
+	if o.Groups != p.Int("groups") {
+		return Sample{}, fmt.Errorf("perf ran %d groups, asked %d", o.Groups, p.Int("groups"))
+	}
+	return Sample{Values: map[string]float64{"total_s": o.TotalSec}}, nil
+}
+
+// Cost implements Estimator: 1.3 ms per group and sender's loop
+// (groups=5 loops=100: 0.65 s).
+func (SchedMessaging) Cost(p Params) time.Duration {
+	return perUnit(p.Int("groups")*p.Int("loops"), 1.3e-3)
+}
+
 // msgChannel creates one channel of the requested kind: (read end, write
 // end).
 func msgChannel(pipe bool) (r, w int, err error) {

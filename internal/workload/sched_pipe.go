@@ -43,6 +43,46 @@ func (SchedPipe) Info() Info {
 	}
 }
 
+// PerfArgs implements PerfBencher: perf bench sched pipe -l LOOPS, -T for
+// threads. The style must be the installed perf's (PerfDefaults).
+func (SchedPipe) PerfArgs(p Params, v PerfVersion) ([]string, error) {
+	loops, err := perfInt("sched-pipe", p, "loops")
+	if err != nil {
+		return nil, err
+	}
+	if st, want := p.Str("style"), perfPipeStyle(v); st != want {
+		return nil, &UsageError{Msg: fmt.Sprintf(
+			"%s runs sched pipe in %s style, not %s: use --param sched-pipe.style=%s (perf >= 6.15 is symmetric, older perf ping-pong)",
+			v.Text, want, st, want)}
+	}
+	a := []string{"bench", "sched", "pipe", "-l", loops}
+	if p.Str("mode") == "thread" {
+		a = append(a, "-T")
+	}
+	return a, nil
+}
+
+// PerfSample implements PerfBencher: perf's usecs/op and ops/sec.
+func (SchedPipe) PerfSample(p Params, o PerfOutput) (Sample, error) { return perfPerOp(p, o) }
+
+// PerfDefaults implements PerfDefaulter: with the perf engine both engines
+// run the semantics of the installed perf.
+func (SchedPipe) PerfDefaults(v PerfVersion) map[string]string {
+	return map[string]string{"style": perfPipeStyle(v)}
+}
+
+// perfPipeStyle is the sched pipe semantics of perf v: symmetric from 6.15
+// on, strict ping-pong before (commit 99476fa085da).
+func perfPipeStyle(v PerfVersion) string {
+	if v.AtLeast(6, 15) {
+		return "symmetric"
+	}
+	return "pingpong"
+}
+
+// Cost implements Estimator: 20 µs a round trip.
+func (SchedPipe) Cost(p Params) time.Duration { return perUnit(p.Int("loops"), 20e-6) }
+
 // pipeRole is what one side of the ping-pong does in each iteration.
 type pipeRole struct {
 	rfd, wfd  int

@@ -50,6 +50,9 @@ func (Spawn) Info() Info {
 	}
 }
 
+// Cost implements Estimator: 1.4 ms a spawn.
+func (Spawn) Cost(p Params) time.Duration { return perUnit(p.Int("loops"), 1.4e-3) }
+
 // Preflight implements Preflighter: program=true needs a true program,
 // program=tiny a tiny program for this architecture and a memfd.
 func (Spawn) Preflight(p Params) error {

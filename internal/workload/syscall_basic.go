@@ -30,6 +30,21 @@ func (SyscallBasic) Info() Info {
 	}
 }
 
+// PerfArgs implements PerfBencher: perf bench syscall basic -l LOOPS.
+func (SyscallBasic) PerfArgs(p Params, _ PerfVersion) ([]string, error) {
+	loops, err := perfInt("syscall-basic", p, "loops")
+	if err != nil {
+		return nil, err
+	}
+	return []string{"bench", "syscall", "basic", "-l", loops}, nil
+}
+
+// PerfSample implements PerfBencher: perf's usecs/op and ops/sec.
+func (SyscallBasic) PerfSample(p Params, o PerfOutput) (Sample, error) { return perfPerOp(p, o) }
+
+// Cost implements Estimator: 1.1 µs a call.
+func (SyscallBasic) Cost(p Params) time.Duration { return perUnit(p.Int("loops"), 1.1e-6) }
+
 // syscallChunk is how many calls run between two looks at the context.
 const syscallChunk = 1 << 16
 

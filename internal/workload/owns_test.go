@@ -1,0 +1,122 @@
+package workload
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestEveryWorkloadOwnsItsFacts: every built-in workload says what a
+// repetition costs (Estimator) at every suite's parameters, and a workload
+// whose Info names a perf command is its perf-bench equivalent
+// (PerfBencher) whose arguments are that command's, at every suite's
+// parameters; one that names none has none.
+func TestEveryWorkloadOwnsItsFacts(t *testing.T) {
+	v := PerfVersion{Text: "perf version 6.1.187", Major: 6, Minor: 1}
+	for _, w := range Default().All() {
+		in := w.Info()
+		e, ok := w.(Estimator)
+		if !ok {
+			t.Errorf("%s has no cost estimate: give it a Cost method (Estimator)", in.ID)
+		}
+		pb, isPerf := w.(PerfBencher)
+		if isPerf != (in.Perf != "") {
+			t.Errorf("%s: Info.Perf %q, PerfBencher %v: a perf command and its equivalent go together", in.ID, in.Perf, isPerf)
+		}
+		// "perf bench sched pipe -l LOOPS [-T]": the words before the
+		// first placeholder are perf's (less "perf").
+		var fixed []string
+		for _, f := range strings.Fields(in.Perf)[min(1, len(in.Perf)):] {
+			if strings.ToUpper(f) == f {
+				break
+			}
+			fixed = append(fixed, f)
+		}
+		for _, s := range Suites {
+			p, err := Resolve(in, s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok && e.Cost(p) <= 0 {
+				t.Errorf("%s in %s: cost %v", in.ID, s, e.Cost(p))
+			}
+			if !isPerf {
+				continue
+			}
+			if d, ok := w.(PerfDefaulter); ok {
+				for k, x := range d.PerfDefaults(v) {
+					p[k] = x
+				}
+			}
+			args, err := pb.PerfArgs(p, v)
+			if err != nil || len(args) <= len(fixed) || !slices.Equal(args[:len(fixed)], fixed) {
+				t.Errorf("%s in %s: perf %v (%v), want it to begin %v", in.ID, s, args, err, fixed)
+			}
+		}
+	}
+}
+
+// TestNoWorkloadIDOutside: no code outside internal/workload (tests
+// aside) branches on a workload's id or keeps a table by it (a case, a
+// comparison, a map key): what a workload is lives in its file, and the
+// other packages ask it.
+func TestNoWorkloadIDOutside(t *testing.T) {
+	ids := Default().IDs()
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == "testdata" || n == "workload" || strings.HasPrefix(n, ".") && path != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		isID := func(x ast.Expr) bool {
+			lit, ok := x.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return false
+			}
+			s, err := strconv.Unquote(lit.Value)
+			return err == nil && slices.Contains(ids, s)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CaseClause:
+				for _, x := range n.List {
+					if isID(x) {
+						t.Errorf("%s: case on a workload id", fset.Position(x.Pos()))
+					}
+				}
+			case *ast.KeyValueExpr:
+				if isID(n.Key) {
+					t.Errorf("%s: a table keyed by workload id", fset.Position(n.Pos()))
+				}
+			case *ast.BinaryExpr:
+				if (n.Op == token.EQL || n.Op == token.NEQ) && (isID(n.X) || isID(n.Y)) {
+					t.Errorf("%s: comparison with a workload id", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
