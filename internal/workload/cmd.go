@@ -52,7 +52,7 @@ func (Cmd) Cost(Params) time.Duration { return time.Second }
 // to run, so suites skip the workload.
 func (Cmd) Available(p Params) error {
 	if strings.TrimSpace(p.Str(CmdParamCmd)) == "" {
-		return errors.New("needs a command to time: sectax run --cmd 'make -j16' (or --param cmd.cmd='make -j16')")
+		return errors.New("needs a command to time: sectax run --cmd 'make -j16'")
 	}
 	return nil
 }

@@ -39,15 +39,12 @@ type timedRun struct {
 	note       string
 }
 
-// How a timed command was measured, said in every run of one.
+// How a timed command was measured, said in every run of one: one line
+// that fits 100 columns after "  go-build: " (the detail is in
+// docs/workloads.md, said once).
 const (
-	noteLauncher = "timed by a one-page launcher that sectax starts first: wall_s runs from its vfork of the command " +
-		"to the return of its wait4, as hyperfine times a command (sectax's own start of a process is outside), and " +
-		"user_s, sys_s and max_rss_kb are the command's own rusage (its peak, not the image of sectax that a " +
-		"vfork-style clone would lend it until execve), as GNU time measures it"
-	noteNoLauncher = "wall_s includes sectax's own start of the command (a vfork-style clone of sectax, its signal " +
-		"resets and the execve) and max_rss_kb sectax's resident set, which the child shares until its execve: " +
-		"read both as upper bounds"
+	noteLauncher   = "timed by sectax's launcher: the command's own wall time and rusage (docs/workloads.md)"
+	noteNoLauncher = "upper bounds: wall_s and max_rss_kb include sectax's start of the command"
 )
 
 // launch runs c once through the launcher lp (nil: none) and returns what

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/proctest"
 	"github.com/sectax/sectax/internal/testutil"
@@ -134,8 +135,8 @@ func TestLaunchTimesOnlyTheCommand(t *testing.T) {
 	if room := elapsed - own + 5*time.Millisecond; r.wall > room {
 		t.Errorf("window %v > %v (%v elapsed in sectax − %v of the launcher's own CPU): the launcher's start-up was timed", r.wall, room, elapsed, own)
 	}
-	if !strings.Contains(r.note, "from its vfork of the command") {
-		t.Errorf("note %q does not say what was timed", r.note)
+	if r.note != noteLauncher {
+		t.Errorf("note %q, want %q", r.note, noteLauncher)
 	}
 }
 
@@ -151,7 +152,7 @@ func TestLaunchWithoutLauncher(t *testing.T) {
 		if r.byLauncher || r.wall <= 0 || r.usage != r.launcher || r.usage == nil {
 			t.Errorf("%s: %+v", name, r)
 		}
-		if !strings.Contains(r.note, "upper bounds") {
+		if !strings.HasPrefix(r.note, noteNoLauncher) {
 			t.Errorf("%s: note %q", name, r.note)
 		}
 	}
@@ -207,5 +208,18 @@ func TestAwaitReaders(t *testing.T) {
 	defer f.Close()
 	if note := awaitReaders(context.Background(), []*os.File{f, nil}, time.Minute); note != "" {
 		t.Errorf("a file: note %q", note)
+	}
+}
+
+// TestLaunchNotesFit: what a run says of how a timed command was measured
+// is one line of at most 100 columns under its workload's name, the
+// fallback's reason included (the detail is in docs/workloads.md).
+func TestLaunchNotesFit(t *testing.T) {
+	for _, note := range []string{noteLauncher, noteNoLauncher + " (no launcher)"} {
+		for _, id := range []string{"go-build", "cmd"} {
+			if line := "  " + id + ": " + note; strings.Contains(line, "\n") || utf8.RuneCountInString(line) > 100 {
+				t.Errorf("%d columns: %q", utf8.RuneCountInString(line), line)
+			}
+		}
 	}
 }

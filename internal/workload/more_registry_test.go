@@ -1,8 +1,10 @@
 package workload
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The workloads of issue 5 are registered, declare what they stress and
@@ -48,8 +50,8 @@ func TestIssue5Registered(t *testing.T) {
 		if (err != nil) != (w.Info().ID == "cmd") {
 			t.Errorf("%s: Available = %v", w.Info().ID, err)
 		}
-		if err != nil && strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: multi-line note %q", w.Info().ID, err)
+		if line := "  skipped " + w.Info().ID + ": " + fmt.Sprint(err); err != nil && (strings.Contains(line, "\n") || utf8.RuneCountInString(line) > 100) {
+			t.Errorf("%s: the note %q is not one line of at most 100 columns", w.Info().ID, line)
 		}
 	}
 }
