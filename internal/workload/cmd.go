@@ -31,7 +31,8 @@ func (Cmd) Info() Info {
 		ID:    "cmd",
 		Title: "any command, timed like hyperfine (sectax run --cmd '…')",
 		Stresses: Stress{Varies: true, Note: "whatever the command does; system time and context switches show " +
-			"how much of it is kernel work that mitigations tax"},
+			"how much of it is kernel work that mitigations tax",
+			Pays: "whatever the command does in the kernel"},
 		Params: []ParamSpec{
 			{Key: CmdParamCmd, Help: "the command to time, split into words like a shell does (quotes, backslashes; no expansion)",
 				Default: "", Free: true},

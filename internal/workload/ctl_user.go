@@ -19,9 +19,10 @@ const ctlChunk = 1 << 20
 // Info implements Workload.
 func (CtlUser) Info() Info {
 	return Info{
-		ID:       "ctl-user",
-		Title:    "negative control: integer hash loop in user space",
-		Stresses: Stress{Control: true, Note: "negative control: no kernel entry, no memory traffic; only CPU frequency, turbo and host load move it"},
+		ID:    "ctl-user",
+		Title: "negative control: integer hash loop in user space",
+		Stresses: Stress{Control: true, Note: "negative control: no kernel entry, no memory traffic; only CPU frequency, turbo and host load move it",
+			Pays: "nothing: a negative control that never enters the kernel"},
 		Params: []ParamSpec{{
 			Key: "loops", Help: "hash iterations per repetition",
 			Default: int64(200_000_000), Quick: int64(50_000_000), Min: 1, Max: 1 << 40,

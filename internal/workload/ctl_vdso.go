@@ -26,7 +26,8 @@ func (CtlVDSO) Info() Info {
 		ID:    "ctl-vdso",
 		Title: "negative control: clock_gettime through the vDSO",
 		Stresses: Stress{Control: true, Note: "negative control: no kernel entry (the vDSO reads the clock in user space); " +
-			"only CPU frequency, host load and the clock source move it"},
+			"only CPU frequency, host load and the clock source move it",
+			Pays: "nothing: a negative control that reads the clock without entering the kernel"},
 		Params: []ParamSpec{{
 			Key: "loops", Help: "clock reads per repetition",
 			Default: int64(20_000_000), Quick: int64(5_000_000), Min: 1, Max: 1 << 40,

@@ -31,7 +31,8 @@ func (FileChurn) Info() Info {
 		Title: "create, write, stat, rename and unlink many small files",
 		Stresses: Stress{Paths: []string{mitigation.TagEntryExit}, Note: "filesystem system calls (openat, write, close, newfstatat, renameat, unlinkat): " +
 			"one kernel entry each, dentry and inode cache work, page-cache writes; no disk " +
-			"flush unless fsync=yes"},
+			"flush unless fsync=yes",
+			Pays: "kernel entry and exit: paid on six system calls a file (create, write, close, stat, rename, unlink)"},
 		Params: []ParamSpec{
 			{Key: "files", Help: "files per repetition (each is created, written, closed, stat'ed, renamed and unlinked)",
 				Default: int64(5000), Quick: int64(500), Min: 1, Max: 10_000_000},

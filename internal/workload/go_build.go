@@ -32,7 +32,8 @@ func (GoBuild) Info() Info {
 		Title: "clean go build -a with an empty GOCACHE (the study's macro benchmark)",
 		Stresses: Stress{Paths: []string{mitigation.TagProcessLifecycle, mitigation.TagEntryExit}, Note: "everything a toolchain does: a process per package (fork, exec, exit, wait), " +
 			"file I/O in the build cache and work directory, page faults and pipes; in the study " +
-			"mitigations cost it 16 s of system time"},
+			"mitigations cost it 16 s of system time",
+			Pays: "process creation and exit: paid for the go command and every compiler and linker it starts"},
 		Params: []ParamSpec{
 			{Key: "target", Help: "package patterns to build, space separated (ignored with dir)",
 				Default: "std", Quick: goBuildQuickTarget, Free: true, Operands: true},

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/sectax/sectax/internal/mitigation"
 )
 
 // TestEveryWorkloadOwnsItsFacts: every built-in workload says what a
@@ -118,5 +121,35 @@ func TestNoWorkloadIDOutside(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEveryWorkloadSaysWhatItPays: every built-in workload describes what
+// it pays for in one line of at most 100 columns, which begins with the
+// knowledge base's words for its main path (file-churn pays entry and exit
+// on its own six calls a file, not "on every syscall (syscall-basic)").
+func TestEveryWorkloadSaysWhatItPays(t *testing.T) {
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pays := Pays()
+	for _, w := range Default().All() {
+		in := w.Info()
+		line := in.Stresses.Pays
+		if line == "" || line != pays[in.ID] || strings.Contains(line, "\n") || utf8.RuneCountInString(line) > 100 {
+			t.Errorf("%s: Stresses.Pays %q: want one line of at most 100 columns", in.ID, line)
+		}
+		if len(in.Stresses.Paths) > 0 {
+			words, _, _ := strings.Cut(kb.Tags[in.Stresses.Paths[0]], ":")
+			if !strings.HasPrefix(line, words+": ") {
+				t.Errorf("%s: Stresses.Pays %q does not begin with its main path's words %q", in.ID, line, words+": ")
+			}
+		}
+		for _, other := range Default().IDs() {
+			if other != in.ID && strings.Contains(line, other) {
+				t.Errorf("%s: Stresses.Pays %q names another workload, %s", in.ID, line, other)
+			}
+		}
 	}
 }

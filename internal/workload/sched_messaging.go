@@ -41,10 +41,11 @@ const (
 // Info implements Workload.
 func (SchedMessaging) Info() Info {
 	return Info{
-		ID:       "sched-messaging",
-		Title:    "hackbench: groups of 20 senders × 20 receivers exchanging 100-byte messages",
-		Perf:     "perf bench sched messaging -g GROUPS -l LOOPS [-p] [-t]",
-		Stresses: Stress{Paths: []string{mitigation.TagContextSwitch, mitigation.TagEntryExit}, Note: "scheduler contention, context switches and wake-ups of 40 tasks per group, entry/exit of every read and write; process mode adds exit and mm teardown"},
+		ID:    "sched-messaging",
+		Title: "hackbench: groups of 20 senders × 20 receivers exchanging 100-byte messages",
+		Perf:  "perf bench sched messaging -g GROUPS -l LOOPS [-p] [-t]",
+		Stresses: Stress{Paths: []string{mitigation.TagContextSwitch, mitigation.TagEntryExit}, Note: "scheduler contention, context switches and wake-ups of 40 tasks per group, entry/exit of every read and write; process mode adds exit and mm teardown",
+			Pays: "context switches: paid as each group's 20 senders wake its 20 receivers"},
 		Params: []ParamSpec{
 			{Key: "groups", Help: "groups of 20 senders + 20 receivers (40 tasks each)",
 				Default: int64(10), Quick: int64(5), Study: int64(20), Min: 1, Max: 1000},

@@ -26,10 +26,11 @@ type SchedPipe struct{}
 // Info implements Workload.
 func (SchedPipe) Info() Info {
 	return Info{
-		ID:       "sched-pipe",
-		Title:    "token ping-pong over two pipes between two processes or threads",
-		Perf:     "perf bench sched pipe -l LOOPS [-T]",
-		Stresses: Stress{Paths: []string{mitigation.TagContextSwitch, mitigation.TagEntryExit}, Note: "context switch and wake-up: IBPB on task switch, CR3 switch (PTI), RSB filling, plus entry/exit of 4 syscalls per op"},
+		ID:    "sched-pipe",
+		Title: "token ping-pong over two pipes between two processes or threads",
+		Perf:  "perf bench sched pipe -l LOOPS [-T]",
+		Stresses: Stress{Paths: []string{mitigation.TagContextSwitch, mitigation.TagEntryExit}, Note: "context switch and wake-up: IBPB on task switch, CR3 switch (PTI), RSB filling, plus entry/exit of 4 syscalls per op",
+			Pays: "context switches: paid each time the token passes between the two tasks"},
 		Params: []ParamSpec{
 			{Key: "loops", Help: "round trips per repetition",
 				Default: int64(100_000), Quick: int64(50_000), Study: int64(100_000), Min: 1, Max: 1 << 40},

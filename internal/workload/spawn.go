@@ -36,7 +36,8 @@ func (Spawn) Info() Info {
 		Title: "fork+exec+wait of a tiny program (process creation)",
 		Stresses: Stress{Paths: []string{mitigation.TagProcessLifecycle, mitigation.TagContextSwitch}, Note: "process creation and teardown: clone (vfork-style, as posix_spawn and Go do), execve " +
 			"(a new address space, page faults while the program loads), exit and wait4, with the " +
-			"context switches between parent and child (IBPB, RSB filling, CR3 switches)"},
+			"context switches between parent and child (IBPB, RSB filling, CR3 switches)",
+			Pays: "process creation and exit: paid on every fork, exec and wait of the child"},
 		Params: []ParamSpec{
 			{Key: "loops", Help: "processes spawned (and waited for) per repetition",
 				Default: int64(1000), Quick: int64(200), Min: 1, Max: 10_000_000},

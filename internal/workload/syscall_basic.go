@@ -17,10 +17,11 @@ type SyscallBasic struct{}
 // Info implements Workload.
 func (SyscallBasic) Info() Info {
 	return Info{
-		ID:       "syscall-basic",
-		Title:    "getppid() system call loop",
-		Perf:     "perf bench syscall basic -l LOOPS",
-		Stresses: Stress{Paths: []string{mitigation.TagEntryExit}, Note: "kernel entry/exit: PTI CR3 switch, BHI clearing, return thunks, VERW buffer clearing"},
+		ID:    "syscall-basic",
+		Title: "getppid() system call loop",
+		Perf:  "perf bench syscall basic -l LOOPS",
+		Stresses: Stress{Paths: []string{mitigation.TagEntryExit}, Note: "kernel entry/exit: PTI CR3 switch, BHI clearing, return thunks, VERW buffer clearing",
+			Pays: "kernel entry and exit: paid on every getppid() call"},
 		Params: []ParamSpec{{
 			Key: "loops", Help: "getppid() calls per repetition",
 			Default: int64(2_000_000), Quick: int64(1_000_000), Study: int64(10_000_000),

@@ -122,6 +122,11 @@ type Stress struct {
 	Varies bool
 	// Note says it in words (sectax workloads shows it).
 	Note string
+	// Pays is one line of what a repetition pays for, beginning with its
+	// main path's words from the knowledge base ("kernel entry and exit:
+	// paid on …"): the description shown beside its result. Every built-in
+	// workload has one (a test checks).
+	Pays string
 }
 
 // Validate checks that a workload declares what it stresses: a note, and
@@ -155,6 +160,16 @@ func MainPaths() map[string]string {
 		if in := w.Info(); len(in.Stresses.Paths) > 0 {
 			out[in.ID] = in.Stresses.Paths[0]
 		}
+	}
+	return out
+}
+
+// Pays maps the id of every built-in workload to its Stress.Pays, the one
+// line that describes it beside its result.
+func Pays() map[string]string {
+	out := map[string]string{}
+	for _, w := range Default().All() {
+		out[w.Info().ID] = w.Info().Stresses.Pays
 	}
 	return out
 }
