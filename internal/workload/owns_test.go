@@ -153,3 +153,29 @@ func TestEveryWorkloadSaysWhatItPays(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerNamesOwnedOnce: a worker name belongs to one workload, so that
+// WorkerMain runs the one its workload's file declares.
+func TestWorkerNamesOwnedOnce(t *testing.T) {
+	owner := map[string]string{}
+	for _, w := range Default().All() {
+		o, ok := w.(workerOwner)
+		if !ok {
+			continue
+		}
+		for name := range o.workers() {
+			if prev, dup := owner[name]; dup {
+				t.Errorf("worker %q is both %s's and %s's", name, prev, w.Info().ID)
+			}
+			owner[name] = w.Info().ID
+		}
+	}
+	for _, name := range []string{"pipe", "msg-send", "msg-recv", spawnNopWorker} {
+		if worker(name) == nil {
+			t.Errorf("no workload owns the worker %q", name)
+		}
+	}
+	if err := WorkerMain([]string{"nosuch"}); err == nil || err.Error() != `worker: unknown worker "nosuch"` {
+		t.Errorf("an unknown worker: %v", err)
+	}
+}

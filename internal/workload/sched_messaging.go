@@ -151,6 +151,11 @@ func msgReceiver(sys sysFn, readyFD, wakeFD, doneFD, in int, count int64) error 
 	return writeFull(sys, doneFD, []byte{'D'})
 }
 
+// workers implements workerOwner: the process-mode senders and receivers.
+func (SchedMessaging) workers() map[string]func([]string) error {
+	return map[string]func([]string) error{"msg-send": messagingSenderChild, "msg-recv": messagingReceiverChild}
+}
+
 // Child entry points. Descriptors: 3 ready, 4 wake, 5 done, 6… data.
 func messagingSenderChild(args []string) error {
 	if len(args) != 2 {

@@ -127,6 +127,11 @@ func pipeWorker(role pipeRole, readyFD, goFD int, loops int64) error {
 	return role.loop(loops)
 }
 
+// workers implements workerOwner: the process-mode child.
+func (SchedPipe) workers() map[string]func([]string) error {
+	return map[string]func([]string) error{"pipe": pipeChild}
+}
+
 // pipeChild is the entry point of the re-executed child: descriptors 3 and 4
 // are its read and write ends, 5 the ready pipe and 6 the go pipe.
 func pipeChild(args []string) error {

@@ -21,6 +21,11 @@ type Spawn struct{}
 // program=self.
 const spawnNopWorker = "nop"
 
+// workers implements workerOwner: program=self's child.
+func (Spawn) workers() map[string]func([]string) error {
+	return map[string]func([]string) error{spawnNopWorker: func([]string) error { return nil }}
+}
+
 // spawnProgramHelp says what each choice of the program parameter measures.
 const spawnProgramHelp = "tiny: a static ELF of one page that only calls exit_group, written by sectax into a memfd " +
 	"(process creation itself: clone, execve, exit, wait4); true: /bin/true (adds the dynamic loader and libc start-up); " +
