@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("SECTAX_CLI_MAIN") == "1" {
 		os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	pg.Stop()
+	os.Exit(code)
 }
 
 // fixedDeps are deterministic dependencies: a fixed clock and run id and,

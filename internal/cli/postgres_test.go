@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,19 +17,15 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// startPG starts a throw-away PostgreSQL cluster for one test (skipped
-// without PostgreSQL, except under CI=true) and stops it after.
+// pg is the throw-away PostgreSQL cluster of this test binary, started on
+// first use and stopped by TestMain (skipped without PostgreSQL, except
+// under CI=true): every test takes fresh databases on it.
+var pg pgtest.Shared
+
+// startPG returns the test binary's shared cluster.
 func startPG(t *testing.T) *pgtest.Cluster {
 	t.Helper()
-	c, err := pgtest.Start(context.Background())
-	if err != nil {
-		if errors.Is(err, pgtest.ErrNotInstalled) && os.Getenv("CI") != "true" {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
-	return c
+	return pg.Get(t)
 }
 
 // TestPostgresStore: the stored-run commands give the same output on a
@@ -93,12 +88,20 @@ func (d *dropping) Run(ctx context.Context, env workload.Env, p workload.Params)
 
 // TestPostgresRunSpools: a run into PostgreSQL whose server goes away
 // mid-run keeps every sample in the local spool, says how to push it, and
-// `sectax push` moves it to a (new) server exactly once; with the server
-// up, a run lands in PostgreSQL and leaves the spool empty.
+// `sectax push` moves it, once the server is back, into a new database
+// exactly once; with the server up, a run lands in PostgreSQL and leaves
+// the spool empty.
 func TestPostgresRunSpools(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	c := startPG(t)
+	// The drop halts the shared cluster; whatever happens below, the
+	// tests after this one find it up again.
+	t.Cleanup(func() {
+		if err := c.Restart(ctx); err != nil {
+			t.Errorf("the shared cluster does not start again: %v", err)
+		}
+	})
 	u := c.NewDatabase(t)
 	t.Setenv("SECTAX_DB", u)
 
@@ -111,7 +114,7 @@ func TestPostgresRunSpools(t *testing.T) {
 		t.Fatalf("push after a stored run: %d %q", code, out)
 	}
 
-	reg := workload.NewRegistry(&dropping{fake: &fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}}, drop: c.Stop})
+	reg := workload.NewRegistry(&dropping{fake: &fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}}, drop: c.Halt})
 	deps = fixedDeps(reg)
 	deps.NewRunID = func() string { return "20261130T100000-dropped" }
 	out, errs, code := sectax(t, deps, "run", "--suite", "quick", "--label", "on", "--seed", "1", "--format", "json")
@@ -133,12 +136,12 @@ func TestPostgresRunSpools(t *testing.T) {
 		t.Fatalf("spooled run: %+v, %v", spooled, err)
 	}
 
-	c2, err := pgtest.Start(ctx)
-	if err != nil {
+	// The server is back: push moves the spooled run into a new database
+	// on it.
+	if err := c.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c2.Stop)
-	t.Setenv("SECTAX_DB", c2.NewDatabase(t))
+	t.Setenv("SECTAX_DB", c.NewDatabase(t))
 	if out, errs, code := sectax(t, deps, "push"); code != 0 || !strings.HasPrefix(out, "pushed 1 run(s) to postgres://") {
 		t.Fatalf("push: %d %q %q", code, out, errs)
 	}

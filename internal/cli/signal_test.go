@@ -41,6 +41,13 @@ func TestInterruptMessaging(t *testing.T) {
 					break
 				}
 			}
+			// What is still our child now is not this run's: the test
+			// binary's shared PostgreSQL server (postgres_test.go) lives
+			// until TestMain stops it.
+			before := map[int]bool{}
+			for _, pid := range proctest.Children(os.Getpid()) {
+				before[pid] = true
+			}
 			var stdout, stderr bytes.Buffer
 			cmd := exec.Command(os.Args[0], "run", "--warmup", "0", "--runs", "3", "--seed", "1",
 				"--only", "syscall-basic,sched-messaging", "--param", "syscall-basic.loops=1000",
@@ -90,16 +97,23 @@ func TestInterruptMessaging(t *testing.T) {
 			// Reap anything reparented to us; there must be nothing. A worker
 			// left behind when sectax exited was reparented here then, so
 			// it is already our child (or zombie): no need to wait.
-			var orphans int
+			var orphans []int
 			for {
 				pid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
 				if err != nil || pid <= 0 {
 					break
 				}
-				orphans++
+				if !before[pid] {
+					orphans = append(orphans, pid)
+				}
 			}
-			if orphans > 0 || len(proctest.Children(os.Getpid())) > 0 {
-				t.Fatalf("%d orphaned worker(s) left behind", orphans+len(proctest.Children(os.Getpid())))
+			for _, pid := range proctest.Children(os.Getpid()) {
+				if !before[pid] {
+					orphans = append(orphans, pid)
+				}
+			}
+			if len(orphans) > 0 {
+				t.Fatalf("%d orphaned worker(s) left behind: pids %v", len(orphans), orphans)
 			}
 			// The store kept the run, marked interrupted, with what finished.
 			db, err := store.Open(context.Background(), dbPath, store.Options{})

@@ -2,14 +2,15 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"fmt"
 	stdhtml "html"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,42 +34,263 @@ func findChromium() string {
 	return ""
 }
 
-// runChromium runs a headless Chromium on a local file in its own process
-// group, killed as a whole when the test's time runs out.
-func runChromium(t *testing.T, bin, userDir string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir=" + userDir}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	// Chromium's helpers outlive its main process; as a subreaper this
-	// test process inherits them and reaps them below, so that none is
-	// left behind, not even as a zombie.
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		t.Logf("cannot become a subreaper: %v", err)
+// browser is one headless Chromium driven over the DevTools protocol on a
+// pipe (--remote-debugging-pipe: NUL-terminated JSON on fds 3 and 4), so
+// that every browser test of this package shares one start: each page is
+// a new tab of it.
+type browser struct {
+	cmd     *exec.Cmd
+	profile string
+	w       *os.File // the browser's fd 3: commands
+	r       *os.File // the browser's fd 4: replies and events
+	buf     []byte
+	next    int
+	stderr  bytes.Buffer
+}
+
+// chrome is the package's shared browser, started on first use and closed
+// by TestMain.
+var chrome struct {
+	once sync.Once
+	b    *browser
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chrome.b != nil {
+		chrome.b.close()
 	}
-	err := cmd.Run()
-	if cmd.Process != nil {
-		pgid := cmd.Process.Pid
+	os.Exit(code)
+}
+
+// sharedBrowser returns the package's browser, starting it on first use;
+// without Chromium the test is skipped (failed under CI=true).
+func sharedBrowser(t *testing.T) *browser {
+	t.Helper()
+	bin := findChromium()
+	if bin == "" {
+		testutil.Need(t, "no chromium installed (apt-get install chromium; .ci/run does it): the real-browser test is skipped")
+	}
+	chrome.once.Do(func() { chrome.b, chrome.err = startBrowser(bin) })
+	if chrome.err != nil {
+		t.Fatal(chrome.err)
+	}
+	return chrome.b
+}
+
+func startBrowser(bin string) (*browser, error) {
+	// Chromium's helpers outlive its main process; as a subreaper this
+	// test process inherits them and close reaps them, so that none is
+	// left behind, not even as a zombie.
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	profile, err := os.MkdirTemp("", "sectax-chromium-")
+	if err != nil {
+		return nil, err
+	}
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	b := &browser{profile: profile, w: cmdW, r: outR}
+	b.cmd = exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "--hide-scrollbars", "--remote-debugging-pipe", "--user-data-dir="+profile, "about:blank")
+	b.cmd.ExtraFiles = []*os.File{cmdR, outW}
+	b.cmd.Stderr = &b.stderr
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	err = b.cmd.Start()
+	cmdR.Close()
+	outW.Close()
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	if _, err := b.call("", "Browser.getVersion", nil); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// call sends one command (to a tab when session is set) and returns its
+// result, skipping the events before it; a minute is the watchdog.
+func (b *browser) call(session, method string, params any) (json.RawMessage, error) {
+	b.next++
+	id := b.next
+	msg := map[string]any{"id": id, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.w.Write(append(data, 0)); err != nil {
+		return nil, fmt.Errorf("chromium: %s: %v\n%s", method, err, lastLines(b.stderr.String(), 10))
+	}
+	b.r.SetReadDeadline(time.Now().Add(time.Minute))
+	for {
+		k := bytes.IndexByte(b.buf, 0)
+		if k < 0 {
+			chunk := make([]byte, 1<<16)
+			n, err := b.r.Read(chunk)
+			b.buf = append(b.buf, chunk[:n]...)
+			if err != nil {
+				return nil, fmt.Errorf("chromium: %s: no reply: %v\n%s", method, err, lastLines(b.stderr.String(), 10))
+			}
+			continue
+		}
+		frame := b.buf[:k]
+		b.buf = b.buf[k+1:]
+		var reply struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(frame, &reply); err != nil {
+			return nil, fmt.Errorf("chromium: %s: %v", method, err)
+		}
+		if reply.ID != id { // an event
+			continue
+		}
+		if reply.Error != nil {
+			return nil, fmt.Errorf("chromium: %s: %s", method, reply.Error.Message)
+		}
+		return reply.Result, nil
+	}
+}
+
+// tab is one page of the shared browser at a window of w×h CSS pixels.
+type tab struct {
+	b       *browser
+	target  string
+	session string
+}
+
+// open loads the local file page in a new tab of w×h pixels and waits for
+// its load event; the tab is closed when the test ends.
+func (b *browser) open(t *testing.T, page string, w, h int) *tab {
+	t.Helper()
+	var created struct {
+		TargetID string `json:"targetId"`
+	}
+	var attached struct {
+		SessionID string `json:"sessionId"`
+	}
+	must := func(raw json.RawMessage, err error, into any) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if into != nil {
+			if err := json.Unmarshal(raw, into); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	raw, err := b.call("", "Target.createTarget", map[string]any{"url": "about:blank"})
+	must(raw, err, &created)
+	tb := &tab{b: b, target: created.TargetID}
+	t.Cleanup(func() { b.call("", "Target.closeTarget", map[string]any{"targetId": tb.target}) })
+	raw, err = b.call("", "Target.attachToTarget", map[string]any{"targetId": created.TargetID, "flatten": true})
+	must(raw, err, &attached)
+	tb.session = attached.SessionID
+	raw, err = b.call(tb.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false})
+	must(raw, err, nil)
+	raw, err = b.call(tb.session, "Page.navigate", map[string]any{"url": "file://" + page})
+	must(raw, err, nil)
+	// Wait for the load event by the page's own state, not by time.
+	tb.eval(t, `new Promise(r => document.readyState === "complete" ? r(true) : addEventListener("load", () => r(true)))`)
+	return tb
+}
+
+// eval evaluates a JavaScript expression in the tab (awaiting a promise)
+// and returns its value as JSON.
+func (tb *tab) eval(t *testing.T, expr string) json.RawMessage {
+	t.Helper()
+	raw, err := tb.b.call(tb.session, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		Exception *struct {
+			Text string `json:"text"`
+		} `json:"exceptionDetails"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Exception != nil {
+		t.Fatalf("%s: %s", expr, res.Exception.Text)
+	}
+	return res.Result.Value
+}
+
+// dom is the tab's document as serialised HTML (what --dump-dom prints).
+func (tb *tab) dom(t *testing.T) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal(tb.eval(t, "document.documentElement.outerHTML"), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// screenshot is a PNG of the tab's window.
+func (tb *tab) screenshot(t *testing.T) []byte {
+	t.Helper()
+	raw, err := tb.b.call(tb.session, "Page.captureScreenshot", map[string]any{"format": "png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Data []byte `json:"data"` // base64 in JSON
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.Data
+}
+
+// close ends the browser (Browser.close, then its process group), reaps
+// it and its helpers and removes its profile.
+func (b *browser) close() {
+	if b.cmd != nil && b.cmd.Process != nil {
+		done := make(chan struct{})
+		go func() {
+			b.call("", "Browser.close", nil)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+		pgid := b.cmd.Process.Pid
 		syscall.Kill(-pgid, syscall.SIGKILL)
+		b.cmd.Wait()
 		for {
 			var ws syscall.WaitStatus
-			if _, werr := syscall.Wait4(-pgid, &ws, 0, nil); werr != nil { // ECHILD: all reaped
+			if _, err := syscall.Wait4(-pgid, &ws, 0, nil); err != nil { // ECHILD: all reaped
 				break
 			}
 		}
 	}
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, lastLines(errb.String(), 10))
-	}
-	return out.Bytes()
+	b.w.Close()
+	b.r.Close()
+	os.RemoveAll(b.profile)
 }
 
 func lastLines(s string, n int) string {
@@ -83,25 +305,16 @@ func lastLines(s string, n int) string {
 // the screenshot must be a non-blank image of the window's size with the
 // charts' colours in it, and the DOM must hold the title.
 func TestHTMLInBrowser(t *testing.T) {
-	bin := findChromium()
-	if bin == "" {
-		testutil.Need(t, "no chromium installed (apt-get install chromium; .ci/run does it): the real-browser test is skipped")
-	}
+	b := sharedBrowser(t)
 	dir := t.TempDir()
 	ba, bb := baselineSides(t)
 	page := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(page, renderHTML(t, ba, bb), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	url := "file://" + page
-	shot := filepath.Join(dir, "shot.png")
-	runChromium(t, bin, filepath.Join(dir, "profile1"), "--screenshot="+shot, "--window-size=1280,2400", "--hide-scrollbars", url)
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatalf("no screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
+	tb := b.open(t, page, 1280, 2400)
+	shot := tb.screenshot(t)
+	img, err := png.Decode(bytes.NewReader(shot))
 	if err != nil {
 		t.Fatalf("screenshot is not a PNG: %v", err)
 	}
@@ -127,11 +340,10 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Errorf("screenshot has %d pixels of the A colour: the charts did not render", accent)
 	}
 	if p := os.Getenv("SECTAX_SCREENSHOT"); p != "" {
-		data, _ := os.ReadFile(shot)
-		os.WriteFile(p, data, 0o644)
+		os.WriteFile(p, shot, 0o644)
 	}
 
-	dom := string(runChromium(t, bin, filepath.Join(dir, "profile2"), "--dump-dom", url))
+	dom := tb.dom(t)
 	for _, want := range []string{
 		"<title>sectax: baseline:study-wsl3-on vs baseline:study-wsl3-off</title>",
 		"Security tax: baseline:study-wsl3-on vs baseline:study-wsl3-off",
@@ -219,10 +431,7 @@ const layoutProbe = `<script>
 // strip plot's legend may cover a sample dot or sit on the plotted area
 // (the grid's extent) at all.
 func TestHTMLLayoutInBrowser(t *testing.T) {
-	bin := findChromium()
-	if bin == "" {
-		testutil.Need(t, "no chromium installed (apt-get install chromium; .ci/run does it): the real-browser test is skipped")
-	}
+	b := sharedBrowser(t)
 	ba, bb := baselineSides(t)
 	ra, rb := runSides()
 	qa, qb := quickSides()
@@ -242,7 +451,7 @@ func TestHTMLLayoutInBrowser(t *testing.T) {
 			if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			dom := string(runChromium(t, bin, filepath.Join(dir, "profile"), "--window-size=1280,2400", "--hide-scrollbars", "--dump-dom", "file://"+page))
+			dom := b.open(t, page, 1280, 2400).dom(t)
 			i := strings.Index(dom, `<pre id="layout">`)
 			j := strings.Index(dom[max(i, 0):], "</pre>")
 			if i < 0 || j < 0 {

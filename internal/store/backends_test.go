@@ -324,6 +324,25 @@ func TestPostgresBadConnections(t *testing.T) {
 	if err := os.WriteFile(hba, append([]byte("local all pwuser scram-sha-256\n"), conf...), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The cluster is the test binary's, shared: leave it as found (the
+	// role gone, pg_hba.conf as it was), so that the test runs again
+	// under -count=N and no other test meets pwuser's rule.
+	t.Cleanup(func() {
+		if err := os.WriteFile(hba, conf, 0o600); err != nil {
+			t.Error(err)
+		}
+		admin, err := sql.Open("pgx", c.URL("postgres"))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer admin.Close()
+		for _, q := range []string{"DROP ROLE IF EXISTS pwuser", "SELECT pg_reload_conf()"} {
+			if _, err := admin.ExecContext(ctx, q); err != nil {
+				t.Error(err)
+			}
+		}
+	})
 	for _, q := range []string{"CREATE ROLE pwuser LOGIN PASSWORD 'right'", "SELECT pg_reload_conf()"} {
 		if _, err := fd.db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)

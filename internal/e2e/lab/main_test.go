@@ -29,5 +29,9 @@ func TestMain(m *testing.M) {
 	if lab.IsGuest() || (len(os.Args) > 1 && os.Args[1] == workload.WorkerCommand) {
 		os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,15 +14,13 @@ import (
 	"github.com/sectax/sectax/internal/cli"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/decide"
-	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestVectors is issue 28 end to end, real: `sectax lab --plan vectors` on
-// the installed kernel under TCG (a probe boot, then one boot of each
-// configuration of the vector plan, measuring one tiny workload), then
+// the installed kernel under TCG (the package's shared lab, labRun), then
 // `sectax attribute report --by vector` and `sectax decide` on the stored
 // runs. The guest kernel (Debian's 6.1) has no attack-vector controls, so
 // the vector configurations are per-bug parameters. It checks:
@@ -34,13 +31,10 @@ import (
 //   - decide's saving of every measured option is non-null and is what
 //     compare gives for the same runs (on against the option's
 //     configuration).
-//
-// Five repetitions a boot: the smallest count at which the 95% interval of
-// a ratio exists with one boot a side (the repetition as the unit).
 func TestVectors(t *testing.T) {
-	k, _ := e2e.Kernel(t)
-	db := filepath.Join(t.TempDir(), "vectors.db")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	lr := sharedLab(t)
+	k, db := lr.k, lr.db
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	sectax := func(args ...string) (string, string) {
 		t.Helper()
@@ -52,13 +46,6 @@ func TestVectors(t *testing.T) {
 			t.Fatalf("sectax %s: exit %d\nstdout:\n%s", strings.Join(args, " "), code, stdout.String())
 		}
 		return stdout.String(), stderr.String()
-	}
-	_, stderr := sectax("lab", "--db", db, "--kernel", k.Path, "--accel", "tcg",
-		"--plan", "vectors", "--boots", "1", "--plan-seed", "5",
-		"--suite", "quick", "--only", "syscall-basic", "--runs", "5", "--warmup", "0",
-		"--param", "syscall-basic.loops=2000", "--memory", "512M", "--smp", "1", "--label", "vec")
-	if !strings.Contains(stderr, "plan vectors for kernel "+k.Release+": ") {
-		t.Errorf("no vector plan of the guest kernel on stderr")
 	}
 
 	s, err := store.Open(ctx, db, store.Options{})
@@ -81,7 +68,7 @@ func TestVectors(t *testing.T) {
 				t.Errorf("%s: run %s not stored with a verified boot of its configuration: %+v", a.Name, r.ID, r.Config)
 				continue
 			}
-			if r.Lab == nil || r.Lab.Accel != lab.AccelTCG || r.Label != lab.Label("vec", k.Release, a.Name) {
+			if r.Lab == nil || r.Lab.Accel != lab.AccelTCG || r.Label != lab.Label("e2e", k.Release, a.Name) {
 				t.Errorf("%s: run %s label %q lab %+v", a.Name, r.ID, r.Label, r.Lab)
 			}
 			// A per-bug spelling on a kernel before 6.17: never the
@@ -110,18 +97,19 @@ func TestVectors(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &att); err != nil {
 		t.Fatalf("attribute report JSON: %v\n%s", err, out)
 	}
-	if len(att.Workloads) != 1 {
-		t.Fatalf("attribute report: %d workloads", len(att.Workloads))
+	if len(att.Workloads) != 2 {
+		t.Fatalf("attribute report: %d workloads, want the lab's two", len(att.Workloads))
 	}
-	wa := att.Workloads[0]
-	for _, name := range singles {
-		i := slices.IndexFunc(wa.Parts, func(p attribute.Part) bool { return p.Config == name })
-		if i < 0 {
-			t.Errorf("--by vector: no part %s in %+v", name, wa.Parts)
-			continue
-		}
-		if p := wa.Parts[i]; p.SharePct == nil || p.TaxPctInterval == nil {
-			t.Errorf("--by vector: %s has no share or no interval: %+v", name, p)
+	for _, wa := range att.Workloads {
+		for _, name := range singles {
+			i := slices.IndexFunc(wa.Parts, func(p attribute.Part) bool { return p.Config == name })
+			if i < 0 {
+				t.Errorf("--by vector: %s: no part %s in %+v", wa.Workload, name, wa.Parts)
+				continue
+			}
+			if p := wa.Parts[i]; p.SharePct == nil || p.TaxPctInterval == nil {
+				t.Errorf("--by vector: %s: %s has no share or no interval: %+v", wa.Workload, name, p)
+			}
 		}
 	}
 
@@ -159,19 +147,31 @@ func TestVectors(t *testing.T) {
 			continue
 		}
 		measured++
-		if len(o.Saving) != 1 || o.Saving[0].Interval == nil {
-			t.Errorf("decide %s: saving %+v, want one workload's with an interval", o.Name, o.Saving)
-			continue
-		}
 		rep, err := compare.Compare(side("on"), side(o.Config), compare.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := rep.Workloads[0].Metrics[0]
-		lo, hi := m.RatioInterval.ImpactPct(m.Better)
-		sv := o.Saving[0]
-		if math.Abs(sv.Pct-(m.Speedup-1)*100) > 1e-9 || math.Abs(sv.Interval.Lo-lo) > 1e-9 || math.Abs(sv.Interval.Hi-hi) > 1e-9 {
-			t.Errorf("decide %s: saving %+v, compare %.4f%% [%.4f, %.4f]", o.Name, sv, (m.Speedup-1)*100, lo, hi)
+		if len(o.Saving) != len(rep.Workloads) {
+			t.Errorf("decide %s: saving %+v, want one per workload of %d", o.Name, o.Saving, len(rep.Workloads))
+			continue
+		}
+		for _, w := range rep.Workloads {
+			i := slices.IndexFunc(o.Saving, func(sv decide.Saving) bool { return sv.Workload == w.ID })
+			if i < 0 || o.Saving[i].Interval == nil {
+				t.Errorf("decide %s: no saving with an interval for %s: %+v", o.Name, w.ID, o.Saving)
+				continue
+			}
+			sv := o.Saving[i]
+			j := slices.IndexFunc(w.Metrics, func(m compare.Metric) bool { return m.Name == sv.Metric })
+			if j < 0 {
+				t.Errorf("decide %s %s: saving of metric %q, which compare does not have", o.Name, w.ID, sv.Metric)
+				continue
+			}
+			m := w.Metrics[j]
+			lo, hi := m.RatioInterval.ImpactPct(m.Better)
+			if math.Abs(sv.Pct-(m.Speedup-1)*100) > 1e-9 || math.Abs(sv.Interval.Lo-lo) > 1e-9 || math.Abs(sv.Interval.Hi-hi) > 1e-9 {
+				t.Errorf("decide %s %s: saving %+v, compare %.4f%% [%.4f, %.4f]", o.Name, w.ID, sv, (m.Speedup-1)*100, lo, hi)
+			}
 		}
 	}
 	if measured < 1 {

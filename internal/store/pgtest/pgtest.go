@@ -40,6 +40,8 @@ const User = "sectax"
 // Cluster is a running throw-away PostgreSQL server.
 type Cluster struct {
 	dir  string
+	bin  string
+	cred *syscall.Credential
 	cmd  *exec.Cmd
 	done chan struct{}
 	log  *os.File
@@ -78,7 +80,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir, done: make(chan struct{})}
+	c := &Cluster{dir: dir, bin: bin}
 	fail := func(err error) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
@@ -92,6 +94,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		c.cred = cred
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return fail(err)
 		}
@@ -104,32 +107,46 @@ func Start(ctx context.Context) (*Cluster, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("initdb: %v: %s", err, strings.TrimSpace(string(out))))
 	}
-	logf, err := os.Create(filepath.Join(dir, "postgres.log"))
+	if err := c.serve(ctx); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return c, nil
+}
+
+// serve starts the server on the cluster's data directory and waits until
+// it accepts connections.
+func (c *Cluster) serve(ctx context.Context) error {
+	logf, err := os.OpenFile(filepath.Join(c.dir, "postgres.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	c.log = logf
-	args := []string{"-D", data, "-k", dir, "-h", "", "-c", "max_connections=200", "-c", "shared_buffers=32MB"}
+	args := []string{"-D", filepath.Join(c.dir, "data"), "-k", c.dir, "-h", "", "-c", "max_connections=200", "-c", "shared_buffers=32MB"}
 	// Durability is not under test: no fsync makes the cluster fast.
 	// SECTAX_PGTEST_DURABLE=1 keeps PostgreSQL's defaults (benchmarks).
 	if os.Getenv("SECTAX_PGTEST_DURABLE") == "" {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
-	c.cmd.Dir = dir
+	c.cmd = exec.Command(filepath.Join(c.bin, "postgres"), args...)
+	c.cmd.Dir = c.dir
 	c.cmd.Stdout, c.cmd.Stderr = logf, logf
 	// Pdeathsig: if the test binary dies, the server does not outlive it.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
 	if err := c.cmd.Start(); err != nil {
 		logf.Close()
-		return fail(fmt.Errorf("postgres: %w", err))
+		c.log, c.cmd = nil, nil
+		return fmt.Errorf("postgres: %w", err)
 	}
-	go func() { c.cmd.Wait(); close(c.done) }()
+	done := make(chan struct{})
+	c.done = done
+	cmd := c.cmd
+	go func() { cmd.Wait(); close(done) }()
 	if err := c.waitReady(ctx); err != nil {
-		c.Stop()
-		return nil, err
+		c.halt()
+		return err
 	}
-	return c, nil
+	return nil
 }
 
 func (c *Cluster) waitReady(ctx context.Context) error {
@@ -202,6 +219,38 @@ func (c *Cluster) NewDatabase(t testing.TB) string {
 // Stop shuts the server down (fast shutdown, then SIGKILL after 10 s),
 // waits for it, and removes the directory.
 func (c *Cluster) Stop() {
+	c.halt()
+	os.RemoveAll(c.dir)
+}
+
+// Halt shuts the server down as Stop does but keeps the cluster's data:
+// to its clients the server is gone, as after a network drop or a crash,
+// until Restart. A test that halts a shared cluster restarts it before it
+// ends.
+func (c *Cluster) Halt() { c.halt() }
+
+// Restart starts the server of a halted cluster again, on the same data
+// and socket; it does nothing to a running one.
+func (c *Cluster) Restart(ctx context.Context) error {
+	if c.running() {
+		return nil
+	}
+	return c.serve(ctx)
+}
+
+func (c *Cluster) running() bool {
+	if c.done == nil {
+		return false
+	}
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (c *Cluster) halt() {
 	if c.cmd != nil && c.cmd.Process != nil {
 		_ = c.cmd.Process.Signal(syscall.SIGINT)
 		select {
@@ -213,8 +262,8 @@ func (c *Cluster) Stop() {
 	}
 	if c.log != nil {
 		c.log.Close()
+		c.log = nil
 	}
-	os.RemoveAll(c.dir)
 }
 
 // Shared starts one cluster for a whole test binary on first use. Call
