@@ -126,4 +126,11 @@ func TestRunShowTextWidth(t *testing.T) {
 			}
 		}
 	}
+	// No text says "(null)": decide once rendered a saving's JSON null.
+	decided, _ := filepath.Glob(filepath.Join("testdata", "decide", "*"))
+	for _, f := range append(decided, files...) {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "(null)") {
+			t.Errorf("%s says (null)", f)
+		}
+	}
 }
