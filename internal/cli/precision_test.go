@@ -3,9 +3,13 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 )
 
@@ -99,6 +103,34 @@ func TestProgressPrecision(t *testing.T) {
 		var done, total int
 		if n, _ := fmt.Sscanf(line, "[%d/%d]", &done, &total); n == 2 && done > total {
 			t.Errorf("progress counts past its total: %q", line)
+		}
+	}
+}
+
+// TestRunShowTextWidth: the text goldens of run and show fit 100 columns
+// (report.TextWidth; env's goldens are report's, checked there).
+func TestRunShowTextWidth(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "run*.text"))
+	files = append(files, filepath.Join("testdata", "cli", "crashed-show.golden"))
+	if len(files) < 3 {
+		t.Fatalf("goldens not found: %q", files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			if n := utf8.RuneCountInString(l); n > report.TextWidth {
+				t.Errorf("%s:%d: %d columns: %q", f, i+1, n, l)
+			}
+		}
+	}
+	// No text says "(null)": decide once rendered a saving's JSON null.
+	decided, _ := filepath.Glob(filepath.Join("testdata", "decide", "*"))
+	for _, f := range append(decided, files...) {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "(null)") {
+			t.Errorf("%s says (null)", f)
 		}
 	}
 }

@@ -2,10 +2,12 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -360,4 +362,25 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 		out = append(out, plot.Tick{Value: v, Label: strconv.Itoa(int(v))})
 	}
 	return out
+}
+
+// zeroTicks are gonum's default ticks with 0 among them, labelled, when
+// the axis spans it: the impact chart's bars start at 0.
+type zeroTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (zeroTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	if lo > 0 || hi < 0 {
+		return ts
+	}
+	for i := range ts {
+		if ts[i].Value == 0 {
+			ts[i].Label = "0"
+			return ts
+		}
+	}
+	ts = append(ts, plot.Tick{Value: 0, Label: "0"})
+	slices.SortFunc(ts, func(a, b plot.Tick) int { return cmp.Compare(a.Value, b.Value) })
+	return ts
 }

@@ -144,9 +144,17 @@ type impactRow struct {
 
 // impactRows are the bars of the impact chart: per workload, the first
 // on top, a bar per side (B, C, …) for its primary metric, then a
-// geometric mean per side.
+// geometric mean per side. With more than one side beside A, a bar's
+// label begins with its side's letter; with one, nothing need tell the
+// bars apart.
 func impactRows(c *compare.Comparison) []impactRow {
 	var rows []impactRow
+	side := func(s int) string {
+		if len(c.Comparisons) == 1 {
+			return ""
+		}
+		return compare.SideLetter(s+1) + ": "
+	}
 	for _, pl := range primaryLines(c) {
 		name := pl.w.ID
 		if pl.w.Control {
@@ -169,7 +177,7 @@ func impactRows(c *compare.Comparison) []impactRow {
 			case better < 0:
 				col = colorA
 			}
-			r := impactRow{name: compare.SideLetter(s+1) + ": " + name + " " + m.Name, v: v, c: col}
+			r := impactRow{name: side(s) + name + " " + m.Name, v: v, c: col}
 			if lo, hi, ok := impactInterval(*m); ok {
 				r.lo, r.hi, r.hasCI = lo, hi, true
 			}
@@ -178,7 +186,7 @@ func impactRows(c *compare.Comparison) []impactRow {
 	}
 	for s, rep := range c.Comparisons {
 		if rep.Geomean != nil {
-			rows = append(rows, impactRow{name: compare.SideLetter(s+1) + ": geomean (of cost)", v: geomeanChange(rep.Geomean.Speedup), c: color.Black})
+			rows = append(rows, impactRow{name: side(s) + "geomean (of cost)", v: geomeanChange(rep.Geomean.Speedup), c: color.Black})
 		}
 	}
 	return rows
@@ -196,6 +204,7 @@ func impactChart(c *compare.Comparison) (Chart, error) {
 	}
 	p := newPlot(fmt.Sprintf("Impact: %s against A (%s), primary metric of each workload", strings.Join(others, ", "), c.Baseline.Ref))
 	p.X.Label.Text = impactXLabel
+	p.X.Tick.Marker = zeroTicks{}
 	rows := impactRows(c)
 	// The first workload on top: nominal Y counts from the bottom.
 	n := len(rows)
@@ -237,8 +246,16 @@ func impactChart(c *compare.Comparison) (Chart, error) {
 		p.X.Min, p.X.Max = lo-pad, hi+pad // bars end inside the frame
 	}
 	p.Add(plotter.NewGrid())
+	// The line every bar starts from.
+	zero, err := plotter.NewLine(plotter.XYs{{X: 0, Y: p.Y.Min}, {X: 0, Y: p.Y.Max}})
+	if err != nil {
+		return Chart{}, err
+	}
+	zero.LineStyle.Width = vg.Points(1)
+	zero.LineStyle.Color = color.Black
+	p.Add(zero)
 	h := vg.Points(float64(70 + 24*n))
 	return Chart{Name: "impact", Kind: ChartImpact, Workload: -1, Title: "Impact per workload",
 		Alt: "horizontal bars: the change of each workload's primary metric from A to each side in percent, as in the table's vs A column, with 95% interval whiskers where both sides have repetitions; green bars are better than A, orange worse, grey not significant, purple published figures (untested)",
-		w:   vg.Points(620), h: h, plot: p}, nil
+		w:   vg.Points(880), h: h, plot: p}, nil
 }

@@ -57,9 +57,9 @@ func decideLines(o decide.Option) []string {
 	switch {
 	case o.Name == decide.KeepAll || o.SameAs != "":
 	case o.Saving == nil && o.Current:
-		out = append(out, "saving: not measured (null): the runs labelled on are of this command line")
+		out = append(out, "saving: not measured: the runs labelled on are of this command line, not of keep-all")
 	case o.Saving == nil:
-		out = append(out, "saving: not measured (null); measure it with: "+o.Measure)
+		out = append(out, "saving: not measured yet; measure it with: "+o.Measure)
 	default:
 		for _, s := range o.Saving {
 			out = append(out, fmt.Sprintf("saving on %s %s (%s): %s", s.Workload, s.Params, s.Metric, decideSaving(s)))

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -63,39 +63,19 @@ func EnvText(w io.Writer, s *sysinfo.Snapshot) error {
 
 func envText(w io.Writer, s *sysinfo.Snapshot) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintln(ew, EnvSummary(s))
-	fmt.Fprintf(ew, "Mode %s: %s\n", s.MitigationMode, s.MitigationModeReason)
+	writeForeign(ew, EnvSummary(s), s.Cmdline.Mitigations.Label()+platform(s), "", "  ")
+	writeWrapped(ew, fmt.Sprintf("Mode %s: %s", s.MitigationMode, s.MitigationModeReason), "", "  ")
 
 	fmt.Fprintln(ew)
 	if e := s.VulnerabilitiesError(); s.Vulnerabilities == nil && e != "" {
-		fmt.Fprintf(ew, "Vulnerabilities: %s exists but cannot be read (%s): run as a user who may read it (e.g. with sudo)\n", sysinfo.VulnerabilitiesDir, e)
+		writeWrapped(ew, fmt.Sprintf("Vulnerabilities: %s exists but cannot be read (%s): run as a user who may read it (e.g. with sudo)", sysinfo.VulnerabilitiesDir, e), "", "  ")
 	} else if s.Vulnerabilities == nil {
-		fmt.Fprintln(ew, "Vulnerabilities: /sys/devices/system/cpu/vulnerabilities is absent (container, old kernel, or a board without it)")
+		writeWrapped(ew, "Vulnerabilities: /sys/devices/system/cpu/vulnerabilities is absent (container, old kernel, or a board without it)", "", "  ")
 	} else {
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "VULNERABILITY\tSTATE\tKERNEL SAYS")
-		for _, v := range s.Vulnerabilities {
-			state := strings.ReplaceAll(string(v.State), "_", " ")
-			if v.Scope != "" {
-				state += " (" + v.Scope + ")"
-			}
-			says := v.Raw
-			if says == "" {
-				says = "(" + orNone(v.Mitigation) + ")"
-			}
-			// A vulnerability file is one line in the kernel's format:
-			// its name and text are shown as one (termSafe), whatever a
-			// file below --root or a stored environment holds.
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", termSafe(v.Name), termSafe(state), termSafe(says))
-			// The knowledge base's one-liner, under what the kernel says.
-			if line, _ := mitigation.OneLiner(v.Name); line != "" { // or the hint for a file the knowledge base lacks
-				fmt.Fprintf(tw, "\t\t  %s\n", line)
-			}
-		}
-		tw.Flush()
+		vulnerabilityTable(ew, s.Vulnerabilities)
 		for _, v := range s.Vulnerabilities {
 			if v.Note != "" {
-				fmt.Fprintf(ew, "  note: %s: %s\n", termSafe(v.Name), termSafe(v.Note))
+				writeForeign(ew, "note: "+termSafe(v.Name)+": "+termSafe(v.Note), v.Name+v.Note, "  ", "    ")
 			}
 		}
 	}
@@ -287,11 +267,27 @@ func envText(w io.Writer, s *sysinfo.Snapshot) error {
 	return ew.err
 }
 
+// relevantText says what a mitigation-relevant parameter is and what it
+// does to the mitigations ("off" as the classifier's effect is spelt out:
+// it turns mitigations off or weakens them, it does not say they are off).
 func relevantText(r mitigation.Relevant) string {
 	var d []string
-	d = append(d, string(r.Kind))
-	if r.Effect != "" {
-		d = append(d, string(r.Effect))
+	switch r.Kind {
+	case mitigation.KindGlobal:
+		d = append(d, "the global switch: "+globalEffect(r))
+	case mitigation.KindBug, mitigation.KindSMT:
+		kind := "a per-bug parameter"
+		if r.Kind == mitigation.KindSMT {
+			kind = "the SMT switch"
+		}
+		if e := effectText(r.Effect); e != "" {
+			kind += ": " + e
+		}
+		d = append(d, kind)
+	case mitigation.KindToggle:
+		d = append(d, "not a mitigation")
+	default:
+		d = append(d, string(r.Kind))
 	}
 	if len(r.Files) > 0 {
 		d = append(d, "affects "+strings.Join(r.Files, ", "))
@@ -303,6 +299,39 @@ func relevantText(r mitigation.Relevant) string {
 		d = append(d, "overridden by a later copy")
 	}
 	return r.Raw + " — " + strings.Join(d, "; ")
+}
+
+// globalEffect says what a mitigations= value does, from its parse.
+func globalEffect(r mitigation.Relevant) string {
+	g := mitigation.ParseGlobal(r.Value)
+	switch {
+	case r.Effect == mitigation.EffectInvalid:
+		return "a value the kernel does not accept (it keeps its default, auto)"
+	case g.Option == "off":
+		return "turns every mitigation off"
+	case len(g.VectorsOff) > 0:
+		return "auto, but turns off the mitigations of the attack vectors " + strings.Join(g.VectorsOff, ", ")
+	case g.NoSMT:
+		return "auto (every mitigation the CPU needs), and SMT off where a bug needs it"
+	}
+	return "auto (every mitigation the CPU needs), the kernel's default"
+}
+
+// effectText spells out a per-bug parameter's effect.
+func effectText(e mitigation.Effect) string {
+	switch e {
+	case mitigation.EffectOff:
+		return "turns its mitigation off or weakens it"
+	case mitigation.EffectOn:
+		return "forces its mitigation on or strengthens it"
+	case mitigation.EffectSelect:
+		return "picks the mitigation's method"
+	case mitigation.EffectDefault:
+		return "writes out the kernel's default (changes nothing)"
+	case mitigation.EffectInvalid:
+		return "a value the kernel does not accept"
+	}
+	return string(e)
 }
 
 func specText(sc sysinfo.SpecCtl) string {
@@ -368,14 +397,54 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// section prints a titled block of aligned "key  value" lines.
+// vulnerabilityTable lays out what the kernel says of each vulnerability,
+// wrapped to TextWidth under its column, with the knowledge base's
+// one-liner under it.
+func vulnerabilityTable(w io.Writer, vs []mitigation.Vulnerability) {
+	head := [3]string{"VULNERABILITY", "STATE", "KERNEL SAYS"}
+	rows, raws := [][3]string{}, []string{}
+	for _, v := range vs {
+		state := strings.ReplaceAll(string(v.State), "_", " ")
+		if v.Scope != "" {
+			state += " (" + v.Scope + ")"
+		}
+		says := v.Raw
+		if says == "" {
+			says = "(" + orNone(v.Mitigation) + ")"
+		}
+		// A vulnerability file is one line in the kernel's format: its
+		// name and text are shown as one (termSafe), whatever a file
+		// below --root or a stored environment holds.
+		rows = append(rows, [3]string{termSafe(v.Name), termSafe(state), termSafe(says)})
+		raws = append(raws, v.Name+state+says)
+	}
+	var wd [2]int
+	for _, r := range append([][3]string{head}, rows...) {
+		wd[0] = max(wd[0], utf8.RuneCountInString(r[0]))
+		wd[1] = max(wd[1], utf8.RuneCountInString(r[1]))
+	}
+	pad := func(s string, n int) string { return s + strings.Repeat(" ", n-utf8.RuneCountInString(s)) }
+	col := strings.Repeat(" ", wd[0]+2+wd[1]+2)
+	fmt.Fprintln(w, pad(head[0], wd[0])+"  "+pad(head[1], wd[1])+"  "+head[2])
+	for i, r := range rows {
+		writeForeign(w, r[2], raws[i], pad(r[0], wd[0])+"  "+pad(r[1], wd[1])+"  ", col)
+		// The knowledge base's one-liner, under what the kernel says.
+		if line, _ := mitigation.OneLiner(vs[i].Name); line != "" { // or the hint for a file the knowledge base lacks
+			writeWrapped(w, line, col+"  ", col+"  ")
+		}
+	}
+}
+
+// section prints a titled block of aligned "key  value" lines, each value
+// wrapped to TextWidth under the value column.
 type section struct {
-	tw *tabwriter.Writer
+	w    io.Writer
+	rows [][3]string // key, value made safe, value as given
 }
 
 func newSection(w io.Writer, title string) *section {
 	fmt.Fprintf(w, "\n%s\n", title)
-	return &section{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	return &section{w: w}
 }
 
 func (s *section) kv(k, v string) {
@@ -384,7 +453,18 @@ func (s *section) kv(k, v string) {
 	}
 	// Every value may come from a file below --root: no control
 	// character or escape sequence of it reaches the terminal.
-	fmt.Fprintf(s.tw, "  %s\t%s\n", k, termSafe(v))
+	s.rows = append(s.rows, [3]string{k, termSafe(v), v})
 }
 
-func (s *section) flush() { s.tw.Flush() }
+func (s *section) flush() {
+	width := 0
+	for _, r := range s.rows {
+		width = max(width, utf8.RuneCountInString(r[0]))
+	}
+	indent := strings.Repeat(" ", 2+width+2)
+	for _, r := range s.rows {
+		key := "  " + r[0] + strings.Repeat(" ", width-utf8.RuneCountInString(r[0])) + "  "
+		writeForeign(s.w, r[1], r[2], key, indent)
+	}
+	s.rows = nil
+}

@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/stats"
@@ -152,4 +154,55 @@ func orUnknown(v []string) string {
 		return "unknown"
 	}
 	return strings.Join(v, " | ")
+}
+
+// TextWidth is the widest line, in runes, of the text sectax prints for
+// people (run, show, env): what does not fit is wrapped with an indent.
+const TextWidth = 100
+
+// wrap breaks s at spaces into lines of at most width runes, the first
+// starting with first and the others with rest (an indent). A word longer
+// than a line is kept whole on a line of its own: a break inside a word
+// could start a line with text a file or a stored run chose. Runs of
+// spaces are kept inside a line and dropped where it breaks.
+func wrap(s, first, rest string, width int) []string {
+	var out []string
+	line, empty := first, true // empty: nothing but the indent yet
+	for _, word := range strings.Split(s, " ") {
+		if word == "" {
+			if !empty {
+				line += " "
+			}
+			continue
+		}
+		if !empty && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+			out = append(out, strings.TrimRight(line, " "))
+			line, empty = rest, true
+		}
+		if !empty {
+			line += " "
+		}
+		line += word
+		empty = false
+	}
+	return append(out, strings.TrimRight(line, " "))
+}
+
+// writeWrapped writes s wrapped by wrap at TextWidth, one line each.
+func writeWrapped(w io.Writer, s, first, rest string) {
+	for _, l := range wrap(s, first, rest, TextWidth) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// writeForeign writes s, made safe from raw, as writeWrapped does; but on
+// one line when raw holds what termSafe escapes: text like that was
+// written to mislead, and a break at one of its spaces would start a line
+// with words its writer chose.
+func writeForeign(w io.Writer, s, raw, first, rest string) {
+	if termSafe(raw) != raw {
+		fmt.Fprintln(w, first+s)
+		return
+	}
+	writeWrapped(w, s, first, rest)
 }

@@ -264,9 +264,9 @@ func TestChartsPNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 620 pt wide at 144 dpi.
-	if w := img.Bounds().Dx(); w != 1240 {
-		t.Errorf("impact PNG is %d px wide, want 1240", w)
+	// 880 pt wide at 144 dpi: the page's width, not two thirds of it.
+	if w := img.Bounds().Dx(); w != 1760 {
+		t.Errorf("impact PNG is %d px wide, want 1760", w)
 	}
 	// The study's bars are "untested" purple: the bar colour is drawn.
 	found := false

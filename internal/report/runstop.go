@@ -47,19 +47,21 @@ func stoppingText(w io.Writer, r *run.Run) {
 		short = append(short, fmt.Sprintf("%s: %s (%s)", reasonText(s.Reason), name, what))
 	}
 	if len(reached)+len(short) > 0 {
-		fmt.Fprintf(w, "\nprecision rule: each workload repeated until its primary metric's 95%% interval was within ±%s of its median\n", pctText(target))
+		fmt.Fprintln(w)
+		writeWrapped(w, fmt.Sprintf("precision rule: each workload repeated until its primary metric's 95%% interval was within ±%s of its median", pctText(target)), "", "  ")
 		if len(reached) > 0 {
-			fmt.Fprintf(w, "  reached ±%s: %s\n", pctText(target), strings.Join(reached, ", "))
+			writeWrapped(w, fmt.Sprintf("reached ±%s: %s", pctText(target), strings.Join(reached, ", ")), "  ", "    ")
 		}
 		for _, s := range short {
-			fmt.Fprintf(w, "  %s\n", s)
+			writeWrapped(w, s, "  ", "    ")
 		}
 		if len(short) > 0 {
-			fmt.Fprintln(w, "  (an interval narrows about as 1/√n, so the time a workload needs grows as the square of the precision asked; more --max-time or a quieter machine reaches it, drift does not narrow)")
+			writeWrapped(w, "(an interval narrows about as 1/√n, so the time a workload needs grows as the square of the precision asked; more --max-time or a quieter machine reaches it, drift does not narrow)", "  ", "   ")
 		}
 	}
 	if len(warm) > 0 {
-		fmt.Fprintf(w, "\nwarm-up detected: leading repetitions discarded until the series showed no trend: %s\n", strings.Join(warm, ", "))
+		fmt.Fprintln(w)
+		writeWrapped(w, "warm-up detected: leading repetitions discarded until the series showed no trend: "+strings.Join(warm, ", "), "", "  ")
 	}
 }
 

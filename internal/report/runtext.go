@@ -11,49 +11,66 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-// RunText prints a run as a table a person reads at a glance: one row
-// per metric with its median, 95% interval (or min–max) and sample count,
-// then the notes, warnings and failures.
+// RunText prints a run as a person reads it at a glance: its heading,
+// then the results as ShowText draws them (resultsText).
 func RunText(w io.Writer, r *run.Run) error {
 	return plainText(w, func(w io.Writer) error { return runText(w, r) })
 }
 
 func runText(w io.Writer, r *run.Run) error {
-	fmt.Fprintf(w, "run %s", r.ID)
+	head := "run " + r.ID
 	if r.Label != "" {
-		fmt.Fprintf(w, "  label %s", r.Label)
+		head += "  label " + r.Label
 	}
-	fmt.Fprintf(w, "  suite %s  engine %s  status %s\n", r.Suite, r.Engine, r.Status)
+	head += fmt.Sprintf("  suite %s  engine %s  status %s", r.Suite, r.Engine, r.Status)
+	writeWrapped(w, head, "", "  ")
 	if r.Env != nil {
-		fmt.Fprintf(w, "kernel %s  mitigations %s (%s)\n", r.Env.Kernel.Release, r.Env.MitigationMode, r.Env.MitigationModeReason)
+		writeWrapped(w, fmt.Sprintf("kernel %s  mitigations %s (%s)", r.Env.Kernel.Release, r.Env.MitigationMode, r.Env.MitigationModeReason), "", "  ")
 	}
 	if r.CPUs != "" {
-		fmt.Fprintf(w, "pinned to CPUs %s\n", r.CPUs)
+		writeWrapped(w, "pinned to CPUs "+r.CPUs, "", "  ")
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "workload\tparameters\tmetric\tunit\tmedian\t95% interval\tn\t")
-	for _, res := range r.Results {
-		name := res.Workload
-		if res.Engine != "" && res.Engine != r.Engine {
-			name += " (" + res.Engine + ")"
-		}
-		for i, m := range res.Metrics {
-			wl, ps := name, run.ParamsKey(res.Params)
-			if i > 0 {
-				wl, ps = "", ""
-			}
-			s := summarizeRun(m.Samples)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", wl, ps, m.Name, m.Unit, s.median, s.interval, s.n)
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	stoppingText(w, r)
-	var notes []string
+	return resultsText(w, r)
+}
+
+// resultsText is the one table of a run's results, for run and show
+// alike: a line per workload with its parameters (wrapped to TextWidth),
+// a row per metric with its median, 95% interval (or min – max range
+// when there are too few samples for one), sample count and direction;
+// then the stopping rule, the notes, warnings and failures.
+func resultsText(w io.Writer, r *run.Run) error {
+	t := NewTable()
+	t.Row("workload / metric", "median", "95% interval", "n", "")
+	var notes, warnings, fails []string
 	notes = append(notes, r.Notes...)
 	for _, res := range r.Results {
+		title := Clip(res.Workload, 64)
+		if pk := run.ParamsKey(res.Params); pk != "" {
+			title += " " + pk
+		}
+		if res.Engine != "" && res.Engine != r.Engine {
+			title += " (engine " + res.Engine + ")"
+		}
+		lines := []string{Clip(title, 512)}
+		if termSafe(title) == title { // foreign text stays on its line (writeForeign)
+			lines = wrap(lines[0], "", "    ", TextWidth)
+		}
+		for _, l := range lines {
+			t.Line(l)
+		}
+		for _, m := range res.Metrics {
+			s := summarizeRun(m.Samples)
+			median := s.median
+			if s.n > 0 {
+				median = WithUnit(s.center, m.Unit)
+			}
+			better := ""
+			if m.Better != "" {
+				better = Clip(string(m.Better), 16) + " is better"
+			}
+			t.Row("  "+Clip(m.Name, 64), Clip(median, 96), s.interval, fmt.Sprint(s.n), better)
+		}
 		if res.Footprint != nil {
 			notes = append(notes, res.Workload+": "+res.Footprint.String())
 		}
@@ -61,28 +78,37 @@ func runText(w io.Writer, r *run.Run) error {
 			notes = append(notes, fmt.Sprintf("%s: %s=%s verified: %s", res.Workload, c.Control, c.Requested, attribute.VerifiedText(c)))
 		}
 		for _, x := range res.Warnings {
-			notes = append(notes, res.Workload+": "+x)
+			warnings = append(warnings, res.Workload+": "+x)
 		}
-	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w, "\nnotes:")
-		for _, n := range notes {
-			fmt.Fprintf(w, "  %s\n", n)
-		}
-	}
-	var fails []string
-	for _, res := range r.Results {
 		for _, x := range res.Failures {
 			fails = append(fails, res.Workload+": "+x)
 		}
 	}
-	if len(fails) > 0 {
-		fmt.Fprintln(w, "\nfailures:")
-		for _, f := range fails {
-			fmt.Fprintf(w, "  %s\n", f)
-		}
+	if err := t.Write(w, false); err != nil {
+		return err
 	}
+	stoppingText(w, r)
+	listText(w, "Notes", notes)
+	listText(w, "Warnings", warnings)
+	listText(w, "Failures", fails)
 	return nil
+}
+
+// listText writes a titled list of a run's messages, each wrapped to
+// TextWidth; a stored run may hold many: the first 100 are shown.
+func listText(w io.Writer, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s:\n", title)
+	const maxShown = 100
+	for i, x := range items {
+		if i == maxShown {
+			fmt.Fprintf(w, "  - … and %d more (sectax show --format json has them all)\n", len(items)-maxShown)
+			break
+		}
+		writeForeign(w, Clip(x, 2048), x, "  - ", "    ")
+	}
 }
 
 type runSummary struct {

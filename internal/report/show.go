@@ -8,7 +8,6 @@ import (
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/stats"
 )
 
 // ShowText is the text of 'sectax show': the run's environment, then
@@ -20,8 +19,10 @@ func ShowText(w io.Writer, r *run.Run, env map[string]any, measuring int) error 
 
 func showText(w io.Writer, r *run.Run, env map[string]any, measuring int) error {
 	var b strings.Builder
+	var given strings.Builder // the header's values as stored (writeForeign)
 	get := func(path string) string {
 		v, _ := compare.Lookup(env, path)
+		given.WriteString(v)
 		max := 256
 		if path == "cmdline.raw" {
 			max = 4096 // the kernel's own limit is 2048 on x86, 4096 on arm64
@@ -30,6 +31,16 @@ func showText(w io.Writer, r *run.Run, env map[string]any, measuring int) error 
 	}
 	if r.Lab != nil && r.Lab.Accel == "tcg" {
 		fmt.Fprintf(&b, "%s\n\n", compare.TCGHeadline)
+	}
+	given.WriteString(r.ID + r.Label + string(r.Status) + r.Suite + r.Engine + r.ToolVersion + r.PerfVersion)
+	if r.Config != nil {
+		given.WriteString(r.Config.Name + strings.Join(r.Config.Params, " "))
+	}
+	if r.Lab != nil {
+		given.WriteString(r.Lab.Accel + r.Lab.CPUModel + r.Lab.KernelImage)
+	}
+	if r.Campaign != nil {
+		given.WriteString(r.Campaign.ID)
 	}
 	fmt.Fprintf(&b, "run %s\n", Clip(r.ID, run.MaxIDBytes))
 	fmt.Fprintf(&b, "  label        %s\n", Dash(Clip(r.Label, run.MaxLabelBytes)))
@@ -71,60 +82,17 @@ func showText(w io.Writer, r *run.Run, env map[string]any, measuring int) error 
 	if c := r.Campaign; c != nil {
 		fmt.Fprintf(&b, "  campaign     %s, step %d, boot %d\n", Clip(c.ID, run.MaxIDBytes), c.Step, c.Boot)
 	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
+	// Each "  key  value" line wrapped to TextWidth under its value.
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		key := len("  mitigations  ")
+		if !strings.HasPrefix(l, "  ") || len(l) < key {
+			writeWrapped(w, l, "", "  ")
+			continue
+		}
+		writeForeign(w, l[key:], given.String(), l[:key], strings.Repeat(" ", key))
 	}
-	b.Reset()
-
-	t := NewTable()
-	t.Row("workload / metric", "median", "95% CI", "n", "")
-	var warnings []string
-	for _, res := range r.Results {
-		title := res.Workload
-		if pk := run.ParamsKey(res.Params); pk != "" {
-			title += " " + pk
-		}
-		if res.Engine != "" && res.Engine != r.Engine {
-			title += " (engine " + res.Engine + ")"
-		}
-		t.Line(Clip(title, 512))
-		for _, m := range res.Metrics {
-			s := stats.Summarize(m.Samples)
-			ci := "-"
-			if s.HasCI {
-				ci = Num(s.Lo) + " … " + Num(s.Hi)
-			}
-			median := "-"
-			if s.N > 0 {
-				median = Num(s.Center) + " " + m.Unit
-			}
-			t.Row("  "+Clip(m.Name, 64), Clip(median, 96), ci, fmt.Sprint(s.N), Clip(string(m.Better), 16)+" is better")
-		}
-		for _, x := range res.Warnings {
-			warnings = append(warnings, Clip(res.Workload, 64)+": "+Clip(x, 1024))
-		}
-		for _, x := range res.Failures {
-			warnings = append(warnings, Clip(res.Workload, 64)+": failed: "+Clip(x, 1024))
-		}
-	}
-	if err := t.Write(w, false); err != nil {
-		return err
-	}
-	stoppingText(&b, r)
-	if len(warnings) > 0 {
-		b.WriteString("\nWarnings:\n")
-		const maxShown = 100
-		for i, x := range warnings {
-			if i == maxShown {
-				fmt.Fprintf(&b, "  - … and %d more (sectax show --format json has them all)\n", len(warnings)-maxShown)
-				break
-			}
-			fmt.Fprintf(&b, "  - %s\n", x)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	fmt.Fprintln(w)
+	return resultsText(w, r)
 }
 
 func fmtTime(t time.Time) string {

@@ -1,0 +1,101 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// checkWidth fails for a line of a golden wider than TextWidth runes and
+// for a "(null)" (a nil value rendered) anywhere in it.
+func checkWidth(t *testing.T, patterns ...string) {
+	t.Helper()
+	n := 0
+	for _, p := range patterns {
+		files, err := filepath.Glob(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			for i, l := range strings.Split(string(b), "\n") {
+				if w := utf8.RuneCountInString(l); w > TextWidth {
+					t.Errorf("%s:%d: %d columns (at most %d): %q", f, i+1, w, TextWidth, l)
+				}
+				if strings.Contains(l, "(null)") {
+					t.Errorf("%s:%d: says (null): %q", f, i+1, l)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no golden matches %q", patterns)
+	}
+}
+
+// TestTextWidth: every line the text goldens of run and env hold (show's
+// are cli's: TestShowRunWidth there) fits TextWidth columns.
+func TestTextWidth(t *testing.T) {
+	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text")
+}
+
+// TestRunShowOneTable: run and show draw a run's results as one table
+// (the same lines from its header on), and a go-build row with a long
+// target list, a long command line and long notes stay within TextWidth.
+func TestRunShowOneTable(t *testing.T) {
+	at := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	targets := "math math/cmplx math/big math/bits math/rand strconv strings unicode/utf8 bytes bufio sort container/heap"
+	r := &run.Run{Schema: run.Schema, ID: "20261202T070000-000002", Label: "on", Started: at, Finished: at.Add(time.Minute),
+		Status: run.StatusComplete, Suite: "standard", Engine: "native", Repetitions: 6,
+		Notes: []string{"go-build: " + strings.Repeat("the build is timed from a clean cache each repetition, ", 6)},
+		Results: []run.Result{{Workload: "go-build", Params: map[string]any{"dir": "", "target": targets},
+			Metrics:  []run.Metric{{Name: "seconds", Unit: "s", Better: run.Lower, Samples: []float64{3.1, 3.2, 3.0, 3.3, 3.1, 3.2}}},
+			Warnings: []string{strings.Repeat("a long warning word ", 12)},
+		}}}
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]any{"cmdline": map[string]any{"raw": strings.Repeat("console=ttyS0 quiet ", 20) + "-- --init-arg"}}
+	var rt, st bytes.Buffer
+	if err := RunText(&rt, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := ShowText(&st, r, env, 0); err != nil {
+		t.Fatal(err)
+	}
+	table := func(s string) string {
+		i := strings.Index(s, "workload / metric")
+		if i < 0 {
+			t.Fatalf("no results table:\n%s", s)
+		}
+		return s[i:]
+	}
+	if a, b := table(rt.String()), table(st.String()); a != b {
+		t.Errorf("run and show draw the results differently:\nrun:\n%s\nshow:\n%s", a, b)
+	}
+	for _, out := range []string{rt.String(), st.String()} {
+		for _, l := range strings.Split(out, "\n") {
+			if w := utf8.RuneCountInString(l); w > TextWidth {
+				t.Errorf("%d columns (at most %d): %q", w, TextWidth, l)
+			}
+		}
+		for _, want := range []string{"95% interval", "\nNotes:\n", "\nWarnings:\n", "--init-arg", "unicode/utf8 bytes"} {
+			if want == "--init-arg" && out == rt.String() {
+				continue
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q in:\n%s", want, out)
+			}
+		}
+	}
+}
