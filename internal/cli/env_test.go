@@ -140,7 +140,7 @@ func TestEnvSummaryLines(t *testing.T) {
 		"azure-icelake":       "Mitigations: ON (default) — 6 mitigated, 0 vulnerable, 7 not affected, 1 unknown; Hyper-V guest (Azure)",
 	} {
 		_, out, _ := runCLI(t, "env", "--root", testutil.SysinfoRoot(fx))
-		if got, _, _ := strings.Cut(out, "\n"); got != want {
+		if got, _, _ := strings.Cut(unwrapText(out), "\n"); got != want {
 			t.Errorf("%s:\n got  %s\n want %s", fx, got, want)
 		}
 	}
@@ -309,7 +309,7 @@ func TestEnvUnreadableVulnerabilities(t *testing.T) {
 		out, errs = o.String(), e.String()
 	}
 	want := "Vulnerabilities: /sys/devices/system/cpu/vulnerabilities exists but cannot be read (permission denied)"
-	if !strings.Contains(out, want) || strings.Contains(out, "is absent") || !strings.Contains(out, "vulnerability files unreadable") {
+	if !strings.Contains(unwrapText(out), want) || strings.Contains(out, "is absent") || !strings.Contains(out, "vulnerability files unreadable") {
 		t.Errorf("stdout lacks %q:\n%s%s", want, out, errs)
 	}
 }
@@ -333,4 +333,24 @@ func TestEnvHostilePlatformText(t *testing.T) {
 	if code != 0 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "z/VM guest (z/VM") {
 		t.Errorf("exit %d; output:\n%q", code, out)
 	}
+}
+
+// unwrapText joins each line that text wrapping continued (indented by two
+// more spaces than the line it continues) back onto that line, so a test
+// can look for a sentence wherever the 100-column wrap broke it.
+func unwrapText(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	for _, l := range lines {
+		if n := len(out); n > 0 && l != "" && out[n-1] != "" {
+			prev := out[n-1]
+			ind := len(prev) - len(strings.TrimLeft(prev, " "))
+			if strings.HasPrefix(l, strings.Repeat(" ", ind+2)) && !strings.HasPrefix(l, strings.Repeat(" ", ind+3)) {
+				out[n-1] = prev + " " + strings.TrimLeft(l, " ")
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }

@@ -167,7 +167,8 @@ func TestListShowMarkTCG(t *testing.T) {
 		compare.TCGHeadline + "\n\nrun 20261201T002258-29dc28\n",
 		"\n  boot         d49ed3f8-33ff-4cb2-a468-c17a94987fef\n" +
 			"  config       on (-)\n" +
-			"  lab          boot 2 of 2 under QEMU -accel tcg, CPU model Skylake-Client-v1, 512 MiB, 1 vCPU, kernel image /boot/vmlinuz-6.1.0-57-amd64\n\n",
+			"  lab          boot 2 of 2 under QEMU -accel tcg, CPU model Skylake-Client-v1, 512 MiB, 1 vCPU,\n" +
+			"               kernel image /boot/vmlinuz-6.1.0-57-amd64\n\n",
 	} {
 		if !strings.Contains(show, want) || !strings.HasPrefix(show, compare.TCGHeadline) {
 			t.Errorf("show lacks %q:\n%s", want, show)
