@@ -216,7 +216,6 @@ func TestCampaignCLIUsage(t *testing.T) {
 		{[]string{"start", "--runs", "0"}, 2, "--runs 0 measures nothing"},
 		{[]string{"start", "--only", "syscall-basic,,sched-pipe"}, 2, "--only needs workload ids"},
 		{[]string{"start", "--label", "baseline:a"}, 2, "--label"},
-		{[]string{"status"}, 1, "start one with 'sectax campaign start'"},
 		{[]string{"resume"}, 1, "nothing to resume"},
 		{[]string{"status", "--format", "csv"}, 2, "--format"},
 	} {

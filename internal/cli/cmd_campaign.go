@@ -92,7 +92,11 @@ See docs/campaign.md.`,
 	status := &cobra.Command{
 		Use:   "status [CAMPAIGN]",
 		Short: "Step n of m, what the next boot must be, the last verification, what is left to restore",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Where this host's campaign (or CAMPAIGN) stands: step n of m, what the next
+boot must be, the last verification and what is left to restore. With no
+campaign on this host, one line says so and how to start one (JSON: null),
+and the exit status is 0.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCampaignStatus(cmd.Context(), g, firstArg(args))
 		},
@@ -224,6 +228,19 @@ func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
 		return err
 	}
 	db, rec, err := findCampaign(ctx, g, ref)
+	if ref == "" && (errors.Is(err, store.ErrNoCampaign) || errors.Is(err, store.ErrNoDatabase)) {
+		// Not a mistake: a state (exit 0), and how to leave it.
+		w, finish, oerr := g.output()
+		if oerr != nil {
+			return oerr
+		}
+		if g.Format == "json" {
+			_, err = fmt.Fprintln(w, "null")
+		} else {
+			_, err = fmt.Fprintln(w, err.Error())
+		}
+		return finish(err)
+	}
 	if err != nil {
 		return err
 	}
@@ -239,7 +256,7 @@ func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
 func findCampaign(ctx context.Context, g *Globals, ref string) (*store.DB, *store.Campaign, error) {
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
-		return nil, nil, exit.Wrap(exit.Runtime, fmt.Errorf("no campaign: %v; start one with 'sectax campaign start'", err))
+		return nil, nil, exit.Wrap(exit.Runtime, fmt.Errorf("no campaign: %w; start one with 'sectax campaign start'", err))
 	}
 	if err != nil {
 		return nil, nil, err

@@ -2,16 +2,16 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
 )
 
 func newImportCmd(g *Globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Store runs from sectax.run/v1 JSON documents",
 		Long: `Store the runs of sectax.run/v1 JSON documents (docs/format.md): 'sectax
@@ -23,9 +23,13 @@ metric) first, and against the stored runs (an id must not be a stored label,
 nor a label a stored id); then all are written in one transaction: a bad file
 writes nothing. A run whose id is already stored is skipped with a notice,
 unless the stored one was cut short and the document is the same run
-finished: then it replaces it.`,
+finished: then it replaces it. --format json writes a sectax.store-change/v1
+document of the runs imported, replaced and skipped.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := report.StoreChangeFormats.Check(g.Format); err != nil {
+				return err
+			}
 			if _, err := g.dbPath(); err != nil {
 				return err
 			}
@@ -47,16 +51,18 @@ finished: then it replaces it.`,
 			if err != nil {
 				return err
 			}
+			c := report.NewStoreChange("import", store.DisplayName(g.DB))
+			c.Imported, c.Replaced = append(c.Imported, res.Imported...), append(c.Replaced, res.Replaced...)
 			for _, id := range res.Skipped {
 				g.notice("skipped run %s: already stored", id)
+				c.Skipped = append(c.Skipped, report.Skipped{ID: id, Why: "already stored"})
 			}
 			for _, id := range res.Replaced {
 				g.notice("replaced run %s, stored cut short, with the finished run of the file", id)
 			}
-			if !g.Quiet {
-				fmt.Fprintf(g.stdout, "imported %d run(s), skipped %d\n", len(res.Imported)+len(res.Replaced), len(res.Skipped))
-			}
-			return nil
+			return g.storeChange(c)
 		},
 	}
+	addFormatFlag(cmd, g, "text", report.StoreChangeFormats.Names()...)
+	return cmd
 }

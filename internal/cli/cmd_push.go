@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -49,7 +51,7 @@ func useSpool(ctx context.Context, g *Globals, label string) (recording, func(),
 		}
 		// Ctrl-C may have cancelled ctx: the push of what finished must
 		// still happen.
-		pushed, err := pushRuns(context.WithoutCancel(ctx), g, db, []string{r.ID})
+		pushed, _, err := pushRuns(context.WithoutCancel(ctx), g, db, []string{r.ID})
 		if err != nil || pushed != 1 {
 			return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, spool, err)
 		}
@@ -61,31 +63,36 @@ func useSpool(ctx context.Context, g *Globals, label string) (recording, func(),
 
 // pushRuns moves runs from the spool to the PostgreSQL store of --db
 // (store.Push), saying which it already held.
-func pushRuns(ctx context.Context, g *Globals, sp *store.DB, ids []string) (int, error) {
+func pushRuns(ctx context.Context, g *Globals, sp *store.DB, ids []string) (int, []string, error) {
 	pg, err := openStore(ctx, g, true)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer pg.Close()
 	n, skipped, err := pg.Push(ctx, sp, ids)
 	for _, id := range skipped {
 		g.notice("run %s was already stored in %s", id, store.DisplayName(g.DB))
 	}
-	return n, err
+	return n, skipped, err
 }
 
 func newPushCmd(g *Globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "push",
 		Short: "Move runs kept in the local spool to the PostgreSQL store",
 		Long: `A run into a PostgreSQL store (--db postgres://… or SECTAX_DB) is measured into
 a local spool beside the default SQLite store and moved to PostgreSQL when it
 ends. When the database cannot be reached then, the run stays in the spool;
 'sectax push' moves every spooled run (except one being measured right now) in
-one transaction. A run the store already has is not written twice.`,
+one transaction. A run the store already has is not written twice.
+--format json writes a sectax.store-change/v1 document of the runs pushed and
+those left (docs/format.md).`,
 		Example: `  SECTAX_DB=postgres://sectax@db.example.org/sectax sectax push`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := report.StoreChangeFormats.Check(g.Format); err != nil {
+				return err
+			}
 			if _, err := g.dbPath(); err != nil {
 				return err
 			}
@@ -97,10 +104,11 @@ one transaction. A run the store already has is not written twice.`,
 			if err != nil {
 				return err
 			}
+			c := report.NewStoreChange("push", store.DisplayName(g.DB))
 			sp, err := store.Open(ctx, spool, store.Options{})
 			if errors.Is(err, store.ErrNoDatabase) {
-				fmt.Fprintln(g.stdout, "nothing to push: no spool")
-				return nil
+				c.Notes = append(c.Notes, "nothing to push: no spool")
+				return g.storeChange(c)
 			}
 			if err != nil {
 				return fmt.Errorf("spool: %w", err)
@@ -115,20 +123,29 @@ one transaction. A run the store already has is not written twice.`,
 			for _, s := range all {
 				if s.Status == run.StatusRunning && measuring {
 					g.notice("run %s is being measured; it is pushed when it ends", s.ID)
+					c.Skipped = append(c.Skipped, report.Skipped{ID: s.ID, Why: "being measured: pushed when it ends"})
 					continue
 				}
 				ids = append(ids, s.ID)
 			}
 			if len(ids) == 0 {
-				fmt.Fprintln(g.stdout, "nothing to push: the spool is empty")
-				return nil
+				c.Notes = append(c.Notes, "nothing to push: the spool is empty")
+				return g.storeChange(c)
 			}
-			n, err := pushRuns(ctx, g, sp, ids)
+			_, held, err := pushRuns(ctx, g, sp, ids)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "pushed %d run(s) to %s\n", n, store.DisplayName(g.DB))
-			return nil
+			for _, id := range ids {
+				if slices.Contains(held, id) {
+					c.Skipped = append(c.Skipped, report.Skipped{ID: id, Why: "already stored: left the spool"})
+				} else {
+					c.Pushed = append(c.Pushed, id)
+				}
+			}
+			return g.storeChange(c)
 		},
 	}
+	addFormatFlag(cmd, g, "text", report.StoreChangeFormats.Names()...)
+	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -142,9 +143,12 @@ func TestPostgresRunSpools(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("SECTAX_DB", c.NewDatabase(t))
-	if out, errs, code := sectax(t, deps, "push"); code != 0 || !strings.HasPrefix(out, "pushed 1 run(s) to postgres://") {
+	out, errs, code = sectax(t, deps, "push", "--format", "json")
+	if code != 0 {
 		t.Fatalf("push: %d %q %q", code, out, errs)
 	}
+	out = regexp.MustCompile(`"store": "postgres://[^"]*"`).ReplaceAllString(out, `"store": "postgres://DB"`)
+	testutil.Golden(t, filepath.Join("testdata", "cli", "push-json.golden"), []byte(out))
 	out, _, code = sectax(t, deps, "export", "20261130T100000-dropped")
 	var want bytes.Buffer
 	store.Export(&want, []*run.Run{spooled})

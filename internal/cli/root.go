@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,7 +27,13 @@ import (
 
 // Version is the sectax version, set at build time with
 // -ldflags "-X github.com/sectax/sectax/internal/cli.Version=…".
-var Version = "0.1.0-dev"
+var Version = report.DevVersion
+
+// buildInfo is the binary's build information (nil when it has none).
+func buildInfo() *debug.BuildInfo {
+	info, _ := debug.ReadBuildInfo()
+	return info
+}
 
 // Globals are the flags every subcommand accepts.
 type Globals struct {
@@ -182,7 +189,7 @@ Exit status: 0 success, 1 runtime error, 2 usage error, 3 verify found the
 expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       report.Version(Version, buildInfo()),
 	}
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { g.ctx = cmd.Context() }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exit.Wrap(exit.Usage, flagError(c, err)) })
@@ -216,8 +223,9 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newAttributeCmd(g), newDecideCmd(g),
 		newCampaignCmd(g),
 		newLabCmd(g),
-		newCorpusCmd(g),
+		newCorpusCmd(g), newManCmd(g),
 	)
+	completions(root, g)
 	// The commands that only read and print have no cancellation points of
 	// their own; a blocked standard output (a pager left waiting) or a slow
 	// /proc must not keep Ctrl-C from ending them. run and crosscheck stop
@@ -249,6 +257,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 // addFormatFlag adds --format with the accepted values listed in its help.
 func addFormatFlag(cmd *cobra.Command, g *Globals, def string, accepted ...string) {
 	cmd.Flags().StringVar(&g.Format, "format", def, "output format: "+strings.Join(accepted, "|"))
+	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(accepted, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // checkFormat refuses a --format value that the command does not accept
