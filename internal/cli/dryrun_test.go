@@ -97,8 +97,8 @@ func TestCampaignDryRun(t *testing.T) {
 			sameTree(t, "root", before, treeState(t, f.root))
 			sameTree(t, "store", beforeStore, treeState(t, storeDir))
 			// A campaign that is not started cannot be found.
-			if _, errOut, code := sectax(t, campaignDepsFor(f), "--root", f.root, "campaign", "status"); code == 0 {
-				t.Errorf("status after a dry run: exit 0, %s", errOut)
+			if out, errOut, code := sectax(t, campaignDepsFor(f), "--root", f.root, "campaign", "status"); code != 0 || !strings.HasPrefix(out, "no campaign") {
+				t.Errorf("status after a dry run: exit %d, %q %q, want no campaign", code, out, errOut)
 			}
 		})
 	}

@@ -226,7 +226,7 @@ func TestHostileOutput(t *testing.T) {
 		{path: "show", args: []string{"20261130T06", "--format", "FORMAT"}, formats: []string{"text", "json"}},
 		{path: "export", args: []string{"--format", "FORMAT", "20261130T06"}, formats: []string{"json", "jsonl"}},
 		{path: "export", args: []string{"--format", "FORMAT", "--on", on, "--off", off}, formats: []string{"prometheus"}},
-		{path: "import", args: []string{"IMPORT"}},
+		{path: "import", args: []string{"IMPORT", "--format", "FORMAT"}, formats: []string{"text", "json"}},
 		{path: "push", skip: "needs a PostgreSQL store: its messages are counts and the store's redacted reference"},
 		{path: "fleet", args: []string{"--on", on, "--off", off, "--format", "FORMAT"}, formats: []string{"text", "md", "json", "html"}},
 		{path: "compare", args: []string{on, off, "--format", "FORMAT"}, formats: []string{"text", "md", "json", "csv", "benchfmt", "html"}},
@@ -243,7 +243,7 @@ func TestHostileOutput(t *testing.T) {
 		{path: "campaign abort", skip: "restores the machine (c30's tests run it over a hostile store)"},
 		{path: "campaign report", args: []string{"--format", "FORMAT"}, formats: []string{"text", "md", "json", "csv", "benchfmt", "html"}},
 		{path: "lab", args: []string{"--dry-run", "--config", "on", "--config", "off"}}, // booting QEMU is internal/e2e's; lab sanitises every frame a guest sends
-		{path: "rm", args: []string{"20261130T06"}},
+		{path: "rm", args: []string{"20261130T06", "--format", "FORMAT"}, formats: []string{"text", "json"}},
 	}
 	checkSurfaces(t, surfaces)
 
