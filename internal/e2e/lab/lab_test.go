@@ -102,7 +102,7 @@ func TestLab(t *testing.T) {
 	offRun, off := get("off")
 	nsRun, _ := get("no-spectre_v2")
 
-	rep, err := compare.Compare(on, off, compare.Options{})
+	rep, err := pairOf(compare.CompareSides([]compare.Side{on, off}, compare.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,4 +133,12 @@ func TestLab(t *testing.T) {
 	if !slices.Contains(v.ExpectedOff, "spectre_v2") || !strings.Contains(" "+v.Cmdline+" ", " spectre_v2=off ") {
 		t.Errorf("no-spectre_v2 verification %+v", v)
 	}
+}
+
+// pairOf is the one report of a comparison of two sides.
+func pairOf(c *compare.Comparison, err error) (*compare.Report, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.Comparisons[0], nil
 }

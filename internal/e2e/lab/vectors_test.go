@@ -163,7 +163,7 @@ func TestVectors(t *testing.T) {
 			t.Errorf("decide %s: saving %+v, want one workload's with an interval", o.Name, o.Saving)
 			continue
 		}
-		rep, err := compare.Compare(side("on"), side(o.Config), compare.Options{})
+		rep, err := pairOf(compare.CompareSides([]compare.Side{side("on"), side(o.Config)}, compare.Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
