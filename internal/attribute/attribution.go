@@ -1,6 +1,7 @@
 package attribute
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -61,6 +62,22 @@ type Attribution struct {
 	// Headline is what every format says first: compare.TCGHeadline when
 	// the runs were emulated under `sectax lab --accel tcg`.
 	Headline string `json:"headline,omitempty"`
+	// Multiplicity and Family are the correction of the one comparison
+	// (compare.CompareSides: on the baseline, every configuration a side):
+	// Holm over every configuration's primary metrics together.
+	Multiplicity string `json:"multiplicity"`
+	Family       int    `json:"family"`
+	// Conclusions are compare's conclusion of each configuration against
+	// on, in the order of Configs after on.
+	Conclusions []compare.SideConclusion `json:"conclusions"`
+	// NothingToAttribute is set when no configuration changed a mitigation
+	// against on (each one's conclusion is compare's "no mitigation
+	// changed"): what differs is noise or another change, not a tax.
+	NothingToAttribute bool `json:"nothing_to_attribute"`
+	// Comparison is the one comparison the attribution is read from (its
+	// headline, conclusions, controls and warnings); not in the JSON (the
+	// fields above hold what the attribution says).
+	Comparison *compare.Comparison `json:"-"`
 }
 
 // ArmInfo describes the runs of one configuration.
@@ -100,13 +117,20 @@ type WorkloadAttribution struct {
 // worse on is than the configuration, in percent of the configuration
 // (+20: with the mitigation on the workload is 20% slower). TaxPctInterval
 // bounds it: the U test's ratio interval as a tax in percent; nil when the
-// samples are too few.
+// samples are too few. ChangePct is the same difference in compare's
+// convention: the change of the configuration's median from on's (−16.7
+// for that +20 tax of a lower-is-better metric).
 type Effect struct {
 	Config         string          `json:"config"`
 	TaxPct         float64         `json:"tax_pct"`
 	TaxPctInterval *stats.Interval `json:"tax_pct_interval"`
-	P              float64         `json:"p"`
-	// Significant is the U test's verdict at Alpha.
+	ChangePct      float64         `json:"change_pct"`
+	// P is the U test's raw p-value, PAdjusted the p-value after Holm's
+	// correction over the whole attribution (every configuration's primary
+	// metrics: one family), as `sectax compare on CONFIG...` gives it.
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Significant is the verdict at Alpha on PAdjusted.
 	Significant bool   `json:"significant"`
 	N           string `json:"n"`
 }
@@ -154,12 +178,15 @@ type Step struct {
 	StepPct       float64 `json:"step_pct"`
 }
 
-// Attribute compares every configuration with on, per workload and
-// primary metric, through internal/compare (medians, U test, per-boot
-// medians when a configuration spans boots) and stats.RatioInterval, and
-// splits the total tax into leave-one-out parts, their interaction and
-// the cumulative waterfall (in the order given; configurations without runs
-// are left out of it).
+// Attribute compares every configuration with on in one comparison
+// (compare.CompareSides: on the baseline, one Holm family over every
+// configuration's primary metrics, as `sectax compare on CONFIG...` does),
+// per workload and primary metric (medians, U test, per-boot medians when a
+// configuration spans boots, the ratio interval), and splits the total tax
+// into leave-one-out parts, their interaction and the cumulative waterfall
+// (in the order given; configurations without runs are left out of it). A
+// configuration compare cannot compare with on (no workload in common) is
+// left out with a note.
 func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, error) {
 	if alpha == 0 {
 		alpha = stats.DefaultAlpha
@@ -170,56 +197,66 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 	}
 	on := arms[i]
 	att := &Attribution{Schema: AttributionSchema, Alpha: alpha, Confidence: stats.Confidence,
-		Configs: []ArmInfo{}, Workloads: []WorkloadAttribution{}, Notes: []string{}}
-	onSide := compare.RunsSide("on", compare.KindLabel, on.Runs, on.Envs)
+		Configs: []ArmInfo{}, Workloads: []WorkloadAttribution{}, Notes: []string{}, Conclusions: []compare.SideConclusion{}}
+	ordered := append([]Arm{on}, slices.DeleteFunc(slices.Clone(arms), func(a Arm) bool { return a.Name == "on" })...)
+	var compared []Arm
+	for _, a := range ordered[1:] {
+		if len(a.Runs) == 0 {
+			att.Notes = append(att.Notes, fmt.Sprintf("configuration %s has no runs", a.Name))
+			continue
+		}
+		compared = append(compared, a)
+	}
+	cmp, compared, err := compareArms(on, compared, alpha, att)
+	if err != nil {
+		return nil, err
+	}
+	if cmp == nil {
+		return nil, exit.Usagef("no workload was measured both under on and under another configuration")
+	}
+	att.Comparison = cmp
+	onInfo := ArmInfo{Name: "on", Kind: kindOf(on), Runs: len(on.Runs)}
+	onInfo.Boots, onInfo.Unit = cmp.Baseline.Boots, cmp.Baseline.Unit
+	att.Headline, att.Multiplicity, att.Family = cmp.Headline, cmp.Multiplicity, cmp.Family
+	att.Conclusions = cmp.Conclusions
+	att.NothingToAttribute = !slices.ContainsFunc(cmp.Conclusions, func(sc compare.SideConclusion) bool {
+		return sc.Conclusion.Kind != compare.ConclusionSameMitigations
+	})
+	att.Configs = append(att.Configs, onInfo)
 
 	type key struct{ id, params, engine string }
 	byKey := map[key]*WorkloadAttribution{}
 	var order []key
 	effects := map[string]map[key]Effect{}
-	ordered := append([]Arm{on}, slices.DeleteFunc(slices.Clone(arms), func(a Arm) bool { return a.Name == "on" })...)
-	for _, a := range ordered {
-		if a.Kind == "" {
-			a.Kind = KindOf(a.Name)
+	kinds := map[string]string{}
+	for ai, a := range compared {
+		rep := cmp.Comparisons[ai]
+		kind := kindOf(a)
+		if kind == KindBase && a.Name != "off" {
+			kind = "extra"
 		}
-		if a.Name == "on" {
-			att.Configs = append(att.Configs, ArmInfo{Name: "on", Kind: a.Kind, Runs: len(a.Runs)})
-			continue
-		}
-		if len(a.Runs) == 0 {
-			att.Notes = append(att.Notes, fmt.Sprintf("configuration %s has no runs", a.Name))
-			continue
-		}
-		rep, err := compare.Compare(onSide, compare.RunsSide(a.Name, compare.KindLabel, a.Runs, a.Envs), compare.Options{Alpha: alpha})
-		if err != nil {
-			att.Notes = append(att.Notes, fmt.Sprintf("%s: %v", a.Name, err))
-			continue
-		}
-		if att.Configs[0].Boots == 0 {
-			att.Configs[0].Boots, att.Configs[0].Unit = rep.A.Boots, rep.A.Unit
-		}
-		if rep.Conclusion.Headline != "" {
-			att.Headline = rep.Conclusion.Headline
-		}
-		att.Configs = append(att.Configs, ArmInfo{Name: a.Name, Kind: a.Kind, Runs: len(a.Runs), Boots: rep.B.Boots, Unit: rep.B.Unit})
+		kinds[a.Name] = kind
+		att.Configs = append(att.Configs, ArmInfo{Name: a.Name, Kind: kind, Runs: len(a.Runs), Boots: rep.B.Boots, Unit: rep.B.Unit})
 		effects[a.Name] = map[key]Effect{}
-		for _, w := range rep.Workloads {
-			if len(w.Metrics) == 0 {
+	}
+	// The comparison's rows: a row per workload and metric, a cell per
+	// configuration (the primary metric's row is the workload's first).
+	for _, r := range cmp.Rows {
+		k := key{r.Workload.ID, r.Workload.ParamsKey, r.Workload.Engine}
+		for ai, m := range r.Sides {
+			if m == nil || m.Role == compare.RoleSecondary {
 				continue
 			}
-			m := w.Metrics[0]
-			k := key{w.ID, w.ParamsKey, w.Engine}
 			if byKey[k] == nil {
-				byKey[k] = &WorkloadAttribution{Workload: w.ID, Params: w.ParamsKey, Metric: m.Name, Unit: m.Unit,
+				byKey[k] = &WorkloadAttribution{Workload: r.Workload.ID, Params: r.Workload.ParamsKey, Metric: m.Name, Unit: m.Unit,
 					Better: string(m.Better), Parts: []Part{}, Waterfall: []Step{}, Others: []Effect{}}
 				order = append(order, k)
 			}
-			effects[a.Name][k] = effectOf(a.Name, m)
+			if byKey[k].Metric != m.Name {
+				continue // the workload's primary metric only
+			}
+			effects[compared[ai].Name][k] = effectOf(compared[ai].Name, *m)
 		}
-		if a.Kind == KindBase && a.Name != "off" {
-			a.Kind = "extra"
-		}
-		ordered[slices.IndexFunc(ordered, func(x Arm) bool { return x.Name == a.Name })].Kind = a.Kind
 	}
 
 	for _, k := range order {
@@ -227,12 +264,12 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 		if e, ok := effects["off"][k]; ok {
 			wa.Total = &e
 		}
-		for _, a := range ordered {
+		for _, a := range compared {
 			e, ok := effects[a.Name][k]
 			if !ok || a.Name == "off" {
 				continue
 			}
-			switch a.Kind {
+			switch kinds[a.Name] {
 			case KindLeaveOneOut:
 				p := Part{Effect: e}
 				if wa.Total != nil && wa.Total.TaxPct != 0 {
@@ -273,19 +310,58 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 	return att, nil
 }
 
+// kindOf is the arm's kind, KindOf its name when it has none.
+func kindOf(a Arm) string {
+	if a.Kind == "" {
+		return KindOf(a.Name)
+	}
+	return a.Kind
+}
+
+// compareArms compares the arms with on in one comparison. An arm compare
+// cannot compare with on (*compare.SideError: no workload in common, …) is
+// left out with a note, and the rest compared again; it returns the
+// comparison (nil when no arm is left) and the arms it holds, in order.
+func compareArms(on Arm, arms []Arm, alpha float64, att *Attribution) (*compare.Comparison, []Arm, error) {
+	for len(arms) > 0 {
+		sides := []compare.Side{compare.RunsSide("on", compare.KindLabel, on.Runs, on.Envs)}
+		for _, a := range arms {
+			sides = append(sides, compare.RunsSide(a.Name, compare.KindLabel, a.Runs, a.Envs))
+		}
+		cmp, err := compare.CompareSides(sides, compare.Options{Alpha: alpha})
+		if err == nil {
+			return cmp, arms, nil
+		}
+		var se *compare.SideError
+		if !errors.As(err, &se) {
+			return nil, nil, err
+		}
+		att.Notes = append(att.Notes, fmt.Sprintf("%s: %v", se.Side, se.Err))
+		arms = slices.DeleteFunc(arms, func(a Arm) bool { return a.Name == se.Side })
+	}
+	return nil, nil, nil
+}
+
 // effectOf turns one compared metric into a tax: the speedup of the
 // configuration over on, less one, in percent, with the ratio interval
 // when both sides' samples are repetitions (a side of several boots is
 // compared on per-boot medians, and its repetitions are no independent
 // samples).
 func effectOf(name string, m compare.Metric) Effect {
-	e := Effect{Config: name, TaxPct: (m.Speedup - 1) * 100, P: 1}
+	e := Effect{Config: name, TaxPct: (m.Speedup - 1) * 100, ChangePct: m.ChangePct, P: 1, PAdjusted: 1}
 	if math.IsNaN(e.TaxPct) || math.IsInf(e.TaxPct, 0) {
 		e.TaxPct = 0
 	}
-	if m.Test != nil {
-		e.P, e.Significant, e.N = m.Test.P, m.Test.Significant, m.Test.N()
+	if math.IsNaN(e.ChangePct) || math.IsInf(e.ChangePct, 0) {
+		e.ChangePct = 0
 	}
+	if m.Test != nil {
+		e.P, e.N = m.Test.P, m.Test.N()
+	}
+	if m.PAdjusted != nil {
+		e.PAdjusted = *m.PAdjusted
+	}
+	e.Significant = m.Significant
 	// compare owns the interval: the ratio B/A that goes with the U test,
 	// over repetitions or, when both sides span several boots, over the
 	// per-boot medians (the boot as the unit).

@@ -6,8 +6,10 @@
 package attribute
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/sectax/sectax/internal/compare"
@@ -134,9 +136,13 @@ type ProbeRow struct {
 	// percent); nil when the samples are too few.
 	ChangePct         float64         `json:"change_pct"`
 	ChangePctInterval *stats.Interval `json:"change_pct_interval"`
-	P                 float64         `json:"p"`
-	// Significant is the U test's verdict at Alpha (benchstat's "~" when
-	// false).
+	// P is the U test's raw p-value, PAdjusted the p-value after Holm's
+	// correction over every control's workloads (one comparison: the
+	// baseline arm and a side per control).
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Significant is the verdict at Alpha on PAdjusted (benchstat's "~"
+	// when false).
 	Significant bool `json:"significant"`
 	// Verified summarises what /proc showed for the control on the on arm.
 	Verified string   `json:"verified"`
@@ -144,8 +150,9 @@ type ProbeRow struct {
 }
 
 // ProbeTaxes compares, in a probes run, every control's arm with the
-// baseline arm of the same workload and parameters, through
-// internal/compare (median, U test) and stats.RatioInterval.
+// baseline arm of the same workload and parameters, in one comparison
+// (compare.CompareSides: median, U test, ratio interval, one Holm family
+// over every control's workloads).
 func ProbeTaxes(r *run.Run, offers []workload.SpecCtlOffer, alpha float64) (*ProbeReport, error) {
 	rep := &ProbeReport{Schema: ProbesSchema, Run: r.ID, Alpha: alpha, Confidence: stats.Confidence,
 		Controls: offers, Rows: []ProbeRow{}, Notes: []string{}}
@@ -157,12 +164,26 @@ func ProbeTaxes(r *run.Run, offers []workload.SpecCtlOffer, alpha float64) (*Pro
 	}
 	type key struct{ id, params string }
 	base := map[key]*run.Result{}
+	var baseOrder []key
 	for i := range r.Results {
 		res := &r.Results[i]
 		if StateOf(res) == BaselineState {
-			base[key{res.Workload, run.ParamsKey(res.Params)}] = res
+			k := key{res.Workload, run.ParamsKey(res.Params)}
+			if base[k] == nil {
+				baseOrder = append(baseOrder, k)
+			}
+			base[k] = res
 		}
 	}
+	// One comparison: the baseline arm and a side per control's arm, one
+	// Holm family over every arm's workloads.
+	type arm struct {
+		state string
+		res   *run.Result
+	}
+	var arms []arm
+	var states []string
+	byState := map[string][]run.Result{}
 	for i := range r.Results {
 		res := &r.Results[i]
 		st := StateOf(res)
@@ -170,14 +191,53 @@ func ProbeTaxes(r *run.Run, offers []workload.SpecCtlOffer, alpha float64) (*Pro
 			continue
 		}
 		k := key{res.Workload, run.ParamsKey(res.Params)}
-		b, ok := base[k]
-		if !ok {
+		if _, ok := base[k]; !ok {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s with %s on has no baseline arm to compare with", k.id, k.params, st))
 			continue
 		}
-		row, err := probeRow(r, b, res, st, rep.Alpha)
+		if byState[st] == nil {
+			states = append(states, st)
+		}
+		byState[st] = append(byState[st], *res)
+		arms = append(arms, arm{st, res})
+	}
+	side := func(name string, results []run.Result) compare.Side {
+		one := &run.Run{Schema: r.Schema, ID: r.ID + "/" + name, Label: name, Env: r.Env, Results: results}
+		return compare.RunsSide(name, compare.KindRun, []*run.Run{one}, nil)
+	}
+	var baseResults []run.Result
+	for _, k := range baseOrder {
+		baseResults = append(baseResults, *base[k])
+	}
+	var cmp *compare.Comparison
+	for len(states) > 0 {
+		sides := []compare.Side{side(BaselineState, baseResults)}
+		for _, st := range states {
+			sides = append(sides, side(st, byState[st]))
+		}
+		var err error
+		if cmp, err = compare.CompareSides(sides, compare.Options{Alpha: rep.Alpha}); err == nil {
+			break
+		}
+		var se *compare.SideError
+		if !errors.As(err, &se) {
+			return nil, err
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %v", se.Side, se.Err))
+		states = slices.DeleteFunc(states, func(st string) bool { return st == se.Side })
+		cmp = nil
+	}
+	if cmp == nil {
+		return rep, nil
+	}
+	for _, a := range arms {
+		si := slices.Index(states, a.state)
+		if si < 0 {
+			continue
+		}
+		row, err := probeRow(cmp.Comparisons[si], a.res, a.state)
 		if err != nil {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s, %s: %v", k.id, k.params, st, err))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s, %s: %v", a.res.Workload, run.ParamsKey(a.res.Params), a.state, err))
 			continue
 		}
 		rep.Rows = append(rep.Rows, row)
@@ -185,23 +245,18 @@ func ProbeTaxes(r *run.Run, offers []workload.SpecCtlOffer, alpha float64) (*Pro
 	return rep, nil
 }
 
-// probeRow compares one arm with the baseline as two one-result runs.
-func probeRow(r *run.Run, off, on *run.Result, state string, alpha float64) (ProbeRow, error) {
-	side := func(name string, res *run.Result) compare.Side {
-		one := &run.Run{Schema: r.Schema, ID: r.ID + "/" + name, Label: name, Env: r.Env, Results: []run.Result{*res}}
-		return compare.RunsSide(name, compare.KindRun, []*run.Run{one}, nil)
-	}
-	cr, err := compare.Compare(side(BaselineState, off), side(state, on), compare.Options{Alpha: alpha})
-	if err != nil {
-		return ProbeRow{}, err
-	}
-	if len(cr.Workloads) == 0 || len(cr.Workloads[0].Metrics) == 0 {
+// probeRow reads one arm's workload from its side's report against the
+// baseline arm.
+func probeRow(cr *compare.Report, on *run.Result, state string) (ProbeRow, error) {
+	pk := run.ParamsKey(on.Params)
+	i := slices.IndexFunc(cr.Workloads, func(w compare.Workload) bool { return w.ID == on.Workload && w.ParamsKey == pk })
+	if i < 0 || len(cr.Workloads[i].Metrics) == 0 {
 		return ProbeRow{}, fmt.Errorf("no samples to compare")
 	}
-	m := cr.Workloads[0].Metrics[0]
-	row := ProbeRow{Workload: on.Workload, ParamsKey: run.ParamsKey(on.Params), Control: state,
+	m := cr.Workloads[i].Metrics[0]
+	row := ProbeRow{Workload: on.Workload, ParamsKey: pk, Control: state,
 		Metric: m.Name, Unit: m.Unit, Better: string(m.Better), Off: m.A, On: m.B,
-		ChangePct: m.ChangePct, P: 1, Significant: m.Significant}
+		ChangePct: m.ChangePct, P: 1, PAdjusted: 1, Significant: m.Significant}
 	for _, c := range on.SpecControls {
 		if c.Control == state {
 			row.State = c.Requested
@@ -213,6 +268,9 @@ func probeRow(r *run.Run, off, on *run.Result, state string, alpha float64) (Pro
 		for _, w := range m.Test.Warnings {
 			row.Warnings = append(row.Warnings, w.Message)
 		}
+	}
+	if m.PAdjusted != nil {
+		row.PAdjusted = *m.PAdjusted
 	}
 	// compare owns the interval (a probe's sides are one boot each: the
 	// repetition is the unit).

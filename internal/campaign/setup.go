@@ -141,11 +141,16 @@ func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options,
 	for _, s := range ss {
 		runs = append(runs, s.Runs...)
 	}
-	for i, c := range configs[1:] {
-		rep, err := compare.Compare(ss[0], ss[i+1], compare.Options{})
-		if err != nil {
+	// One comparison, the first configuration the baseline: each
+	// configuration's interval against it.
+	var cmp *compare.Comparison
+	if len(ss) > 1 {
+		if cmp, err = compare.CompareSides(ss, compare.Options{}); err != nil {
 			return Extension{}, err
 		}
+	}
+	for i, c := range configs[1:] {
+		rep := cmp.Comparisons[i]
 		reports[c.Name] = rep
 		if lab.BootWidth(rep) > opts.TargetCI {
 			wide = append(wide, rep)

@@ -62,14 +62,7 @@ Markdown report then links them.`,
 			if len(args) < 2 {
 				return usagef("compare needs at least two sides, got %d: name a baseline and what to compare with it (sectax compare A B [C ...]; 'sectax list' shows the labels)", len(args))
 			}
-			seen := map[string]bool{}
-			for _, a := range args {
-				if seen[a] && len(args) > 2 { // two sides: compare says "the same run"
-					return usagef("%s is given twice: name each side once", a)
-				}
-				seen[a] = true
-			}
-			return nil
+			return nil // a side given twice: compare.ErrDuplicateSide
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := report.ComparisonFormats.Check(g.Format); err != nil {

@@ -82,8 +82,8 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 // taxReport compares --on against --off as `sectax compare ON OFF` does;
 // nil (with a notice) when a side is not stored yet and was not asked for
 // explicitly.
-func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (*compare.Report, error) {
-	skip := func(err error) (*compare.Report, error) {
+func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (*compare.Comparison, error) {
+	skip := func(err error) (*compare.Comparison, error) {
 		if po.explicit {
 			return nil, err
 		}
@@ -99,8 +99,8 @@ func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (
 	if err != nil {
 		return skip(err)
 	}
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: stats.DefaultAlpha})
-	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrNothingInCommon) {
+	rep, err := compare.CompareSides([]compare.Side{a, b}, compare.Options{Alpha: stats.DefaultAlpha})
+	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrDuplicateSide) || errors.Is(err, compare.ErrNothingInCommon) {
 		return skip(err) // a usage error (compare's sentinels say so)
 	}
 	return rep, err

@@ -6,10 +6,9 @@
 // interval of each ratio, judges the negative controls, and diffs the two
 // environments: kernel command-line tokens, vulnerability states, and
 // confounders that are not the mitigations. It also draws the conclusions
-// ("what this means", the one-line conclusion) as data. CompareSides
-// compares two or more sides against the first, one pairwise Report per
-// side with one Holm family across them (comparison.go); Compare is its
-// pair. Reports lay out the Comparison it returns and compute nothing;
+// ("what this means", the one-line conclusion) as data. CompareSides is
+// the one comparison: two or more sides against the first, one Report per
+// side with one Holm family across them (comparison.go). Reports lay out the Comparison it returns and compute nothing;
 // nothing here prints. The model is in model.go, the matching here, the
 // notes in notes.go, and every warning kind with its wording in
 // warnings.go.
@@ -181,42 +180,22 @@ func sideInfo(s Side) SideInfo {
 	return si
 }
 
-// Compare builds the report of A against B: the Pair of CompareSides.
-// It refuses sides measured under different accelerators
-// (*MixedAcceleratorsError).
-func Compare(a, b Side, opt Options) (*Report, error) {
-	c, err := CompareSides([]Side{a, b}, opt)
-	if err != nil {
-		return nil, err
+// alphaOf is the significance level opt asks for (stats.DefaultAlpha
+// when zero).
+func alphaOf(opt Options) float64 {
+	if opt.Alpha == 0 {
+		return stats.DefaultAlpha
 	}
-	return c.Pair(), nil
+	return opt.Alpha
 }
 
 // match builds the report of A against B up to the tests: the matched
 // workloads with their summaries, raw tests and ratio intervals. adjust
 // then corrects the p-values over the family, and finish draws the rest.
 func match(a, b Side, opt Options) (*Report, error) {
-	alpha := opt.Alpha
-	if alpha == 0 {
-		alpha = stats.DefaultAlpha
-	}
-	if err := stats.CheckAlpha(alpha); err != nil {
-		return nil, err
-	}
+	alpha := alphaOf(opt)
 	if len(a.Runs) == 0 || len(b.Runs) == 0 {
 		return nil, fmt.Errorf("a side holds no runs")
-	}
-	inA := map[string]bool{}
-	for _, r := range a.Runs {
-		inA[r.ID] = true
-	}
-	for _, r := range b.Runs {
-		if inA[r.ID] {
-			if len(a.Runs) == 1 && len(b.Runs) == 1 {
-				return nil, fmt.Errorf("%w (%s): compare two different runs or labels", ErrSameRun, r.ID)
-			}
-			return nil, fmt.Errorf("%w: run %s is on both sides (%s and %s); compare disjoint sets of runs", ErrSameRun, r.ID, a.Ref, b.Ref)
-		}
 	}
 	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence, Multiplicity: Multiplicity,
 		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},

@@ -99,7 +99,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 
 // TestStudyBaselines reproduces the study's executive summary.
 func TestStudyBaselines(t *testing.T) {
-	rep, err := Compare(baselineSide(t, "study-wsl3-on"), baselineSide(t, "study-wsl3-off"), Options{})
+	rep, err := pair(baselineSide(t, "study-wsl3-on"), baselineSide(t, "study-wsl3-off"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestStudyBaselines(t *testing.T) {
 // TestWSL2ToWSL3 compares across study generations: only sched-pipe and
 // go-build overlap, and the kernel release is a confounder.
 func TestWSL2ToWSL3(t *testing.T) {
-	rep, err := Compare(baselineSide(t, "study-wsl2-on"), baselineSide(t, "study-wsl3-on"), Options{})
+	rep, err := pair(baselineSide(t, "study-wsl2-on"), baselineSide(t, "study-wsl3-on"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestRunsSignificant(t *testing.T) {
 	envA := envOn()
 	envA["go_toolchain"] = "go1.26.8"
 	envB["go_toolchain"] = "go1.27.3"
-	rep, err := Compare(side("on", []*run.Run{on}, envA), side("off", []*run.Run{off}, envB), Options{Alpha: 0.05})
+	rep, err := pair(side("on", []*run.Run{on}, envA), side("off", []*run.Run{off}, envB), Options{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestPerBootMedians(t *testing.T) {
 	ea3["boot_id"] = "boot-on-2" // same boot as a2: pooled with it
 	eb1, eb2 := envOff(), envOff()
 	eb2["boot_id"] = "boot-off-2"
-	rep, err := Compare(side("on", a, ea1, ea2, ea3), side("off", b, eb1, eb2), Options{})
+	rep, err := pair(side("on", a, ea1, ea2, ea3), side("off", b, eb1, eb2), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,25 +299,25 @@ func TestPerBootMedians(t *testing.T) {
 func TestErrors(t *testing.T) {
 	r1 := mkRun("r1", "on", res("syscall-basic", nil, lower("usecs_per_op", 1)))
 	r2 := mkRun("r2", "on", res("sched-pipe", nil, lower("usecs_per_op", 1)))
-	_, err := Compare(side("r1", []*run.Run{r1}), side("on", []*run.Run{r1}), Options{})
+	_, err := pair(side("r1", []*run.Run{r1}), side("on", []*run.Run{r1}), Options{})
 	if !errors.Is(err, ErrSameRun) || !strings.Contains(err.Error(), "the two sides are the same run (r1)") {
 		t.Errorf("same run: %v", err)
 	}
-	_, err = Compare(side("on", []*run.Run{r1, r2}), side("r2", []*run.Run{r2}), Options{})
-	if !errors.Is(err, ErrSameRun) || !strings.Contains(err.Error(), "run r2 is on both sides (on and r2)") {
+	_, err = pair(side("on", []*run.Run{r1, r2}), side("r2", []*run.Run{r2}), Options{})
+	if !errors.Is(err, ErrRunOnTwoSides) || !strings.Contains(err.Error(), "run r2 is in both on and r2") {
 		t.Errorf("overlap: %v", err)
 	}
-	_, err = Compare(side("r1", []*run.Run{r1}), side("r2", []*run.Run{r2}), Options{})
+	_, err = pair(side("r1", []*run.Run{r1}), side("r2", []*run.Run{r2}), Options{})
 	if !errors.Is(err, ErrNothingInCommon) || !strings.Contains(err.Error(), "(r1 has syscall-basic (engine native); r2 has sched-pipe (engine native))") {
 		t.Errorf("nothing in common: %v", err)
 	}
 	r3 := mkRun("r3", "x", res("syscall-basic", nil, lower("usecs_per_op", 1)))
 	r3.Engine = "perf"
-	_, err = Compare(side("r1", []*run.Run{r1}), side("r3", []*run.Run{r3}), Options{})
+	_, err = pair(side("r1", []*run.Run{r1}), side("r3", []*run.Run{r3}), Options{})
 	if !errors.Is(err, ErrNothingInCommon) {
 		t.Errorf("different engines matched: %v", err)
 	}
-	if _, err := Compare(side("r1", []*run.Run{r1}), side("r3", []*run.Run{r3}), Options{Alpha: 2}); err == nil || !strings.Contains(err.Error(), "alpha 2 is out of range") {
+	if _, err := pair(side("r1", []*run.Run{r1}), side("r3", []*run.Run{r3}), Options{Alpha: 2}); err == nil || !strings.Contains(err.Error(), "alpha 2 is out of range") {
 		t.Errorf("alpha 2: %v", err)
 	}
 }
@@ -330,7 +330,7 @@ func TestUnknownEnvIsNoDifference(t *testing.T) {
 	eb := envOff()
 	delete(eb, "cpu")
 	eb["kernel"] = map[string]any{"release": ""}
-	rep, err := Compare(side("on", []*run.Run{a}, envOn()), side("off", []*run.Run{b}, eb), Options{})
+	rep, err := pair(side("on", []*run.Run{a}, envOn()), side("off", []*run.Run{b}, eb), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,14 +343,14 @@ func TestUnknownEnvIsNoDifference(t *testing.T) {
 	ea["mitigation_mode"], eb2["mitigation_mode"] = "unknown", "unknown"
 	ea["cpu"].(map[string]any)["online"] = float64(0)
 	eb2["boot_id"] = "other"
-	rep, err = Compare(side("on", []*run.Run{a}, ea), side("off", []*run.Run{b}, eb2), Options{})
+	rep, err = pair(side("on", []*run.Run{a}, ea), side("off", []*run.Run{b}, eb2), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Env.Confounders) != 0 || hasWarning(rep, "same-mitigations", "") || len(rep.A.MitigationMode) != 0 {
 		t.Errorf("unknown values compared: %+v %+v %+v", rep.Env.Confounders, rep.Warnings, rep.A)
 	}
-	rep, err = Compare(side("on", []*run.Run{a}), side("off", []*run.Run{b}), Options{})
+	rep, err = pair(side("on", []*run.Run{a}), side("off", []*run.Run{b}), Options{})
 	if err != nil || rep.Env.CmdlineKnown || len(rep.Env.Vulnerabilities) != 0 {
 		t.Errorf("no env: %+v, %v", rep, err)
 	}
@@ -363,7 +363,7 @@ func TestIncompleteRunWarned(t *testing.T) {
 	a := mkRun("a", "on", res("w", nil, lower("m", 1, 2, 3, 4)))
 	a.Status = run.StatusInterrupted
 	b := mkRun("b", "off", res("w", nil, lower("m", 5, 6, 7, 8)))
-	rep, err := Compare(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
+	rep, err := pair(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestIncompleteRunWarned(t *testing.T) {
 func TestRunAgainstBaseline(t *testing.T) {
 	r := mkRun("mine", "on", res("syscall-basic", map[string]any{"loops": int64(10000000)},
 		lower("usecs_per_op", 0.30, 0.31, 0.29), higher("ops_per_sec", 3.3e6, 3.2e6, 3.4e6)))
-	rep, err := Compare(baselineSide(t, "study-wsl3-on"), side("mine", []*run.Run{r}, envOn()), Options{})
+	rep, err := pair(baselineSide(t, "study-wsl3-on"), side("mine", []*run.Run{r}, envOn()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ func TestRunAgainstBaseline(t *testing.T) {
 func TestZeroMedianJSON(t *testing.T) {
 	a := mkRun("a", "on", res("cmd", nil, lower("nvcsw", 0, 0, 0, 0, 0, 1)))
 	b := mkRun("b", "off", res("cmd", nil, lower("nvcsw", 3, 4, 3, 5, 4, 3)))
-	rep, err := Compare(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
+	rep, err := pair(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +449,7 @@ func controlRuns(spread float64) (Side, Side) {
 // change; one whose interval reaches ±43% is inconclusive, and says why.
 func TestControlVouchesOnlyWhenItCouldSee(t *testing.T) {
 	a, b := controlRuns(0.005)
-	rep, err := Compare(a, b, Options{})
+	rep, err := pair(a, b, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestControlVouchesOnlyWhenItCouldSee(t *testing.T) {
 		t.Errorf("quiet control: %+v", rep.Controls)
 	}
 	a, b = controlRuns(0.5)
-	rep, err = Compare(a, b, Options{})
+	rep, err = pair(a, b, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +482,7 @@ func TestControlVouchesOnlyWhenItCouldSee(t *testing.T) {
 func TestZeroMedianControlJSON(t *testing.T) {
 	a := mkRun("a", "on", res("w", nil, lower("m", 1, 2, 3, 4, 5, 6)), res("ctl-x", nil, lower("n", 0, 0, 0, 0, 0, 0)))
 	b := mkRun("b", "off", res("w", nil, lower("m", 7, 8, 9, 10, 11, 12)), res("ctl-x", nil, lower("n", 1, 2, 1, 2, 1, 2)))
-	rep, err := Compare(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
+	rep, err := pair(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,7 +515,7 @@ func TestBootInterval(t *testing.T) {
 		return side("on", a, ea...), side("off", b, eb...)
 	}
 	a, b := sides(6)
-	rep, err := Compare(a, b, Options{})
+	rep, err := pair(a, b, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,10 +529,20 @@ func TestBootInterval(t *testing.T) {
 		t.Errorf("interval %+v, want about 0.5 from the per-boot medians", *m.RatioInterval)
 	}
 	a, b = sides(2)
-	if rep, err = Compare(a, b, Options{}); err != nil {
+	if rep, err = pair(a, b, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if m := findMetric(t, rep, "sched-pipe", "usecs_per_op"); m.RatioInterval != nil {
 		t.Errorf("2+2 boots have an interval %+v", *m.RatioInterval)
 	}
+}
+
+// pair compares b with the baseline a: the one Report of a comparison of
+// two sides.
+func pair(a, b Side, opt Options) (*Report, error) {
+	c, err := CompareSides([]Side{a, b}, opt)
+	if err != nil {
+		return nil, err
+	}
+	return c.Comparisons[0], nil
 }

@@ -10,28 +10,37 @@ import (
 )
 
 // ComparisonSchema is the value of the "schema" field of the JSON report
-// of a comparison of any number of sides (a pair is the case of one
-// comparison); each of its comparisons is a Report (Schema).
+// of a comparison of any number of sides; each of its comparisons is a
+// Report (Schema).
 const ComparisonSchema = "sectax.compare/v3"
 
-// MultiplicityAcrossSides names the correction of a multi-side comparison:
-// Holm–Bonferroni over every (side, primary metric) pair against the
-// baseline, one family for the whole report. Each pairwise report of a
-// Comparison of three or more sides carries it instead of Multiplicity.
-const MultiplicityAcrossSides = "holm-across-sides"
-
 // ErrDuplicateSide is a side given twice, ErrRunOnTwoSides a run that two
-// sides hold; the CLI exits 2 on them.
+// sides hold (ErrSameRun: two sides that are the same runs); the CLI exits
+// 2 on them.
 var (
 	ErrDuplicateSide = exit.New(exit.Usage, "a side is given twice")
 	ErrRunOnTwoSides = exit.New(exit.Usage, "a run is on two sides")
 )
 
-// Comparison is a comparison of two or more sides: the first is the
-// baseline (as benchstat's first column), and each other side is compared
-// with it by the pairwise Report, the p-values of all of them corrected
-// together. A pair is the case of one other side. Reports lay it out as a
-// row per workload and metric and a column per side.
+// SideError is why one side could not be compared with the baseline (no
+// workload in common, no runs); its text is Err's. A caller that compares
+// many sides can leave that side out and compare the rest.
+type SideError struct {
+	Side string
+	Err  error
+}
+
+func (e *SideError) Error() string { return e.Err.Error() }
+func (e *SideError) Unwrap() error { return e.Err }
+
+// Comparison is the one comparison of sectax: two or more sides, the first
+// the baseline (as benchstat's first column), each other side compared with
+// it by a Report, the p-values of all of them corrected together as one
+// Holm family. Two sides are simply a baseline and one other side; every
+// command that reports a change or a tax (compare, attribute report, the
+// lab matrix, campaign, fleet, the Prometheus export) builds one per
+// question and reads its Rows. Reports lay it out as a row per workload and
+// metric and a column per side.
 type Comparison struct {
 	Schema string `json:"schema"`
 	// Conclusions are the conclusion of each side against the baseline, in
@@ -39,7 +48,7 @@ type Comparison struct {
 	Conclusions []SideConclusion `json:"conclusions"`
 	Alpha       float64          `json:"alpha"`
 	Confidence  float64          `json:"confidence"`
-	// Multiplicity is MultiplicityAcrossSides (Multiplicity for a pair);
+	// Multiplicity is Multiplicity (Holm–Bonferroni over the family);
 	// Family the number of hypotheses corrected together (the tested
 	// primary metrics of every side against the baseline).
 	Multiplicity string   `json:"multiplicity"`
@@ -84,47 +93,33 @@ type Row struct {
 }
 
 // CompareSides compares every side after the first with the first (the
-// baseline), each by the pairwise Report, with Holm's correction over every
-// side's primary metrics together. It needs at least two sides; a pair is
-// one Report (Pair). It refuses sides measured under different
-// accelerators (*MixedAcceleratorsError).
+// baseline), each by a Report, with Holm's correction over every side's
+// primary metrics together: one family per call, so a caller asks one
+// question per call. It needs at least two sides, each named once
+// (ErrDuplicateSide), no two of them holding the same runs (ErrSameRun) or
+// sharing a run (ErrRunOnTwoSides), and refuses sides measured under
+// different accelerators (*MixedAcceleratorsError).
 func CompareSides(sides []Side, opt Options) (*Comparison, error) {
 	if len(sides) < 2 {
 		return nil, fmt.Errorf("a comparison needs at least two sides, got %d", len(sides))
 	}
-	pair := len(sides) == 2
-	seen := map[string]bool{}
-	owner := map[string]string{}
-	for _, s := range sides {
-		if pair {
-			break // a pair's one check is match's ErrSameRun
-		}
-		if seen[s.Ref] {
-			return nil, fmt.Errorf("%w (%s): name each side once", ErrDuplicateSide, s.Ref)
-		}
-		seen[s.Ref] = true
-		for _, r := range s.Runs {
-			if o, ok := owner[r.ID]; ok {
-				return nil, fmt.Errorf("%w: run %s is in both %s and %s; compare disjoint sets of runs", ErrRunOnTwoSides, r.ID, o, s.Ref)
-			}
-			owner[r.ID] = s.Ref
-		}
+	if err := disjoint(sides); err != nil {
+		return nil, err
 	}
 	note, err := checkAccelerators(sides)
 	if err != nil {
 		return nil, err
 	}
 	base := sides[0]
-	mr := &Comparison{Schema: ComparisonSchema, Multiplicity: MultiplicityAcrossSides, Lab: note, Inputs: sides}
-	if pair {
-		mr.Multiplicity = Multiplicity
+	mr := &Comparison{Schema: ComparisonSchema, Multiplicity: Multiplicity, Lab: note, Inputs: sides}
+	if err := stats.CheckAlpha(alphaOf(opt)); err != nil {
+		return nil, err
 	}
 	for _, s := range sides[1:] {
 		rep, err := match(base, s, opt)
 		if err != nil {
-			return nil, err
+			return nil, &SideError{Side: s.Ref, Err: err}
 		}
-		rep.Multiplicity = mr.Multiplicity
 		mr.Comparisons = append(mr.Comparisons, rep)
 	}
 	adjust(mr.Comparisons)
@@ -143,6 +138,53 @@ func CompareSides(sides []Side, opt Options) (*Comparison, error) {
 	mr.Alpha, mr.Confidence, mr.Baseline = first.Alpha, first.Confidence, first.A
 	mr.Rows = multiRows(base, mr.Comparisons)
 	return mr, nil
+}
+
+// disjoint checks that each side is named once and that no run is on two
+// sides: two sides of the very same runs are ErrSameRun (compare two
+// different runs or labels), a run shared by two otherwise different sides
+// ErrRunOnTwoSides.
+func disjoint(sides []Side) error {
+	seen := map[string]bool{}
+	owner := map[string]int{}
+	for i, s := range sides {
+		if seen[s.Ref] {
+			return fmt.Errorf("%w (%s): name each side once", ErrDuplicateSide, s.Ref)
+		}
+		seen[s.Ref] = true
+		for _, r := range s.Runs {
+			j, ok := owner[r.ID]
+			if !ok {
+				owner[r.ID] = i
+				continue
+			}
+			if sameRuns(sides[j], s) {
+				if len(s.Runs) == 1 {
+					return fmt.Errorf("%w (%s): compare two different runs or labels", ErrSameRun, r.ID)
+				}
+				return fmt.Errorf("%w (%s and %s hold the same %d runs): compare two different runs or labels", ErrSameRun, sides[j].Ref, s.Ref, len(s.Runs))
+			}
+			return fmt.Errorf("%w: run %s is in both %s and %s; compare disjoint sets of runs", ErrRunOnTwoSides, r.ID, sides[j].Ref, s.Ref)
+		}
+	}
+	return nil
+}
+
+// sameRuns reports whether a and b hold the same set of runs.
+func sameRuns(a, b Side) bool {
+	if len(a.Runs) != len(b.Runs) {
+		return false
+	}
+	in := map[string]bool{}
+	for _, r := range a.Runs {
+		in[r.ID] = true
+	}
+	for _, r := range b.Runs {
+		if !in[r.ID] {
+			return false
+		}
+	}
+	return true
 }
 
 // multiRows joins the comparisons' metrics into rows, in the baseline's
@@ -200,15 +242,6 @@ func (mr *Comparison) Published() bool {
 		}
 	}
 	return false
-}
-
-// Pair is the one Report of a comparison of two sides, nil when there are
-// three or more.
-func (mr *Comparison) Pair() *Report {
-	if len(mr.Comparisons) != 1 {
-		return nil
-	}
-	return mr.Comparisons[0]
 }
 
 // SideLetter names the i-th side as the reports do: A (the baseline), B,

@@ -2,6 +2,8 @@ package compare
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,7 +44,7 @@ func TestCompareSidesHolmOverEverySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mr.Schema != ComparisonSchema || mr.Multiplicity != MultiplicityAcrossSides || mr.Family != 4 || len(mr.Comparisons) != 2 {
+	if mr.Schema != ComparisonSchema || mr.Multiplicity != Multiplicity || mr.Family != 4 || len(mr.Comparisons) != 2 {
 		t.Fatalf("schema %q multiplicity %q family %d comparisons %d", mr.Schema, mr.Multiplicity, mr.Family, len(mr.Comparisons))
 	}
 	if mr.Baseline.Ref != "on" || mr.Comparisons[1].A.Ref != "on" || mr.Comparisons[1].B.Ref != "half" {
@@ -52,7 +54,7 @@ func TestCompareSidesHolmOverEverySide(t *testing.T) {
 	var raw []float64
 	var adj []float64
 	for _, rep := range mr.Comparisons {
-		if rep.Multiplicity != MultiplicityAcrossSides {
+		if rep.Multiplicity != Multiplicity {
 			t.Errorf("%s: multiplicity %q", rep.B.Ref, rep.Multiplicity)
 		}
 		for _, w := range rep.Workloads {
@@ -65,7 +67,7 @@ func TestCompareSidesHolmOverEverySide(t *testing.T) {
 	}
 	// The pairwise report of C alone corrects over two hypotheses only: a
 	// smaller family, p-values no larger.
-	alone, err := Compare(sides[0], sides[2], Options{})
+	alone, err := pair(sides[0], sides[2], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,17 @@ func TestCompareSidesErrors(t *testing.T) {
 	again := sides[2]
 	again.Ref = "again"
 	again.Runs = sides[1].Runs
-	if _, err := CompareSides([]Side{sides[0], sides[1], again}, Options{}); !errors.Is(err, ErrRunOnTwoSides) {
+	if _, err := CompareSides([]Side{sides[0], sides[1], again}, Options{}); !errors.Is(err, ErrSameRun) {
+		t.Errorf("two sides of the same runs: %v", err)
+	}
+	// The same run on both sides of two is refused as it always was.
+	if _, err := CompareSides([]Side{sides[1], again}, Options{}); !errors.Is(err, ErrSameRun) || !strings.Contains(err.Error(), "compare two different runs or labels") {
+		t.Errorf("a pair of the same run: %v", err)
+	}
+	more := sides[2]
+	more.Ref = "more"
+	more.Runs = append(slices.Clone(sides[1].Runs), mkRun("r-more", "more", res("syscall-basic", nil, lower("usecs_per_op", 1))))
+	if _, err := CompareSides([]Side{sides[0], sides[1], more}, Options{}); !errors.Is(err, ErrRunOnTwoSides) {
 		t.Errorf("a run on two sides: %v", err)
 	}
 	if _, err := CompareSides(sides, Options{Alpha: 2}); err == nil {

@@ -15,7 +15,7 @@ func twoSides(t *testing.T, ea, eb map[string]any) *Report {
 	t.Helper()
 	a := mkRun("a1", "a", res("syscall-basic", nil, lower("ns/op", 100, 101, 99, 100, 102, 98, 100, 101)))
 	b := mkRun("b1", "b", res("syscall-basic", nil, lower("ns/op", 80, 81, 79, 80, 82, 78, 80, 81)))
-	rep, err := Compare(side("a", []*run.Run{a}, ea), side("b", []*run.Run{b}, eb), Options{})
+	rep, err := pair(side("a", []*run.Run{a}, ea), side("b", []*run.Run{b}, eb), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestCmdlineAffectsOnlyWhatTheMachineMitigates(t *testing.T) {
 	a := mkRun("a1", "a", res("syscall-basic", nil, lower("ns/op", 100, 101, 99, 100, 102, 98, 100, 101)))
 	b := mkRun("b1", "b", res("syscall-basic", nil, lower("ns/op", 80, 81, 79, 80, 82, 78, 80, 81)))
 	a.Env, b.Env = snap, &off
-	rep, err := Compare(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
+	rep, err := pair(side("a", []*run.Run{a}), side("b", []*run.Run{b}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

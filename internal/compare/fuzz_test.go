@@ -22,10 +22,10 @@ func FuzzEnvDiff(f *testing.F) {
 		}
 		a := mkRun("a", "on", res("w", nil, lower("m", 1, 2, 3, 4, 5, 6)))
 		b := mkRun("b", "off", res("w", nil, lower("m", 2, 3, 4, 5, 6, 7)))
-		if _, err := Compare(side("a", []*run.Run{a}, ea), side("b", []*run.Run{b}, eb), Options{}); err != nil {
+		if _, err := pair(side("a", []*run.Run{a}, ea), side("b", []*run.Run{b}, eb), Options{}); err != nil {
 			t.Fatalf("Compare: %v", err)
 		}
-		rep, err := Compare(side("a", []*run.Run{a}, ea), side("b", []*run.Run{b}, ea), Options{})
+		rep, err := pair(side("a", []*run.Run{a}, ea), side("b", []*run.Run{b}, ea), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestHostIsTheUnit(t *testing.T) {
 	off := RunsSide("label:off", KindLabel,
 		[]*run.Run{mk("a-off", "off", 1), mk("b-off", "off", 2), mk("c-off", "off", 3)},
 		[]map[string]any{hostEnv("off", "a", "a3"), hostEnv("off", "b", "b3"), hostEnv("off", "c", "c3")})
-	rep, err := Compare(on, off, Options{})
+	rep, err := pair(on, off, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestHostIsTheUnit(t *testing.T) {
 	}
 	// Host c measured only with mitigations on: a confounder.
 	off.Runs, off.Envs = off.Runs[:2], off.Envs[:2]
-	rep, err = Compare(on, off, Options{})
+	rep, err = pair(on, off, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

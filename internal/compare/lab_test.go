@@ -66,7 +66,7 @@ func TestRefuseMixedAccelerators(t *testing.T) {
 		setAccel(sides, tc.accels...)
 		var err error
 		if len(tc.accels) == 2 {
-			_, err = Compare(sides[0], sides[1], Options{})
+			_, err = pair(sides[0], sides[1], Options{})
 		} else {
 			_, err = CompareSides(sides, Options{})
 		}
@@ -87,7 +87,7 @@ func TestRefuseMixedAccelerators(t *testing.T) {
 	sides[0].Envs = append(sides[0].Envs, envOn())
 	setAccel(sides, "tcg", "tcg")
 	sides[0].Runs[1].Lab = nil
-	if _, err := Compare(sides[0], sides[1], Options{}); !errors.Is(err, ErrMixedAccelerators) {
+	if _, err := pair(sides[0], sides[1], Options{}); !errors.Is(err, ErrMixedAccelerators) {
 		t.Errorf("a side mixing tcg and bare runs: err = %v", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestLabNotes(t *testing.T) {
 	for _, accel := range []string{"tcg", "kvm", ""} {
 		sides := threeSides()
 		setAccel(sides, accel, accel, accel)
-		rep, err := Compare(sides[0], sides[1], Options{})
+		rep, err := pair(sides[0], sides[1], Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ func TestBootShare(t *testing.T) {
 	ea := []map[string]any{envOn(), envOn(), envOn(), envOn()}
 	ea[1]["boot_id"], ea[2]["boot_id"], ea[3]["boot_id"] = "on-2", "on-3", "on-3"
 	b := []*run.Run{mk("b1", "off", 4, 5, 6)}
-	rep, err := Compare(side("on", a, ea...), side("off", b, envOff()), Options{})
+	rep, err := pair(side("on", a, ea...), side("off", b, envOff()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestBootShare(t *testing.T) {
 	}
 
 	// One boot a side: no share at all.
-	rep, err = Compare(side("on", a[:1], envOn()), side("off", b, envOff()), Options{})
+	rep, err = pair(side("on", a[:1], envOn()), side("off", b, envOff()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ var (
 	ErrNothingInCommon = exit.New(exit.Usage, "the two sides have no workload in common")
 )
 
-// Options configure Compare.
+// Options configure CompareSides.
 type Options struct {
 	// Alpha is the significance level of the U test (stats.DefaultAlpha
 	// when zero).
@@ -44,7 +44,8 @@ const (
 )
 
 // Multiplicity is how the family of primary metrics is corrected for
-// multiple testing.
+// multiple testing: Holm–Bonferroni over every side's primary metrics
+// against the baseline, one family per Comparison.
 const Multiplicity = "holm"
 
 // Report is the whole comparison: every number, verdict, finding and

@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/sectax/sectax/internal/stats"
 )
@@ -200,6 +202,37 @@ func (rep *Report) addControls() {
 		}
 		rep.Controls = append(rep.Controls, f)
 	}
+	rep.oneControlVerdict()
+}
+
+// oneControlVerdict keeps the controls' findings to one verdict on the
+// comparison: when a control moved, the comparison is confounded, and a
+// control that did not move no longer says there is no sign of a clock or
+// load change ("What this means" and the warnings read the same findings).
+func (rep *Report) oneControlVerdict() {
+	var moved []string
+	for _, c := range rep.Controls {
+		if c.Status == ControlMoved && !slices.Contains(moved, c.Workload) {
+			moved = append(moved, c.Workload)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	for i := range rep.Controls {
+		c := &rep.Controls[i]
+		if c.Status != ControlVouches {
+			continue
+		}
+		c.Message = fmt.Sprintf("negative control %s did not move significantly (p=%.3f), but %s moved: the comparison is confounded (see Warnings)",
+			c.Workload, c.P, strings.Join(moved, " and "))
+	}
+}
+
+// ControlsMoved reports whether a negative control moved significantly:
+// the comparison is confounded.
+func (rep *Report) ControlsMoved() bool {
+	return slices.ContainsFunc(rep.Controls, func(c ControlFinding) bool { return c.Status == ControlMoved })
 }
 
 // addConclusion sums the comparison up in one line.

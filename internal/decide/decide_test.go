@@ -206,7 +206,7 @@ func TestSavingsFromStore(t *testing.T) {
 		if len(o.Saving) != 1 || o.Saving[0].Interval == nil || o.Measure != "" {
 			t.Fatalf("%s: %+v", name, o)
 		}
-		rep, err := compare.Compare(side("on"), side(name), compare.Options{})
+		rep, err := pairOf(compare.CompareSides([]compare.Side{side("on"), side(name)}, compare.Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,4 +275,12 @@ func TestSavingsOnlyFromThisMachine(t *testing.T) {
 	if !note(d, "--any-machine: the savings come from runs measured on") {
 		t.Errorf("--any-machine notes %q: want where the savings were measured", d.Facts.Notes)
 	}
+}
+
+// pairOf is the one report of a comparison of two sides.
+func pairOf(c *compare.Comparison, err error) (*compare.Report, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.Comparisons[0], nil
 }

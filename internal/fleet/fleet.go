@@ -154,17 +154,18 @@ func Build(runs []Run, on, off string) *Report {
 				g.Unpaired = append(g.Unpaired, HostNote{Host: h, Why: why})
 				continue
 			}
-			cmp, err := compare.Compare(side(on, hr.on), side(off, hr.off), compare.Options{})
+			cmp, err := compare.CompareSides([]compare.Side{side(on, hr.on), side(off, hr.off)}, compare.Options{})
 			if err != nil {
 				g.Unpaired = append(g.Unpaired, HostNote{Host: h, Why: err.Error()})
 				continue
 			}
 			g.Paired = append(g.Paired, h)
-			for _, w := range cmp.Workloads {
-				if w.Control || len(w.Metrics) == 0 {
+			for _, r := range cmp.Rows {
+				m := r.Sides[0]
+				if r.Workload.Control || m == nil || m.Role != compare.RolePrimary {
 					continue
 				}
-				m := w.Metrics[0] // the primary metric
+				w := r.Workload
 				t := (m.Speedup - 1) * 100
 				if t != t || t > 1e300 || t < -1e300 {
 					continue

@@ -153,22 +153,27 @@ func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[
 	}
 	reports := map[string][]*compare.Report{}
 	widths := map[string]float64{}
-	for _, c := range running {
+	if len(running) > 0 {
 		for _, k := range kernels {
-			a, err := load.Side(ctx, Label(s.req.Prefix, k, s.configs[0].Name))
+			// One comparison per kernel: on first, then every configuration
+			// still running.
+			group := []compare.Side{}
+			for _, c := range append([]bootconfig.Config{s.configs[0]}, running...) {
+				side, err := load.Side(ctx, Label(s.req.Prefix, k, c.Name))
+				if err != nil {
+					return nil, nil, err
+				}
+				group = append(group, side)
+			}
+			cmp, err := compare.CompareSides(group, compare.Options{})
 			if err != nil {
 				return nil, nil, err
 			}
-			b, err := load.Side(ctx, Label(s.req.Prefix, k, c.Name))
-			if err != nil {
-				return nil, nil, err
+			for i, c := range running {
+				rep := cmp.Comparisons[i]
+				reports[c.Name] = append(reports[c.Name], rep)
+				widths[c.Name] = math.Max(widths[c.Name], BootWidth(rep))
 			}
-			rep, err := compare.Compare(a, b, compare.Options{})
-			if err != nil {
-				return nil, nil, err
-			}
-			reports[c.Name] = append(reports[c.Name], rep)
-			widths[c.Name] = math.Max(widths[c.Name], BootWidth(rep))
 		}
 	}
 	// The sizing is of the configurations that go on.

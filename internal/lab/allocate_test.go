@@ -34,7 +34,7 @@ func TestAllocate(t *testing.T) {
 	// 15/17 = 88%.
 	on := bootSide("on", []float64{1, 3}, []float64{5, 7}, []float64{9, 11})
 	off := bootSide("off", []float64{2, 6}, []float64{10, 14}, []float64{18, 22})
-	rep, err := compare.Compare(on, off, compare.Options{})
+	rep, err := pairOf(compare.CompareSides([]compare.Side{on, off}, compare.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestAllocate(t *testing.T) {
 	}
 
 	// One boot a side: nothing to split.
-	rep, err = compare.Compare(bootSide("on", []float64{1, 3}), bootSide("off", []float64{2, 6}), compare.Options{})
+	rep, err = pairOf(compare.CompareSides([]compare.Side{bootSide("on", []float64{1, 3}), bootSide("off", []float64{2, 6})}, compare.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,4 +151,12 @@ func TestRemaining(t *testing.T) {
 	if got := Remaining(time.Minute, 3, true); got != "a boot takes 1:00 here: about 3:00 for the 3 planned boots left (adaptive rounds may add more)" {
 		t.Errorf("%q", got)
 	}
+}
+
+// pairOf is the one report of a comparison of two sides.
+func pairOf(c *compare.Comparison, err error) (*compare.Report, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.Comparisons[0], nil
 }

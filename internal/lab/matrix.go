@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sectax/sectax/internal/bootconfig"
@@ -13,71 +14,84 @@ import (
 
 // Matrix is the result of a lab: the headline (the TCG warning, mixed
 // accelerators, the matrix's size, what stopped adaptive repetition) and
-// the comparisons, per kernel each configuration against on, per
-// configuration each kernel against the first.
+// its groups, each one comparison (one Holm family): per kernel every
+// configuration against on, per configuration every kernel against the
+// first.
 type Matrix struct {
-	Headline    []string
-	Comparisons []Comparison
+	Headline []string
+	Groups   []Group
 }
 
-// Comparison is one cell of the lab matrix: configuration B against A
-// on one kernel, or one configuration across two kernels.
-type Comparison struct {
-	// Group titles the block ("tax against on, kernel 6.1.0-57-amd64").
-	Group string
-	// A and B name the two sides in the table ("on", "off").
-	A, B   string
-	Report *compare.Report
+// Group is one block of the lab matrix: one comparison of many sides, the
+// baseline first, its sides named as the block names them ("on", "off";
+// or the kernels).
+type Group struct {
+	// Title titles the block ("tax against on, kernel 6.1.0-57-amd64").
+	Title      string
+	Comparison *compare.Comparison
 }
 
-// MakeMatrix compares the stored runs of a plan pairwise (labels
-// PREFIX-KERNEL-CONFIG, loaded through load); notes follow the headline.
+// MakeMatrix compares the stored runs of a plan (labels
+// PREFIX-KERNEL-CONFIG, loaded through load), one comparison per kernel
+// (its configurations, on first) and, with two kernels or more, one per
+// configuration (its kernels, the first first); notes follow the headline.
 func MakeMatrix(ctx context.Context, load *sides.Loader, prefix string, kernels []string, configs []bootconfig.Config, notes ...string) (*Matrix, error) {
 	loaded := map[string]compare.Side{}
-	side := func(label string) (compare.Side, error) {
-		if s, ok := loaded[label]; ok {
-			return s, nil
-		}
-		s, err := load.Side(ctx, label)
-		if err == nil {
+	side := func(label, name string) (compare.Side, error) {
+		s, ok := loaded[label]
+		if !ok {
+			var err error
+			if s, err = load.Side(ctx, label); err != nil {
+				return s, err
+			}
 			loaded[label] = s
 		}
-		return s, err
+		s.Ref = name // the block names its sides
+		return s, nil
 	}
 	m := &Matrix{}
-	add := func(group, an, bn, a, b string) error {
-		sa, err := side(a)
-		if err != nil {
-			return err
+	add := func(title string, labels, names []string) error {
+		var group []compare.Side
+		for i := range labels {
+			s, err := side(labels[i], names[i])
+			if err != nil {
+				return err
+			}
+			group = append(group, s)
 		}
-		sb, err := side(b)
-		if err != nil {
-			return err
+		if len(group) < 2 {
+			return nil
 		}
-		rep, err := compare.Compare(sa, sb, compare.Options{})
+		c, err := compare.CompareSides(group, compare.Options{})
 		if err != nil {
-			return fmt.Errorf("compare %s %s: %w", a, b, err)
+			return fmt.Errorf("compare %s: %w", strings.Join(labels, " "), err)
 		}
-		m.Comparisons = append(m.Comparisons, Comparison{Group: group, A: an, B: bn, Report: rep})
+		m.Groups = append(m.Groups, Group{Title: title, Comparison: c})
 		return nil
 	}
+	// on first, then the other configurations in the plan's order.
+	ordered := slices.Clone(configs)
+	if i := slices.IndexFunc(ordered, func(c bootconfig.Config) bool { return c.Name == "on" }); i > 0 {
+		on := ordered[i]
+		ordered = append([]bootconfig.Config{on}, slices.Delete(ordered, i, i+1)...)
+	}
 	for _, k := range kernels {
-		for _, c := range configs {
-			if c.Name == "on" {
-				continue
-			}
-			if err := add("tax against on, kernel "+k, "on", c.Name, Label(prefix, k, "on"), Label(prefix, k, c.Name)); err != nil {
-				return nil, err
-			}
+		var labels, names []string
+		for _, c := range ordered {
+			labels, names = append(labels, Label(prefix, k, c.Name)), append(names, c.Name)
+		}
+		if err := add("tax against on, kernel "+k, labels, names); err != nil {
+			return nil, err
 		}
 	}
 	if len(kernels) > 1 {
-		for _, c := range configs {
-			for _, k := range kernels[1:] {
-				if err := add("change between kernels, configuration "+c.Name, kernels[0], k,
-					Label(prefix, kernels[0], c.Name), Label(prefix, k, c.Name)); err != nil {
-					return nil, err
-				}
+		for _, c := range ordered {
+			var labels []string
+			for _, k := range kernels {
+				labels = append(labels, Label(prefix, k, c.Name))
+			}
+			if err := add("change between kernels, configuration "+c.Name, labels, kernels); err != nil {
+				return nil, err
 			}
 		}
 	}

@@ -22,7 +22,7 @@ const ChartWaterfall = "waterfall"
 // removes tax and orange where it adds some back.
 func WaterfallCharts(a *attribute.Attribution) ([]Chart, error) {
 	var out []Chart
-	for i, wl := range a.Workloads {
+	for i, wl := range attributedWorkloads(a) {
 		if len(wl.Waterfall) < 2 {
 			continue
 		}

@@ -45,7 +45,7 @@ func AttributionHTML(w io.Writer, a *attribute.Attribution) error {
 	}
 	svg := map[int]template.HTML{}
 	ci := 0
-	for i, wl := range a.Workloads {
+	for i, wl := range attributedWorkloads(a) {
 		if len(wl.Waterfall) < 2 {
 			continue
 		}
@@ -58,8 +58,11 @@ func AttributionHTML(w io.Writer, a *attribute.Attribution) error {
 	}
 	return attributeTmpl.ExecuteTemplate(w, "page", struct {
 		*attribute.Attribution
-		Title string
-		SVG   map[int]template.HTML
-		CSS   template.CSS
-	}{a, Headlined(a.Headline, "attribution of the tax to mitigations"), svg, template.CSS(htmlCSS)})
+		Title, Convention, Legend string
+		Lead                      []string
+		Attributed                []attribute.WorkloadAttribution
+		SVG                       map[int]template.HTML
+		CSS                       template.CSS
+	}{a, Headlined(a.Headline, "attribution of the tax to mitigations"), capital(attrConvention), attrLegend(a),
+		attributionLead(a), attributedWorkloads(a), svg, template.CSS(htmlCSS)})
 }

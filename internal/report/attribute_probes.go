@@ -36,15 +36,15 @@ func probesText(w io.Writer, rep *attribute.ProbeReport) error {
 		fmt.Fprintln(w, "nothing measured: this kernel offers no per-task control")
 	} else {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "workload\tparameters\tcontrol\toff\ton\tchange\t95% interval\tp\t")
+		fmt.Fprintln(tw, "workload\tparameters\tcontrol\toff\ton\tchange\t95% interval\tp adj\t")
 		for _, r := range rep.Rows {
 			fmt.Fprintf(tw, "%s\t%s\t%s=%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.ParamsKey, r.Control, r.State,
-				Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), delta(!r.Significant, r.ChangePct), probeCI(r), probeP(r.P))
+				Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), delta(!r.Significant, r.ChangePct), probeCI(r), probeP(r.PAdjusted))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\nchange: of the median when the control is on (~: not significant at alpha %v, Mann-Whitney U).\n", rep.Alpha)
+		fmt.Fprintf(w, "\nchange: of the median when the control is on (~: not significant at alpha %v; p adj: Mann-Whitney U, Holm-corrected over every control's workloads together).\n", rep.Alpha)
 		fmt.Fprintln(w, "verified in /proc before every timed window:")
 		seen := map[string]bool{}
 		for _, r := range rep.Rows {
@@ -86,11 +86,11 @@ func ProbesMarkdown(w io.Writer, rep *attribute.ProbeReport) error {
 		title += " (" + strings.Join(of, ", ") + ")"
 	}
 	fmt.Fprintf(w, "%s\n\n", title)
-	fmt.Fprintln(w, "| workload | parameters | control | off | on | change | 95% interval | p |")
+	fmt.Fprintln(w, "| workload | parameters | control | off | on | change | 95% interval | p adj |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "| %s | %s | %s=%s | %s | %s | %s | %s | %s |\n", r.Workload, r.ParamsKey, r.Control, r.State,
-			Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), delta(!r.Significant, r.ChangePct), probeCI(r), probeP(r.P))
+			Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), delta(!r.Significant, r.ChangePct), probeCI(r), probeP(r.PAdjusted))
 	}
 	for _, c := range rep.Controls {
 		if !c.Available {

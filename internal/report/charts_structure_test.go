@@ -81,7 +81,7 @@ func TestImpactChartStructure(t *testing.T) {
 		t.Fatalf("first chart is %s, want the impact", charts[0].Kind)
 	}
 	texts, bars := chartShape(t, charts[0])
-	rep := c.Pair()
+	rep := c.Comparisons[0]
 	var want []float64
 	for _, wl := range rep.Workloads {
 		v, _ := change(wl.Metrics[0])

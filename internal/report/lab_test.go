@@ -88,10 +88,7 @@ func checkHeadline(t *testing.T, name string, out map[string][]byte) {
 func TestTCGEveryFormat(t *testing.T) {
 	a, b := runSides()
 	withLab("tcg", "Skylake-Client-v1", a, b)
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := comparison(t, a, b).Comparisons[0]
 	if !rep.HasWarning(compare.KindEmulated) || rep.Warnings[0].Kind != compare.KindEmulated {
 		t.Errorf("the emulated warning is not first: %v", rep.Warnings)
 	}

@@ -7,109 +7,83 @@ import (
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/lab"
-	"github.com/sectax/sectax/internal/stats"
 )
 
 // LabMatrix renders the study's matrix of `sectax lab`: the headline lines
-// first (the TCG warning among them), then per block one row per workload
-// (its primary metric): both medians, the change with its interval, the
-// p-value and the verdict, and under the block what changed on the
-// command line and in the vulnerability files; compare's warnings, each
-// once, at the end.
+// first (the TCG warning among them), then per block (one comparison, one
+// Holm family) its conclusion, its sides and the one table of every
+// comparison (textTable, as `sectax compare on off ...` draws it), and
+// under the table per side what changed on the command line and in the
+// vulnerability files; compare's warnings, each once, at the end.
 func LabMatrix(w io.Writer, m *lab.Matrix) error {
 	return plainText(w, func(w io.Writer) error { return labMatrix(w, m) })
 }
 
 func labMatrix(w io.Writer, m *lab.Matrix) error {
+	var b strings.Builder
 	for _, h := range m.Headline {
-		if _, err := fmt.Fprintln(w, h); err != nil {
-			return err
-		}
+		fmt.Fprintln(&b, h)
 	}
-	group := ""
-	var t *Table
 	seen := map[string]bool{}
 	var warnings []string
-	flush := func() error {
-		if t == nil {
-			return nil
-		}
-		err := t.Write(w, false)
-		t = nil
-		return err
-	}
-	for _, c := range m.Comparisons {
-		if c.Group != group {
-			if err := flush(); err != nil {
-				return err
-			}
-			group = c.Group
-			if _, err := fmt.Fprintf(w, "\n%s\n", group); err != nil {
-				return err
-			}
-			t = NewTable()
-			t.Row("B vs A", "workload", "metric", "A", "B", "change", "95% interval", "p", "verdict")
-		}
-		rep := c.Report
-		for _, wl := range rep.Workloads {
-			if len(wl.Metrics) == 0 {
-				continue
-			}
-			m := wl.Metrics[0]
-			t.Row(c.B+" vs "+c.A, wl.Title(), m.Name, WithUnit(m.A.Center, m.Unit), WithUnit(m.B.Center, m.Unit),
-				changePct(m), orDash(changeInterval(m)), P(m), m.Verdict)
-		}
-		var env []string
-		if rep.Env.CmdlineKnown {
-			var toks []string
-			for _, a := range rep.Env.CmdlineAdded {
-				toks = append(toks, "+"+a)
-			}
-			for _, r := range rep.Env.CmdlineRemoved {
-				toks = append(toks, "-"+r)
-			}
-			if len(toks) == 0 {
-				toks = []string{"same"}
-			}
-			env = append(env, "command line "+strings.Join(toks, " "))
-		}
-		env = append(env, fmt.Sprintf("%d vulnerability files changed", len(rep.Env.Vulnerabilities)))
-		if n := len(rep.Env.Confounders); n > 0 {
-			var names []string
-			for _, cf := range rep.Env.Confounders {
-				names = append(names, cf.Name)
-			}
-			env = append(env, "also differs: "+strings.Join(names, ", "))
-		}
-		t.Line(fmt.Sprintf("  %s vs %s: %s; %s", c.B, c.A, strings.Join(env, "; "), sideUnits(rep)))
-		for _, wn := range rep.Warnings {
-			if !seen[wn.Message] {
-				seen[wn.Message] = true
-				warnings = append(warnings, wn.Message)
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	if len(warnings) > 0 {
-		if _, err := fmt.Fprintln(w, "\nwarnings:"); err != nil {
+	for _, g := range m.Groups {
+		c := g.Comparison
+		fmt.Fprintf(&b, "\n%s\n%s.\n", termSafe(g.Title), capital(conclusionOf(c)))
+		textSides(&b, c, "")
+		if _, err := io.WriteString(w, b.String()); err != nil {
 			return err
 		}
-		for _, m := range warnings {
-			if _, err := fmt.Fprintf(w, "  %s\n", m); err != nil {
-				return err
+		b.Reset()
+		if err := textTable(w, c, false); err != nil {
+			return err
+		}
+		for i, rep := range c.Comparisons {
+			fmt.Fprintf(&b, "  %s vs A: %s\n", compare.SideLetter(i+1), termSafe(envSummary(rep)))
+			for _, wn := range rep.Warnings {
+				if !seen[wn.Message] {
+					seen[wn.Message] = true
+					warnings = append(warnings, wn.Message)
+				}
 			}
 		}
 	}
-	return nil
+	if len(warnings) > 0 {
+		b.WriteString("\nwarnings:\n")
+		for _, m := range warnings {
+			fmt.Fprintf(&b, "  %s\n", termSafe(m))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
-func changePct(m compare.Metric) string {
-	if m.Verdict == compare.VerdictSame {
-		return "~ (" + stats.FormatPct(m.ChangePct) + ")"
+// envSummary is one line of what differs between a side and the baseline:
+// the command-line tokens, how many vulnerability files changed, what else
+// differs, and what a sample is.
+func envSummary(rep *compare.Report) string {
+	var env []string
+	if rep.Env.CmdlineKnown {
+		var toks []string
+		for _, a := range rep.Env.CmdlineAdded {
+			toks = append(toks, "+"+a)
+		}
+		for _, r := range rep.Env.CmdlineRemoved {
+			toks = append(toks, "-"+r)
+		}
+		if len(toks) == 0 {
+			toks = []string{"same"}
+		}
+		env = append(env, "command line "+strings.Join(toks, " "))
 	}
-	return stats.FormatPct(m.ChangePct)
+	env = append(env, fmt.Sprintf("%d vulnerability files changed", len(rep.Env.Vulnerabilities)))
+	if n := len(rep.Env.Confounders); n > 0 {
+		var names []string
+		for _, cf := range rep.Env.Confounders {
+			names = append(names, cf.Name)
+		}
+		env = append(env, "also differs: "+strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("%s; %s", strings.Join(env, "; "), sideUnits(rep))
 }
 
 func sideUnits(rep *compare.Report) string {

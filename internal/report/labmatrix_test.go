@@ -47,32 +47,36 @@ func TestLabMatrixGolden(t *testing.T) {
 	k1off := labSide("lab-k1-off", "6.6", base+" mitigations=off", "Vulnerable", 2, 2)
 	k2on := labSide("lab-k2-on", "6.18", base, "Mitigation: Retpolines", 2, 40)
 	k2off := labSide("lab-k2-off", "6.18", base+" mitigations=off", "Vulnerable", 2, 2.1)
-	var cs []lab.Comparison
-	for _, p := range []struct {
-		group, an, bn string
-		a, b          compare.Side
+	named := func(s compare.Side, name string) compare.Side {
+		s.Ref = name
+		return s
+	}
+	var gs []lab.Group
+	for _, g := range []struct {
+		title string
+		sides []compare.Side
 	}{
-		{"tax against on, kernel k1", "on", "off", k1on, k1off},
-		{"tax against on, kernel k2", "on", "off", k2on, k2off},
-		{"change between kernels, configuration on", "k1", "k2", k1on, k2on},
-		{"change between kernels, configuration off", "k1", "k2", k1off, k2off},
+		{"tax against on, kernel k1", []compare.Side{named(k1on, "on"), named(k1off, "off")}},
+		{"tax against on, kernel k2", []compare.Side{named(k2on, "on"), named(k2off, "off")}},
+		{"change between kernels, configuration on", []compare.Side{named(k1on, "k1"), named(k2on, "k2")}},
+		{"change between kernels, configuration off", []compare.Side{named(k1off, "k1"), named(k2off, "k2")}},
 	} {
-		rep, err := compare.Compare(p.a, p.b, compare.Options{})
+		c, err := compare.CompareSides(g.sides, compare.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs = append(cs, lab.Comparison{Group: p.group, A: p.an, B: p.bn, Report: rep})
+		gs = append(gs, lab.Group{Title: g.title, Comparison: c})
 	}
 	var b strings.Builder
-	if err := LabMatrix(&b, &lab.Matrix{Headline: []string{compare.TCGHeadline, "lab matrix: 2 kernel(s) × 2 configurations, accelerator tcg"}, Comparisons: cs}); err != nil {
+	if err := LabMatrix(&b, &lab.Matrix{Headline: []string{compare.TCGHeadline, "lab matrix: 2 kernel(s) × 2 configurations, accelerator tcg"}, Groups: gs}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	testutil.Golden(t, filepath.Join("testdata", "lab-matrix.text"), []byte(out))
-	if !strings.Contains(out, "off vs on: command line +mitigations=off; 1 vulnerability files changed") {
+	if !strings.Contains(out, "B vs A: command line +mitigations=off; 1 vulnerability files changed") {
 		t.Error("the command-line and vulnerability changes are missing")
 	}
-	if !strings.Contains(out, "k2 vs k1: command line same; 0 vulnerability files changed; also differs: kernel release") {
+	if !strings.Contains(out, "B vs A: command line same; 0 vulnerability files changed; also differs: kernel release") {
 		t.Error("the kernel change is not named")
 	}
 }

@@ -132,13 +132,14 @@ func Meaning(rep *compare.Report, l string) []string {
 		out = append(out, fmt.Sprintf("No significant difference for %s: at α = %v (Holm-corrected over the workloads) the data cannot tell the sides apart there.",
 			strings.Join(ids, ", "), rep.Alpha))
 	}
-	moved := false
+	// One verdict on the controls (compare's findings): a control that
+	// moved is the Warnings' and the caution below; one that did not move
+	// says so without vouching when another moved.
+	moved := rep.ControlsMoved()
 	for _, c := range rep.Controls {
 		switch c.Status {
 		case compare.ControlVouches, compare.ControlInconclusive:
 			out = append(out, capital(c.Message)+".")
-		case compare.ControlMoved:
-			moved = true
 		}
 	}
 	if g := rep.Geomean; g != nil {

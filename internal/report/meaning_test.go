@@ -9,10 +9,7 @@ import (
 
 func meaningOf(t *testing.T, a, b compare.Side) string {
 	t.Helper()
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := comparison(t, a, b).Comparisons[0]
 	return strings.Join(Meaning(rep, "B"), "\n")
 }
 

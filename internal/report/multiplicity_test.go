@@ -59,10 +59,7 @@ func allFormats(t *testing.T, c *compare.Comparison) map[string]string {
 // follows it; every format says "~" and shows both p-values.
 func TestHolmAllFormats(t *testing.T) {
 	a, b := holmSides()
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := comparison(t, a, b).Comparisons[0]
 	var gamma []compare.Metric
 	for _, w := range rep.Workloads {
 		if w.ID == "gamma" {
@@ -162,10 +159,7 @@ func TestSameMitigationsFirstLine(t *testing.T) {
 	a, b := holmSides()
 	b.Envs[0] = map[string]any{"kernel": map[string]any{"release": "6.18.0"}, "cmdline": map[string]any{"raw": "root=/dev/vda"},
 		"mitigation_mode": "on", "boot_id": "b2", "hostname": "box"}
-	rep, err := compare.Compare(a, b, compare.Options{Alpha: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := comparison(t, a, b).Comparisons[0]
 	if rep.Conclusion.Kind != compare.ConclusionSameMitigations {
 		t.Fatalf("conclusion %+v", rep.Conclusion)
 	}

@@ -136,9 +136,9 @@ func TestMultiContent(t *testing.T) {
 	if err := json.Unmarshal(render(t, mr, "json", false), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Schema != compare.ComparisonSchema || doc.Multiplicity != compare.MultiplicityAcrossSides || doc.Family != 4 ||
+	if doc.Schema != compare.ComparisonSchema || doc.Multiplicity != compare.Multiplicity || doc.Family != 4 ||
 		doc.Baseline.Ref != "on" || len(doc.Comparisons) != 2 || doc.Comparisons[1].B.Ref != "off2" ||
-		doc.Comparisons[0].Schema != compare.Schema || doc.Comparisons[0].Multiplicity != compare.MultiplicityAcrossSides ||
+		doc.Comparisons[0].Schema != compare.Schema || doc.Comparisons[0].Multiplicity != compare.Multiplicity ||
 		len(doc.Conclusions) != 2 || doc.Conclusions[1].Side != "off2" {
 		t.Errorf("json document: %+v", doc)
 	}

@@ -105,63 +105,12 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	ts := termSafe
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", paint(ansiBold, Headlined(c.Headline, capital(conclusionOf(c))+".")))
-	b.WriteString("sectax compare:")
-	for i, ref := range c.Sides() {
-		sep := "  "
-		if i == 0 {
-			sep = " "
-		}
-		fmt.Fprintf(&b, "%s%s = %s", sep, compare.SideLetter(i), ts(ref))
-	}
-	b.WriteString("\n")
-	for i, s := range sideInfos(c) {
-		fmt.Fprintf(&b, "  %s  %s\n", compare.SideLetter(i), ts(sideLine(s)))
-	}
-	fmt.Fprintf(&b, "  %s\n\n", legendOf(c))
+	textSides(&b, c, "")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
 	b.Reset()
-
-	var t table
-	head := []cell{{text: "workload / metric"}, {text: "A", right: true}}
-	for i := range c.Comparisons {
-		for _, col := range sideColumns {
-			head = append(head, cell{text: col.head(compare.SideLetter(i + 1)), right: col.right})
-		}
-	}
-	t.add(head...)
-	for i, r := range c.Rows {
-		if newWorkload(c.Rows, i) {
-			t.add(cell{text: rowTitle(r)})
-		}
-		row := []cell{{text: "  " + r.Name}, {text: Value(r.Baseline, r.Unit, c.Baseline.Published), right: true}}
-		for si, m := range r.Sides {
-			color := ""
-			if m != nil {
-				color = verdictColor(m.Verdict)
-			}
-			for _, col := range sideColumns {
-				ce := cell{text: col.cell(m, c.Comparisons[si].B.Published), right: col.right}
-				if col.color {
-					ce.color = color
-				}
-				row = append(row, ce)
-			}
-		}
-		t.add(row...)
-	}
-	geo := []cell{{text: "geomean of the primary speedups"}, {text: ""}}
-	hasGeo := false
-	for _, rep := range c.Comparisons {
-		g := geomeanCell(rep)
-		hasGeo = hasGeo || g != ""
-		geo = append(geo, cell{text: ""}, cell{text: g})
-	}
-	if hasGeo {
-		t.add(geo...)
-	}
-	if err := t.write(w, opt.Color); err != nil {
+	if err := textTable(w, c, opt.Color); err != nil {
 		return err
 	}
 	if l := bootShareLine(c); l != "" {
@@ -188,6 +137,71 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// textSides names the sides by letter, each with its description, and
+// explains the columns (legendOf), each line indented by ind.
+func textSides(b *strings.Builder, c *compare.Comparison, ind string) {
+	ts := termSafe
+	b.WriteString(ind + "sectax compare:")
+	for i, ref := range c.Sides() {
+		sep := "  "
+		if i == 0 {
+			sep = " "
+		}
+		fmt.Fprintf(b, "%s%s = %s", sep, compare.SideLetter(i), ts(ref))
+	}
+	b.WriteString("\n")
+	for i, s := range sideInfos(c) {
+		fmt.Fprintf(b, "%s  %s  %s\n", ind, compare.SideLetter(i), ts(sideLine(s)))
+	}
+	fmt.Fprintf(b, "%s  %s\n\n", ind, legendOf(c))
+}
+
+// textTable writes the one table of a comparison of any number of sides
+// (compare, the lab matrix): a row per workload and metric, a column per
+// side with its median and, but for A, its change against A; the
+// geometric means last.
+func textTable(w io.Writer, c *compare.Comparison, color bool) error {
+	var t table
+	head := []cell{{text: "workload / metric"}, {text: "A", right: true}}
+	for i := range c.Comparisons {
+		for _, col := range sideColumns {
+			head = append(head, cell{text: col.head(compare.SideLetter(i + 1)), right: col.right})
+		}
+	}
+	t.add(head...)
+	for i, r := range c.Rows {
+		if newWorkload(c.Rows, i) {
+			t.add(cell{text: rowTitle(r)})
+		}
+		row := []cell{{text: "  " + r.Name}, {text: Value(r.Baseline, r.Unit, c.Baseline.Published), right: true}}
+		for si, m := range r.Sides {
+			mc := ""
+			if m != nil {
+				mc = verdictColor(m.Verdict)
+			}
+			for _, col := range sideColumns {
+				ce := cell{text: col.cell(m, c.Comparisons[si].B.Published), right: col.right}
+				if col.color {
+					ce.color = mc
+				}
+				row = append(row, ce)
+			}
+		}
+		t.add(row...)
+	}
+	geo := []cell{{text: "geomean of the primary speedups"}, {text: ""}}
+	hasGeo := false
+	for _, rep := range c.Comparisons {
+		g := geomeanCell(rep)
+		hasGeo = hasGeo || g != ""
+		geo = append(geo, cell{text: ""}, cell{text: g})
+	}
+	if hasGeo {
+		t.add(geo...)
+	}
+	return t.write(w, color)
 }
 
 // textUnmatched lists the workloads without a partner, side B named by

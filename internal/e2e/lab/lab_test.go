@@ -135,7 +135,7 @@ func TestLab(t *testing.T) {
 	onRun, on := get("on")
 	_, off := get("off")
 
-	rep, err := compare.Compare(on, off, compare.Options{})
+	rep, err := pairOf(compare.CompareSides([]compare.Side{on, off}, compare.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,4 +212,12 @@ func vulnState(t *testing.T, r *run.Run, bug string) string {
 	}
 	t.Fatalf("%s: no %s file", r.Label, bug)
 	return ""
+}
+
+// pairOf is the one report of a comparison of two sides.
+func pairOf(c *compare.Comparison, err error) (*compare.Report, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.Comparisons[0], nil
 }

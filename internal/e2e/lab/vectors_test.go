@@ -147,7 +147,7 @@ func TestVectors(t *testing.T) {
 			continue
 		}
 		measured++
-		rep, err := compare.Compare(side("on"), side(o.Config), compare.Options{})
+		rep, err := pairOf(compare.CompareSides([]compare.Side{side("on"), side(o.Config)}, compare.Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -88,9 +88,10 @@ type Input struct {
 	Mode string
 	// Latest is the newest stored run with samples.
 	Latest *run.Run
-	// Tax is the comparison of the "on" side (A) against the "off" side
-	// (B); OnRef and OffRef are their references, the label values.
-	Tax           *compare.Report
+	// Tax is the comparison of the "on" side (A, the baseline) and the
+	// "off" side (B), as `sectax compare ON OFF` makes it; OnRef and
+	// OffRef are their references, the label values.
+	Tax           *compare.Comparison
 	OnRef, OffRef string
 }
 
@@ -169,10 +170,11 @@ func Write(w io.Writer, in Input) error {
 			}
 		}
 	}
-	if rep := in.Tax; rep != nil {
+	if c := in.Tax; c != nil && len(c.Comparisons) == 1 {
+		rep := c.Comparisons[0]
 		accel := "none"
-		if rep.Lab != nil && rep.Lab.Accel != "" {
-			accel = rep.Lab.Accel
+		if c.Lab != nil && c.Lab.Accel != "" {
+			accel = c.Lab.Accel
 		}
 		side := []string{"on", in.OnRef, "off", in.OffRef, "accelerator", accel}
 		verified := 0.0
@@ -185,24 +187,26 @@ func Write(w io.Writer, in Input) error {
 		hi := fam("sectax_tax_percent_upper", "Upper bound of the confidence interval of sectax_tax_percent.")
 		p := fam("sectax_tax_p_value", "Two-sided p-value of the Mann-Whitney U test of the on against the off samples.")
 		padj := fam("sectax_tax_p_value_adjusted", "sectax_tax_p_value after compare's correction for multiple testing (Holm over the workloads' primary metrics).")
-		for _, wl := range rep.Workloads {
-			for _, m := range wl.Metrics {
-				t := (m.Speedup - 1) * 100
-				if !finite(t) {
-					continue
-				}
-				labels := append(append([]string(nil), side...), "workload", wl.ID, "params", wl.ParamsKey, "metric", m.Name, "unit", m.Unit)
-				tax.add(t, labels...)
-				if l, h, ok := taxInterval(m); ok {
-					lo.add(l, labels...)
-					hi.add(h, labels...)
-				}
-				if m.Test != nil {
-					p.add(m.Test.P, labels...)
-				}
-				if m.PAdjusted != nil {
-					padj.add(*m.PAdjusted, labels...)
-				}
+		for _, r := range c.Rows {
+			m := r.Sides[0]
+			if m == nil {
+				continue
+			}
+			t := (m.Speedup - 1) * 100
+			if !finite(t) {
+				continue
+			}
+			labels := append(append([]string(nil), side...), "workload", r.Workload.ID, "params", r.Workload.ParamsKey, "metric", m.Name, "unit", m.Unit)
+			tax.add(t, labels...)
+			if l, h, ok := taxInterval(*m); ok {
+				lo.add(l, labels...)
+				hi.add(h, labels...)
+			}
+			if m.Test != nil {
+				p.add(m.Test.P, labels...)
+			}
+			if m.PAdjusted != nil {
+				padj.add(*m.PAdjusted, labels...)
 			}
 		}
 	}

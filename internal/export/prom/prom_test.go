@@ -41,8 +41,8 @@ func env(mode, boot string) map[string]any {
 func input(t *testing.T) Input {
 	t.Helper()
 	on, off := mkRun("r-on", "on", 1.25), mkRun("r-off", "off", 1)
-	rep, err := compare.Compare(compare.RunsSide("on", compare.KindLabel, []*run.Run{on}, []map[string]any{env("on", "b1")}),
-		compare.RunsSide("off", compare.KindLabel, []*run.Run{off}, []map[string]any{env("off", "b2")}), compare.Options{})
+	rep, err := compare.CompareSides([]compare.Side{compare.RunsSide("on", compare.KindLabel, []*run.Run{on}, []map[string]any{env("on", "b1")}),
+		compare.RunsSide("off", compare.KindLabel, []*run.Run{off}, []map[string]any{env("off", "b2")})}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
