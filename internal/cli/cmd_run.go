@@ -225,7 +225,7 @@ func useStore(ctx context.Context, g *Globals, label string) (recording, func(),
 	where := ""
 	if g.Format == "text" && g.Output == "" {
 		// The end of the run's text says where it is stored.
-		rec.Quiet, where = true, store.DisplayName(db.Path())
+		where = store.DisplayName(db.Path())
 	}
 	return recording{sink: rec, saved: rec.Saved, where: where}, func() { db.Close() }, nil
 }

@@ -151,6 +151,10 @@ type session struct {
 // the matrix of the stored runs.
 func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 	began := time.Now()
+	if host.Out == nil {
+		host.Out = measure.Discard{}
+	}
+	measure.RemoveStaleTemps(host.Out)
 	s, err := setup(ctx, req, host, false)
 	if err != nil {
 		return nil, err
@@ -173,7 +177,6 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 	} else {
 		host.Out.Notef("%s", what)
 	}
-	measure.RemoveStaleTemps(host.Out)
 	db, done, err := store.OpenMeasuring(ctx, host.DB, host.Out.Notef)
 	if err != nil {
 		return nil, err

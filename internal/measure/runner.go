@@ -90,7 +90,7 @@ type Event struct {
 // Progress is how far the run is, as a progress line says it: "12/40"
 // under a fixed count; while the rule may add repetitions, what is known
 // and what decides the rest, never a total that moves: "round 3, 24
-// repetitions so far, until ±2% or 10:00".
+// repetitions done, until ±2% or 10:00".
 func (e Event) Progress() string {
 	n := e.Done
 	if !e.Finished {
@@ -103,10 +103,14 @@ func (e Event) Progress() string {
 	if e.Precision > 0 {
 		rule = fmt.Sprintf("until ±%v%% or %s", e.Precision, Clock(e.MaxTime))
 	}
-	if e.Round == 0 {
-		return fmt.Sprintf("warm-up, %d repetitions so far, %s", n, rule)
+	reps := "repetitions"
+	if n == 1 {
+		reps = "repetition"
 	}
-	return fmt.Sprintf("round %d, %d repetitions so far, %s", e.Round, n, rule)
+	if e.Round == 0 {
+		return fmt.Sprintf("warm-up, %d %s done, %s", n, reps, rule)
+	}
+	return fmt.Sprintf("round %d, %d %s done, %s", e.Round, n, reps, rule)
 }
 
 // Line is the status line of e: "[12/40] sched-pipe measure 3 · 0:04

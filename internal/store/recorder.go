@@ -21,11 +21,8 @@ type Recorder struct {
 	Patience context.Context
 	// OnFail, when set, is told of the first write that failed.
 	OnFail func(r *run.Run, err error)
-	// Quiet: Saved does not say where the run is stored (its caller
-	// says it with the run's output).
-	Quiet bool
-	err   error
-	say   func(format string, a ...any)
+	err    error
+	say    func(format string, a ...any)
 }
 
 // NewRecorder records in db, waiting for a busy store until ctx ends;
@@ -43,7 +40,7 @@ func NewRecorder(ctx context.Context, db *DB, say func(format string, a ...any))
 // 'sectax import' recovers.
 func (s *Recorder) Saved(r *run.Run) error {
 	if s.err == nil {
-		if s.say != nil && !s.Quiet {
+		if s.say != nil {
 			s.say("stored run %s in %s", r.ID, s.DB.Path())
 		}
 		return nil
