@@ -22,7 +22,6 @@ func (r *refuser) Confirm(what string) error {
 	return errors.New("not started")
 }
 
-
 // TestStartAsksBeforeLongWork: a campaign estimated at more than an hour
 // is confirmed before anything is stored or booted (issue 39); refused,
 // no campaign exists and no boot was asked for.
