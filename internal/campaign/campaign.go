@@ -13,6 +13,7 @@ import (
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
@@ -67,8 +68,9 @@ type Engine struct {
 	// both).
 	Now   func() time.Time
 	NewID func() string
-	// Say tells the user what happens (nil: nothing).
-	Say func(format string, a ...any)
+	// Out is where notes, progress and each measured run go (nil:
+	// nowhere): the one way output leaves the engine.
+	Out measure.Printer
 	// WriteFile replaces an edited file when restoring it (nil: a plain
 	// write; the CLI passes wslconfig's atomic writer with its backup).
 	WriteFile func(path string, old, data []byte) error
@@ -133,10 +135,14 @@ func (e *Engine) now() time.Time {
 	return time.Now().UTC()
 }
 
-func (e *Engine) say(format string, a ...any) {
-	if e.Say != nil {
-		e.Say(format, a...)
+func (e *Engine) say(format string, a ...any) { e.out().Notef(format, a...) }
+
+// out is e.Out, or a printer that says nothing.
+func (e *Engine) out() measure.Printer {
+	if e.Out == nil {
+		return measure.Discard{}
 	}
+	return e.Out
 }
 
 func newID() string {
@@ -182,6 +188,15 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	} else if id != "" {
 		return nil, &store.ActiveCampaignError{ID: id}
 	}
+	// The estimate comes first; work over an hour is confirmed before
+	// anything is checked, stored or changed.
+	if d := req.Estimate.Duration; d > measure.LongWork {
+		if err := e.out().Confirm(fmt.Sprintf("this campaign of %d boots is %s", len(steps), req.Estimate)); err != nil {
+			return nil, err
+		}
+	} else if d > 0 {
+		e.say("campaign: %d boots, %s", len(steps), req.Estimate)
+	}
 	snap, err := e.Host.Snapshot(ctx)
 	if err != nil {
 		return nil, err
@@ -201,13 +216,10 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 		}
 	}
 	if err := mech.Check(ctx, BootRequest{CampaignID: id, Step: 1, Steps: len(steps), Config: first, Plan: req.Configs,
-		Cmdline: first.Cmdline(snap.Cmdline.Raw, req.Configs), Options: req.Options, Say: e.Say}); err != nil {
+		Cmdline: first.Cmdline(snap.Cmdline.Raw, req.Configs), Options: req.Options, Say: e.say}); err != nil {
 		return nil, err
 	}
 	req.Options.Resume = e.resumeHow(mech)
-	if req.Estimate.Duration > 0 {
-		e.say("campaign: %d boots, %s", len(steps), req.Estimate)
-	}
 	// The password of a PostgreSQL store goes to a root-only password
 	// file, never into the options (a shared column), the unit (world
 	// readable) or a message: they name the URL without it.
@@ -304,7 +316,7 @@ func (e *Engine) boot(ctx context.Context, st *state, mech Mechanism, snap *sysi
 		return err
 	}
 	req := BootRequest{CampaignID: rec.ID, Step: rec.Next + 1, Steps: len(rec.Steps), Config: cfg, Plan: st.configs,
-		Cmdline: cfg.Cmdline(rec.BaseCmdline, st.configs), Changes: st.changes, Options: st.opts, Say: e.Say}
+		Cmdline: cfg.Cmdline(rec.BaseCmdline, st.configs), Changes: st.changes, Options: st.opts, Say: e.say}
 	if st.opts.Resume == "by hand" {
 		e.say("after the boot, run: %s", ResumeCommand(st.opts))
 	}

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"github.com/sectax/sectax/internal/measure"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,7 +176,7 @@ func (r *rig) reopen() {
 			r.ids++
 			return fmt.Sprintf("20261130T230000-c0ffe%d", r.ids)
 		},
-		Say:  func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) },
+		Out:  measure.Notes(func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) }),
 		Runs: Runs{measure: r.measure},
 	}
 }

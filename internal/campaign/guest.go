@@ -13,6 +13,7 @@ import (
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
@@ -55,14 +56,14 @@ const (
 )
 
 // RegisterTask registers Task for the guest's /init; its runs are
-// measured as on a host (runs), say tells what happens.
-func RegisterTask(say func(string, ...any), runs Runs) {
+// measured as on a host (runs), out is told what happens.
+func RegisterTask(out measure.Printer, runs Runs) {
 	lab.RegisterTask(Task, func(ctx context.Context, guest *lab.Guest) ([]byte, error) {
-		return guestCampaign(ctx, guest, say, runs)
+		return guestCampaign(ctx, guest, out, runs)
 	})
 }
 
-func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...any), runs Runs) ([]byte, error) {
+func guestCampaign(ctx context.Context, guest *lab.Guest, out measure.Printer, runs Runs) ([]byte, error) {
 	var in TaskInput
 	if err := json.Unmarshal(guest.Task.Input, &in); err != nil {
 		return nil, fmt.Errorf("campaign task input: %w", err)
@@ -75,7 +76,7 @@ func guestCampaign(ctx context.Context, guest *lab.Guest, say func(string, ...an
 		return nil, err
 	}
 	defer db.Close()
-	e, err := NewEngine(Setup{DB: db, Root: "/", Say: say, Now: time.Now,
+	e, err := NewEngine(Setup{DB: db, Root: "/", Out: out, Now: time.Now,
 		Runs: runs,
 		Deps: Deps{Exe: "/init", Settle: &Settler{Max: 30 * time.Second},
 			Mechanism: &Kexec{Kernel: in.Kernel, Initrd: guestInitrd,

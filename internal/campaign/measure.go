@@ -2,21 +2,18 @@ package campaign
 
 import (
 	"context"
-	"errors"
-	"github.com/sectax/sectax/internal/hostid"
 
-	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
-	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
 // Runs is how a campaign measures the run of a step on this machine:
-// through plan.Make and measure.Measure, as 'sectax run' does, recorded in
-// the campaign's store as it goes.
+// through plan.Make and the measuring session of 'sectax run'
+// (measure.Session), recorded in the campaign's store as it goes, its
+// output on the engine's Printer.
 type Runs struct {
 	// Registry holds the workloads (workload.Default() when nil).
 	Registry *workload.Registry
@@ -26,10 +23,6 @@ type Runs struct {
 	// Exe and WorkerArgs re-execute sectax as a worker (measure.Meta).
 	Exe        string
 	WorkerArgs []string
-	// OnEvent, when set, is told of every repetition (progress).
-	OnEvent func(measure.Event)
-	// Show, when set, lays out a measured run (the CLI prints it).
-	Show func(*run.Run) error
 
 	// measure replaces all of the above in the tests of the engine on a
 	// fake machine, which need runs that crash half-way or end failed.
@@ -60,35 +53,9 @@ func (e *Engine) measureRun(ctx context.Context, m Measurement) error {
 		return err
 	}
 	past, _ := e.DB.PastRuns(ctx, sysinfo.Hostname(e.Host.Root), string(pl.Suite), "native", "")
-	e.say("%s", pl.Estimate(pl.Request.Warmup, past))
-	for _, n := range pl.Notes {
-		e.say("%s", n)
-	}
-	rec := store.NewRecorder(ctx, e.DB, e.say)
-	mark := ""
-	if k, err := hostid.Of(e.Host.Root); err != nil {
-		e.say("this host's key: %v; the run is stored without this host's mark, so decide leaves it out", err)
-	} else {
-		mark = k.Mark(m.RunID)
-	}
-	r, err := measure.Measure(ctx, pl, measure.Meta{Mark: mark,
+	s := measure.Session{Plan: pl, Past: past, Sink: store.NewRecorder(ctx, e.DB, e.say), Meta: measure.Meta{Mark: measure.HostMark(e.Host.Root, m.RunID, e.out()),
 		ID: m.RunID, Label: m.Label, Engine: "native", Version: rs.Version, Env: env, Config: m.Config, Campaign: m.Campaign,
-		Exe: rs.Exe, WorkerArgs: rs.WorkerArgs, Now: e.Now, OnEvent: rs.OnEvent,
-	}, rec)
-	if r == nil || (err != nil && !errors.Is(err, context.Canceled)) {
-		return err
-	}
-	if rs.Show != nil {
-		err = rs.Show(r)
-	}
-	if serr := rec.Saved(r); serr != nil {
-		if r.Status == run.StatusInterrupted {
-			return exit.Wrap(exit.Interrupted, serr)
-		}
-		return exit.Wrap(exit.Runtime, serr)
-	}
-	if err != nil {
-		return err
-	}
-	return measure.Outcome(r)
+		Exe: rs.Exe, WorkerArgs: rs.WorkerArgs, Now: e.Now}}
+	_, err = s.Measure(ctx, e.out())
+	return err
 }

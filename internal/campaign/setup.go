@@ -12,6 +12,7 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
@@ -40,6 +41,8 @@ type Deps struct {
 	Settle *Settler
 	// Getenv reads $WSL_DISTRO_NAME (os.Getenv when nil).
 	Getenv func(string) string
+	// WSL finds the .wslconfig of --via wsl (its Root is the campaign's).
+	WSL wslconfig.Locator
 }
 
 func (d Deps) exec() func(ctx context.Context, name string, args ...string) ([]byte, error) {
@@ -61,7 +64,8 @@ type Setup struct {
 	// Now and NewID stamp and name (nil: the clock, random ids).
 	Now   func() time.Time
 	NewID func() string
-	Say   func(format string, a ...any)
+	// Out is where notes, progress and the measured runs go (Engine.Out).
+	Out measure.Printer
 	// Runs is how the steps' runs are measured and shown.
 	Runs Runs
 }
@@ -82,7 +86,7 @@ func NewEngine(s Setup) (*Engine, error) {
 	}
 	db := s.DB
 	return &Engine{
-		DB: db, Store: s.Store, Host: host, KB: kb, Now: now, NewID: s.NewID, Say: s.Say, Runs: s.Runs,
+		DB: db, Store: s.Store, Host: host, KB: kb, Now: now, NewID: s.NewID, Out: s.Out, Runs: s.Runs,
 		Mechanisms: func(name string, o Options) (Mechanism, error) {
 			if d.Mechanism != nil {
 				return d.Mechanism, nil
@@ -258,10 +262,9 @@ func (r *Request) Check() error {
 
 // Prepare turns a checked request into the campaign to start on the
 // machine of snap (under root): the configurations (from the attribution
-// plan with --plan), the mechanism and its options. locate finds the
-// .wslconfig of --via wsl (given --wslconfig, or "").
-func Prepare(r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, say func(string, ...any),
-	locate func(path string) (string, error)) (*StartRequest, error) {
+// plan with --plan, said on out), the mechanism and its options (the
+// .wslconfig of --via wsl found by d.WSL below root).
+func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, out measure.Printer) (*StartRequest, error) {
 	var configs []bootconfig.Config
 	var err error
 	if r.Plan == "" {
@@ -271,7 +274,7 @@ func Prepare(r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, say fu
 		if err != nil {
 			return nil, err
 		}
-		lab.SayPlan(say, r.Plan, kernel, sel)
+		lab.SayPlan(out.Notef, r.Plan, kernel, sel)
 		configs = sel.Configs
 		if _, err := Schedule(configs, r.Boots, 1); err != nil {
 			return nil, err
@@ -310,9 +313,13 @@ func Prepare(r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, say fu
 			return nil, errors.New("--via kexec needs root (kexec_file_load needs CAP_SYS_BOOT, and the resume unit goes to /etc/systemd/system): run sudo sectax campaign start …, or use --via manual")
 		}
 	case "wsl":
-		if opts.WSLConfig, err = locate(r.WSLConfig); err != nil {
+		loc := d.WSL
+		loc.Root = root
+		found, err := loc.Choose(ctx, r.WSLConfig)
+		if err != nil {
 			return nil, err
 		}
+		opts.WSLConfig = found.Path
 		getenv := d.Getenv
 		if getenv == nil {
 			getenv = os.Getenv

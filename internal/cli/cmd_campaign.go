@@ -14,10 +14,9 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
-	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/wslconfig"
 )
 
 // campaignDeps are the parts of the outside world 'sectax campaign' reboots
@@ -70,6 +69,9 @@ See docs/campaign.md.`,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Options.Request = *sel
+			if err := report.CampaignStatusFormats.Check(g.Format); err != nil {
+				return err
+			}
 			return runCampaignStart(cmd.Context(), g, o)
 		},
 	}
@@ -88,6 +90,8 @@ See docs/campaign.md.`,
 	f.DurationVar(&o.req.Options.Budget, "budget", 0, "with --target-ci: the longest the whole campaign may run; no added round starts that would overrun it")
 	sel = measureFlags(start)
 	f.BoolVar(&o.req.DryRun, "dry-run", false, dryRunUsage)
+	yesFlag(start, g)
+	addFormatFlag(start, g, "text", report.CampaignStatusFormats.Names()...)
 
 	status := &cobra.Command{
 		Use:   "status [CAMPAIGN]",
@@ -143,25 +147,14 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 	if newID == nil {
 		newID = newRunID
 	}
-	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.DB, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID, Say: g.notice,
-		Runs: campaignRuns(g)})
+	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.DB, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID,
+		Out: g.printer(), Runs: campaignRuns(g)})
 }
 
 // campaignRuns is how a campaign measures here: this sectax's workloads
-// and workers, progress on a terminal, and each run printed as 'sectax
-// run' prints it.
+// and workers.
 func campaignRuns(g *Globals) campaign.Runs {
-	prog := newProgress(g)
-	return campaign.Runs{Registry: g.deps.Registry, Version: Version, Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs,
-		OnEvent: prog.event,
-		Show: func(r *run.Run) error {
-			prog.done()
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			return finish(report.RunFormats.Render(w, g.Format, r, report.Options{}))
-		}}
+	return campaign.Runs{Registry: g.deps.Registry, Version: Version, Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs}
 }
 
 func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
@@ -175,18 +168,14 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	if err != nil {
 		return err
 	}
-	o.req.RunEstimate = pl.Estimate(sel.Warmup, store.PastRunsAt(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), "native", ""))
+	o.req.RunEstimate = pl.Estimate(sel.Warmup, pastRuns(ctx, g, pl, "native"))
 	snap, err := collectEnv(ctx, g)
 	if err != nil {
 		return err
 	}
-	req, err := campaign.Prepare(&o.req, snap, g.Root, g.DB, g.deps.Campaign, g.notice, func(path string) (string, error) {
-		loc, err := locateWSLConfig(ctx, g, &wslOpts{path: path})
-		if err != nil {
-			return "", err
-		}
-		return loc.Path, nil
-	})
+	d := g.deps.Campaign
+	d.WSL = wslconfig.Locator{Run: g.deps.WSL.Run, Getenv: g.deps.WSL.Getenv, Timeout: g.deps.WSL.Timeout}
+	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, g.DB, d, g.printer())
 	if err != nil {
 		return err
 	}
@@ -300,7 +289,6 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer release()
-	removeStaleTemps(g)
 	db, err := openStore(ctx, g, false)
 	if errors.Is(err, store.ErrNoDatabase) {
 		return exit.Wrap(exit.Runtime, fmt.Errorf("nothing to resume: %v", err))

@@ -12,8 +12,6 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/store"
 )
 
 // labOptions are the flags of `sectax lab`.
@@ -61,6 +59,9 @@ See docs/lab.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Measure.Request = *sel
+			if err := checkFormat(g, "text", "json"); err != nil {
+				return err
+			}
 			return runLab(cmd.Context(), g, o)
 		},
 	}
@@ -85,6 +86,8 @@ See docs/lab.md.`,
 	f.DurationVar(&o.req.Adaptive.Budget, "budget", 0, "with --target-ci: the longest the whole lab may run; no added round starts that would overrun it (the --boots rounds always run)")
 	f.Int64Var(&o.req.PlanSeed, "plan-seed", 0, "seed of the shuffled boot order (default: random, recorded in every run)")
 	f.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
+	yesFlag(cmd, g)
+	addFormatFlag(cmd, g, "text", "text", "json")
 	return cmd
 }
 
@@ -111,37 +114,11 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	if err != nil {
 		return err
 	}
-	h := lab.Host{
-		Root: g.Root, Exe: exe, Snapshot: host, NewRunID: g.deps.NewRunID, NewSeed: randomSeed,
-		Say: g.notice, RunPlan: pl,
-		Past: func(suite, accel string) []*run.Run {
-			return store.PastRunsAt(ctx, g.DB, "", suite, "native", accel)
-		},
-		Store: func() (*store.DB, func(), error) {
-			release, err := g.measureLock(false)
-			if err != nil {
-				return nil, nil, err
-			}
-			db, err := openStore(ctx, g, true)
-			if err != nil {
-				release()
-				return nil, nil, err
-			}
-			return db, func() { db.Close(); release() }, nil
-		},
-	}
+	h := lab.Host{Root: g.Root, Exe: exe, Snapshot: host, DB: g.DB, NewRunID: g.deps.NewRunID, NewSeed: randomSeed, Out: g.printer(), RunPlan: pl}
 	if o.dryRun {
 		p, err := lab.DryRun(ctx, &o.req, h)
 		return printPlan(g, p, err, report.LabPreview)
 	}
-	removeStaleTemps(g)
 	m, err := lab.Run(ctx, &o.req, h)
-	if err != nil {
-		return err
-	}
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	return finish(report.LabMatrix(w, m))
+	return printPlan(g, m, err, report.LabMatrix)
 }

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/advise"
-	"github.com/sectax/sectax/internal/hostid"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -14,14 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/attribute"
-	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
-	"github.com/sectax/sectax/internal/workload"
 )
 
 // runOptions are the flags of `sectax run` (and, in part, `crosscheck`
@@ -116,6 +112,7 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
 	cmd.Flags().StringSliceVar(&o.spec, "spec", nil, "apply per-task speculation controls to the workloads' threads and processes: `CONTROL=STATE` (ssbd=force|on|off, ib=force|on|off, l1d_flush=on|off; comma-separated, repeatable); exit 2 when the kernel does not offer one")
 	cmd.Flags().StringVar(&o.Cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
+	yesFlag(cmd, g)
 	cmd.Flags().StringVar(&o.Prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", report.RunFormats.Names()...)
 	return cmd
@@ -197,6 +194,19 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 type recording struct {
 	sink  measure.Sink
 	saved func(*run.Run) error
+	where string // the store, as the end of the text says it ("": said on stderr)
+}
+
+func (r recording) Begin(x *run.Run) error { return r.sink.Begin(x) }
+func (r recording) Sample(x *run.Run, i int, v map[string]float64) error {
+	return r.sink.Sample(x, i, v)
+}
+func (r recording) Finish(x *run.Run) error { return r.sink.Finish(x) }
+func (r recording) Saved(x *run.Run) error {
+	if r.saved == nil {
+		return nil
+	}
+	return r.saved(x)
 }
 
 // useStore records a run labelled label in the store as it goes; a run
@@ -212,93 +222,56 @@ func useStore(ctx context.Context, g *Globals, label string) (recording, func(),
 		return recording{}, nil, err
 	}
 	rec := store.NewRecorder(ctx, db, g.notice)
-	return recording{sink: rec, saved: rec.Saved}, func() { db.Close() }, nil
+	where := ""
+	if g.Format == "text" && g.Output == "" {
+		// The end of the run's text says where it is stored.
+		where = store.DisplayName(db.Path())
+	}
+	return recording{sink: rec, saved: rec.Saved, where: where}, func() { db.Close() }, nil
 }
 
 // runMeta names a run measured on this machine in env.
 func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) measure.Meta {
-	id := g.deps.NewRunID()
-	return measure.Meta{ID: id, Label: label, Engine: engine, Version: Version, Env: env,
-		Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Now: g.deps.Now, Mark: g.hostMark(id)}
+	m := measure.Meta{ID: g.deps.NewRunID(), Label: label, Engine: engine, Version: Version, Env: env,
+		Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Now: g.deps.Now}
+	if filepath.Clean(g.Root) == "/" { // a run printed under another --root has no mark
+		m.Mark = measure.HostMark("/", m.ID, g.printer())
+	}
+	return m
 }
 
-// hostMark is this host's mark of the run id ("" when the run is printed
-// under another --root, or when this host's key cannot be had: said once,
-// and decide then leaves the run out).
-func (g *Globals) hostMark(id string) string {
-	if filepath.Clean(g.Root) != "/" {
-		return ""
-	}
-	k, err := hostid.Of("/")
-	if err != nil {
-		g.notice("this host's key: %v; the run is stored without this host's mark, so decide leaves it out", err)
-		return ""
-	}
-	return k.Mark(id)
-}
-
-// measureHere measures pl on this machine (measure.Measure) with progress
-// on a terminal, prints the run with show (also when it was interrupted,
-// so that nothing finished is lost) and turns its status into the exit
-// code (measure.Outcome).
+// measureHere measures pl on this machine in one measuring session
+// (measure.Session: estimate, notes, progress, the run laid out with show
+// also when interrupted, its storing checked, its status the exit code).
+// A run stored from 'sectax run' ends its text on stdout saying where it
+// is and how it is named; a complete one on this machine then says what
+// the other side of an on/off comparison needs.
 func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta measure.Meta, rec recording, show func(io.Writer, *run.Run) error) error {
-	sayEstimate(ctx, g, pl, pl.Request.Warmup, meta.Engine)
-	if g.Format != "text" || g.Output != "" {
-		// The text table on stdout ends with these notes; say them on
-		// stderr only when the terminal does not get that table.
-		for _, n := range pl.Notes {
-			g.notice("%s", n)
-		}
+	p := g.printer()
+	p.show = show
+	s := measure.Session{Plan: pl, Meta: meta, Past: pastRuns(ctx, g, pl, meta.Engine), Ask: true,
+		NotesInResult: g.Format == "text" && g.Output == ""}
+	if rec.sink != nil {
+		s.Sink = rec
 	}
-	removeStaleTemps(g)
-	w, finish, err := g.output()
-	if err != nil {
+	r, err := s.Measure(ctx, p)
+	if err != nil || r == nil {
 		return err
 	}
-	prog := newProgress(g)
-	meta.OnEvent = prog.event
-	r, runErr := measure.Measure(ctx, pl, meta, rec.sink)
-	prog.done()
-	if r == nil || (runErr != nil && !errors.Is(runErr, context.Canceled)) {
-		return finish(runErr)
+	if rec.where != "" && s.NotesInResult {
+		fmt.Fprintf(g.stdout, "\n%s\n", report.Notice(measure.StoredLine(r.ID, r.Label, rec.where)))
 	}
-	err = finish(show(w, r))
-	if rec.saved != nil {
-		if serr := rec.saved(r); serr != nil {
-			if r.Status == run.StatusInterrupted {
-				return exit.Wrap(exit.Interrupted, serr)
-			}
-			return exit.Wrap(exit.Runtime, serr)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if r.Status == run.StatusComplete && r.Env != nil && r.Env.Live {
-		// What the other side of an on/off comparison needs here, after
-		// the line that says where the run is stored.
+	if r.Env != nil && r.Env.Live {
 		if hint := advise.OtherSide(r.Env, advise.Probe("/", r.Env)); hint != "" {
 			g.notice("%s", hint)
 		}
 	}
-	return measure.Outcome(r)
+	return nil
 }
 
 // newRunID and randomSeed name a run and seed its order (tests replace
 // the id through Deps).
 var newRunID, randomSeed = run.NewID, measure.RandomSeed
-
-// removeStaleTemps removes the temporary folders of earlier runs that were
-// killed before they could (SIGKILL), and says so.
-func removeStaleTemps(g *Globals) {
-	for _, st := range workload.RemoveStaleTemps() {
-		if st.Err != nil {
-			g.notice("could not remove %s, left by sectax pid %d which is no longer running: %v (remove it by hand)", st.Dir, st.PID, st.Err)
-			continue
-		}
-		g.notice("removed %s, left by sectax pid %d which is no longer running", st.Dir, st.PID)
-	}
-}
 
 // notice prints a line to stderr unless -q, through the one sanitiser
 // (it may quote a stored field or a file below --root).

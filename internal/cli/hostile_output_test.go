@@ -237,12 +237,12 @@ func TestHostileOutput(t *testing.T) {
 		{path: "attribute plan", args: []string{"--format", "FORMAT"}, formats: []string{"text", "json"}},
 		{path: "decide", args: []string{"--protect", "user_kernel", "--format", "FORMAT"}, formats: []string{"text", "md", "json"}},
 		{path: "attribute report", args: []string{"--config", "on=" + on, "--config", "off=" + off, "--format", "FORMAT"}, formats: []string{"text", "md", "json", "html"}},
-		{path: "campaign start", args: append([]string{"--dry-run"}, tinyCampaign...)}, // the plan of the poisoned root, nothing changed
+		{path: "campaign start", args: append([]string{"--dry-run", "--format", "FORMAT"}, tinyCampaign...), formats: []string{"text", "json"}}, // the plan of the poisoned root, nothing changed
 		{path: "campaign resume", args: nil},
 		{path: "campaign status", args: []string{"--format", "FORMAT"}, formats: []string{"text", "json"}},
 		{path: "campaign abort", skip: "restores the machine (c30's tests run it over a hostile store)"},
 		{path: "campaign report", args: []string{"--format", "FORMAT"}, formats: []string{"text", "md", "json", "csv", "benchfmt", "html"}},
-		{path: "lab", args: []string{"--dry-run", "--config", "on", "--config", "off"}}, // booting QEMU is internal/e2e's; lab sanitises every frame a guest sends
+		{path: "lab", args: []string{"--dry-run", "--config", "on", "--config", "off", "--format", "FORMAT"}, formats: []string{"text", "json"}}, // booting QEMU is internal/e2e's; lab sanitises every frame a guest sends
 		{path: "rm", args: []string{"20261130T06", "--format", "FORMAT"}, formats: []string{"text", "json"}},
 	}
 	checkSurfaces(t, surfaces)

@@ -88,7 +88,10 @@ func TestRunPrecisionRealTiny(t *testing.T) {
 }
 
 // TestProgressPrecision: under the precision rule the progress line says
-// that the rule decides the total, and never counts past a total.
+// that the rule decides the total and counts what it has done (the round
+// and the repetitions so far, never a floor that keeps moving), never
+// counts past a total, and numbers each repetition of a workload once
+// (issue 39: "spawn warmup 2" five times).
 func TestProgressPrecision(t *testing.T) {
 	deps := fixedDeps(fakeRegistry())
 	deps.StderrIsTerminal = true
@@ -96,10 +99,24 @@ func TestProgressPrecision(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "[1 of at least 12, until ±2% or 10:00] alpha warmup 1 ·") {
+	if !strings.Contains(errs, "[round 1, 1 repetition done, until ±2% or 10:00] alpha warmup 1 · 0:00 elapsed · at most 10:00 left") {
 		t.Errorf("progress does not say the rule decides:\n%q", errs)
 	}
+	if strings.Contains(errs, "of at least") {
+		t.Errorf("progress shows a floor that moves:\n%q", errs)
+	}
+	seen := map[string]bool{}
 	for _, line := range strings.Split(errs, "\r\x1b[K") {
+		if _, rest, ok := strings.Cut(line, "] "); ok {
+			rep, _, _ := strings.Cut(rest, " ·") // "beta warmup 2"
+			if seen[rep] {
+				t.Errorf("%q is said twice:\n%q", rep, errs)
+			}
+			seen[rep] = true
+		}
+		if strings.Contains(line, "ETA ~") && !strings.Contains(line, "a guess") {
+			t.Errorf("an ETA under the precision rule is not said to be a guess: %q", line)
+		}
 		var done, total int
 		if n, _ := fmt.Sscanf(line, "[%d/%d]", &done, &total); n == 2 && done > total {
 			t.Errorf("progress counts past its total: %q", line)

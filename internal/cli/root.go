@@ -43,6 +43,8 @@ type Globals struct {
 	Output  string
 	NoColor bool
 	Quiet   bool
+	// Yes starts long work without asking (--yes).
+	Yes bool
 
 	stdout, stderr io.Writer
 	// ctx is the running command's context, set before it runs.
@@ -64,8 +66,11 @@ type Deps struct {
 	// Exe and WorkerArgs say how to re-execute sectax as a worker.
 	Exe        string
 	WorkerArgs []string
-	// StderrIsTerminal decides whether progress is drawn.
+	// StderrIsTerminal decides whether progress is drawn; Stdin, when
+	// StdinIsTerminal too, answers the question before long work.
 	StderrIsTerminal bool
+	Stdin            io.Reader
+	StdinIsTerminal  bool
 	// Now and NewRunID stamp runs; tests fix them.
 	Now      func() time.Time
 	NewRunID func() string
@@ -82,11 +87,11 @@ type Deps struct {
 // return: the guest powers off.
 func labGuestMain() {
 	lab.RegisterTasks(Version)
-	g := &Globals{Root: "/", DB: campaign.GuestDB, Format: "text", stdout: os.Stdout, stderr: os.Stderr, deps: Deps{
+	g := &Globals{Root: "/", DB: campaign.GuestDB, Format: "text", Yes: true, stdout: os.Stdout, stderr: os.Stderr, deps: Deps{
 		Registry: workload.Default(), Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
 		Now: time.Now, NewRunID: newRunID,
 	}}
-	campaign.RegisterTask(g.notice, campaignRuns(g))
+	campaign.RegisterTask(g.printer(), campaignRuns(g))
 	lab.GuestMain()
 }
 
@@ -109,6 +114,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Exe:              "/proc/self/exe",
 		WorkerArgs:       []string{workload.WorkerCommand},
 		StderrIsTerminal: isTerminal(stderr),
+		Stdin:            os.Stdin,
+		StdinIsTerminal:  isTerminal(os.Stdin),
 		Now:              time.Now,
 		NewRunID:         newRunID,
 	}
@@ -258,6 +265,12 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 func addFormatFlag(cmd *cobra.Command, g *Globals, def string, accepted ...string) {
 	cmd.Flags().StringVar(&g.Format, "format", def, "output format: "+strings.Join(accepted, "|"))
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(accepted, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// yesFlag adds --yes to a command whose work may be estimated at more
+// than an hour (run, campaign start, lab).
+func yesFlag(cmd *cobra.Command, g *Globals) {
+	cmd.Flags().BoolVarP(&g.Yes, "yes", "y", false, "start work estimated at more than an hour without asking (needed when there is no terminal to ask on)")
 }
 
 // checkFormat refuses a --format value that the command does not accept

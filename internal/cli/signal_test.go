@@ -49,7 +49,7 @@ func TestInterruptMessaging(t *testing.T) {
 				before[pid] = true
 			}
 			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(os.Args[0], "run", "--warmup", "0", "--runs", "3", "--seed", "1",
+			cmd := exec.Command(os.Args[0], "run", "--yes", "--warmup", "0", "--runs", "3", "--seed", "1",
 				"--only", "syscall-basic,sched-messaging", "--param", "syscall-basic.loops=1000",
 				"--param", "sched-messaging.groups=1", "--param", "sched-messaging.loops=100000000")
 			dbPath := filepath.Join(t.TempDir(), "sectax.db")

@@ -201,7 +201,7 @@ func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[
 		}
 	}
 	for _, line := range notes {
-		s.host.Say("%s", line)
+		s.say("%s", line)
 	}
 	if len(more) == 0 {
 		return nil, notes, nil
@@ -215,9 +215,9 @@ func (s *session) adaptRound(ctx context.Context, kernels []string, stopped map[
 	if sized {
 		k = alloc.RoundBoots(len(sel)*len(kernels), s.req.Adaptive.Budget-elapsed, perBoot)
 		s.req.Measure.Repetitions = alloc.Runs
-		s.host.Say("%s", alloc)
+		s.say("%s", alloc)
 	}
-	s.host.Say("adaptive: round %d boots %s again, %d boot(s) each (interval wider than ±%g points)", round, strings.Join(append([]string{s.configs[0].Name}, more...), ", "), k, s.req.Adaptive.TargetPct)
+	s.say("adaptive: round %d boots %s again, %d boot(s) each (interval wider than ±%g points)", round, strings.Join(append([]string{s.configs[0].Name}, more...), ", "), k, s.req.Adaptive.TargetPct)
 	steps := Schedule(s.req.Prefix, kernels, sel, k, s.seed+int64(round))
 	for i := range steps {
 		steps[i].Round = round

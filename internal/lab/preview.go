@@ -7,6 +7,7 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store"
 )
 
 // What a boot adds to its run in a lab's estimate (QEMU's start, the
@@ -24,13 +25,13 @@ const (
 // (their whole boots, the lab block's VM wall time: run.Run.Took), else
 // the plan's figure (×tcgSlowdown under tcg) plus the boot itself. Zero
 // without a plan.
-func (s *session) estimate(n int) plan.Estimate {
+func (s *session) estimate(ctx context.Context, n int) plan.Estimate {
 	if s.host.RunPlan == nil {
 		return plan.Estimate{}
 	}
 	var past []*run.Run
-	if s.host.Past != nil {
-		past = s.host.Past(string(s.host.RunPlan.Suite), s.accel)
+	if s.host.DB != "" {
+		past = store.PastRunsAt(ctx, s.host.DB, "", string(s.host.RunPlan.Suite), "native", s.accel)
 	}
 	e := s.host.RunPlan.Estimate(s.req.Measure.Warmup, past)
 	if e.Past > 0 {
@@ -128,7 +129,7 @@ func DryRun(ctx context.Context, req *Request, host Host) (*Preview, error) {
 		n = len(p.Boots)
 	}
 	if n > 0 {
-		p.Estimate = s.estimate(n)
+		p.Estimate = s.estimate(ctx, n)
 	}
 	p.Notes = append(p.Notes,
 		"each boot gets a temporary folder (BOOTDIR: its initramfs with this sectax as /init, the console log, the result channel), removed when the boot ends",

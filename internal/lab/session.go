@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sectax/sectax/internal/hostid"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,20 +60,24 @@ type Host struct {
 	Exe string
 	// Snapshot is this machine (the runs record its kernel and CPU).
 	Snapshot *sysinfo.Snapshot
-	// Store takes the measurement lock and opens the store; done
-	// releases both.
-	Store func() (db *store.DB, done func(), err error)
+	// DB is the store the runs go to (a --db value): the lab takes the
+	// measurement lock beside it and opens it once the boots are planned
+	// and confirmed (store.OpenMeasuring), and its stored lab runs of the
+	// suite under the accelerator teach the estimate ("": none).
+	DB string
 	// NewRunID names a run; NewSeed draws a seed.
 	NewRunID func() string
 	NewSeed  func() int64
-	// Say reports progress (stderr).
-	Say func(format string, a ...any)
+	// Out is where the lab's notes and progress go (nil: nowhere), and
+	// what confirms a lab estimated at more than measure.LongWork.
+	Out measure.Printer
 	// RunPlan is the plan every guest runs, as checked on the host (nil:
-	// no estimate); Past are the stored lab runs of a suite under an
-	// accelerator the estimate learns from (store.DB.PastRuns; nil: none).
+	// no estimate).
 	RunPlan *plan.Plan
-	Past    func(suite, accel string) []*run.Run
 }
+
+// say tells the user what happens.
+func (s *session) say(format string, a ...any) { s.host.Out.Notef(format, a...) }
 
 // Check refuses a request that cannot work, before anything boots.
 func (r *Request) Check() error {
@@ -148,6 +151,10 @@ type session struct {
 // the matrix of the stored runs.
 func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 	began := time.Now()
+	if host.Out == nil {
+		host.Out = measure.Discard{}
+	}
+	measure.RemoveStaleTemps(host.Out)
 	s, err := setup(ctx, req, host, false)
 	if err != nil {
 		return nil, err
@@ -157,18 +164,26 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		names[i] = k.Name
 	}
 	steps := Schedule(req.Prefix, names, s.configs, req.Boots, s.seed)
-	db, done, err := host.Store()
+	// The estimate is in the first line, and a lab over an hour asks
+	// before anything boots or is stored.
+	what := fmt.Sprintf("lab: %d kernel(s) × %d configurations × %d boots = %d boots in a shuffled order (plan seed %d), accel %s",
+		len(s.kernels), len(s.configs), req.Boots, len(steps), s.seed, s.accel)
+	if e := s.estimate(ctx, len(steps)); e.Duration > measure.LongWork {
+		if err := host.Out.Confirm(what + ", " + e.String()); err != nil {
+			return nil, err
+		}
+	} else if e.Duration > 0 {
+		host.Out.Notef("%s, %s", what, e)
+	} else {
+		host.Out.Notef("%s", what)
+	}
+	db, done, err := store.OpenMeasuring(ctx, host.DB, host.Out.Notef)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
 	s.db = db
 	s.total = len(steps)
-	host.Say("lab: %d kernel(s) × %d configurations × %d boots = %d boots in a shuffled order (plan seed %d), accel %s",
-		len(s.kernels), len(s.configs), req.Boots, len(steps), s.seed, s.accel)
-	if e := s.estimate(len(steps)); e.Duration > 0 {
-		host.Say("lab: %s", e)
-	}
 	var seen []string
 	var spent time.Duration
 	start := time.Now()
@@ -181,7 +196,7 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		if i > 0 {
 			eta = "ETA " + measure.Clock(spent/time.Duration(i)*time.Duration(len(steps)-i))
 		}
-		host.Say("%s: %s (%s elapsed, %s)", BootCount(i, len(steps), req.Adaptive.TargetPct > 0), st.Label, measure.Clock(time.Since(start)), eta)
+		s.say("%s: %s (%s elapsed, %s)", BootCount(i, len(steps), req.Adaptive.TargetPct > 0), st.Label, measure.Clock(time.Since(start)), eta)
 		t0 := time.Now()
 		var r *run.Run
 		err := s.withFallback(i == 0, func() error {
@@ -196,9 +211,9 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		s.runs, s.spent = append(s.runs, r), spent
 		seen = append(seen, r.Env.BootID)
 		booted[st.Config.Name]++
-		host.Say("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, measure.Clock(time.Since(t0)))
+		s.say("stored run %s (%s, boot to /init %.1fs, %s)", r.ID, st.Label, r.Lab.BootToInitS, measure.Clock(time.Since(t0)))
 		if i == 0 && len(steps) > 1 {
-			host.Say("lab: %s", Remaining(spent, len(steps)-1, req.Adaptive.TargetPct > 0))
+			s.say("lab: %s", Remaining(spent, len(steps)-1, req.Adaptive.TargetPct > 0))
 		}
 		if i == len(steps)-1 && req.Adaptive.TargetPct > 0 {
 			round, more, err := s.adaptRound(ctx, names, stopped, booted, time.Since(began), spent/time.Duration(i+1), st.Round+1)
@@ -248,6 +263,9 @@ func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, er
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
+	if host.Out == nil {
+		host.Out = measure.Discard{}
+	}
 	s := &session{req: req, host: host}
 	s.mem, _ = ParseMemory(req.Memory)
 	var err error
@@ -275,7 +293,7 @@ func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, er
 				return nil, fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated: timings are not hardware costs)", kerr)
 			}
 			if !dry { // the preview says it
-				host.Say("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
+				s.say("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
 			}
 			s.accel = AccelTCG
 		} else if s.accel == AccelAuto {
@@ -306,7 +324,7 @@ func (s *session) withFallback(first bool, boot func() error) error {
 		err := boot()
 		if err != nil && first && s.req.Accel == AccelAuto && s.accel == AccelKVM &&
 			(errors.Is(err, ErrAccel) || errors.Is(err, ErrNoHandshake)) {
-			s.host.Say("warning: %v; falling back to --accel tcg (emulated: timings are not hardware costs)", err)
+			s.say("warning: %v; falling back to --accel tcg (emulated: timings are not hardware costs)", err)
 			s.accel = AccelTCG
 			continue
 		}
@@ -340,7 +358,7 @@ func (s *session) bootOptions(k Kernel, append string, task Task) BootOptions {
 		Handshake: hs, Timeout: s.req.VMTimeout,
 		OnFrame: func(f Frame) {
 			if f.Kind == KindLog {
-				s.host.Say("  guest: %s", f.Payload)
+				s.say("  guest: %s", f.Payload)
 			}
 		},
 	}
@@ -354,7 +372,7 @@ func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	k := s.kernels[0]
 	var res *BootResult
 	err := s.withFallback(true, func() error {
-		s.host.Say("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.Name, s.req.Plan)
+		s.say("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.Name, s.req.Plan)
 		var err error
 		res, err = Boot(ctx, s.bootOptions(k, bootconfig.On.Cmdline(LabParams, nil), Task{Name: SnapshotTask}))
 		return err
@@ -373,7 +391,7 @@ func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	SayPlan(s.host.Say, s.req.Plan, kernel, sel)
+	SayPlan(s.say, s.req.Plan, kernel, sel)
 	return OnlyConfigs(sel.Configs, s.req.OnlyConfig)
 }
 
@@ -527,9 +545,7 @@ func (s *session) boot(ctx context.Context, k Kernel, st Step, seen []string) (*
 	// A lab under another --root describes another tree: no mark.
 	doc.Run.HostMark = ""
 	if r := s.host.Root; r == "" || filepath.Clean(r) == "/" {
-		if key, err := hostid.Of("/"); err == nil {
-			doc.Run.HostMark = key.Mark(doc.Run.ID)
-		}
+		doc.Run.HostMark = measure.HostMark("/", doc.Run.ID, measure.Discard{})
 	}
 	if _, err := s.db.Import(ctx, []store.Doc{doc}); err != nil {
 		return nil, err

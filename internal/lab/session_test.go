@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sectax/sectax/internal/measure"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -77,7 +78,7 @@ func TestLabAdaptRound(t *testing.T) {
 	configs, _ := bootconfig.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
 	var said []string
 	s := &session{req: &Request{Prefix: "lab", Adaptive: Adaptive{TargetPct: 2, Budget: time.Hour}},
-		host: Host{Say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}, db: db, configs: configs, seed: 1}
+		host: Host{Out: measure.Notes(func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) })}, db: db, configs: configs, seed: 1}
 	stopped := map[string]bool{}
 	booted := map[string]int{"on": 6, "tight": 6, "wide": 6}
 	steps, notes, err := s.adaptRound(ctx, []string{"k"}, stopped, booted, time.Minute, time.Minute, 7)

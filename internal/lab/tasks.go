@@ -82,7 +82,7 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 		OnEvent: func(e measure.Event) {
 			if e.Finished && time.Since(last) > 5*time.Second {
 				last = time.Now()
-				guest.Logf("%s repetitions", e.Progress())
+				guest.Logf("%s", e.Progress())
 			}
 		},
 	}, nil)

@@ -28,7 +28,9 @@ type measuring struct {
 	count   []int
 	streak  []int
 	done    int
-	warmups int // fixed warm-ups per item
+	round   int      // the shuffled round running (0: the fixed warm-ups)
+	started [][2]int // repetitions started per item: warm-up, measured
+	warmups int      // fixed warm-ups per item
 	stop    bool
 	sinkErr error
 }
@@ -37,7 +39,7 @@ func newMeasuring(r *run.Run, items []plan.Item, opt Options, rule Rule, warmups
 	m := &measuring{r: r, items: items, opt: opt, rule: rule, start: opt.Clock(), warmups: warmups,
 		state: make([]itemState, len(items)), pending: make([][]map[string]float64, len(items)),
 		warmed: make([]int, len(items)), spent: make([]time.Duration, len(items)),
-		count: make([]int, len(items)), streak: make([]int, len(items))}
+		count: make([]int, len(items)), streak: make([]int, len(items)), started: make([][2]int, len(items))}
 	for i, it := range items {
 		m.state[i] = itemState{Min: it.Repetitions, Warming: opt.DetectWarmup}
 	}
@@ -46,12 +48,18 @@ func newMeasuring(r *run.Run, items []plan.Item, opt Options, rule Rule, warmups
 
 // repeat runs one repetition of item i and records it; it returns true
 // when the run must stop (interrupted, or the store failed).
-func (m *measuring) repeat(ctx context.Context, phase Phase, i, rep int) bool {
+func (m *measuring) repeat(ctx context.Context, phase Phase, i int) bool {
 	if ctx.Err() != nil {
 		return true
 	}
 	it, res := m.items[i], &m.r.Results[i]
-	ev := Event{Phase: phase, Item: i, Workload: res.Workload, Rep: rep}
+	k := 0
+	if phase == PhaseMeasure {
+		k = 1
+	}
+	rep := m.started[i][k]
+	m.started[i][k]++
+	ev := Event{Phase: phase, Item: i, Workload: res.Workload, Rep: rep, Round: m.round}
 	m.emit(ev)
 
 	repCtx, cancel := context.WithCancel(ctx)

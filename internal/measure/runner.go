@@ -60,11 +60,16 @@ type Event struct {
 	Phase    Phase
 	Item     int
 	Workload string
-	// Rep is the repetition number within the item and phase (0-based).
+	// Rep is the repetition number within the item and phase (0-based):
+	// each repetition of an item has its own, also when a round runs it
+	// more than once.
 	Rep int
+	// Round is the shuffled round (from 1; 0 during the fixed warm-ups).
+	Round int
 	// Done counts the repetitions run so far (both phases) and Total
 	// those known to be run in all; Open says the rule may add more
-	// (--precision, or a warm-up being detected): Total is then a floor.
+	// (--precision, or a warm-up being detected): Total is then a floor,
+	// which moves as the rule learns, so progress does not show it.
 	Done, Total int
 	Open        bool
 	// Precision and MaxTime are the precision rule's (0 under the
@@ -78,13 +83,14 @@ type Event struct {
 	// left from the mean duration of each item's repetitions so far (zero
 	// while nothing is known; under the precision rule, from the
 	// repetitions each interval still seems to need, at most the time
-	// left).
+	// left: a guess, which Line says).
 	Elapsed, ETA time.Duration
 }
 
 // Progress is how far the run is, as a progress line says it: "12/40"
-// under a fixed count, "12 done, at least 14 (±2% or 1:30 decides the
-// rest)" while the rule may add repetitions.
+// under a fixed count; while the rule may add repetitions, what is known
+// and what decides the rest, never a total that moves: "round 3, 24
+// repetitions done, until ±2% or 10:00".
 func (e Event) Progress() string {
 	n := e.Done
 	if !e.Finished {
@@ -97,7 +103,32 @@ func (e Event) Progress() string {
 	if e.Precision > 0 {
 		rule = fmt.Sprintf("until ±%v%% or %s", e.Precision, Clock(e.MaxTime))
 	}
-	return fmt.Sprintf("%d of at least %d, %s", n, max(e.Total, n), rule)
+	reps := "repetitions"
+	if n == 1 {
+		reps = "repetition"
+	}
+	if e.Round == 0 {
+		return fmt.Sprintf("warm-up, %d %s done, %s", n, reps, rule)
+	}
+	return fmt.Sprintf("round %d, %d %s done, %s", e.Round, n, reps, rule)
+}
+
+// Line is the status line of e: "[12/40] sched-pipe measure 3 · 0:04
+// elapsed · ETA 0:12". Under an open rule the ETA is said to be a guess,
+// and under --precision bounded by the time left.
+func (e Event) Line() string {
+	eta := "ETA --:--"
+	switch {
+	case e.ETA > 0 && e.Open && e.Precision > 0:
+		eta = fmt.Sprintf("ETA ~%s (a guess from the spread so far; at most %s)", Clock(e.ETA), Clock(max(e.MaxTime-e.Elapsed, 0)))
+	case e.ETA > 0 && e.Open:
+		eta = fmt.Sprintf("ETA ~%s (a guess: the warm-up detection may add repetitions)", Clock(e.ETA))
+	case e.ETA > 0:
+		eta = "ETA " + Clock(e.ETA)
+	case e.Precision > 0:
+		eta = fmt.Sprintf("at most %s left", Clock(max(e.MaxTime-e.Elapsed, 0)))
+	}
+	return fmt.Sprintf("[%s] %s %s %d · %s elapsed · %s", e.Progress(), e.Workload, e.Phase, e.Rep+1, Clock(e.Elapsed), eta)
 }
 
 // NewResults returns the results of a run with every item's metrics
@@ -153,7 +184,7 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 	m := newMeasuring(r, items, opt, rule, warmups)
 	for w := 0; w < warmups && !m.stop; w++ {
 		for i := range items {
-			if m.stop = m.repeat(ctx, PhaseWarmup, i, w); m.stop {
+			if m.stop = m.repeat(ctx, PhaseWarmup, i); m.stop {
 				break
 			}
 		}
@@ -164,6 +195,7 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 		if timeUp || len(order) == 0 {
 			break
 		}
+		m.round = round + 1
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		ran := false
 		for _, i := range order {
@@ -178,7 +210,7 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 			if m.state[i].Warming {
 				phase = PhaseWarmup
 			}
-			if m.stop = m.repeat(ctx, phase, i, round); m.stop {
+			if m.stop = m.repeat(ctx, phase, i); m.stop {
 				break
 			}
 		}

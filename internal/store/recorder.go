@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
@@ -134,4 +135,29 @@ func (d *DB) Push(ctx context.Context, sp *DB, ids []string) (n int, skipped []s
 		}
 	}
 	return len(res.Imported) + len(res.Skipped), res.Skipped, nil
+}
+
+// OpenMeasuring takes the lock that lets one measurement run at a time
+// (AcquireRunLock, beside the store) and opens the store at ref (a --db
+// value), creating it; a write that finds it locked waits, saying so on
+// notef, as do notes of what a read cut. done releases both.
+func OpenMeasuring(ctx context.Context, ref string, notef func(format string, a ...any)) (db *DB, done func(), err error) {
+	path, err := CheckPath(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	release, err := AcquireRunLock(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err = Open(ctx, path, Options{Create: true,
+		OnBusy: func(wait time.Duration, attempt, of int) {
+			notef("database %s is locked by another process; trying again in %v (attempt %d of %d)", DisplayName(path), wait, attempt, of)
+		},
+		OnNote: func(msg string) { notef("%s", msg) }})
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return db, func() { db.Close(); release() }, nil
 }
