@@ -102,6 +102,11 @@ func offToken(t string) bool { return mitigation.TurnsOff(t) }
 // kernel path it stresses, as the workload declares it.
 var workloadTags = workload.MainPaths()
 
+// workloadPays maps a workload id to the workload's own line on what it
+// pays for (file-churn pays entry and exit six times a file, not "on every
+// syscall" as its path's tag says).
+var workloadPays = workload.Pays()
+
 // stresses returns the knowledge-base tag of what a workload stresses, ""
 // when unknown.
 func stresses(workloadID string) string { return workloadTags[workloadID] }
@@ -231,6 +236,9 @@ func (rep *Report) addMeaning(a, b Side) {
 	for i := range rep.Workloads {
 		if t := stresses(rep.Workloads[i].ID); t != "" && kb != nil {
 			rep.Workloads[i].Stresses, rep.Workloads[i].StressesDetail = kb.TagLabel(t), kb.Tags[t]
+		}
+		if p := workloadPays[rep.Workloads[i].ID]; p != "" {
+			rep.Workloads[i].StressesDetail = p // the workload's own words, not its path's
 		}
 	}
 	for _, wl := range rep.Workloads {

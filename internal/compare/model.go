@@ -155,7 +155,9 @@ type Workload struct {
 	Engine    string         `json:"engine,omitempty"`
 	Control   bool           `json:"control"`
 	// Stresses is the kernel path the workload stresses ("entry/exit"),
-	// StressesDetail the knowledge base's sentence about it.
+	// StressesDetail the workload's own line on what it pays for
+	// (workload.Stress.Pays), or the knowledge base's sentence about the
+	// path of a workload that has none.
 	Stresses       string   `json:"stresses,omitempty"`
 	StressesDetail string   `json:"stresses_detail,omitempty"`
 	Metrics        []Metric `json:"metrics"`

@@ -36,7 +36,7 @@ func largeSides(n int) (compare.Side, compare.Side) {
 		compare.RunsSide("off", compare.KindLabel, []*run.Run{mk("off-1", "off", 0.4)}, []map[string]any{env("off", "b2", "root=/dev/vda mitigations=off")})
 }
 
-// BenchmarkCompareLarge times the model (compare.Compare) and each format
+// BenchmarkCompareLarge times the model (compare.CompareSides) and each format
 // at 10^5 samples a side, without the store:
 //
 //	go test -run '^$' -bench CompareLarge -benchtime 3x ./internal/report
