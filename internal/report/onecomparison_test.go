@@ -126,7 +126,9 @@ func TestControlsOneVerdict(t *testing.T) {
 		t.Fatalf("ctl-vdso did not move: %+v", rep.Controls)
 	}
 	meaning := strings.Join(Meaning(rep, "B"), "\n")
-	if !slices.ContainsFunc(rep.Controls, func(c compare.ControlFinding) bool { return c.Workload == "ctl-user" && c.Status == compare.ControlVouches }) {
+	if !slices.ContainsFunc(rep.Controls, func(c compare.ControlFinding) bool {
+		return c.Workload == "ctl-user" && c.Status == compare.ControlVouches
+	}) {
 		t.Fatalf("ctl-user does not vouch, the case is not tested: %+v", rep.Controls)
 	}
 	if strings.Contains(meaning, "no sign that clock speed or load changed") {
