@@ -8,6 +8,7 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -55,7 +56,11 @@ split them differently.
 			}
 			a := advise.For(in.snap, in.platform, in.target, in.kb)
 			if pf.on {
-				p, err := proveAdvice(cmd.Context(), g, &pf, in)
+				req, err := proofRequest(g, &pf, in.snap)
+				if err != nil {
+					return err
+				}
+				p, err := proof.Advice(cmd.Context(), req, in.platform, in.target, in.kb)
 				if err != nil {
 					return err
 				}

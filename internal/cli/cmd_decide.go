@@ -11,6 +11,7 @@ import (
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/decide"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -100,7 +101,10 @@ func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profil
 	}
 	var d *decide.Decision
 	if pf.on {
-		d, err = proveDecision(ctx, g, pf, &in)
+		var req proof.Request
+		if req, err = proofRequest(g, pf, in.Snap); err == nil {
+			d, err = proof.Decision(ctx, req, in)
+		}
 	} else {
 		d, err = decide.Decide(in)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/report"
 )
 
@@ -48,7 +49,7 @@ that line under QEMU.`,
 				return err
 			}
 			v := advise.Verify(in.snap, in.platform, in.target, in.kb)
-			v.Proof = storedProof(cmd.Context(), g, in)
+			v.Proof = proof.StoredAdvice(cmd.Context(), g.deps.ProofCache, g.Root, in.snap, in.platform, in.target, in.kb, g.notice)
 			w, finish, err := g.output()
 			if err != nil {
 				return err

@@ -1,0 +1,162 @@
+package proof
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sectax/sectax/internal/advise"
+	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/proven"
+	"github.com/sectax/sectax/internal/safetext"
+	"github.com/sectax/sectax/internal/sysinfo"
+)
+
+// Decision is decide --prove around decide.Decide: the default line is
+// booted (or loaded) first, the decision is made on that boot's machine
+// (the kernel and CPU booted), then every option's line is booted (or
+// loaded) and laid beside its prediction. in.Snap is this machine
+// (req.Host).
+func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decision, error) {
+	t0 := time.Now()
+	req.Host = in.Snap
+	ps, err := Start(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer ps.Close()
+	if err := ps.Observe(ctx, []string{""}, func(string) string { return "keep-all (the default command line)" }); err != nil {
+		return nil, err
+	}
+	host := in.Snap
+	in.Snap = ps.Snapshot("")
+	d, err := decide.Decide(in)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, o := range d.Options {
+		if names[o.Cmdline] == "" {
+			names[o.Cmdline] = o.Name
+		}
+	}
+	if err := ps.Observe(ctx, decide.ProofLines(d), func(l string) string { return names[l] + " (" + l + ")" }); err != nil {
+		return nil, err
+	}
+	pin := ps.Input()
+	if err := decide.Prove(d, pin); err != nil {
+		return nil, err
+	}
+	if note := asBooted("the options and their sets are those of", "not of", host, pin); note != "" {
+		d.Proof.Notes = append(d.Proof.Notes, note)
+	}
+	ps.took(time.Since(t0))
+	return d, nil
+}
+
+// Advice is advise --target X --prove: the default line and the target's
+// parameters are booted (or loaded) together, the advice is made on the
+// default boot's machine (the kernel and CPU booted) for this machine's
+// platform, and the target's boot is laid beside its prediction.
+func Advice(ctx context.Context, req Request, platform advise.Platform, target mitigation.Target, kb *mitigation.Knowledge) (*advise.Advice, error) {
+	t0 := time.Now()
+	ps, err := Start(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer ps.Close()
+	line := mitigation.Format(target.Params)
+	label := func(l string) string {
+		if l == "" {
+			return "the default command line"
+		}
+		return l
+	}
+	if err := ps.Observe(ctx, []string{"", line}, label); err != nil {
+		return nil, err
+	}
+	base := ps.Snapshot("")
+	a := advise.For(base, platform, target, kb)
+	pin := ps.Input()
+	p := proven.New(pin)
+	row := p.Add("target "+target.String(), line, base, ps.Snapshot(line), predicted(base, a), pin.Stored[line])
+	if !row.Agree {
+		a.Warnings = append(a.Warnings, "the boot of the target disagrees with the prediction above: the proof's observed sets are what this kernel does")
+	}
+	if note := asBooted("the advice is for", "not for", req.Host, pin); note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+	a.Proof = p
+	ps.took(time.Since(t0))
+	return &a, nil
+}
+
+// StoredAdvice is verify's proof: the stored boots of the running kernel's
+// image (lab.DefaultImages below root) with the default line and the
+// target's, laid beside advise's prediction; nil when none is stored.
+// Nothing boots and nothing is made; a stored file refused is said as a
+// warning.
+func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snapshot, platform advise.Platform, target mitigation.Target, kb *mitigation.Knowledge, say func(string, ...any)) *proven.Proof {
+	image, _ := lab.DefaultImages(root, host.Kernel.Release)
+	if image == "" {
+		return nil
+	}
+	line := mitigation.Format(target.Params)
+	pin, notes := Stored(ctx, cacheDir, image, line, host.CPU.ModelName)
+	for _, n := range notes {
+		say("warning: %s", n)
+	}
+	if pin == nil {
+		return nil
+	}
+	base := pin.Obs[""]
+	p := proven.New(*pin)
+	p.Add("expect "+target.String(), line, base, pin.Obs[line], predicted(base, advise.For(base, platform, target, kb)), true)
+	// The running files beside the proof's observation of the same line.
+	where := "under tcg on QEMU's " + safetext.Line(pin.CPU)
+	if pin.Accel == lab.AccelKVM {
+		where = "under kvm on this CPU"
+	}
+	for _, v := range host.Vulnerabilities {
+		for _, w := range pin.Obs[line].Vulnerabilities {
+			if v.Name == w.Name && v.State != w.State {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: this machine shows %q, the proof's boot of this line showed %q (%s)", v.Name, safetext.Clip(v.Raw, 120), safetext.Clip(w.Raw, 120), where))
+			}
+		}
+	}
+	return p
+}
+
+// predicted is the advice's given-up and weakened sets as a prediction.
+func predicted(base *sysinfo.Snapshot, a advise.Advice) proven.Sets {
+	var lost, weak []string
+	for _, l := range a.GivenUp {
+		lost = append(lost, l.Name)
+	}
+	for _, l := range a.Weakened {
+		weak = append(weak, l.Name)
+	}
+	return decide.PredictedSets(base, lost, weak)
+}
+
+// asBooted is the note that the answer is the booted kernel's and CPU's
+// rather than this machine's, "" when they are the same under KVM.
+func asBooted(what, not string, host *sysinfo.Snapshot, pin proven.Input) string {
+	if host.Kernel.Release == pin.Release && pin.Accel == lab.AccelKVM {
+		return ""
+	}
+	return fmt.Sprintf("%s kernel %s on the %s CPU as booted, %s this machine's running kernel %s on %s",
+		what, safetext.Line(pin.Release), safetext.Line(pin.CPU), not, safetext.Line(host.Kernel.Release), safetext.Line(host.CPU.ModelName))
+}
+
+// took says how long the proof took and where its answer came from.
+func (s *Session) took(d time.Duration) {
+	pin := s.Input()
+	if pin.Booted == 0 {
+		s.req.Say("proof: answered from %d stored boot(s) in %s (%s), no boot", len(pin.Stored), d.Round(time.Millisecond), s.CacheDir())
+		return
+	}
+	s.req.Say("proof: %d boot(s), %d stored before, in %s", pin.Booted, len(pin.Stored), d.Round(100*time.Millisecond))
+}
