@@ -141,7 +141,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		return err
 	}
 	defer release()
-	var rec recording
+	var rec *store.Recorder
 	if !o.noStore {
 		var closeStore func()
 		if rec, closeStore, err = useStore(ctx, g, o.label); err != nil {

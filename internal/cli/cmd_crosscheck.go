@@ -73,7 +73,7 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	show := func(w io.Writer, r *run.Run) error {
 		return report.CrosscheckFormats.Render(w, g.Format, r, report.Options{})
 	}
-	return crosscheckHint(measureHere(ctx, g, pl, g.runMeta("crosscheck", "native+perf", env), recording{}, show))
+	return crosscheckHint(measureHere(ctx, g, pl, g.runMeta("crosscheck", "native+perf", env), nil, show))
 }
 
 // crosscheckHint rewrites the perf engine's advice to "use --engine

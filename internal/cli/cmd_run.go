@@ -3,11 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/sectax/sectax/internal/advise"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/sectax/sectax/internal/advise"
 
 	"github.com/spf13/cobra"
 
@@ -166,14 +167,10 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 		return err
 	}
 	defer release()
-	var rec recording
+	var rec *store.Recorder
 	if !o.noStore {
-		use := useStore
-		if store.IsURL(g.DB) {
-			use = useSpool // a shared PostgreSQL store: through the local spool
-		}
 		var closeStore func()
-		if rec, closeStore, err = use(ctx, g, o.label); err != nil {
+		if rec, closeStore, err = useStore(ctx, g, o.label); err != nil {
 			return err
 		}
 		defer closeStore()
@@ -186,48 +183,6 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	return measureHere(ctx, g, pl, g.runMeta(o.label, o.engine, env), rec, func(w io.Writer, r *run.Run) error {
 		return report.RunFormats.Render(w, g.Format, r, report.Options{})
 	})
-}
-
-// recording is where a run measured here goes: its sink (the store, as
-// it goes; nil: nowhere), and saved, told once the run has been printed,
-// whose error (the run could not be stored) makes the command fail.
-type recording struct {
-	sink  measure.Sink
-	saved func(*run.Run) error
-	where string // the store, as the end of the text says it ("": said on stderr)
-}
-
-func (r recording) Begin(x *run.Run) error { return r.sink.Begin(x) }
-func (r recording) Sample(x *run.Run, i int, v map[string]float64) error {
-	return r.sink.Sample(x, i, v)
-}
-func (r recording) Finish(x *run.Run) error { return r.sink.Finish(x) }
-func (r recording) Saved(x *run.Run) error {
-	if r.saved == nil {
-		return nil
-	}
-	return r.saved(x)
-}
-
-// useStore records a run labelled label in the store as it goes; a run
-// the store cannot take is printed all the same and spilled to a file
-// beside the store, and the command then fails naming the file.
-func useStore(ctx context.Context, g *Globals, label string) (recording, func(), error) {
-	db, err := openStore(ctx, g, true)
-	if err != nil {
-		return recording{}, nil, err
-	}
-	if err := db.CheckNewLabel(ctx, label); err != nil {
-		db.Close()
-		return recording{}, nil, err
-	}
-	rec := store.NewRecorder(ctx, db, g.notice)
-	where := ""
-	if g.Format == "text" && g.Output == "" {
-		// The end of the run's text says where it is stored.
-		where = store.DisplayName(db.Path())
-	}
-	return recording{sink: rec, saved: rec.Saved, where: where}, func() { db.Close() }, nil
 }
 
 // runMeta names a run measured on this machine in env.
@@ -246,20 +201,20 @@ func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) measure.M
 // A run stored from 'sectax run' ends its text on stdout saying where it
 // is and how it is named; a complete one on this machine then says what
 // the other side of an on/off comparison needs.
-func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta measure.Meta, rec recording, show func(io.Writer, *run.Run) error) error {
+func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta measure.Meta, rec *store.Recorder, show func(io.Writer, *run.Run) error) error {
 	p := g.printer()
 	p.show = show
 	s := measure.Session{Plan: pl, Meta: meta, Past: pastRuns(ctx, g, pl, meta.Engine), Ask: true,
 		NotesInResult: g.Format == "text" && g.Output == ""}
-	if rec.sink != nil {
+	if rec != nil {
 		s.Sink = rec
 	}
 	r, err := s.Measure(ctx, p)
 	if err != nil || r == nil {
 		return err
 	}
-	if rec.where != "" && s.NotesInResult {
-		fmt.Fprintf(g.stdout, "\n%s\n", report.Notice(measure.StoredLine(r.ID, r.Label, rec.where)))
+	if rec != nil && s.NotesInResult && !store.IsURL(g.DB) { // a spooled run is said on stderr once pushed
+		fmt.Fprintf(g.stdout, "\n%s\n", report.Notice(measure.StoredLine(r.ID, r.Label, store.DisplayName(g.DB))))
 	}
 	if r.Env != nil && r.Env.Live {
 		if hint := advise.OtherSide(r.Env, advise.Probe("/", r.Env)); hint != "" {

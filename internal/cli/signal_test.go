@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sectax/sectax/internal/proctest"
-	"github.com/sectax/sectax/internal/store"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/proctest"
+	"github.com/sectax/sectax/internal/store"
 
 	"golang.org/x/sys/unix"
 )

@@ -31,22 +31,40 @@ func (g *Globals) dbPath() (string, error) {
 
 // openStore opens the database of --db. Without create, a missing file is
 // reported as store.ErrNoDatabase (callers turn it into "no such run").
-// A write that finds the database locked is retried with a bounded
-// backoff, saying so on stderr.
 func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) {
 	path, err := g.dbPath()
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(ctx, path, store.Options{Create: create,
-		BusyTimeout: storeTuning.busyTimeout, Backoff: storeTuning.backoff,
+	o := g.storeOptions(path)
+	o.Create = create
+	return store.Open(ctx, path, o)
+}
+
+// storeOptions: a write that finds the database at path locked is retried
+// with a bounded backoff, saying so on stderr, as are notes of what a read
+// cut.
+func (g *Globals) storeOptions(path string) store.Options {
+	return store.Options{BusyTimeout: storeTuning.busyTimeout, Backoff: storeTuning.backoff,
 		OnBusy: func(wait time.Duration, attempt, of int) {
 			g.notice("database %s is locked by another process; trying again in %v (attempt %d of %d)", store.DisplayName(path), wait, attempt, of)
 			if storeTuning.onBusy != nil {
 				storeTuning.onBusy()
 			}
 		},
-		OnNote: func(msg string) { g.notice("%s", msg) }})
+		OnNote: func(msg string) { g.notice("%s", msg) }}
+}
+
+// useStore records a run labelled label in --db as it goes
+// (store.OpenRecorder: through the local spool for a PostgreSQL store); a
+// run the store cannot take is printed all the same and spilled to a file
+// beside the store, and the command then fails naming the file.
+func useStore(ctx context.Context, g *Globals, label string) (*store.Recorder, func(), error) {
+	path, err := g.dbPath()
+	if err != nil {
+		return nil, nil, err
+	}
+	return store.OpenRecorder(ctx, path, label, g.storeOptions(path), g.notice)
 }
 
 // noDatabase is the error for a reference when no database exists yet.

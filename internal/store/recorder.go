@@ -23,6 +23,9 @@ type Recorder struct {
 	OnFail func(r *run.Run, err error)
 	err    error
 	say    func(format string, a ...any)
+	// push is the PostgreSQL store a run in the spool goes to once it
+	// ends (OpenRecorder), nil for a run recorded where it stays.
+	push *pushTarget
 }
 
 // NewRecorder records in db, waiting for a busy store until ctx ends;
@@ -39,6 +42,9 @@ func NewRecorder(ctx context.Context, db *DB, say func(format string, a ...any))
 // file beside the store (Spill) and the error names the file, which
 // 'sectax import' recovers.
 func (s *Recorder) Saved(r *run.Run) error {
+	if s.err == nil && s.push != nil {
+		return s.pushed(r)
+	}
 	if s.err == nil {
 		if s.say != nil {
 			s.say("stored run %s in %s", r.ID, s.DB.Path())

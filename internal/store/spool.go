@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/sectax/sectax/internal/run"
+)
+
+// A run into a PostgreSQL store is measured into a local SQLite spool
+// (SpoolPath, beside the default SQLite store) and moved to PostgreSQL in
+// one transaction when it ends. A network drop mid-run therefore loses
+// nothing: the run stays in the spool, and `sectax push` moves it later.
+
+// OpenRecorder opens the store at ref (a --db value, created if needed)
+// for a new run labelled label, which it checks first (CheckNewLabel), and
+// records the run in it as it goes (NewRecorder). For a PostgreSQL store
+// it checks that the server answers, so that a wrong URL fails before
+// measuring, and records in the local spool instead: Saved pushes the run
+// once it ends. done closes what it opened.
+func OpenRecorder(ctx context.Context, ref, label string, opts Options, say func(format string, a ...any)) (rec *Recorder, done func(), err error) {
+	opts.Create = true
+	spool := ""
+	if IsURL(ref) {
+		if spool, err = SpoolPath(); err != nil {
+			return nil, nil, err
+		}
+	}
+	db, err := Open(ctx, ref, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := db.CheckNewLabel(ctx, label); err != nil || spool == "" {
+		if err != nil {
+			db.Close()
+			return nil, nil, err
+		}
+		return NewRecorder(ctx, db, say), func() { db.Close() }, nil
+	}
+	db.Close()
+	sp, err := Open(ctx, spool, Options{Create: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("spool: %w", err)
+	}
+	rec = NewRecorder(ctx, sp, say)
+	rec.push = &pushTarget{ref: ref, opts: opts}
+	return rec, func() { sp.Close() }, nil
+}
+
+// pushTarget is the PostgreSQL store a spooled run goes to.
+type pushTarget struct {
+	ref  string
+	opts Options
+}
+
+// pushed moves the spooled run r to its PostgreSQL store; the error keeps
+// it in the spool for 'sectax push'.
+func (s *Recorder) pushed(r *run.Run) error {
+	// Ctrl-C may have cancelled the run's context: the push of what
+	// finished must still happen.
+	n, _, err := PushSpooled(context.WithoutCancel(s.ctx()), s.push.ref, s.push.opts, s.DB, []string{r.ID}, s.say)
+	if err != nil || n != 1 {
+		return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, s.DB.Path(), err)
+	}
+	s.say("stored run %s in %s", r.ID, DisplayName(s.push.ref))
+	return nil
+}
+
+// PushSpooled moves the runs ids from the spool sp to the PostgreSQL store
+// at ref (Push), saying which it already held.
+func PushSpooled(ctx context.Context, ref string, opts Options, sp *DB, ids []string, say func(format string, a ...any)) (int, []string, error) {
+	opts.Create = true
+	pg, err := Open(ctx, ref, opts)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer pg.Close()
+	n, held, err := pg.Push(ctx, sp, ids)
+	for _, id := range held {
+		say("run %s was already stored in %s", id, DisplayName(ref))
+	}
+	return n, held, err
+}
+
+// Pushed is what 'sectax push' did: the runs moved, those the store
+// already held (which left the spool too), those left in the spool because
+// a run is measuring them, and why nothing was pushed ("" when something
+// was).
+type Pushed struct {
+	Moved, Held, Measuring []string
+	Nothing                string
+}
+
+// PushSpool moves every run of the local spool to the PostgreSQL store at
+// ref, but one being measured right now (it is pushed when it ends).
+func PushSpool(ctx context.Context, ref string, opts Options, say func(format string, a ...any)) (Pushed, error) {
+	var p Pushed
+	spool, err := SpoolPath()
+	if err != nil {
+		return p, err
+	}
+	sp, err := Open(ctx, spool, Options{})
+	if errors.Is(err, ErrNoDatabase) {
+		p.Nothing = "nothing to push: no spool"
+		return p, nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("spool: %w", err)
+	}
+	defer sp.Close()
+	all, err := sp.List(ctx)
+	if err != nil {
+		return p, err
+	}
+	measuring := MeasuringPID(ref) != 0
+	var ids []string
+	for _, s := range all {
+		if s.Status == run.StatusRunning && measuring {
+			say("run %s is being measured; it is pushed when it ends", s.ID)
+			p.Measuring = append(p.Measuring, s.ID)
+			continue
+		}
+		ids = append(ids, s.ID)
+	}
+	if len(ids) == 0 {
+		p.Nothing = "nothing to push: the spool is empty"
+		return p, nil
+	}
+	_, held, err := PushSpooled(ctx, ref, opts, sp, ids, say)
+	if err != nil {
+		return p, err
+	}
+	for _, id := range ids {
+		if slices.Contains(held, id) {
+			p.Held = append(p.Held, id)
+		} else {
+			p.Moved = append(p.Moved, id)
+		}
+	}
+	return p, nil
+}
