@@ -25,14 +25,26 @@ func OtherSide(s *sysinfo.Snapshot, p Platform) string {
 	switch {
 	case p.Kind == PlatformWSL:
 		return fmt.Sprintf("the other side (%s) needs .wslconfig's kernelCommandLine changed and wsl --shutdown: sectax advise --target %s shows the steps, sectax campaign measures both", want, target)
-	case p.Kind == PlatformUnknown && s.Hypervisor.Guest:
-		host := "the host"
-		if s.Hypervisor.Vendor != "" {
-			host = "the " + s.Hypervisor.Vendor + " host"
-		}
+	case HostSetBy(s, p) != "":
+		host := HostSetBy(s, p)
 		return fmt.Sprintf("this guest's kernel command line is set by %s (no boot loader configuration here): no on/off answer is possible from inside; ask for a boot with %s, or measure both settings in QEMU guests with sectax lab", host, want)
 	case p.Kind == PlatformUnknown:
 		return fmt.Sprintf("the other side (%s) needs a boot with that command line, set where this machine boots (no boot loader configuration was found): sectax advise --target %s", want, target)
 	}
 	return fmt.Sprintf("the other side (%s) needs a reboot: sectax advise --target %s shows the steps for %s, sectax campaign reboots and measures both", want, target, p.Name)
+}
+
+// HostSetBy names who sets the kernel command line of a VM guest in which
+// no boot loader configuration was found and which is not WSL (a microVM,
+// a managed runner): "the KVM host", or "the host"; "" for any other
+// machine. No reboot from inside changes such a line (kexec aside), so
+// both settings are measured in QEMU guests with sectax lab.
+func HostSetBy(s *sysinfo.Snapshot, p Platform) string {
+	if s == nil || p.Kind != PlatformUnknown || !s.Hypervisor.Guest || s.WSL != nil {
+		return ""
+	}
+	if s.Hypervisor.Vendor != "" {
+		return "the " + s.Hypervisor.Vendor + " host"
+	}
+	return "the host"
 }

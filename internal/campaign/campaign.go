@@ -110,6 +110,10 @@ type StartRequest struct {
 	Estimate plan.Estimate
 }
 
+// LabInstead is what measures both settings on a guest whose command line
+// its host sets, when no reboot from inside can.
+const LabInstead = "measure both settings in QEMU guests instead: sectax lab --config on --config off=mitigations=off"
+
 // VerifyError says that a step's boot did not verify twice; the campaign
 // stopped and was restored. Reasons are bootconfig.Verify's, one line each.
 type VerifyError struct {

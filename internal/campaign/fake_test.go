@@ -3,13 +3,14 @@ package campaign
 import (
 	"context"
 	"fmt"
-	"github.com/sectax/sectax/internal/measure"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sectax/sectax/internal/measure"
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"

@@ -2,7 +2,11 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+
 	"github.com/sectax/sectax/internal/userfile"
 )
 
@@ -14,6 +18,10 @@ import (
 type Kexec struct {
 	// Kernel and Initrd are the images to load (Initrd "" loads none).
 	Kernel, Initrd string
+	// HostSet names who sets this guest's command line (Options.HostSet):
+	// where kexec cannot, --via manual cannot either, and the lab is the
+	// way.
+	HostSet string
 	// Systemd says to reboot with systemctl kexec.
 	Systemd bool
 	// Exec runs systemctl.
@@ -33,8 +41,14 @@ func (k *Kexec) Name() string { return "kexec" }
 
 // Check makes sure the images can be read.
 func (k *Kexec) Check(ctx context.Context, req BootRequest) error {
+	// Where kexec cannot boot: --via manual, or on a guest whose host sets
+	// its command line (where manual cannot either) the lab.
+	otherwise := ", or use --via manual"
+	if k.HostSet != "" {
+		otherwise = "; this guest's kernel command line is set by " + k.HostSet + ", so without kexec " + LabInstead
+	}
 	if k.Kernel == "" {
-		return fmt.Errorf("no kernel image to kexec: give --kernel /boot/vmlinuz-VERSION, or use --via manual")
+		return fmt.Errorf("no kernel image to kexec: give --kernel /boot/vmlinuz-VERSION%s", otherwise)
 	}
 	for _, p := range []string{k.Kernel, k.Initrd} {
 		if p == "" || p == k.Initrd && k.Prepare != nil {
@@ -42,7 +56,11 @@ func (k *Kexec) Check(ctx context.Context, req BootRequest) error {
 		}
 		f, err := userfile.OpenRegular(p)
 		if err != nil {
-			return fmt.Errorf("cannot read %s for kexec (%v); run as root, give --kernel/--initrd, or use --via manual", p, userfile.Cause(err))
+			fix := "give --kernel/--initrd" + otherwise
+			if errors.Is(err, fs.ErrPermission) && os.Geteuid() != 0 {
+				fix = "run as root, " + fix
+			}
+			return fmt.Errorf("cannot read %s for kexec (%v); %s", p, userfile.Cause(err), fix)
 		}
 		f.Close()
 	}

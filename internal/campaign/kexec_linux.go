@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/sectax/sectax/internal/userfile"
 
 	"golang.org/x/sys/unix"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -157,16 +158,19 @@ func MakePreview(ctx context.Context, req *StartRequest, snap *sysinfo.Snapshot,
 	var mech Mechanism
 	switch req.Via {
 	case "kexec":
-		mech = &Kexec{Kernel: req.Options.Kernel, Initrd: req.Options.Initrd}
+		mech = &Kexec{Kernel: req.Options.Kernel, Initrd: req.Options.Initrd, HostSet: req.Options.HostSet}
 	case "wsl":
 		mech = &WSL{Path: req.Options.WSLConfig, Distro: req.Options.Distro}
+	}
+	if req.Options.HostSet != "" {
+		p.Notes = append(p.Notes, fmt.Sprintf("this guest's kernel command line is set by %s (no boot loader configuration here): a reboot or a restart by the host comes back with the host's line, so only kexec boots the steps' lines; where kexec cannot, %s", req.Options.HostSet, LabInstead))
 	}
 	if mech != nil {
 		if err := mech.Check(ctx, BootRequest{Options: req.Options}); err != nil {
 			p.Notes = append(p.Notes, "start will refuse this as it stands: "+err.Error())
 		}
 	}
-	if req.Via == "kexec" {
+	if req.Via == "kexec" && os.Geteuid() != 0 {
 		p.Notes = append(p.Notes, "start needs root (kexec_file_load needs CAP_SYS_BOOT; the unit goes to /etc/systemd/system): sudo sectax campaign start …")
 	}
 	return p, nil

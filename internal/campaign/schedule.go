@@ -113,6 +113,11 @@ type Options struct {
 	// Machine is the host the campaign runs on (its plan is there); the
 	// store's copy carries it so that status finds a host's campaign.
 	Machine *Machine `json:"machine,omitempty"`
+	// HostSet names who sets this guest's kernel command line when no
+	// boot loader here does (advise.HostSetBy, "" elsewhere): only kexec
+	// boots another line, and where it cannot the lab is the way. Said,
+	// never stored.
+	HostSet string `json:"-"`
 }
 
 // storedConfig is a configuration as the store keeps it: its name and the

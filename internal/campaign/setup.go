@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/compare"
@@ -93,7 +94,7 @@ func NewEngine(s Setup) (*Engine, error) {
 			}
 			switch name {
 			case "kexec":
-				return &Kexec{Kernel: o.Kernel, Initrd: o.Initrd, Systemd: host.Systemd(), Exec: d.exec()}, nil
+				return &Kexec{Kernel: o.Kernel, Initrd: o.Initrd, HostSet: o.HostSet, Systemd: host.Systemd(), Exec: d.exec()}, nil
 			case "wsl":
 				return &WSL{Path: o.WSLConfig, Distro: o.Distro, Exec: d.exec(), Now: now}, nil
 			case "manual":
@@ -288,6 +289,12 @@ func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db s
 		}
 	}
 	opts := r.Options
+	if d.Mechanism == nil { // a test's fake machine boots any line
+		opts.HostSet = advise.HostSetBy(snap, advise.Probe(root, snap))
+	}
+	if opts.HostSet != "" && via == "manual" {
+		return nil, exit.Usagef("--via manual asks you to boot each step's command line, but this guest's kernel command line is set by %s (no boot loader configuration here): %s, or use --via kexec", opts.HostSet, LabInstead)
+	}
 	if opts.DB, err = store.Locate(db); err != nil {
 		return nil, err
 	}

@@ -9,17 +9,19 @@ import (
 
 	"context"
 	"encoding/json"
+
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/pgtest"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
 )
 
 // tamper rewrites the stored campaign's list of changes, as anyone who can

@@ -66,7 +66,21 @@ See docs/campaign.md.`,
 	start := &cobra.Command{
 		Use:   "start",
 		Short: "Plan the boots, install the resume hook and reboot into the first step",
-		Args:  cobra.NoArgs,
+		Long: `Plan the campaign's boots (each configuration --boots times, in a shuffled
+order), store it, install what resumes it after each boot, and reboot into the
+first step. Each step's kernel command line is the running one (init's
+arguments after -- included) with only the configuration's parameters changed;
+--dry-run prints the steps and every change to this machine, and changes
+nothing. Work estimated over an hour is asked about first (--yes: do not ask).
+
+Where no reboot can change the command line (a guest whose host sets it, as
+'sectax run' says), only kexec boots another line; sectax lab measures both
+settings in QEMU guests instead.`,
+		Example: `  sectax campaign start --dry-run
+  sudo sectax campaign start --config on --config off=mitigations=off --boots 3
+  sudo sectax campaign start --plan vectors --suite quick --yes
+  sectax campaign start --via manual --config on --config nopti=pti=off`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Options.Request = *sel
 			if err := report.CampaignStatusFormats.Check(g.Format); err != nil {

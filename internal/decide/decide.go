@@ -139,6 +139,10 @@ type Input struct {
 	Snap     *sysinfo.Snapshot
 	Platform advise.Platform
 	KB       *mitigation.Knowledge
+	// Host is this machine when Snap is not (decide --prove decides on the
+	// booted kernel's snapshot): how its savings are measured is this
+	// machine's. nil: Snap.
+	Host *sysinfo.Snapshot
 	// Root is the machine's root (/ or --root): sysinfo.KVMLoaded reads it.
 	Root string
 	// Arms are the stored runs by configuration (attribute.StoredArms).
@@ -196,7 +200,7 @@ func Decide(in Input) (*Decision, error) {
 	}
 	arms, notes := machineArms(in)
 	d.Facts.Notes = append(d.Facts.Notes, notes...)
-	savings(d, arms)
+	savings(d, arms, measureWith(in))
 	protect := in.Protect
 	if in.Profile != "" {
 		p, ok := Profiles[in.Profile]
@@ -393,7 +397,7 @@ func options(in Input, m mitigation.Machine) []Option {
 // comparison attribute report makes (compare of on and the configuration);
 // null, with the command that would measure it, when either side has no
 // runs.
-func savings(d *Decision, arms []attribute.Arm) {
+func savings(d *Decision, arms []attribute.Arm, measure string) {
 	var att *attribute.Attribution
 	if len(arms) > 0 {
 		att, _ = attribute.Attribute(arms, nil, 0)
@@ -414,9 +418,25 @@ func savings(d *Decision, arms []attribute.Arm) {
 			}
 		}
 		if o.Saving == nil && o.SameAs == "" && !o.Current {
-			o.Measure = "sectax campaign start --plan vectors"
+			o.Measure = measure
 		}
 	}
+}
+
+// measureWith is the command that measures the options' savings here: a
+// campaign, which reboots this machine into each option's command line;
+// in a guest whose command line its host sets (no boot loader here, not
+// WSL) no reboot can change the line, so the lab, whose runs are QEMU
+// guests' and count with --any-machine.
+func measureWith(in Input) string {
+	machine := in.Snap
+	if in.Host != nil {
+		machine = in.Host
+	}
+	if host := advise.HostSetBy(machine, in.Platform); host != "" {
+		return "sectax lab --plan vectors (this guest's command line is set by " + host + ", so no reboot here changes it), then sectax decide --any-machine"
+	}
+	return "sectax campaign start --plan vectors"
 }
 
 func effect(wa attribute.WorkloadAttribution, config string) *attribute.Effect {

@@ -254,7 +254,7 @@ func TestSavingsOnlyFromThisMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := option(d, "off"); o.Saving != nil || o.Measure == "" {
+	if o := option(d, "off"); o.Saving != nil || o.Measure != "sectax campaign start --plan vectors" {
 		t.Errorf("off from another machine's runs: %+v", o)
 	}
 	note := func(d *Decision, want string) bool {
@@ -262,7 +262,7 @@ func TestSavingsOnlyFromThisMachine(t *testing.T) {
 			return strings.Contains(n, want) && strings.Contains(n, "6.1.0-57-amd64 on QEMU Virtual CPU")
 		})
 	}
-	if !note(d, "left out of the savings: 2") {
+	if !note(d, "left out of the savings: 2: 2 without a host mark") {
 		t.Errorf("notes %q: want the left-out runs said with where they were measured", d.Facts.Notes)
 	}
 	in.AnyMachine = true
@@ -274,6 +274,23 @@ func TestSavingsOnlyFromThisMachine(t *testing.T) {
 	}
 	if !note(d, "--any-machine: the savings come from runs measured on") {
 		t.Errorf("--any-machine notes %q: want where the savings were measured", d.Facts.Notes)
+	}
+}
+
+// TestMeasureWhereACampaignCannot: in a guest whose command line its host
+// sets (no boot loader here, not WSL) no reboot changes the line, so an
+// option's saving is to be measured with the lab, not a campaign.
+func TestMeasureWhereACampaignCannot(t *testing.T) {
+	in := input(t, "host-6.18")
+	guest := *in.Snap
+	guest.Hypervisor.Guest, guest.Hypervisor.Vendor, guest.WSL = true, "KVM", nil
+	in.Snap, in.Platform.Kind = &guest, advise.PlatformUnknown
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := option(d, "off"); !strings.HasPrefix(o.Measure, "sectax lab --plan vectors ") || !strings.HasSuffix(o.Measure, "then sectax decide --any-machine") {
+		t.Errorf("off in a guest its host boots: measure with %q, want the lab", o.Measure)
 	}
 }
 

@@ -31,7 +31,7 @@ func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decisi
 		return nil, err
 	}
 	host := in.Snap
-	in.Snap = ps.Snapshot("")
+	in.Host, in.Snap = host, ps.Snapshot("")
 	d, err := decide.Decide(in)
 	if err != nil {
 		return nil, err
