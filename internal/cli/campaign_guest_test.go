@@ -21,6 +21,7 @@ func TestCampaignOnAGuestItsHostBoots(t *testing.T) {
 		t.Errorf("--via manual: exit %d, %q", code, stderr)
 	}
 	code, out, stderr := e.run("--root", root, "campaign", "start", "--dry-run", "--suite", "quick")
+	out = unwrapText(out)
 	want := "note: this guest's kernel command line is set by the KVM host (no boot loader configuration here): a reboot or a restart by the host comes back with the host's line, so only kexec boots the steps' lines; where kexec cannot, measure both settings in QEMU guests instead: sectax lab"
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("dry run: exit %d, %s\n%s\nwant %q", code, stderr, out, want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/campaign"
@@ -52,22 +53,38 @@ func campaignPreview(w io.Writer, p *campaign.Preview) error {
 	t.Write(ew, false)
 	fmt.Fprintln(ew)
 	fmt.Fprintln(ew, "steps (each boot verified before it is measured):")
-	t = NewTable()
-	t.Row("  step", "configuration", "boot", "kernel command line")
+	// The command line wraps at its spaces under its own column, so that
+	// the table fits TextWidth.
+	rows := [][]string{{"  step", "configuration", "boot"}}
 	for _, s := range p.Steps {
-		t.Row(fmt.Sprintf("  %d", s.Step), termSafe(s.Config), fmt.Sprint(s.Boot), termSafe(s.Cmdline))
+		rows = append(rows, []string{fmt.Sprintf("  %d", s.Step), termSafe(s.Config), fmt.Sprint(s.Boot)})
 	}
-	t.Write(ew, false)
+	widths := make([]int, 3)
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	cell := func(r []string) string {
+		return fmt.Sprintf("%-*s  %-*s  %-*s  ", widths[0], r[0], widths[1], r[1], widths[2], r[2])
+	}
+	indent := strings.Repeat(" ", utf8.RuneCountInString(cell(rows[0])))
+	fmt.Fprintln(ew, cell(rows[0])+"kernel command line")
+	for i, s := range p.Steps {
+		writeForeign(ew, termSafe(s.Cmdline), s.Cmdline, cell(rows[i+1]), indent)
+	}
 	fmt.Fprintln(ew)
 	fmt.Fprintln(ew, "what start changes on this machine, and how it is put back:")
 	for _, c := range p.Changes {
-		fmt.Fprintf(ew, "  - %s\n    put back: %s\n", termSafe(c.What), termSafe(c.Restore))
+		writeForeign(ew, termSafe(c.What), c.What, "  - ", "    ")
+		writeForeign(ew, termSafe(c.Restore), c.Restore, "    put back: ", "      ")
 	}
-	fmt.Fprintf(ew, "  - the campaign's state and its runs in the store\n    put back: kept (they are the results); 'sectax campaign abort' stops it and puts back the rest\n")
+	writeWrapped(ew, "the campaign's state and its runs in the store", "  - ", "    ")
+	writeWrapped(ew, "kept (they are the results); 'sectax campaign abort' stops it and puts back the rest", "    put back: ", "      ")
 	fmt.Fprintln(ew)
-	fmt.Fprintf(ew, "resume after each boot: %s\n", termSafe(p.Resume))
+	writeForeign(ew, termSafe(p.Resume), p.Resume, "resume after each boot: ", "  ")
 	for _, n := range p.Notes {
-		fmt.Fprintf(ew, "note: %s\n", termSafe(n))
+		writeForeign(ew, termSafe(n), n, "note: ", "  ")
 	}
 	return ew.err
 }
@@ -118,7 +135,7 @@ func labPreview(w io.Writer, p *lab.Preview) error {
 		} else {
 			fmt.Fprintf(ew, "boot %d of %d: %s\n", b.Boot, n, termSafe(b.Label))
 		}
-		fmt.Fprintf(ew, "  kernel command line: %s\n", termSafe(b.Cmdline))
+		writeForeign(ew, termSafe(b.Cmdline), b.Cmdline, "  kernel command line: ", "    ")
 		q := make([]string, len(b.QEMU))
 		for i, a := range b.QEMU {
 			q[i] = advise.ShellQuote(termSafe(a))
@@ -127,7 +144,7 @@ func labPreview(w io.Writer, p *lab.Preview) error {
 	}
 	fmt.Fprintln(ew)
 	for _, note := range p.Notes {
-		fmt.Fprintf(ew, "note: %s\n", termSafe(note))
+		writeForeign(ew, termSafe(note), note, "note: ", "  ")
 	}
 	return ew.err
 }
