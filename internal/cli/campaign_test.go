@@ -41,8 +41,11 @@ const (
 	cliFixtureOff = "../sysinfo/testdata/wsl2-intel-off"
 )
 
-func newFakeBoots(t *testing.T) *fakeBoots {
-	f := &fakeBoots{t: t, root: t.TempDir(), obeyOff: true}
+func newFakeBoots(t *testing.T) *fakeBoots { return newFakeBootsIn(t, t.TempDir()) }
+
+// newFakeBootsIn is newFakeBoots with its tree at root.
+func newFakeBootsIn(t *testing.T, root string) *fakeBoots {
+	f := &fakeBoots{t: t, root: root, obeyOff: true}
 	f.copy(cliFixtureOn, "")
 	f.write("proc/sys/kernel/random/boot_id", "boot-0")
 	f.write("proc/loadavg", "0.05 0.10 0.10 1/80 777")

@@ -66,15 +66,17 @@ func TestCampaignDryRun(t *testing.T) {
 		{"manual", []string{"--via", "manual"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			storeDir := t.TempDir()
+			// Paths of one length wherever TMPDIR is: the text wraps at
+			// 100 columns, so where a line breaks depends on them.
+			storeDir := fixedLenDir(t)
 			t.Setenv("SECTAX_DB", filepath.Join(storeDir, "sectax.db"))
-			f := newFakeBoots(t)
+			f := newFakeBootsIn(t, fixedLenDir(t))
 			if tc.systemd {
 				f.write("proc/1/comm", "systemd")
 			}
 			os.MkdirAll(filepath.Join(f.root, "etc/systemd/system"), 0o755)
 			before, beforeStore := treeState(t, f.root), treeState(t, storeDir)
-			images := t.TempDir()
+			images := fixedLenDir(t)
 			for i, a := range tc.args {
 				if a == "KERNEL" || a == "INITRD" {
 					tc.args[i] = filepath.Join(images, strings.ToLower(a))
@@ -136,4 +138,19 @@ func TestLabDryRun(t *testing.T) {
 	sameTree(t, "root", before, treeState(t, f.root))
 	sameTree(t, "store", beforeStore, treeState(t, storeDir))
 	sameTree(t, "kernel folder", beforeDir, treeState(t, dir))
+}
+
+// fixedLenDir is a new temporary folder whose path is 120 characters long
+// on any machine, so that text wrapped around it breaks at the same words.
+func fixedLenDir(t *testing.T) string {
+	const n = 120
+	d := t.TempDir()
+	if len(d)+2 > n {
+		t.Fatalf("TMPDIR is too long for a %d-character path: %s", n, d)
+	}
+	p := filepath.Join(d, strings.Repeat("d", n-len(d)-1))
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
