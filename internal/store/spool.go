@@ -32,14 +32,14 @@ func OpenRecorder(ctx context.Context, ref, label string, opts Options, say func
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := db.CheckNewLabel(ctx, label); err != nil || spool == "" {
-		if err != nil {
-			db.Close()
-			return nil, nil, err
-		}
+	if err := db.CheckNewLabel(ctx, label); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	if spool == "" {
 		return NewRecorder(ctx, db, say), func() { db.Close() }, nil
 	}
-	db.Close()
+	db.Close() // PostgreSQL answers and takes the label: record in the spool
 	sp, err := Open(ctx, spool, Options{Create: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("spool: %w", err)
