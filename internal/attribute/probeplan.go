@@ -10,7 +10,7 @@ import (
 )
 
 // ProbePlan is what 'sectax attribute probes' measures on a machine whose
-// per-task controls are offers: every probe workload (Probes, sized by
+// per-task controls are offers: every probe workload (reg.Probes(), sized by
 // suite, checked by its preflight) once per state of States, as separate
 // items of runs repetitions that the runner interleaves, and a note per
 // control this kernel does not offer. cpus is the --cpus list ("": no
@@ -32,7 +32,7 @@ func ProbePlan(reg *workload.Registry, suite workload.Suite, offers []workload.S
 			pl.Notes = append(pl.Notes, fmt.Sprintf("%s unavailable here: %s", off.Control, off.Reason))
 		}
 	}
-	for _, pr := range Probes {
+	for _, pr := range reg.Probes() {
 		w, err := reg.Lookup(pr.ID)
 		if err != nil {
 			return nil, err

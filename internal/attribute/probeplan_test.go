@@ -22,8 +22,8 @@ func TestProbePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	states := States(offers)
-	if len(pl.Items) != len(Probes)*len(states) || len(pl.CPUs) != 1 {
-		t.Fatalf("%d items, cpus %v; want %d items, cpus [0]", len(pl.Items), pl.CPUs, len(Probes)*len(states))
+	if len(pl.Items) != len(workload.Default().Probes())*len(states) || len(pl.CPUs) != 1 {
+		t.Fatalf("%d items, cpus %v; want %d items, cpus [0]", len(pl.Items), pl.CPUs, len(workload.Default().Probes())*len(states))
 	}
 	for _, it := range pl.Items {
 		if it.Repetitions != 3 || it.Engine != "native" {

@@ -21,23 +21,6 @@ import (
 // ProbesSchema is the value of the "schema" field of the probes report.
 const ProbesSchema = "sectax.probes/v2"
 
-// Probe is one workload with its parameter overrides that the probes run.
-type Probe struct {
-	ID        string
-	Overrides map[string]string
-}
-
-// Probes are the workloads that pay the per-task controls: kernel entry
-// and exit, context switches between processes (where the IBPB and the L1D
-// flush happen) and between threads (no change of address space), and many
-// tasks waking each other.
-var Probes = []Probe{
-	{ID: "syscall-basic"},
-	{ID: "sched-pipe", Overrides: map[string]string{"mode": "process"}},
-	{ID: "sched-pipe", Overrides: map[string]string{"mode": "thread"}},
-	{ID: "sched-messaging", Overrides: map[string]string{"groups": "1", "mode": "process"}},
-}
-
 // BaselineState is the name of the state with every available control off.
 const BaselineState = "baseline"
 

@@ -13,6 +13,7 @@ import (
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/testutil"
+	"github.com/sectax/sectax/internal/workload"
 )
 
 // TestAttributeProbesLive runs the probes against the running kernel at
@@ -42,7 +43,7 @@ func TestAttributeProbesLive(t *testing.T) {
 			}
 		}
 		switch {
-		case c.Available && rows != len(attribute.Probes):
+		case c.Available && rows != len(workload.Default().Probes()):
 			t.Errorf("%s is available but measured on %d workloads", c.Control, rows)
 		case !c.Available && (rows != 0 || !strings.HasPrefix(c.Reason, "PR_GET_SPECULATION_CTRL")):
 			t.Errorf("%s is unavailable (%q) but has %d rows", c.Control, c.Reason, rows)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
@@ -60,7 +59,7 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return crosscheckHint(err)
 	}
-	pl.AlsoAtLoops("sched-messaging", compare.MessagingFixedLoops)
+	pl.AlsoSplit()
 	release, err := g.measureLock(true)
 	if err != nil {
 		return err

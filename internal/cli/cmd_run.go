@@ -19,6 +19,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/workload"
 )
 
 // runOptions are the flags of `sectax run` (and, in part, `crosscheck`
@@ -48,7 +49,7 @@ func measureFlags(cmd *cobra.Command) *plan.Request {
 	f.Var((*percent)(&req.Precision), "precision", "repeat each workload until its primary metric's 95% interval is within ±`PCT` of its median (at least --runs, default 6, repetitions; warm-up detected unless --warmup is given)")
 	f.DurationVar(&req.MaxTime, "max-time", 0, "with --precision: stop repeating after this `DURATION`, keeping everything measured (default 10m)")
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
-		for _, name := range []string{"only", "skip", "cmd", "prepare", "runs", "precision", "max-time"} {
+		for _, name := range []string{"only", "skip", workload.CmdParamCmd, workload.CmdParamPrepare, "runs", "precision", "max-time"} {
 			if cmd.Flags().Changed(name) {
 				req.Given = append(req.Given, name)
 			}
@@ -112,9 +113,9 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().StringVar(&o.engine, "engine", "native", "native|perf")
 	cmd.Flags().BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
 	cmd.Flags().StringSliceVar(&o.spec, "spec", nil, "apply per-task speculation controls to the workloads' threads and processes: `CONTROL=STATE` (ssbd=force|on|off, ib=force|on|off, l1d_flush=on|off; comma-separated, repeatable); exit 2 when the kernel does not offer one")
-	cmd.Flags().StringVar(&o.Cmd, "cmd", "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
+	cmd.Flags().StringVar(&o.Cmd, workload.CmdParamCmd, "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
 	yesFlag(cmd, g)
-	cmd.Flags().StringVar(&o.Prepare, "prepare", "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
+	cmd.Flags().StringVar(&o.Prepare, workload.CmdParamPrepare, "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
 	addFormatFlag(cmd, g, "text", report.RunFormats.Names()...)
 	return cmd
 }

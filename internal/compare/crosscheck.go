@@ -5,19 +5,18 @@ import (
 
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
+	"github.com/sectax/sectax/internal/workload"
 )
 
-// The crosscheck model: sched-messaging's total time, measured by both
-// engines at two loop counts, split into a fixed and a per-loop part.
+// The crosscheck model: a loop-split workload's total time (sched-messaging
+// today: workload.LoopSplitter), measured by both engines at two loop
+// counts, split into a fixed and a per-loop part.
 
-// MessagingFixedLoops is the loop count at which crosscheck measures
-// sched-messaging a second time, beside the loops asked for: total time
-// at two loop counts gives its fixed part (what loops does not scale: the
-// workers' start-up, exit and reaping) and its per-loop part.
-const MessagingFixedLoops = 1
+// splitLoops is each loop-split workload's second loop count.
+var splitLoops = workload.Default().Splitters()
 
-// PerLoopTolerance is how far the engines' per-loop parts of
-// sched-messaging may differ (native/perf within 1 ± this) for the native
+// PerLoopTolerance is how far the engines' per-loop parts of a loop-split
+// workload may differ (native/perf within 1 ± this) for the native
 // engine to count as measuring what perf measures.
 const PerLoopTolerance = 0.10
 
@@ -28,7 +27,7 @@ type Estimate struct {
 	Interval *stats.Interval `json:"value_interval"`
 }
 
-// EngineParts is one engine's sched-messaging total time at loops L, and
+// EngineParts is one engine's total time at loops L, and
 // its fixed and per-loop parts: total(L) = fixed + L × per_loop.
 type EngineParts struct {
 	Total   Estimate `json:"total_s"`
@@ -36,13 +35,14 @@ type EngineParts struct {
 	PerLoop Estimate `json:"per_loop_ms"`
 }
 
-// MessagingParts compares the engines' sched-messaging parts at one set of
-// parameters. The per-loop ratio is the one that must agree; the fixed
+// SplitParts compares the engines' parts of one loop-split workload at one
+// set of parameters. The per-loop ratio is the one that must agree; the fixed
 // part of perf is larger by its workers' exit (glibc's exit() in a forked
 // copy of perf: the destructors of its shared libraries, lazily bound),
 // which perf's binary brings and no native worker can: PerfWorkerExit is
 // that difference, measured.
-type MessagingParts struct {
+type SplitParts struct {
+	Workload     string      `json:"workload"`
 	Params       string      `json:"params"`
 	Loops        int64       `json:"loops"`
 	FixedLoops   int64       `json:"fixed_loops"`
@@ -64,13 +64,12 @@ type MessagingParts struct {
 	PerLoopResolved bool `json:"per_loop_resolved"`
 }
 
-// SchedMessagingParts pairs each sched-messaging result of r at loops L
-// (other than MessagingFixedLoops) with the result of the same engine and
-// other parameters at MessagingFixedLoops, for both engines, and splits
-// the totals. Parameters without all four results are left out.
-func SchedMessagingParts(r *run.Run) []MessagingParts {
-	const wl = "sched-messaging"
-	find := func(engine string, params map[string]any, loops int64) []float64 {
+// LoopParts pairs each result of a loop-split workload in r at loops L
+// (more than its split count F) with the result of the same workload,
+// engine and other parameters at F, for both engines, and splits the
+// totals. Parameters without all four results are left out.
+func LoopParts(r *run.Run) []SplitParts {
+	find := func(wl, engine string, params map[string]any, loops int64) []float64 {
 		p := make(map[string]any, len(params))
 		for k, v := range params {
 			p[k] = v
@@ -87,19 +86,20 @@ func SchedMessagingParts(r *run.Run) []MessagingParts {
 		}
 		return nil
 	}
-	var out []MessagingParts
+	var out []SplitParts
 	for i := range r.Results {
 		res := &r.Results[i]
-		loops := run.ParamInt(res.Params["loops"])
-		if res.Engine != "native" || res.Workload != wl || loops <= MessagingFixedLoops {
+		wl := res.Workload
+		loops, split := run.ParamInt(res.Params["loops"]), splitLoops[wl]
+		if res.Engine != "native" || split == 0 || loops <= split {
 			continue
 		}
-		nl, n1 := find("native", res.Params, loops), find("native", res.Params, MessagingFixedLoops)
-		pl, p1 := find("perf", res.Params, loops), find("perf", res.Params, MessagingFixedLoops)
+		nl, n1 := find(wl, "native", res.Params, loops), find(wl, "native", res.Params, split)
+		pl, p1 := find(wl, "perf", res.Params, loops), find(wl, "perf", res.Params, split)
 		if len(nl) == 0 || len(n1) == 0 || len(pl) == 0 || len(p1) == 0 {
 			continue
 		}
-		L, F := float64(loops), float64(MessagingFixedLoops)
+		L, F := float64(loops), float64(split)
 		slope := func(tl, t1 float64) float64 { return (tl - t1) / (L - F) }
 		fixed := func(tl, t1 float64) float64 { return t1 - F*slope(tl, t1) }
 		groups := [][]float64{nl, n1, pl, p1}
@@ -118,7 +118,7 @@ func SchedMessagingParts(r *run.Run) []MessagingParts {
 				PerLoop: boot(func(m []float64) float64 { return 1000 * slope(m[a], m[b]) }),
 			}
 		}
-		mp := MessagingParts{Params: run.ParamsKey(res.Params), Loops: loops, FixedLoops: MessagingFixedLoops,
+		mp := SplitParts{Workload: wl, Params: run.ParamsKey(res.Params), Loops: loops, FixedLoops: split,
 			Native: parts(nl, n1, 0, 1), Perf: parts(pl, p1, 2, 3), TolerancePct: 100 * PerLoopTolerance}
 		mp.TotalRatio = boot(func(m []float64) float64 { return m[0] / m[2] })
 		mp.PerLoopRatio = boot(func(m []float64) float64 { return slope(m[0], m[1]) / slope(m[2], m[3]) })

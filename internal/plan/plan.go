@@ -85,7 +85,7 @@ func (req Request) Check() (workload.Suite, error) {
 			return "", exit.Usagef("--%s needs workload ids, comma-separated without empty ones, e.g. --%s sched-pipe,syscall-basic (see sectax workloads)", l.name, l.name)
 		}
 	}
-	for _, c := range []struct{ name, v string }{{"cmd", req.Cmd}, {"prepare", req.Prepare}} {
+	for _, c := range []struct{ name, v string }{{workload.CmdParamCmd, req.Cmd}, {workload.CmdParamPrepare, req.Prepare}} {
 		if (given(c.name) || c.v != "") && strings.TrimSpace(c.v) == "" {
 			return "", exit.Usagef("--%s is empty: give a command, e.g. --%s 'make -j16'", c.name, c.name)
 		}
@@ -142,17 +142,19 @@ type Plan struct {
 	CPUs []int
 }
 
-// AlsoAtLoops adds, after each item of the workload id at more loops than
-// loops, the same item at loops: the runner interleaves the two (crosscheck
-// measures sched-messaging at its loops and at compare.MessagingFixedLoops
-// to split its total into fixed and per-loop parts).
-func (p *Plan) AlsoAtLoops(id string, loops int64) {
+// AlsoSplit adds, after each item of a loop-split workload
+// (workload.LoopSplitter) at more loops than its split count, the same item
+// at that count: the runner interleaves the two, and crosscheck splits the
+// total into fixed and per-loop parts (compare.LoopParts).
+func (p *Plan) AlsoSplit() {
 	out := make([]Item, 0, len(p.Items)+2)
 	for _, it := range p.Items {
 		out = append(out, it)
-		if it.Workload.Info().ID != id || it.Params.Int("loops") <= loops {
+		s, ok := it.Workload.(workload.LoopSplitter)
+		if !ok || it.Params.Int("loops") <= s.SplitLoops() {
 			continue
 		}
+		loops := s.SplitLoops()
 		params := make(workload.Params, len(it.Params))
 		for k, v := range it.Params {
 			params[k] = v
@@ -171,12 +173,12 @@ func Make(ctx context.Context, reg *workload.Registry, req Request) (*Plan, erro
 		return nil, err
 	}
 	if req.Cmd != "" {
-		if !slices.Contains(req.Only, "cmd") {
-			req.Only = append(slices.Clip(req.Only), "cmd")
+		if !slices.Contains(req.Only, workload.CmdID) {
+			req.Only = append(slices.Clip(req.Only), workload.CmdID)
 		}
-		req.Params = append(slices.Clip(req.Params), "cmd.cmd="+req.Cmd)
+		req.Params = append(slices.Clip(req.Params), workload.CmdID+"."+workload.CmdParamCmd+"="+req.Cmd)
 		if req.Prepare != "" {
-			req.Params = append(req.Params, "cmd.prepare="+req.Prepare)
+			req.Params = append(req.Params, workload.CmdID+"."+workload.CmdParamPrepare+"="+req.Prepare)
 		}
 	}
 	ws, err := reg.Select(req.Only, req.Skip)

@@ -155,27 +155,29 @@ func TestCmdRequest(t *testing.T) {
 	}
 }
 
-// TestAlsoAtLoops: each item of the workload at more loops gets a twin at
-// the given loops right after it; other items and smaller ones are left.
-func TestAlsoAtLoops(t *testing.T) {
+// TestAlsoSplit: each item of a loop-split workload at more loops than
+// its split count gets a twin at that count right after it; other workloads
+// and items already at the count are left.
+func TestAlsoSplit(t *testing.T) {
 	req := request("syscall-basic", "sched-messaging")
 	pl, err := Make(context.Background(), workload.Default(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := len(pl.Items)
-	pl.AlsoAtLoops("sched-messaging", 1)
+	pl.AlsoSplit()
 	var loops []int64
 	for _, it := range pl.Items {
-		if it.Workload.Info().ID == "sched-messaging" {
-			loops = append(loops, it.Params.Int("loops"))
+		if s, ok := it.Workload.(workload.LoopSplitter); ok {
+			loops = append(loops, it.Params.Int("loops"), s.SplitLoops())
 		}
 	}
-	if len(pl.Items) != before+1 || len(loops) != 2 || loops[0] <= 1 || loops[1] != 1 {
-		t.Fatalf("after AlsoAtLoops: %d items (was %d), sched-messaging loops %v; want the item then its loops=1 twin", len(pl.Items), before, loops)
+	if len(pl.Items) != before+1 || len(loops) != 4 || loops[0] <= loops[1] || loops[2] != loops[3] {
+		t.Fatalf("after AlsoSplit: %d items (was %d), loops and split counts %v; want the item then its twin at the split count", len(pl.Items), before, loops)
 	}
-	pl.AlsoAtLoops("sched-messaging", 1_000_000_000)
-	if len(pl.Items) != before+1 {
-		t.Errorf("AlsoAtLoops above every item's loops added %d items", len(pl.Items)-before-1)
+	pl.Items = pl.Items[len(pl.Items)-1:]
+	pl.AlsoSplit()
+	if len(pl.Items) != 1 {
+		t.Errorf("AlsoSplit of an item at its split count added %d items", len(pl.Items)-1)
 	}
 }

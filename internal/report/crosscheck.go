@@ -10,15 +10,16 @@ import (
 )
 
 // CrosscheckDoc is the JSON of 'sectax crosscheck': the run document, and
-// the sched-messaging parts.
+// the parts of each loop-split workload (its key is sched-messaging's, the
+// one such workload when it was named; each entry names its workload).
 type CrosscheckDoc struct {
 	*run.Run
-	SchedMessaging []compare.MessagingParts `json:"sched_messaging_parts,omitempty"`
+	Parts []compare.SplitParts `json:"sched_messaging_parts,omitempty"`
 }
 
 // CrosscheckJSON writes the crosscheck document of r.
 func CrosscheckJSON(w io.Writer, r *run.Run) error {
-	return WriteJSON(w, CrosscheckDoc{Run: r, SchedMessaging: compare.SchedMessagingParts(r)})
+	return WriteJSON(w, CrosscheckDoc{Run: r, Parts: compare.LoopParts(r)})
 }
 
 // withInterval renders an estimate as "value [lo – hi]" in report's
@@ -31,12 +32,12 @@ func withInterval(e compare.Estimate) string {
 	return s + " [" + valueInterval(e.Interval.Lo, e.Interval.Hi) + "]"
 }
 
-// messagingPartsText writes the sched-messaging parts section of the
-// crosscheck text (nothing when there are none).
-func messagingPartsText(w io.Writer, parts []compare.MessagingParts) error {
+// splitPartsText writes the loop-split parts section of the crosscheck
+// text (nothing when there are none).
+func splitPartsText(w io.Writer, parts []compare.SplitParts) error {
 	for _, p := range parts {
-		fmt.Fprintf(w, "\nsched-messaging %s: total(loops) = fixed + loops × per-loop, from loops=%d and loops=%d interleaved\n",
-			p.Params, p.Loops, p.FixedLoops)
+		fmt.Fprintf(w, "\n%s %s: total(loops) = fixed + loops × per-loop, from loops=%d and loops=%d interleaved\n",
+			p.Workload, p.Params, p.Loops, p.FixedLoops)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "part\tnative [95%% interval]\tperf [95%% interval]\tnative/perf [95%% interval]\t\n")
 		fmt.Fprintf(tw, "total_s (loops=%d)\t%s\t%s\t%s\t\n", p.Loops, withInterval(p.Native.Total), withInterval(p.Perf.Total), withInterval(p.TotalRatio))

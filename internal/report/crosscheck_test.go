@@ -62,8 +62,8 @@ func TestCrosscheckGolden(t *testing.T) {
 	testutil.Golden(t, filepath.Join("testdata", "crosscheck.json"), js.Bytes())
 
 	var doc struct {
-		ID    string                   `json:"id"`
-		Parts []compare.MessagingParts `json:"sched_messaging_parts"`
+		ID    string               `json:"id"`
+		Parts []compare.SplitParts `json:"sched_messaging_parts"`
 	}
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestCrosscheckGolden(t *testing.T) {
 func TestCrosscheckPartsNeedAllFour(t *testing.T) {
 	r := crosscheckRun()
 	r.Results = r.Results[:5] // drop perf at loops=1
-	if parts := compare.SchedMessagingParts(r); len(parts) != 0 {
+	if parts := compare.LoopParts(r); len(parts) != 0 {
 		t.Fatalf("parts without perf at loops=1: %+v", parts)
 	}
 }

@@ -195,7 +195,7 @@ func crosscheckText(w io.Writer, r *run.Run) error {
 	}
 	fmt.Fprintln(w, "\nnative/perf is the ratio of medians; 1.000 means identical.")
 	stoppingText(w, r)
-	if err := messagingPartsText(w, compare.SchedMessagingParts(r)); err != nil {
+	if err := splitPartsText(w, compare.LoopParts(r)); err != nil {
 		return err
 	}
 	var notes []string

@@ -17,8 +17,11 @@ import (
 // cmd.prepare=….
 type Cmd struct{}
 
+// CmdID is the cmd workload's id: 'sectax run --cmd' adds it to the plan.
+const CmdID = "cmd"
+
 // The keys of the cmd workload's parameters, for the --cmd and --prepare
-// flags of internal/cli.
+// flags of internal/cli (each flag is named after the parameter it sets).
 const (
 	CmdParamCmd     = "cmd"
 	CmdParamPrepare = "prepare"
@@ -28,7 +31,7 @@ const (
 // Info implements Workload.
 func (Cmd) Info() Info {
 	return Info{
-		ID:    "cmd",
+		ID:    CmdID,
 		Title: "any command, timed like hyperfine (sectax run --cmd '…')",
 		Stresses: Stress{Varies: true, Note: "whatever the command does; system time and context switches show " +
 			"how much of it is kernel work that mitigations tax",

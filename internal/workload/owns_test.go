@@ -66,9 +66,9 @@ func TestEveryWorkloadOwnsItsFacts(t *testing.T) {
 }
 
 // TestNoWorkloadIDOutside: no code outside internal/workload (tests
-// aside) branches on a workload's id or keeps a table by it (a case, a
-// comparison, a map key): what a workload is lives in its file, and the
-// other packages ask it.
+// aside) names a workload's id as a string literal (a case, a comparison,
+// a table, an argument, a constant): what a workload is lives in its file,
+// and the other packages ask it (an interface it implements, the registry).
 func TestNoWorkloadIDOutside(t *testing.T) {
 	ids := Default().IDs()
 	root := filepath.Join("..", "..")
@@ -78,7 +78,9 @@ func TestNoWorkloadIDOutside(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if n := d.Name(); n == "testdata" || n == "workload" || strings.HasPrefix(n, ".") && path != root {
+			// Test-only packages (fleettest, pgtest, testutil, proctest, e2e)
+			// are tests too.
+			if n := d.Name(); n == "testdata" || n == "workload" || n == "e2e" || strings.HasSuffix(n, "test") || strings.HasPrefix(n, ".") && path != root {
 				return filepath.SkipDir
 			}
 			return nil
@@ -99,21 +101,8 @@ func TestNoWorkloadIDOutside(t *testing.T) {
 			return err == nil && slices.Contains(ids, s)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.CaseClause:
-				for _, x := range n.List {
-					if isID(x) {
-						t.Errorf("%s: case on a workload id", fset.Position(x.Pos()))
-					}
-				}
-			case *ast.KeyValueExpr:
-				if isID(n.Key) {
-					t.Errorf("%s: a table keyed by workload id", fset.Position(n.Pos()))
-				}
-			case *ast.BinaryExpr:
-				if (n.Op == token.EQL || n.Op == token.NEQ) && (isID(n.X) || isID(n.Y)) {
-					t.Errorf("%s: comparison with a workload id", fset.Position(n.Pos()))
-				}
+			if x, ok := n.(ast.Expr); ok && isID(x) {
+				t.Errorf("%s: the workload id %s as a string literal", fset.Position(x.Pos()), x.(*ast.BasicLit).Value)
 			}
 			return true
 		})
@@ -177,5 +166,44 @@ func TestWorkerNamesOwnedOnce(t *testing.T) {
 	}
 	if err := WorkerMain([]string{"nosuch"}); err == nil || err.Error() != `worker: unknown worker "nosuch"` {
 		t.Errorf("an unknown worker: %v", err)
+	}
+}
+
+// TestProbesAndSplitsResolve: every probe arm a workload declares resolves
+// in every suite to parameters the workload accepts, and a loop-split
+// workload's split count lies below every suite's loops (so crosscheck has
+// two loop counts to split from).
+func TestProbesAndSplitsResolve(t *testing.T) {
+	reg := Default()
+	probes := reg.Probes()
+	if len(probes) == 0 {
+		t.Fatal("no workload declares probe arms")
+	}
+	for _, pr := range probes {
+		w, err := reg.Lookup(pr.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range Suites {
+			if _, err := Resolve(w.Info(), s, pr.Overrides); err != nil {
+				t.Errorf("probe %s %v in %s: %v", pr.ID, pr.Overrides, s, err)
+			}
+		}
+	}
+	splits := reg.Splitters()
+	if len(splits) == 0 {
+		t.Fatal("no workload is loop-split")
+	}
+	for id, f := range splits {
+		w, _ := reg.Lookup(id)
+		if _, ok := w.(PerfBencher); !ok {
+			t.Errorf("%s is loop-split but perf cannot run it", id)
+		}
+		for _, s := range Suites {
+			p, err := Resolve(w.Info(), s, nil)
+			if err != nil || p.Int("loops") <= f {
+				t.Errorf("%s in %s: loops %d (%v), split count %d: want more loops than the split count", id, s, p.Int("loops"), err, f)
+			}
+		}
 	}
 }

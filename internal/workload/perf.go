@@ -92,3 +92,13 @@ type Estimator interface {
 func perUnit(n int64, seconds float64) time.Duration {
 	return time.Duration(float64(n) * seconds * float64(time.Second))
 }
+
+// LoopSplitter is implemented by a perf-bench workload whose total time is
+// a fixed part (its workers' start-up, exit and reaping: what loops does
+// not scale) plus a per-loop part. Crosscheck measures it a second time at
+// SplitLoops loops, interleaved, and compares the engines' per-loop parts,
+// which must agree; the fixed parts may not (perf's forked workers exit
+// through glibc, which no native worker can).
+type LoopSplitter interface {
+	SplitLoops() int64
+}

@@ -94,3 +94,44 @@ func (r *Registry) Select(only, skip []string) ([]Workload, error) {
 	}
 	return out, nil
 }
+
+// Prober is implemented by a workload that pays the per-task speculation
+// controls ('sectax attribute probes' measures it once per control):
+// ProbeParams are the parameter overrides of its arms, one per entry (nil:
+// the suite's own parameters).
+type Prober interface {
+	ProbeParams() []map[string]string
+}
+
+// Probe is one workload with the parameter overrides at which the probes
+// measure it.
+type Probe struct {
+	ID        string
+	Overrides map[string]string
+}
+
+// Probes returns the arms of every Prober in r, in registry order.
+func (r *Registry) Probes() []Probe {
+	var out []Probe
+	for _, w := range r.list {
+		if p, ok := w.(Prober); ok {
+			for _, o := range p.ProbeParams() {
+				out = append(out, Probe{ID: w.Info().ID, Overrides: o})
+			}
+		}
+	}
+	return out
+}
+
+// Splitters returns the workloads of r whose total time crosscheck splits
+// into a fixed and a per-loop part, with the loop count of their second
+// measurement.
+func (r *Registry) Splitters() map[string]int64 {
+	out := map[string]int64{}
+	for _, w := range r.list {
+		if s, ok := w.(LoopSplitter); ok {
+			out[w.Info().ID] = s.SplitLoops()
+		}
+	}
+	return out
+}

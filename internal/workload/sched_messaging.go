@@ -94,6 +94,17 @@ func (SchedMessaging) PerfSample(p Params, o PerfOutput) (Sample, error) {
 	return Sample{Values: map[string]float64{"total_s": o.TotalSec}}, nil
 }
 
+// SplitLoops implements LoopSplitter: crosscheck measures sched-messaging
+// again at one loop, so that total(loops) − total(1) is loops − 1 of its
+// per-loop part.
+func (SchedMessaging) SplitLoops() int64 { return 1 }
+
+// ProbeParams implements Prober: one group of processes, many tasks
+// waking each other.
+func (SchedMessaging) ProbeParams() []map[string]string {
+	return []map[string]string{{"groups": "1", "mode": "process"}}
+}
+
 // Cost implements Estimator: 1.3 ms per group and sender's loop
 // (groups=5 loops=100: 0.65 s).
 func (SchedMessaging) Cost(p Params) time.Duration {

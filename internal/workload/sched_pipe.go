@@ -81,6 +81,13 @@ func perfPipeStyle(v PerfVersion) string {
 	return "pingpong"
 }
 
+// ProbeParams implements Prober: a context switch between processes (where
+// the IBPB and the L1D flush happen) and between threads (no change of
+// address space).
+func (SchedPipe) ProbeParams() []map[string]string {
+	return []map[string]string{{"mode": "process"}, {"mode": "thread"}}
+}
+
 // Cost implements Estimator: 20 µs a round trip.
 func (SchedPipe) Cost(p Params) time.Duration { return perUnit(p.Int("loops"), 20e-6) }
 

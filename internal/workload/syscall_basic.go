@@ -43,6 +43,9 @@ func (SyscallBasic) PerfArgs(p Params, _ PerfVersion) ([]string, error) {
 // PerfSample implements PerfBencher: perf's usecs/op and ops/sec.
 func (SyscallBasic) PerfSample(p Params, o PerfOutput) (Sample, error) { return perfPerOp(p, o) }
 
+// ProbeParams implements Prober: kernel entry and exit, at the suite's size.
+func (SyscallBasic) ProbeParams() []map[string]string { return []map[string]string{nil} }
+
 // Cost implements Estimator: 1.1 µs a call.
 func (SyscallBasic) Cost(p Params) time.Duration { return perUnit(p.Int("loops"), 1.1e-6) }
 
