@@ -3,6 +3,9 @@
 package docs
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -145,5 +148,167 @@ func TestLinksResolve(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("only %d relative links checked", n)
+	}
+}
+
+// externalPackages are the packages outside internal/ that
+// docs/architecture.md may name as pkg.Identifier; their names are not
+// checked.
+var externalPackages = map[string]bool{"os": true, "procfs": true, "mstats": true, "benchmath": true}
+
+// exported are the exported names a package declares outside its tests:
+// top-level names, and for each type its methods, struct fields and
+// interface methods (under "Type.Name").
+type exported map[string]bool
+
+// internalNames parses every non-test Go file below ../internal and
+// returns the exported names of each package, keyed by package name.
+func internalNames(t *testing.T) map[string]exported {
+	t.Helper()
+	out := map[string]exported{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(filepath.Join("..", "internal"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := out[f.Name.Name]
+		if names == nil {
+			names = exported{}
+			out[f.Name.Name] = names
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names.add(d.Name.Name)
+				} else if recv := receiverType(d.Recv.List[0].Type); recv != "" {
+					names.add(recv + "." + d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						names.add(s.Name.Name)
+						names.addMembers(s.Name.Name, s.Type)
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names.add(n.Name)
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func (e exported) add(name string) {
+	if last := name[strings.LastIndex(name, ".")+1:]; ast.IsExported(last) {
+		e[name] = true
+	}
+}
+
+// addMembers adds a struct's fields (an embedded field by its type's
+// name) and an interface's methods under "Type.Name".
+func (e exported) addMembers(typ string, expr ast.Expr) {
+	var fields *ast.FieldList
+	switch x := expr.(type) {
+	case *ast.StructType:
+		fields = x.Fields
+	case *ast.InterfaceType:
+		fields = x.Methods
+	default:
+		return
+	}
+	for _, f := range fields.List {
+		for _, n := range f.Names {
+			e.add(typ + "." + n.Name)
+		}
+		if len(f.Names) == 0 {
+			if name := receiverType(f.Type); name != "" {
+				e.add(typ + "." + name)
+			}
+		}
+	}
+}
+
+// receiverType is the name of a receiver's (or an embedded field's) type:
+// T, *T, T[P], pkg.T.
+func receiverType(expr ast.Expr) string {
+	switch x := expr.(type) {
+	case *ast.StarExpr:
+		return receiverType(x.X)
+	case *ast.IndexExpr:
+		return receiverType(x.X)
+	case *ast.IndexListExpr:
+		return receiverType(x.X)
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	case *ast.Ident:
+		return x.Name
+	}
+	return ""
+}
+
+var (
+	codeSpan  = regexp.MustCompile("`([^`\n]+)`")
+	qualified = regexp.MustCompile(`(?:^|[^\w.])([a-z][a-z0-9]*)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
+)
+
+// TestArchitectureNames: every name docs/architecture.md writes in
+// backquotes as package.Identifier (or package.Type.Member) is an
+// exported identifier of that package of internal/ today, so that the
+// map of the house names no room that is gone.
+func TestArchitectureNames(t *testing.T) {
+	pkgs := internalNames(t)
+	if len(pkgs) < 20 {
+		t.Fatalf("only %d packages found below ../internal: is the test running in docs/?", len(pkgs))
+	}
+	doc, err := os.ReadFile("architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for n, line := range strings.Split(fence.ReplaceAllString(string(doc), ""), "\n") {
+		for _, span := range codeSpan.FindAllStringSubmatch(line, -1) {
+			for _, m := range qualified.FindAllStringSubmatch(span[1], -1) {
+				pkg, name, member := m[1], m[2], m[3]
+				names, ok := pkgs[pkg]
+				switch {
+				case !ok && externalPackages[pkg]:
+					continue
+				case !ok:
+					t.Errorf("architecture.md (line %d, without its code blocks) names `%s.%s`: there is no package %s in internal/", n+1, pkg, name, pkg)
+					continue
+				case !names[name]:
+					t.Errorf("architecture.md (line %d, without its code blocks) names `%s.%s`: package %s exports no %s (go doc ./internal/%s)", n+1, pkg, name, pkg, name, pkg)
+					continue
+				case member != "" && !names[name+"."+member]:
+					t.Errorf("architecture.md (line %d, without its code blocks) names `%s.%s.%s`: %s.%s has no exported method or field %s", n+1, pkg, name, member, pkg, name, member)
+					continue
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d package.Identifier names checked in architecture.md", checked)
 	}
 }
