@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sectax/sectax/internal/proctest"
 )
@@ -111,3 +112,63 @@ echo $pid; exec sleep 300`)
 }
 
 func syscallKill(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
+
+// leavePgrp is leaveGroup's variant that stays in the session: the
+// background perl moves to a process group of its own (setpgid(0,0)), keeps
+// the program's standard output open and sleeps; the program waits (by
+// reading /proc) until it has, prints its pid and exits.
+const leavePgrp = `perl -e 'setpgrp(0,0); exec "sleep", 300' & pid=$!
+while [ "$(cut -d' ' -f5 /proc/$pid/stat)" != "$pid" ]; do :; done
+echo $pid`
+
+// TestSetpgidGrandchildHoldingOutput: a grandchild that left the
+// program's group with setpgid (same session, another group) and holds its
+// standard output open neither holds Wait (within the WaitDelay: it is
+// killed when the program exits) nor outlives the program.
+func TestSetpgidGrandchildHoldingOutput(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("no perl to call setpgid")
+	}
+	var stdout bytes.Buffer
+	cmd := exec.Command("sh", "-c", leavePgrp)
+	cmd.Stdout = &stdout
+	cmd.WaitDelay = time.Hour // only the kill of the grandchild can end Wait
+	wait, err := Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Wait still waits on the pipe the setpgid grandchild holds")
+	}
+	pid := orphanPID(t, stdout.Bytes())
+	if !proctest.Gone(pid) {
+		t.Errorf("the setpgid grandchild %d outlived its program", pid)
+		syscallKill(pid)
+	}
+	noChildLeft(t)
+}
+
+// TestWorkerInOwnGroupSurvives: a child sectax forks itself in a process
+// group of its own (as the workloads' workers are) is not taken for an
+// adopted orphan when a program started by Start exits.
+func TestWorkerInOwnGroupSurvives(t *testing.T) {
+	worker := exec.Command("sleep", "300")
+	worker.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { worker.Process.Kill(); worker.Wait() }()
+	if _, err := Output(context.Background(), Options{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if proctest.Gone(worker.Process.Pid) {
+		t.Error("a worker of sectax's own was killed as an orphan")
+	}
+}
