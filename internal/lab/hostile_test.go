@@ -99,6 +99,22 @@ func fakeQEMUMain(mode string) {
 		send(KindHello, `{"release":"6.1.0-57-amd64","task":"measure"}`)
 		send(KindResult, string(data))
 		send(KindDone, "")
+	case "kvm-fails":
+		// As a host whose /dev/kvm opens but cannot run a guest: under kvm
+		// an accelerator error; under tcg (where -cpu host is refused, as
+		// QEMU does) a guest that reports the line and release passed.
+		accel, cpu, appendLine := argAfter("-accel"), argAfter("-cpu"), argAfter("-append")
+		if accel == AccelKVM {
+			os.Stderr.WriteString("KVM internal error. Suberror: 1\n")
+			hang()
+		}
+		if cpu == "host" {
+			os.Stderr.WriteString("qemu: CPU model 'host' requires KVM or HVF\n")
+			os.Exit(1)
+		}
+		send(KindHello, `{"release":"6.1.0-57-amd64","task":"snapshot"}`)
+		send(KindResult, string(observedPayload(appendLine, "6.1.0-57-amd64", map[string]string{"meltdown": "Vulnerable"})))
+		send(KindDone, "")
 	default:
 		os.Stderr.WriteString("fake qemu: unknown mode " + mode + "\n")
 		os.Exit(1)
@@ -106,6 +122,16 @@ func fakeQEMUMain(mode string) {
 	ch.Close()
 	con.Close()
 	os.Exit(0)
+}
+
+// argAfter is the fake QEMU's argument after flag ("" when none).
+func argAfter(flag string) string {
+	for i, a := range os.Args {
+		if a == flag && i+1 < len(os.Args) {
+			return os.Args[i+1]
+		}
+	}
+	return ""
 }
 
 // fakeBoot boots the test binary as QEMU in mode; the boot's folder is
