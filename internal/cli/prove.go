@@ -31,8 +31,9 @@ the one nearest this CPU, named in the output), so which bugs are affected and
 which mitigation is picked are the emulated CPU's. Cost: one boot per line,
 as many at once as there are cores (some 8 s a boot under TCG); the files of
 each boot are stored in a private per-user cache (/var/cache/sectax/proofs
-for root, ~/.cache/sectax/proofs otherwise) and reused until the image
-changes, so the next call answers without booting.`
+for root, ~/.cache/sectax/proofs otherwise) and reused until the image,
+QEMU or sectax changes, so the next call answers without booting. Each boot
+is bounded by --handshake and --vm-timeout, as lab's are.`
 
 func addProveFlags(cmd *cobra.Command, f *proveFlags) {
 	cmd.Flags().BoolVar(&f.on, "prove", false, "boot the kernel under QEMU once per command line and show predicted beside observed")

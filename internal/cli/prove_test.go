@@ -289,3 +289,33 @@ func TestProveBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestProveSweepsStaleFolders: advise and decide --prove remove the boot
+// folders and image copies an interrupted proof left in $TMPDIR (their
+// owner provably gone: another boot), as lab and run do, and leave none of
+// their own.
+func TestProveSweepsStaleFolders(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "none.db"))
+	tmp := t.TempDir()
+	image := fakeImage(t, "6.1.0-57-amd64")
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofs(t, image)
+	t.Setenv("TMPDIR", tmp)
+	root := testutil.AttributeRoot(t, "host-6.18")
+	for _, args := range [][]string{
+		{"decide", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server"},
+		{"advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server"},
+	} {
+		stale := filepath.Join(tmp, "sectax-proof-stale")
+		os.MkdirAll(stale, 0o700)
+		os.WriteFile(filepath.Join(stale, "bzImage"), make([]byte, 4096), 0o600)
+		os.WriteFile(filepath.Join(stale, ".sectax-owner"), []byte("pid 1\nstart 1\nboot 00000000-0000-0000-0000-000000000000\n"), 0o600)
+		_, errs, code := sectax(t, deps, append([]string{"--root", root}, args...)...)
+		if code != 0 || !strings.Contains(errs, "removed "+stale) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "sectax-*")); len(left) > 0 {
+			t.Errorf("%v: left %v", args, left)
+		}
+	}
+}

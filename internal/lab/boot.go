@@ -148,6 +148,7 @@ func (l *lockedBuffer) String() string {
 // errors, the timeout or ctx's cancellation kill the whole process group;
 // no process is left behind on any path.
 func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
+	began := time.Now() // Timeout bounds the whole boot, the initramfs's build too
 	q := opts.QEMU
 	if q.Binary == "" {
 		q.Binary = "qemu-system-x86_64"
@@ -233,7 +234,7 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 		frames    int
 		logBytes  int
 		handshake = time.NewTimer(opts.Handshake)
-		timeout   = time.NewTimer(opts.Timeout)
+		timeout   = time.NewTimer(opts.Timeout - time.Since(began))
 		tick      = time.NewTicker(100 * time.Millisecond)
 	)
 	defer handshake.Stop()
