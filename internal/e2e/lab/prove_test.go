@@ -2,7 +2,6 @@ package labe2e
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
