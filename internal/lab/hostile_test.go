@@ -327,21 +327,7 @@ func TestBootForgedResult(t *testing.T) {
 // before anything is planned from them, and a snapshot over the channel's
 // bound is stopped as it is written (memory bounded).
 func TestProbeChecksSnapshot(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if CheckStatic(exe) != nil {
-		t.Skip("the test binary is not static (CGO_ENABLED=0) and cannot be the guest's /init")
-	}
-	t.Setenv("TMPDIR", t.TempDir())
-	t.Setenv(fakeQEMUEnv, "snapshot")
-	image := filepath.Join(t.TempDir(), "vmlinuz")
-	os.WriteFile(image, bzImage("6.1.0-57-amd64"), 0o644)
-	k, err := ReadKernel(image)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe, k := fakeSnapshotBoot(t, "snapshot")
 	for lie, want := range map[string]string{"release": "6.99.0-evil", "cmdline": "built into the kernel", "many": "more than any kernel has",
 		"name": "named", "huge": "more than a lab boot may"} {
 		t.Setenv(fakeQEMULie, lie)
@@ -354,4 +340,27 @@ func TestProbeChecksSnapshot(t *testing.T) {
 			t.Errorf("%s: %v, want one line with %q", lie, err, want)
 		}
 	}
+}
+
+// fakeSnapshotBoot readies a boot of the test binary as QEMU in mode and
+// as the guest's /init (skipped when it cannot be one), under a TMPDIR of
+// its own, of a bzImage of 6.1.0-57-amd64: the binary and the image.
+func fakeSnapshotBoot(t *testing.T, mode string) (string, KernelImage) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if CheckStatic(exe) != nil {
+		t.Skip("the test binary is not static (CGO_ENABLED=0) and cannot be the guest's /init")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv(fakeQEMUEnv, mode)
+	image := filepath.Join(t.TempDir(), "vmlinuz")
+	os.WriteFile(image, bzImage("6.1.0-57-amd64"), 0o644)
+	k, err := ReadKernel(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe, k
 }

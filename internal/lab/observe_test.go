@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,23 +93,9 @@ func FuzzCheckObserved(f *testing.F) {
 // and boots under tcg with the model TCGCPU gives instead of -cpu host;
 // the observation says what it ran under. --accel kvm does not fall back.
 func TestObserveFallsBackToTCG(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if CheckStatic(exe) != nil {
-		t.Skip("the test binary is not static (CGO_ENABLED=0) and cannot be the guest's /init")
-	}
+	exe, k := fakeSnapshotBoot(t, "kvm-fails")
 	kvmDevice = os.DevNull
 	t.Cleanup(func() { kvmDevice = "/dev/kvm" })
-	t.Setenv("TMPDIR", t.TempDir())
-	t.Setenv(fakeQEMUEnv, "kvm-fails")
-	image := filepath.Join(t.TempDir(), "vmlinuz")
-	os.WriteFile(image, bzImage("6.1.0-57-amd64"), 0o644)
-	k, err := ReadKernel(image)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var said []string
 	req := ObserveRequest{Kernel: k, Cmdlines: []string{"", "mitigations=off"}, Accel: AccelAuto, CPU: "host", QEMU: exe, Exe: exe,
 		TCGCPU: func() string { return "Cascadelake-Server" }, Handshake: time.Minute, Timeout: 2 * time.Minute, Parallel: 1,
