@@ -95,6 +95,9 @@ func (r *Request) Check() error {
 	if err := CheckVMBounds(r.Handshake, r.VMTimeout); err != nil {
 		return err
 	}
+	if err := CheckCPUModel(r.CPU); err != nil {
+		return err
+	}
 	if r.SMP < 1 || r.SMP > 64 {
 		return exit.Usagef("--smp %d: give 1 to 64 vCPUs", r.SMP)
 	}
