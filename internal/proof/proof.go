@@ -132,7 +132,7 @@ func (s *Session) start(ctx context.Context) error {
 	}
 	s.imgPath = ks[0].Image.Path
 	if s.img, s.remove, err = lab.PrivateKernel(ctx, s.imgPath); err != nil {
-		return fmt.Errorf("--kernel: %w", err)
+		return err
 	}
 	switch {
 	case req.CPU != "":
