@@ -9,9 +9,13 @@
 // Wait has returned: the forking thread lives as long as the child, and
 // unlocking (rather than exiting locked) returns it to the runtime's pool.
 // Descendants the program forks itself do not inherit the signal; the
-// process group is there to kill them with the program (Kill), and a
-// descendant that leaves the group with setsid(2) is adopted by sectax, a
-// child subreaper, and killed when the program ends (orphans.go).
+// program leads a session of its own (setsid(2)), so that every descendant
+// stays outside sectax's session whatever it does with its process group
+// (setpgid, setsid): its group is killed with the program (Kill), and a
+// descendant that left it is adopted by sectax, a child subreaper, and
+// killed when the program ends (orphans.go). No wait waits on a pipe: a
+// descendant that still holds the program's output (one sectax could not
+// adopt) is cut off after cmd.WaitDelay (one second when unset).
 //
 // Output runs a program to completion and returns what it printed (the
 // probes of sysinfo, wslconfig's interop calls, the campaign's systemctl);
@@ -31,14 +35,19 @@ import (
 )
 
 // Start starts cmd as described above and returns the function that waits
-// for it (cmd.Wait's error). cmd.SysProcAttr is set (Setpgid, Pdeathsig);
+// for it (cmd.Wait's error). cmd.SysProcAttr is set (Setsid, Pdeathsig; no
+// Setpgid, which a session leader cannot do) and cmd.WaitDelay when zero;
 // other attributes it already has are kept.
 func Start(cmd *exec.Cmd) (wait func() error, err error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Pgid = false, 0
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = DefaultWaitDelay
+	}
 	becomeSubreaper()
 	started := make(chan error, 1)
 	done := make(chan error, 1)
@@ -58,7 +67,7 @@ func Start(cmd *exec.Cmd) (wait func() error, err error) {
 		// what left its group before waiting for its output: an adopted
 		// orphan may hold the program's output pipes open.
 		waitExited(cmd.Process.Pid)
-		killOrphans(cmd.Process.Pid)
+		killOrphans()
 		err := cmd.Wait()
 		forget(cmd.Process.Pid)
 		done <- err
@@ -68,6 +77,10 @@ func Start(cmd *exec.Cmd) (wait func() error, err error) {
 	}
 	return func() error { return <-done }, nil
 }
+
+// DefaultWaitDelay is how long Start's wait waits for the program's output
+// pipes once it has exited, when cmd.WaitDelay is zero.
+const DefaultWaitDelay = time.Second
 
 // Kill sends SIGKILL to cmd's whole process group (what it forked too);
 // an empty group is no error.
@@ -92,8 +105,8 @@ type Options struct {
 	Combined bool
 }
 
-// Output runs name with args as Start does (its own process group,
-// SIGKILL as the parent-death signal), standard input empty, and returns
+// Output runs name with args as Start does (its own session and process
+// group, SIGKILL as the parent-death signal), standard input empty, and returns
 // what it printed on standard output. When ctx ends the whole group is
 // killed; when the program ends, what is left of its group is killed too,
 // so nothing it started outlives the call. A program that fails returns

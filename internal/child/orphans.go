@@ -10,19 +10,21 @@ import (
 )
 
 // A program's process group dies with it (Kill), but a descendant that
-// calls setsid(2) (a daemon, `setsid sleep`) leaves the group and, once its
-// parent ends, would be adopted by init and outlive sectax. So sectax is a
-// child subreaper (PR_SET_CHILD_SUBREAPER, set on the first Start): such an
-// orphan is reparented to sectax instead, and each time a program sectax
-// started exits, every adopted orphan is killed and reaped (killOrphans),
-// before the program's output is waited for.
+// leaves the group (setpgid(2), setsid(2): a daemon, `setsid sleep`) would,
+// once its parent ends, be adopted by init and outlive sectax. So sectax is
+// a child subreaper (PR_SET_CHILD_SUBREAPER, set on the first Start): such
+// an orphan is reparented to sectax instead, and each time a program
+// sectax started exits, every adopted orphan is killed and reaped
+// (killOrphans), before the program's output is waited for.
 //
 // An adopted orphan is a child of sectax that sectax did not start through
-// Start and that is in another session than sectax's own: the processes
-// the workloads fork themselves (workers, spawn's programs) stay in
-// sectax's session, and the programs Start started are known by pid.
-// (A descendant that stays in sectax's session but leaves its group, which
-// only a job-control shell does, is not told apart from a worker.)
+// Start and that is in another session than sectax's own. Every program
+// Start starts leads a session of its own, and no descendant of it can
+// come back into sectax's session (a process joins a session only by being
+// forked in it), so each of its descendants is told apart from the
+// processes the workloads fork themselves (workers, spawn's programs),
+// which stay in sectax's session whatever their group; the programs Start
+// started are known by pid.
 
 var (
 	// mu is held while a program is started and registered, and while
@@ -68,11 +70,9 @@ func waitExited(pid int) {
 	}
 }
 
-// killOrphans kills and reaps every adopted orphan (see above) and every
-// child of sectax left in group, the process group of a program that has
-// exited (a descendant about to call setsid is still in it), then the
+// killOrphans kills and reaps every adopted orphan (see above), then the
 // orphans their death leaves in turn.
-func killOrphans(group int) {
+func killOrphans() {
 	if !reaperOK {
 		return
 	}
@@ -98,7 +98,7 @@ func killOrphans(group int) {
 		procs, _ := pfs.AllProcs()
 		for _, p := range procs {
 			st, err := p.Stat()
-			if err != nil || st.PPID != pid || started[p.PID] || (st.Session == me.Session && st.PGRP != group) {
+			if err != nil || st.PPID != pid || started[p.PID] || st.Session == me.Session {
 				continue
 			}
 			syscall.Kill(p.PID, syscall.SIGKILL)

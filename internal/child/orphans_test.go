@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sectax/sectax/internal/proctest"
 )
@@ -56,29 +57,6 @@ func TestSetsidGrandchildDies(t *testing.T) {
 	noChildLeft(t)
 }
 
-// TestSetsidGrandchildHoldingOutput: Start as the lab starts QEMU (output
-// into a buffer, no WaitDelay): a setsid grandchild that keeps the
-// program's standard output open no longer holds Wait forever; it is
-// killed when the program exits, and the program's output is all there.
-func TestSetsidGrandchildHoldingOutput(t *testing.T) {
-	var stdout bytes.Buffer
-	cmd := exec.Command("sh", "-c", strings.ReplaceAll(leaveGroup, "%s", "</dev/null"))
-	cmd.Stdout = &stdout
-	wait, err := Start(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
-	pid := orphanPID(t, stdout.Bytes())
-	if !proctest.Gone(pid) {
-		t.Errorf("the setsid grandchild %d outlived its program", pid)
-		syscallKill(pid)
-	}
-	noChildLeft(t)
-}
-
 // TestSetsidTreeDies: an orphan's own children, adopted when it is
 // killed, are killed in turn; and Kill (Ctrl-C's path) of a program that
 // is still running leaves nothing behind either.
@@ -111,3 +89,70 @@ echo $pid; exec sleep 300`)
 }
 
 func syscallKill(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
+
+// leavePgrp is leaveGroup's variant that stays in the session: the
+// background perl moves to a process group of its own (setpgid(0,0)), keeps
+// the program's standard output open and sleeps; the program waits (by
+// reading /proc) until it has, prints its pid and exits.
+const leavePgrp = `perl -e 'setpgrp(0,0); exec "sleep", 300' & pid=$!
+while [ "$(cut -d' ' -f5 /proc/$pid/stat)" != "$pid" ]; do :; done
+echo $pid`
+
+// TestGrandchildHoldingOutput: Start as the lab starts QEMU (output into
+// a buffer): a grandchild that left the program's group, with setsid (its
+// own session) or setpgid (its own group, the same session), and keeps the
+// program's standard output open holds Wait neither forever nor until the
+// WaitDelay (an hour here): it is killed when the program exits, and the
+// program's output is all there.
+func TestGrandchildHoldingOutput(t *testing.T) {
+	cases := map[string]string{"setsid": strings.ReplaceAll(leaveGroup, "%s", "</dev/null")}
+	if _, err := exec.LookPath("perl"); err == nil {
+		cases["setpgid"] = leavePgrp
+	}
+	for name, script := range cases {
+		t.Run(name, func(t *testing.T) {
+			var stdout bytes.Buffer
+			cmd := exec.Command("sh", "-c", script)
+			cmd.Stdout = &stdout
+			cmd.WaitDelay = time.Hour
+			wait, err := Start(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("Wait still waits on the pipe the grandchild holds")
+			}
+			pid := orphanPID(t, stdout.Bytes())
+			if !proctest.Gone(pid) {
+				t.Errorf("the %s grandchild %d outlived its program", name, pid)
+				syscallKill(pid)
+			}
+			noChildLeft(t)
+		})
+	}
+}
+
+// TestWorkerInOwnGroupSurvives: a child sectax forks itself in a process
+// group of its own (as the workloads' workers are) is not taken for an
+// adopted orphan when a program started by Start exits.
+func TestWorkerInOwnGroupSurvives(t *testing.T) {
+	worker := exec.Command("sleep", "300")
+	worker.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { worker.Process.Kill(); worker.Wait() }()
+	if _, err := Output(context.Background(), Options{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if proctest.Gone(worker.Process.Pid) {
+		t.Error("a worker of sectax's own was killed as an orphan")
+	}
+}

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -13,6 +15,7 @@ import (
 type proveFlags struct {
 	on                     bool
 	kernel, accel, cpu, qm string
+	handshake, vmTimeout   time.Duration
 }
 
 // proveHelp is what --prove proves and costs, for --help.
@@ -28,8 +31,9 @@ the one nearest this CPU, named in the output), so which bugs are affected and
 which mitigation is picked are the emulated CPU's. Cost: one boot per line,
 as many at once as there are cores (some 8 s a boot under TCG); the files of
 each boot are stored in a private per-user cache (/var/cache/sectax/proofs
-for root, ~/.cache/sectax/proofs otherwise) and reused until the image
-changes, so the next call answers without booting.`
+for root, ~/.cache/sectax/proofs otherwise) and reused until the image,
+QEMU or sectax changes, so the next call answers without booting. Each boot
+is bounded by --handshake and --vm-timeout, as lab's are.`
 
 func addProveFlags(cmd *cobra.Command, f *proveFlags) {
 	cmd.Flags().BoolVar(&f.on, "prove", false, "boot the kernel under QEMU once per command line and show predicted beside observed")
@@ -37,6 +41,8 @@ func addProveFlags(cmd *cobra.Command, f *proveFlags) {
 	cmd.Flags().StringVar(&f.accel, "accel", "auto", "with --prove: QEMU's accelerator, kvm, tcg or auto (kvm when /dev/kvm works)")
 	cmd.Flags().StringVar(&f.cpu, "cpu", "", "with --prove: QEMU's CPU `MODEL` (default: host under kvm, the model nearest this CPU under tcg)")
 	cmd.Flags().StringVar(&f.qm, "qemu", "", "with --prove: the QEMU `BINARY` (default qemu-system-x86_64)")
+	cmd.Flags().DurationVar(&f.handshake, "handshake", 0, "with --prove: longest wait from QEMU's start to the guest's handshake (default 1m under kvm, 5m under tcg)")
+	cmd.Flags().DurationVar(&f.vmTimeout, "vm-timeout", 0, "with --prove: a proof boot running longer than this is stopped (default 10m)")
 }
 
 // check refuses the VM flags without --prove.
@@ -44,7 +50,7 @@ func (f *proveFlags) check(cmd *cobra.Command) error {
 	if f.on {
 		return nil
 	}
-	for _, n := range []string{"kernel", "accel", "cpu", "qemu"} {
+	for _, n := range []string{"kernel", "accel", "cpu", "qemu", "handshake", "vm-timeout"} {
 		if cmd.Flags().Changed(n) {
 			return usagef("--%s applies to --prove: add --prove, or drop --%s", n, n)
 		}
@@ -52,12 +58,15 @@ func (f *proveFlags) check(cmd *cobra.Command) error {
 	return nil
 }
 
-// proofRequest is the proof that --prove asks for on host.
+// proofRequest is the proof that --prove asks for on host. The boot
+// folders and image copies an interrupted proof left are removed first,
+// as run and lab do.
 func proofRequest(g *Globals, f *proveFlags, host *sysinfo.Snapshot) (proof.Request, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return proof.Request{}, err
 	}
+	measure.RemoveStaleTemps(g.printer())
 	return proof.Request{Root: g.Root, Release: host.Kernel.Release, Kernel: f.kernel, Accel: f.accel, CPU: f.cpu, QEMU: f.qm,
-		Exe: exe, Host: host, CacheDir: g.deps.ProofCache, Say: g.notice}, nil
+		Handshake: f.handshake, Timeout: f.vmTimeout, Exe: exe, Host: host, CacheDir: g.deps.ProofCache, Say: g.notice}, nil
 }

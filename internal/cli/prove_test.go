@@ -31,15 +31,46 @@ func fakeImage(t *testing.T, release string) string {
 	return p
 }
 
+// fakeQEMUOnPath puts first on PATH a qemu-system-x86_64 that fails if
+// it is ever run (an answer from the cache runs no QEMU) and returns it:
+// its bytes are the QEMU a stored proof's key names.
+func fakeQEMUOnPath(t *testing.T, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "qemu-system-x86_64")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\necho fake QEMU >&2; exit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return p
+}
+
+// seedKey is the key of a recorded boot of line made by the QEMU first
+// on PATH (fakeQEMUOnPath) with this test binary as the guest's /init.
+func seedKey(t *testing.T, k lab.KernelImage, line string) proof.Key {
+	t.Helper()
+	q, err := proof.FileSHA256(nil, filepath.Join(filepath.SplitList(os.Getenv("PATH"))[0], "qemu-system-x86_64"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	i, err := proof.FileSHA256(nil, exe, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proof.Key{SHA256: k.SHA256, CPU: "Cascadelake-Server", Accel: "tcg", SMP: 1, Cmdline: line, QEMU: q, Init: i}
+}
+
 // seedProofs stores the recorded boots of testdata/prove (a real TCG
 // boot of Debian's 6.1.0-57-amd64 on Cascadelake-Server per line) under
-// image's key in a new cache folder.
+// image's key in a new cache folder, made by a fake QEMU put on PATH.
 func seedProofs(t *testing.T, image string) string {
 	t.Helper()
 	k, err := lab.ReadKernel(image)
 	if err != nil {
 		t.Fatal(err)
 	}
+	fakeQEMUOnPath(t, "")
 	dir := filepath.Join(t.TempDir(), "proofs")
 	c, err := proof.OpenCache(dir)
 	if err != nil {
@@ -51,7 +82,7 @@ func seedProofs(t *testing.T, image string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Store(&proof.Entry{Key: proof.Key{SHA256: k.SHA256, CPU: "Cascadelake-Server", Accel: "tcg", SMP: 1, Cmdline: line},
+		if err := c.Store(&proof.Entry{Key: seedKey(t, k, line),
 			Release: k.Release, ToInitS: 7.5, Snapshot: data}); err != nil {
 			t.Fatal(err)
 		}
@@ -190,8 +221,7 @@ func seedProofsAs(t *testing.T, image, release string) string {
 	defer c.Close()
 	k, _ := lab.ReadKernel(image)
 	for _, line := range []string{"", "spectre_v2_user=off", "mitigations=off"} {
-		key := proof.Key{SHA256: k.SHA256, CPU: "Cascadelake-Server", Accel: "tcg", SMP: 1, Cmdline: line}
-		e, err := c.Load(key)
+		e, err := c.Load(seedKey(t, k, line))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,4 +232,90 @@ func seedProofsAs(t *testing.T, image, release string) string {
 		}
 	}
 	return dir
+}
+
+// TestProveKeyNamesQEMU: a stored proof answers only for the QEMU that made
+// it: --qemu naming a missing binary is refused in one line, and another
+// QEMU (other bytes) is not answered from the cache but boots (and this
+// fake QEMU fails); the stored QEMU answers again.
+func TestProveKeyNamesQEMU(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "none.db"))
+	image := fakeImage(t, "6.1.0-57-amd64")
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofs(t, image)
+	other := filepath.Join(t.TempDir(), "qemu-9.9")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\necho another QEMU >&2; exit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--root", testutil.AttributeRoot(t, "host-6.18"), "advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server", "--handshake", "20s", "--vm-timeout", "40s"}
+	for _, q := range []string{"/nonexistent/qemu-9.9", other} {
+		_, errs, code := sectax(t, deps, append(base, "--qemu", q)...)
+		if code == 0 || strings.Contains(errs, "answered from") || strings.Count(strings.TrimSpace(errs), "\n") > 3 {
+			t.Errorf("--qemu %s: exit %d, stderr %q", q, code, errs)
+		}
+	}
+	if _, errs, code := sectax(t, deps, base...); code != 0 || !strings.Contains(errs, "answered from 2 stored boot(s)") {
+		t.Errorf("the QEMU that made the proof: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestProveBounds: --handshake and --vm-timeout are advise's and decide's
+// with --prove (a negative one, or a handshake longer than the whole boot,
+// is a usage error in one line naming the flag), a --cpu longer than a
+// stored key holds is refused before anything boots, and a --kernel with
+// no bzImage header is refused.
+func TestProveBounds(t *testing.T) {
+	image := fakeImage(t, "6.1.0-57-amd64")
+	notKernel := filepath.Join(t.TempDir(), "vmlinuz-fake")
+	os.WriteFile(notKernel, make([]byte, 8192), 0o644)
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofs(t, image)
+	root := testutil.AttributeRoot(t, "host-6.18")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"decide", "--prove", "--kernel", image, "--accel", "tcg", "--vm-timeout", "-1s"}, 2, "--vm-timeout"},
+		{[]string{"advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--handshake", "-5s"}, 2, "--handshake"},
+		{[]string{"advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--handshake", "5m", "--vm-timeout", "1m"}, 2, "--vm-timeout"},
+		{[]string{"advise", "--target", "off", "--handshake", "5m"}, 2, "--prove"},
+		{[]string{"advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", strings.Repeat("x", 300)}, 2, "--cpu"},
+		{[]string{"advise", "--target", "off", "--prove", "--kernel", notKernel, "--accel", "tcg", "--cpu", "Cascadelake-Server"}, 2, "not a bzImage"},
+	} {
+		_, errs, code := sectax(t, deps, append([]string{"--root", root}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, errs)
+		}
+	}
+}
+
+// TestProveSweepsStaleFolders: advise and decide --prove remove the boot
+// folders and image copies an interrupted proof left in $TMPDIR (their
+// owner provably gone: another boot), as lab and run do, and leave none of
+// their own.
+func TestProveSweepsStaleFolders(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "none.db"))
+	tmp := t.TempDir()
+	image := fakeImage(t, "6.1.0-57-amd64")
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofs(t, image)
+	t.Setenv("TMPDIR", tmp)
+	root := testutil.AttributeRoot(t, "host-6.18")
+	for _, args := range [][]string{
+		{"decide", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server"},
+		{"advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server"},
+	} {
+		stale := filepath.Join(tmp, "sectax-proof-stale")
+		os.MkdirAll(stale, 0o700)
+		os.WriteFile(filepath.Join(stale, "bzImage"), make([]byte, 4096), 0o600)
+		os.WriteFile(filepath.Join(stale, ".sectax-owner"), []byte("pid 1\nstart 1\nboot 00000000-0000-0000-0000-000000000000\n"), 0o600)
+		_, errs, code := sectax(t, deps, append([]string{"--root", root}, args...)...)
+		if code != 0 || !strings.Contains(errs, "removed "+stale) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "sectax-*")); len(left) > 0 {
+			t.Errorf("%v: left %v", args, left)
+		}
+	}
 }

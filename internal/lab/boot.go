@@ -32,6 +32,9 @@ type BootOptions struct {
 	// frame; Timeout bounds the whole boot.
 	Handshake time.Duration
 	Timeout   time.Duration
+	// TimeoutHint follows "raise --vm-timeout" in the timeout's message
+	// (the lab's " or run fewer workloads").
+	TimeoutHint string
 	// OnFrame, when set, sees every frame as it arrives (progress); the
 	// text of log and error frames is already sanitised (safetext.Line).
 	OnFrame func(Frame)
@@ -109,6 +112,8 @@ var (
 	ErrNotVerified = errors.New("boot not verified")
 	// ErrQEMU: QEMU exited before the guest finished.
 	ErrQEMU = errors.New("QEMU failed")
+	// ErrTimeout: the boot ran past BootOptions.Timeout and was stopped.
+	ErrTimeout = errors.New("boot timed out")
 	// ErrLimit: the guest wrote more than Limits allow.
 	ErrLimit = errors.New("the guest wrote more than a lab boot may")
 )
@@ -143,6 +148,7 @@ func (l *lockedBuffer) String() string {
 // errors, the timeout or ctx's cancellation kill the whole process group;
 // no process is left behind on any path.
 func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
+	began := time.Now() // Timeout bounds the whole boot, the initramfs's build too
 	q := opts.QEMU
 	if q.Binary == "" {
 		q.Binary = "qemu-system-x86_64"
@@ -228,7 +234,7 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 		frames    int
 		logBytes  int
 		handshake = time.NewTimer(opts.Handshake)
-		timeout   = time.NewTimer(opts.Timeout)
+		timeout   = time.NewTimer(opts.Timeout - time.Since(began))
 		tick      = time.NewTicker(100 * time.Millisecond)
 	)
 	defer handshake.Stop()
@@ -315,7 +321,7 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 			if err := readChannel(); errors.Is(err, ErrLimit) {
 				return limited(err)
 			}
-			return finish(fmt.Errorf("the VM ran longer than %s and was stopped: raise --timeout or run fewer workloads", opts.Timeout))
+			return finish(fmt.Errorf("%w: the VM ran longer than %s and was stopped: raise --vm-timeout%s", ErrTimeout, opts.Timeout, opts.TimeoutHint))
 		case <-handshake.C:
 			err := readChannel()
 			if errors.Is(err, ErrLimit) {
@@ -330,7 +336,7 @@ func Boot(ctx context.Context, opts BootOptions) (*BootResult, error) {
 			}
 			hint := "use --accel tcg"
 			if q.Accel == AccelTCG {
-				hint = "check that the kernel boots (see its messages above) or raise the handshake time"
+				hint = "check that the kernel boots (see its messages above) or raise --handshake"
 			}
 			return finish(fmt.Errorf("%w within %s under -accel %s (last kernel message: %s): %s", ErrNoHandshake, opts.Handshake.Round(time.Second), q.Accel, lastLine(res.Console, q.Console), hint))
 		case <-exited:

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/proctest"
 )
 
@@ -121,4 +122,47 @@ func TestBootCancel(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	assertGone(t, pids)
+}
+
+// TestBootDescendantHoldingOutput: a QEMU whose child double-forks into a
+// process group of its own (setpgid(0,0), same session) and keeps QEMU's
+// standard output and error open: Boot returns within its timeout whether
+// QEMU hangs or exits at once, and no descendant survives it.
+func TestBootDescendantHoldingOutput(t *testing.T) {
+	if _, err := child.LookPath("perl"); err != nil {
+		t.Skip("no perl to call setpgid")
+	}
+	for _, end := range []string{"exec sleep 300", "exit 0"} {
+		t.Run(strings.Fields(end)[0], func(t *testing.T) {
+			dir := t.TempDir()
+			pids, bin := filepath.Join(dir, "pids"), filepath.Join(dir, "qemu-fake")
+			script := "#!/bin/sh\n( perl -e 'setpgrp(0,0); exec \"sleep\", 300' & echo $! > " + pids + ".tmp )\n" +
+				"echo $(cat " + pids + ".tmp) $$ > " + pids + "\n" + end + "\n"
+			if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			done := make(chan error, 1)
+			go func() {
+				_, err := Boot(context.Background(), BootOptions{QEMU: QEMU{Binary: bin, Accel: AccelTCG}, Handshake: 10 * time.Minute, Timeout: 2 * time.Second})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Error("a boot with no guest succeeded")
+				}
+			case <-time.After(2 * time.Minute):
+				t.Fatal("Boot still waits, long past its timeout of 2s, on the pipe a descendant holds")
+			}
+			if d := time.Since(start); d > time.Minute {
+				t.Errorf("Boot took %s with a timeout of 2s", d)
+			}
+			waitFile(pids)
+			assertGone(t, pids)
+			if c := proctest.LiveChildren(os.Getpid()); len(c) > 0 {
+				t.Errorf("children left: %v", c)
+			}
+		})
+	}
 }

@@ -37,10 +37,13 @@ func qemuBinary(binary string) string {
 // KVMUsable says why -accel kvm cannot work here (nil when /dev/kvm can be
 // opened for reading and writing). A usable /dev/kvm may still fail to run
 // a guest (software nested virtualization): Boot detects that.
+// kvmDevice is KVM's device (a test opens another file in its place).
+var kvmDevice = "/dev/kvm"
+
 func KVMUsable() error {
-	f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
+	f, err := os.OpenFile(kvmDevice, os.O_RDWR, 0)
 	if err != nil {
-		return fmt.Errorf("/dev/kvm: %w", err)
+		return fmt.Errorf("%s: %w", kvmDevice, err)
 	}
 	f.Close()
 	return nil

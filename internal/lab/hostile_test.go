@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/bootconfig"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/safetext"
 )
@@ -20,6 +22,9 @@ import (
 // console files named on its command line as a guest running a kernel and
 // an initramfs that are not sectax's could.
 const fakeQEMUEnv = "SECTAX_TEST_FAKE_QEMU"
+
+// fakeQEMULie names how the "snapshot" guest lies.
+const fakeQEMULie = "SECTAX_TEST_FAKE_LIE"
 
 // fakeQEMUResult names a file whose bytes the "forge" guest sends as its
 // result frame.
@@ -99,6 +104,43 @@ func fakeQEMUMain(mode string) {
 		send(KindHello, `{"release":"6.1.0-57-amd64","task":"measure"}`)
 		send(KindResult, string(data))
 		send(KindDone, "")
+	case "snapshot":
+		// A snapshot task's guest that lies as SECTAX_TEST_FAKE_LIE says.
+		appendLine, release := argAfter("-append"), "6.1.0-57-amd64"
+		files := map[string]string{"meltdown": "Vulnerable"}
+		switch os.Getenv(fakeQEMULie) {
+		case "release":
+			release = "6.99.0-evil"
+		case "cmdline":
+			appendLine = "mitigations=off " + appendLine
+		case "many":
+			for i := 0; i < 100; i++ {
+				files[fmt.Sprintf("bug%d", i)] = "Vulnerable"
+			}
+		case "name":
+			files["meltdown\x1b]0;owned\x07"] = "Vulnerable"
+		case "huge":
+			files["meltdown"] = strings.Repeat("x", 9<<20)
+		}
+		send(KindHello, `{"release":"`+release+`","task":"snapshot"}`)
+		send(KindResult, string(observedPayload(appendLine, release, files)))
+		send(KindDone, "")
+	case "kvm-fails":
+		// As a host whose /dev/kvm opens but cannot run a guest: under kvm
+		// an accelerator error; under tcg (where -cpu host is refused, as
+		// QEMU does) a guest that reports the line and release passed.
+		accel, cpu, appendLine := argAfter("-accel"), argAfter("-cpu"), argAfter("-append")
+		if accel == AccelKVM {
+			os.Stderr.WriteString("KVM internal error. Suberror: 1\n")
+			hang()
+		}
+		if cpu == "host" {
+			os.Stderr.WriteString("qemu: CPU model 'host' requires KVM or HVF\n")
+			os.Exit(1)
+		}
+		send(KindHello, `{"release":"6.1.0-57-amd64","task":"snapshot"}`)
+		send(KindResult, string(observedPayload(appendLine, "6.1.0-57-amd64", map[string]string{"meltdown": "Vulnerable"})))
+		send(KindDone, "")
 	default:
 		os.Stderr.WriteString("fake qemu: unknown mode " + mode + "\n")
 		os.Exit(1)
@@ -106,6 +148,16 @@ func fakeQEMUMain(mode string) {
 	ch.Close()
 	con.Close()
 	os.Exit(0)
+}
+
+// argAfter is the fake QEMU's argument after flag ("" when none).
+func argAfter(flag string) string {
+	for i, a := range os.Args {
+		if a == flag && i+1 < len(os.Args) {
+			return os.Args[i+1]
+		}
+	}
+	return ""
 }
 
 // fakeBoot boots the test binary as QEMU in mode; the boot's folder is
@@ -267,4 +319,48 @@ func TestBootForgedResult(t *testing.T) {
 	if _, err := ImportRun(res.Result, in, &run.Lab{}); !errors.Is(err, ErrNotVerified) || !strings.Contains(err.Error(), "spectre_v2") {
 		t.Errorf("forged result: %v", err)
 	}
+}
+
+// TestProbeChecksSnapshot: lab --plan's probe boot is held to what a
+// proof's boot is (CheckObserved): another release, another command line,
+// more files than any kernel has and escaped names are refused in one line
+// before anything is planned from them, and a snapshot over the channel's
+// bound is stopped as it is written (memory bounded).
+func TestProbeChecksSnapshot(t *testing.T) {
+	exe, k := fakeSnapshotBoot(t, "snapshot")
+	for lie, want := range map[string]string{"release": "6.99.0-evil", "cmdline": "built into the kernel", "many": "more than any kernel has",
+		"name": "named", "huge": "more than a lab boot may"} {
+		t.Setenv(fakeQEMULie, lie)
+		s := &session{req: &Request{Plan: "vectors", QEMU: exe, SMP: 1, Accel: AccelTCG}, host: Host{Exe: exe, Out: measure.Discard{}},
+			kernels: []Kernel{{Name: "6.1", Image: k}}, accel: AccelTCG, mem: 512}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		_, err := s.probe(ctx)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "probe boot of --plan") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", lie, err, want)
+		}
+	}
+}
+
+// fakeSnapshotBoot readies a boot of the test binary as QEMU in mode and
+// as the guest's /init (skipped when it cannot be one), under a TMPDIR of
+// its own, of a bzImage of 6.1.0-57-amd64: the binary and the image.
+func fakeSnapshotBoot(t *testing.T, mode string) (string, KernelImage) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if CheckStatic(exe) != nil {
+		t.Skip("the test binary is not static (CGO_ENABLED=0) and cannot be the guest's /init")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv(fakeQEMUEnv, mode)
+	image := filepath.Join(t.TempDir(), "vmlinuz")
+	os.WriteFile(image, bzImage("6.1.0-57-amd64"), 0o644)
+	k, err := ReadKernel(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe, k
 }

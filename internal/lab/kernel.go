@@ -9,11 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/tempdir"
 	"github.com/sectax/sectax/internal/userfile"
 )
 
@@ -110,6 +114,46 @@ func ReadKernel(path string) (KernelImage, error) {
 // cannot be a kernel image is a usage error, a cancellation an
 // interruption (internal/exit).
 func ReadKernelContext(ctx context.Context, path string) (KernelImage, error) {
+	return readKernel(ctx, path, nil)
+}
+
+// PrivateKernel is ReadKernelContext that also copies the bytes it hashes
+// into a new owner-marked temporary folder of sectax's (tempdir.Make), as
+// a file of its own (never opened through a link, 0600), and returns the
+// copy with the function that removes the folder: its Path is the copy's,
+// its hash and release those of the bytes copied, so that what is booted
+// is what was hashed even when the original changes meanwhile. An image
+// that is not a bzImage is refused (CheckBzImage).
+func PrivateKernel(ctx context.Context, path string) (KernelImage, func(), error) {
+	dir, err := tempdir.Make("proof-")
+	if err != nil {
+		return KernelImage{}, nil, err
+	}
+	remove := func() { os.RemoveAll(dir) }
+	dst := filepath.Join(dir, "bzImage")
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		remove()
+		return KernelImage{}, nil, fmt.Errorf("kernel image copy: %w", err)
+	}
+	k, err := readKernel(ctx, path, out)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = CheckBzImage(k)
+	}
+	if err != nil {
+		remove()
+		return KernelImage{}, nil, err
+	}
+	k.Path = dst
+	return k, remove, nil
+}
+
+// readKernel reads the image at path as ReadKernelContext says, writing
+// its bytes to w too when w is not nil.
+func readKernel(ctx context.Context, path string, w io.Writer) (KernelImage, error) {
 	f, err := userfile.OpenRegular(path)
 	if err != nil {
 		return KernelImage{}, exit.Wrap(exit.Usage, fmt.Errorf("kernel image: %w", err))
@@ -121,13 +165,19 @@ func ReadKernelContext(ctx context.Context, path string) (KernelImage, error) {
 		return KernelImage{}, tooBig(path, fi.Size())
 	}
 	h := sha256.New()
+	var hw io.Writer = h
+	if w != nil {
+		hw = io.MultiWriter(h, w)
+	}
 	head := make([]byte, 64<<10)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return KernelImage{}, fmt.Errorf("kernel image %s: %w", path, err)
 	}
 	head = head[:n]
-	h.Write(head)
+	if _, err := hw.Write(head); err != nil {
+		return KernelImage{}, fmt.Errorf("kernel image %s: %w", path, err)
+	}
 	total := int64(n)
 	buf := make([]byte, 1<<20)
 	for {
@@ -135,7 +185,9 @@ func ReadKernelContext(ctx context.Context, path string) (KernelImage, error) {
 			return KernelImage{}, exit.Wrap(exit.Interrupted, fmt.Errorf("kernel image %s: hashing stopped: %w", path, err))
 		}
 		n, err := f.Read(buf)
-		h.Write(buf[:n])
+		if _, werr := hw.Write(buf[:n]); werr != nil {
+			return KernelImage{}, fmt.Errorf("kernel image %s: %w", path, werr)
+		}
 		if total += int64(n); total > MaxKernelImage {
 			return KernelImage{}, tooBig(path, total)
 		}

@@ -139,3 +139,48 @@ func TestReadKernelKinds(t *testing.T) {
 		t.Errorf("cancelled: %v is not an interruption", err)
 	}
 }
+
+// TestPrivateKernel: the image a proof boots is a private copy of the
+// bytes it hashed: the copy's hash is the original's, it lives in a
+// folder of sectax's own (0600), a change to the original afterwards
+// changes neither, the folder goes with remove, and a file with no
+// bzImage header is refused as a usage error, leaving no copy.
+func TestPrivateKernel(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	orig := filepath.Join(t.TempDir(), "vmlinuz")
+	img := bzImage("6.1.0-57-amd64")
+	if err := os.WriteFile(orig, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadKernel(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, remove, err := PrivateKernel(context.Background(), orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Path == orig || k.SHA256 != want.SHA256 || k.Release != "6.1.0-57-amd64" {
+		t.Errorf("copy %+v, original %+v", k, want)
+	}
+	// The original swapped after the hash: the bytes booted are the copy's.
+	os.WriteFile(orig, bzImage("6.99.0-evil"), 0o644)
+	got, err := ReadKernel(k.Path)
+	if err != nil || got.SHA256 != k.SHA256 {
+		t.Errorf("the copy changed with the original: %+v %v", got, err)
+	}
+	if fi, err := os.Stat(k.Path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("copy mode: %v %v", fi, err)
+	}
+	remove()
+	if _, err := os.Stat(filepath.Dir(k.Path)); !os.IsNotExist(err) {
+		t.Errorf("the copy's folder outlived remove: %v", err)
+	}
+	os.WriteFile(orig, make([]byte, 8192), 0o644)
+	if _, _, err := PrivateKernel(context.Background(), orig); err == nil || !strings.Contains(err.Error(), "not a bzImage") || exit.Of(err) != exit.Usage {
+		t.Errorf("a file with no bzImage header: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "sectax-*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

@@ -63,6 +63,12 @@ func bootedWith(guest, host string) bool {
 	return guest == host || strings.HasSuffix(guest, " "+host)
 }
 
+// builtinPrefix is what a guest's /proc/cmdline that bootedWith host
+// carries before it ("" when none): a line built into the kernel.
+func builtinPrefix(guest, host string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(guest), host))
+}
+
 // ImportRun turns a measure task's result into the run document to store.
 // The guest is not trusted: its run must be the one the step asked for
 // (run id, label, configuration), report the command line the host passed

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,8 +29,10 @@ type ObserveRequest struct {
 	Cmdlines []string
 	// Accel is kvm, tcg or auto (kvm when /dev/kvm works, else tcg; a
 	// first boot whose kvm fails is tried again under tcg). CPU is QEMU's
-	// model ("": DefaultCPU of the accelerator).
+	// model ("": DefaultCPU of the accelerator); TCGCPU, when set, gives
+	// the model once auto has fallen back to tcg (-cpu host needs kvm).
 	Accel, CPU, QEMU string
+	TCGCPU           func() string
 	MemoryMiB, SMP   int
 	// Handshake and Timeout bound each boot (0: 5m under tcg, 1m under
 	// kvm; 10m).
@@ -51,13 +54,16 @@ type Observed struct {
 	// and their text made one printable line each.
 	Snapshot *sysinfo.Snapshot
 	ToInit   time.Duration
-	Accel    string
+	// Accel and CPU are what the boot ran under (tcg and its model after
+	// auto fell back).
+	Accel, CPU string
 }
 
-// Bounds on what a boot-only guest may claim.
+// Bounds on what a boot-only guest may claim: a snapshot is a few KiB.
 const (
 	maxObservedFiles = 64
 	maxObservedText  = 1024
+	maxObservedBytes = 512 << 10
 )
 
 var vulnName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -117,15 +123,25 @@ func Observe(ctx context.Context, req ObserveRequest) ([]Observed, error) {
 	var mu sync.Mutex
 	done := 0
 	var spent time.Duration
+	cpu := req.CPU
 	one := func(i int) error {
 		for {
 			t0 := time.Now()
-			o, err := observeOne(ctx, req, accel, req.Cmdlines[i])
-			if err != nil && auto && accel == AccelKVM && (errors.Is(err, ErrAccel) || errors.Is(err, ErrNoHandshake)) {
+			mu.Lock()
+			a, c := accel, cpu
+			mu.Unlock()
+			o, err := observeOne(ctx, req, a, c, req.Cmdlines[i])
+			if err != nil && auto && a == AccelKVM && (errors.Is(err, ErrAccel) || errors.Is(err, ErrNoHandshake)) {
 				mu.Lock()
 				if accel == AccelKVM {
-					req.Say("warning: %v; falling back to --accel tcg (the CPU is emulated)", err)
 					accel = AccelTCG
+					if cpu == "" || cpu == "host" { // kvm's own CPU
+						cpu = ""
+						if req.TCGCPU != nil {
+							cpu = req.TCGCPU()
+						}
+					}
+					req.Say("warning: %v; falling back to --accel tcg (the CPU is emulated: QEMU's %s)", err, cmp.Or(cpu, DefaultCPU(AccelTCG)))
 				}
 				mu.Unlock()
 				continue
@@ -220,8 +236,7 @@ func ObserveCmdline(c string) string {
 	return LabParams + " " + c
 }
 
-func observeOne(ctx context.Context, req ObserveRequest, accel, cmdline string) (Observed, error) {
-	cpu := req.CPU
+func observeOne(ctx context.Context, req ObserveRequest, accel, cpu, cmdline string) (Observed, error) {
 	if cpu == "" {
 		cpu = DefaultCPU(accel)
 	}
@@ -249,6 +264,9 @@ func observeOne(ctx context.Context, req ObserveRequest, accel, cmdline string) 
 		Initramfs: &InitramfsOptions{Init: req.Exe, Task: Task{Name: SnapshotTask}},
 		Handshake: hs, Timeout: to, Limits: observeLimits,
 	})
+	if errors.Is(err, ErrNoHandshake) || errors.Is(err, ErrTimeout) {
+		err = fmt.Errorf("%w (the bounds of --handshake %s and --vm-timeout %s)", err, hs, to)
+	}
 	if err != nil {
 		return Observed{}, err
 	}
@@ -256,20 +274,31 @@ func observeOne(ctx context.Context, req ObserveRequest, accel, cmdline string) 
 	if err != nil {
 		return Observed{}, err
 	}
-	return Observed{Cmdline: cmdline, Snapshot: snap, ToInit: res.ToHello, Accel: accel}, nil
+	return Observed{Cmdline: cmdline, Snapshot: snap, ToInit: res.ToHello, Accel: accel, CPU: cpu}, nil
 }
 
-// CheckObserved reads a snapshot task's result as untrusted: its
-// /proc/cmdline must be the line the host passed (after a built-in one),
-// its release the image's (when the image says), at most 64 vulnerability
-// files with plain names, each file's text one printable line.
+// CheckObserved reads a snapshot task's result as untrusted (a proof's
+// boot, the probe boot of lab --plan, a corpus boot): at most 512 KiB;
+// its /proc/cmdline must be the line the host passed, after a line built
+// into the kernel only when that sets no mitigation or hardening
+// parameter; its release the image's (when the image says), at most 64
+// vulnerability files with plain names, each file's text one printable
+// line.
 func CheckObserved(payload []byte, cmdline, release string) (*sysinfo.Snapshot, error) {
+	if len(payload) > maxObservedBytes {
+		return nil, fmt.Errorf("the guest's snapshot is %d bytes, more than a snapshot holds (%d KiB): refused", len(payload), maxObservedBytes>>10)
+	}
 	var s sysinfo.Snapshot
 	if err := json.Unmarshal(payload, &s); err != nil {
 		return nil, fmt.Errorf("the guest's snapshot: %w", err)
 	}
 	if !bootedWith(s.Cmdline.Raw, cmdline) {
 		return nil, fmt.Errorf("the guest reports the command line %q, but the host booted it with %q: refused (the guest's /init is not the one sectax built, or the kernel rewrote its command line)", safetext.Clip(s.Cmdline.Raw, 300), cmdline)
+	}
+	for _, p := range mitigation.ParseCmdline(builtinPrefix(s.Cmdline.Raw, cmdline)).Params {
+		if mitigation.IsMitigationParam(p.Name) || mitigation.IsHardeningParam(p.Name) {
+			return nil, fmt.Errorf("the guest's command line %q carries %s before the line the host passed, a command line built into the kernel: what the boot shows is not that of the line asked, refused (boot an image without a built-in %s)", safetext.Clip(s.Cmdline.Raw, 300), safetext.Clip(p.Raw, 100), p.Name)
+		}
 	}
 	if release != "" && s.Kernel.Release != release {
 		return nil, fmt.Errorf("the guest reports kernel %q, but the image the host booted is %s: refused", safetext.Clip(s.Kernel.Release, 100), release)

@@ -1,10 +1,14 @@
 package lab
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sectax/sectax/internal/mitigation"
 )
@@ -50,6 +54,10 @@ func TestCheckObserved(t *testing.T) {
 		"many":    {observedPayload(line, "6.1.0-57-amd64", many), "more than any kernel has"},
 		"name":    {observedPayload(line, "6.1.0-57-amd64", map[string]string{"../../etc": "x"}), "named"},
 		"json":    {[]byte("{"), "snapshot"},
+		// A line built into the kernel that sets what the proof asks about.
+		"prefix":         {observedPayload("mitigations=off "+line, "6.1.0-57-amd64", nil), "built into the kernel"},
+		"prefix-per-bug": {observedPayload("quiet spectre_v2=off "+line, "6.1.0-57-amd64", nil), "spectre_v2=off"},
+		"huge":           {observedPayload(line, "6.1.0-57-amd64", map[string]string{"meltdown": strings.Repeat("x", 600<<10)}), "more than a snapshot holds"},
 	} {
 		_, err := CheckObserved(tc.payload, line, "6.1.0-57-amd64")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -78,4 +86,34 @@ func FuzzCheckObserved(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestObserveFallsBackToTCG: --accel auto on a host whose /dev/kvm opens
+// but cannot run the guest falls back to tcg, as lab does, saying why,
+// and boots under tcg with the model TCGCPU gives instead of -cpu host;
+// the observation says what it ran under. --accel kvm does not fall back.
+func TestObserveFallsBackToTCG(t *testing.T) {
+	exe, k := fakeSnapshotBoot(t, "kvm-fails")
+	kvmDevice = os.DevNull
+	t.Cleanup(func() { kvmDevice = "/dev/kvm" })
+	var said []string
+	req := ObserveRequest{Kernel: k, Cmdlines: []string{"", "mitigations=off"}, Accel: AccelAuto, CPU: "host", QEMU: exe, Exe: exe,
+		TCGCPU: func() string { return "Cascadelake-Server" }, Handshake: time.Minute, Timeout: 2 * time.Minute, Parallel: 1,
+		Say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}
+	got, err := Observe(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range got {
+		if o.Accel != AccelTCG || o.CPU != "Cascadelake-Server" || o.Snapshot == nil {
+			t.Errorf("%q: under %s, CPU %s", o.Cmdline, o.Accel, o.CPU)
+		}
+	}
+	if all := strings.Join(said, "\n"); !strings.Contains(all, "KVM internal error") || !strings.Contains(all, "falling back to --accel tcg") || !strings.Contains(all, "Cascadelake-Server") {
+		t.Errorf("said %q", said)
+	}
+	req.Accel = AccelKVM
+	if _, err := Observe(context.Background(), req); !errors.Is(err, ErrAccel) {
+		t.Errorf("--accel kvm fell back: %v", err)
+	}
 }

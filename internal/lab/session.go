@@ -92,6 +92,12 @@ func (r *Request) Check() error {
 	if err := CheckBoots(r.Boots); err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
+	if err := CheckVMBounds(r.Handshake, r.VMTimeout); err != nil {
+		return err
+	}
+	if err := CheckCPUModel(r.CPU); err != nil {
+		return err
+	}
 	if r.SMP < 1 || r.SMP > 64 {
 		return exit.Usagef("--smp %d: give 1 to 64 vCPUs", r.SMP)
 	}
@@ -355,7 +361,7 @@ func (s *session) bootOptions(k Kernel, append string, task Task) BootOptions {
 	return BootOptions{
 		QEMU:      s.vm(k, append),
 		Initramfs: &InitramfsOptions{Init: s.host.Exe, ModulesDir: k.ModulesDir, Modules: k.Modules, Task: task},
-		Handshake: hs, Timeout: s.req.VMTimeout,
+		Handshake: hs, Timeout: s.req.VMTimeout, TimeoutHint: " or run fewer workloads",
 		OnFrame: func(f Frame) {
 			if f.Kind == KindLog {
 				s.say("  guest: %s", f.Payload)
@@ -374,7 +380,10 @@ func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	err := s.withFallback(true, func() error {
 		s.say("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.Name, s.req.Plan)
 		var err error
-		res, err = Boot(ctx, s.bootOptions(k, bootconfig.On.Cmdline(LabParams, nil), Task{Name: SnapshotTask}))
+		// A snapshot's bounds: a guest cannot make the host hold more.
+		opts := s.bootOptions(k, bootconfig.On.Cmdline(LabParams, nil), Task{Name: SnapshotTask})
+		opts.Limits = observeLimits
+		res, err = Boot(ctx, opts)
 		return err
 	})
 	if err != nil {
@@ -383,11 +392,13 @@ func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 		}
 		return nil, fmt.Errorf("probe boot of --plan: %w", err)
 	}
-	var snap sysinfo.Snapshot
-	if err := json.Unmarshal(res.Result, &snap); err != nil {
-		return nil, fmt.Errorf("probe boot of --plan: the guest's snapshot: %w", err)
+	// Checked as a proof's boot is: the line passed, the image's release,
+	// bounded and escaped files.
+	snap, err := CheckObserved(res.Result, bootconfig.On.Cmdline(LabParams, nil), k.Image.Release)
+	if err != nil {
+		return nil, fmt.Errorf("probe boot of --plan: %w", err)
 	}
-	sel, kernel, err := attribute.SelectFor(&snap, s.req.Plan)
+	sel, kernel, err := attribute.SelectFor(snap, s.req.Plan)
 	if err != nil {
 		return nil, err
 	}

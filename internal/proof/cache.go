@@ -25,14 +25,19 @@ const Schema = "sectax.proof/v1"
 const MaxEntry = 1 << 20
 
 // Key is what a stored observation answers for: the kernel image's bytes,
-// the CPU QEMU presented, the accelerator, the vCPUs and the candidate
-// command line. Anything else is another proof.
+// the CPU QEMU presented, the accelerator, the vCPUs, the candidate
+// command line, and what made the boot: the QEMU binary's bytes (which
+// also fix what an unversioned CPU model such as Cascadelake-Server
+// resolves to through QEMU's machine type) and the guest's /init's (the
+// sectax that booted it). Anything else is another proof.
 type Key struct {
 	SHA256  string `json:"kernel_sha256"`
 	CPU     string `json:"cpu"`
 	Accel   string `json:"accel"`
 	SMP     int    `json:"smp"`
 	Cmdline string `json:"cmdline"`
+	QEMU    string `json:"qemu_sha256,omitempty"`
+	Init    string `json:"init_sha256,omitempty"`
 }
 
 // name is the entry's file name: the key's hash.
@@ -158,6 +163,22 @@ func (c *Cache) Find(sha256, cmdline string) ([]*Entry, []error) {
 // read reads the file name of the folder as a stored proof.
 func (c *Cache) read(name string) (*Entry, error) {
 	p := filepath.Join(c.Dir, name)
+	data, err := c.readFile(name, MaxEntry)
+	if err != nil {
+		return nil, err
+	}
+	e, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("stored proof %s: %v: refused; remove it and the proof boots again", p, err)
+	}
+	return e, nil
+}
+
+// readFile reads the file name of the folder, at most max bytes: ErrMiss
+// when absent; refused (naming the file) when it is not a regular file of
+// this user's that only this user may write, or holds more than max.
+func (c *Cache) readFile(name string, max int64) ([]byte, error) {
+	p := filepath.Join(c.Dir, name)
 	fd, err := unix.Openat(c.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if errors.Is(err, unix.ENOENT) {
 		return nil, ErrMiss
@@ -178,18 +199,17 @@ func (c *Cache) read(name string) (*Entry, error) {
 		return nil, fmt.Errorf("stored proof %s: owned by uid %d, not this user (%d): refused; remove it", p, st.Uid, os.Geteuid())
 	case st.Mode&0o022 != 0:
 		return nil, fmt.Errorf("stored proof %s: mode %#o lets others write it: refused; remove it", p, st.Mode&0o777)
-	case st.Size > MaxEntry:
-		return nil, fmt.Errorf("stored proof %s: %d bytes, more than a proof holds (%d): refused; remove it", p, st.Size, MaxEntry)
+	case st.Size > max:
+		return nil, fmt.Errorf("stored proof %s: %d bytes, more than a proof holds (%d): refused; remove it", p, st.Size, max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxEntry+1))
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("stored proof %s: %w", p, err)
 	}
-	e, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("stored proof %s: %v: refused; remove it and the proof boots again", p, err)
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("stored proof %s: more than a proof holds (%d bytes): refused; remove it", p, max)
 	}
-	return e, nil
+	return data, nil
 }
 
 // OpenExisting opens the cache folder dir for reading only: nil, nil when
@@ -216,6 +236,8 @@ func Parse(data []byte) (*Entry, error) {
 		return nil, fmt.Errorf("schema %s, want %s", strconv.Quote(safetext.Clip(e.Schema, 40)), Schema)
 	case len(e.Key.SHA256) != 64 || !isHex(e.Key.SHA256):
 		return nil, errors.New("no kernel sha256 in its key")
+	case !optionalHash(e.Key.QEMU) || !optionalHash(e.Key.Init):
+		return nil, errors.New("a QEMU or /init sha256 of its key is not one")
 	case e.Key.CPU == "" || len(e.Key.CPU) > 128 || len(e.Key.Accel) > 16 || len(e.Key.Cmdline) > 4096 || len(e.Release) > 256:
 		return nil, errors.New("a field of its key is missing or too long")
 	case e.Key.SMP < 1 || e.Key.SMP > 64:
@@ -229,14 +251,24 @@ func Parse(data []byte) (*Entry, error) {
 }
 
 // Store writes e under its key: a new 0600 file in the folder, synced
-// and renamed over the old entry (never opened).
+// and renamed over the old entry (never opened). What the reader would
+// refuse (Parse: a field over its bound, a snapshot over MaxEntry) is not
+// written: the error says why, and the next call boots again.
 func (c *Cache) Store(e *Entry) error {
 	e.Schema = Schema
 	data, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	name := e.Key.name()
+	if _, err := Parse(data); err != nil {
+		return fmt.Errorf("proof of %q not stored: %v", safetext.Clip(e.Key.Cmdline, 200), err)
+	}
+	return c.writeFile(e.Key.name(), data)
+}
+
+// writeFile writes data to the file name of the folder: a new 0600
+// temporary file, synced and renamed over name.
+func (c *Cache) writeFile(name string, data []byte) error {
 	tmp := fmt.Sprintf(".%s.%d.tmp", name, os.Getpid())
 	fd, err := unix.Openat(c.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
@@ -259,6 +291,10 @@ func (c *Cache) Store(e *Entry) error {
 	}
 	return nil
 }
+
+// optionalHash: s is empty (a proof stored before its key named QEMU and
+// /init, never loaded for a key that does) or a sha256 in hex.
+func optionalHash(s string) bool { return s == "" || len(s) == 64 && isHex(s) }
 
 func isHex(s string) bool {
 	_, err := hex.DecodeString(s)

@@ -32,6 +32,10 @@ type Request struct {
 	// model nearest Host under tcg), QEMU's binary.
 	Accel, CPU, QEMU string
 	SMP              int
+	// Handshake and Timeout are --handshake and --vm-timeout: each boot's
+	// wait for the guest's hello and its whole bound (0: the lab's
+	// defaults for a proof boot).
+	Handshake, Timeout time.Duration
 	// Exe is the static sectax that becomes the guests' /init.
 	Exe string
 	// Host is this machine.
@@ -46,14 +50,23 @@ type Request struct {
 // Session is one proof: the image read and hashed, the accelerator and
 // CPU decided, the cache open.
 type Session struct {
-	req        Request
-	img        lab.KernelImage
+	req Request
+	// img is the private copy booted (its Path the copy's), imgPath the
+	// image the user named; remove removes the copy.
+	img     lab.KernelImage
+	imgPath string
+	remove  func()
+	// auto: --accel auto resolved to kvm, which may still fall back.
+	auto       bool
 	accel, cpu string
 	cpuWhy     string
-	cache      *Cache
-	obs        map[string]*sysinfo.Snapshot
-	stored     map[string]bool
-	booted     int
+	// qemu is QEMU's binary; qemuID and initID the sha256 of its bytes and
+	// of the guest's /init's, in every key.
+	qemu, qemuID, initID string
+	cache                *Cache
+	obs                  map[string]*sysinfo.Snapshot
+	stored               map[string]bool
+	booted               int
 	// Wall is the time Observe took, boots and look-ups.
 	Wall time.Duration
 }
@@ -68,27 +81,19 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 		req.SMP = 1
 	}
 	s := &Session{req: req, obs: map[string]*sysinfo.Snapshot{}, stored: map[string]bool{}}
+	if err := lab.CheckVMBounds(req.Handshake, req.Timeout); err != nil {
+		return nil, err
+	}
+	if err := lab.CheckCPUModel(req.CPU); err != nil {
+		return nil, err
+	}
 	var err error
 	if s.accel, err = lab.ResolveAccel(orAuto(req.Accel), req.Say); err != nil {
 		return nil, err
 	}
-	var paths []string
-	if req.Kernel != "" {
-		paths = []string{req.Kernel}
-	}
-	ks, err := lab.Kernels(ctx, paths, "", req.Root, req.Release)
-	if err != nil {
+	s.auto = orAuto(req.Accel) == lab.AccelAuto && s.accel == lab.AccelKVM
+	if s.qemu, err = qemuBinary(req.QEMU); err != nil {
 		return nil, err
-	}
-	s.img = ks[0].Image
-	switch {
-	case req.CPU != "":
-		s.cpu, s.cpuWhy = req.CPU, "--cpu"
-	case s.accel == lab.AccelKVM:
-		s.cpu, s.cpuWhy = "host", "-cpu host: this machine's CPU, as KVM passes it through"
-	default:
-		s.cpu = NearestCPU(req.Host.CPU, qemuModels(ctx, req.QEMU))
-		s.cpuWhy = fmt.Sprintf("the QEMU model nearest this machine's %s (family %s, model %s); --cpu MODEL picks another", safetext.Line(req.Host.CPU.ModelName), safetext.Line(req.Host.CPU.Family), safetext.Line(req.Host.CPU.Model))
 	}
 	dir := req.CacheDir
 	if dir == "" {
@@ -99,7 +104,69 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 	if s.cache, err = OpenCache(dir); err != nil {
 		return nil, err
 	}
+	if err := s.start(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// start takes what made the proof (QEMU's and /init's bytes), copies the
+// image to boot and decides the CPU.
+func (s *Session) start(ctx context.Context) error {
+	req := s.req
+	var err error
+	if s.qemuID, err = FileSHA256(s.cache, s.qemu, true); err != nil {
+		return fmt.Errorf("QEMU %s: %w", s.qemu, err)
+	}
+	if s.initID, err = FileSHA256(s.cache, req.Exe, true); err != nil {
+		return fmt.Errorf("the guest's /init %s: %w", req.Exe, err)
+	}
+	var paths []string
+	if req.Kernel != "" {
+		paths = []string{req.Kernel}
+	}
+	ks, err := lab.Kernels(ctx, paths, "", req.Root, req.Release)
+	if err != nil {
+		return err
+	}
+	s.imgPath = ks[0].Image.Path
+	if s.img, s.remove, err = lab.PrivateKernel(ctx, s.imgPath); err != nil {
+		return err
+	}
+	switch {
+	case req.CPU != "":
+		s.cpu, s.cpuWhy = req.CPU, "--cpu"
+	case s.accel == lab.AccelKVM:
+		s.cpu, s.cpuWhy = "host", "-cpu host: this machine's CPU, as KVM passes it through"
+	default:
+		s.cpu, s.cpuWhy = s.nearestCPU(ctx)
+	}
+	return nil
+}
+
+// nearestCPU is the QEMU model nearest this machine's CPU, and why.
+func (s *Session) nearestCPU(ctx context.Context) (string, string) {
+	return NearestCPU(s.req.Host.CPU, qemuModels(ctx, s.qemu)), s.nearestWhy()
+}
+
+// nearestWhy says why the CPU is the nearest QEMU model.
+func (s *Session) nearestWhy() string {
+	h := s.req.Host.CPU
+	return fmt.Sprintf("the QEMU model nearest this machine's %s (family %s, model %s); --cpu MODEL picks another", safetext.Line(h.ModelName), safetext.Line(h.Family), safetext.Line(h.Model))
+}
+
+// qemuBinary is the path of QEMU's binary (--qemu, or
+// qemu-system-x86_64 on PATH).
+func qemuBinary(name string) (string, error) {
+	if name == "" {
+		name = "qemu-system-x86_64"
+	}
+	bin, err := child.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("--qemu %s: not found: install QEMU (Debian: apt-get install qemu-system-x86) or give the path of qemu-system-x86_64", name)
+	}
+	return bin, nil
 }
 
 func orAuto(a string) string {
@@ -109,11 +176,21 @@ func orAuto(a string) string {
 	return a
 }
 
-// Close releases the cache.
-func (s *Session) Close() { s.cache.Close() }
+// Close releases the cache and removes the image's private copy.
+func (s *Session) Close() {
+	s.cache.Close()
+	if s.remove != nil {
+		s.remove()
+	}
+}
 
-// Image is the kernel image the proof boots.
-func (s *Session) Image() lab.KernelImage { return s.img }
+// Image is the kernel image the proof boots, named by the path the user
+// gave (the bytes booted are a private copy of it).
+func (s *Session) Image() lab.KernelImage {
+	k := s.img
+	k.Path = s.imgPath
+	return k
+}
 
 // key is the cache key of line under this session.
 func (s *Session) key(line string) Key {
@@ -123,7 +200,7 @@ func (s *Session) key(line string) Key {
 		// home folder is another key.
 		cpu = "host:" + s.req.Host.CPU.ModelName + "/" + s.req.Host.CPU.Microcode
 	}
-	return Key{SHA256: s.img.SHA256, CPU: cpu, Accel: s.accel, SMP: s.req.SMP, Cmdline: strings.TrimSpace(line)}
+	return Key{SHA256: s.img.SHA256, CPU: cpu, Accel: s.accel, SMP: s.req.SMP, Cmdline: strings.TrimSpace(line), QEMU: s.qemuID, Init: s.initID}
 }
 
 // Observe gives the snapshot of every line: from the cache where it holds
@@ -154,9 +231,16 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 	if len(boot) == 0 {
 		return nil
 	}
-	s.req.Say("proof: booting %s (%s) %d time(s) under %s, CPU %s, no workload, %d at a time", s.img.Path, s.img.Release, len(boot), s.accel, s.cpu, min(len(boot), parallel(s.req.Parallel)))
-	got, err := lab.Observe(ctx, lab.ObserveRequest{Kernel: s.img, Cmdlines: boot, Accel: s.accel, CPU: s.cpu, QEMU: s.req.QEMU,
-		SMP: s.req.SMP, Exe: s.req.Exe, Say: s.req.Say, Label: label, Parallel: s.req.Parallel})
+	s.req.Say("proof: booting %s (%s) %d time(s) under %s, CPU %s, no workload, %d at a time", s.imgPath, s.img.Release, len(boot), s.accel, s.cpu, min(len(boot), parallel(s.req.Parallel)))
+	accel, tcgCPU := s.accel, func() string { return "" }
+	if s.auto {
+		// kvm may still fail to run the guest: lab.Observe falls back to
+		// tcg, with the reason, and -cpu host to the nearest model.
+		accel = lab.AccelAuto
+		tcgCPU = func() string { c, _ := s.nearestCPU(ctx); return c }
+	}
+	got, err := lab.Observe(ctx, lab.ObserveRequest{Kernel: s.img, Cmdlines: boot, Accel: accel, CPU: s.cpu, TCGCPU: tcgCPU, QEMU: s.qemu,
+		SMP: s.req.SMP, Handshake: s.req.Handshake, Timeout: s.req.Timeout, Exe: s.req.Exe, Say: s.req.Say, Label: label, Parallel: s.req.Parallel})
 	if err != nil {
 		return err
 	}
@@ -165,7 +249,10 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		s.booted++
 		if o.Accel != s.accel {
 			// kvm fell back to tcg: the rest of the proof is tcg's.
-			s.accel = o.Accel
+			s.accel, s.auto = o.Accel, false
+			if o.CPU != s.cpu {
+				s.cpu, s.cpuWhy = o.CPU, "kvm could not run the guest, so under tcg "+s.nearestWhy()
+			}
 		}
 		data, err := json.Marshal(reduce(o.Snapshot))
 		if err != nil {
@@ -183,7 +270,7 @@ func (s *Session) Snapshot(line string) *sysinfo.Snapshot { return s.obs[strings
 
 // Input is the proof's input to decide.Prove.
 func (s *Session) Input() proven.Input {
-	return proven.Input{Image: s.img.Path, SHA256: s.img.SHA256, Release: s.img.Release, Accel: s.accel, CPU: s.cpu, CPUWhy: s.cpuWhy,
+	return proven.Input{Image: s.imgPath, SHA256: s.img.SHA256, Release: s.img.Release, Accel: s.accel, CPU: s.cpu, CPUWhy: s.cpuWhy,
 		HostCPU: s.req.Host.CPU.ModelName, Obs: s.obs, Stored: s.stored, Booted: s.booted}
 }
 
@@ -253,6 +340,11 @@ func Stored(ctx context.Context, cacheDir, image, line, hostCPU string) (*proven
 		return nil, nil
 	}
 	defer c.Close()
+	// Only boots made by this QEMU and this sectax answer.
+	qemuID, initID, err := identities(c)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("the stored proofs are not used: %v", err)}
+	}
 	img, err := lab.ReadKernelContext(ctx, image)
 	if err != nil {
 		return nil, nil
@@ -267,7 +359,8 @@ func Stored(ctx context.Context, cacheDir, image, line, hostCPU string) (*proven
 	slices.SortFunc(bases, func(a, b *Entry) int { return strings.Compare(b.Key.Accel, a.Key.Accel) }) // kvm before tcg
 	for _, b := range bases {
 		for _, l := range lines {
-			if l.Key.CPU != b.Key.CPU || l.Key.Accel != b.Key.Accel || l.Key.SMP != b.Key.SMP {
+			if l.Key.CPU != b.Key.CPU || l.Key.Accel != b.Key.Accel || l.Key.SMP != b.Key.SMP ||
+				b.Key.QEMU != qemuID || l.Key.QEMU != qemuID || b.Key.Init != initID || l.Key.Init != initID {
 				continue
 			}
 			bs, err1 := lab.CheckObserved(b.Snapshot, lab.ObserveCmdline(""), img.Release)
@@ -282,4 +375,24 @@ func Stored(ctx context.Context, cacheDir, image, line, hostCPU string) (*proven
 		}
 	}
 	return nil, notes
+}
+
+// identities are the sha256 of the QEMU on PATH and of this sectax, as a
+// proof's key names them (verify's look-up, which keeps no new memo).
+func identities(c *Cache) (qemuID, initID string, err error) {
+	bin, err := child.LookPath("qemu-system-x86_64")
+	if err != nil {
+		return "", "", errors.New("qemu-system-x86_64 is not on PATH, so none can be matched to the QEMU that made it")
+	}
+	if qemuID, err = FileSHA256(c, bin, false); err != nil {
+		return "", "", fmt.Errorf("QEMU %s: %w", bin, err)
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		initID, err = FileSHA256(c, exe, false)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("this sectax: %w", err)
+	}
+	return qemuID, initID, nil
 }

@@ -31,8 +31,14 @@ const Prefix = "sectax-"
 const ownerMarker = ".sectax-owner"
 
 // Make creates a temporary folder named Prefix+name+random under
-// os.TempDir() (mode 0700) and writes the owner marker into it.
+// os.TempDir() (mode 0700) and writes the owner marker into it. It first
+// checks that no other user may rename in os.TempDir() or above
+// (CheckParent): a folder another user could swap for one of theirs is
+// refused, naming the fix.
 func Make(name string) (string, error) {
+	if err := CheckParent(os.TempDir()); err != nil {
+		return "", err
+	}
 	dir, err := os.MkdirTemp("", Prefix+name+"*")
 	if err != nil {
 		return "", err
@@ -48,6 +54,55 @@ func Make(name string) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// CheckParent refuses a folder, or a folder above it, in which a user
+// other than this one and root may rename entries: one owned by another
+// user, or one that others may write without the sticky bit (a sticky
+// /tmp owned by root is fine). Links on the way are followed as the
+// kernel follows them when sectax later makes its folder there.
+func CheckParent(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("temporary folder %s: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("temporary folder %s: %w: set TMPDIR to a folder of your own", dir, err)
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return nil
+		}
+		owner := int(st.Uid) == os.Geteuid() || st.Uid == 0
+		othersWrite := st.Mode&0o022 != 0 && st.Mode&syscall.S_ISVTX == 0
+		if !fi.IsDir() || !owner || othersWrite {
+			return fmt.Errorf("temporary folder %s: %s is owned by uid %d with mode %#o, so another user may rename sectax's files in it: refused; set TMPDIR to a folder only you and root may write (e.g. mkdir -m 0700 ~/tmp and TMPDIR=~/tmp)",
+				dir, d, st.Uid, fi.Mode().Perm()|modeBits(fi.Mode()))
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}
+
+// modeBits are the sticky, setgid and setuid bits of m as permission bits.
+func modeBits(m fs.FileMode) fs.FileMode {
+	var b fs.FileMode
+	if m&fs.ModeSticky != 0 {
+		b |= 0o1000
+	}
+	if m&fs.ModeSetgid != 0 {
+		b |= 0o2000
+	}
+	if m&fs.ModeSetuid != 0 {
+		b |= 0o4000
+	}
+	return b
 }
 
 // Stale is a temporary folder left by a sectax that is gone.

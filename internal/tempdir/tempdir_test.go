@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -78,4 +79,59 @@ func FuzzParseOwner(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		parseOwner(s)
 	})
+}
+
+// TestCheckParent: Make refuses a $TMPDIR, or a folder above it, in which
+// another user may rename (writable by others without the sticky bit, or
+// owned by another user), naming TMPDIR; a sticky shared folder and a
+// private one are accepted.
+func TestCheckParent(t *testing.T) {
+	base := t.TempDir()
+	mk := func(name string, mode os.FileMode, uid int) string {
+		d := filepath.Join(base, name)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, mode); err != nil {
+			t.Fatal(err)
+		}
+		if uid >= 0 {
+			if err := os.Chown(d, uid, -1); err != nil {
+				t.Skipf("cannot give a folder to uid %d: %v", uid, err)
+			}
+		}
+		return d
+	}
+	private := mk("private", 0o700, -1)
+	sticky := mk("sticky", 0o777|os.ModeSticky, -1)
+	open := mk("open", 0o777, -1)
+	below := mk("open/mine", 0o700, -1)
+	for _, d := range []string{private, sticky} {
+		t.Setenv("TMPDIR", d)
+		dir, err := Make("check-")
+		if err != nil {
+			t.Errorf("TMPDIR=%s: %v", d, err)
+			continue
+		}
+		os.RemoveAll(dir)
+	}
+	refused := []string{open, below}
+	if os.Geteuid() == 0 {
+		refused = append(refused, mk("theirs", 0o755, 65534))
+	}
+	for _, d := range refused {
+		t.Setenv("TMPDIR", d)
+		dir, err := Make("check-")
+		if err == nil {
+			os.RemoveAll(dir)
+			t.Errorf("TMPDIR=%s accepted", d)
+			continue
+		}
+		if !strings.Contains(err.Error(), "set TMPDIR") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("TMPDIR=%s: %v", d, err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(d, Prefix+"*")); len(left) > 0 {
+			t.Errorf("TMPDIR=%s: made %v", d, left)
+		}
+	}
 }
