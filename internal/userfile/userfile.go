@@ -75,6 +75,23 @@ func OpenRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
+// CheckFile accepts path for a file sectax reads and then replaces (the
+// corpus of corpus boot --out): absent, or a regular file after links. A
+// FIFO, a socket, a device or a folder is refused in one line, without
+// opening it (an open of a FIFO would block).
+func CheckFile(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot use %s: %v", path, Cause(err))
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: name a regular file", (&NotRegularError{Path: path, Mode: fi.Mode()}).Error())
+	}
+	return nil
+}
+
 // Cause drops the operation and path of a *fs.PathError, *os.LinkError or
 // *net.OpError, for a message that names the path itself.
 func Cause(err error) error {
