@@ -50,13 +50,22 @@ func OpenRecorder(ctx context.Context, ref, label string, opts Options, say func
 	if err := checkSpool(spool, true); err != nil {
 		return nil, nil, err
 	}
-	sp, err := Open(ctx, spool, Options{Create: true})
+	// A note of what the spool's read cut (an environment over its bound,
+	// pushed as none) is said, as a store's read says it.
+	sp, err := Open(ctx, spool, Options{Create: true, OnNote: spoolNote(say)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("spool: %w", err)
 	}
 	rec = NewRecorder(ctx, sp, say)
 	rec.push = &pushTarget{ref: ref, opts: opts}
 	return rec, func() { sp.Close() }, nil
+}
+
+// spoolNote says a note of what a read of the spool cut or skipped (an
+// environment over MaxReadEnvBytes read as none, …), as a store's read
+// says it, and that the run goes to PostgreSQL as read.
+func spoolNote(say func(format string, a ...any)) func(string) {
+	return func(msg string) { say("%s; the run is pushed as read", msg) }
 }
 
 // pushTarget is the PostgreSQL store a spooled run goes to.
@@ -114,7 +123,7 @@ func PushSpool(ctx context.Context, ref string, opts Options, say func(format st
 	if err := checkSpool(spool, false); err != nil {
 		return p, err
 	}
-	sp, err := Open(ctx, spool, Options{})
+	sp, err := Open(ctx, spool, Options{OnNote: spoolNote(say)})
 	if errors.Is(err, ErrNoDatabase) {
 		p.Nothing = "nothing to push: no spool"
 		return p, nil

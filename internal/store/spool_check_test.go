@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,5 +101,41 @@ func TestSpoolChecked(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Dir(spool)); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("spool folder %v %v", fi, err)
+	}
+}
+
+// TestSpoolEnvOverBound: a spooled run whose environment is over the
+// bound a read takes (MaxReadEnvBytes) is pushed as the store reads it,
+// without its environment, and the push says so.
+func TestSpoolEnvOverBound(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	ctx := context.Background()
+	_, u := openPG(t)
+	spool, _ := SpoolPath()
+	if err := checkSpool(spool, true); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := Open(ctx, spool, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRun("20261130T060000-bigenv", "on")
+	if err := sp.Begin(r); err != nil {
+		t.Fatal(err)
+	}
+	big := `{"pad":"` + strings.Repeat("x", MaxReadEnvBytes) + `"}`
+	if _, err := sp.db.ExecContext(ctx, `UPDATE runs SET env = ? WHERE id = ?`, big, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	sp.Close()
+	var said []string
+	p, err := PushSpool(ctx, u, Options{}, func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) })
+	if err != nil || len(p.Moved) != 1 {
+		t.Fatalf("push: %+v %v", p, err)
+	}
+	if !slices.ContainsFunc(said, func(s string) bool {
+		return strings.Contains(s, r.ID) && strings.Contains(s, "over the limit") && strings.Contains(s, "pushed as read")
+	}) {
+		t.Errorf("the push did not say the environment was left out: %q", said)
 	}
 }
