@@ -130,21 +130,29 @@ func TestAdviseProveGolden(t *testing.T) {
 	}
 }
 
+// verifyProofRoot is a fake root running host-6.18's kernel whose image
+// (a fake one, also returned with its release) is at /boot/vmlinuz-RELEASE.
+func verifyProofRoot(t *testing.T) (root, image, release string) {
+	t.Helper()
+	root = testutil.AttributeRoot(t, "host-6.18")
+	rel, err := os.ReadFile(filepath.Join(root, "proc", "sys", "kernel", "osrelease"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release = strings.TrimSpace(string(rel))
+	image = fakeImage(t, release)
+	os.MkdirAll(filepath.Join(root, "boot"), 0o755)
+	data, _ := os.ReadFile(image)
+	os.WriteFile(filepath.Join(root, "boot", "vmlinuz-"+release), data, 0o644)
+	return root, image, release
+}
+
 // TestVerifyShowsStoredProof: verify --expect off on a machine whose
 // running kernel's image has a stored proof of mitigations=off shows it
 // beside its check, without booting; without a stored proof, nothing
 // is shown and no cache folder is made.
 func TestVerifyShowsStoredProof(t *testing.T) {
-	root := testutil.AttributeRoot(t, "host-6.18")
-	rel, err := os.ReadFile(filepath.Join(root, "proc", "sys", "kernel", "osrelease"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := strings.TrimSpace(string(rel))
-	image := fakeImage(t, release)
-	os.MkdirAll(filepath.Join(root, "boot"), 0o755)
-	data, _ := os.ReadFile(image)
-	os.WriteFile(filepath.Join(root, "boot", "vmlinuz-"+release), data, 0o644)
+	root, image, release := verifyProofRoot(t)
 
 	deps := fixedDeps(nil)
 	deps.ProofCache = filepath.Join(t.TempDir(), "none")
@@ -209,16 +217,7 @@ func seedProofsAs(t *testing.T, image, release string) string {
 // said in one warning line (their count and the first), not one a file
 // and not twice (the cache is scanned for the default and the line).
 func TestVerifyRefusedProofsOneLine(t *testing.T) {
-	root := testutil.AttributeRoot(t, "host-6.18")
-	rel, err := os.ReadFile(filepath.Join(root, "proc", "sys", "kernel", "osrelease"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := strings.TrimSpace(string(rel))
-	image := fakeImage(t, release)
-	os.MkdirAll(filepath.Join(root, "boot"), 0o755)
-	data, _ := os.ReadFile(image)
-	os.WriteFile(filepath.Join(root, "boot", "vmlinuz-"+release), data, 0o644)
+	root, image, release := verifyProofRoot(t)
 	deps := fixedDeps(nil)
 	deps.ProofCache = seedProofsAs(t, image, release)
 	for i := range 40 {

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -56,21 +55,7 @@ func TestCompletionsReadOnly(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "v1.db")
-	o, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v1, err := migrationFS.ReadFile("migrations/0001_init.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{string(v1), "PRAGMA application_id = " + strconv.Itoa(ApplicationID), "PRAGMA user_version = 1",
-		`INSERT INTO runs(id, label, started, status) VALUES ('20260102T030405Z-abcd', 'on', '2026-01-02T03:04:05Z', 'complete')`} {
-		if _, err := o.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o.Close()
+	v1Store(t, path, `INSERT INTO runs(id, label, started, status) VALUES ('20260102T030405Z-abcd', 'on', '2026-01-02T03:04:05Z', 'complete')`)
 	before, _ := os.ReadFile(path)
 	if got := Completions(ctx, path, ""); got != nil {
 		t.Errorf("offered from an older schema: %q", got)
