@@ -59,7 +59,7 @@ type Key struct {
 type NotRootError struct{ UID int }
 
 func (e *NotRootError) Error() string {
-	return fmt.Sprintf("this host's key (/%s) is root's alone and sectax runs as uid %d: runs are marked only when measured as root", SecretFile, e.UID)
+	return fmt.Sprintf("/%s is root's alone and sectax runs as uid %d; only runs measured as root are marked", SecretFile, e.UID)
 }
 
 // Known is the host's key below root without making one; the zero Key
