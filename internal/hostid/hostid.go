@@ -5,8 +5,9 @@
 // The key is a random secret sectax makes once as root:
 // /var/lib/sectax/host.key below the root, mode 0600 and root's, in
 // folders of mode 0700 that are root's, made through rootfs's rooted
-// writes (a temporary file O_EXCL|O_NOFOLLOW renamed into place; no link
-// followed, no folder others may write). A key file that is a link, not a
+// writes (a temporary file O_EXCL|O_NOFOLLOW linked into place, so a
+// second maker keeps the first one's key; no link followed, no folder
+// others may write). A key file that is a link, not a
 // regular file, another user's, or readable by group or others is refused.
 // Only root can read it, so only root can mark a run: a run measured by
 // another user on the running machine is stored without a mark (and says
@@ -103,11 +104,13 @@ func fromSecret(base, rel string, make bool) (Key, error) {
 	}
 	var secret [32]byte
 	rand.Read(secret[:])
-	if err := w.WriteFile(rel, []byte(hex.EncodeToString(secret[:])+"\n"), 0o600); err != nil {
+	// Made new (linked into place, never renamed over a name): of two
+	// first runs at once, the second finds the first one's key and reads
+	// it back, so both mark with the key that stays.
+	err = w.CreateFile(rel, []byte(hex.EncodeToString(secret[:])+"\n"), 0o600)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return Key{}, fmt.Errorf("cannot write this host's key %s: %w", w.Path(rel), err)
 	}
-	// Read back what is there: of two first runs at once, both keep the
-	// one renamed last.
 	return readSecret(w, rel)
 }
 
