@@ -74,7 +74,8 @@ func TestManPages(t *testing.T) {
 func TestManPlantedNames(t *testing.T) {
 	e := newCLIEnv(t)
 	dir := filepath.Join(e.dir, "man1")
-	os.Mkdir(dir, 0o1777)
+	os.Mkdir(dir, 0o755)
+	os.Chmod(dir, os.ModeSticky|0o777)
 	private := filepath.Join(t.TempDir(), "private")
 	os.WriteFile(private, []byte("mine"), 0o600)
 	outside := t.TempDir()

@@ -201,7 +201,8 @@ func TestOutputPNG(t *testing.T) {
 		t.Fatalf("import: %d %s", code, stderr)
 	}
 	charts := filepath.Join(e.dir, "charts")
-	os.MkdirAll(charts, 0o1777)
+	os.MkdirAll(charts, 0o755)
+	os.Chmod(charts, os.ModeSticky|0o777)
 	real := filepath.Join(t.TempDir(), "private")
 	os.WriteFile(real, []byte("private"), 0o600)
 	os.Symlink(real, filepath.Join(charts, "impact.png"))

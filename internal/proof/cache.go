@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -84,6 +85,11 @@ func DefaultDir(euid int, getenv func(string) string) (string, error) {
 // sectax makes are 0700, and dir itself must be a folder, not a link, of
 // this user, that no one else may enter or write.
 func OpenCache(dir string) (*Cache, error) {
+	// Before MkdirAll (nothing made inside another user's folder) and
+	// after it (the parent as it is now).
+	if err := checkParent(filepath.Dir(dir)); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("proof cache %s: %w", dir, err)
 	}
@@ -112,9 +118,27 @@ func OpenCache(dir string) (*Cache, error) {
 // checkParent refuses the cache's parent folder unless it is a folder (not
 // a link) of root or this user that no one else may write
 // (rootfs.Private): whoever can write it could swap the cache folder.
-// Root uses only root's; a user, their own (or root's).
+// Root uses only root's; a user, their own (or root's). When it does not
+// exist yet, the nearest folder above it that does (links followed) must
+// be root's or this user's, and writable by others only with the sticky
+// bit: sectax makes nothing inside another user's folder.
 func checkParent(parent string) error {
 	fi, err := os.Lstat(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		for a := filepath.Dir(parent); ; a = filepath.Dir(a) {
+			fi, err := os.Stat(a)
+			if errors.Is(err, fs.ErrNotExist) && a != filepath.Dir(a) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("proof cache's folder %s: %w", parent, err)
+			}
+			if !fi.IsDir() || !rootfs.Private(fi, 0) || fi.Mode()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+				return fmt.Errorf("proof cache's folder %s would be made in %s, of mode %#o and not root's or this user's (uid %d) alone: refused; set XDG_CACHE_HOME to a folder of yours", parent, a, fi.Mode().Perm(), os.Geteuid())
+			}
+			return nil
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("proof cache's folder %s: %w", parent, err)
 	}

@@ -24,7 +24,7 @@ func TestCacheParentRefused(t *testing.T) {
 			os.Chown(p, attacker, attacker)
 		},
 		"group writable": func(p string) { os.Mkdir(p, 0o700); os.Chmod(p, 0o770) },
-		"sticky shared":  func(p string) { os.Mkdir(p, 0o700); os.Chmod(p, 0o1777) },
+		"sticky shared":  func(p string) { os.Mkdir(p, 0o700); os.Chmod(p, os.ModeSticky|0o777) },
 		"link":           func(p string) { os.Symlink(t.TempDir(), p) },
 	}
 	for name, make := range plant {
@@ -71,4 +71,33 @@ func TestFindOneError(t *testing.T) {
 	if _, errs := c.Find(strings.Repeat("ab", 32), ""); len(errs) != 1 || !strings.Contains(errs[0].Error(), "x.json") {
 		t.Fatalf("one refused file: %v", errs)
 	}
+}
+
+// TestCacheNotMadeInOthersFolder: a cache whose parent does not exist yet
+// is not made inside another user's folder (XDG_CACHE_HOME pointing into
+// it); inside a shared sticky folder of root's, it is.
+func TestCacheNotMadeInOthersFolder(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chown to another uid needs root")
+	}
+	theirs := filepath.Join(t.TempDir(), "theirs")
+	os.Mkdir(theirs, 0o755)
+	os.Chown(theirs, attacker, attacker)
+	if c, err := OpenCache(filepath.Join(theirs, "cache", "sectax", "proofs")); err == nil {
+		c.Close()
+		t.Fatal("opened")
+	} else if !strings.Contains(err.Error(), "would be made in "+theirs) {
+		t.Errorf("err = %v", err)
+	}
+	if ents, _ := os.ReadDir(theirs); len(ents) != 0 {
+		t.Fatalf("made inside another user's folder: %v", ents)
+	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	os.Mkdir(shared, 0o755)
+	os.Chmod(shared, os.ModeSticky|0o777)
+	c, err := OpenCache(filepath.Join(shared, "cache", "sectax", "proofs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
 }
