@@ -119,25 +119,18 @@ func OpenCache(dir string) (*Cache, error) {
 // a link) of root or this user that no one else may write
 // (rootfs.Private): whoever can write it could swap the cache folder.
 // Root uses only root's; a user, their own (or root's). When it does not
-// exist yet, the nearest folder above it that does (links followed) must
-// be root's or this user's, and writable by others only with the sticky
-// bit: sectax makes nothing inside another user's folder.
+// exist yet, the folders above it must pass userfile.CheckAbove: sectax
+// makes nothing inside another user's folder.
 func checkParent(parent string) error {
 	fi, err := os.Lstat(parent)
 	if errors.Is(err, fs.ErrNotExist) {
-		for a := filepath.Dir(parent); ; a = filepath.Dir(a) {
-			fi, err := os.Stat(a)
-			if errors.Is(err, fs.ErrNotExist) && a != filepath.Dir(a) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("proof cache's folder %s: %w", parent, err)
-			}
-			if !fi.IsDir() || !rootfs.Private(fi, 0) || fi.Mode()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
-				return fmt.Errorf("proof cache's folder %s would be made in %s, of mode %#o and not root's or this user's (uid %d) alone: refused; set XDG_CACHE_HOME to a folder of yours", parent, a, fi.Mode().Perm(), os.Geteuid())
-			}
-			return nil
+		var ff *userfile.ForeignFolderError
+		if err := userfile.CheckAbove(parent); errors.As(err, &ff) {
+			return fmt.Errorf("proof cache's folder %s would be made inside %v: refused; set XDG_CACHE_HOME to a folder of yours", parent, ff)
+		} else if err != nil {
+			return fmt.Errorf("proof cache's folder %s: %w", parent, err)
 		}
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("proof cache's folder %s: %w", parent, err)

@@ -86,7 +86,7 @@ func TestCacheNotMadeInOthersFolder(t *testing.T) {
 	if c, err := OpenCache(filepath.Join(theirs, "cache", "sectax", "proofs")); err == nil {
 		c.Close()
 		t.Fatal("opened")
-	} else if !strings.Contains(err.Error(), "would be made in "+theirs) {
+	} else if !strings.Contains(err.Error(), "would be made inside "+theirs) {
 		t.Errorf("err = %v", err)
 	}
 	if ents, _ := os.ReadDir(theirs); len(ents) != 0 {

@@ -180,13 +180,13 @@ func checkSpool(path string, create bool) error {
 		if !create {
 			return nil // no folder, no spool
 		}
-		if err := checkAncestors(dir, uid); err != nil {
+		if err := spoolAbove(dir); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("cannot make the spool's folder %s: %v: fix its parent or set XDG_DATA_HOME", dir, userfile.Cause(err))
 		}
-	} else if err := checkAncestors(dir, uid); err != nil {
+	} else if err := spoolAbove(dir); err != nil {
 		return err
 	}
 	if err := privateFolder("the spool's folder", dir, uid); err != nil {
@@ -208,35 +208,14 @@ func checkSpool(path string, create bool) error {
 	return nil
 }
 
-// checkAncestors refuses a folder path whose existing folders above it
-// (links resolved) include one owned by another user than uid and root, or
-// one others may write without the sticky bit: its owner could swap the
-// spool's folder.
-func checkAncestors(dir string, uid int) error {
-	d := filepath.Dir(dir)
-	for {
-		if _, err := os.Lstat(d); err == nil {
-			break
-		}
-		if filepath.Dir(d) == d {
-			return nil
-		}
-		d = filepath.Dir(d)
-	}
-	real, err := filepath.EvalSymlinks(d)
-	if err != nil {
+// spoolAbove refuses a spool folder below a folder another user owns or
+// others may write (userfile.CheckAbove).
+func spoolAbove(dir string) error {
+	var ff *userfile.ForeignFolderError
+	if err := userfile.CheckAbove(dir); errors.As(err, &ff) {
+		return exit.Usagef("the spool's folder %s is inside %v: sectax keeps its spool only in folders of its own: set XDG_DATA_HOME to a folder of yours", dir, ff)
+	} else if err != nil {
 		return fmt.Errorf("the spool's folder %s: %v", dir, userfile.Cause(err))
 	}
-	for p := real; ; p = filepath.Dir(p) {
-		var st unix.Stat_t
-		if err := unix.Stat(p, &st); err != nil {
-			return fmt.Errorf("the spool's folder %s: %s: %v", dir, p, err)
-		}
-		if (int(st.Uid) != uid && st.Uid != 0) || (st.Mode&0o022 != 0 && st.Mode&unix.S_ISVTX == 0) {
-			return exit.Usagef("the spool's folder %s is inside %s, of uid %d with mode %o: sectax (uid %d) keeps its spool only in its own folders: set XDG_DATA_HOME to a folder of yours", dir, p, st.Uid, st.Mode&0o7777, uid)
-		}
-		if filepath.Dir(p) == p {
-			return nil
-		}
-	}
+	return nil
 }

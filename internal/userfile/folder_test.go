@@ -1,6 +1,7 @@
 package userfile
 
 import (
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -130,5 +131,36 @@ func TestTempFolderSwapped(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(base, "moved", "f")); err != nil || string(b) != "data" {
 		t.Fatalf("the opened folder holds %q, %v", b, err)
+	}
+}
+
+// TestCheckAbove: the folders above a place sectax makes must be root's or
+// this user's, writable by others only with the sticky bit; a link among
+// them is resolved first.
+func TestCheckAbove(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chown to another uid needs root")
+	}
+	base := t.TempDir()
+	theirs := filepath.Join(base, "theirs")
+	os.Mkdir(theirs, 0o755)
+	os.Chown(theirs, 65534, 65534)
+	open := filepath.Join(base, "open")
+	os.Mkdir(open, 0o755)
+	os.Chmod(open, 0o777)
+	sticky := filepath.Join(base, "sticky")
+	os.Mkdir(sticky, 0o755)
+	os.Chmod(sticky, os.ModeSticky|0o777)
+	os.Symlink(theirs, filepath.Join(base, "link"))
+	for _, bad := range []string{filepath.Join(theirs, "a", "b"), filepath.Join(open, "a"), filepath.Join(base, "link", "a")} {
+		var ff *ForeignFolderError
+		if err := CheckAbove(bad); !errors.As(err, &ff) {
+			t.Errorf("CheckAbove(%s) = %v", bad, err)
+		}
+	}
+	for _, ok := range []string{filepath.Join(sticky, "a", "b"), filepath.Join(base, "mine")} {
+		if err := CheckAbove(ok); err != nil {
+			t.Errorf("CheckAbove(%s) = %v", ok, err)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -110,4 +111,55 @@ func Cause(err error) error {
 		return oe.Err
 	}
 	return err
+}
+
+// ForeignFolderError is a folder above a place sectax would make or use
+// that another user owns, or that others may write without the sticky
+// bit: its owner could swap what sectax keeps below it.
+type ForeignFolderError struct {
+	Path string
+	UID  int
+	Mode fs.FileMode
+}
+
+func (e *ForeignFolderError) Error() string {
+	return fmt.Sprintf("%s is of uid %d with mode %#o, not root's or uid %d's alone", e.Path, e.UID, e.Mode&(fs.ModePerm|fs.ModeSticky), os.Geteuid())
+}
+
+// CheckAbove checks the folders above dir, from the nearest that exists
+// (links resolved) up to /: each must be root's or this user's, and
+// writable by group or others only with the sticky bit (/tmp). A
+// *ForeignFolderError names the first that is not. It is the one check
+// before sectax makes a private folder of its own (the spool's, the proof
+// cache's) below a path the environment chose.
+func CheckAbove(dir string) error {
+	d := filepath.Dir(filepath.Clean(dir))
+	for {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		d = filepath.Dir(d)
+	}
+	real, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		return err
+	}
+	for p := real; ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		o := OwnerOf(fi)
+		if !fi.IsDir() || o == nil || o.UID != 0 && o.UID != os.Geteuid() ||
+			fi.Mode()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+			uid := -1
+			if o != nil {
+				uid = o.UID
+			}
+			return &ForeignFolderError{Path: p, UID: uid, Mode: fi.Mode()}
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }
