@@ -116,8 +116,10 @@ func writeComparison(ctx context.Context, g *Globals, sides []compare.Side, alph
 	return finish(report.ComparisonFormats.Render(w, g.Format, c, opt))
 }
 
-// writeCharts writes charts as PNG files in dir (see writePNGs): the one
-// writer of chart files (compare --png, attribute report --chart).
+// writeCharts writes charts as PNG files in dir, made if missing: the one
+// writer of chart files (compare --png, attribute report --chart). The
+// names are sectax's, so each is written new (writeInFolder): nothing
+// planted at NAME.png is followed or opened.
 func writeCharts(ctx context.Context, g *Globals, charts []report.Chart, dir string) ([]report.Image, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create chart directory %s: %w", dir, err)
@@ -129,7 +131,7 @@ func writeCharts(ctx context.Context, g *Globals, charts []report.Chart, dir str
 			return nil, err
 		}
 		path := filepath.Join(dir, c.Name+".png")
-		if err := g.writeOutputFile(ctx, path, data); err != nil {
+		if err := g.writeInFolder(dir, c.Name+".png", data); err != nil {
 			return nil, err
 		}
 		link := path

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/userfile"
 )
 
 // newCorpusCmd is the developers' command that regenerates the corpus of
@@ -53,6 +54,9 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(kernels) == 0 || req.Out == "" {
 				return usagef("corpus boot needs --kernel IMAGE (repeatable) and --out FILE")
+			}
+			if err := userfile.CheckFile(req.Out); err != nil {
+				return usagef("--out: %v", err)
 			}
 			ks, err := lab.CorpusKernels(cmd.Context(), kernels)
 			if err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,7 +10,8 @@ import (
 )
 
 // newManCmd is the hidden 'sectax man DIR': a man page per command (cobra's
-// doc package), each written as -o writes a file (userfile).
+// doc package), each written new
+// in DIR (userfile.CreateIn: nothing planted at a page's name is followed).
 func newManCmd(g *Globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "man DIR",
@@ -41,8 +41,8 @@ SOURCE_DATE_EPOCH's when it is set, else today's.`,
 				if err := doc.GenMan(c, &doc.GenManHeader{Source: "sectax " + Version, Manual: "sectax manual"}, &b); err != nil {
 					return err
 				}
-				name := filepath.Join(args[0], strings.ReplaceAll(c.CommandPath(), " ", "-")+".1")
-				if err := g.writeOutputFile(cmd.Context(), name, b.Bytes()); err != nil {
+				name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
+				if err := g.writeInFolder(args[0], name, b.Bytes()); err != nil {
 					return err
 				}
 				n++

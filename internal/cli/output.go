@@ -14,6 +14,11 @@ func (g *Globals) createOutput(ctx context.Context, name string) (*userfile.Outp
 	if err != nil {
 		return nil, err
 	}
+	return g.remember(o)
+}
+
+// remember keeps o so that finishAbandoned removes its temporary file.
+func (g *Globals) remember(o *userfile.Output) (*userfile.Output, error) {
 	g.openedMu.Lock()
 	defer g.openedMu.Unlock()
 	if g.abandoned {
@@ -39,6 +44,21 @@ func (g *Globals) finishAbandoned() {
 func (g *Globals) writeOutputFile(ctx context.Context, name string, data []byte) error {
 	o, err := g.createOutput(ctx, name)
 	if err != nil {
+		return err
+	}
+	_, err = o.Write(data)
+	return o.Finish(userfile.WriteError(o, err))
+}
+
+// writeInFolder writes data as name, a name sectax chose, inside the folder
+// dir the user named (man pages, charts): userfile.CreateIn, so nothing
+// planted at that name is followed or opened.
+func (g *Globals) writeInFolder(dir, name string, data []byte) error {
+	o, err := userfile.CreateIn(dir, name)
+	if err != nil {
+		return err
+	}
+	if o, err = g.remember(o); err != nil {
 		return err
 	}
 	_, err = o.Write(data)

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,21 +161,29 @@ func TestAdviseProveGolden(t *testing.T) {
 	}
 }
 
+// verifyProofRoot is a fake root running host-6.18's kernel whose image
+// (a fake one, also returned with its release) is at /boot/vmlinuz-RELEASE.
+func verifyProofRoot(t *testing.T) (root, image, release string) {
+	t.Helper()
+	root = testutil.AttributeRoot(t, "host-6.18")
+	rel, err := os.ReadFile(filepath.Join(root, "proc", "sys", "kernel", "osrelease"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release = strings.TrimSpace(string(rel))
+	image = fakeImage(t, release)
+	os.MkdirAll(filepath.Join(root, "boot"), 0o755)
+	data, _ := os.ReadFile(image)
+	os.WriteFile(filepath.Join(root, "boot", "vmlinuz-"+release), data, 0o644)
+	return root, image, release
+}
+
 // TestVerifyShowsStoredProof: verify --expect off on a machine whose
 // running kernel's image has a stored proof of mitigations=off shows it
 // beside its check, without booting; without a stored proof, nothing
 // is shown and no cache folder is made.
 func TestVerifyShowsStoredProof(t *testing.T) {
-	root := testutil.AttributeRoot(t, "host-6.18")
-	rel, err := os.ReadFile(filepath.Join(root, "proc", "sys", "kernel", "osrelease"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := strings.TrimSpace(string(rel))
-	image := fakeImage(t, release)
-	os.MkdirAll(filepath.Join(root, "boot"), 0o755)
-	data, _ := os.ReadFile(image)
-	os.WriteFile(filepath.Join(root, "boot", "vmlinuz-"+release), data, 0o644)
+	root, image, release := verifyProofRoot(t)
 
 	deps := fixedDeps(nil)
 	deps.ProofCache = filepath.Join(t.TempDir(), "none")
@@ -317,5 +326,21 @@ func TestProveSweepsStaleFolders(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(tmp, "sectax-*")); len(left) > 0 {
 			t.Errorf("%v: left %v", args, left)
 		}
+	}
+}
+
+// TestVerifyRefusedProofsOneLine: unreadable files in the proof cache are
+// said in one warning line (their count and the first), not one a file
+// and not twice (the cache is scanned for the default and the line).
+func TestVerifyRefusedProofsOneLine(t *testing.T) {
+	root, image, release := verifyProofRoot(t)
+	deps := fixedDeps(nil)
+	deps.ProofCache = seedProofsAs(t, image, release)
+	for i := range 40 {
+		os.WriteFile(filepath.Join(deps.ProofCache, fmt.Sprintf("%064d.json", i)), []byte("{"), 0o600)
+	}
+	_, errs, _ := sectax(t, deps, "--root", root, "verify", "--expect", "off")
+	if n := strings.Count(errs, "warning:"); n != 1 || !strings.Contains(errs, "40 files in the proof cache") {
+		t.Errorf("%d warnings:\n%s", n, errs)
 	}
 }

@@ -95,7 +95,7 @@ func machineArms(in Input) ([]attribute.Arm, []string) {
 		slices.Sort(where)
 		var why []string
 		if otherHost > 0 {
-			why = append(why, fmt.Sprintf("%d by another host (its mark is not this host's; a new /etc/machine-id makes this host's earlier runs another host's)", otherHost))
+			why = append(why, fmt.Sprintf("%d by another host (its mark is not this host's key's: another host's, or made by a sectax before issue 45 from /etc/machine-id, which any user could compute, or under an earlier host.key)", otherHost))
 		}
 		if unmarked > 0 {
 			why = append(why, fmt.Sprintf("%d without a host mark (a lab guest's, measured under another --root, or stored by a sectax before host marks)", unmarked))

@@ -1,16 +1,23 @@
-// Package hostid owns this host's identity: a key only this host holds,
-// and the marks it puts on what it measured so that it can recognise them
-// again in a shared store.
+// Package hostid owns this host's identity: a key only this host's root
+// holds, and the marks it puts on what it measured so that it can
+// recognise them again in a shared store.
 //
-// The key is derived from /etc/machine-id below the root with HMAC-SHA256
-// and a domain string (systemd asks that the machine id never leave the
-// machine: it is never stored, only what the HMAC makes of it). A root with
-// no machine id (a container, a minimal image) gets a random secret that
-// sectax makes once: /var/lib/sectax/host.key below the root for root, and
-// $XDG_STATE_HOME/sectax/host.key (else ~/.local/state/sectax/host.key)
-// for another user on the running machine; mode 0600 in folders of mode
-// 0700 made through rootfs's rooted writes (no link followed, no folder
-// others may write).
+// The key is a random secret sectax makes once as root:
+// /var/lib/sectax/host.key below the root, mode 0600 and root's, in
+// folders of mode 0700 that are root's, made through rootfs's rooted
+// writes (a temporary file O_EXCL|O_NOFOLLOW linked into place, so a
+// second maker keeps the first one's key; no link followed, no folder
+// others may write). A key file that is a link, not a
+// regular file, another user's, or readable by group or others is refused.
+// Only root can read it, so only root can mark a run: a run measured by
+// another user on the running machine is stored without a mark (and says
+// so). Under a fake root (tests, --root) the secret is below that root,
+// owned by root or by sectax's user.
+//
+// Until issue 45 the key was derived from /etc/machine-id, which every
+// local user can read: anyone could compute this host's mark for any run
+// id. Runs marked with that key are no longer recognised as this host's
+// (decide counts them as another host's and says why).
 //
 // A mark is data: a store row, an import or an export may carry any
 // string; Key.Recognises compares in constant time and a mark is trusted
@@ -34,18 +41,8 @@ import (
 	"github.com/sectax/sectax/internal/rootfs"
 )
 
-// keyDomain is the application id the machine id is keyed with.
-const keyDomain = "sectax host key v1"
-
-// MachineIDFile is where the machine id is read, below the root.
-const MachineIDFile = "etc/machine-id"
-
-// SecretFile is root's secret below the root when there is no machine id;
-// userSecretDir the folder of another user's, below its state folder.
-const (
-	SecretFile    = "var/lib/sectax/host.key"
-	userSecretDir = "sectax"
-)
+// SecretFile is the host's secret below the root.
+const SecretFile = "var/lib/sectax/host.key"
 
 // MarkLen is the length of a mark in hex digits (128 bits).
 const MarkLen = 32
@@ -54,55 +51,25 @@ const MarkLen = 32
 // nothing.
 type Key struct {
 	k []byte
-	// Source says where the key comes from: "machine-id" or the path of
-	// the secret file.
+	// Source is the path of the secret file.
 	Source string
 }
 
-// ParseMachineID is the machine id in the text of /etc/machine-id: 32
-// hexadecimal digits on one line (systemd's format), lower-cased; ok is
-// false for anything else, "uninitialized" and an all-zero id included.
-func ParseMachineID(text string) (id string, ok bool) {
-	s := strings.TrimSuffix(text, "\n")
-	if len(s) != 32 {
-		return "", false
-	}
-	s = strings.ToLower(s)
-	if _, err := hex.DecodeString(s); err != nil || s == strings.Repeat("0", 32) {
-		return "", false
-	}
-	return s, true
+// NotRootError is the key asked for by another user than root on the
+// running machine: the key is root's alone.
+type NotRootError struct{ UID int }
+
+func (e *NotRootError) Error() string {
+	return fmt.Sprintf("/%s is root's alone and sectax runs as uid %d; only runs measured as root are marked", SecretFile, e.UID)
 }
 
-// secretPlace is the folder the secret file's path is below and the path
-// below it, for root ("/" and any fake root) or another user on the
-// running machine.
-func secretPlace(root string) (base, rel string, err error) {
-	if root == "" {
-		root = "/"
-	}
-	if filepath.Clean(root) != "/" || os.Geteuid() == 0 {
-		return root, SecretFile, nil
-	}
-	if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
-		return x, path.Join(userSecretDir, "host.key"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || !filepath.IsAbs(home) {
-		return "", "", errors.New("no home folder to keep this host's key in (set XDG_STATE_HOME)")
-	}
-	return home, path.Join(".local/state", userSecretDir, "host.key"), nil
-}
-
-// Known is the host's key below root without making one: from the machine
-// id, else from a secret sectax made; the zero Key (and no error) when
-// there is neither.
+// Known is the host's key below root without making one; the zero Key
+// (and no error) when there is none yet.
 func Known(root string) (Key, error) {
 	return load(root, false)
 }
 
-// Of is the host's key below root: from the machine id, else from the
-// secret sectax made, made now (once) when there is none.
+// Of is the host's key below root, made now (once) when there is none.
 func Of(root string) (Key, error) {
 	return load(root, true)
 }
@@ -111,24 +78,10 @@ func load(root string, make bool) (Key, error) {
 	if root == "" {
 		root = "/"
 	}
-	r, err := rootfs.Open(root)
-	if err != nil {
-		return Key{}, err
+	if filepath.Clean(root) == "/" && os.Geteuid() != 0 {
+		return Key{}, &NotRootError{UID: os.Geteuid()}
 	}
-	text, err := r.ReadText(MachineIDFile)
-	r.Close()
-	if err == nil {
-		if id, ok := ParseMachineID(text); ok {
-			m := hmac.New(sha256.New, []byte(id))
-			m.Write([]byte(keyDomain))
-			return Key{k: m.Sum(nil), Source: "machine-id"}, nil
-		}
-	}
-	base, rel, err := secretPlace(root)
-	if err != nil {
-		return Key{}, err
-	}
-	return fromSecret(base, rel, make)
+	return fromSecret(root, SecretFile, make)
 }
 
 // fromSecret is the key of the secret file rel below base, made when
@@ -151,17 +104,19 @@ func fromSecret(base, rel string, make bool) (Key, error) {
 	}
 	var secret [32]byte
 	rand.Read(secret[:])
-	if err := w.WriteFile(rel, []byte(hex.EncodeToString(secret[:])+"\n"), 0o600); err != nil {
+	// Made new (linked into place, never renamed over a name): of two
+	// first runs at once, the second finds the first one's key and reads
+	// it back, so both mark with the key that stays.
+	err = w.CreateFile(rel, []byte(hex.EncodeToString(secret[:])+"\n"), 0o600)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return Key{}, fmt.Errorf("cannot write this host's key %s: %w", w.Path(rel), err)
 	}
-	// Read back what is there: of two first runs at once, both keep the
-	// one renamed last.
 	return readSecret(w, rel)
 }
 
-// readSecret reads the secret file rel below w: a regular file of
-// sectax's user (or root) that no one else may read, in folders no one
-// else may write, holding 64 hexadecimal digits.
+// readSecret reads the secret file rel below w: a regular file of root
+// (or, below a fake root, sectax's user) that no one else may read, in
+// folders no one else may write, holding 64 hexadecimal digits.
 func readSecret(w *rootfs.FS, rel string) (Key, error) {
 	if err := w.CheckFolders(path.Dir(rel)); err != nil {
 		return Key{}, err

@@ -2,6 +2,9 @@ package hostid
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,65 +37,27 @@ func openTemp(t *testing.T) string {
 	return d
 }
 
-func TestParseMachineID(t *testing.T) {
-	for _, c := range []struct {
-		in string
-		ok bool
-	}{
-		{"0123456789abcdef0123456789ABCDEF\n", true},
-		{"0123456789abcdef0123456789abcdef", true},
-		{"uninitialized\n", false},
-		{"00000000000000000000000000000000\n", false},
-		{"0123456789abcdef0123456789abcdeg\n", false},
-		{"0123456789abcdef0123456789abcdef\n\n", false},
-		{"", false},
-	} {
-		id, ok := ParseMachineID(c.in)
-		if ok != c.ok || (ok && id != strings.ToLower(strings.TrimSpace(c.in))) {
-			t.Errorf("ParseMachineID(%q) = %q, %v", c.in, id, ok)
-		}
-	}
-}
-
-func FuzzParseMachineID(f *testing.F) {
-	f.Add("0123456789abcdef0123456789abcdef\n")
-	f.Add("uninitialized\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		id, ok := ParseMachineID(s)
-		if ok && (len(id) != 32 || strings.ToLower(id) != id) {
-			t.Fatalf("%q gave %q", s, id)
-		}
-	})
-}
-
-// TestMachineIDKey: the key comes from the machine id (never stored),
-// does not depend on the hostname, and changes with the machine id.
-func TestMachineIDKey(t *testing.T) {
+// TestMachineIDIgnored: the key is not derived from /etc/machine-id
+// (which every user can read): with one present, the key is still the
+// secret, and a mark computed as the old key did (HMAC of the machine id)
+// is not recognised.
+func TestMachineIDIgnored(t *testing.T) {
 	root := t.TempDir()
+	id := "0123456789abcdef0123456789abcdef"
 	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
-	os.WriteFile(filepath.Join(root, "etc/machine-id"), []byte("0123456789abcdef0123456789abcdef\n"), 0o444)
-	os.WriteFile(filepath.Join(root, "etc/hostname"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "etc/machine-id"), []byte(id+"\n"), 0o444)
 	k, err := Of(root)
-	if err != nil || k.Zero() || k.Source != "machine-id" {
+	if err != nil || k.Zero() || k.Source != filepath.Join(root, SecretFile) {
 		t.Fatalf("%+v %v", k, err)
 	}
-	m := k.Mark("20260101T000000Z-aaaa")
-	if len(m) != MarkLen || strings.Contains(m, "0123456789abcdef") {
-		t.Fatalf("mark %q", m)
+	m := hmac.New(sha256.New, []byte(id))
+	m.Write([]byte("sectax host key v1"))
+	old := Key{k: m.Sum(nil)}
+	if k.Recognises("r1", old.Mark("r1")) {
+		t.Fatal("a mark anyone could compute from the machine id is recognised")
 	}
-	if !k.Recognises("20260101T000000Z-aaaa", m) || k.Recognises("20260101T000000Z-aaab", m) || k.Recognises("20260101T000000Z-aaaa", strings.ToUpper(m)) {
+	if !k.Recognises("r1", k.Mark("r1")) || k.Recognises("r2", k.Mark("r1")) || k.Recognises("r1", strings.ToUpper(k.Mark("r1"))) {
 		t.Fatal("a mark fits its run id only")
-	}
-	os.WriteFile(filepath.Join(root, "etc/hostname"), []byte("b\n"), 0o644)
-	if k2, _ := Of(root); !k2.Recognises("20260101T000000Z-aaaa", m) {
-		t.Fatal("a hostname change changed the key")
-	}
-	if _, err := os.Stat(filepath.Join(root, SecretFile)); err == nil {
-		t.Fatal("a secret was made beside a machine id")
-	}
-	os.WriteFile(filepath.Join(root, "etc/machine-id"), []byte("fedcba9876543210fedcba9876543210\n"), 0o444)
-	if k3, _ := Of(root); k3.Recognises("20260101T000000Z-aaaa", m) {
-		t.Fatal("a new machine id kept the old key")
 	}
 	var zero Key
 	if zero.Mark("x") != "" || zero.Recognises("x", "") {
@@ -100,7 +65,7 @@ func TestMachineIDKey(t *testing.T) {
 	}
 }
 
-// TestSecretKey: without a machine id, a secret is made once (0600 in a
+// TestSecretKey: a secret is made once (0600 in a
 // 0700 folder), kept, and Known never makes one.
 func TestSecretKey(t *testing.T) {
 	root := t.TempDir()
@@ -126,11 +91,10 @@ func TestSecretKey(t *testing.T) {
 	if err != nil || !k2.Recognises("r1", m) {
 		t.Fatalf("the secret was not kept: %v", err)
 	}
-	// An empty machine id (a container's) is no machine id.
-	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
-	os.WriteFile(filepath.Join(root, "etc/machine-id"), nil, 0o444)
-	if k3, _ := Of(root); !k3.Recognises("r1", m) {
-		t.Fatal("an empty machine id replaced the secret")
+	// Readable by group or others: refused, and not replaced.
+	os.Chmod(filepath.Join(root, SecretFile), 0o640)
+	if k, err := Known(root); err == nil || !k.Zero() {
+		t.Fatalf("a group-readable key: %+v %v", k, err)
 	}
 }
 
@@ -171,9 +135,9 @@ func TestSecretPlantedByAnotherUser(t *testing.T) {
 	}
 }
 
-// TestUserSecret: another user on the running machine keeps its secret
-// below XDG_STATE_HOME, made 0700/0600 (run as that user).
-func TestUserSecret(t *testing.T) {
+// TestNotRootUnmarked: another user than root on the running machine
+// gets no key (runs unmarked, said by NotRootError) and makes nothing.
+func TestNotRootUnmarked(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
@@ -191,31 +155,27 @@ func TestUserSecret(t *testing.T) {
 	}
 	exe := filepath.Join(top, "hostid.test")
 	os.WriteFile(exe, b, 0o755)
-	cmd := exec.Command(exe, "-test.run", "^TestUserSecretChild$")
-	cmd.Env = []string{"XDG_STATE_HOME=" + state, "HOSTID_CHILD=1", "HOME=/nonexistent"}
+	cmd := exec.Command(exe, "-test.run", "^TestNotRootChild$")
+	cmd.Env = []string{"XDG_STATE_HOME=" + state, "HOSTID_CHILD=1", "HOME=" + state}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "PASS") {
 		t.Fatalf("%v: %s", err, out)
 	}
-	fi, err := os.Stat(filepath.Join(state, "sectax/host.key"))
-	if err != nil || fi.Mode().Perm() != 0o600 || fi.Sys().(*syscall.Stat_t).Uid != 65534 {
-		t.Fatalf("%v %v", fi, err)
+	if ents, _ := os.ReadDir(state); len(ents) != 0 {
+		t.Fatalf("a key was made for another user: %v", ents)
 	}
 }
 
-func TestUserSecretChild(t *testing.T) {
+func TestNotRootChild(t *testing.T) {
 	if os.Getenv("HOSTID_CHILD") == "" {
-		t.Skip("run by TestUserSecret")
+		t.Skip("run by TestNotRootUnmarked")
 	}
-	// The running machine's /etc/machine-id may exist: ask for the
-	// secret's place directly.
-	base, rel, err := secretPlace("/")
-	if err != nil || base != os.Getenv("XDG_STATE_HOME") || rel != "sectax/host.key" {
-		t.Fatalf("%q %q %v", base, rel, err)
-	}
-	k, err := fromSecret(base, rel, true)
-	if err != nil || k.Zero() {
-		t.Fatal(err)
+	for _, f := range []func(string) (Key, error){Of, Known} {
+		k, err := f("/")
+		var nr *NotRootError
+		if !errors.As(err, &nr) || !k.Zero() || k.Mark("r") != "" {
+			t.Fatalf("%+v %v", k, err)
+		}
 	}
 }

@@ -105,8 +105,12 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 	}
 	line := mitigation.Format(target.Params)
 	pin, notes := Stored(ctx, cacheDir, image, line, host.CPU.ModelName)
+	said := map[string]bool{} // the cache is scanned twice (base and line): one line a refusal
 	for _, n := range notes {
-		say("warning: %s", n)
+		if !said[n] {
+			said[n] = true
+			say("warning: %s", n)
+		}
 	}
 	if pin == nil {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,7 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/safetext"
+	"github.com/sectax/sectax/internal/userfile"
 )
 
 // Schema is the "schema" field of a stored proof.
@@ -87,8 +90,16 @@ func DefaultDir(euid int, getenv func(string) string) (string, error) {
 // sectax makes are 0700, and dir itself must be a folder, not a link, of
 // this user, that no one else may enter or write.
 func OpenCache(dir string) (*Cache, error) {
+	// Before MkdirAll (nothing made inside another user's folder) and
+	// after it (the parent as it is now).
+	if err := checkParent(filepath.Dir(dir)); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("proof cache %s: %w", dir, err)
+	}
+	if err := checkParent(filepath.Dir(dir)); err != nil {
+		return nil, err
 	}
 	if err := unix.Mkdir(dir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
 		return nil, fmt.Errorf("proof cache %s: %w", dir, err)
@@ -107,6 +118,36 @@ func OpenCache(dir string) (*Cache, error) {
 		return nil, fmt.Errorf("proof cache %s: owned by uid %d with mode %#o, not this user's private folder (uid %d, 0700): refused; remove it and sectax makes it again", dir, st.Uid, st.Mode&0o777, os.Geteuid())
 	}
 	return &Cache{Dir: dir, fd: fd}, nil
+}
+
+// checkParent refuses the cache's parent folder unless it is a folder (not
+// a link) of root or this user that no one else may write
+// (rootfs.Private): whoever can write it could swap the cache folder.
+// Root uses only root's; a user, their own (or root's). When it does not
+// exist yet, the folders above it must pass userfile.CheckAbove: sectax
+// makes nothing inside another user's folder.
+func checkParent(parent string) error {
+	fi, err := os.Lstat(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		var ff *userfile.ForeignFolderError
+		if err := userfile.CheckAbove(parent); errors.As(err, &ff) {
+			return fmt.Errorf("proof cache's folder %s would be made inside %v: refused; set XDG_CACHE_HOME to a folder of yours", parent, ff)
+		} else if err != nil {
+			return fmt.Errorf("proof cache's folder %s: %w", parent, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("proof cache's folder %s: %w", parent, err)
+	}
+	if !fi.IsDir() || !rootfs.Private(fi, 0o022) {
+		uid := -1
+		if o := userfile.OwnerOf(fi); o != nil {
+			uid = o.UID
+		}
+		return fmt.Errorf("proof cache's folder %s is %s of uid %d with mode %#o, not a folder of this user (uid %d) or root that only its owner may write: refused; remove it or set XDG_CACHE_HOME", parent, userfile.Kind(fi.Mode()), uid, fi.Mode().Perm(), os.Geteuid())
+	}
+	return nil
 }
 
 // Close releases the folder.
@@ -134,7 +175,8 @@ const MaxScan = 10_000
 
 // Find reads the entries stored for an image and a command line, under
 // any CPU and accelerator (verify, which does not boot). Files that are
-// refused are returned as errors beside the entries found.
+// refused are returned beside the entries found as one error: the file's
+// own, or, for several, their count and the first (never a line a file).
 func (c *Cache) Find(sha256, cmdline string) ([]*Entry, []error) {
 	f, err := os.Open(c.Dir)
 	if err != nil {
@@ -156,6 +198,9 @@ func (c *Cache) Find(sha256, cmdline string) ([]*Entry, []error) {
 		case e.Key.SHA256 == sha256 && e.Key.Cmdline == cmdline && e.Key.name() == n:
 			out = append(out, e)
 		}
+	}
+	if len(errs) > 1 {
+		errs = []error{fmt.Errorf("%d files in the proof cache %s refused (links, other files, another user's, too large or not proofs); the first: %v", len(errs), c.Dir, errs[0])}
 	}
 	return out, errs
 }

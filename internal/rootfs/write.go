@@ -118,6 +118,19 @@ func (f *FS) MkdirAll(p string, perm fs.FileMode) (made []string, err error) {
 // file, never through a link), synced and renamed over p: a link at p is
 // replaced, not followed. The folder must exist (MkdirAll).
 func (f *FS) WriteFile(p string, data []byte, perm fs.FileMode) error {
+	return f.writeFile(p, data, perm, false)
+}
+
+// CreateFile is WriteFile for a file that must not exist yet: the
+// temporary file is linked to p (which fails with fs.ErrExist when
+// something is there, whatever it is), never renamed over it, so of two
+// makers at once the first one's file stays and the second gets
+// fs.ErrExist.
+func (f *FS) CreateFile(p string, data []byte, perm fs.FileMode) error {
+	return f.writeFile(p, data, perm, true)
+}
+
+func (f *FS) writeFile(p string, data []byte, perm fs.FileMode, excl bool) error {
 	if f == nil || f.rt == nil {
 		return errors.New("rootfs: WriteFile on a tree not opened with OpenWrite")
 	}
@@ -146,6 +159,12 @@ func (f *FS) WriteFile(p string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	if err := fh.Close(); err != nil {
+		return err
+	}
+	if excl {
+		err := f.rt.Link(tmp, rel)
+		f.rt.Remove(tmp)
+		ok = true
 		return err
 	}
 	if err := f.rt.Rename(tmp, rel); err != nil {

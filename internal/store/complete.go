@@ -23,7 +23,7 @@ const completionRows = 10000
 // would read as syntax (completionSafe), is not offered; the user can
 // still type it.
 func Completions(ctx context.Context, path, prefix string) []string {
-	d, err := Open(ctx, path, Options{BusyTimeout: 100 * time.Millisecond, Backoff: []time.Duration{}})
+	d, err := Open(ctx, path, Options{ReadOnly: true, BusyTimeout: 100 * time.Millisecond, Backoff: []time.Duration{}})
 	if err != nil {
 		return nil
 	}
@@ -74,7 +74,14 @@ func Completions(ctx context.Context, path, prefix string) []string {
 // letters, digits and - _ . : + @ = , / (what run ids and sensible labels
 // are made of), so a stored row cannot put a quote, a $, a ; or a newline
 // into the command line being edited.
+//
+// A word that starts with '-' is never offered: it would read as an
+// option of the command being completed (--output=PATH, -oPATH, --db=…),
+// a store writer's word turned into the user's flag.
 func completionSafe(s string) bool {
+	if strings.HasPrefix(s, "-") {
+		return false
+	}
 	for _, c := range s {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':

@@ -75,8 +75,14 @@ func RuntimeDir(create bool) (string, error) {
 }
 
 // privateDir checks that dir is a folder, not a link, owned by uid and
-// not writable by anyone else.
+// not writable by anyone else: the one check of sectax's private folders
+// beside the store (the lock folder, the spool's folder).
 func privateDir(dir string, uid int) error {
+	return privateFolder("lock folder", dir, uid)
+}
+
+// privateFolder is privateDir, the folder named as what in its messages.
+func privateFolder(what, dir string, uid int) error {
 	if dir == "" || !filepath.IsAbs(dir) {
 		return errors.New("no folder")
 	}
@@ -86,11 +92,11 @@ func privateDir(dir string, uid int) error {
 	}
 	switch {
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
-		return fmt.Errorf("lock folder %s is a symbolic link; sectax does not follow one there: remove it (rm %s)", dir, dir)
+		return fmt.Errorf("%s %s is a symbolic link; sectax does not follow one there: remove it (rm %s)", what, dir, dir)
 	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
-		return fmt.Errorf("lock folder %s is not a folder: remove it (rm %s)", dir, dir)
+		return fmt.Errorf("%s %s is not a folder: remove it (rm %s)", what, dir, dir)
 	case int(st.Uid) != uid || st.Mode&0o022 != 0:
-		return fmt.Errorf("lock folder %s belongs to uid %d with mode %o, not to uid %d alone: another user could hold or replace its locks: remove it (rm -r %s)", dir, st.Uid, st.Mode&0o7777, uid, dir)
+		return fmt.Errorf("%s %s belongs to uid %d with mode %o, not to uid %d alone: another user could replace what sectax keeps there: remove it (rm -r %s)", what, dir, st.Uid, st.Mode&0o7777, uid, dir)
 	}
 	return nil
 }

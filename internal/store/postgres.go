@@ -58,7 +58,7 @@ func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) 
 	if busy <= 0 {
 		busy = BusyTimeout
 	}
-	d := &DB{db: sdb, path: show, secrets: passwords(rawURL), busy: busy, dialect: postgresDialect, create: opt.Create, notes: &notes{on: opt.OnNote}}
+	d := &DB{db: sdb, path: show, secrets: passwords(rawURL), busy: busy, dialect: postgresDialect, create: opt.Create && !opt.ReadOnly, readOnly: opt.ReadOnly, notes: &notes{on: opt.OnNote}}
 	if err := sdb.PingContext(ctx); err != nil {
 		sdb.Close()
 		return nil, d.wrap(err)
@@ -129,6 +129,9 @@ func (d *DB) initPostgres(ctx context.Context) error {
 	}
 	if version == len(ms) {
 		return nil // nothing to do; the deferred rollback ends the transaction
+	}
+	if d.readOnly {
+		return fmt.Errorf("%w: %s has schema version %d, this sectax's is %d; it was left untouched (a command that writes migrates it)", ErrOldSchema, d.path, version, len(ms))
 	}
 	if !hasSchema {
 		if _, err := tx.ExecContext(ctx, "CREATE TABLE "+pgSchemaTable+" (version BIGINT NOT NULL, application BIGINT NOT NULL)"); err != nil {

@@ -4,9 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/userfile"
 )
 
 // A run into a PostgreSQL store is measured into a local SQLite spool
@@ -40,13 +47,25 @@ func OpenRecorder(ctx context.Context, ref, label string, opts Options, say func
 		return NewRecorder(ctx, db, say), func() { db.Close() }, nil
 	}
 	db.Close() // PostgreSQL answers and takes the label: record in the spool
-	sp, err := Open(ctx, spool, Options{Create: true})
+	if err := checkSpool(spool, true); err != nil {
+		return nil, nil, err
+	}
+	// A note of what the spool's read cut (an environment over its bound,
+	// pushed as none) is said, as a store's read says it.
+	sp, err := Open(ctx, spool, Options{Create: true, OnNote: spoolNote(say)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("spool: %w", err)
 	}
 	rec = NewRecorder(ctx, sp, say)
 	rec.push = &pushTarget{ref: ref, opts: opts}
 	return rec, func() { sp.Close() }, nil
+}
+
+// spoolNote says a note of what a read of the spool cut or skipped (an
+// environment over MaxReadEnvBytes read as none, …), as a store's read
+// says it, and that the run goes to PostgreSQL as read.
+func spoolNote(say func(format string, a ...any)) func(string) {
+	return func(msg string) { say("%s; the run is pushed as read", msg) }
 }
 
 // pushTarget is the PostgreSQL store a spooled run goes to.
@@ -101,7 +120,10 @@ func PushSpool(ctx context.Context, ref string, opts Options, say func(format st
 	if err != nil {
 		return p, err
 	}
-	sp, err := Open(ctx, spool, Options{})
+	if err := checkSpool(spool, false); err != nil {
+		return p, err
+	}
+	sp, err := Open(ctx, spool, Options{OnNote: spoolNote(say)})
 	if errors.Is(err, ErrNoDatabase) {
 		p.Nothing = "nothing to push: no spool"
 		return p, nil
@@ -140,4 +162,60 @@ func PushSpool(ctx context.Context, ref string, opts Options, say func(format st
 		}
 	}
 	return p, nil
+}
+
+// checkSpool checks the spool at path before it is opened: it is this
+// user's private file, not a shared store. Its folder is checked as the
+// lock folder is (privateFolder: a folder, not a link, this user's, no
+// one else may write), made 0700 when missing and create is set, never
+// inside a folder another user owns or may write (root does not make its
+// spool in a user's home); the spool itself, when present, must be a
+// regular file of this user's with one name (no link, no hard link to
+// another's file), that no one else may write. Every refusal is one line
+// naming the fix; nothing of another user's is opened or pushed.
+func checkSpool(path string, create bool) error {
+	uid := os.Geteuid()
+	dir := filepath.Dir(path)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		if !create {
+			return nil // no folder, no spool
+		}
+		if err := spoolAbove(dir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("cannot make the spool's folder %s: %v: fix its parent or set XDG_DATA_HOME", dir, userfile.Cause(err))
+		}
+	} else if err := spoolAbove(dir); err != nil {
+		return err
+	}
+	if err := privateFolder("the spool's folder", dir, uid); err != nil {
+		return exit.Usagef("%v", err)
+	}
+	var st unix.Stat_t
+	err := unix.Lstat(path, &st)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return nil
+	case err != nil:
+		return fmt.Errorf("spool %s: %v", path, err)
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		kind := userfile.Kind(modeType(st.Mode))
+		return exit.Usagef("spool %s is %s, not sectax's spool file: remove it (rm %s)", path, kind, path)
+	case int(st.Uid) != uid || st.Nlink != 1 || st.Mode&0o022 != 0:
+		return exit.Usagef("spool %s belongs to uid %d with mode %o and %d names, not to uid %d alone: sectax does not push another user's runs: remove it (rm %s)", path, st.Uid, st.Mode&0o7777, st.Nlink, uid, path)
+	}
+	return nil
+}
+
+// spoolAbove refuses a spool folder below a folder another user owns or
+// others may write (userfile.CheckAbove).
+func spoolAbove(dir string) error {
+	var ff *userfile.ForeignFolderError
+	if err := userfile.CheckAbove(dir); errors.As(err, &ff) {
+		return exit.Usagef("the spool's folder %s is inside %v: sectax keeps its spool only in folders of its own: set XDG_DATA_HOME to a folder of yours", dir, ff)
+	} else if err != nil {
+		return fmt.Errorf("the spool's folder %s: %v", dir, userfile.Cause(err))
+	}
+	return nil
 }

@@ -34,6 +34,10 @@ var migrationFS embed.FS
 // ErrNoDatabase is returned by Open without Create when the file is absent.
 var ErrNoDatabase = errors.New("no database")
 
+// ErrOldSchema is returned by Open with ReadOnly for a store of an older
+// schema, which a read-only open does not migrate.
+var ErrOldSchema = errors.New("an older store schema")
+
 // DefaultBackoff is how long a write waits before each new attempt when
 // the database stays locked through the busy timeout: bounded, about 40 s
 // in all with the busy timeouts of the five attempts.
@@ -41,15 +45,16 @@ var DefaultBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * ti
 
 // DB is an open sectax database. It implements measure.Sink.
 type DB struct {
-	db      *sql.DB
-	path    string   // for messages: the file, or the URL without its password
-	secrets []string // the URL's password, scrubbed from every driver message
-	create  bool     // Options.Create: init may make the schema
-	notes   *notes   // what reads cut or skipped (Options.OnNote)
-	busy    time.Duration
-	backoff []time.Duration
-	onBusy  func(wait time.Duration, attempt, of int)
-	dialect dialect
+	db       *sql.DB
+	path     string   // for messages: the file, or the URL without its password
+	secrets  []string // the URL's password, scrubbed from every driver message
+	create   bool     // Options.Create: init may make the schema
+	readOnly bool     // Options.ReadOnly: init writes nothing, migrates nothing
+	notes    *notes   // what reads cut or skipped (Options.OnNote)
+	busy     time.Duration
+	backoff  []time.Duration
+	onBusy   func(wait time.Duration, attempt, of int)
+	dialect  dialect
 }
 
 // Options configure Open.
@@ -61,6 +66,10 @@ type Options struct {
 	// are ErrNoDatabase, and none is written to. (A sectax store of an
 	// older schema is still migrated: its queries need the new columns.)
 	Create bool
+	// ReadOnly opens the store without writing anything to it (what
+	// completion does): SQLite's mode=ro, no journal mode set, and a store
+	// of an older schema is refused (ErrOldSchema) instead of migrated.
+	ReadOnly bool
 	// BusyTimeout overrides the default BusyTimeout (tests use a short one).
 	BusyTimeout time.Duration
 	// Backoff overrides DefaultBackoff: the waits before the second,
@@ -189,7 +198,10 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	// mode=rw: without Create, SQLite must not make the file either (it
 	// may have vanished since the Stat above).
 	mode := "rwc"
-	if !opt.Create {
+	switch {
+	case opt.ReadOnly:
+		mode = "ro"
+	case !opt.Create:
 		mode = "rw"
 	}
 	dsn := "file:" + uriPath + "?mode=" + mode + "&_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
@@ -204,7 +216,7 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if backoff == nil {
 		backoff = DefaultBackoff
 	}
-	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy, create: opt.Create, notes: &notes{on: opt.OnNote}}
+	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy, create: opt.Create && !opt.ReadOnly, readOnly: opt.ReadOnly, notes: &notes{on: opt.OnNote}}
 	if err := d.init(ctx); err != nil {
 		sdb.Close()
 		return nil, err
@@ -341,6 +353,12 @@ func (d *DB) init(ctx context.Context) error {
 	if version == 0 && !d.create {
 		// An empty file: a command that only reads makes no schema in it.
 		return fmt.Errorf("%w at %s (the file is empty)", ErrNoDatabase, d.path)
+	}
+	if version != len(ms) && d.readOnly {
+		return fmt.Errorf("%w: %s has schema version %d, this sectax's is %d; it was left untouched (a command that writes migrates it)", ErrOldSchema, d.path, version, len(ms))
+	}
+	if d.readOnly {
+		return nil
 	}
 	if _, err := d.db.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		return d.wrap(err)

@@ -121,27 +121,32 @@ func TestOddPath(t *testing.T) {
 	release()
 }
 
+// v1Store makes a store of schema 1 at path, then runs extra on it.
+func v1Store(t *testing.T, path string, extra ...string) {
+	t.Helper()
+	o, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	v1, err := migrationFS.ReadFile("migrations/0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append([]string{string(v1), "PRAGMA application_id = " + strconv.Itoa(ApplicationID), "PRAGMA user_version = 1"}, extra...) {
+		if _, err := o.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestMigrateFromV1: a database made by schema 1 is migrated forward and
 // keeps its runs; the extra fields are empty for them.
 func TestMigrateFromV1(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v1.db")
-	o, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v1, err := migrationFS.ReadFile("migrations/0001_init.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{string(v1), "PRAGMA application_id = " + strconv.Itoa(ApplicationID), "PRAGMA user_version = 1",
-		`INSERT INTO runs(id, label, started, status) VALUES ('old', 'on', '2026-01-02T03:04:05Z', 'complete')`,
-		`INSERT INTO results(run_id, idx, workload) VALUES ('old', 0, 'syscall-basic')`} {
-		if _, err := o.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o.Close()
+	v1Store(t, path, `INSERT INTO runs(id, label, started, status) VALUES ('old', 'on', '2026-01-02T03:04:05Z', 'complete')`,
+		`INSERT INTO results(run_id, idx, workload) VALUES ('old', 0, 'syscall-basic')`)
 	d, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -217,16 +218,36 @@ func WriteError(o *Output, err error) error {
 	return fmt.Errorf("cannot write %s: %v", describeTarget(o.name, o.target), Cause(err))
 }
 
-// WriteNew writes data to path (sectax's own file, such as a run the store
-// could not take) the way Create writes a new file: under a temporary name
-// in the same folder, synced and renamed over path, so that a full disk
-// leaves no half-written document. Unlike Create it does not follow a
-// symbolic link at path: the rename replaces whatever the name was.
-func WriteNew(path string, data []byte) error {
-	o := &Output{name: path, target: path}
+// CreateIn opens the file name, a name sectax chose (a man page, a chart),
+// inside the folder dir the user named: unlike Create, nothing at
+// dir/name is followed, opened or written through. The result is written
+// to a new temporary file in dir (O_EXCL|O_NOFOLLOW, mode 0644) that Finish
+// renames over name, so a link (dangling or not), a hard link to another
+// file, a FIFO, a socket or a device planted there is replaced, never
+// written; a folder at name is refused by the rename. dir's own path is
+// the user's and is followed like -o's.
+func CreateIn(dir, name string) (*Output, error) {
+	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, '/') {
+		return nil, fmt.Errorf("cannot write %q in %s: not a file name", name, dir)
+	}
+	p := filepath.Join(dir, name)
+	o := &Output{name: p, target: p}
 	if err := o.createTemp(nil); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// WriteNew writes data to path (sectax's own file, such as a run the store
+// could not take) as CreateIn and Finish do: under a temporary name in the
+// same folder, synced and renamed over path, so that a full disk leaves no
+// half-written document. Unlike Create it does not follow a symbolic link
+// at path: the rename replaces whatever the name was.
+func WriteNew(path string, data []byte) error {
+	o, err := CreateIn(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
 		return err
 	}
-	_, err := o.Write(data)
+	_, err = o.Write(data)
 	return o.Finish(WriteError(o, err))
 }

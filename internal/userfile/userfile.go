@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -45,6 +46,8 @@ func Kind(m fs.FileMode) string {
 		return "a block device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
 	return "not a regular file"
 }
@@ -75,6 +78,23 @@ func OpenRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
+// CheckFile accepts path for a file sectax reads and then replaces (the
+// corpus of corpus boot --out): absent, or a regular file after links. A
+// FIFO, a socket, a device or a folder is refused in one line, without
+// opening it (an open of a FIFO would block).
+func CheckFile(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot use %s: %v", path, Cause(err))
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: name a regular file", (&NotRegularError{Path: path, Mode: fi.Mode()}).Error())
+	}
+	return nil
+}
+
 // Cause drops the operation and path of a *fs.PathError, *os.LinkError or
 // *net.OpError, for a message that names the path itself.
 func Cause(err error) error {
@@ -91,4 +111,55 @@ func Cause(err error) error {
 		return oe.Err
 	}
 	return err
+}
+
+// ForeignFolderError is a folder above a place sectax would make or use
+// that another user owns, or that others may write without the sticky
+// bit: its owner could swap what sectax keeps below it.
+type ForeignFolderError struct {
+	Path string
+	UID  int
+	Mode fs.FileMode
+}
+
+func (e *ForeignFolderError) Error() string {
+	return fmt.Sprintf("%s is of uid %d with mode %#o, not root's or uid %d's alone", e.Path, e.UID, e.Mode&(fs.ModePerm|fs.ModeSticky), os.Geteuid())
+}
+
+// CheckAbove checks the folders above dir, from the nearest that exists
+// (links resolved) up to /: each must be root's or this user's, and
+// writable by group or others only with the sticky bit (/tmp). A
+// *ForeignFolderError names the first that is not. It is the one check
+// before sectax makes a private folder of its own (the spool's, the proof
+// cache's) below a path the environment chose.
+func CheckAbove(dir string) error {
+	d := filepath.Dir(filepath.Clean(dir))
+	for {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		d = filepath.Dir(d)
+	}
+	real, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		return err
+	}
+	for p := real; ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		o := OwnerOf(fi)
+		if !fi.IsDir() || o == nil || o.UID != 0 && o.UID != os.Geteuid() ||
+			fi.Mode()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+			uid := -1
+			if o != nil {
+				uid = o.UID
+			}
+			return &ForeignFolderError{Path: p, UID: uid, Mode: fi.Mode()}
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }

@@ -3,12 +3,15 @@ package userfile
 import (
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestOpenRegular: a regular file (also through a link) opens and reads;
@@ -53,5 +56,34 @@ func TestOpenRegular(t *testing.T) {
 	}
 	if err := Cause(&os.PathError{Op: "open", Path: "/x", Err: os.ErrPermission}); err != os.ErrPermission {
 		t.Errorf("Cause = %v", err)
+	}
+}
+
+// TestCheckFile: a file read then replaced may be absent or regular (also
+// through a link); a FIFO, a socket, a device, a folder and a link to one
+// are refused without being opened.
+func TestCheckFile(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "reg")
+	os.WriteFile(reg, nil, 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	unix.Mkfifo(fifo, 0o600)
+	os.Symlink(reg, filepath.Join(dir, "toreg"))
+	os.Symlink(fifo, filepath.Join(dir, "tofifo"))
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, ok := range []string{reg, filepath.Join(dir, "toreg"), filepath.Join(dir, "absent")} {
+		if err := CheckFile(ok); err != nil {
+			t.Errorf("CheckFile(%s): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{fifo, filepath.Join(dir, "tofifo"), filepath.Join(dir, "sock"), "/dev/null", dir} {
+		err := CheckFile(bad)
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "name a regular file") {
+			t.Errorf("CheckFile(%s) = %v", bad, err)
+		}
 	}
 }
