@@ -127,9 +127,9 @@ func CompareSides(sides []Side, opt Options) (*Comparison, error) {
 		}
 		mr.Comparisons = append(mr.Comparisons, rep)
 	}
-	adjust(mr.Comparisons)
+	family := adjust(mr.Comparisons)
 	for i, rep := range mr.Comparisons {
-		rep.judgeEquivalence()
+		rep.judgeEquivalence(family)
 		rep.finish(base, sides[i+1])
 		rep.addLab(note)
 		mr.Headline = rep.Conclusion.Headline

@@ -20,8 +20,12 @@ func ratioInterval(sa, sb []float64, confidence float64) *Interval {
 // judgeEquivalence sets each tested metric's verdict against the margin
 // and the smallest change it could have detected, after the correction
 // (a change is "beyond" only when it is significant after it). Each
-// metric is judged at α alone: an equivalence claim is one workload's.
-func (rep *Report) judgeEquivalence() {
+// metric's equivalence is judged at α alone: an equivalence claim is one
+// workload's. The detectable change of a metric of the Holm family (of
+// family hypotheses) is at α/family, the level Holm's first step holds
+// a p to, so that it bounds what the corrected test could see; a negative
+// control's, judged alone, at α.
+func (rep *Report) judgeEquivalence(family int) {
 	for wi := range rep.Workloads {
 		for mi := range rep.Workloads[wi].Metrics {
 			m := &rep.Workloads[wi].Metrics[mi]
@@ -31,7 +35,11 @@ func (rep *Report) judgeEquivalence() {
 			m.Equivalence.Verdict = stats.EquivalenceVerdict((*stats.Interval)(m.Equivalence.RatioInterval),
 				(*stats.Interval)(m.RatioInterval), m.Significant, rep.MarginPct)
 			if m.RatioInterval != nil {
-				m.DetectablePct = finite(stats.DetectablePct(stats.Interval(*m.RatioInterval), rep.Confidence, rep.Alpha))
+				alpha := rep.Alpha
+				if m.Role != RoleControl && family > 1 {
+					alpha /= float64(family)
+				}
+				m.DetectablePct = finite(stats.DetectablePct(stats.Interval(*m.RatioInterval), rep.Confidence, alpha))
 			}
 		}
 	}

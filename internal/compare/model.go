@@ -430,5 +430,5 @@ type ControlFinding struct {
 	// detected (Metric.DetectablePct); it vouches only when that is at
 	// most NeededPct and its interval lies within ±NeededPct.
 	DetectablePct *float64 `json:"detectable_pct"`
-	Message      string   `json:"message"`
+	Message       string   `json:"message"`
 }

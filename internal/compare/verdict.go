@@ -17,8 +17,8 @@ import (
 // baseline); a secondary metric is significant only when its primary one
 // is and its own p is below α (its adjusted p is the larger of the two); a
 // control is judged at α alone, since for a control a missed change is the
-// costly error.
-func adjust(reps []*Report) {
+// costly error. It returns the size of the family.
+func adjust(reps []*Report) int {
 	type at struct {
 		rep  *Report
 		w, m int
@@ -54,6 +54,7 @@ func adjust(reps []*Report) {
 	for _, rep := range reps {
 		rep.followPrimaries()
 	}
+	return len(family)
 }
 
 // followPrimaries sets the adjusted p and verdict of the secondary metrics
