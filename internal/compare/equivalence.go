@@ -70,19 +70,30 @@ func (rep *Report) equivalenceCount() *EquivalenceCount {
 	return &c
 }
 
+// minBootstrap is the fewest samples (boots, or repetitions) a side needs
+// of every workload for the speedup's interval: the fewest that give the
+// median a distribution-free 95% interval (stats.Summarize, benchstat's
+// 6). With fewer, a resampled median takes a handful of values and the
+// bootstrap's interval is far narrower than the truth (2 boots: three
+// possible medians).
+const minBootstrap = 6
+
 // speedupInterval is the 95% interval of the geometric mean of the
 // primary speedups (of one workload's speedup when there is one): a
 // percentile bootstrap that resamples each side's samples of each
 // workload (its boots when the side spans several, else its
 // repetitions), seeded by the sample sizes and so reproducible
 // (stats.BootstrapMedians). nil for published figures, or when a side
-// holds fewer than 2 samples of a workload.
+// holds fewer than minBootstrap samples of a workload.
 func (rep *Report) speedupInterval(a, b Side) *stats.Interval {
 	if a.Published() || b.Published() || len(rep.primaries) == 0 {
 		return nil
 	}
 	groups := make([][]float64, 0, 2*len(rep.primaries))
 	for _, p := range rep.primaries {
+		if len(p.a) < minBootstrap || len(p.b) < minBootstrap {
+			return nil
+		}
 		groups = append(groups, p.a, p.b)
 	}
 	ratios := make([]float64, len(rep.primaries))
