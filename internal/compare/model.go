@@ -395,7 +395,7 @@ type Geomean struct {
 	Significant bool `json:"significant"`
 	// Interval is the 95% interval of Speedup (Conclusion.SpeedupInterval);
 	// null without one.
-	Interval *stats.Interval `json:"interval"`
+	Interval *stats.Interval `json:"speedup_interval"`
 }
 
 // Control statuses.
