@@ -27,7 +27,7 @@ func sideConclusion(letter string, c compare.Conclusion, alpha float64) string {
 	switch c.Kind {
 	case compare.ConclusionSameMitigations:
 		if c.Speedup > 0 {
-			return fmt.Sprintf("%s: no mitigation changed against A, so its %s is no mitigation tax (noise or another difference: see its warnings)", letter, Speedup(c.Speedup))
+			return fmt.Sprintf("%s: no mitigation changed against A, so its %s is no mitigation tax (noise or another difference: see its warnings)", letter, speedupWithInterval(c))
 		}
 		return letter + ": no mitigation changed against A: this is noise, not a tax"
 	case compare.ConclusionNoDifference:
