@@ -133,6 +133,11 @@ type Effect struct {
 	// Significant is the verdict at Alpha on PAdjusted.
 	Significant bool   `json:"significant"`
 	N           string `json:"n"`
+	// Equivalence is compare's verdict of the change against the margin
+	// (within ±M%, beyond it, inconclusive) and DetectablePct the smallest
+	// change the runs could have detected; null untested.
+	Equivalence   *compare.Equivalence `json:"equivalence"`
+	DetectablePct *float64             `json:"detectable_pct"`
 }
 
 // Part is one leave-one-out configuration.
@@ -188,9 +193,18 @@ type Step struct {
 // configuration compare cannot compare with on (no workload in common) is
 // left out with a note.
 func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, error) {
+	return AttributeWith(arms, waterfall, compare.Options{Alpha: alpha})
+}
+
+// AttributeWith is Attribute with the comparison's options: its α and
+// its equivalence margin (--margin), which each effect's verdict is judged
+// against.
+func AttributeWith(arms []Arm, waterfall []string, opt compare.Options) (*Attribution, error) {
+	alpha := opt.Alpha
 	if alpha == 0 {
 		alpha = stats.DefaultAlpha
 	}
+	opt.Alpha = alpha
 	i := slices.IndexFunc(arms, func(a Arm) bool { return a.Name == "on" })
 	if i < 0 || len(arms[i].Runs) == 0 {
 		return nil, ErrNoOn
@@ -207,7 +221,7 @@ func Attribute(arms []Arm, waterfall []string, alpha float64) (*Attribution, err
 		}
 		compared = append(compared, a)
 	}
-	cmp, compared, err := compareArms(on, compared, alpha, att)
+	cmp, compared, err := compareArms(on, compared, opt, att)
 	if err != nil {
 		return nil, err
 	}
@@ -322,13 +336,13 @@ func kindOf(a Arm) string {
 // cannot compare with on (*compare.SideError: no workload in common, …) is
 // left out with a note, and the rest compared again; it returns the
 // comparison (nil when no arm is left) and the arms it holds, in order.
-func compareArms(on Arm, arms []Arm, alpha float64, att *Attribution) (*compare.Comparison, []Arm, error) {
+func compareArms(on Arm, arms []Arm, opt compare.Options, att *Attribution) (*compare.Comparison, []Arm, error) {
 	for len(arms) > 0 {
 		sides := []compare.Side{compare.RunsSide("on", compare.KindLabel, on.Runs, on.Envs)}
 		for _, a := range arms {
 			sides = append(sides, compare.RunsSide(a.Name, compare.KindLabel, a.Runs, a.Envs))
 		}
-		cmp, err := compare.CompareSides(sides, compare.Options{Alpha: alpha})
+		cmp, err := compare.CompareSides(sides, opt)
 		if err == nil {
 			return cmp, arms, nil
 		}
@@ -362,6 +376,7 @@ func effectOf(name string, m compare.Metric) Effect {
 		e.PAdjusted = *m.PAdjusted
 	}
 	e.Significant = m.Significant
+	e.Equivalence, e.DetectablePct = m.Equivalence, m.DetectablePct
 	// compare owns the interval: the ratio B/A that goes with the U test,
 	// over repetitions or, when both sides span several boots, over the
 	// per-boot medians (the boot as the unit).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sides"
@@ -52,9 +53,9 @@ func StoredArms(ctx context.Context, db *store.DB) ([]Arm, error) {
 // Report attributes the arms' taxes (Attribute in the plan's waterfall
 // order) and cites the knowledge base's published costs; without an on
 // arm the error names the fix.
-func Report(arms []Arm, alpha float64) (*Attribution, error) {
+func Report(arms []Arm, opt compare.Options) (*Attribution, error) {
 	kb, _ := mitigation.KnowledgeBase()
-	att, err := Attribute(arms, WaterfallOrder(arms, kb), alpha)
+	att, err := AttributeWith(arms, WaterfallOrder(arms, kb), opt)
 	if errors.Is(err, ErrNoOn) {
 		return nil, fmt.Errorf("%w: label a run of the default command line on, or give --config on=REF", err)
 	}

@@ -95,6 +95,8 @@ func TestStoreWorkflow(t *testing.T) {
 	e.golden("compare-vs-baseline", "compare", "20261130T080000-off1", "baseline:study-wsl3-off")
 	e.golden("compare-same", "compare", "off", "20261130T08")
 	e.golden("compare-bad-alpha", "compare", "on", "off", "--alpha", "2")
+	e.golden("compare-margin", "compare", "on", "off", "--margin", "5")
+	e.golden("compare-bad-margin", "compare", "on", "off", "--margin", "0")
 	e.golden("compare-bad-format", "compare", "on", "off", "--format", "pdf")
 	e.golden("compare-unknown-baseline", "compare", "on", "baseline:nope")
 	e.golden("compare-ambiguous-prefix", "compare", "2026", "off")

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
@@ -233,7 +234,7 @@ no effect (a VERW user kept on by another, an always-on part).`,
 
 func newAttributeReportCmd(g *Globals) *cobra.Command {
 	var configs []string
-	var alpha float64
+	var alpha, margin float64
 	var chartDir, by string
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -263,23 +264,27 @@ vectors' or 'lab --plan vectors') with its share of the total.`,
 			if by != "" && by != "mitigation" && by != "vector" {
 				return usagef("--by %q: give mitigation or vector", by)
 			}
-			return runAttributeReport(cmd.Context(), g, configs, alpha, chartDir, by == "vector")
+			return runAttributeReport(cmd.Context(), g, configs, compare.Options{Alpha: alpha, MarginPct: margin}, chartDir, by == "vector")
 		},
 	}
 	cmd.Flags().StringArrayVar(&configs, "config", nil, "take configuration NAME's runs from `NAME=REF` (a run id, prefix or label; repeatable)")
 	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	addMarginFlag(cmd, &margin)
 	cmd.Flags().StringVar(&by, "by", "mitigation", "split the tax by `mitigation` (leave-one-out) or by vector (the vector plan)")
 	cmd.Flags().StringVar(&chartDir, "chart", "", "also write each workload's cumulative waterfall as a PNG into `DIR`")
 	addFormatFlag(cmd, g, "text", report.AttributionFormats.Names()...)
 	return cmd
 }
 
-func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha float64, chartDir string, byVector bool) error {
+func runAttributeReport(ctx context.Context, g *Globals, configs []string, opt compare.Options, chartDir string, byVector bool) error {
 	if err := report.AttributionFormats.Check(g.Format); err != nil {
 		return err
 	}
-	if err := stats.CheckAlpha(alpha); err != nil {
+	if err := stats.CheckAlpha(opt.Alpha); err != nil {
 		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
+	}
+	if err := checkMargin(opt.MarginPct); err != nil {
+		return err
 	}
 	var arms []attribute.Arm
 	var err error
@@ -301,7 +306,7 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, alpha
 	if err != nil {
 		return err
 	}
-	att, err := attribute.Report(arms, alpha)
+	att, err := attribute.Report(arms, opt)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
@@ -26,6 +27,8 @@ type campaignDeps = campaign.Deps
 type campaignOpts struct {
 	req   campaign.Request
 	alpha float64
+	// margin is --margin of campaign report (addMarginFlag).
+	margin float64
 }
 
 func newCampaignCmd(g *Globals) *cobra.Command {
@@ -144,6 +147,7 @@ and the exit status is 0.`,
 	}
 	addFormatFlag(rep, g, "text", compareFormats...)
 	rep.Flags().Float64Var(&o.alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	addMarginFlag(rep, &o.margin)
 	cmd.AddCommand(start, status, resume, abort, rep)
 	return cmd
 }
@@ -361,6 +365,9 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	if err := stats.CheckAlpha(o.alpha); err != nil {
 		return usagef("--alpha: %v", err)
 	}
+	if err := checkMargin(o.margin); err != nil {
+		return err
+	}
 	db, rec, err := findCampaign(ctx, g, ref)
 	if err != nil {
 		return err
@@ -376,7 +383,7 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 	}
 	// Every configuration against the first (on, normally), one Holm
 	// family across them, in the layout of 'sectax compare'.
-	return writeComparison(ctx, g, sides, o.alpha, "")
+	return writeComparison(ctx, g, sides, compare.Options{Alpha: o.alpha, MarginPct: o.margin}, "")
 }
 
 func writeCampaignStatus(g *Globals, rec *store.Campaign) error {

@@ -16,7 +16,7 @@ import (
 var compareFormats = report.ComparisonFormats.Names()
 
 func newCompareCmd(g *Globals) *cobra.Command {
-	var alpha float64
+	var alpha, margin float64
 	var pngDir string
 	cmd := &cobra.Command{
 		Use:   "compare A B [C ...]",
@@ -71,6 +71,9 @@ Markdown report then links them.`,
 			if err := stats.CheckAlpha(alpha); err != nil {
 				return usagef("--alpha: %v", err)
 			}
+			if err := checkMargin(margin); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			load := g.loader()
 			defer load.Close()
@@ -81,21 +84,39 @@ Markdown report then links them.`,
 			// Computing and rendering have no cancellation points of their
 			// own (a large comparison takes a while, a blocked stdout forever):
 			// Ctrl-C ends the command, exit 130, with no -o file written.
-			return untilCancelled(ctx, func() error { return writeComparison(ctx, g, sides, alpha, pngDir) })
+			opt := compare.Options{Alpha: alpha, MarginPct: margin}
+			return untilCancelled(ctx, func() error { return writeComparison(ctx, g, sides, opt, pngDir) })
 		},
 	}
 	addFormatFlag(cmd, g, "text", compareFormats...)
 	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	addMarginFlag(cmd, &margin)
 	cmd.Flags().StringVar(&pngDir, "png", "", "also write the charts as PNG files into `DIR` (created if missing)")
 	return cmd
+}
+
+// addMarginFlag adds --margin, the equivalence margin in percent, to a
+// command that compares (compare, campaign report, attribute report,
+// decide).
+func addMarginFlag(cmd *cobra.Command, margin *float64) {
+	cmd.Flags().Float64Var(margin, "margin", stats.DefaultMarginPct,
+		"equivalence margin in `PCT`: a change is \"within ±PCT%\" when its (1−2α) interval, 90% at α = 0.05, lies inside it")
+}
+
+// checkMargin refuses a --margin outside (0, 100] as a usage error.
+func checkMargin(margin float64) error {
+	if err := stats.CheckMargin(margin); err != nil {
+		return usagef("--margin: %v", err)
+	}
+	return nil
 }
 
 // writeComparison compares the sides, the first as the baseline, and lays
 // the comparison out in the --format asked for, to standard output or -o
 // (compare and campaign report print through it); with pngDir, the charts
 // are also written there as PNG files, and the Markdown report links them.
-func writeComparison(ctx context.Context, g *Globals, sides []compare.Side, alpha float64, pngDir string) error {
-	c, err := compare.CompareSides(sides, compare.Options{Alpha: alpha})
+func writeComparison(ctx context.Context, g *Globals, sides []compare.Side, copt compare.Options, pngDir string) error {
+	c, err := compare.CompareSides(sides, copt)
 	if err != nil {
 		return err
 	}

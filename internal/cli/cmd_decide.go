@@ -19,6 +19,7 @@ import (
 func newDecideCmd(g *Globals) *cobra.Command {
 	var protect, profile string
 	var anyMachine bool
+	var margin float64
 	var pf proveFlags
 	cmd := &cobra.Command{
 		Use:   "decide",
@@ -57,22 +58,26 @@ for after the restart. Nothing is changed.
 			if err := pf.check(cmd); err != nil {
 				return err
 			}
-			return runDecide(cmd.Context(), g, cmd.Flags().Changed("protect"), protect, profile, anyMachine, &pf)
+			return runDecide(cmd.Context(), g, cmd.Flags().Changed("protect"), protect, profile, anyMachine, margin, &pf)
 		},
 	}
 	cmd.Flags().StringVar(&protect, "protect", "", "the attack `VECTORS` you need kept (comma list, or none)")
 	cmd.Flags().StringVar(&profile, "profile", "", "a documented vector set: `NAME` of "+strings.Join(decide.ProfileNames, "|"))
 	cmd.Flags().BoolVar(&anyMachine, "any-machine", false, "take savings from stored runs of any kernel and CPU, not only this machine's")
+	addMarginFlag(cmd, &margin)
 	addProveFlags(cmd, &pf)
 	addFormatFlag(cmd, g, "text", report.DecisionFormats.Names()...)
 	return cmd
 }
 
-func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profile string, anyMachine bool, pf *proveFlags) error {
+func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profile string, anyMachine bool, margin float64, pf *proveFlags) error {
 	if err := report.DecisionFormats.Check(g.Format); err != nil {
 		return err
 	}
-	in := decide.Input{Root: g.Root, Profile: profile, AnyMachine: anyMachine}
+	if err := checkMargin(margin); err != nil {
+		return err
+	}
+	in := decide.Input{Root: g.Root, Profile: profile, AnyMachine: anyMachine, MarginPct: margin}
 	if hasProtect {
 		var err error
 		if in.Protect, err = decide.ParseProtect(protect); err != nil {

@@ -45,7 +45,7 @@ func TestDecideGolden(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range [][]string{{"--protect", "user_kernal"}, {"--protect", ""}, {"--profile", "laptop"}, {"--profile", "desktop", "--protect", "none"}} {
+	for _, bad := range [][]string{{"--protect", "user_kernal"}, {"--protect", ""}, {"--profile", "laptop"}, {"--profile", "desktop", "--protect", "none"}, {"--margin", "0"}, {"--margin", "-2"}} {
 		_, errs, code := sectax(t, fixedDeps(nil), append([]string{"--root", testutil.AttributeRoot(t, "host-6.18"), "decide"}, bad...)...)
 		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d: %q", bad, code, errs)

@@ -189,6 +189,15 @@ func alphaOf(opt Options) float64 {
 	return opt.Alpha
 }
 
+// marginOf is the equivalence margin opt asks for, in percent
+// (stats.DefaultMarginPct when zero).
+func marginOf(opt Options) float64 {
+	if opt.MarginPct == 0 {
+		return stats.DefaultMarginPct
+	}
+	return opt.MarginPct
+}
+
 // match builds the report of A against B up to the tests: the matched
 // workloads with their summaries, raw tests and ratio intervals. adjust
 // then corrects the p-values over the family, and finish draws the rest.
@@ -197,7 +206,7 @@ func match(a, b Side, opt Options) (*Report, error) {
 	if len(a.Runs) == 0 || len(b.Runs) == 0 {
 		return nil, fmt.Errorf("a side holds no runs")
 	}
-	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence, Multiplicity: Multiplicity,
+	rep := &Report{Schema: Schema, Alpha: alpha, Confidence: stats.Confidence, MarginPct: marginOf(opt), Multiplicity: Multiplicity,
 		A: sideInfo(a), B: sideInfo(b), OnlyA: []Unmatched{}, OnlyB: []Unmatched{},
 		Workloads: []Workload{}, Controls: []ControlFinding{}, Notes: []string{}, Warnings: []stats.Warning{}}
 	// The ratio's interval needs samples of one unit on both sides:
@@ -207,6 +216,7 @@ func match(a, b Side, opt Options) (*Report, error) {
 	ga, gb := groups(a), groups(b)
 	usedB := make([]bool, len(gb))
 	var ratios []float64
+	var primaries []primarySamples
 	var noSamples []string
 	for _, x := range ga {
 		j := -1
@@ -267,8 +277,12 @@ func match(a, b Side, opt Options) (*Report, error) {
 			m := metric(ma, mb, sa, sb, alpha, a.Published(), b.Published())
 			m.RawA, m.RawB = sideSamples(a, x, ma.Name, "repetition"), sideSamples(b, y, ma.Name, "repetition")
 			if interval {
-				if lo, hi, ok := stats.RatioInterval(sa, sb, stats.Confidence); ok && finite(lo) != nil && finite(hi) != nil {
-					m.RatioInterval = &Interval{Lo: lo, Hi: hi}
+				m.RatioInterval = ratioInterval(sa, sb, stats.Confidence)
+			}
+			if m.Test != nil {
+				m.Equivalence = &Equivalence{MarginPct: rep.MarginPct, Verdict: stats.EquivInconclusive}
+				if interval {
+					m.Equivalence.RatioInterval = ratioInterval(sa, sb, 1-2*alpha)
 				}
 			}
 			m.setLevels(a, x, b, y)
@@ -288,6 +302,9 @@ func match(a, b Side, opt Options) (*Report, error) {
 		}
 		if !w.Control && w.Metrics[0].Speedup > 0 && !math.IsInf(w.Metrics[0].Speedup, 0) {
 			ratios = append(ratios, w.Metrics[0].Speedup)
+			pm := w.Metrics[0]
+			primaries = append(primaries, primarySamples{a: sideSamples(a, x, pm.Name, rep.A.Unit),
+				b: sideSamples(b, y, pm.Name, rep.B.Unit), higher: pm.Better == run.Higher})
 		}
 		rep.Workloads = append(rep.Workloads, w)
 	}
@@ -304,7 +321,7 @@ func match(a, b Side, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("%w (%s has %s; %s has %s): %s",
 			ErrNothingInCommon, a.Ref, listUnmatched(rep.OnlyA), b.Ref, listUnmatched(rep.OnlyB), fix)
 	}
-	rep.ratios = ratios
+	rep.ratios, rep.primaries = ratios, primaries
 	if len(noSamples) > 0 {
 		rep.Warnings = append(rep.Warnings, warnNoSamples(noSamples))
 	}
@@ -315,9 +332,10 @@ func match(a, b Side, opt Options) (*Report, error) {
 // environment diff, the controls, notes, meaning and conclusion.
 func (rep *Report) finish(a, b Side) {
 	ratios := rep.ratios
+	rep.speedupIv = rep.speedupInterval(a, b)
 	if g, ok := stats.GeoMean(ratios); ok && len(ratios) >= 2 {
 		rep.Geomean = &Geomean{Speedup: g, N: len(ratios), Tested: !a.Published() && !b.Published(),
-			Significant: rep.significantPrimaries() > 0}
+			Significant: rep.significantPrimaries() > 0, Interval: rep.speedupIv}
 	}
 	rep.Env = envDiff(a, b)
 	rep.Env.addVulnerabilityText()

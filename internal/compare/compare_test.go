@@ -446,7 +446,8 @@ func controlRuns(spread float64) (Side, Side) {
 }
 
 // TestControlVouchesOnlyWhenItCouldSee: a quiet control vouches for a 12%
-// change; one whose interval reaches ±43% is inconclusive, and says why.
+// change (it could have detected well under 12% with 80% power); one
+// whose interval reaches ±43% is inconclusive, and says why.
 func TestControlVouchesOnlyWhenItCouldSee(t *testing.T) {
 	a, b := controlRuns(0.005)
 	rep, err := pair(a, b, Options{})
@@ -457,7 +458,8 @@ func TestControlVouchesOnlyWhenItCouldSee(t *testing.T) {
 		t.Fatalf("syscall-basic = %+v", m)
 	}
 	if len(rep.Controls) != 1 || rep.Controls[0].Status != ControlVouches || hasWarning(rep, KindControlInconclusive, "") ||
-		!strings.Contains(rep.Controls[0].Message, "could have shown the smallest significant change reported, 12%") {
+		!strings.Contains(rep.Controls[0].Message, "could have seen the smallest significant change reported, 12%") ||
+		rep.Controls[0].DetectablePct == nil || *rep.Controls[0].DetectablePct >= 12 {
 		t.Errorf("quiet control: %+v", rep.Controls)
 	}
 	a, b = controlRuns(0.5)
@@ -467,7 +469,8 @@ func TestControlVouchesOnlyWhenItCouldSee(t *testing.T) {
 	}
 	c := rep.Controls[0]
 	if c.Status != ControlInconclusive || c.HalfWidthPct == nil || *c.HalfWidthPct < 40 || c.NeededPct != 12.000000000000002 && math.Abs(c.NeededPct-12) > 1e-9 ||
-		!strings.Contains(c.Message, "but it is too noisy (±") || !strings.Contains(c.Message, ") to vouch for the smallest significant change reported, 12%") ||
+		c.DetectablePct == nil || *c.DetectablePct <= 12 ||
+		!strings.Contains(c.Message, "but it could not have seen less than ") || !strings.Contains(c.Message, "so it cannot vouch for the smallest significant change reported, 12%") ||
 		!hasWarning(rep, KindControlInconclusive, "quiet the machine") {
 		t.Errorf("noisy control: %+v %v", c, rep.Warnings)
 	}

@@ -48,6 +48,8 @@ type Comparison struct {
 	Conclusions []SideConclusion `json:"conclusions"`
 	Alpha       float64          `json:"alpha"`
 	Confidence  float64          `json:"confidence"`
+	// MarginPct is the equivalence margin M in percent (Options.MarginPct).
+	MarginPct float64 `json:"margin_pct"`
 	// Multiplicity is Multiplicity (Holm–Bonferroni over the family);
 	// Family the number of hypotheses corrected together (the tested
 	// primary metrics of every side against the baseline).
@@ -115,6 +117,9 @@ func CompareSides(sides []Side, opt Options) (*Comparison, error) {
 	if err := stats.CheckAlpha(alphaOf(opt)); err != nil {
 		return nil, err
 	}
+	if err := stats.CheckMargin(marginOf(opt)); err != nil {
+		return nil, err
+	}
 	for _, s := range sides[1:] {
 		rep, err := match(base, s, opt)
 		if err != nil {
@@ -122,8 +127,9 @@ func CompareSides(sides []Side, opt Options) (*Comparison, error) {
 		}
 		mr.Comparisons = append(mr.Comparisons, rep)
 	}
-	adjust(mr.Comparisons)
+	family := adjust(mr.Comparisons)
 	for i, rep := range mr.Comparisons {
+		rep.judgeEquivalence(family)
 		rep.finish(base, sides[i+1])
 		rep.addLab(note)
 		mr.Headline = rep.Conclusion.Headline
@@ -135,7 +141,7 @@ func CompareSides(sides []Side, opt Options) (*Comparison, error) {
 		}
 	}
 	first := mr.Comparisons[0]
-	mr.Alpha, mr.Confidence, mr.Baseline = first.Alpha, first.Confidence, first.A
+	mr.Alpha, mr.Confidence, mr.MarginPct, mr.Baseline = first.Alpha, first.Confidence, first.MarginPct, first.A
 	mr.Rows = multiRows(base, mr.Comparisons)
 	return mr, nil
 }

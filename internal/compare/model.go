@@ -29,6 +29,10 @@ type Options struct {
 	// Alpha is the significance level of the U test (stats.DefaultAlpha
 	// when zero).
 	Alpha float64
+	// MarginPct is the equivalence margin M in percent
+	// (stats.DefaultMarginPct when zero): each metric is judged within
+	// ±M%, beyond it, or inconclusive (Metric.Equivalence).
+	MarginPct float64
 }
 
 // Verdicts of a metric.
@@ -58,6 +62,9 @@ type Report struct {
 	Conclusion Conclusion `json:"conclusion"`
 	Alpha      float64    `json:"alpha"`
 	Confidence float64    `json:"confidence"`
+	// MarginPct is the equivalence margin M in percent every metric's
+	// Equivalence is judged against.
+	MarginPct float64 `json:"margin_pct"`
 	// Multiplicity names the correction over the family of primary
 	// metrics ("holm": Holm–Bonferroni, family-wise error at most Alpha).
 	Multiplicity string   `json:"multiplicity"`
@@ -86,8 +93,20 @@ type Report struct {
 	// absent for runs measured on a machine itself.
 	Lab *LabNote `json:"lab,omitempty"`
 
-	// ratios are the primary speedups the geomean is over (match to finish).
-	ratios []float64
+	// ratios are the primary speedups the geomean is over, primaries
+	// their samples (match to finish).
+	ratios    []float64
+	primaries []primarySamples
+	// speedupIv is the interval of the speedup over primaries (finish).
+	speedupIv *stats.Interval
+}
+
+// primarySamples are the samples of one workload's primary metric on
+// each side, in the unit the test compares (the speedup interval
+// resamples them).
+type primarySamples struct {
+	a, b   []float64
+	higher bool
 }
 
 // Conclusion kinds.
@@ -115,6 +134,15 @@ type Conclusion struct {
 	// many primary metrics differ significantly after the correction.
 	Workloads   int `json:"workloads"`
 	Significant int `json:"significant"`
+	// SpeedupInterval is the 95% interval of Speedup: a percentile
+	// bootstrap that resamples each side's samples (boots, or repetitions
+	// where a side is one boot), seeded and so reproducible; null when a
+	// side holds published figures or fewer than 2 samples of a workload.
+	SpeedupInterval *stats.Interval `json:"speedup_interval"`
+	// Equivalence counts the primary metrics of the workloads that are not
+	// negative controls by their verdict against the margin; null for
+	// published figures.
+	Equivalence *EquivalenceCount `json:"equivalence"`
 	// Headline is what every format says before the conclusion:
 	// TCGHeadline when the runs were emulated; absent otherwise.
 	Headline string `json:"headline,omitempty"`
@@ -201,6 +229,12 @@ type Metric struct {
 	// no significant change.
 	Significant bool   `json:"significant"`
 	Verdict     string `json:"verdict"`
+	// Equivalence is the metric's verdict against the margin (within ±M%,
+	// beyond it, inconclusive); DetectablePct the smallest change this
+	// run could have detected (a U test at α with 80% power, at its n and
+	// spread), from RatioInterval; null without one.
+	Equivalence   *Equivalence `json:"equivalence"`
+	DetectablePct *float64     `json:"detectable_pct"`
 	// RatioInterval is the confidence interval of the ratio B/A that goes
 	// with the U test (Hodges-Lehmann), when both sides' samples are of
 	// one unit (repetitions, or per-boot medians with the boot as the
@@ -231,6 +265,30 @@ type Metric struct {
 type BootShare struct {
 	A *float64 `json:"a_pct"`
 	B *float64 `json:"b_pct"`
+}
+
+// Equivalence is a metric's verdict against the margin: stats.EquivWithin
+// when RatioInterval, the (1−2α) interval of the ratio B/A, lies inside
+// [1/(1+M), 1+M] (two one-sided tests), stats.EquivBeyond when the change
+// is significant (after the correction) and its 95% interval lies
+// outside, stats.EquivInconclusive otherwise.
+type Equivalence struct {
+	MarginPct float64 `json:"margin_pct"`
+	Verdict   string  `json:"verdict"`
+	// RatioInterval is the (1−2α) interval of the ratio B/A the verdict
+	// is judged on; null when the samples are not of one unit on both
+	// sides or too few.
+	RatioInterval *Interval `json:"ratio_interval"`
+}
+
+// EquivalenceCount is how many primary metrics (of workloads that are
+// not negative controls) are within the margin, beyond it, or
+// inconclusive.
+type EquivalenceCount struct {
+	MarginPct    float64 `json:"margin_pct"`
+	Within       int     `json:"within"`
+	Beyond       int     `json:"beyond"`
+	Inconclusive int     `json:"inconclusive"`
 }
 
 // Metric roles.
@@ -335,6 +393,9 @@ type Geomean struct {
 	// correction (Holm rejects the hypothesis that nothing changed).
 	Tested      bool `json:"tested"`
 	Significant bool `json:"significant"`
+	// Interval is the 95% interval of Speedup (Conclusion.SpeedupInterval);
+	// null without one.
+	Interval *stats.Interval `json:"speedup_interval"`
 }
 
 // Control statuses.
@@ -365,5 +426,9 @@ type ControlFinding struct {
 	// else the high-variance threshold).
 	HalfWidthPct *float64 `json:"half_width_pct"`
 	NeededPct    float64  `json:"needed_pct"`
-	Message      string   `json:"message"`
+	// DetectablePct is the smallest change the control could have
+	// detected (Metric.DetectablePct); it vouches only when that is at
+	// most NeededPct and its interval lies within ±NeededPct.
+	DetectablePct *float64 `json:"detectable_pct"`
+	Message       string   `json:"message"`
 }

@@ -17,8 +17,8 @@ import (
 // baseline); a secondary metric is significant only when its primary one
 // is and its own p is below α (its adjusted p is the larger of the two); a
 // control is judged at α alone, since for a control a missed change is the
-// costly error.
-func adjust(reps []*Report) {
+// costly error. It returns the size of the family.
+func adjust(reps []*Report) int {
 	type at struct {
 		rep  *Report
 		w, m int
@@ -54,6 +54,7 @@ func adjust(reps []*Report) {
 	for _, rep := range reps {
 		rep.followPrimaries()
 	}
+	return len(family)
 }
 
 // followPrimaries sets the adjusted p and verdict of the secondary metrics
@@ -148,13 +149,24 @@ func pctText(v float64) string {
 	return fmt.Sprintf("%.0f%%", v)
 }
 
+// controlCouldSee is the rule by which a control that did not move
+// vouches, the equivalence rule of every metric with the change to see as
+// its margin: the smallest change it could have detected (80% power) is at
+// most needed, and its (1−2α) interval lies within ±needed.
+func controlCouldSee(m Metric, needed float64) bool {
+	if m.DetectablePct == nil || *m.DetectablePct > needed || m.Equivalence == nil {
+		return false
+	}
+	return stats.EquivalenceVerdict((*stats.Interval)(m.Equivalence.RatioInterval), nil, false, needed) == stats.EquivWithin
+}
+
 // addControls judges the negative controls. A control that moved
 // significantly flags the comparison as confounded. One that did not move
 // vouches for the comparison only when it could have seen a change of the
-// size reported: its interval must reach less far than the smallest
-// significant change among the primary metrics (or, when there is none,
-// than the high-variance threshold, stats.HighVariance); otherwise it is
-// inconclusive, and a warning says why.
+// size reported (controlCouldSee): the smallest significant change among
+// the primary metrics (or, when there is none, the high-variance
+// threshold, stats.HighVariance); otherwise it is inconclusive, and a
+// warning says why.
 func (rep *Report) addControls() {
 	needed := rep.smallestEffect()
 	what := fmt.Sprintf("the smallest significant change reported, %s", pctText(needed))
@@ -190,13 +202,18 @@ func (rep *Report) addControls() {
 		}
 		hw := halfWidthPct(m)
 		f := ControlFinding{Workload: w.ID, Metric: m.Name, ChangePct: m.ChangePct, P: m.Test.P,
-			HalfWidthPct: finite(hw), NeededPct: needed}
-		if hw < needed {
+			HalfWidthPct: finite(hw), DetectablePct: m.DetectablePct, NeededPct: needed}
+		if controlCouldSee(m, needed) {
 			f.Status = ControlVouches
-			f.Message = fmt.Sprintf("negative control %s did not move significantly (p=%.3f) although its interval (±%s) could have shown %s: "+
-				"no sign that clock speed or load changed between the sides", w.ID, m.Test.P, pctText(hw), what)
+			f.Message = fmt.Sprintf("negative control %s did not move significantly (p=%.3f) although it could have seen %s "+
+				"(it would have detected %s with 80%% power, and its interval lies within ±%s): "+
+				"no sign that clock speed or load changed between the sides", w.ID, m.Test.P, what, pctText(*m.DetectablePct), pctText(needed))
 		} else {
-			warn := warnControlInconclusive(w.ID, m.Test.P, hw, what)
+			detectable := math.Inf(1)
+			if m.DetectablePct != nil {
+				detectable = *m.DetectablePct
+			}
+			warn := warnControlInconclusive(w.ID, m.Test.P, detectable, what)
 			f.Status, f.Message = ControlInconclusive, warn.Cause
 			rep.Warnings = append(rep.Warnings, warn)
 		}
@@ -250,6 +267,10 @@ func (rep *Report) addConclusion() {
 			}
 		}
 	}
+	if c.Workloads > 0 && c.Workloads == len(rep.primaries) {
+		c.SpeedupInterval = rep.speedupIv
+	}
+	c.Equivalence = rep.equivalenceCount()
 	switch {
 	case rep.HasWarning(KindSameMitigations):
 		c.Kind = ConclusionSameMitigations

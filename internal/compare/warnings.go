@@ -101,9 +101,13 @@ func warnControlMoved(id string, m Metric) stats.Warning {
 // warnControlInconclusive: negative control id did not move, but its
 // half-width hw is too wide to vouch for what; the message is also its
 // ControlFinding's.
-func warnControlInconclusive(id string, p, hw float64, what string) stats.Warning {
-	return stats.NewWarning(KindControlInconclusive, fmt.Sprintf("negative control %s did not move significantly (p=%.3f), but it is too noisy (±%s) to vouch for %s: "+
-		"it cannot show whether clock speed or load changed between the sides", id, p, pctText(hw), what),
+func warnControlInconclusive(id string, p, detectable float64, what string) stats.Warning {
+	noisy := fmt.Sprintf("it could not have seen less than %s (80%% power at its spread)", pctText(detectable))
+	if math.IsInf(detectable, 0) {
+		noisy = "it has no interval of its change (too few samples, or sides of different units)"
+	}
+	return stats.NewWarning(KindControlInconclusive, fmt.Sprintf("negative control %s did not move significantly (p=%.3f), but %s, so it cannot vouch for %s: "+
+		"it cannot show whether clock speed or load changed between the sides", id, p, noisy, what),
 		"quiet the machine (no other load, fixed CPU frequency) or run more repetitions")
 }
 

@@ -8,10 +8,12 @@ package decide
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/proven"
@@ -59,6 +61,15 @@ type Saving struct {
 	Interval    *stats.Interval `json:"saving_pct_interval"`
 	Significant bool            `json:"significant"`
 	N           string          `json:"n,omitempty"`
+	// Claim is which of three the saving is (ClaimSaves, ClaimNothing,
+	// ClaimImprecise: claimOf); Equivalence and DetectablePct are
+	// compare's verdict against the margin and the smallest change the
+	// runs could have detected; Remeasure, for ClaimImprecise, the command
+	// that would measure it precisely enough.
+	Claim         string               `json:"claim"`
+	Equivalence   *compare.Equivalence `json:"equivalence"`
+	DetectablePct *float64             `json:"detectable_pct"`
+	Remeasure     string               `json:"remeasure,omitempty"`
 }
 
 // Option is one row of the decision.
@@ -154,6 +165,9 @@ type Input struct {
 	// of the vector plan, whatever kernel and CPU measured it; by default
 	// only this machine's (machineArms).
 	AnyMachine bool
+	// MarginPct is --margin: a saving within ±MarginPct% is "costs nothing
+	// beyond ±M% here" (stats.DefaultMarginPct when zero).
+	MarginPct float64
 }
 
 // ParseProtect parses --protect: a comma list of vectors, or none.
@@ -200,7 +214,7 @@ func Decide(in Input) (*Decision, error) {
 	}
 	arms, notes := machineArms(in)
 	d.Facts.Notes = append(d.Facts.Notes, notes...)
-	savings(d, arms, measureWith(in))
+	savings(d, arms, in)
 	protect := in.Protect
 	if in.Profile != "" {
 		p, ok := Profiles[in.Profile]
@@ -397,10 +411,11 @@ func options(in Input, m mitigation.Machine) []Option {
 // comparison attribute report makes (compare of on and the configuration);
 // null, with the command that would measure it, when either side has no
 // runs.
-func savings(d *Decision, arms []attribute.Arm, measure string) {
+func savings(d *Decision, arms []attribute.Arm, in Input) {
+	measure := measureWith(in, 0)
 	var att *attribute.Attribution
 	if len(arms) > 0 {
-		att, _ = attribute.Attribute(arms, nil, 0)
+		att, _ = attribute.AttributeWith(arms, nil, compare.Options{MarginPct: in.MarginPct})
 	}
 	for i := range d.Options {
 		o := &d.Options[i]
@@ -413,8 +428,7 @@ func savings(d *Decision, arms []attribute.Arm, measure string) {
 				if e == nil {
 					continue
 				}
-				o.Saving = append(o.Saving, Saving{Workload: wa.Workload, Params: wa.Params, Metric: wa.Metric,
-					Pct: e.TaxPct, Interval: e.TaxPctInterval, Significant: e.Significant, N: e.N})
+				o.Saving = append(o.Saving, savingOf(wa, *e, in))
 			}
 		}
 		if o.Saving == nil && o.SameAs == "" && !o.Current {
@@ -428,15 +442,21 @@ func savings(d *Decision, arms []attribute.Arm, measure string) {
 // in a guest whose command line its host sets (no boot loader here, not
 // WSL) no reboot can change the line, so the lab, whose runs are QEMU
 // guests' and count with --any-machine.
-func measureWith(in Input) string {
+// With a precision (percent, above 0) the command asks for it
+// (--precision).
+func measureWith(in Input, precision float64) string {
 	machine := in.Snap
 	if in.Host != nil {
 		machine = in.Host
 	}
-	if host := advise.HostSetBy(machine, in.Platform); host != "" {
-		return "sectax lab --plan vectors (this guest's command line is set by " + host + ", so no reboot here changes it), then sectax decide --any-machine"
+	prec := ""
+	if precision > 0 {
+		prec = " --precision " + strconv.FormatFloat(precision, 'f', -1, 64)
 	}
-	return "sectax campaign start --plan vectors"
+	if host := advise.HostSetBy(machine, in.Platform); host != "" {
+		return "sectax lab --plan vectors" + prec + " (this guest's command line is set by " + host + ", so no reboot here changes it), then sectax decide --any-machine"
+	}
+	return "sectax campaign start --plan vectors" + prec
 }
 
 func effect(wa attribute.WorkloadAttribution, config string) *attribute.Effect {

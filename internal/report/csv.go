@@ -16,7 +16,7 @@ import (
 var CSVHeader = []string{"baseline", "side", "workload", "params", "engine", "control", "metric", "unit", "better",
 	"a_median", "a_lo", "a_hi", "a_n", "b_median", "b_lo", "b_hi", "b_n",
 	"change_pct", "speedup", "p", "alpha", "significant", "verdict",
-	"p_adjusted", "role", "ratio_lo", "ratio_hi", "accel"}
+	"p_adjusted", "role", "ratio_lo", "ratio_hi", "margin_pct", "equivalence", "detectable_pct", "accel"}
 
 // accel is the CSV's accel cell: how the runs were measured (kvm or tcg
 // in a `sectax lab` guest; none on a machine itself). Under tcg the
@@ -49,7 +49,9 @@ func ci(s stats.Summary) (lo, hi string) {
 // p-value, p_adjusted the one after Holm's correction; significant and
 // verdict are judged on p_adjusted. ratio_lo and ratio_hi bound the
 // interval of B/A; accel says how the runs were measured ("tcg": emulated,
-// timings are not hardware costs). Text fields have control characters
+// timings are not hardware costs); margin_pct, equivalence (within,
+// beyond, inconclusive) and detectable_pct are the verdict against the
+// equivalence margin. Text fields have control characters
 // escaped (\xNN), and one that a spreadsheet would run as a formula (=,
 // +, -, @ first) begins with a single quote; numbers are as they are.
 // It is in long form, one header for any number of sides: one row per
@@ -74,8 +76,22 @@ func CSV(w io.Writer, c *compare.Comparison) error {
 	return cw.Error()
 }
 
+// csvEquivalence are the CSV's columns of a compared metric after ratio_hi: the
+// margin, the verdict against it and the smallest change the run could
+// have detected (empty when untested, or without an interval).
+func csvEquivalence(m compare.Metric) []string {
+	if m.Equivalence == nil {
+		return []string{"", "", ""}
+	}
+	det := ""
+	if m.DetectablePct != nil {
+		det = f(*m.DetectablePct)
+	}
+	return []string{f(m.Equivalence.MarginPct), m.Equivalence.Verdict, det}
+}
+
 // csvRow is the CSV row of one compared metric (CSVHeader's columns
-// from workload to ratio_hi).
+// from workload to detectable_pct).
 func csvRow(wl compare.Workload, m compare.Metric) []string {
 	alo, ahi := ci(m.A)
 	blo, bhi := ci(m.B)
@@ -90,8 +106,8 @@ func csvRow(wl compare.Workload, m compare.Metric) []string {
 	if m.RatioInterval != nil {
 		rlo, rhi = f(m.RatioInterval.Lo), f(m.RatioInterval.Hi)
 	}
-	return []string{csvCell(wl.ID), csvCell(wl.ParamsKey), csvCell(wl.Engine), strconv.FormatBool(wl.Control),
+	return append([]string{csvCell(wl.ID), csvCell(wl.ParamsKey), csvCell(wl.Engine), strconv.FormatBool(wl.Control),
 		csvCell(m.Name), csvCell(m.Unit), csvCell(string(m.Better)),
 		f(m.A.Center), alo, ahi, strconv.Itoa(m.A.N), f(m.B.Center), blo, bhi, strconv.Itoa(m.B.N),
-		f(m.ChangePct), f(m.Speedup), p, alpha, sig, m.Verdict, padj, m.Role, rlo, rhi}
+		f(m.ChangePct), f(m.Speedup), p, alpha, sig, m.Verdict, padj, m.Role, rlo, rhi}, csvEquivalence(m)...)
 }

@@ -14,12 +14,31 @@ import (
 // DecisionJSON writes the sectax.decide/v1 document.
 func DecisionJSON(w io.Writer, d *decide.Decision) error { return WriteJSON(w, d) }
 
+// decideSaving words a saving as the one of three claims it supports:
+// "saves X% [lo, hi]", "costs nothing beyond ±M% here", or "not measured
+// precisely enough: could not have seen less than D%" with the command
+// that would measure it.
 func decideSaving(s decide.Saving) string {
 	v := stats.FormatPct(s.Pct)
 	if !s.Significant {
 		v += " ~"
 	}
-	return v + " " + pctInterval(s.Interval)
+	v += " " + pctInterval(s.Interval)
+	switch s.Claim {
+	case decide.ClaimSaves:
+		return "saves " + v
+	case decide.ClaimNothing:
+		return "costs nothing beyond " + marginText(s.Equivalence.MarginPct) + " here (" + v + ")"
+	}
+	seen := "no interval of the change (too few samples, or sides of different units)"
+	if s.DetectablePct != nil {
+		seen = "could not have seen less than " + detectableText(*s.DetectablePct)
+	}
+	out := "not measured precisely enough: " + seen + " (" + v + ")"
+	if s.Remeasure != "" {
+		out += "; measure it precisely with: " + s.Remeasure
+	}
+	return out
 }
 
 func decideList(vs []string) string {

@@ -106,7 +106,7 @@ func TestHostileTextEveryFormat(t *testing.T) {
 	}
 	noHostileLineStart(t, out, "### injected", "# unit", "## wl", "| fake | row |", "### micro")
 	// Every Markdown table row keeps its number of cells.
-	markdownCells(t, out["md"], 4, 6)
+	markdownCells(t, out["md"], 4, 7)
 	if !strings.Contains(out["text"], `on\x1b]0;pwned\x07\x0a### injected heading`) || !strings.Contains(out["md"], "µs\\|\\`op\\`\\\\x1b\\[31m # unit") {
 		t.Errorf("the hostile label or unit is not shown escaped:\n%s\n%s", out["text"], out["md"])
 	}

@@ -59,7 +59,7 @@ type htmlSide struct {
 
 // htmlCell is a side's cell in the headline table.
 type htmlCell struct {
-	Value, Change, Range, P, Class string
+	Value, Change, Range, P, Class, Equiv string
 }
 
 // htmlRow is a row of the headline table: a workload's metric.
@@ -72,7 +72,7 @@ type htmlRow struct {
 // htmlTest is one side's test of a metric in a workload's table.
 type htmlTest struct {
 	compare.Metric
-	Letter, AText, BText, Change, Range, Speedup, P, PAdj, N, Class string
+	Letter, AText, BText, Change, Range, Speedup, P, PAdj, N, Class, Equiv string
 }
 
 // htmlWorkload is a workload's section: its charts and every test.
@@ -211,7 +211,7 @@ func htmlPage(c *compare.Comparison, charts []Chart) (*htmlData, error) {
 		hr := htmlRow{Title: title, Metric: r.Name, Control: r.Workload.Control,
 			Base: Value(r.Baseline, r.Unit, c.Baseline.Published)}
 		for i, m := range r.Sides {
-			cl := htmlCell{Value: valueCell(m, c.Comparisons[i].B.Published), Change: none}
+			cl := htmlCell{Value: valueCell(m, c.Comparisons[i].B.Published), Change: none, Equiv: equivalenceCell(m)}
 			if m != nil {
 				cl.Change, cl.Range, cl.Class = metricDelta(*m), changeInterval(*m), verdictClass(*m)
 				if m.PAdjusted != nil {
@@ -253,7 +253,7 @@ func htmlWorkloads(d *htmlData, c *compare.Comparison, charts []Chart) error {
 			hw.Tests = append(hw.Tests, htmlTest{Metric: *m, Letter: compare.SideLetter(s + 1),
 				AText: Value(m.A, m.Unit, rep.A.Published), BText: Value(m.B, m.Unit, rep.B.Published),
 				Change: metricDelta(*m), Range: changeInterval(*m), Speedup: Speedup(m.Speedup), P: P(*m), PAdj: PAdj(*m), N: N(*m),
-				Class: verdictClass(*m)})
+				Class: verdictClass(*m), Equiv: equivalenceCell(m)})
 		}
 	}
 	for _, ch := range charts {

@@ -54,7 +54,7 @@ func TestHTMLContent(t *testing.T) {
 	page := string(renderHTML(t, ra, rb))
 	for _, want := range []string{
 		"<title>sectax: on vs off</title>",
-		"<strong>B: no significant difference from A (no workload&#39;s primary metric differs at α = 0.05 after Holm&#39;s correction).</strong>",
+		"<strong>B: no significant difference from A (no workload&#39;s primary metric differs at α = 0.05 after Holm&#39;s correction); inconclusive at ±2% on 2 of 2 workloads.</strong>",
 		"<td class=\"num\">0.036</td><td class=\"num\">0.071</td>",
 		"What this means",
 		"B gives up these protections: Meltdown (rogue data cache load): local code could read kernel memory",

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/stats"
 )
@@ -63,4 +66,39 @@ func changeInterval(m compare.Metric) string {
 		return ""
 	}
 	return intervalPct(m.RatioInterval.ChangePct())
+}
+
+// marginText is an equivalence margin in percent ("±2%").
+func marginText(pct float64) string {
+	return "±" + strconv.FormatFloat(pct, 'f', -1, 64) + "%"
+}
+
+// detectableText is the smallest change a test could have detected, in
+// percent ("4.1%").
+func detectableText(pct float64) string { return fmt.Sprintf("%.1f%%", pct) }
+
+// equivalenceCell renders a metric's verdict against the margin: "within
+// ±2%", "beyond ±2%", or "? (≥4.1%)" when inconclusive, with the smallest
+// change the run could have detected; none when untested.
+func equivalenceCell(m *compare.Metric) string {
+	if m == nil || m.Equivalence == nil {
+		return none
+	}
+	switch m.Equivalence.Verdict {
+	case stats.EquivWithin, stats.EquivBeyond:
+		return m.Equivalence.Verdict + " " + marginText(m.Equivalence.MarginPct)
+	}
+	if m.DetectablePct != nil {
+		return "? (≥" + detectableText(*m.DetectablePct) + ")"
+	}
+	return "?"
+}
+
+// speedupInterval renders the 95% interval of a speedup ("[1.20×,
+// 1.31×]"), "" without one.
+func speedupInterval(iv *stats.Interval) string {
+	if iv == nil {
+		return ""
+	}
+	return "[" + Speedup(iv.Lo) + ", " + Speedup(iv.Hi) + "]"
 }

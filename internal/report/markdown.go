@@ -122,7 +122,7 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 			hasGeo = true
 			g = "**" + g + "**"
 		}
-		geo += " | " + g + " |"
+		geo += " | " + g + " | |"
 	}
 	if hasGeo {
 		b.WriteString(geo + "\n")

@@ -27,11 +27,12 @@ func sideConclusion(letter string, c compare.Conclusion, alpha float64) string {
 	switch c.Kind {
 	case compare.ConclusionSameMitigations:
 		if c.Speedup > 0 {
-			return fmt.Sprintf("%s: no mitigation changed against A, so its %s is no mitigation tax (noise or another difference: see its warnings)", letter, Speedup(c.Speedup))
+			return fmt.Sprintf("%s: no mitigation changed against A, so its %s is no mitigation tax (noise or another difference: see its warnings)", letter, speedupWithInterval(c))
 		}
 		return letter + ": no mitigation changed against A: this is noise, not a tax"
 	case compare.ConclusionNoDifference:
-		return fmt.Sprintf("%s: no significant difference from A (no workload's primary metric differs at α = %v%s)", letter, alpha, holm)
+		return fmt.Sprintf("%s: no significant difference from A (no workload's primary metric differs at α = %v%s)", letter, alpha, holm) +
+			overallPart(c) + equivalencePart(c.Equivalence)
 	case compare.ConclusionUntested:
 		switch {
 		case c.Speedup <= 0:
@@ -41,14 +42,59 @@ func sideConclusion(letter string, c compare.Conclusion, alpha float64) string {
 		}
 		return fmt.Sprintf("%s is %s as fast as A, as published (untested)", letter, Speedup(c.Speedup))
 	}
+	eq := equivalencePart(c.Equivalence)
 	switch {
 	case c.Speedup <= 0:
-		return fmt.Sprintf("%s differs significantly from A in %d workload%s%s", letter, c.Significant, plural(c.Significant), holm)
+		return fmt.Sprintf("%s differs significantly from A in %d workload%s%s", letter, c.Significant, plural(c.Significant), holm) + eq
 	case c.Workloads == 1:
-		return fmt.Sprintf("%s is %s as fast as A (one workload, significant%s)", letter, Speedup(c.Speedup), holm)
+		return fmt.Sprintf("%s is %s as fast as A (one workload, significant%s)", letter, speedupWithInterval(c), holm) + eq
 	}
 	return fmt.Sprintf("%s is %s as fast as A overall (geometric mean of the primary metrics; %d of %d workloads differ significantly%s)",
-		letter, Speedup(c.Speedup), c.Significant, c.Workloads, holm)
+		letter, speedupWithInterval(c), c.Significant, c.Workloads, holm) + eq
+}
+
+// speedupWithInterval is a conclusion's speedup with its 95% interval
+// ("1.25× [1.20×, 1.31×]").
+func speedupWithInterval(c compare.Conclusion) string {
+	s := Speedup(c.Speedup)
+	if iv := speedupInterval(c.SpeedupInterval); iv != "" {
+		s += " " + iv
+	}
+	return s
+}
+
+// overallPart is where a conclusion without a significant difference
+// says how precisely it is "no difference": its overall speedup with its
+// 95% interval ("; overall 1.00× [0.99×, 1.01×]"), "" without one.
+func overallPart(c compare.Conclusion) string {
+	if c.Speedup <= 0 || c.SpeedupInterval == nil {
+		return ""
+	}
+	return "; overall " + speedupWithInterval(c)
+}
+
+// equivalencePart is what a conclusion says of the margin: on how many
+// workloads the change is within ±M% (the "no tax beyond ±M%" a decision
+// needs), beyond it, or inconclusive.
+func equivalencePart(e *compare.EquivalenceCount) string {
+	if e == nil {
+		return ""
+	}
+	n := e.Within + e.Beyond + e.Inconclusive
+	m := marginText(e.MarginPct)
+	if e.Within == n {
+		return fmt.Sprintf("; within %s on every workload (%d)", m, n)
+	}
+	var parts []string
+	for _, p := range []struct {
+		k    int
+		what string
+	}{{e.Within, "within " + m}, {e.Beyond, "beyond " + m}, {e.Inconclusive, "inconclusive at " + m}} {
+		if p.k > 0 {
+			parts = append(parts, fmt.Sprintf("%s on %d of %d workload%s", p.what, p.k, n, plural(n)))
+		}
+	}
+	return "; " + strings.Join(parts, ", ")
 }
 
 func plural(n int) string {

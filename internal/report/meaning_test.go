@@ -51,7 +51,7 @@ func TestMeaning(t *testing.T) {
 	ra, rb := runSides()
 	got := meaningOf(t, ra, rb)
 	for _, w := range []string{"B gives up these protections: Meltdown (rogue data cache load): local code could read kernel memory",
-		"Negative control ctl-user did not move significantly (p=0.071), but it is too noisy (±∞: no interval on a side) to vouch for a change of 5.0%",
+		"Negative control ctl-user did not move significantly (p=0.071), but it has no interval of its change (too few samples, or sides of different units), so it cannot vouch for a change of 5.0%",
 		"Caution: something besides the mitigations differs"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("runs: meaning lacks %q:\n%s", w, got)

@@ -29,7 +29,10 @@ func legendOf(mr *compare.Comparison) string {
 	return fmt.Sprintf("A is the baseline; median ± %.0f%% confidence interval; vs A = change against A (~: no significant difference), "+
 		"[the %.0f%% interval of the change] where both sides are repetitions, and p adj = Mann-Whitney U test "+
 		"Holm-corrected over every side's primary metrics together (%s; secondary metrics follow their primary, a negative control is judged alone); "+
-		"verdict at α = %v on p adj; the raw p, the speedup × and n of every test are in --format json, csv and html", mr.Confidence*100, mr.Confidence*100, family, mr.Alpha)
+		"verdict at α = %v on p adj; equiv. = against the margin %s (--margin): within (the %.0f%% interval of the ratio lies inside it), "+
+		"beyond (significant, and the %.0f%% interval lies outside), ? inconclusive, with (≥D%%) the smallest change the run could have detected at 80%% power; "+
+		"the raw p, the speedup × and n of every test are in --format json, csv and html",
+		mr.Confidence*100, mr.Confidence*100, family, mr.Alpha, marginText(mr.MarginPct), 100*(1-2*mr.Alpha), mr.Confidence*100)
 }
 
 // sideInfos are the sides' descriptions, the baseline first.
@@ -88,6 +91,9 @@ func geomeanCell(rep *compare.Report) string {
 		return ""
 	}
 	s := Speedup(g.Speedup)
+	if iv := speedupInterval(g.Interval); iv != "" {
+		s += " " + iv
+	}
 	if g.Tested && !g.Significant {
 		s += " (not significant)"
 	}
@@ -122,6 +128,8 @@ var sideColumns = []sideColumn{
 	{head: func(l string) string { return l }, right: true, cell: valueCell},
 	{head: func(l string) string { return l + " vs A" }, color: true, strong: true,
 		cell: func(m *compare.Metric, _ bool) string { return changeCell(m) }},
+	{head: func(l string) string { return l + " equiv." },
+		cell: func(m *compare.Metric, _ bool) string { return equivalenceCell(m) }},
 }
 
 // marked reports whether m differs significantly (its cells coloured or

@@ -196,7 +196,7 @@ func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 	for _, rep := range c.Comparisons {
 		g := geomeanCell(rep)
 		hasGeo = hasGeo || g != ""
-		geo = append(geo, cell{text: ""}, cell{text: g})
+		geo = append(geo, cell{text: ""}, cell{text: g}, cell{text: ""})
 	}
 	if hasGeo {
 		t.add(geo...)

@@ -34,16 +34,26 @@ func BootstrapMedians(groups [][]float64, f func(medians []float64) float64) (ce
 		return center, math.NaN(), math.NaN(), false
 	}
 	rng := rand.New(rand.NewPCG(seed, 20))
+	// A resampling draws indices into each group; its median depends only
+	// on how often each rank is drawn, so the draws are counted by the
+	// rank of the value drawn and the median read off the counts: O(n) a
+	// resampling instead of a sort, and the very values a sort of the
+	// drawn values gives.
+	sorted := make([][]float64, len(groups))
+	ranks := make([][]int, len(groups))
+	for i, g := range groups {
+		sorted[i], ranks[i] = rankOf(g)
+	}
 	vals := make([]float64, 0, BootstrapReps)
-	buf := make([]float64, 0, 64)
+	counts := make([]int, 0, 64)
 	for range BootstrapReps {
 		for i, g := range groups {
-			buf = buf[:0]
+			counts = counts[:0]
+			counts = append(counts, make([]int, len(g))...)
 			for range g {
-				buf = append(buf, g[rng.IntN(len(g))])
+				counts[ranks[i][rng.IntN(len(g))]]++
 			}
-			sort.Float64s(buf)
-			med[i] = median(buf)
+			med[i] = countedMedian(sorted[i], counts)
 		}
 		if v := f(med); !math.IsNaN(v) && !math.IsInf(v, 0) {
 			vals = append(vals, v)
@@ -57,11 +67,41 @@ func BootstrapMedians(groups [][]float64, f func(medians []float64) float64) (ce
 	return center, at(0.025), at(0.975), true
 }
 
-// median of sorted values (the middle one, or the mean of the middle two).
-func median(s []float64) float64 {
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
+// rankOf returns g sorted, and for each value of g its position in the
+// sorted copy (equal values get distinct positions).
+func rankOf(g []float64) ([]float64, []int) {
+	idx := make([]int, len(g))
+	for i := range idx {
+		idx[i] = i
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	sort.SliceStable(idx, func(a, b int) bool { return g[idx[a]] < g[idx[b]] })
+	sorted := make([]float64, len(g))
+	rank := make([]int, len(g))
+	for pos, i := range idx {
+		sorted[pos], rank[i] = g[i], pos
+	}
+	return sorted, rank
+}
+
+// countedMedian is the median (the middle value, or the mean of the middle
+// two) of the sample that holds sorted[k] counts[k] times.
+func countedMedian(sorted []float64, counts []int) float64 {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	// at returns the value of rank r (0-based) of the sample.
+	at := func(r int) float64 {
+		for k, c := range counts {
+			if r < c {
+				return sorted[k]
+			}
+			r -= c
+		}
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return at(n / 2)
+	}
+	return (at(n/2-1) + at(n/2)) / 2
 }
