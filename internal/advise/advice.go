@@ -155,10 +155,12 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 	// version are kept: distributions backport them (so the list errs
 	// towards showing what may be given up), and a warning says so.
 	m := s.Machine()
-	beforeAll, nowAll := kb.Predict(m, running), kb.Predict(m, predicted)
+	// The model's per-file answer (PredictFiles), the one decide's options
+	// and the alternatives read.
+	beforeAll, nowAll := predictedFiles(kb, m, running), predictedFiles(kb, m, predicted)
 	for _, v := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(v.Name)
-		before, now := beforeAll.Of(v.Name), nowAll.Of(v.Name)
+		before, now := beforeAll[v.Name].OffState, nowAll[v.Name].OffState
 		loss := Loss{Name: v.Name, From: strings.TrimSpace(v.Raw)}
 		if guest {
 			loss.GuestNote = e.GuestNote(arch, s.WSL != nil)
@@ -171,8 +173,8 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 		case mitigation.Mitigated:
 			// The classes are the model's (Knowledge.ClassOf), the same
 			// decide's options give for the same line.
-			class := kb.ClassOf(arch, v, now)
-			if class == "" || class == kb.ClassOf(arch, v, before) {
+			class := nowAll[v.Name].Class
+			if class == "" || class == beforeAll[v.Name].Class {
 				break
 			}
 			_, weakened := kb.KeptAnyway(arch, v.Name, v.Raw)
@@ -245,6 +247,16 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 		a.Warnings = append(a.Warnings, n)
 	}
 	return a
+}
+
+// predictedFiles is kb.PredictFiles for params on m, by file name.
+func predictedFiles(kb *mitigation.Knowledge, m mitigation.Machine, params []mitigation.Param) map[string]mitigation.FilePrediction {
+	fs, _ := kb.PredictFiles(m, params)
+	out := make(map[string]mitigation.FilePrediction, len(fs))
+	for _, f := range fs {
+		out[f.Name] = f
+	}
+	return out
 }
 
 func hasGlobalOff(params []mitigation.Param) bool {

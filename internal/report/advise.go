@@ -113,6 +113,9 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			if len(alt.GivesUp) > 0 {
 				fmt.Fprintf(ew, "      gives up: %s\n", strings.Join(alt.GivesUp, ", "))
 			}
+			if len(alt.Weakens) > 0 {
+				fmt.Fprintf(ew, "      weakens: %s\n", strings.Join(alt.Weakens, ", "))
+			}
 			fmt.Fprintf(ew, "      %s\n", alt.Why)
 			if alt.MinKernel != "" {
 				fmt.Fprintf(ew, "      needs Linux %s+\n", alt.MinKernel)

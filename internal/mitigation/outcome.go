@@ -1,0 +1,178 @@
+package mitigation
+
+import (
+	"slices"
+	"strings"
+)
+
+// What a command line does to each vulnerability file of a machine, in the
+// words the user sees: the one path from (machine, command line) to the
+// per-file answer. advise --target (its given up, weakened, kept and
+// regained), decide's options and advise's alternatives (Outcome,
+// Describe), the boot verifiers (ExpectedOff) and the corpus replay all
+// read PredictFiles; the observed side of a boot is ObservedChange.
+
+// FilePrediction is the model's answer for one vulnerability file.
+type FilePrediction struct {
+	// Name is the file's name ("spectre_v2").
+	Name string
+	// From is the line the machine shows now.
+	From string
+	// State is the state the machine shows now.
+	State State
+	// Class is what the command line does to a line mitigated now
+	// (ClassGivenUp, ClassWeakened, ClassKept; ClassOf), "" when nothing
+	// on the command line aims at it or the line is not mitigated.
+	Class string
+	// OffState is the model's state of the file: the rule that decided,
+	// the parameter responsible, and Becomes, the state a line not
+	// mitigated now takes (a force value on a CPU not affected; a
+	// mitigation the guest could not see, turned off).
+	OffState
+}
+
+// Change is the prediction in the corpus replay's and the proof's words:
+// for a line mitigated now its class (ClassKept when nothing aims at
+// it), else "becomes <state>" or "stays <state>"; ObservedChange is the
+// same for a boot.
+func (f FilePrediction) Change() string {
+	if f.State == Mitigated {
+		if f.Class == "" {
+			return ClassKept
+		}
+		return f.Class
+	}
+	if f.Becomes != "" && f.Becomes != f.State {
+		return "becomes " + string(f.Becomes)
+	}
+	return "stays " + string(f.State)
+}
+
+// ObservedChange is what a boot did to a file its default boot showed as
+// base, in Change's words: ObservedClass for a mitigated line, else the
+// state it stays in or becomes.
+func ObservedChange(base, got Vulnerability) string {
+	if base.State != Mitigated {
+		if got.State == base.State {
+			return "stays " + string(base.State)
+		}
+		return "becomes " + string(got.State)
+	}
+	return ObservedClass(base, got)
+}
+
+// PredictFiles runs the model (Predict, the shared VERW clear included)
+// for params on m and gives every file m shows its answer, in m's order,
+// with the parameters m's kernel does not parse.
+func (k *Knowledge) PredictFiles(m Machine, params []Param) (files []FilePrediction, ignored []string) {
+	p := k.Predict(m, params)
+	files = make([]FilePrediction, 0, len(m.Vulns))
+	for _, v := range m.Vulns {
+		st := p.Of(v.Name)
+		files = append(files, FilePrediction{Name: v.Name, From: v.Raw, State: v.State, Class: k.ClassOf(m.Arch, v, st), OffState: st})
+	}
+	return files, p.Ignored
+}
+
+// The classes of what a command line does to a file the machine shows
+// mitigated, in the words decide and advise both use (Outcome, ClassOf).
+const (
+	ClassGivenUp  = "given up"
+	ClassWeakened = "weakened"
+	ClassKept     = "kept"
+)
+
+// ClassOf is what the prediction st does to the mitigated file v on the
+// architecture: ClassGivenUp (the line goes to Vulnerable), ClassWeakened
+// (it stays mitigated with a part off: an always-on line's changeable part,
+// or a sub-field), ClassKept (an off switch aims at it but something keeps
+// it whole: an always-on part, an override, the shared VERW clear, IBRS,
+// KASLR), "" when nothing aims at it. The one classification of decide's
+// options and advise's given up / weakened / kept, so they always agree.
+func (k *Knowledge) ClassOf(arch string, v Vulnerability, st OffState) string {
+	if v.State != Mitigated {
+		return ""
+	}
+	kept, weakened := k.KeptAnyway(arch, v.Name, v.Raw)
+	switch {
+	case st.Off && kept:
+		return ClassKept
+	case st.Off && weakened != "":
+		return ClassWeakened
+	case st.Off:
+		return ClassGivenUp
+	case st.Partial:
+		return ClassWeakened
+	case st.Kept != "":
+		return ClassKept
+	}
+	return ""
+}
+
+// ObservedClass is what a boot did to a file its default boot showed
+// mitigated (base): ClassGivenUp when it is no longer mitigated,
+// ClassWeakened when it lost a sub-protection (partial where it was whole,
+// a sub-field gone or now disabled, off or vulnerable), else ClassKept. A
+// line partial already by default ("SMT vulnerable") that stays so, or
+// becomes whole ("SMT disabled"), is kept. The observed side of the
+// corpus's replay and of --prove.
+func ObservedClass(base, got Vulnerability) string {
+	switch {
+	case got.State != Mitigated:
+		return ClassGivenUp
+	case got.Partial && !base.Partial || weakerFields(base, got):
+		return ClassWeakened
+	}
+	return ClassKept
+}
+
+// weakerFields reports whether a mitigated line lost a sub-protection its
+// default line had: a sub-field (the SMT state aside) gone, or now
+// disabled, off or vulnerable.
+func weakerFields(base, got Vulnerability) bool {
+	for k, bv := range base.Fields {
+		if k == "SMT" {
+			continue
+		}
+		gv, ok := got.Fields[k]
+		if !ok {
+			return true
+		}
+		low, blow := strings.ToLower(gv), strings.ToLower(bv)
+		for _, w := range []string{"vulnerable", "disabled", "off"} {
+			if strings.Contains(low, w) && !strings.Contains(blow, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Outcome is what a command line does to the files a machine shows
+// mitigated, by class (ClassOf), each list sorted.
+type Outcome struct {
+	GivenUp, Weakened, Kept []string
+	// Ignored are the parameters the machine's kernel does not parse.
+	Ignored []string
+}
+
+// Outcome runs the model for params on m and sorts the mitigated files
+// into given up, weakened and kept: PredictFiles, by class.
+func (k *Knowledge) Outcome(m Machine, params []Param) Outcome {
+	fs, ignored := k.PredictFiles(m, params)
+	o := Outcome{GivenUp: []string{}, Weakened: []string{}, Kept: []string{}, Ignored: ignored}
+	for _, f := range fs {
+		switch f.Class {
+		case ClassGivenUp:
+			o.GivenUp = append(o.GivenUp, f.Name)
+		case ClassWeakened:
+			o.Weakened = append(o.Weakened, f.Name)
+		case ClassKept:
+			o.Kept = append(o.Kept, f.Name)
+		}
+	}
+	slices.Sort(o.GivenUp)
+	slices.Sort(o.Weakened)
+	slices.Sort(o.Kept)
+	return o
+}
