@@ -1,6 +1,7 @@
 package mitigation
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -32,6 +33,15 @@ func TestPredictFiles(t *testing.T) {
 		{"mitigations=off pti=on keeps PTI from 6.17", "7.2.13", "GenuineIntel", "mitigations=off pti=on", modelIntel,
 			map[string]string{"meltdown": ClassKept},
 			"pti.c 6.17 pti_check_boottime_disable: only PTI_AUTO asks should_mitigate_vuln"},
+		{"two mitigations= from 6.17: off's cleared vectors stay cleared", "7.2.13", "GenuineIntel", "mitigations=off mitigations=auto", modelIntel,
+			map[string]string{"meltdown": ClassGivenUp, "mds": ClassGivenUp},
+			"kernel/cpu.c 6.17 mitigations_parse_cmdline: off clears attack_vectors[], auto sets none again; the corpus's 7.2.13 boots"},
+		{"two mitigations= before 6.17: the last accepted wins", "6.12.117", "GenuineIntel", "mitigations=off mitigations=auto", modelIntel,
+			map[string]string{"meltdown": ClassKept, "mds": ClassKept},
+			"kernel/cpu.c 6.12 mitigations_parse_cmdline: strcmp, each accepted value overwrites cpu_mitigations"},
+		{"an unknown item ends the list: later vectors stay on", "7.2.13", "GenuineIntel", "mitigations=auto,bogus,no_guest_host", modelIntel,
+			map[string]string{"vmscape": ClassKept, "meltdown": ClassKept},
+			"kernel/cpu.c 6.17 mitigations_parse_cmdline: strsep, 'Unsupported mitigations options' and break at the first unknown item"},
 	}
 	for _, c := range cases {
 		m := modelMachine("x86", c.release, c.lines)
@@ -46,5 +56,33 @@ func TestPredictFiles(t *testing.T) {
 				t.Errorf("%s: %s on %s: %s is %q (rule %q, by %q), want %q — %s", c.name, c.cmdline, c.release, file, g, got[file].Rule, got[file].By, want, c.source)
 			}
 		}
+	}
+}
+
+// TestParseTargetRepeatedGlobal: a target with two mitigations= is the
+// model's to predict, not refused; both reach the prediction in order.
+func TestParseTargetRepeatedGlobal(t *testing.T) {
+	tg, err := ParseTarget("mitigations=off mitigations=auto,no_guest_host")
+	if err != nil {
+		t.Fatalf("two mitigations= refused: %v", err)
+	}
+	if got := Format(tg.Params); got != "mitigations=off mitigations=auto,no_guest_host" {
+		t.Errorf("target params %q, want both tokens in order", got)
+	}
+	if _, err := ParseTarget("spectre_v2=off spectre_v2=auto"); err == nil {
+		t.Error("a per-bug parameter given twice with different values is accepted")
+	}
+}
+
+// TestRunningVectorsOffFolds: what a running line with two mitigations=
+// drops is what the kernel keeps dropped, not the last token's.
+func TestRunningVectorsOffFolds(t *testing.T) {
+	kb := mustKB(t)
+	m := modelMachine("x86", "7.2.13", modelIntel)
+	if got := kb.RunningVectorsOff(m, "mitigations=auto,no_guest_host mitigations=auto"); !slices.Equal(got, []string{"guest_host"}) {
+		t.Errorf("RunningVectorsOff = %v, want [guest_host] (kernel/cpu.c mitigations_parse_cmdline only clears vectors)", got)
+	}
+	if got := kb.RunningVectorsOff(m, "mitigations=auto,bogus,no_guest_host"); len(got) != 0 {
+		t.Errorf("RunningVectorsOff = %v, want none: the kernel stops at bogus", got)
 	}
 }
