@@ -44,6 +44,7 @@ const (
 	RulePTIAutoFirst    = "pti-auto-before-off"
 	RuleNeedsMicrocode  = "needs-microcode"
 	RuleRetbleedCmd     = "retbleed-force-stuff"
+	RuleRetbleedIBRS    = "retbleed-turns-ibrs-on"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -68,6 +69,7 @@ var RuleSources = map[string]string{
 	RulePTIAutoFirst:    "arch/x86/mm/pti.c pti_check_boottime_disable before pti= became an early_param: pti=on jumps to enable and pti=auto to autosel, both past the nopti/cpu_mitigations_off() check, so mitigations=off pti=on (as from 6.17, where pti=on is not PTI_AUTO) and mitigations=off pti=auto keep PTI (the corpus's 6.1 boots keep it, its 6.12 and 7.2 boots do not; the model draws the line at 6.12, and a boot of a kernel between settles it)",
 	RuleNeedsMicrocode:  "bugs.c srso_select_mitigation (every version): spec_rstack_overflow=ibpb and ibpb-vmexit are set only with the microcode (has_microcode / IBPB_BRTYPE); without it the mode stays NONE and the line reads 'Vulnerable, no microcode' (6.1) or 'Vulnerable: No microcode'",
 	RuleRetbleedCmd:     "bugs.c retbleed_parse_cmdline/retbleed_select_mitigation: retbleed=force sets X86_BUG_RETBLEED on a CPU that is not affected (its line becomes mitigated, or Vulnerable when the mitigation is off); retbleed=stuff (CONFIG_MITIGATION_CALL_DEPTH_TRACKING, 6.2+) mitigates by call-depth tracking while spectre_v2 stays in retpoline mode, which mitigations=off ends",
+	RuleRetbleedIBRS:    "bugs.c spectre_v2_update_mitigation (6.16+; it matters from 6.17, where retbleed=ibpb|unret overrides mitigations=off): spectre_v2 left AUTO (mitigations=off) and not in an eIBRS mode, on Intel with the Retbleed bug and IBRS, with retbleed's mitigation neither NONE nor STUFF, becomes SPECTRE_V2_IBRS; retbleed_update_mitigation then sets retbleed to IBRS, and the sub-fields spectre_v2_user chose (AUTO, off) stay off",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
@@ -208,6 +210,7 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 	// its_update_mitigation, then mds/taa/mmio/rfds_update_mitigation.
 	if m.Arch == "" || m.Arch == "x86" {
 		k.applyRetbleedCmd(m, parsed, p.Files)
+		k.applySpectreV2Update(m, parsed, p.Files)
 		k.applyRetbleed(m, parsed, p.Files)
 		k.applyITS(m, parsed, p.Files)
 	}
@@ -288,48 +291,6 @@ func (k *Knowledge) applyRetbleed(m Machine, parsed []Relevant, files map[string
 		return
 	}
 	k.applyIBRS(m, parsed, files)
-}
-
-// applyITS is its_update_mitigation (bugs.c 6.16+; its_select_mitigation
-// in 6.15 and the stable backports): once spectre_v2 ends NONE ("Spectre-v2
-// mitigation is off, disabling ITS") or in an LFENCE mode ("ITS mitigation
-// is not compatible with lfence mitigation") ITS is off, whatever
-// indirect_target_selection= chose (RuleITSFollows).
-func (k *Knowledge) applyITS(m Machine, parsed []Relevant, files map[string]OffState) {
-	const its = "indirect_target_selection"
-	st, ok := files[its]
-	line := m.Lines[its]
-	if !ok || st.Off || line == "" || kbVerdict(line) == "not_affected" {
-		return
-	}
-	if sv := files["spectre_v2"]; sv.Off {
-		files[its] = OffState{Off: true, By: sv.By, Rule: RuleITSFollows}
-		return
-	}
-	for _, r := range parsed {
-		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) && (strings.Contains(r.Value, "lfence") || r.Value == "retpoline,amd") {
-			files[its] = OffState{Off: true, By: r.Raw, Rule: RuleITSFollows}
-		}
-	}
-}
-
-// applyIBRS is RuleIBRSTrumps: on Intel, retbleed_update_mitigation makes
-// retbleed follow spectre_v2 when spectre_v2 stays in an IBRS mode (the
-// mode it shows now, or an explicit spectre_v2=ibrs/eibrs…).
-func (k *Knowledge) applyIBRS(m Machine, parsed []Relevant, files map[string]OffState) {
-	rb, sv := files["retbleed"], files["spectre_v2"]
-	if !rb.Off || sv.Off || m.Lines["retbleed"] == "" || kbVerdict(m.Lines["retbleed"]) == "not_affected" {
-		return
-	}
-	ibrs := strings.Contains(m.Lines["spectre_v2"], "IBRS")
-	for _, r := range parsed {
-		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
-			ibrs = strings.Contains(r.Value, "ibrs")
-		}
-	}
-	if ibrs {
-		files["retbleed"] = OffState{Kept: "spectre_v2", By: rb.By, Rule: RuleIBRSTrumps}
-	}
 }
 
 // predictFile follows the kernel's order for one file: the per-bug

@@ -42,6 +42,18 @@ func TestPredictFiles(t *testing.T) {
 		{"an unknown item ends the list: later vectors stay on", "7.2.13", "GenuineIntel", "mitigations=auto,bogus,no_guest_host", modelIntel,
 			map[string]string{"vmscape": ClassKept, "meltdown": ClassKept},
 			"kernel/cpu.c 6.17 mitigations_parse_cmdline: strsep, 'Unsupported mitigations options' and break at the first unknown item"},
+		{"retbleed=ibpb after mitigations=off turns IBRS on (6.17+)", "7.2.13", "GenuineIntel", "mitigations=off retbleed=ibpb", modelIntel,
+			map[string]string{"spectre_v2": ClassWeakened, "retbleed": ClassKept, "meltdown": ClassGivenUp},
+			"bugs.c spectre_v2_update_mitigation: CMD_AUTO, not eIBRS, RETBLEED bug, retbleed IBPB, IBRS, Intel → SPECTRE_V2_IBRS"},
+		{"retbleed=unret after mitigations=off turns IBRS on (6.17+)", "7.2.13", "GenuineIntel", "mitigations=off retbleed=unret", modelIntel,
+			map[string]string{"spectre_v2": ClassWeakened, "retbleed": ClassKept},
+			"bugs.c spectre_v2_update_mitigation: retbleed UNRET is neither NONE nor STUFF"},
+		{"retbleed=ibpb after mitigations=off before 6.17: both go", "6.12.117", "GenuineIntel", "mitigations=off retbleed=ibpb", modelIntel,
+			map[string]string{"spectre_v2": ClassGivenUp, "retbleed": ClassGivenUp},
+			"bugs.c 6.12 retbleed_select_mitigation: cpu_mitigations_off() → RETBLEED_MITIGATION_NONE first"},
+		{"retbleed=ibpb with spectre_v2=off: no IBRS", "7.2.13", "GenuineIntel", "mitigations=off retbleed=ibpb spectre_v2=off", modelIntel,
+			map[string]string{"spectre_v2": ClassGivenUp},
+			"bugs.c spectre_v2_update_mitigation asks spectre_v2_cmd == SPECTRE_V2_CMD_AUTO only"},
 	}
 	for _, c := range cases {
 		m := modelMachine("x86", c.release, c.lines)
