@@ -12,6 +12,11 @@ import (
 func TestPredictFiles(t *testing.T) {
 	kb := mustKB(t)
 	unknown := map[string]string{"srbds": "Unknown: Dependent on hypervisor status", "gather_data_sampling": "Unknown: Dependent on hypervisor status", "meltdown": "Mitigation: PTI"}
+	zen2SMT := map[string]string{
+		"retbleed":             "Mitigation: untrained return thunk; SMT enabled with STIBP protection",
+		"spec_rstack_overflow": "Mitigation: Safe RET",
+		"spectre_v2":           "Mitigation: Retpolines; IBPB: conditional; STIBP: always-on; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
+	}
 	cases := []struct {
 		name, release, vendor, cmdline string
 		lines                          map[string]string
@@ -54,6 +59,15 @@ func TestPredictFiles(t *testing.T) {
 		{"retbleed=ibpb with spectre_v2=off: no IBRS", "7.2.13", "GenuineIntel", "mitigations=off retbleed=ibpb spectre_v2=off", modelIntel,
 			map[string]string{"spectre_v2": ClassGivenUp},
 			"bugs.c spectre_v2_update_mitigation asks spectre_v2_cmd == SPECTRE_V2_CMD_AUTO only"},
+		{"no_cross_thread leaves retbleed's SMT vulnerable", "7.2.13", "AuthenticAMD", "mitigations=auto,no_cross_thread", zen2SMT,
+			map[string]string{"retbleed": ClassWeakened, "spec_rstack_overflow": ClassKept},
+			"bugs.c retbleed_show_state: 'SMT vulnerable' unless spectre_v2_user_stibp is strict; spectre_v2_user_select_mitigation: no STIBP without cross_thread"},
+		{"mitigations=off retbleed=unret keeps retbleed without STIBP", "7.2.13", "AuthenticAMD", "mitigations=off retbleed=unret", zen2SMT,
+			map[string]string{"retbleed": ClassWeakened},
+			"bugs.c 6.17: retbleed=unret overrides off; spectre_v2_user AUTO under off → no STIBP"},
+		{"retbleed's SMT disabled stays", "7.2.13", "AuthenticAMD", "mitigations=auto,no_cross_thread", map[string]string{"retbleed": "Mitigation: untrained return thunk; SMT disabled"},
+			map[string]string{"retbleed": ClassKept},
+			"bugs.c retbleed_show_state: !sched_smt_active() → 'SMT disabled' whatever STIBP is"},
 	}
 	for _, c := range cases {
 		m := modelMachine("x86", c.release, c.lines)
