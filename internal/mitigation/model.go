@@ -297,11 +297,14 @@ func (k *Knowledge) applyRetbleed(m Machine, parsed []Relevant, files map[string
 // parameter's parser, then <bug>_select_mitigation's AUTO decision
 // (mitigations=off before 6.17, should_mitigate_vuln() after).
 func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Global, vectorsOn bool) OffState {
-	var bug, sub *Relevant
+	var bug, sub, selects *Relevant
 	for i := range parsed {
 		r := &parsed[i]
 		if r.Kind != KindBug || !slices.Contains(r.Files, file) {
 			continue
+		}
+		if r.Key() == "l1tf" && r.Effect != EffectOff && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
+			selects = r
 		}
 		if isSubFieldOnly(r.Key()) {
 			// spectre_bhi=vmexit keeps BHI protection only at VM exits:
@@ -369,6 +372,13 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 				st = OffState{Partial: true, By: "mitigations=" + g.Value, Rule: RuleVectorSubField}
 			}
 		}
+	}
+	if st.Off && st.Rule == RuleGlobalOff && selects != nil && k.OverridesOff(m.Release, selects.Key()) {
+		// RuleBugOverrides for the sub-field l1tf= selects (bugs.c 6.17+
+		// l1tf_select_mitigation: l1tf=flush is L1TF_MITIGATION_FLUSH,
+		// not AUTO, and returns before should_mitigate_vuln()), so
+		// mitigations=off l1tf=flush leaves l1tf's line as it was.
+		st = OffState{Kept: selects.Raw, By: st.By, Rule: RuleBugOverrides}
 	}
 	if !st.Off && sub != nil {
 		st.Partial, st.By, st.Rule = true, sub.Raw, RuleSubField

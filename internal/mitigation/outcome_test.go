@@ -17,6 +17,10 @@ func TestPredictFiles(t *testing.T) {
 		"spec_rstack_overflow": "Mitigation: Safe RET",
 		"spectre_v2":           "Mitigation: Retpolines; IBPB: conditional; STIBP: always-on; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
 	}
+	l1tfHost := map[string]string{
+		"l1tf": "Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable",
+		"mds":  "Mitigation: Clear CPU buffers; SMT vulnerable",
+	}
 	cases := []struct {
 		name, release, vendor, cmdline string
 		lines                          map[string]string
@@ -68,6 +72,15 @@ func TestPredictFiles(t *testing.T) {
 		{"retbleed's SMT disabled stays", "7.2.13", "AuthenticAMD", "mitigations=auto,no_cross_thread", map[string]string{"retbleed": "Mitigation: untrained return thunk; SMT disabled"},
 			map[string]string{"retbleed": ClassKept},
 			"bugs.c retbleed_show_state: !sched_smt_active() → 'SMT disabled' whatever STIBP is"},
+		{"mitigations=off l1tf=flush leaves l1tf's line (6.17+)", "7.2.13", "GenuineIntel", "mitigations=off l1tf=flush", l1tfHost,
+			map[string]string{"l1tf": ClassKept, "mds": ClassGivenUp},
+			"bugs.c 6.17 l1tf_select_mitigation: l1tf_mitigation != AUTO → return before should_mitigate_vuln()"},
+		{"mitigations=off l1tf=flush before 6.17: VMX goes", "6.12.117", "GenuineIntel", "mitigations=off l1tf=flush", l1tfHost,
+			map[string]string{"l1tf": ClassWeakened},
+			"bugs.c 6.12 l1tf_select_mitigation: cpu_mitigations_off() → L1TF_MITIGATION_OFF whatever l1tf= chose"},
+		{"mitigations=off alone weakens l1tf's VMX flush", "7.2.13", "GenuineIntel", "mitigations=off", l1tfHost,
+			map[string]string{"l1tf": ClassWeakened},
+			"bugs.c l1tf_select_mitigation: AUTO and !should_mitigate_vuln → OFF; KVM's flush AUTO → never"},
 	}
 	for _, c := range cases {
 		m := modelMachine("x86", c.release, c.lines)
