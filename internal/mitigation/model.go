@@ -45,6 +45,7 @@ const (
 	RuleNeedsMicrocode  = "needs-microcode"
 	RuleRetbleedCmd     = "retbleed-force-stuff"
 	RuleRetbleedIBRS    = "retbleed-turns-ibrs-on"
+	RuleSRSONoSMT       = "srso-nosmt-follows-choice"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -70,6 +71,7 @@ var RuleSources = map[string]string{
 	RuleNeedsMicrocode:  "bugs.c srso_select_mitigation (every version): spec_rstack_overflow=ibpb and ibpb-vmexit are set only with the microcode (has_microcode / IBPB_BRTYPE); without it the mode stays NONE and the line reads 'Vulnerable, no microcode' (6.1) or 'Vulnerable: No microcode'",
 	RuleRetbleedCmd:     "bugs.c retbleed_parse_cmdline/retbleed_select_mitigation: retbleed=force sets X86_BUG_RETBLEED on a CPU that is not affected (its line becomes mitigated, or Vulnerable when the mitigation is off); retbleed=stuff (CONFIG_MITIGATION_CALL_DEPTH_TRACKING, 6.2+) mitigates by call-depth tracking while spectre_v2 stays in retpoline mode, which mitigations=off ends",
 	RuleRetbleedIBRS:    "bugs.c spectre_v2_update_mitigation (6.16+; it matters from 6.17, where retbleed=ibpb|unret overrides mitigations=off): spectre_v2 left AUTO (mitigations=off) and not in an eIBRS mode, on Intel with the Retbleed bug and IBRS, with retbleed's mitigation neither NONE nor STUFF, becomes SPECTRE_V2_IBRS; retbleed_update_mitigation then sets retbleed to IBRS, and the sub-fields spectre_v2_user chose (AUTO, off) stay off",
+	RuleSRSONoSMT:       "bugs.c srso_select_mitigation from the 6.16 select/update split: only AUTO asks the vectors (mitigations=off: NONE, return); any value the user gave, spec_rstack_overflow=off's NONE included, goes on to 'Zen1/2 with SMT off aren't vulnerable to SRSO' (x86 < 0x19 && !cpu_smt_possible() → SRSO_MITIGATION_NOSMT), so on such a machine the line stays 'Mitigation: SMT disabled' (before 6.16 srso_cmd == SRSO_CMD_OFF returned first)",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
@@ -328,6 +330,9 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		// RulePTIAutoFirst: pti=on jumps to enable and pti=auto to
 		// autosel, both before the cpu_mitigations_off() check.
 		st = OffState{Kept: bug.Raw, By: "mitigations=" + g.Value, Rule: RulePTIAutoFirst}
+	case bug != nil && bug.Key() == "spec_rstack_overflow" && bug.Effect == EffectOff &&
+		strings.HasPrefix(m.Lines[file], "Mitigation: SMT disabled") && kbAtLeast(m.Release, "6.16", true):
+		st = OffState{Kept: bug.Raw, By: bug.Raw, Rule: RuleSRSONoSMT}
 	case bug != nil && bug.Effect == EffectOff:
 		st = OffState{Off: true, By: bug.Raw, Rule: RuleBugOff}
 	case globalOff && explicit && k.OverridesOff(m.Release, bug.Key()):

@@ -81,6 +81,15 @@ func TestPredictFiles(t *testing.T) {
 		{"mitigations=off alone weakens l1tf's VMX flush", "7.2.13", "GenuineIntel", "mitigations=off", l1tfHost,
 			map[string]string{"l1tf": ClassWeakened},
 			"bugs.c l1tf_select_mitigation: AUTO and !should_mitigate_vuln → OFF; KVM's flush AUTO → never"},
+		{"spec_rstack_overflow=off on Zen 1/2 without SMT stays SMT disabled (6.16+)", "7.2.13", "AuthenticAMD", "spec_rstack_overflow=off", map[string]string{"spec_rstack_overflow": "Mitigation: SMT disabled"},
+			map[string]string{"spec_rstack_overflow": ClassKept},
+			"bugs.c srso_select_mitigation: a value that is not AUTO reaches the x86 < 0x19 && !cpu_smt_possible() check → SRSO_MITIGATION_NOSMT"},
+		{"mitigations=off on Zen 1/2 without SMT gives SRSO up", "7.2.13", "AuthenticAMD", "mitigations=off", map[string]string{"spec_rstack_overflow": "Mitigation: SMT disabled"},
+			map[string]string{"spec_rstack_overflow": ClassGivenUp},
+			"bugs.c srso_select_mitigation: AUTO and no vector → SRSO_MITIGATION_NONE, return before the NOSMT check"},
+		{"spec_rstack_overflow=off before 6.16 gives SRSO up", "6.12.117", "AuthenticAMD", "spec_rstack_overflow=off", map[string]string{"spec_rstack_overflow": "Mitigation: SMT disabled"},
+			map[string]string{"spec_rstack_overflow": ClassGivenUp},
+			"bugs.c 6.12 srso_select_mitigation: srso_cmd == SRSO_CMD_OFF returns first"},
 	}
 	for _, c := range cases {
 		m := modelMachine("x86", c.release, c.lines)
