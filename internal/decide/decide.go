@@ -80,6 +80,11 @@ type Option struct {
 	Inexact []string `json:"inexact,omitempty"`
 	// SameAs names an earlier option this one equals here.
 	SameAs string `json:"same_as,omitempty"`
+	// Unseen is true when the vulnerability files cannot be read: what
+	// the option gives up here cannot be told (GivesUp is empty for want
+	// of files, not because it keeps everything), and it is never folded
+	// into another option.
+	Unseen bool `json:"gives_up_unseen,omitempty"`
 	// Current is true for the option the running command line already is
 	// (the vectors it drops are the option's).
 	Current bool `json:"current"`
@@ -192,6 +197,9 @@ func Decide(in Input) (*Decision, error) {
 					return nil, exit.Usagef("--profile %q: give one of %s", in.Profile, strings.Join(ProfileNames, ", "))
 				}
 			}
+			arms, notes := machineArms(in)
+			d.Facts.Notes = append(d.Facts.Notes, notes...)
+			savings(d, arms, measureWith(in))
 			return d, nil
 		}
 	}
@@ -357,6 +365,15 @@ func options(in Input, m mitigation.Machine) []Option {
 		dv, ok, _ := kb.DropVectors(m, o.Drops)
 		last := out[len(out)-1]
 		switch {
+		case m.Vulns == nil:
+			// Nothing to predict from: the option is its own line (in
+			// the kernel's vector syntax; a per-bug spelling needs the
+			// files), and what it gives up is unseen.
+			o.Cmdline, o.Unseen, o.Inexact = dv.Cmdline(), true, dv.Inexact
+			if dv.Syntax == "per-bug" {
+				o.Inexact = append(o.Inexact, "the vulnerability files cannot be read: no per-bug line can be computed for this kernel")
+			}
+			prev = o.Name
 		case ok:
 			o.Cmdline = dv.Cmdline()
 			o.GivesUp = append(o.GivesUp, dv.Off...)
@@ -386,7 +403,10 @@ func options(in Input, m mitigation.Machine) []Option {
 	// The sets are the model's Outcome, as advise --target off gives them.
 	p := kb.Outcome(m, mitigation.ParseCmdline(off.Cmdline).Params)
 	off.GivesUp, off.Weakened = p.GivenUp, p.Weakened
-	if len(p.Ignored) > 0 || len(off.GivesUp)+len(off.Weakened) == 0 {
+	if m.Vulns == nil {
+		// Not "same as keep-all": it cannot be seen what it gives up.
+		off.Unseen = true
+	} else if len(p.Ignored) > 0 || len(off.GivesUp)+len(off.Weakened) == 0 {
 		off.Cmdline = ""
 		off.SameAs = KeepAll
 	}

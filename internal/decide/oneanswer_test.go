@@ -98,4 +98,16 @@ func TestNoVulnerabilities(t *testing.T) {
 	if d.Recommended != nil || !d.Facts.Unreadable || len(d.Notes) == 0 || len(d.Steps) != 0 {
 		t.Errorf("no vulnerability files: recommended %v, unreadable %v, notes %q", d.Recommended, d.Facts.Unreadable, d.Notes)
 	}
+	// No option is "same as keep-all": what each gives up is unseen.
+	for _, o := range d.Options {
+		if o.Name == KeepAll {
+			continue
+		}
+		if o.SameAs != "" || !o.Unseen {
+			t.Errorf("no vulnerability files: option %s is same as %q, unseen %v", o.Name, o.SameAs, o.Unseen)
+		}
+		if o.Name == Off && o.Cmdline != "mitigations=off" {
+			t.Errorf("no vulnerability files: off's line is %q", o.Cmdline)
+		}
+	}
 }
