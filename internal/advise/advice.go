@@ -132,6 +132,9 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 	a.ConfiguredAfter = mitigation.Cmdline{Params: after, InitArgs: baseInit}.String()
 
 	predicted := applyChanges(running, a.Changes, appends)
+	if p.AllEntries != "" {
+		predicted = withAllEntries(running, a.Changes, appends, mitigation.ParseCmdline(p.AllEntries).Params)
+	}
 	a.Predicted = mitigation.Format(predicted)
 	if init := mitigation.ParseCmdline(s.Cmdline.Raw).InitArgs; init != nil {
 		// The words after "--" go to init; they stay on the line.
@@ -323,6 +326,45 @@ func applyChanges(running []mitigation.Param, changes []Change, appendReplaced b
 	return mitigation.Merge(out, set)
 }
 
+// withAllEntries is the next boot's line where the edit goes to GRUB's
+// GRUB_CMDLINE_LINUX_DEFAULT and GRUB_CMDLINE_LINUX (fixed) comes first and
+// stays as it is: the changes apply to the rest of the running line, and
+// fixed's words go before it, so that a mitigations=off there is still
+// read first (kernel/cpu.c reads every mitigations= in turn; from 6.17 a
+// vector it clears stays cleared) and a per-bug value there still counts
+// where the edit removes its copy.
+func withAllEntries(running []mitigation.Param, changes []Change, appendReplaced bool, fixed []mitigation.Param) []mitigation.Param {
+	// The running line is BOOT_IMAGE and root=, then GRUB_CMDLINE_LINUX,
+	// then the _DEFAULT words: fixed goes back where its first word was
+	// (first when the running line lacks it), the edited rest after it.
+	var head, rest []mitigation.Param
+	at := -1
+	for i, p := range running {
+		if at < 0 && len(fixed) > 0 && p.Raw == fixed[0].Raw {
+			at = i
+		}
+	}
+	if at < 0 {
+		at = 0
+	}
+	head = slices.Clone(running[:at])
+	rest = slices.Clone(running[at:])
+	for _, f := range fixed {
+		if i := slices.IndexFunc(rest, func(p mitigation.Param) bool { return p.Raw == f.Raw }); i >= 0 {
+			rest = slices.Delete(rest, i, i+1)
+		}
+	}
+	edited := applyChanges(slices.Concat(head, rest), changes, appendReplaced)
+	// head's words are unedited by a change to the _DEFAULT line unless
+	// they set the same thing; keep the edited line's order and put fixed
+	// after head's surviving words.
+	n := 0
+	for n < len(edited) && n < len(head) && edited[n].Raw == head[n].Raw {
+		n++
+	}
+	return slices.Concat(edited[:n], fixed, edited[n:])
+}
+
 // warnings are the remarks that do not fit elsewhere.
 func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, newer bool, kb *mitigation.Knowledge) []string {
 	var w []string
@@ -346,6 +388,10 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 	if p.AllEntries != "" {
 		for _, r := range mitigation.Classify(mitigation.ParseCmdline(p.AllEntries).Params).Params {
 			if r.Kind == mitigation.KindToggle {
+				continue
+			}
+			if r.Kind == mitigation.KindGlobal {
+				w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line and the kernel reads every mitigations= in turn (from Linux 6.17 a vector it turns off stays off whatever GRUB_CMDLINE_LINUX_DEFAULT says; before, the last value the kernel accepts wins); the prediction counts it, and it stays unless you remove it there", r.Raw))
 				continue
 			}
 			w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line, so GRUB_CMDLINE_LINUX_DEFAULT overrides a repeated parameter, but a different one (nopti next to mitigations=auto) still counts; remove it there if it works against the target", r.Raw))

@@ -438,3 +438,34 @@ func TestWSLConfigProblems(t *testing.T) {
 		t.Errorf("duplicate: warnings %q", a.Warnings)
 	}
 }
+
+// TestGRUBAllEntriesGlobalOff: with mitigations=off in GRUB_CMDLINE_LINUX
+// (read first) mitigations=auto added to GRUB_CMDLINE_LINUX_DEFAULT regains
+// nothing on a 6.17+ kernel (kernel/cpu.c mitigations_parse_cmdline only
+// ever clears vectors) and regains what off took before 6.17 (the last
+// value wins): the predicted line keeps GRUB_CMDLINE_LINUX's words first.
+func TestGRUBAllEntriesGlobalOff(t *testing.T) {
+	for _, c := range []struct {
+		release  string
+		regained bool
+	}{{"6.18.3", false}, {"6.12.48", true}} {
+		s, p, kb := load(t, "debian-grub")
+		p.AllEntries = "mitigations=off"
+		s.Kernel.Release = c.release
+		s.Cmdline.Raw = "BOOT_IMAGE=/boot/vmlinuz root=UUID=x ro mitigations=off " + p.Configured
+		// The machine as it boots with mitigations=off: every file the
+		// default mitigates reads Vulnerable.
+		for i, v := range s.Vulnerabilities {
+			if v.State == mitigation.Mitigated && !kb.AlwaysOn(s.CPU.Arch, v.Name, v.Raw) {
+				s.Vulnerabilities[i] = mitigation.ParseVulnerability(v.Name, "Vulnerable")
+			}
+		}
+		a := For(s, p, mustTarget(t, "mitigations=auto"), kb)
+		if !strings.HasPrefix(strings.TrimPrefix(a.Predicted, "BOOT_IMAGE=/boot/vmlinuz root=UUID=x ro "), "mitigations=off") {
+			t.Errorf("%s: predicted line %q lost GRUB_CMDLINE_LINUX's mitigations=off", c.release, a.Predicted)
+		}
+		if got := len(a.Regained) > 0; got != c.regained {
+			t.Errorf("%s: regained %v, want regained=%v (predicted %q)", c.release, lossNames(a.Regained), c.regained, a.Predicted)
+		}
+	}
+}
