@@ -24,6 +24,17 @@ type FilePrediction struct {
 	// (ClassGivenUp, ClassWeakened, ClassKept; ClassOf), "" when nothing
 	// on the command line aims at it or the line is not mitigated.
 	Class string
+	// To is the text the model predicts the file reads after a boot with
+	// the command line, "" where it predicts none: the line as it is
+	// where nothing on the command line reaches it (or only keeps it), the
+	// weakened text of a line whose changeable part goes ("VMX:
+	// vulnerable"), "Vulnerable" for a guest's unknown line turned off. A
+	// line a parameter selects a mode of, or that follows such a choice
+	// (ITS follows retbleed= and spectre_v2=), may read another
+	// mitigation's text, so its To is "" unless the kernel's string is
+	// known (spec_store_bypass_disable=seccomp); so is an "SMT …" state
+	// where the command line may turn SMT off.
+	To string
 	// OffState is the model's state of the file: the rule that decided,
 	// the parameter responsible, and Becomes, the state a line not
 	// mitigated now takes (a force value on a CPU not affected; a
@@ -66,12 +77,98 @@ func ObservedChange(base, got Vulnerability) string {
 // with the parameters m's kernel does not parse.
 func (k *Knowledge) PredictFiles(m Machine, params []Param) (files []FilePrediction, ignored []string) {
 	p := k.Predict(m, params)
+	selected, smt := k.selectedFiles(m, params), turnsSMTOff(params)
 	files = make([]FilePrediction, 0, len(m.Vulns))
 	for _, v := range m.Vulns {
 		st := p.Of(v.Name)
-		files = append(files, FilePrediction{Name: v.Name, From: v.Raw, State: v.State, Class: k.ClassOf(m.Arch, v, st), OffState: st})
+		f := FilePrediction{Name: v.Name, From: v.Raw, State: v.State, Class: k.ClassOf(m.Arch, v, st), OffState: st}
+		f.To = k.predictedText(m, v, f, selected, smt)
+		files = append(files, f)
 	}
 	return files, p.Ignored
+}
+
+// follows are the files whose line another bug's parameter can change
+// (bugs.c's update functions): ITS takes retbleed's stuffing and
+// spectre_v2's mode (its_update_mitigation), retbleed spectre_v2's IBRS
+// and SRSO's IBPB (retbleed_update_mitigation), spectre_v2 retbleed's
+// (spectre_v2_update_mitigation).
+var follows = map[string][]string{
+	"indirect_target_selection": {"retbleed", "spectre_v2"},
+	"retbleed":                  {"spectre_v2", "spec_rstack_overflow"},
+	"spectre_v2":                {"retbleed"},
+}
+
+// knownTexts are the kernel's strings for explicit selections whose text
+// the model knows, by file and parameter (ssb_strings[SPEC_STORE_BYPASS_SECCOMP]).
+var knownTexts = map[string]map[string]string{
+	"spec_store_bypass": {"spec_store_bypass_disable=seccomp": "Mitigation: Speculative Store Bypass disabled via prctl and seccomp"},
+}
+
+// selectedFiles are the files an explicit per-bug selection of params
+// reaches (a value that is neither off nor left to the kernel), with the
+// parameters, and the files that follow them.
+func (k *Knowledge) selectedFiles(m Machine, params []Param) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range Classify(Effective(params)).ForArch(m.Arch).Params {
+		if r.Kind != KindBug || r.Effect == EffectOff || r.Effect == EffectInvalid || k.DefersOn(m, r.Param) {
+			continue
+		}
+		for _, f := range r.Files {
+			out[f] = append(out[f], r.Raw)
+		}
+	}
+	for file, leaders := range follows {
+		for _, l := range leaders {
+			for _, raw := range out[l] {
+				if !slices.Contains(out[file], raw) {
+					out[file] = append(out[file], raw)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// turnsSMTOff reports whether params may turn SMT off (nosmt,
+// mitigations=auto,nosmt, a per-bug ",nosmt" or retbleed=nosmt,
+// l1tf=full): a line's "SMT …" state may then change.
+func turnsSMTOff(params []Param) bool {
+	return slices.ContainsFunc(params, func(p Param) bool {
+		return p.Key() == "nosmt" || strings.Contains(p.Value, "nosmt") || p.Key() == "l1tf" && strings.HasPrefix(p.Value, "full")
+	})
+}
+
+// predictedText is FilePrediction.To.
+func (k *Knowledge) predictedText(m Machine, v Vulnerability, f FilePrediction, selected map[string][]string, smt bool) string {
+	from := strings.TrimSpace(v.Raw)
+	if _, ok := v.Fields["SMT"]; ok && smt {
+		return ""
+	}
+	if sel := selected[v.Name]; len(sel) > 0 {
+		if len(sel) == 1 && f.Class != ClassGivenUp && v.State == Mitigated {
+			return knownTexts[v.Name][sel[0]]
+		}
+		return ""
+	}
+	switch {
+	case f.Becomes == Vulnerable && v.State == Unknown:
+		return "Vulnerable"
+	case f.Becomes != "":
+		return ""
+	case v.State != Mitigated:
+		if f.Rule == "" {
+			return from
+		}
+		return ""
+	case f.Class == "" || f.Class == ClassKept && !f.Off:
+		return from
+	case f.Class == ClassWeakened && f.Off:
+		if _, w := k.KeptAnyway(m.Arch, v.Name, v.Raw); w != "" {
+			return w
+		}
+	}
+	return ""
 }
 
 // The classes of what a command line does to a file the machine shows

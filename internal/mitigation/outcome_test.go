@@ -134,3 +134,35 @@ func TestRunningVectorsOffFolds(t *testing.T) {
 		t.Errorf("RunningVectorsOff = %v, want none: the kernel stops at bogus", got)
 	}
 }
+
+// TestPredictedText: the text PredictFiles predicts where it predicts one,
+// "" where a selection may print another mitigation's text.
+func TestPredictedText(t *testing.T) {
+	kb := mustKB(t)
+	m := modelMachine("x86", "7.2.13", map[string]string{
+		"spec_store_bypass":         "Mitigation: Speculative Store Bypass disabled via prctl",
+		"indirect_target_selection": "Mitigation: Aligned branch/return thunks",
+		"retbleed":                  "Vulnerable",
+		"srbds":                     "Unknown: Dependent on hypervisor status",
+		"l1tf":                      "Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable",
+		"meltdown":                  "Mitigation: PTI",
+	})
+	m.Vendor = "GenuineIntel"
+	for _, c := range []struct{ cmdline, file, want string }{
+		{"quiet", "meltdown", "Mitigation: PTI"},
+		{"spec_store_bypass_disable=seccomp", "spec_store_bypass", "Mitigation: Speculative Store Bypass disabled via prctl and seccomp"},
+		{"retbleed=stuff", "indirect_target_selection", ""},
+		{"retbleed=stuff", "meltdown", "Mitigation: PTI"},
+		{"mitigations=off", "srbds", "Vulnerable"},
+		{"mitigations=off", "l1tf", "Mitigation: PTE Inversion; VMX: vulnerable"},
+		{"mitigations=off", "meltdown", ""},
+		{"nosmt", "l1tf", ""},
+	} {
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		for _, f := range fs {
+			if f.Name == c.file && f.To != c.want {
+				t.Errorf("%s: %s reads %q, want %q", c.cmdline, c.file, f.To, c.want)
+			}
+		}
+	}
+}

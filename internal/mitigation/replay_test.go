@@ -48,7 +48,7 @@ func TestReplayCorpus(t *testing.T) {
 		}
 	}
 	var bad []replayMismatch
-	checked := 0
+	checked, texts := 0, 0
 	for _, o := range obs {
 		b, ok := base[key{o.Image, o.CPUModel}]
 		if !ok {
@@ -92,10 +92,19 @@ func TestReplayCorpus(t *testing.T) {
 			pc, oc := predicted[name].Change(), ObservedChange(bl, gl)
 			if pc != oc {
 				bad = append(bad, replayMismatch{name, o.Release, o.Params, pc, oc, o.CPUModel, bv, gv})
+				continue
+			}
+			// The predicted text, where the model predicts one, is the
+			// text the kernel printed.
+			if to := predicted[name].To; to != "" && to != strings.TrimSpace(gv) {
+				texts++
+				bad = append(bad, replayMismatch{name, o.Release, o.Params, "text " + to, "text " + strings.TrimSpace(gv), o.CPUModel, bv, gv})
+			} else if to != "" {
+				texts++
 			}
 		}
 	}
-	t.Logf("replayed %d boots, %d files", len(obs), checked)
+	t.Logf("replayed %d boots, %d files, %d predicted texts", len(obs), checked, texts)
 	if len(bad) > 0 {
 		t.Error(replayReport(bad, 60))
 	}
