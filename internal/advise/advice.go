@@ -77,6 +77,10 @@ type Advice struct {
 	Kept []Loss `json:"kept"`
 	// Regained are vulnerable files the target mitigates again.
 	Regained []Loss `json:"regained"`
+	// Changed are files not mitigated now whose state the target changes
+	// (the model's Becomes: vmscape=force on a CPU not affected, a
+	// guest's unknown line turned off), To the predicted text or state.
+	Changed []Loss `json:"changed"`
 	// Toggles are target parameters that are not CPU mitigations.
 	Toggles []Toggle `json:"toggles"`
 	// GuestCaveat is set inside a VM guest: what a guest's setting can and
@@ -100,7 +104,7 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 	release := s.Kernel.Release
 	a := Advice{Schema: AdviceSchema, Target: t, Kernel: release, Platform: p,
 		Running: strings.TrimSpace(s.Cmdline.Raw), Changes: []Change{}, Steps: []Step{},
-		GivenUp: []Loss{}, Weakened: []Loss{}, Kept: []Loss{}, Regained: []Loss{},
+		GivenUp: []Loss{}, Weakened: []Loss{}, Kept: []Loss{}, Regained: []Loss{}, Changed: []Loss{},
 		Toggles: []Toggle{}, Alternatives: []mitigation.KBAlternative{}, NotOffered: []NotOffered{}, Warnings: []string{}}
 	running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
 
@@ -227,7 +231,16 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 				loss.To = "Mitigation: …"
 				loss.Explanation = kb.ExplainChange(v.Name, loss.From, "mitigated")
 				a.Regained = append(a.Regained, loss)
+				continue
 			}
+		}
+		if f := nowAll[v.Name]; v.State != mitigation.Mitigated && f.Becomes != "" && f.Becomes != beforeAll[v.Name].Becomes {
+			loss.To, loss.By = f.To, f.By
+			if loss.To == "" {
+				loss.To = string(f.Becomes)
+			}
+			loss.Explanation = fmt.Sprintf("%s: %s → %s (%s)", v.Name, loss.From, loss.To, f.By)
+			a.Changed = append(a.Changed, loss)
 		}
 	}
 

@@ -469,3 +469,32 @@ func TestGRUBAllEntriesGlobalOff(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseChanged: a file not mitigated now that the target changes
+// (vmscape=force on a CPU the kernel calls not affected) is listed with
+// the model's predicted text, as PredictFiles gives it.
+func TestAdviseChanged(t *testing.T) {
+	s, p, kb := load(t, "debian-grub")
+	s.Kernel.Release = "7.2.13"
+	found := false
+	for i, v := range s.Vulnerabilities {
+		if v.Name == "vmscape" {
+			s.Vulnerabilities[i] = mitigation.ParseVulnerability("vmscape", "Not affected")
+			found = true
+		}
+	}
+	if !found {
+		s.Vulnerabilities = append(s.Vulnerabilities, mitigation.ParseVulnerability("vmscape", "Not affected"))
+	}
+	a := For(s, p, mustTarget(t, "vmscape=force"), kb)
+	fs, _ := kb.PredictFiles(s.Machine(), mitigation.ParseCmdline(a.Predicted).Params)
+	var want string
+	for _, f := range fs {
+		if f.Name == "vmscape" {
+			want = f.To
+		}
+	}
+	if len(a.Changed) != 1 || a.Changed[0].Name != "vmscape" || want == "" || a.Changed[0].To != want {
+		t.Errorf("changed %+v, want vmscape → %q", a.Changed, want)
+	}
+}

@@ -46,6 +46,7 @@ const (
 	RuleRetbleedCmd     = "retbleed-force-stuff"
 	RuleRetbleedIBRS    = "retbleed-turns-ibrs-on"
 	RuleSRSONoSMT       = "srso-nosmt-follows-choice"
+	RuleForced          = "force-sets-the-bug"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -72,6 +73,7 @@ var RuleSources = map[string]string{
 	RuleRetbleedCmd:     "bugs.c retbleed_parse_cmdline/retbleed_select_mitigation: retbleed=force sets X86_BUG_RETBLEED on a CPU that is not affected (its line becomes mitigated, or Vulnerable when the mitigation is off); retbleed=stuff (CONFIG_MITIGATION_CALL_DEPTH_TRACKING, 6.2+) mitigates by call-depth tracking while spectre_v2 stays in retpoline mode, which mitigations=off ends",
 	RuleRetbleedIBRS:    "bugs.c spectre_v2_update_mitigation (6.16+; it matters from 6.17, where retbleed=ibpb|unret overrides mitigations=off): spectre_v2 left AUTO (mitigations=off) and not in an eIBRS mode, on Intel with the Retbleed bug and IBRS, with retbleed's mitigation neither NONE nor STUFF, becomes SPECTRE_V2_IBRS; retbleed_update_mitigation then sets retbleed to IBRS, and the sub-fields spectre_v2_user chose (AUTO, off) stay off",
 	RuleSRSONoSMT:       "bugs.c srso_select_mitigation from the 6.16 select/update split: only AUTO asks the vectors (mitigations=off: NONE, return); any value the user gave, spec_rstack_overflow=off's NONE included, goes on to 'Zen1/2 with SMT off aren't vulnerable to SRSO' (x86 < 0x19 && !cpu_smt_possible() → SRSO_MITIGATION_NOSMT), so on such a machine the line stays 'Mitigation: SMT disabled' (before 6.16 srso_cmd == SRSO_CMD_OFF returned first)",
+	RuleForced:          "bugs.c vmscape_parse_cmdline and its_parse_cmdline: vmscape=force and indirect_target_selection=force call setup_force_cpu_bug on a CPU that is not affected, so the file leaves 'Not affected': vmscape_select_mitigation (AUTO) mitigates with IBPB where the CPU has it and the vectors (mitigations=off: none) ask, else 'Vulnerable'; its_select_mitigation/its_update_mitigation give the aligned thunks while spectre_v2 stays in retpoline mode, 'Vulnerable' once spectre_v2 is off",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
@@ -194,15 +196,17 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 			// FULL, and the hypervisor check comes before srbds_off.
 			st = OffState{Rule: RuleHypervisorFirst}
 		}
-		if v.State == Unknown && st.Off && st.Becomes == "" {
-			// A line the kernel could not judge, turned off, reads its
-			// OFF string: bugs.c srbds_select_mitigation from the 6.16
+		if v.Name == "srbds" && v.State == Unknown && st.Off && st.Becomes == "" {
+			// SRBDS's line the guest could not judge, turned off, reads
+			// its OFF string: bugs.c srbds_select_mitigation from the 6.16
 			// select/update split sets SRBDS_MITIGATION_OFF for AUTO
 			// when should_mitigate_vuln() is false and returns before the
 			// X86_FEATURE_HYPERVISOR check, so a guest's "Unknown:
 			// Dependent on hypervisor status" becomes srbds_strings[OFF],
 			// "Vulnerable" (the corpus's 7.2.13 boots; before 6.16 the
-			// hypervisor came first: RuleHypervisorFirst).
+			// hypervisor came first: RuleHypervisorFirst). Other unknown
+			// lines (old_microcode's "running under hypervisor") do not
+			// depend on the command line.
 			st.Becomes = Vulnerable
 		}
 		p.Files[v.Name] = st
@@ -215,6 +219,7 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 		k.applySpectreV2Update(m, parsed, p.Files)
 		k.applyRetbleed(m, parsed, p.Files)
 		k.applyITS(m, parsed, p.Files)
+		k.applyForced(m, parsed, p.Files)
 	}
 	if verw && (m.Arch == "" || m.Arch == "x86") {
 		k.applyVERW(m, p.Files)

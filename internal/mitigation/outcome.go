@@ -105,6 +105,14 @@ var knownTexts = map[string]map[string]string{
 	"spec_store_bypass": {"spec_store_bypass_disable=seccomp": "Mitigation: Speculative Store Bypass disabled via prctl and seccomp"},
 }
 
+// forcedTexts are the kernel's strings of a forced bug (RuleForced):
+// vmscape_strings[VMSCAPE_MITIGATION_IBPB_EXIT_TO_USER], its_strings[ITS_MITIGATION_ALIGNED_THUNKS]
+// and their NONE "Vulnerable".
+var forcedTexts = map[string]map[State]string{
+	"vmscape":                   {Mitigated: "Mitigation: IBPB before exit to userspace", Vulnerable: "Vulnerable"},
+	"indirect_target_selection": {Mitigated: "Mitigation: Aligned branch/return thunks", Vulnerable: "Vulnerable"},
+}
+
 // selectedFiles are the files an explicit per-bug selection of params
 // reaches (a value that is neither off nor left to the kernel), with the
 // parameters, and the files that follow them.
@@ -142,6 +150,9 @@ func turnsSMTOff(params []Param) bool {
 // predictedText is FilePrediction.To.
 func (k *Knowledge) predictedText(m Machine, v Vulnerability, f FilePrediction, selected map[string][]string, smt bool) string {
 	from := strings.TrimSpace(v.Raw)
+	if f.Rule == RuleForced {
+		return forcedTexts[v.Name][f.Becomes]
+	}
 	if _, ok := v.Fields["SMT"]; ok && smt {
 		return ""
 	}

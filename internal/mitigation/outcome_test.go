@@ -11,7 +11,7 @@ import (
 // follows.
 func TestPredictFiles(t *testing.T) {
 	kb := mustKB(t)
-	unknown := map[string]string{"srbds": "Unknown: Dependent on hypervisor status", "gather_data_sampling": "Unknown: Dependent on hypervisor status", "meltdown": "Mitigation: PTI"}
+	unknown := map[string]string{"srbds": "Unknown: Dependent on hypervisor status", "gather_data_sampling": "Unknown: Dependent on hypervisor status", "meltdown": "Mitigation: PTI", "old_microcode": "Unknown: running under hypervisor"}
 	zen2SMT := map[string]string{
 		"retbleed":             "Mitigation: untrained return thunk; SMT enabled with STIBP protection",
 		"spec_rstack_overflow": "Mitigation: Safe RET",
@@ -21,6 +21,15 @@ func TestPredictFiles(t *testing.T) {
 		"l1tf": "Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable",
 		"mds":  "Mitigation: Clear CPU buffers; SMT vulnerable",
 	}
+	guestNoIBPB := map[string]string{
+		"spectre_v2":                "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
+		"vmscape":                   "Not affected",
+		"indirect_target_selection": "Not affected",
+	}
+	hostIBPB := map[string]string{
+		"spectre_v2": "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S",
+		"vmscape":    "Not affected",
+	}
 	cases := []struct {
 		name, release, vendor, cmdline string
 		lines                          map[string]string
@@ -28,7 +37,7 @@ func TestPredictFiles(t *testing.T) {
 		source                         string
 	}{
 		{"a guest's unknown SRBDS turned off reads Vulnerable", "7.2.13", "GenuineIntel", "mitigations=off", unknown,
-			map[string]string{"srbds": "becomes vulnerable", "gather_data_sampling": "stays unknown", "meltdown": ClassGivenUp},
+			map[string]string{"srbds": "becomes vulnerable", "gather_data_sampling": "stays unknown", "meltdown": ClassGivenUp, "old_microcode": "stays unknown"},
 			"bugs.c srbds_select_mitigation (6.16+): AUTO and !should_mitigate_vuln → SRBDS_MITIGATION_OFF before the hypervisor check; gds_select_mitigation: hypervisor first"},
 		{"before 6.16 the hypervisor comes first", "6.12.117", "GenuineIntel", "mitigations=off", unknown,
 			map[string]string{"srbds": "stays unknown", "gather_data_sampling": "stays unknown"},
@@ -90,6 +99,21 @@ func TestPredictFiles(t *testing.T) {
 		{"spec_rstack_overflow=off before 6.16 gives SRSO up", "6.12.117", "AuthenticAMD", "spec_rstack_overflow=off", map[string]string{"spec_rstack_overflow": "Mitigation: SMT disabled"},
 			map[string]string{"spec_rstack_overflow": ClassGivenUp},
 			"bugs.c 6.12 srso_select_mitigation: srso_cmd == SRSO_CMD_OFF returns first"},
+		{"vmscape=force without IBPB: Vulnerable", "6.1.158", "GenuineIntel", "vmscape=force", guestNoIBPB,
+			map[string]string{"vmscape": "becomes vulnerable"},
+			"bugs.c vmscape_parse_cmdline: force → setup_force_cpu_bug; vmscape_select_mitigation: !X86_FEATURE_IBPB → NONE"},
+		{"vmscape=force with IBPB: mitigated", "7.2.13", "GenuineIntel", "vmscape=force", hostIBPB,
+			map[string]string{"vmscape": "becomes mitigated"},
+			"bugs.c vmscape_select_mitigation: AUTO, should_mitigate_vuln → IBPB before exit to userspace"},
+		{"vmscape=force under mitigations=off: Vulnerable", "7.2.13", "GenuineIntel", "mitigations=off vmscape=force", hostIBPB,
+			map[string]string{"vmscape": "becomes vulnerable"},
+			"bugs.c vmscape_parse_cmdline leaves AUTO; should_mitigate_vuln is false under mitigations=off"},
+		{"indirect_target_selection=force on a retpoline AMD: aligned thunks", "7.2.13", "AuthenticAMD", "indirect_target_selection=force", guestNoIBPB,
+			map[string]string{"indirect_target_selection": "becomes mitigated"},
+			"bugs.c its_parse_cmdline: force → ITS_CMD_ON, setup_force_cpu_bug; its_select_mitigation: aligned thunks"},
+		{"indirect_target_selection=force after mitigations=off: Vulnerable", "7.2.13", "AuthenticAMD", "mitigations=off indirect_target_selection=force", guestNoIBPB,
+			map[string]string{"indirect_target_selection": "becomes vulnerable"},
+			"bugs.c its_update_mitigation: spectre_v2 NONE → ITS off"},
 	}
 	for _, c := range cases {
 		m := modelMachine("x86", c.release, c.lines)

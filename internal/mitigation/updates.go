@@ -1,6 +1,9 @@
 package mitigation
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The update functions of bugs.c (6.16+, cpu_select_mitigations() runs
 // them after every select function): one bug's choice changed by
@@ -85,4 +88,65 @@ func (k *Knowledge) applyIBRS(m Machine, parsed []Relevant, files map[string]Off
 	if ibrs {
 		files["retbleed"] = OffState{Kept: "spectre_v2", By: rb.By, Rule: RuleIBRSTrumps}
 	}
+}
+
+// applyForced is RuleForced: a force value on a file the machine shows
+// "Not affected" sets the bug (setup_force_cpu_bug in vmscape_parse_cmdline
+// and its_parse_cmdline), and the select function then decides as for an
+// affected CPU:
+//   - vmscape (AUTO, RuleDefers): IBPB before exit to userspace where the
+//     CPU has IBPB (the spectre_v2 line's IBPB field) and the bug is
+//     mitigated (not mitigations=off, not no_guest_host), else Vulnerable
+//     (vmscape_select_mitigation: !X86_FEATURE_IBPB → NONE);
+//   - indirect_target_selection (ITS_CMD_ON): the aligned branch/return
+//     thunks while spectre_v2 stays in retpoline mode, Vulnerable once
+//     spectre_v2 is off (its_update_mitigation); in another spectre_v2
+//     mode the model does not predict it.
+func (k *Knowledge) applyForced(m Machine, parsed []Relevant, files map[string]OffState) {
+	for _, r := range parsed {
+		if r.Value != "force" || r.Effect == EffectInvalid {
+			continue
+		}
+		switch file := r.Key(); file {
+		case "vmscape":
+			line, ok := m.Lines[file]
+			if !ok || kbVerdict(line) != "not_affected" {
+				continue
+			}
+			st := OffState{Becomes: Vulnerable, By: r.Raw, Rule: RuleForced}
+			if strings.Contains(m.Lines["spectre_v2"], "; IBPB:") && !k.vmscapeOff(m, parsed) {
+				st.Becomes = Mitigated
+			}
+			files[file] = st
+		case "indirect_target_selection":
+			line, ok := m.Lines[file]
+			if !ok || kbVerdict(line) != "not_affected" {
+				continue
+			}
+			switch sv := m.Lines["spectre_v2"]; {
+			case files["spectre_v2"].Off:
+				files[file] = OffState{Becomes: Vulnerable, By: r.Raw, Rule: RuleForced}
+			case strings.HasPrefix(sv, "Mitigation: Retpolines"):
+				files[file] = OffState{Becomes: Mitigated, By: r.Raw, Rule: RuleForced}
+			}
+		}
+	}
+}
+
+// vmscapeOff reports whether the vectors leave vmscape (AUTO) off: the
+// model's prediction for a machine that shows vmscape mitigated.
+func (k *Knowledge) vmscapeOff(m Machine, parsed []Relevant) bool {
+	as := m
+	as.Lines = map[string]string{"vmscape": "Mitigation: IBPB before exit to userspace"}
+	as.Vulns = []Vulnerability{ParseVulnerability("vmscape", as.Lines["vmscape"])}
+	var g *Global
+	var params []Param
+	for _, r := range parsed {
+		params = append(params, r.Param)
+	}
+	vectorsOn := k.PerBugOverrides(m.Release) && (m.Arch == "" || m.Arch == "x86")
+	if slices.ContainsFunc(parsed, func(r Relevant) bool { return r.Kind == KindGlobal }) {
+		g = foldedGlobal(params, k.PerBugOverrides(m.Release), vectorsOn)
+	}
+	return k.predictFile(as, "vmscape", parsed, g, vectorsOn).Off
 }

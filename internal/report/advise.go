@@ -97,6 +97,12 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
 		}
 	}
+	if len(a.Changed) > 0 {
+		fmt.Fprintf(ew, "\nChanged (not mitigated now): %d\n", len(a.Changed))
+		for _, l := range a.Changed {
+			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+		}
+	}
 	if len(a.Toggles) > 0 {
 		fmt.Fprintln(ew, "\nNot CPU mitigations (changed along with them):")
 		for _, t := range a.Toggles {
