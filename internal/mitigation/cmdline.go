@@ -228,13 +228,13 @@ func group(p Param) string {
 	return k
 }
 
-// repeats reports whether every copy of p counts, not only the last:
+// Repeats reports whether every copy of p counts, not only the last:
 // kernel/cpu.c's mitigations_parse_cmdline runs once per mitigations=
 // token on the state the earlier ones left (FoldGlobal: from 6.17 a
 // vector one token clears stays cleared, and before 6.17 a token the
 // handler does not accept leaves the earlier one in force), so
 // "mitigations=off mitigations=auto" is not "mitigations=auto".
-func repeats(p Param) bool { return p.Key() == "mitigations" && p.HasValue }
+func Repeats(p Param) bool { return p.Key() == "mitigations" && p.HasValue }
 
 // SameSetting reports whether a and b set the same thing, so that Merge
 // lets one replace the other: the same key ('-' and '_' equal), or the
@@ -366,7 +366,7 @@ func Diff(base, after []Param) []Change {
 // Effective returns, for every setting in params, the copies that count:
 // the last one (the kernel's early_param handlers overwrite their variable,
 // so the last value wins), in the order those last copies appear; every
-// mitigations= with a value, which the kernel reads in turn (repeats).
+// mitigations= with a value, which the kernel reads in turn (Repeats).
 func Effective(params []Param) []Param {
 	last := map[string]int{}
 	for i, p := range params {
@@ -374,7 +374,7 @@ func Effective(params []Param) []Param {
 	}
 	var out []Param
 	for i, p := range params {
-		if last[group(p)] == i || repeats(p) {
+		if last[group(p)] == i || Repeats(p) {
 			out = append(out, p)
 		}
 	}
