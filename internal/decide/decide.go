@@ -104,6 +104,10 @@ type Facts struct {
 	KVM     bool `json:"kvm"`
 	SMTOff  bool `json:"smt_off"`
 	Vectors bool `json:"vector_controls"`
+	// FixedOff is true when GRUB_CMDLINE_LINUX sets mitigations=off on a
+	// 6.17+ kernel: read first, it keeps every vector off whatever an
+	// option adds, so no option restores one.
+	FixedOff bool `json:"fixed_off,omitempty"`
 	// Unreadable is true when the vulnerability files cannot be read:
 	// the options' sets are then unknown, not empty.
 	Unreadable bool   `json:"vulnerabilities_unreadable,omitempty"`
@@ -305,6 +309,18 @@ func recommend(d *Decision) (best, furthest Option) {
 	return best, furthest
 }
 
+// allEntriesOff reports whether GRUB_CMDLINE_LINUX's mitigations= leave
+// the global switch off (every token in turn, mitigation.FoldGlobal).
+func allEntriesOff(all string) bool {
+	var values []string
+	for _, p := range mitigation.ParseCmdline(all).Params {
+		if mitigation.Repeats(p) {
+			values = append(values, p.Value)
+		}
+	}
+	return len(values) > 0 && mitigation.FoldGlobal(values, true, true).Off
+}
+
 func facts(in Input, m mitigation.Machine) Facts {
 	s := in.Snap
 	f := Facts{Guest: s.Hypervisor.Guest || s.WSL != nil, WSL: s.WSL != nil, KVM: sysinfo.KVMLoaded(in.Root),
@@ -314,7 +330,15 @@ func facts(in Input, m mitigation.Machine) Facts {
 	if f.RunningDrops == nil {
 		f.RunningDrops = []string{}
 	}
-	if len(f.RunningDrops) > 0 {
+	if f.Vectors && allEntriesOff(in.Platform.AllEntries) {
+		// kernel/cpu.c mitigations_parse_cmdline (6.17+): off clears every
+		// attack vector and no later mitigations= sets one again, so the
+		// line an option adds to GRUB_CMDLINE_LINUX_DEFAULT (read after
+		// GRUB_CMDLINE_LINUX) turns nothing back on.
+		f.FixedOff = true
+		f.RunningDrops = slices.Clone(mitigation.Vectors)
+		f.Notes = append(f.Notes, "GRUB_CMDLINE_LINUX in /etc/default/grub sets mitigations=off, which the kernel reads before the line an option adds to GRUB_CMDLINE_LINUX_DEFAULT: from Linux 6.17 a vector it turns off stays off, so no option turns one back on here; remove mitigations=off from GRUB_CMDLINE_LINUX first")
+	} else if len(f.RunningDrops) > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("the running command line already drops %s: the options are relative to the kernel's defaults, so keep-all turns them back on; what it already gives up is not listed again, and a saving is measured against the running command line (on)", strings.Join(f.RunningDrops, ", ")))
 	}
 	if f.Guest {
@@ -342,8 +366,16 @@ func options(in Input, m mitigation.Machine) []Option {
 	// option says which of those it turns back on (Restores), and the one
 	// the running line already is, is Current.
 	running := kb.RunningVectorsOff(m, in.Snap.Cmdline.Raw)
+	fixedOff := kb.HasVectorControls(m) && allEntriesOff(in.Platform.AllEntries)
+	if fixedOff {
+		running, _ = mitigation.SortVectors(mitigation.Vectors)
+	}
 	restores := func(drops []string) []string {
 		out := []string{}
+		if fixedOff {
+			// GRUB_CMDLINE_LINUX's mitigations=off keeps every vector off.
+			return out
+		}
 		for _, v := range running {
 			if !slices.Contains(drops, v) {
 				out = append(out, v)
