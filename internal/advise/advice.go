@@ -77,6 +77,10 @@ type Advice struct {
 	Kept []Loss `json:"kept"`
 	// Regained are vulnerable files the target mitigates again.
 	Regained []Loss `json:"regained"`
+	// Changed are files not mitigated now whose state the target changes
+	// (the model's Becomes: vmscape=force on a CPU not affected, a
+	// guest's unknown line turned off), To the predicted text or state.
+	Changed []Loss `json:"changed"`
 	// Toggles are target parameters that are not CPU mitigations.
 	Toggles []Toggle `json:"toggles"`
 	// GuestCaveat is set inside a VM guest: what a guest's setting can and
@@ -100,7 +104,7 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 	release := s.Kernel.Release
 	a := Advice{Schema: AdviceSchema, Target: t, Kernel: release, Platform: p,
 		Running: strings.TrimSpace(s.Cmdline.Raw), Changes: []Change{}, Steps: []Step{},
-		GivenUp: []Loss{}, Weakened: []Loss{}, Kept: []Loss{}, Regained: []Loss{},
+		GivenUp: []Loss{}, Weakened: []Loss{}, Kept: []Loss{}, Regained: []Loss{}, Changed: []Loss{},
 		Toggles: []Toggle{}, Alternatives: []mitigation.KBAlternative{}, NotOffered: []NotOffered{}, Warnings: []string{}}
 	running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
 
@@ -132,6 +136,9 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 	a.ConfiguredAfter = mitigation.Cmdline{Params: after, InitArgs: baseInit}.String()
 
 	predicted := applyChanges(running, a.Changes, appends)
+	if p.AllEntries != "" {
+		predicted = withAllEntries(running, a.Changes, appends, mitigation.ParseCmdline(p.AllEntries).Params)
+	}
 	a.Predicted = mitigation.Format(predicted)
 	if init := mitigation.ParseCmdline(s.Cmdline.Raw).InitArgs; init != nil {
 		// The words after "--" go to init; they stay on the line.
@@ -155,10 +162,12 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 	// version are kept: distributions backport them (so the list errs
 	// towards showing what may be given up), and a warning says so.
 	m := s.Machine()
-	beforeAll, nowAll := kb.Predict(m, running), kb.Predict(m, predicted)
+	// The model's per-file answer (PredictFiles), the one decide's options
+	// and the alternatives read.
+	beforeAll, nowAll := predictedFiles(kb, m, running), predictedFiles(kb, m, predicted)
 	for _, v := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(v.Name)
-		before, now := beforeAll.Of(v.Name), nowAll.Of(v.Name)
+		before, now := beforeAll[v.Name].OffState, nowAll[v.Name].OffState
 		loss := Loss{Name: v.Name, From: strings.TrimSpace(v.Raw)}
 		if guest {
 			loss.GuestNote = e.GuestNote(arch, s.WSL != nil)
@@ -171,8 +180,8 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 		case mitigation.Mitigated:
 			// The classes are the model's (Knowledge.ClassOf), the same
 			// decide's options give for the same line.
-			class := kb.ClassOf(arch, v, now)
-			if class == "" || class == kb.ClassOf(arch, v, before) {
+			class := nowAll[v.Name].Class
+			if class == "" || class == beforeAll[v.Name].Class {
 				break
 			}
 			_, weakened := kb.KeptAnyway(arch, v.Name, v.Raw)
@@ -222,7 +231,16 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 				loss.To = "Mitigation: …"
 				loss.Explanation = kb.ExplainChange(v.Name, loss.From, "mitigated")
 				a.Regained = append(a.Regained, loss)
+				continue
 			}
+		}
+		if f := nowAll[v.Name]; v.State != mitigation.Mitigated && f.Becomes != "" && f.Becomes != beforeAll[v.Name].Becomes {
+			loss.To, loss.By = f.To, f.By
+			if loss.To == "" {
+				loss.To = string(f.Becomes)
+			}
+			loss.Explanation = fmt.Sprintf("%s: %s → %s (%s)", v.Name, loss.From, loss.To, f.By)
+			a.Changed = append(a.Changed, loss)
 		}
 	}
 
@@ -245,6 +263,16 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 		a.Warnings = append(a.Warnings, n)
 	}
 	return a
+}
+
+// predictedFiles is kb.PredictFiles for params on m, by file name.
+func predictedFiles(kb *mitigation.Knowledge, m mitigation.Machine, params []mitigation.Param) map[string]mitigation.FilePrediction {
+	fs, _ := kb.PredictFiles(m, params)
+	out := make(map[string]mitigation.FilePrediction, len(fs))
+	for _, f := range fs {
+		out[f.Name] = f
+	}
+	return out
 }
 
 func hasGlobalOff(params []mitigation.Param) bool {
@@ -311,6 +339,45 @@ func applyChanges(running []mitigation.Param, changes []Change, appendReplaced b
 	return mitigation.Merge(out, set)
 }
 
+// withAllEntries is the next boot's line where the edit goes to GRUB's
+// GRUB_CMDLINE_LINUX_DEFAULT and GRUB_CMDLINE_LINUX (fixed) comes first and
+// stays as it is: the changes apply to the rest of the running line, and
+// fixed's words go before it, so that a mitigations=off there is still
+// read first (kernel/cpu.c reads every mitigations= in turn; from 6.17 a
+// vector it clears stays cleared) and a per-bug value there still counts
+// where the edit removes its copy.
+func withAllEntries(running []mitigation.Param, changes []Change, appendReplaced bool, fixed []mitigation.Param) []mitigation.Param {
+	// The running line is BOOT_IMAGE and root=, then GRUB_CMDLINE_LINUX,
+	// then the _DEFAULT words: fixed goes back where its first word was
+	// (first when the running line lacks it), the edited rest after it.
+	var head, rest []mitigation.Param
+	at := -1
+	for i, p := range running {
+		if at < 0 && len(fixed) > 0 && p.Raw == fixed[0].Raw {
+			at = i
+		}
+	}
+	if at < 0 {
+		at = 0
+	}
+	head = slices.Clone(running[:at])
+	rest = slices.Clone(running[at:])
+	for _, f := range fixed {
+		if i := slices.IndexFunc(rest, func(p mitigation.Param) bool { return p.Raw == f.Raw }); i >= 0 {
+			rest = slices.Delete(rest, i, i+1)
+		}
+	}
+	edited := applyChanges(slices.Concat(head, rest), changes, appendReplaced)
+	// head's words are unedited by a change to the _DEFAULT line unless
+	// they set the same thing; keep the edited line's order and put fixed
+	// after head's surviving words.
+	n := 0
+	for n < len(edited) && n < len(head) && edited[n].Raw == head[n].Raw {
+		n++
+	}
+	return slices.Concat(edited[:n], fixed, edited[n:])
+}
+
 // warnings are the remarks that do not fit elsewhere.
 func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, newer bool, kb *mitigation.Knowledge) []string {
 	var w []string
@@ -334,6 +401,10 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 	if p.AllEntries != "" {
 		for _, r := range mitigation.Classify(mitigation.ParseCmdline(p.AllEntries).Params).Params {
 			if r.Kind == mitigation.KindToggle {
+				continue
+			}
+			if r.Kind == mitigation.KindGlobal {
+				w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line and the kernel reads every mitigations= in turn (from Linux 6.17 a vector it turns off stays off whatever GRUB_CMDLINE_LINUX_DEFAULT says; before, the last value the kernel accepts wins); the prediction counts it, and it stays unless you remove it there", r.Raw))
 				continue
 			}
 			w = append(w, fmt.Sprintf("GRUB_CMDLINE_LINUX in /etc/default/grub also sets %s: it comes first on the command line, so GRUB_CMDLINE_LINUX_DEFAULT overrides a repeated parameter, but a different one (nopti next to mitigations=auto) still counts; remove it there if it works against the target", r.Raw))

@@ -62,7 +62,7 @@ func TestParseTarget(t *testing.T) {
 		{"=off", "no parameter name"},
 		{"mitigations=öff", "plain ASCII"},
 		{"mitigations=off\x01", "plain ASCII"},
-		{"mitigations=off mitigations=auto", "given twice"},
+		{"spectre_v2=off spectre_v2=auto", "given twice"},
 	} {
 		_, err := mitigation.ParseTarget(tt.in)
 		if err == nil || !errors.Is(err, mitigation.ErrTarget) || !strings.Contains(err.Error(), tt.want) {
@@ -436,5 +436,65 @@ func TestWSLConfigProblems(t *testing.T) {
 	}
 	if a := For(s, p, mustTarget(t, "off"), kb); !strings.Contains(strings.Join(a.Warnings, "\n"), "line 3") {
 		t.Errorf("duplicate: warnings %q", a.Warnings)
+	}
+}
+
+// TestGRUBAllEntriesGlobalOff: with mitigations=off in GRUB_CMDLINE_LINUX
+// (read first) mitigations=auto added to GRUB_CMDLINE_LINUX_DEFAULT regains
+// nothing on a 6.17+ kernel (kernel/cpu.c mitigations_parse_cmdline only
+// ever clears vectors) and regains what off took before 6.17 (the last
+// value wins): the predicted line keeps GRUB_CMDLINE_LINUX's words first.
+func TestGRUBAllEntriesGlobalOff(t *testing.T) {
+	for _, c := range []struct {
+		release  string
+		regained bool
+	}{{"6.18.3", false}, {"6.12.48", true}} {
+		s, p, kb := load(t, "debian-grub")
+		p.AllEntries = "mitigations=off"
+		s.Kernel.Release = c.release
+		s.Cmdline.Raw = "BOOT_IMAGE=/boot/vmlinuz root=UUID=x ro mitigations=off " + p.Configured
+		// The machine as it boots with mitigations=off: every file the
+		// default mitigates reads Vulnerable.
+		for i, v := range s.Vulnerabilities {
+			if v.State == mitigation.Mitigated && !kb.AlwaysOn(s.CPU.Arch, v.Name, v.Raw) {
+				s.Vulnerabilities[i] = mitigation.ParseVulnerability(v.Name, "Vulnerable")
+			}
+		}
+		a := For(s, p, mustTarget(t, "mitigations=auto"), kb)
+		if !strings.HasPrefix(strings.TrimPrefix(a.Predicted, "BOOT_IMAGE=/boot/vmlinuz root=UUID=x ro "), "mitigations=off") {
+			t.Errorf("%s: predicted line %q lost GRUB_CMDLINE_LINUX's mitigations=off", c.release, a.Predicted)
+		}
+		if got := len(a.Regained) > 0; got != c.regained {
+			t.Errorf("%s: regained %v, want regained=%v (predicted %q)", c.release, lossNames(a.Regained), c.regained, a.Predicted)
+		}
+	}
+}
+
+// TestAdviseChanged: a file not mitigated now that the target changes
+// (vmscape=force on a CPU the kernel calls not affected) is listed with
+// the model's predicted text, as PredictFiles gives it.
+func TestAdviseChanged(t *testing.T) {
+	s, p, kb := load(t, "debian-grub")
+	s.Kernel.Release = "7.2.13"
+	found := false
+	for i, v := range s.Vulnerabilities {
+		if v.Name == "vmscape" {
+			s.Vulnerabilities[i] = mitigation.ParseVulnerability("vmscape", "Not affected")
+			found = true
+		}
+	}
+	if !found {
+		s.Vulnerabilities = append(s.Vulnerabilities, mitigation.ParseVulnerability("vmscape", "Not affected"))
+	}
+	a := For(s, p, mustTarget(t, "vmscape=force"), kb)
+	fs, _ := kb.PredictFiles(s.Machine(), mitigation.ParseCmdline(a.Predicted).Params)
+	var want string
+	for _, f := range fs {
+		if f.Name == "vmscape" {
+			want = f.To
+		}
+	}
+	if len(a.Changed) != 1 || a.Changed[0].Name != "vmscape" || want == "" || a.Changed[0].To != want {
+		t.Errorf("changed %+v, want vmscape → %q", a.Changed, want)
 	}
 }

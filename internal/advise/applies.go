@@ -35,7 +35,7 @@ func alternatives(kb *mitigation.Knowledge, s *sysinfo.Snapshot, running []mitig
 			continue
 		}
 		kb.Describe(m, &a)
-		if len(a.GivesUp) == 0 && !selects(a.Params) {
+		if len(a.GivesUp)+len(a.Weakens) == 0 && !selects(a.Params) {
 			skipped = append(skipped, NotOffered{a.ID, "changes nothing on this machine: " + a.Params + " turns off no protection it shows"})
 			continue
 		}

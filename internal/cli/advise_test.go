@@ -94,7 +94,7 @@ func TestAdviseVerifyUsageErrors(t *testing.T) {
 		{[]string{"advise", "--target", `foo="a b"`}, "contains a double quote"},
 		{[]string{"advise", "--target", `mitigations="off`}, "unbalanced double quote"},
 		{[]string{"advise", "--target", ""}, "empty target"},
-		{[]string{"advise", "--target", "mitigations=off mitigations=auto"}, "given twice"},
+		{[]string{"advise", "--target", "spectre_v2=off spectre_v2=auto"}, "given twice"},
 		{[]string{"advise", "--format", "xml"}, `--format "xml" is not accepted`},
 		{[]string{"advise", "extra"}, `sectax advise takes no arguments (got 1: extra)`},
 		{[]string{"advise", "--root", "/nonexistent"}, "bad root directory"},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,6 +50,27 @@ func TestDecideGolden(t *testing.T) {
 		_, errs, code := sectax(t, fixedDeps(nil), append([]string{"--root", testutil.AttributeRoot(t, "host-6.18"), "decide"}, bad...)...)
 		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d: %q", bad, code, errs)
+		}
+	}
+}
+
+// TestDecideUnseenGolden: without the vulnerability folder (a container, a
+// masked /sys) decide says in every format that it cannot tell what an
+// option gives up, never that off is the same as keep-all.
+func TestDecideUnseenGolden(t *testing.T) {
+	t.Setenv("SECTAX_DB", filepath.Join(t.TempDir(), "none.db"))
+	root := testutil.AttributeRoot(t, "host-6.18")
+	if err := os.RemoveAll(filepath.Join(root, "sys", "devices", "system", "cpu", "vulnerabilities")); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "md", "json"} {
+		out, errs, code := sectax(t, fixedDeps(nil), "--root", root, "decide", "--protect", "none", "--format", format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		testutil.Golden(t, filepath.Join("testdata", "decide", "unseen-protect-none."+format), []byte(out))
+		if strings.Contains(out, "same as keep-all") || strings.Contains(out, `"same_as": "keep-all"`) {
+			t.Errorf("%s: an option is called the same as keep-all without the files:\n%s", format, out)
 		}
 	}
 }

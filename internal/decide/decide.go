@@ -91,6 +91,11 @@ type Option struct {
 	Inexact []string `json:"inexact,omitempty"`
 	// SameAs names an earlier option this one equals here.
 	SameAs string `json:"same_as,omitempty"`
+	// Unseen is true when the vulnerability files cannot be read: what
+	// the option gives up here cannot be told (GivesUp is empty for want
+	// of files, not because it keeps everything), and it is never folded
+	// into another option.
+	Unseen bool `json:"gives_up_unseen,omitempty"`
 	// Current is true for the option the running command line already is
 	// (the vectors it drops are the option's).
 	Current bool `json:"current"`
@@ -110,6 +115,10 @@ type Facts struct {
 	KVM     bool `json:"kvm"`
 	SMTOff  bool `json:"smt_off"`
 	Vectors bool `json:"vector_controls"`
+	// FixedOff is true when GRUB_CMDLINE_LINUX sets mitigations=off on a
+	// 6.17+ kernel: read first, it keeps every vector off whatever an
+	// option adds, so no option restores one.
+	FixedOff bool `json:"fixed_off,omitempty"`
 	// Unreadable is true when the vulnerability files cannot be read:
 	// the options' sets are then unknown, not empty.
 	Unreadable bool   `json:"vulnerabilities_unreadable,omitempty"`
@@ -206,6 +215,9 @@ func Decide(in Input) (*Decision, error) {
 					return nil, exit.Usagef("--profile %q: give one of %s", in.Profile, strings.Join(ProfileNames, ", "))
 				}
 			}
+			arms, notes := machineArms(in)
+			d.Facts.Notes = append(d.Facts.Notes, notes...)
+			savings(d, arms, in)
 			return d, nil
 		}
 	}
@@ -311,6 +323,18 @@ func recommend(d *Decision) (best, furthest Option) {
 	return best, furthest
 }
 
+// allEntriesOff reports whether GRUB_CMDLINE_LINUX's mitigations= leave
+// the global switch off (every token in turn, mitigation.FoldGlobal).
+func allEntriesOff(all string) bool {
+	var values []string
+	for _, p := range mitigation.ParseCmdline(all).Params {
+		if mitigation.Repeats(p) {
+			values = append(values, p.Value)
+		}
+	}
+	return len(values) > 0 && mitigation.FoldGlobal(values, true, true).Off
+}
+
 func facts(in Input, m mitigation.Machine) Facts {
 	s := in.Snap
 	f := Facts{Guest: s.Hypervisor.Guest || s.WSL != nil, WSL: s.WSL != nil, KVM: sysinfo.KVMLoaded(in.Root),
@@ -320,7 +344,15 @@ func facts(in Input, m mitigation.Machine) Facts {
 	if f.RunningDrops == nil {
 		f.RunningDrops = []string{}
 	}
-	if len(f.RunningDrops) > 0 {
+	if f.Vectors && allEntriesOff(in.Platform.AllEntries) {
+		// kernel/cpu.c mitigations_parse_cmdline (6.17+): off clears every
+		// attack vector and no later mitigations= sets one again, so the
+		// line an option adds to GRUB_CMDLINE_LINUX_DEFAULT (read after
+		// GRUB_CMDLINE_LINUX) turns nothing back on.
+		f.FixedOff = true
+		f.RunningDrops = slices.Clone(mitigation.Vectors)
+		f.Notes = append(f.Notes, "GRUB_CMDLINE_LINUX in /etc/default/grub sets mitigations=off, which the kernel reads before the line an option adds to GRUB_CMDLINE_LINUX_DEFAULT: from Linux 6.17 a vector it turns off stays off, so no option turns one back on here; remove mitigations=off from GRUB_CMDLINE_LINUX first")
+	} else if len(f.RunningDrops) > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("the running command line already drops %s: the options are relative to the kernel's defaults, so keep-all turns them back on; what it already gives up is not listed again, and a saving is measured against the running command line (on)", strings.Join(f.RunningDrops, ", ")))
 	}
 	if f.Guest {
@@ -348,8 +380,16 @@ func options(in Input, m mitigation.Machine) []Option {
 	// option says which of those it turns back on (Restores), and the one
 	// the running line already is, is Current.
 	running := kb.RunningVectorsOff(m, in.Snap.Cmdline.Raw)
+	fixedOff := kb.HasVectorControls(m) && allEntriesOff(in.Platform.AllEntries)
+	if fixedOff {
+		running, _ = mitigation.SortVectors(mitigation.Vectors)
+	}
 	restores := func(drops []string) []string {
 		out := []string{}
+		if fixedOff {
+			// GRUB_CMDLINE_LINUX's mitigations=off keeps every vector off.
+			return out
+		}
 		for _, v := range running {
 			if !slices.Contains(drops, v) {
 				out = append(out, v)
@@ -371,6 +411,15 @@ func options(in Input, m mitigation.Machine) []Option {
 		dv, ok, _ := kb.DropVectors(m, o.Drops)
 		last := out[len(out)-1]
 		switch {
+		case m.Vulns == nil:
+			// Nothing to predict from: the option is its own line (in
+			// the kernel's vector syntax; a per-bug spelling needs the
+			// files), and what it gives up is unseen.
+			o.Cmdline, o.Unseen, o.Inexact = dv.Cmdline(), true, dv.Inexact
+			if dv.Syntax == "per-bug" {
+				o.Inexact = append(o.Inexact, "the vulnerability files cannot be read: no per-bug line can be computed for this kernel")
+			}
+			prev = o.Name
 		case ok:
 			o.Cmdline = dv.Cmdline()
 			o.GivesUp = append(o.GivesUp, dv.Off...)
@@ -400,7 +449,10 @@ func options(in Input, m mitigation.Machine) []Option {
 	// The sets are the model's Outcome, as advise --target off gives them.
 	p := kb.Outcome(m, mitigation.ParseCmdline(off.Cmdline).Params)
 	off.GivesUp, off.Weakened = p.GivenUp, p.Weakened
-	if len(p.Ignored) > 0 || len(off.GivesUp)+len(off.Weakened) == 0 {
+	if m.Vulns == nil {
+		// Not "same as keep-all": it cannot be seen what it gives up.
+		off.Unseen = true
+	} else if len(p.Ignored) > 0 || len(off.GivesUp)+len(off.Weakened) == 0 {
 		off.Cmdline = ""
 		off.SameAs = KeepAll
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/advise"
@@ -97,5 +98,51 @@ func TestNoVulnerabilities(t *testing.T) {
 	}
 	if d.Recommended != nil || !d.Facts.Unreadable || len(d.Notes) == 0 || len(d.Steps) != 0 {
 		t.Errorf("no vulnerability files: recommended %v, unreadable %v, notes %q", d.Recommended, d.Facts.Unreadable, d.Notes)
+	}
+	// No option is "same as keep-all": what each gives up is unseen.
+	for _, o := range d.Options {
+		if o.Name == KeepAll {
+			continue
+		}
+		if o.SameAs != "" || !o.Unseen {
+			t.Errorf("no vulnerability files: option %s is same as %q, unseen %v", o.Name, o.SameAs, o.Unseen)
+		}
+		if o.Name == Off && o.Cmdline != "mitigations=off" {
+			t.Errorf("no vulnerability files: off's line is %q", o.Cmdline)
+		}
+	}
+}
+
+// TestGRUBAllEntriesOff: with mitigations=off in GRUB_CMDLINE_LINUX on a
+// 6.18 kernel (read before the _DEFAULT line an option edits), no option
+// turns a vector back on, keep-all is not the running line, and a note says
+// why (kernel/cpu.c mitigations_parse_cmdline only ever clears vectors).
+func TestGRUBAllEntriesOff(t *testing.T) {
+	in := input(t, "host-6.18")
+	in.Platform.AllEntries = "mitigations=off"
+	in.Snap.Cmdline.Raw = "BOOT_IMAGE=/vmlinuz root=/dev/sda1 mitigations=off quiet mitigations=auto"
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Facts.FixedOff || !slices.ContainsFunc(d.Facts.Notes, func(n string) bool { return strings.Contains(n, "GRUB_CMDLINE_LINUX") }) {
+		t.Errorf("fixed off %v, notes %q", d.Facts.FixedOff, d.Facts.Notes)
+	}
+	for _, o := range d.Options {
+		if len(o.Restores) > 0 || o.Name == KeepAll && o.Current {
+			t.Errorf("option %s restores %v (current %v) past GRUB_CMDLINE_LINUX's mitigations=off", o.Name, o.Restores, o.Current)
+		}
+	}
+	// Without it the running line's auto after off drops every vector
+	// (6.17+), which keep-all restores: the note that the running line
+	// already drops them.
+	in = input(t, "host-6.18")
+	in.Snap.Cmdline.Raw = "BOOT_IMAGE=/vmlinuz root=/dev/sda1 mitigations=auto,no_guest_host mitigations=auto"
+	d, err = Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Facts.FixedOff || !slices.Equal(d.Facts.RunningDrops, []string{"guest_host"}) {
+		t.Errorf("running drops %v (fixed off %v), want [guest_host]", d.Facts.RunningDrops, d.Facts.FixedOff)
 	}
 }

@@ -225,26 +225,30 @@ func (k *Knowledge) computed(m Machine, id, title string, tokens []string) KBAlt
 	return a
 }
 
-// Describe fills an alternative's GivesUp, Keeps and Saves for m from the
-// model: the files m shows mitigated that its parameters turn off (or
-// weaken), the ones they leave on, and the workload taxes of those given
-// up.
+// Describe fills an alternative's GivesUp, Weakens, Keeps and Saves for
+// m from the model's per-file answer (Outcome, the classes advise
+// --target of the same line gives): the files m shows mitigated that its
+// parameters turn off, those they leave mitigated with a part off, the
+// changeable ones they leave whole, and the workload taxes of those given
+// up or weakened.
 func (k *Knowledge) Describe(m Machine, a *KBAlternative) {
-	p := k.Predict(m, ParseCmdline(a.Params).Params)
-	a.GivesUp, a.Keeps, a.Saves = []string{}, []string{}, []string{}
-	for _, v := range k.changeableFiles(m) {
-		st := p.Of(v.Name)
-		if st.Off || st.Partial {
-			a.GivesUp = append(a.GivesUp, v.Name)
-			e, _ := k.LookupVulnerability(v.Name)
-			for _, t := range e.Taxes {
-				if !slices.Contains(a.Saves, t) {
-					a.Saves = append(a.Saves, t)
-				}
+	o := k.Outcome(m, ParseCmdline(a.Params).Params)
+	a.GivesUp, a.Weakens, a.Keeps, a.Saves = o.GivenUp, o.Weakened, []string{}, []string{}
+	if len(a.Weakens) == 0 {
+		a.Weakens = nil
+	}
+	for _, n := range slices.Concat(o.GivenUp, o.Weakened) {
+		e, _ := k.LookupVulnerability(n)
+		for _, t := range e.Taxes {
+			if !slices.Contains(a.Saves, t) {
+				a.Saves = append(a.Saves, t)
 			}
-			continue
 		}
-		a.Keeps = append(a.Keeps, v.Name)
+	}
+	for _, v := range k.changeableFiles(m) {
+		if !slices.Contains(o.GivenUp, v.Name) && !slices.Contains(o.Weakened, v.Name) {
+			a.Keeps = append(a.Keeps, v.Name)
+		}
 	}
 }
 

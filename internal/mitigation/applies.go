@@ -81,6 +81,14 @@ var (
 // AuthenticAMD"). A fact the machine lacks (an unknown vendor) does not
 // match a condition on it.
 func (a KBAlternative) Applies(m Machine) (bool, string) {
+	// The architecture first: an alternative that exists only on x86 is
+	// "for x86 only" on arm64, s390x, POWER and RISC-V whatever their
+	// kernel's version (no kernel there would parse it).
+	if arch := (KBApplies{Arch: a.Applicability.Arch}); len(arch.Arch) > 0 {
+		if ok, why := arch.Match(m); !ok {
+			return false, why
+		}
+	}
 	if !kbAtLeast(m.Release, a.MinKernel, true) {
 		return false, fmt.Sprintf("needs Linux %s+; this kernel is %s", a.MinKernel, m.Release)
 	}

@@ -40,6 +40,10 @@ func TestApplies(t *testing.T) {
 		{"retbleed-stuff", intelWSL, false, "Mitigation: IBRS"},
 		{"retbleed-stuff", arm, false, "x86 only"},
 		{"no-guest-vectors", skylake, false, "6.17"},
+		// An x86-only alternative on another architecture with an older
+		// kernel: the architecture is the reason, not the version.
+		{"no-guest-vectors", arm, false, "for x86 only; this machine is arm64"},
+		{"bhi-vmexit-only", arm, false, "for x86 only"},
 	} {
 		ok, why := alt(tc.id).Applies(tc.m)
 		if ok != tc.want || !strings.Contains(why, tc.why) {

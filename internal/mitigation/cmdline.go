@@ -228,6 +228,14 @@ func group(p Param) string {
 	return k
 }
 
+// Repeats reports whether every copy of p counts, not only the last:
+// kernel/cpu.c's mitigations_parse_cmdline runs once per mitigations=
+// token on the state the earlier ones left (FoldGlobal: from 6.17 a
+// vector one token clears stays cleared, and before 6.17 a token the
+// handler does not accept leaves the earlier one in force), so
+// "mitigations=off mitigations=auto" is not "mitigations=auto".
+func Repeats(p Param) bool { return p.Key() == "mitigations" && p.HasValue }
+
 // SameSetting reports whether a and b set the same thing, so that Merge
 // lets one replace the other: the same key ('-' and '_' equal), or the
 // flag and value spellings nopti/pti=, nospectre_v2/spectre_v2=,
@@ -244,17 +252,10 @@ func SameSetting(a, b Param) bool { return group(a) == group(b) }
 // wins), written without the dead copies and in the user's order. Neither
 // input is modified.
 func Merge(base, extra []Param) []Param {
-	last := map[string]int{}
-	for i, p := range extra {
-		last[group(p)] = i
-	}
-	set := map[string]Param{}
-	var fresh []Param
-	for i, p := range extra {
-		if last[group(p)] == i {
-			set[group(p)] = p
-			fresh = append(fresh, p)
-		}
+	fresh := Effective(extra)
+	set := map[string][]Param{}
+	for _, p := range fresh {
+		set[group(p)] = append(set[group(p)], p)
 	}
 	out := make([]Param, 0, len(base)+len(extra))
 	placed := map[string]bool{}
@@ -265,7 +266,7 @@ func Merge(base, extra []Param) []Param {
 		case !ok:
 			out = append(out, p)
 		case !placed[g]:
-			out = append(out, np)
+			out = append(out, np...)
 			placed[g] = true
 		}
 	}
@@ -362,9 +363,10 @@ func Diff(base, after []Param) []Change {
 	return out
 }
 
-// Effective returns, for every setting in params, the copy that counts:
+// Effective returns, for every setting in params, the copies that count:
 // the last one (the kernel's early_param handlers overwrite their variable,
-// so the last value wins), in the order those last copies appear.
+// so the last value wins), in the order those last copies appear; every
+// mitigations= with a value, which the kernel reads in turn (Repeats).
 func Effective(params []Param) []Param {
 	last := map[string]int{}
 	for i, p := range params {
@@ -372,7 +374,7 @@ func Effective(params []Param) []Param {
 	}
 	var out []Param
 	for i, p := range params {
-		if last[group(p)] == i {
+		if last[group(p)] == i || Repeats(p) {
 			out = append(out, p)
 		}
 	}

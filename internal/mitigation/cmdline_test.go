@@ -103,9 +103,10 @@ func TestMergeRemoveEffective(t *testing.T) {
 	}
 	got := Format(Merge(base, extra))
 	// In place: nopti's place goes to pti=on (the same setting), spectre-v2's
-	// to spectre_v2=off, mitigations=auto's to the last mitigations= of
-	// extra; quiet stays where it was.
-	want := "console=hvc0 debug pti=on spectre_v2=off mitigations=auto,nosmt quiet"
+	// to spectre_v2=off, mitigations=auto's to every mitigations= of extra
+	// in order (the kernel reads each: from 6.17 off's cleared vectors stay
+	// cleared after auto,nosmt, FoldGlobal); quiet stays where it was.
+	want := "console=hvc0 debug pti=on spectre_v2=off mitigations=off mitigations=auto,nosmt quiet"
 	if got != want {
 		t.Errorf("Merge = %q, want %q", got, want)
 	}
@@ -116,6 +117,9 @@ func TestMergeRemoveEffective(t *testing.T) {
 	eff := Effective(ParseCmdline("a=1 b a=2 nopti pti=on").Params)
 	if got := Format(eff); got != "b a=2 pti=on" {
 		t.Errorf("Effective = %q", got)
+	}
+	if got := Format(Effective(ParseCmdline("mitigations=off quiet mitigations=auto,no_guest_host").Params)); got != "mitigations=off quiet mitigations=auto,no_guest_host" {
+		t.Errorf("Effective of two mitigations= = %q, want both in order", got)
 	}
 	if p, ok := Lookup(base, "spectre_v2"); !ok || p.Value != "retpoline" {
 		t.Errorf("Lookup = %+v %v", p, ok)

@@ -342,6 +342,9 @@ type KBAlternative struct {
 	Params  string   `json:"params"`
 	Keeps   []string `json:"keeps"`
 	GivesUp []string `json:"gives_up"`
+	// Weakens are the files it leaves mitigated with a part off (the
+	// class advise --target of the same line calls weakened).
+	Weakens []string `json:"weakens,omitempty"`
 	Why     string   `json:"why"`
 	// Saves are the workload tags whose cost it removes.
 	Saves []string `json:"saves"`

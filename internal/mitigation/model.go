@@ -1,7 +1,6 @@
 package mitigation
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -45,6 +44,9 @@ const (
 	RulePTIAutoFirst    = "pti-auto-before-off"
 	RuleNeedsMicrocode  = "needs-microcode"
 	RuleRetbleedCmd     = "retbleed-force-stuff"
+	RuleRetbleedIBRS    = "retbleed-turns-ibrs-on"
+	RuleSRSONoSMT       = "srso-nosmt-follows-choice"
+	RuleForced          = "force-sets-the-bug"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -66,9 +68,12 @@ var RuleSources = map[string]string{
 	RuleHypervisorFirst: "bugs.c gds_select_mitigation (every version): under X86_FEATURE_HYPERVISOR it sets GDS_MITIGATION_HYPERVISOR and returns before cpu_mitigations_off() or should_mitigate_vuln(), so 'Unknown: Dependent on hypervisor status' stays whatever the command line says (srbds_select_mitigation asks the command line first from the 6.16 select/update split, before it the hypervisor first: the corpus's 6.1.192 and 6.12.117 boots keep the line, 7.2.13 turns it Vulnerable); mmio_stale_data's 'Unknown: No mitigations' is X86_BUG_MMIO_UNKNOWN, which no parameter changes",
 	RuleITSFollows:      "bugs.c its_update_mitigation (6.16+, after spectre_v2 and retbleed in cpu_select_mitigations; its_select_mitigation in 6.15): spectre_v2 NONE or an LFENCE mode turns ITS off, so mitigations=off indirect_target_selection=on does not keep ITS",
 	RuleNoFeature:       "bugs.c spectre_v2_parse_cmdline (every version): spectre_v2=eibrs, eibrs,lfence or eibrs,retpoline on a CPU without Enhanced/Automatic IBRS, and spectre_v2=ibrs on a CPU that is not Intel or has no IBRS, print 'Switching to AUTO select' and leave the kernel's own choice, which mitigations=off turns off; the machine's spectre_v2 line tells: no 'Enhanced' in its mode, no '; IBPB:' field (ibpb_state() prints nothing without the feature, which comes with IBRS)",
-	RulePTIAutoFirst:    "arch/x86/mm/pti.c pti_check_boottime_disable before pti= became an early_param: pti=auto jumps to autosel past the nopti/cpu_mitigations_off() check, so mitigations=off pti=auto keeps PTI (the corpus's 6.1 boots keep it, its 6.12 and 7.2 boots do not; the model draws the line at 6.12, and a boot of a kernel between settles it)",
+	RulePTIAutoFirst:    "arch/x86/mm/pti.c pti_check_boottime_disable before pti= became an early_param: pti=on jumps to enable and pti=auto to autosel, both past the nopti/cpu_mitigations_off() check, so mitigations=off pti=on (as from 6.17, where pti=on is not PTI_AUTO) and mitigations=off pti=auto keep PTI (the corpus's 6.1 boots keep it, its 6.12 and 7.2 boots do not; the model draws the line at 6.12, and a boot of a kernel between settles it)",
 	RuleNeedsMicrocode:  "bugs.c srso_select_mitigation (every version): spec_rstack_overflow=ibpb and ibpb-vmexit are set only with the microcode (has_microcode / IBPB_BRTYPE); without it the mode stays NONE and the line reads 'Vulnerable, no microcode' (6.1) or 'Vulnerable: No microcode'",
 	RuleRetbleedCmd:     "bugs.c retbleed_parse_cmdline/retbleed_select_mitigation: retbleed=force sets X86_BUG_RETBLEED on a CPU that is not affected (its line becomes mitigated, or Vulnerable when the mitigation is off); retbleed=stuff (CONFIG_MITIGATION_CALL_DEPTH_TRACKING, 6.2+) mitigates by call-depth tracking while spectre_v2 stays in retpoline mode, which mitigations=off ends",
+	RuleRetbleedIBRS:    "bugs.c spectre_v2_update_mitigation (6.16+; it matters from 6.17, where retbleed=ibpb|unret overrides mitigations=off): spectre_v2 left AUTO (mitigations=off) and not in an eIBRS mode, on Intel with the Retbleed bug and IBRS, with retbleed's mitigation neither NONE nor STUFF, becomes SPECTRE_V2_IBRS; retbleed_update_mitigation then sets retbleed to IBRS, and the sub-fields spectre_v2_user chose (AUTO, off) stay off",
+	RuleSRSONoSMT:       "bugs.c srso_select_mitigation from the 6.16 select/update split: only AUTO asks the vectors (mitigations=off: NONE, return); any value the user gave, spec_rstack_overflow=off's NONE included, goes on to 'Zen1/2 with SMT off aren't vulnerable to SRSO' (x86 < 0x19 && !cpu_smt_possible() → SRSO_MITIGATION_NOSMT), so on such a machine the line stays 'Mitigation: SMT disabled' (before 6.16 srso_cmd == SRSO_CMD_OFF returned first)",
+	RuleForced:          "bugs.c vmscape_parse_cmdline and its_parse_cmdline: vmscape=force and indirect_target_selection=force call setup_force_cpu_bug on a CPU that is not affected, so the file leaves 'Not affected': vmscape_select_mitigation (AUTO) mitigates with IBPB where the CPU has it and the vectors (mitigations=off: none) ask, else 'Vulnerable'; its_select_mitigation/its_update_mitigation give the aligned thunks while spectre_v2 stays in retpoline mode, 'Vulnerable' once spectre_v2 is off",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
@@ -191,6 +196,19 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 			// FULL, and the hypervisor check comes before srbds_off.
 			st = OffState{Rule: RuleHypervisorFirst}
 		}
+		if v.Name == "srbds" && v.State == Unknown && st.Off && st.Becomes == "" {
+			// SRBDS's line the guest could not judge, turned off, reads
+			// its OFF string: bugs.c srbds_select_mitigation from the 6.16
+			// select/update split sets SRBDS_MITIGATION_OFF for AUTO
+			// when should_mitigate_vuln() is false and returns before the
+			// X86_FEATURE_HYPERVISOR check, so a guest's "Unknown:
+			// Dependent on hypervisor status" becomes srbds_strings[OFF],
+			// "Vulnerable" (the corpus's 7.2.13 boots; before 6.16 the
+			// hypervisor came first: RuleHypervisorFirst). Other unknown
+			// lines (old_microcode's "running under hypervisor") do not
+			// depend on the command line.
+			st.Becomes = Vulnerable
+		}
 		p.Files[v.Name] = st
 	}
 	// The update functions, in cpu_select_mitigations()'s order after
@@ -198,8 +216,10 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 	// its_update_mitigation, then mds/taa/mmio/rfds_update_mitigation.
 	if m.Arch == "" || m.Arch == "x86" {
 		k.applyRetbleedCmd(m, parsed, p.Files)
+		k.applySpectreV2Update(m, parsed, p.Files)
 		k.applyRetbleed(m, parsed, p.Files)
 		k.applyITS(m, parsed, p.Files)
+		k.applyForced(m, parsed, p.Files)
 	}
 	if verw && (m.Arch == "" || m.Arch == "x86") {
 		k.applyVERW(m, p.Files)
@@ -225,109 +245,6 @@ func applyKASLR(m Machine, params []Param, files map[string]OffState) {
 		}
 	}
 	files["meltdown"] = OffState{Kept: "KASLR", By: st.By, Rule: RuleKASLRKeepsKPTI}
-}
-
-// The classes of what a command line does to a file the machine shows
-// mitigated, in the words decide and advise both use (Outcome, ClassOf).
-const (
-	ClassGivenUp  = "given up"
-	ClassWeakened = "weakened"
-	ClassKept     = "kept"
-)
-
-// ClassOf is what the prediction st does to the mitigated file v on the
-// architecture: ClassGivenUp (the line goes to Vulnerable), ClassWeakened
-// (it stays mitigated with a part off: an always-on line's changeable part,
-// or a sub-field), ClassKept (an off switch aims at it but something keeps
-// it whole: an always-on part, an override, the shared VERW clear, IBRS,
-// KASLR), "" when nothing aims at it. The one classification of decide's
-// options and advise's given up / weakened / kept, so they always agree.
-func (k *Knowledge) ClassOf(arch string, v Vulnerability, st OffState) string {
-	if v.State != Mitigated {
-		return ""
-	}
-	kept, weakened := k.KeptAnyway(arch, v.Name, v.Raw)
-	switch {
-	case st.Off && kept:
-		return ClassKept
-	case st.Off && weakened != "":
-		return ClassWeakened
-	case st.Off:
-		return ClassGivenUp
-	case st.Partial:
-		return ClassWeakened
-	case st.Kept != "":
-		return ClassKept
-	}
-	return ""
-}
-
-// ObservedClass is what a boot did to a file its default boot showed
-// mitigated (base): ClassGivenUp when it is no longer mitigated,
-// ClassWeakened when it lost a sub-protection (partial where it was whole,
-// a sub-field gone or now disabled, off or vulnerable), else ClassKept. A
-// line partial already by default ("SMT vulnerable") that stays so, or
-// becomes whole ("SMT disabled"), is kept. The observed side of the
-// corpus's replay and of --prove.
-func ObservedClass(base, got Vulnerability) string {
-	switch {
-	case got.State != Mitigated:
-		return ClassGivenUp
-	case got.Partial && !base.Partial || weakerFields(base, got):
-		return ClassWeakened
-	}
-	return ClassKept
-}
-
-// weakerFields reports whether a mitigated line lost a sub-protection its
-// default line had: a sub-field (the SMT state aside) gone, or now
-// disabled, off or vulnerable.
-func weakerFields(base, got Vulnerability) bool {
-	for k, bv := range base.Fields {
-		if k == "SMT" {
-			continue
-		}
-		gv, ok := got.Fields[k]
-		if !ok {
-			return true
-		}
-		low, blow := strings.ToLower(gv), strings.ToLower(bv)
-		for _, w := range []string{"vulnerable", "disabled", "off"} {
-			if strings.Contains(low, w) && !strings.Contains(blow, w) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// Outcome is what a command line does to the files a machine shows
-// mitigated, by class (ClassOf), each list sorted.
-type Outcome struct {
-	GivenUp, Weakened, Kept []string
-	// Ignored are the parameters the machine's kernel does not parse.
-	Ignored []string
-}
-
-// Outcome runs the model for params on m and sorts the mitigated files
-// into given up, weakened and kept.
-func (k *Knowledge) Outcome(m Machine, params []Param) Outcome {
-	p := k.Predict(m, params)
-	o := Outcome{GivenUp: []string{}, Weakened: []string{}, Kept: []string{}, Ignored: p.Ignored}
-	for _, v := range m.Vulns {
-		switch k.ClassOf(m.Arch, v, p.Of(v.Name)) {
-		case ClassGivenUp:
-			o.GivenUp = append(o.GivenUp, v.Name)
-		case ClassWeakened:
-			o.Weakened = append(o.Weakened, v.Name)
-		case ClassKept:
-			o.Kept = append(o.Kept, v.Name)
-		}
-	}
-	slices.Sort(o.GivenUp)
-	slices.Sort(o.Weakened)
-	slices.Sort(o.Kept)
-	return o
 }
 
 // foldedGlobal is the global switch every mitigations= of params leaves
@@ -383,57 +300,18 @@ func (k *Knowledge) applyRetbleed(m Machine, parsed []Relevant, files map[string
 	k.applyIBRS(m, parsed, files)
 }
 
-// applyITS is its_update_mitigation (bugs.c 6.16+; its_select_mitigation
-// in 6.15 and the stable backports): once spectre_v2 ends NONE ("Spectre-v2
-// mitigation is off, disabling ITS") or in an LFENCE mode ("ITS mitigation
-// is not compatible with lfence mitigation") ITS is off, whatever
-// indirect_target_selection= chose (RuleITSFollows).
-func (k *Knowledge) applyITS(m Machine, parsed []Relevant, files map[string]OffState) {
-	const its = "indirect_target_selection"
-	st, ok := files[its]
-	line := m.Lines[its]
-	if !ok || st.Off || line == "" || kbVerdict(line) == "not_affected" {
-		return
-	}
-	if sv := files["spectre_v2"]; sv.Off {
-		files[its] = OffState{Off: true, By: sv.By, Rule: RuleITSFollows}
-		return
-	}
-	for _, r := range parsed {
-		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) && (strings.Contains(r.Value, "lfence") || r.Value == "retpoline,amd") {
-			files[its] = OffState{Off: true, By: r.Raw, Rule: RuleITSFollows}
-		}
-	}
-}
-
-// applyIBRS is RuleIBRSTrumps: on Intel, retbleed_update_mitigation makes
-// retbleed follow spectre_v2 when spectre_v2 stays in an IBRS mode (the
-// mode it shows now, or an explicit spectre_v2=ibrs/eibrs…).
-func (k *Knowledge) applyIBRS(m Machine, parsed []Relevant, files map[string]OffState) {
-	rb, sv := files["retbleed"], files["spectre_v2"]
-	if !rb.Off || sv.Off || m.Lines["retbleed"] == "" || kbVerdict(m.Lines["retbleed"]) == "not_affected" {
-		return
-	}
-	ibrs := strings.Contains(m.Lines["spectre_v2"], "IBRS")
-	for _, r := range parsed {
-		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
-			ibrs = strings.Contains(r.Value, "ibrs")
-		}
-	}
-	if ibrs {
-		files["retbleed"] = OffState{Kept: "spectre_v2", By: rb.By, Rule: RuleIBRSTrumps}
-	}
-}
-
 // predictFile follows the kernel's order for one file: the per-bug
 // parameter's parser, then <bug>_select_mitigation's AUTO decision
 // (mitigations=off before 6.17, should_mitigate_vuln() after).
 func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Global, vectorsOn bool) OffState {
-	var bug, sub *Relevant
+	var bug, sub, selects *Relevant
 	for i := range parsed {
 		r := &parsed[i]
 		if r.Kind != KindBug || !slices.Contains(r.Files, file) {
 			continue
+		}
+		if r.Key() == "l1tf" && r.Effect != EffectOff && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
+			selects = r
 		}
 		if isSubFieldOnly(r.Key()) {
 			// spectre_bhi=vmexit keeps BHI protection only at VM exits:
@@ -453,8 +331,13 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 	case bug != nil && bug.Key() == "spec_rstack_overflow" && (bug.Value == "ibpb" || bug.Value == "ibpb-vmexit") &&
 		strings.Contains(strings.ToLower(m.Lines[file]), "no microcode"):
 		st = OffState{Off: true, By: bug.Raw, Rule: RuleNeedsMicrocode}
-	case bug != nil && bug.Key() == "pti" && bug.Value == "auto" && globalOff && !kbAtLeast(m.Release, "6.12", true):
+	case bug != nil && bug.Key() == "pti" && (bug.Value == "auto" || bug.Value == "on") && globalOff && !kbAtLeast(m.Release, "6.12", true):
+		// RulePTIAutoFirst: pti=on jumps to enable and pti=auto to
+		// autosel, both before the cpu_mitigations_off() check.
 		st = OffState{Kept: bug.Raw, By: "mitigations=" + g.Value, Rule: RulePTIAutoFirst}
+	case bug != nil && bug.Key() == "spec_rstack_overflow" && bug.Effect == EffectOff &&
+		strings.HasPrefix(m.Lines[file], "Mitigation: SMT disabled") && kbAtLeast(m.Release, "6.16", true):
+		st = OffState{Kept: bug.Raw, By: bug.Raw, Rule: RuleSRSONoSMT}
 	case bug != nil && bug.Effect == EffectOff:
 		st = OffState{Off: true, By: bug.Raw, Rule: RuleBugOff}
 	case globalOff && explicit && k.OverridesOff(m.Release, bug.Key()):
@@ -499,6 +382,13 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 				st = OffState{Partial: true, By: "mitigations=" + g.Value, Rule: RuleVectorSubField}
 			}
 		}
+	}
+	if st.Off && st.Rule == RuleGlobalOff && selects != nil && k.OverridesOff(m.Release, selects.Key()) {
+		// RuleBugOverrides for the sub-field l1tf= selects (bugs.c 6.17+
+		// l1tf_select_mitigation: l1tf=flush is L1TF_MITIGATION_FLUSH,
+		// not AUTO, and returns before should_mitigate_vuln()), so
+		// mitigations=off l1tf=flush leaves l1tf's line as it was.
+		st = OffState{Kept: selects.Raw, By: st.By, Rule: RuleBugOverrides}
 	}
 	if !st.Off && sub != nil {
 		st.Partial, st.By, st.Rule = true, sub.Raw, RuleSubField
@@ -681,65 +571,4 @@ func (k *Knowledge) vectorsReach(file, release string) bool {
 		}
 	}
 	return true
-}
-
-// Uncertain names the files of m whose rule changed at a stable patch of
-// the machine's own series when the model cannot tell the stable level
-// (Machine.StableUnknown: Ubuntu's "6.17.0-5-generic" is any 6.17.y): on
-// such a machine the prediction for them may be wrong either way, and
-// only a boot of the kernel itself (decide --prove) settles it. The
-// rules are the parameters' vectors_since and overrides_off_since that
-// name a stable level (vmscape: 6.17.7).
-func (k *Knowledge) Uncertain(m Machine) []string {
-	if !m.StableUnknown() {
-		return nil
-	}
-	rv, ok := kbFullVersion(m.Release)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, p := range k.Params {
-		for _, since := range []string{p.VectorsSince, p.OverridesOffSince} {
-			v, ok := kbFullVersion(since)
-			if !ok || v[2] == 0 || v[0] != rv[0] || v[1] != rv[1] {
-				continue
-			}
-			for _, f := range p.Files {
-				if _, shown := m.Lines[f]; shown && !slices.Contains(out, f) {
-					out = append(out, f)
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// UncertainNote is the one sentence decide, advise and verify say when
-// Uncertain names files of m ("" when none): the stable level is hidden,
-// so what a line does to them is uncertain, and --prove settles it.
-func (k *Knowledge) UncertainNote(m Machine) string {
-	u := k.Uncertain(m)
-	if len(u) == 0 {
-		return ""
-	}
-	series := m.Release
-	if v, ok := kbFullVersion(m.Release); ok {
-		series = fmt.Sprintf("%d.%d", v[0], v[1])
-	}
-	// When each rule changed: the knowledge base's stable levels
-	// (vectors_since, overrides_off_since), the facts Uncertain reads.
-	var when []string
-	for _, p := range k.Params {
-		for _, since := range []string{p.VectorsSince, p.OverridesOffSince} {
-			if !strings.HasPrefix(since, series+".") || !slices.ContainsFunc(p.Files, func(f string) bool { return slices.Contains(u, f) }) {
-				continue
-			}
-			if w := p.Key + "= from " + since; !slices.Contains(when, w) {
-				when = append(when, w)
-			}
-		}
-	}
-	return fmt.Sprintf("kernel %s hides its stable level (any %s.y): the rule for %s changed within the series (%s), so what a command line does to it is uncertain here; --prove boots this kernel and reads it", m.Release, series, strings.Join(u, ", "), strings.Join(when, "; "))
 }

@@ -82,13 +82,13 @@ func (k *Knowledge) Targets(m Machine, params []Param) []TargetFile {
 }
 
 // ExpectedOff names the mitigated files of m that params are expected to
-// turn off, by the model (Predict, the shared VERW clear included): what a
-// configuration gives up on this machine.
+// turn off, by the model (PredictFiles' given up, the shared VERW clear
+// included): what a configuration gives up on this machine.
 func (k *Knowledge) ExpectedOff(m Machine, params []Param) []string {
-	p := k.Predict(m, params)
+	fs, _ := k.PredictFiles(m, params)
 	names := []string{}
-	for _, f := range m.Vulns {
-		if f.State == Mitigated && !k.AlwaysOn(m.Arch, f.Name, f.Raw) && p.Of(f.Name).Off {
+	for _, f := range fs {
+		if f.Class == ClassGivenUp {
 			names = append(names, f.Name)
 		}
 	}

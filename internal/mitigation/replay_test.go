@@ -13,39 +13,6 @@ import (
 // `sectax corpus fetch` and `sectax corpus boot`, never by a test.
 const corpusFile = "testdata/corpus/boots.jsonl.gz"
 
-// predictedClass is what the model says becomes of the file base (the
-// default boot's line) under the prediction st: ClassOf for a mitigated
-// line (an untouched one is kept), else the state it stays in or becomes.
-func predictedClass(kb *Knowledge, arch string, base Vulnerability, st OffState) string {
-	if base.State != Mitigated {
-		switch {
-		case st.Becomes != "" && st.Becomes != base.State:
-			return "becomes " + string(st.Becomes)
-		case base.State == Unknown && st.Off:
-			// "Unknown: Dependent on hypervisor status" is a mitigation the
-			// guest cannot see: turned off, the kernel says Vulnerable.
-			return "becomes " + string(Vulnerable)
-		}
-		return "stays " + string(base.State)
-	}
-	if c := kb.ClassOf(arch, base, st); c != "" {
-		return c
-	}
-	return ClassKept
-}
-
-// observedClass is ObservedClass, or for a line not mitigated by default
-// the state it stays in or becomes.
-func observedClass(base, got Vulnerability) string {
-	if base.State != Mitigated {
-		if got.State == base.State {
-			return "stays " + string(base.State)
-		}
-		return "becomes " + string(got.State)
-	}
-	return ObservedClass(base, got)
-}
-
 // replayMismatch is one file of one boot where the model and the kernel
 // disagree.
 type replayMismatch struct {
@@ -81,7 +48,7 @@ func TestReplayCorpus(t *testing.T) {
 		}
 	}
 	var bad []replayMismatch
-	checked := 0
+	checked, texts := 0, 0
 	for _, o := range obs {
 		b, ok := base[key{o.Image, o.CPUModel}]
 		if !ok {
@@ -96,7 +63,13 @@ func TestReplayCorpus(t *testing.T) {
 			continue
 		}
 		m := b.Machine()
-		p := kb.Predict(m, ParseCmdline(o.Cmdline).Params)
+		// The product's own answer for every file (PredictFiles, the one
+		// path advise, decide and verify read); the test holds no rule.
+		fs, _ := kb.PredictFiles(m, ParseCmdline(o.Cmdline).Params)
+		predicted := map[string]FilePrediction{}
+		for _, f := range fs {
+			predicted[f.Name] = f
+		}
 		names := slices.Sorted(maps.Keys(b.Files))
 		for name := range o.Files {
 			if _, ok := b.Files[name]; !ok {
@@ -116,13 +89,22 @@ func TestReplayCorpus(t *testing.T) {
 				continue
 			}
 			bl, gl := ParseVulnerability(name, bv), ParseVulnerability(name, gv)
-			pc, oc := predictedClass(kb, m.Arch, bl, p.Of(name)), observedClass(bl, gl)
+			pc, oc := predicted[name].Change(), ObservedChange(bl, gl)
 			if pc != oc {
 				bad = append(bad, replayMismatch{name, o.Release, o.Params, pc, oc, o.CPUModel, bv, gv})
+				continue
+			}
+			// The predicted text, where the model predicts one, is the
+			// text the kernel printed.
+			if to := predicted[name].To; to != "" && to != strings.TrimSpace(gv) {
+				texts++
+				bad = append(bad, replayMismatch{name, o.Release, o.Params, "text " + to, "text " + strings.TrimSpace(gv), o.CPUModel, bv, gv})
+			} else if to != "" {
+				texts++
 			}
 		}
 	}
-	t.Logf("replayed %d boots, %d files", len(obs), checked)
+	t.Logf("replayed %d boots, %d files, %d predicted texts", len(obs), checked, texts)
 	if len(bad) > 0 {
 		t.Error(replayReport(bad, 60))
 	}
@@ -188,22 +170,25 @@ func TestReplayClasses(t *testing.T) {
 	kb := mustKB(t)
 	v := func(name, raw string) Vulnerability { return ParseVulnerability(name, raw) }
 	pti := v("meltdown", "Mitigation: PTI")
-	if got := observedClass(pti, v("meltdown", "Vulnerable")); got != ClassGivenUp {
+	if got := ObservedChange(pti, v("meltdown", "Vulnerable")); got != ClassGivenUp {
 		t.Errorf("PTI → Vulnerable: %s", got)
 	}
 	sv2 := v("spectre_v2", "Mitigation: Retpolines; STIBP: conditional; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline")
-	if got := observedClass(sv2, v("spectre_v2", "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline")); got != ClassWeakened {
+	if got := ObservedChange(sv2, v("spectre_v2", "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline")); got != ClassWeakened {
 		t.Errorf("STIBP conditional → disabled: %s", got)
 	}
 	mds := v("mds", "Mitigation: Clear CPU buffers; SMT vulnerable")
-	if got := observedClass(mds, v("mds", "Mitigation: Clear CPU buffers; SMT disabled")); got != ClassKept {
+	if got := ObservedChange(mds, v("mds", "Mitigation: Clear CPU buffers; SMT disabled")); got != ClassKept {
 		t.Errorf("SMT vulnerable → disabled: %s", got)
 	}
-	if got := predictedClass(kb, "x86", pti, OffState{Off: true}); got != ClassGivenUp {
+	if got := (FilePrediction{Name: "meltdown", State: Mitigated, Class: kb.ClassOf("x86", pti, OffState{Off: true})}).Change(); got != ClassGivenUp {
 		t.Errorf("PTI predicted off: %s", got)
 	}
-	if got := predictedClass(kb, "x86", v("srbds", "Unknown: Dependent on hypervisor status"), OffState{Off: true}); got != "becomes vulnerable" {
-		t.Errorf("unknown predicted off: %s", got)
+	if got := (FilePrediction{Name: "meltdown", State: Mitigated}).Change(); got != ClassKept {
+		t.Errorf("PTI untouched: %s", got)
+	}
+	if got := ObservedChange(v("srbds", "Unknown: Dependent on hypervisor status"), v("srbds", "Vulnerable")); got != "becomes vulnerable" {
+		t.Errorf("unknown observed vulnerable: %s", got)
 	}
 	r := replayReport([]replayMismatch{
 		{"meltdown", "7.2.13", "mitigations=off mitigations=auto", ClassKept, ClassGivenUp, "Skylake-Client-v1", "Mitigation: PTI", "Vulnerable"},

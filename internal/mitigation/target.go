@@ -49,7 +49,8 @@ func (t Target) String() string {
 // blanks inside quotes and removes them, and WSL and GRUB's shell quoting
 // remove them again, so a quoted value arrives split differently on each
 // platform), non-ASCII or control characters, "--", an empty name, and the
-// same parameter twice with different values.
+// same parameter twice with different values, except mitigations=, whose
+// every copy the kernel reads in order (FoldGlobal) and the model predicts.
 func ParseTarget(s string) (Target, error) {
 	trimmed := strings.TrimSpace(s)
 	switch trimmed {
@@ -72,7 +73,7 @@ func ParseTarget(s string) (Target, error) {
 		if strings.Contains(p.Raw, `"`) {
 			return Target{}, fmt.Errorf("%w: %s contains a double quote: the kernel splits its command line at blanks outside quotes and removes the quotes, and WSL and GRUB's shell quoting remove them again, so the value would not arrive as written; give plain NAME=VALUE words without blanks or quotes", ErrTarget, p.Raw)
 		}
-		if prev, ok := seen[p.Key()]; ok && prev.Raw != p.Raw {
+		if prev, ok := seen[p.Key()]; ok && prev.Raw != p.Raw && !Repeats(p) {
 			return Target{}, fmt.Errorf("%w: %s is given twice (%s and %s); the kernel keeps only the last, so give it once", ErrTarget, p.Key(), prev.Raw, p.Raw)
 		}
 		seen[p.Key()] = p

@@ -89,6 +89,16 @@ var vectorSubFields = map[string][]vectorSubField{
 		{Field: "BHI", Key: "spectre_bhi", Active: []string{"SW loop, KVM: SW loop"}, Serves: []string{"user_kernel", "guest_host"}, On: func(on func(string) bool) bool { return on("guest_host") && on("user_kernel") }},
 		{Field: "BHI", Key: "spectre_bhi", Active: []string{"BHI_DIS_S"}, Serves: []string{"user_kernel", "guest_host"}, On: func(on func(string) bool) bool { return on("guest_host") }},
 	},
+	// retbleed_show_state (AMD/Hygon, UNRET or IBPB): "SMT enabled with
+	// STIBP protection" while spectre_v2_user_stibp is strict, which
+	// spectre_v2_user_select_mitigation chooses only with STIBP on
+	// (user_user || guest_guest, and cross_thread); without it the line
+	// reads "SMT vulnerable" (sched_smt_active()).
+	"retbleed": {
+		{Field: "SMT", Key: "spectre_v2_user", Active: []string{"enabled with STIBP protection"}, Serves: []string{"user_user", "guest_guest", "cross_thread"}, On: func(on func(string) bool) bool {
+			return (on("user_user") || on("guest_guest")) && on("cross_thread")
+		}},
+	},
 }
 
 // modeNarrowed are the full modes that dropping some vectors narrows to a

@@ -179,7 +179,11 @@ func (k *Knowledge) RunningVectorsOff(m Machine, cmdline string) []string {
 	if !k.HasVectorControls(m) {
 		return nil
 	}
-	g := Classify(Effective(ParseCmdline(cmdline).Params)).Global
+	// Every mitigations= in turn, as the kernel reads them (FoldGlobal):
+	// "mitigations=auto,no_guest_host mitigations=auto" still drops
+	// guest_host from 6.17 (the handler only ever clears vectors), and
+	// an unknown item ends the list.
+	g := foldedGlobal(ParseCmdline(cmdline).Params, true, true)
 	if g == nil || g.Option != "auto" {
 		return nil
 	}

@@ -97,6 +97,12 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
 		}
 	}
+	if len(a.Changed) > 0 {
+		fmt.Fprintf(ew, "\nChanged (not mitigated now): %d\n", len(a.Changed))
+		for _, l := range a.Changed {
+			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+		}
+	}
 	if len(a.Toggles) > 0 {
 		fmt.Fprintln(ew, "\nNot CPU mitigations (changed along with them):")
 		for _, t := range a.Toggles {
@@ -112,6 +118,9 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			fmt.Fprintf(ew, "  - %s\n      sectax advise --target %q\n", alt.Title, alt.Params)
 			if len(alt.GivesUp) > 0 {
 				fmt.Fprintf(ew, "      gives up: %s\n", strings.Join(alt.GivesUp, ", "))
+			}
+			if len(alt.Weakens) > 0 {
+				fmt.Fprintf(ew, "      weakens: %s\n", strings.Join(alt.Weakens, ", "))
 			}
 			fmt.Fprintf(ew, "      %s\n", alt.Why)
 			if alt.MinKernel != "" {

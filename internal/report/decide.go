@@ -48,6 +48,16 @@ func decideList(vs []string) string {
 	return strings.Join(vs, ", ")
 }
 
+// decideNoRecommendation is the line that says why there is none: the
+// vulnerability files cannot be read (the note says more), or no vectors
+// were named.
+func decideNoRecommendation(d *decide.Decision, no string) string {
+	if d.Facts.Unreadable {
+		return no + " recommendation: the vulnerability files cannot be read here, so what an option gives up cannot be told."
+	}
+	return no + " recommendation: say which vectors you need."
+}
+
 // decideLines are the lines each option shows: its command line, what it
 // drops and gives up here, and its measured saving or how to measure it.
 func decideLines(o decide.Option) []string {
@@ -63,7 +73,11 @@ func decideLines(o decide.Option) []string {
 	if o.Current {
 		cmd += " — the running command line already is this"
 	}
-	out := []string{"command line: " + cmd, "drops: " + decideList(o.Drops), "gives up here: " + decideList(o.GivesUp)}
+	givesUp := decideList(o.GivesUp)
+	if o.Unseen {
+		givesUp = "cannot tell: the vulnerability files cannot be read here"
+	}
+	out := []string{"command line: " + cmd, "drops: " + decideList(o.Drops), "gives up here: " + givesUp}
 	if len(o.Restores) > 0 {
 		out = append(out, "turns back on (the running command line drops them): "+decideList(o.Restores))
 	}
@@ -105,7 +119,7 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 		}
 		fmt.Fprintln(w)
 		if d.Recommended == nil {
-			fmt.Fprintln(w, "no recommendation: say which vectors you need.")
+			fmt.Fprintln(w, decideNoRecommendation(d, "no"))
 			for _, g := range d.Guide {
 				fmt.Fprintf(w, "  - %s\n", g)
 			}
@@ -148,7 +162,7 @@ func DecisionMarkdown(w io.Writer, d *decide.Decision) error {
 	}
 	fmt.Fprintln(w)
 	if d.Recommended == nil {
-		fmt.Fprintln(w, "No recommendation: say which vectors you need.")
+		fmt.Fprintln(w, decideNoRecommendation(d, "No"))
 		fmt.Fprintln(w)
 		for _, g := range d.Guide {
 			fmt.Fprintf(w, "- %s\n", mdEscape(g))

@@ -21,7 +21,8 @@ type Change = mitigation.Change
 // and WSL both remove them), non-ASCII or control characters (WSL keeps
 // only narrow characters), an empty name, "--" (everything after it goes
 // to init) and the same setting twice (mitigation.SameSetting: also
-// nopti next to pti=on).
+// nopti next to pti=on), except mitigations=, whose every copy the kernel
+// reads in turn (mitigation.Repeats).
 func CheckParams(params []string) error {
 	if len(params) == 0 {
 		return fmt.Errorf("no kernel parameters given (for example: mitigations=off)")
@@ -47,7 +48,7 @@ func CheckParams(params []string) error {
 		}
 		q := param(p)
 		for _, s := range seen {
-			if mitigation.SameSetting(s, q) {
+			if mitigation.SameSetting(s, q) && !mitigation.Repeats(q) {
 				return fmt.Errorf("kernel parameter %s is given twice (%s and %s); give it once", q.Key(), s.Raw, p)
 			}
 		}

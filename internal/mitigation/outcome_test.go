@@ -1,0 +1,192 @@
+package mitigation
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestPredictFiles: the per-file answer every command reads (advise
+// --target, decide's options, the alternatives, verify, the corpus
+// replay), for the classes issue 46 names, each with the kernel code it
+// follows.
+func TestPredictFiles(t *testing.T) {
+	kb := mustKB(t)
+	unknown := map[string]string{"srbds": "Unknown: Dependent on hypervisor status", "gather_data_sampling": "Unknown: Dependent on hypervisor status", "meltdown": "Mitigation: PTI", "old_microcode": "Unknown: running under hypervisor"}
+	zen2SMT := map[string]string{
+		"retbleed":             "Mitigation: untrained return thunk; SMT enabled with STIBP protection",
+		"spec_rstack_overflow": "Mitigation: Safe RET",
+		"spectre_v2":           "Mitigation: Retpolines; IBPB: conditional; STIBP: always-on; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
+	}
+	l1tfHost := map[string]string{
+		"l1tf": "Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable",
+		"mds":  "Mitigation: Clear CPU buffers; SMT vulnerable",
+	}
+	guestNoIBPB := map[string]string{
+		"spectre_v2":                "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected",
+		"vmscape":                   "Not affected",
+		"indirect_target_selection": "Not affected",
+	}
+	hostIBPB := map[string]string{
+		"spectre_v2": "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S",
+		"vmscape":    "Not affected",
+	}
+	cases := []struct {
+		name, release, vendor, cmdline string
+		lines                          map[string]string
+		want                           map[string]string
+		source                         string
+	}{
+		{"a guest's unknown SRBDS turned off reads Vulnerable", "7.2.13", "GenuineIntel", "mitigations=off", unknown,
+			map[string]string{"srbds": "becomes vulnerable", "gather_data_sampling": "stays unknown", "meltdown": ClassGivenUp, "old_microcode": "stays unknown"},
+			"bugs.c srbds_select_mitigation (6.16+): AUTO and !should_mitigate_vuln → SRBDS_MITIGATION_OFF before the hypervisor check; gds_select_mitigation: hypervisor first"},
+		{"before 6.16 the hypervisor comes first", "6.12.117", "GenuineIntel", "mitigations=off", unknown,
+			map[string]string{"srbds": "stays unknown", "gather_data_sampling": "stays unknown"},
+			"bugs.c 6.12 srbds_select_mitigation: X86_FEATURE_HYPERVISOR → SRBDS_MITIGATION_HYPERVISOR, return, before cpu_mitigations_off()"},
+		{"mitigations=off pti=on keeps PTI on 6.1", "6.1.158", "GenuineIntel", "mitigations=off pti=on", modelIntel,
+			map[string]string{"meltdown": ClassKept, "mds": ClassGivenUp},
+			"arch/x86/mm/pti.c 6.1 pti_check_boottime_disable: pti=on → goto enable before the nopti/cpu_mitigations_off() check"},
+		{"mitigations=off pti=on drops PTI on 6.12", "6.12.117", "GenuineIntel", "mitigations=off pti=on", modelIntel,
+			map[string]string{"meltdown": ClassGivenUp},
+			"the corpus's 6.12.117 boots of mitigations=off pti=on"},
+		{"mitigations=off pti=on keeps PTI from 6.17", "7.2.13", "GenuineIntel", "mitigations=off pti=on", modelIntel,
+			map[string]string{"meltdown": ClassKept},
+			"pti.c 6.17 pti_check_boottime_disable: only PTI_AUTO asks should_mitigate_vuln"},
+		{"two mitigations= from 6.17: off's cleared vectors stay cleared", "7.2.13", "GenuineIntel", "mitigations=off mitigations=auto", modelIntel,
+			map[string]string{"meltdown": ClassGivenUp, "mds": ClassGivenUp},
+			"kernel/cpu.c 6.17 mitigations_parse_cmdline: off clears attack_vectors[], auto sets none again; the corpus's 7.2.13 boots"},
+		{"two mitigations= before 6.17: the last accepted wins", "6.12.117", "GenuineIntel", "mitigations=off mitigations=auto", modelIntel,
+			map[string]string{"meltdown": ClassKept, "mds": ClassKept},
+			"kernel/cpu.c 6.12 mitigations_parse_cmdline: strcmp, each accepted value overwrites cpu_mitigations"},
+		{"an unknown item ends the list: later vectors stay on", "7.2.13", "GenuineIntel", "mitigations=auto,bogus,no_guest_host", modelIntel,
+			map[string]string{"vmscape": ClassKept, "meltdown": ClassKept},
+			"kernel/cpu.c 6.17 mitigations_parse_cmdline: strsep, 'Unsupported mitigations options' and break at the first unknown item"},
+		{"retbleed=ibpb after mitigations=off turns IBRS on (6.17+)", "7.2.13", "GenuineIntel", "mitigations=off retbleed=ibpb", modelIntel,
+			map[string]string{"spectre_v2": ClassWeakened, "retbleed": ClassKept, "meltdown": ClassGivenUp},
+			"bugs.c spectre_v2_update_mitigation: CMD_AUTO, not eIBRS, RETBLEED bug, retbleed IBPB, IBRS, Intel → SPECTRE_V2_IBRS"},
+		{"retbleed=unret after mitigations=off turns IBRS on (6.17+)", "7.2.13", "GenuineIntel", "mitigations=off retbleed=unret", modelIntel,
+			map[string]string{"spectre_v2": ClassWeakened, "retbleed": ClassKept},
+			"bugs.c spectre_v2_update_mitigation: retbleed UNRET is neither NONE nor STUFF"},
+		{"retbleed=ibpb after mitigations=off before 6.17: both go", "6.12.117", "GenuineIntel", "mitigations=off retbleed=ibpb", modelIntel,
+			map[string]string{"spectre_v2": ClassGivenUp, "retbleed": ClassGivenUp},
+			"bugs.c 6.12 retbleed_select_mitigation: cpu_mitigations_off() → RETBLEED_MITIGATION_NONE first"},
+		{"retbleed=ibpb with spectre_v2=off: no IBRS", "7.2.13", "GenuineIntel", "mitigations=off retbleed=ibpb spectre_v2=off", modelIntel,
+			map[string]string{"spectre_v2": ClassGivenUp},
+			"bugs.c spectre_v2_update_mitigation asks spectre_v2_cmd == SPECTRE_V2_CMD_AUTO only"},
+		{"no_cross_thread leaves retbleed's SMT vulnerable", "7.2.13", "AuthenticAMD", "mitigations=auto,no_cross_thread", zen2SMT,
+			map[string]string{"retbleed": ClassWeakened, "spec_rstack_overflow": ClassKept},
+			"bugs.c retbleed_show_state: 'SMT vulnerable' unless spectre_v2_user_stibp is strict; spectre_v2_user_select_mitigation: no STIBP without cross_thread"},
+		{"mitigations=off retbleed=unret keeps retbleed without STIBP", "7.2.13", "AuthenticAMD", "mitigations=off retbleed=unret", zen2SMT,
+			map[string]string{"retbleed": ClassWeakened},
+			"bugs.c 6.17: retbleed=unret overrides off; spectre_v2_user AUTO under off → no STIBP"},
+		{"retbleed's SMT disabled stays", "7.2.13", "AuthenticAMD", "mitigations=auto,no_cross_thread", map[string]string{"retbleed": "Mitigation: untrained return thunk; SMT disabled"},
+			map[string]string{"retbleed": ClassKept},
+			"bugs.c retbleed_show_state: !sched_smt_active() → 'SMT disabled' whatever STIBP is"},
+		{"mitigations=off l1tf=flush leaves l1tf's line (6.17+)", "7.2.13", "GenuineIntel", "mitigations=off l1tf=flush", l1tfHost,
+			map[string]string{"l1tf": ClassKept, "mds": ClassGivenUp},
+			"bugs.c 6.17 l1tf_select_mitigation: l1tf_mitigation != AUTO → return before should_mitigate_vuln()"},
+		{"mitigations=off l1tf=flush before 6.17: VMX goes", "6.12.117", "GenuineIntel", "mitigations=off l1tf=flush", l1tfHost,
+			map[string]string{"l1tf": ClassWeakened},
+			"bugs.c 6.12 l1tf_select_mitigation: cpu_mitigations_off() → L1TF_MITIGATION_OFF whatever l1tf= chose"},
+		{"mitigations=off alone weakens l1tf's VMX flush", "7.2.13", "GenuineIntel", "mitigations=off", l1tfHost,
+			map[string]string{"l1tf": ClassWeakened},
+			"bugs.c l1tf_select_mitigation: AUTO and !should_mitigate_vuln → OFF; KVM's flush AUTO → never"},
+		{"spec_rstack_overflow=off on Zen 1/2 without SMT stays SMT disabled (6.16+)", "7.2.13", "AuthenticAMD", "spec_rstack_overflow=off", map[string]string{"spec_rstack_overflow": "Mitigation: SMT disabled"},
+			map[string]string{"spec_rstack_overflow": ClassKept},
+			"bugs.c srso_select_mitigation: a value that is not AUTO reaches the x86 < 0x19 && !cpu_smt_possible() check → SRSO_MITIGATION_NOSMT"},
+		{"mitigations=off on Zen 1/2 without SMT gives SRSO up", "7.2.13", "AuthenticAMD", "mitigations=off", map[string]string{"spec_rstack_overflow": "Mitigation: SMT disabled"},
+			map[string]string{"spec_rstack_overflow": ClassGivenUp},
+			"bugs.c srso_select_mitigation: AUTO and no vector → SRSO_MITIGATION_NONE, return before the NOSMT check"},
+		{"spec_rstack_overflow=off before 6.16 gives SRSO up", "6.12.117", "AuthenticAMD", "spec_rstack_overflow=off", map[string]string{"spec_rstack_overflow": "Mitigation: SMT disabled"},
+			map[string]string{"spec_rstack_overflow": ClassGivenUp},
+			"bugs.c 6.12 srso_select_mitigation: srso_cmd == SRSO_CMD_OFF returns first"},
+		{"vmscape=force without IBPB: Vulnerable", "6.1.158", "GenuineIntel", "vmscape=force", guestNoIBPB,
+			map[string]string{"vmscape": "becomes vulnerable"},
+			"bugs.c vmscape_parse_cmdline: force → setup_force_cpu_bug; vmscape_select_mitigation: !X86_FEATURE_IBPB → NONE"},
+		{"vmscape=force with IBPB: mitigated", "7.2.13", "GenuineIntel", "vmscape=force", hostIBPB,
+			map[string]string{"vmscape": "becomes mitigated"},
+			"bugs.c vmscape_select_mitigation: AUTO, should_mitigate_vuln → IBPB before exit to userspace"},
+		{"vmscape=force under mitigations=off: Vulnerable", "7.2.13", "GenuineIntel", "mitigations=off vmscape=force", hostIBPB,
+			map[string]string{"vmscape": "becomes vulnerable"},
+			"bugs.c vmscape_parse_cmdline leaves AUTO; should_mitigate_vuln is false under mitigations=off"},
+		{"indirect_target_selection=force on a retpoline AMD: aligned thunks", "7.2.13", "AuthenticAMD", "indirect_target_selection=force", guestNoIBPB,
+			map[string]string{"indirect_target_selection": "becomes mitigated"},
+			"bugs.c its_parse_cmdline: force → ITS_CMD_ON, setup_force_cpu_bug; its_select_mitigation: aligned thunks"},
+		{"indirect_target_selection=force after mitigations=off: Vulnerable", "7.2.13", "AuthenticAMD", "mitigations=off indirect_target_selection=force", guestNoIBPB,
+			map[string]string{"indirect_target_selection": "becomes vulnerable"},
+			"bugs.c its_update_mitigation: spectre_v2 NONE → ITS off"},
+	}
+	for _, c := range cases {
+		m := modelMachine("x86", c.release, c.lines)
+		m.Vendor = c.vendor
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		got := map[string]FilePrediction{}
+		for _, f := range fs {
+			got[f.Name] = f
+		}
+		for file, want := range c.want {
+			if g := got[file].Change(); g != want {
+				t.Errorf("%s: %s on %s: %s is %q (rule %q, by %q), want %q — %s", c.name, c.cmdline, c.release, file, g, got[file].Rule, got[file].By, want, c.source)
+			}
+		}
+	}
+}
+
+// TestParseTargetRepeatedGlobal: a target with two mitigations= is the
+// model's to predict, not refused; both reach the prediction in order.
+func TestParseTargetRepeatedGlobal(t *testing.T) {
+	tg, err := ParseTarget("mitigations=off mitigations=auto,no_guest_host")
+	if err != nil {
+		t.Fatalf("two mitigations= refused: %v", err)
+	}
+	if got := Format(tg.Params); got != "mitigations=off mitigations=auto,no_guest_host" {
+		t.Errorf("target params %q, want both tokens in order", got)
+	}
+	if _, err := ParseTarget("spectre_v2=off spectre_v2=auto"); err == nil {
+		t.Error("a per-bug parameter given twice with different values is accepted")
+	}
+}
+
+// TestRunningVectorsOffFolds: what a running line with two mitigations=
+// drops is what the kernel keeps dropped, not the last token's.
+func TestRunningVectorsOffFolds(t *testing.T) {
+	kb := mustKB(t)
+	m := modelMachine("x86", "7.2.13", modelIntel)
+	if got := kb.RunningVectorsOff(m, "mitigations=auto,no_guest_host mitigations=auto"); !slices.Equal(got, []string{"guest_host"}) {
+		t.Errorf("RunningVectorsOff = %v, want [guest_host] (kernel/cpu.c mitigations_parse_cmdline only clears vectors)", got)
+	}
+	if got := kb.RunningVectorsOff(m, "mitigations=auto,bogus,no_guest_host"); len(got) != 0 {
+		t.Errorf("RunningVectorsOff = %v, want none: the kernel stops at bogus", got)
+	}
+}
+
+// TestPredictedText: the text PredictFiles predicts where it predicts one,
+// "" where a selection may print another mitigation's text.
+func TestPredictedText(t *testing.T) {
+	kb := mustKB(t)
+	m := modelMachine("x86", "7.2.13", map[string]string{
+		"spec_store_bypass":         "Mitigation: Speculative Store Bypass disabled via prctl",
+		"indirect_target_selection": "Mitigation: Aligned branch/return thunks",
+		"retbleed":                  "Vulnerable",
+		"srbds":                     "Unknown: Dependent on hypervisor status",
+		"l1tf":                      "Mitigation: PTE Inversion; VMX: conditional cache flushes, SMT vulnerable",
+		"meltdown":                  "Mitigation: PTI",
+	})
+	m.Vendor = "GenuineIntel"
+	for _, c := range []struct{ cmdline, file, want string }{
+		{"quiet", "meltdown", "Mitigation: PTI"},
+		{"spec_store_bypass_disable=seccomp", "spec_store_bypass", "Mitigation: Speculative Store Bypass disabled via prctl and seccomp"},
+		{"retbleed=stuff", "indirect_target_selection", ""},
+		{"retbleed=stuff", "meltdown", "Mitigation: PTI"},
+		{"mitigations=off", "srbds", "Vulnerable"},
+		{"mitigations=off", "l1tf", "Mitigation: PTE Inversion; VMX: vulnerable"},
+		{"mitigations=off", "meltdown", ""},
+		{"nosmt", "l1tf", ""},
+	} {
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		for _, f := range fs {
+			if f.Name == c.file && f.To != c.want {
+				t.Errorf("%s: %s reads %q, want %q", c.cmdline, c.file, f.To, c.want)
+			}
+		}
+	}
+}
