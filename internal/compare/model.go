@@ -118,6 +118,10 @@ type Conclusion struct {
 	// Headline is what every format says before the conclusion:
 	// TCGHeadline when the runs were emulated; absent otherwise.
 	Headline string `json:"headline,omitempty"`
+	// SpecControls are the per-process controls the sides requested
+	// differently (Env.SpecControls): the mitigation change the command
+	// line does not show, named in the conclusion's line.
+	SpecControls []SpecControlChange `json:"spec_controls,omitempty"`
 }
 
 // SideInfo describes one side.
