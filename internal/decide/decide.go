@@ -200,6 +200,8 @@ func Decide(in Input) (*Decision, error) {
 	}
 	arms, notes := machineArms(in)
 	d.Facts.Notes = append(d.Facts.Notes, notes...)
+	arms, notes = evidence(d.Options, arms, in.KB)
+	d.Facts.Notes = append(d.Facts.Notes, notes...)
 	savings(d, arms, measureWith(in))
 	protect := in.Protect
 	if in.Profile != "" {
@@ -407,7 +409,10 @@ func savings(d *Decision, arms []attribute.Arm, measure string) {
 		if o.Name == KeepAll {
 			continue
 		}
-		if att != nil {
+		if att != nil && sameState(att, o.Config) {
+			d.Facts.Notes = append(d.Facts.Notes, fmt.Sprintf("the runs labelled %s record the same state as on's (command line, vulnerability files, per-process controls): "+
+				"'sectax compare on %s' says no mitigation changed, so they measure no saving of %s; measure it under its own command line (%s)", o.Config, o.Config, o.Name, measure))
+		} else if att != nil {
 			for _, wa := range att.Workloads {
 				e := effect(wa, o.Config)
 				if e == nil {
