@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -317,5 +320,35 @@ func TestRunNoteSaidOnce(t *testing.T) {
 	_, errs, code = sectax(t, fixedDeps(nil), append(args, "--format", "json")...)
 	if code != 0 || !strings.Contains(errs, note) {
 		t.Errorf("json: exit %d, stderr %q: want the note there", code, errs)
+	}
+}
+
+// TestRunSaysBusyMachine: a run on a busy machine (the fake busy /proc
+// tree: load average 110.52, other sectax processes) records its load at
+// the start and the end, and warns below its result where the numbers are
+// made (issue 47).
+func TestRunSaysBusyMachine(t *testing.T) {
+	deps := fixedDeps(fakeRegistry())
+	busy, err := filepath.Abs("../sysinfo/testdata/load/busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps.Load = func(string) func() *sysinfo.Load { return measure.LoadReader(busy) }
+	out, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "3", "--seed", "3", "--no-store", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r run.Run
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Load == nil || r.Load.Start == nil || r.Load.End == nil || *r.Load.Start.Load1 != 110.52 || r.Load.Start.OtherSectax != 3 {
+		t.Fatalf("load %+v", r.Load)
+	}
+	for _, want := range []string{"sectax: warning: the machine was busy when the run started (load average 110.52 on 16 CPUs)",
+		"sectax: warning: 3 other sectax processes measured at the same time"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
 	}
 }
