@@ -12,6 +12,7 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/attribute"
+	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/proven"
@@ -235,7 +236,14 @@ func Decide(in Input) (*Decision, error) {
 	}
 	rec, furthest := recommend(d)
 	d.Recommended = &rec.Name
-	d.Why = fmt.Sprintf("keeps %s; drops %s", orNone(d.Protect), orNone(rec.Drops))
+	// What the option keeps is every vector it does not drop, more than
+	// the ones asked for when the option that drops the most keeps others.
+	kept := slices.DeleteFunc(slices.Clone(mitigation.Vectors), func(v string) bool { return slices.Contains(rec.Drops, v) })
+	d.Why = fmt.Sprintf("keeps %s", orNone(kept))
+	if !slices.Equal(kept, d.Protect) {
+		d.Why += fmt.Sprintf(" — needed: %s", orNone(d.Protect))
+	}
+	d.Why += fmt.Sprintf("; drops %s", orNone(rec.Drops))
 	// One answer per question: a dropped vector can weaken a file a kept
 	// vector also relies on (BHI's clearing on system calls goes with
 	// guest_host, bhi_select_mitigation). Where a per-bug value keeps it
@@ -414,6 +422,9 @@ func savings(d *Decision, arms []attribute.Arm, measure string) {
 				"'sectax compare on %s' says no mitigation changed, so they measure no saving of %s; measure it under its own command line (%s)", o.Config, o.Config, o.Name, measure))
 		} else if att != nil {
 			for _, wa := range att.Workloads {
+				if compare.IsControl(wa.Workload) {
+					continue // a negative control saves nothing: it vouches for the comparison
+				}
 				e := effect(wa, o.Config)
 				if e == nil {
 					continue

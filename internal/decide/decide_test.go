@@ -404,3 +404,53 @@ func TestLabelIsNoEvidence(t *testing.T) {
 		t.Errorf("notes %q: want why off has no saving", d.Facts.Notes)
 	}
 }
+
+// TestWSLDevNamesWhatItKeeps: a negative control is no saving, and the
+// recommendation of --profile wsl-dev names every vector the option
+// keeps (issue 47: it named only those the profile asks for).
+func TestWSLDevNamesWhatItKeeps(t *testing.T) {
+	in := input(t, "host-6.18")
+	mk := func(id, label string, centre float64) (*run.Run, map[string]any) {
+		xs := []float64{centre, centre * 1.001, centre * 0.999, centre * 1.002, centre * 0.998, centre, centre * 1.0005, centre * 0.9995}
+		ys := []float64{10, 10.01, 9.99, 10.02, 9.98, 10, 10.005, 9.995}
+		if label == "off" {
+			for i := range ys {
+				ys[i] *= 0.9 // the control moved: noise or a clock change, never a saving
+			}
+		}
+		r := &run.Run{Schema: run.Schema, ID: id, Label: label, Status: run.StatusComplete, HostMark: hostMark(t, in.Root, id),
+			Results: []run.Result{{Workload: "syscall-basic", Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}},
+				{Workload: "ctl-user", Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: ys}}}}}
+		var env map[string]any
+		if err := json.Unmarshal(envOf(t, in, label), &env); err != nil {
+			t.Fatal(err)
+		}
+		return r, env
+	}
+	on, onEnv := mk("20261201T090000-000001", "on", 12)
+	off, offEnv := mk("20261201T090100-000002", "off", 10)
+	in.Arms = []attribute.Arm{{Name: "on", Runs: []*run.Run{on}, Envs: []map[string]any{onEnv}}, {Name: "off", Runs: []*run.Run{off}, Envs: []map[string]any{offEnv}}}
+	in.Profile = "wsl-dev"
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := option(d, "off")
+	if len(o.Saving) != 1 || o.Saving[0].Workload != "syscall-basic" {
+		t.Errorf("off's savings %+v: want syscall-basic's only, no negative control", o.Saving)
+	}
+	rec := option(d, *d.Recommended)
+	var kept []string
+	for _, v := range mitigation.Vectors {
+		if !slices.Contains(rec.Drops, v) {
+			kept = append(kept, v)
+		}
+	}
+	want := "keeps " + strings.Join(kept, ", ")
+	if !slices.Equal(kept, d.Protect) {
+		want += " — needed: " + strings.Join(d.Protect, ", ")
+	}
+	if !strings.HasPrefix(d.Why, want+"; drops ") {
+		t.Errorf("why %q, want it to start with %q", d.Why, want)
+	}
+}
