@@ -88,11 +88,11 @@ func ParseTarget(s string) (Target, error) {
 // checkKnown refuses a parameter that is a typo rather than advice, with
 // Suggest's "did you mean": a name the knowledge base does not know (no
 // kernel in its catalog accepts it) that is within two edits of one it
-// knows, or of off, auto and on when it is the target's only word; a lone
-// bare word it does not know at all (what else could "disable" mean); and a
+// knows, or of off, auto and on when it is the target's only word; and a
 // known mitigation parameter with a value the kernel does not accept
-// (Classify's EffectInvalid). Other parameters it does not know (console=,
-// panic=) are kernel parameters outside the mitigations, kept as typed.
+// (Classify's EffectInvalid). Other parameters it does not know, close to
+// none it knows (console=, panic=, no_timer_check), are kernel parameters
+// outside the mitigations, kept as typed.
 func checkKnown(p Param, alone bool) error {
 	kb := mustKnowledge()
 	kp, ok := kb.LookupParam(p.Name)
@@ -106,11 +106,8 @@ func checkKnown(p Param, alone bool) error {
 			names = append(names, q.Key)
 		}
 		hint := exit.DidYouMean(p.Name, names...)
-		switch {
-		case hint == "" && !bare:
+		if hint == "" {
 			return nil
-		case hint == "":
-			hint = "give off, auto or kernel parameters (mitigations=, the per-bug parameters such as nopti or spectre_v2=, nosmt, tsx=)"
 		}
 		return fmt.Errorf("%w: %s is not a kernel parameter sectax knows, and no kernel in its catalog accepts it: %s", ErrTarget, p.Raw, hint)
 	}
