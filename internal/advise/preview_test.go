@@ -90,7 +90,7 @@ var previewCases = []struct{ value, target string }{
 	{"spectre-v2=retpoline nosmt", "spectre_v2=off"},
 	{"nospec_store_bypass_disable", "spec_store_bypass_disable=on"},
 	{"mitigations=auto -- single", "off"},
-	{"a=1 a=2 b", "a=3"},
+	{"loglevel=1 loglevel=2 b", "loglevel=3"},
 	{"tsx=on kvm.nx_huge_pages=off", "auto"},
 	{"mitigations=auto", "mitigations=off nopti"},
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 )
@@ -54,6 +56,9 @@ func StoredArms(ctx context.Context, db *store.DB) ([]Arm, error) {
 // order) and cites the knowledge base's published costs; without an on
 // arm the error names the fix.
 func Report(arms []Arm, opt compare.Options) (*Attribution, error) {
+	if err := oneAccelerator(arms); err != nil {
+		return nil, err
+	}
 	kb, _ := mitigation.KnowledgeBase()
 	att, err := AttributeWith(arms, WaterfallOrder(arms, kb), opt)
 	if errors.Is(err, ErrNoOn) {
@@ -66,4 +71,46 @@ func Report(arms []Arm, opt compare.Options) (*Attribution, error) {
 		CiteCosts(att, kb)
 	}
 	return att, nil
+}
+
+// oneAccelerator refuses arms whose runs were measured in different ways
+// (bare runs beside lab runs, KVM beside TCG: compare.Accelerators), whose
+// timings no comparison takes together, naming the runs of each way by
+// configuration so that the user can give one way's with --config.
+func oneAccelerator(arms []Arm) error {
+	var all []*run.Run
+	for _, a := range arms {
+		all = append(all, a.Runs...)
+	}
+	accels, _, mixed := compare.Accelerators(all)
+	if !mixed {
+		return nil
+	}
+	var parts []string
+	var hint []string
+	for _, accel := range accels {
+		var byArm []string
+		for _, a := range arms {
+			var ids []string
+			for _, r := range a.Runs {
+				if got, _, _ := compare.Accelerators([]*run.Run{r}); len(got) == 1 && got[0] == accel {
+					ids = append(ids, r.ID)
+				}
+			}
+			if len(ids) > 0 {
+				byArm = append(byArm, fmt.Sprintf("%s: %s", safetext.Line(a.Name), safetext.Line(strings.Join(ids, ", "))))
+				if accel == accels[0] {
+					hint = append(hint, fmt.Sprintf("--config %s=%s", safetext.Line(a.Name), safetext.Line(ids[0])))
+				}
+			}
+		}
+		way := "lab runs under " + accel
+		if accel == "none" {
+			way = "runs on the machine itself"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", way, strings.Join(byArm, "; ")))
+	}
+	return exit.Usagef("the stored runs were measured in different ways, whose timings are not comparable: %s; "+
+		"attribute one way's runs with --config NAME=REF for each configuration (a run id or a label), e.g. sectax attribute report %s",
+		strings.Join(parts, "; "), strings.Join(hint, " "))
 }

@@ -1,27 +1,12 @@
 package campaign
 
 import (
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/store"
 )
-
-// FuzzParseLoadAvg: any text gives a finite non-negative load or an
-// error, never a panic.
-func FuzzParseLoadAvg(f *testing.F) {
-	for _, s := range []string{"0.42 0.30 0.25 1/123 4567\n", "", "   ", "NaN 1 1", "-1 0 0", "1e400", "3.00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, err := parseLoadAvg(s)
-		if err == nil && (v < 0 || math.IsNaN(v) || math.IsInf(v, 0)) {
-			t.Fatalf("%q gave %v", s, v)
-		}
-	})
-}
 
 // FuzzDecodeConfigs: a stored plan that does not decode is an error, never
 // a panic; one that decodes round-trips.

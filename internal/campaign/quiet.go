@@ -3,10 +3,10 @@ package campaign
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sectax/sectax/internal/sysinfo"
 )
 
 // Settler judges when a fresh boot has settled enough to measure: where
@@ -112,23 +112,9 @@ func (h *Host) loadAverage() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := parseLoadAvg(text)
+	v, err := sysinfo.ParseLoadAvg(text)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %v", h.path("proc/loadavg"), err)
-	}
-	return v, nil
-}
-
-// parseLoadAvg reads the first field of /proc/loadavg ("0.42 0.30 0.25
-// 1/123 4567"): a finite, non-negative number.
-func parseLoadAvg(s string) (float64, error) {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return 0, fmt.Errorf("empty")
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("%q is not a load average", f[0])
 	}
 	return v, nil
 }

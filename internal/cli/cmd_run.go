@@ -193,6 +193,9 @@ func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) measure.M
 	if filepath.Clean(g.Root) == "/" { // a run printed under another --root has no mark
 		m.Mark = measure.HostMark("/", m.ID, g.printer())
 	}
+	if g.deps.Load != nil {
+		m.Load = g.deps.Load(g.Root)
+	}
 	return m
 }
 

@@ -157,11 +157,37 @@ func argsError(cmd *cobra.Command, args []string, err error) error {
 	return fmt.Errorf("%s takes %s (got %s): see '%s --help'", cmd.CommandPath(), want, got, cmd.CommandPath())
 }
 
+// unknownFlag is pflag's "unknown flag: --sutie" with the "did you mean"
+// that a mistyped command gets: the command's flags (its own and those it
+// inherits) within two edits of the name, or that it starts.
+func unknownFlag(cmd *cobra.Command, err error, name string) error {
+	var names []string
+	for _, fs := range []*pflag.FlagSet{cmd.Flags(), cmd.InheritedFlags()} {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, f.Name)
+			}
+		})
+	}
+	sugg := exit.Suggest(name, names...)
+	if len(sugg) == 0 {
+		return fmt.Errorf("%w ('%s --help' lists its flags)", err, cmd.CommandPath())
+	}
+	if len(sugg) > 3 {
+		sugg = sugg[:3]
+	}
+	return fmt.Errorf("%w: did you mean --%s? ('%s --help' lists its flags)", err, strings.Join(sugg, " or --"), cmd.CommandPath())
+}
+
 // flagError is a bad flag value in one line with what the flag takes:
 // pflag's `invalid argument "3%" for "--runs" flag: strconv.ParseInt:
 // parsing "3%": invalid syntax` becomes `--runs "3%": not a whole number
 // (--runs N: measured repetitions per workload …)`.
 func flagError(cmd *cobra.Command, err error) error {
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) && ne.GetSpecifiedShortnames() == "" {
+		return unknownFlag(cmd, err, ne.GetSpecifiedName())
+	}
 	m := err.Error()
 	const pre = "invalid argument "
 	if !strings.HasPrefix(m, pre) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -165,7 +168,15 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--format", "xml"}, `--format "xml" is not accepted (accepted: text, json)`},
 		{[]string{"run", "--engine", "gpu"}, `--engine "gpu" is not accepted (accepted: native, perf)`},
 		{[]string{"run", "--runs", "-1"}, "--runs and --warmup must not be negative"},
-		{[]string{"run", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"run", "--bogus"}, "unknown flag: --bogus ('sectax run --help' lists its flags)"},
+		// Typos are refused with the word meant, never taken as advice (issue 47).
+		{[]string{"run", "--sutie", "quick"}, "unknown flag: --sutie: did you mean --suite?"},
+		{[]string{"compare", "--formt", "json", "a", "b"}, "did you mean --format?"},
+		{[]string{"advise", "--root", wslOn, "--target", "of"}, "--target: of is not a kernel parameter sectax knows, and no kernel in its catalog accepts it: did you mean off or on?"},
+		{[]string{"advise", "--root", wslOn, "--target", "mitigations=of"}, "--target: mitigations=of is not a value of mitigations= the kernel accepts"},
+		{[]string{"advise", "--root", wslOn, "--target", "mitigations=of"}, "did you mean mitigations=off?"},
+		{[]string{"advise", "--root", wslOn, "--target", "spectre_v3=off"}, "did you mean spectre_v2?"},
+		{[]string{"verify", "--root", wslOn, "--expect", "offf"}, "--expect: offf is not a kernel parameter sectax knows, and no kernel in its catalog accepts it: did you mean off?"},
 		{[]string{"run", "extra"}, `sectax run takes no arguments (got 1: extra)`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"run", "--no-store", "--root", "/nonexistent", "--only", "syscall-basic", "--param", "syscall-basic.loops=1"}, "--root /nonexistent: bad root directory: /nonexistent is not a directory"},
@@ -309,5 +320,35 @@ func TestRunNoteSaidOnce(t *testing.T) {
 	_, errs, code = sectax(t, fixedDeps(nil), append(args, "--format", "json")...)
 	if code != 0 || !strings.Contains(errs, note) {
 		t.Errorf("json: exit %d, stderr %q: want the note there", code, errs)
+	}
+}
+
+// TestRunSaysBusyMachine: a run on a busy machine (the fake busy /proc
+// tree: load average 110.52, other sectax processes) records its load at
+// the start and the end, and warns below its result where the numbers are
+// made (issue 47).
+func TestRunSaysBusyMachine(t *testing.T) {
+	deps := fixedDeps(fakeRegistry())
+	busy, err := filepath.Abs("../sysinfo/testdata/load/busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps.Load = func(string) func() *sysinfo.Load { return measure.LoadReader(busy) }
+	out, errs, code := sectax(t, deps, "run", "--root", wslOn, "--runs", "3", "--seed", "3", "--no-store", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r run.Run
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Load == nil || r.Load.Start == nil || r.Load.End == nil || *r.Load.Start.Load1 != 110.52 || r.Load.Start.OtherSectax != 3 {
+		t.Fatalf("load %+v", r.Load)
+	}
+	for _, want := range []string{"sectax: warning: the machine was busy when the run started (load average 110.52 on 16 CPUs)",
+		"sectax: warning: 3 other sectax processes measured at the same time"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
 	}
 }

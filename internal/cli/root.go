@@ -19,8 +19,10 @@ import (
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -74,6 +76,10 @@ type Deps struct {
 	// Now and NewRunID stamp runs; tests fix them.
 	Now      func() time.Time
 	NewRunID func() string
+	// Load reads the machine's load below a root that a run records at
+	// its start and end (measure.LoadReader; nil: not recorded, as in
+	// tests whose figures must not depend on this machine's load).
+	Load func(root string) func() *sysinfo.Load
 	// WSL is what 'sectax wslconfig' runs and reads (zero: the real system).
 	WSL wslDeps
 	// Campaign is what 'sectax campaign' reboots with (zero: the real system).
@@ -118,6 +124,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		StdinIsTerminal:  isTerminal(os.Stdin),
 		Now:              time.Now,
 		NewRunID:         newRunID,
+		Load:             measure.LoadReader,
 	}
 	return mainWith(ctx, args, stdout, stderr, deps)
 }

@@ -238,7 +238,7 @@ func match(a, b Side, opt Options) (*Report, error) {
 			eng = y.engine
 		}
 		w := Workload{ID: x.id, Params: x.params, ParamsKey: x.paramsKey, Engine: eng,
-			Control: strings.HasPrefix(x.id, ControlPrefix)}
+			Control: IsControl(x.id)}
 		if w.Params == nil {
 			w.Params = map[string]any{}
 		}

@@ -144,3 +144,41 @@ func TestCmdlineAffectsOnlyWhatTheMachineMitigates(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecControlIsAMitigationChange: runs of one boot, one with `run
+// --spec ib=force` (a per-process control, prctl) and one plain, differ in
+// a mitigation although the command line and the vulnerability files do
+// not (issue 47): no same-mitigations warning or conclusion, the change
+// named in Env and the conclusion. Runs that requested the same control
+// are the same state.
+func TestSpecControlIsAMitigationChange(t *testing.T) {
+	ib := []run.SpecControl{{Control: "ib", Requested: "force", Kernel: "prctl enable", Expected: "force mitigated"}}
+	mk := func(id string, base float64, sc []run.SpecControl) *run.Run {
+		r := res("sched-pipe", nil, lower("usecs_per_op", base, base+1, base-1, base, base+2, base-2, base, base+1))
+		r.SpecControls = sc
+		return mkRun(id, id, r)
+	}
+	for _, tt := range []struct {
+		name   string
+		a, b   []run.SpecControl
+		change []SpecControlChange
+	}{
+		{"plain against ib=force", nil, ib, []SpecControlChange{{Control: "ib", A: "none", B: "force"}}},
+		{"ib=force against plain", ib, nil, []SpecControlChange{{Control: "ib", A: "force", B: "none"}}},
+		{"ib=force on both", ib, ib, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := pair(side("a", []*run.Run{mk("a1", 10, tt.a)}, envOn()), side("b", []*run.Run{mk("b1", 14, tt.b)}, envOn()), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(rep.Env.SpecControls, tt.change) || !slices.Equal(rep.Conclusion.SpecControls, tt.change) {
+				t.Errorf("Env.SpecControls %v, conclusion %v, want %v", rep.Env.SpecControls, rep.Conclusion.SpecControls, tt.change)
+			}
+			same := rep.Conclusion.Kind == ConclusionSameMitigations
+			if same != (tt.change == nil) || rep.HasWarning(KindSameMitigations) != same {
+				t.Errorf("conclusion %q, same-mitigations warning %v; want a mitigation change: %v", rep.Conclusion.Kind, rep.HasWarning(KindSameMitigations), tt.change != nil)
+			}
+		})
+	}
+}

@@ -1,10 +1,12 @@
 package compare
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
 )
 
 // EnvDiff is what differs between the environments of the two sides.
@@ -19,7 +21,25 @@ type EnvDiff struct {
 	Vulnerabilities []VulnChange `json:"vulnerabilities"`
 	// Confounders are differences other than the mitigations.
 	Confounders []Confounder `json:"confounders"`
+	// SpecControls are the per-process speculation controls (prctl, `run
+	// --spec`) whose requested state differs between the sides' runs: a
+	// mitigation change the command line and the vulnerability files do
+	// not show. Absent when they agree.
+	SpecControls []SpecControlChange `json:"spec_controls,omitempty"`
 }
+
+// SpecControlChange is a per-process control (ssbd, ib, l1d_flush) the
+// runs of a side requested differently from the other's: A and B are the
+// requested states ("force", "on", "off"), "none" for runs that set none,
+// several joined with " | ".
+type SpecControlChange struct {
+	Control string `json:"control"`
+	A       string `json:"a"`
+	B       string `json:"b"`
+}
+
+// String renders "ib: none → force".
+func (c SpecControlChange) String() string { return c.Control + ": " + c.A + " → " + c.B }
 
 // VulnChange is a vulnerability whose sysfs text changed; A or B is
 // "(absent)" when a side does not list it.
@@ -71,6 +91,15 @@ var confounderPaths = []struct{ name, path string }{
 	{"Go toolchain (go-build)", "go_toolchain"},
 }
 
+// MitigationsChanged reports whether a mitigation differs between the
+// sides as their runs recorded it: a mitigation parameter of the command
+// line, a vulnerability file, or a per-process control. It is the one
+// answer to "did a mitigation change" (the same-mitigations warning and
+// conclusion, and decide's savings through them).
+func (d EnvDiff) MitigationsChanged() bool {
+	return d.MitigationTokensChanged() || len(d.Vulnerabilities) > 0 || len(d.SpecControls) > 0
+}
+
 // MitigationTokensChanged reports whether a mitigation-controlling kernel
 // parameter was added or removed. Which parameters those are is the
 // knowledge base's answer (mitigation.IsMitigationParam), the one the
@@ -99,6 +128,72 @@ func cmdline(s Side) ([]string, bool) {
 		}
 	}
 	return nil, false
+}
+
+// specControls returns, per control, the states the runs of s requested
+// for their workloads ("none" for a result that set none of it, when
+// another did), sorted; nil when no run set any.
+func specControls(s Side) map[string][]string {
+	out := map[string][]string{}
+	results := 0
+	for _, r := range s.Runs {
+		for _, res := range r.Results {
+			results++
+			for _, c := range res.SpecControls {
+				if !slices.Contains(out[c.Control], c.Requested) {
+					out[c.Control] = append(out[c.Control], c.Requested)
+				}
+			}
+		}
+	}
+	for c := range out {
+		n := 0
+		for _, r := range s.Runs {
+			for _, res := range r.Results {
+				if slices.ContainsFunc(res.SpecControls, func(x run.SpecControl) bool { return x.Control == c }) {
+					n++
+				}
+			}
+		}
+		if n < results {
+			out[c] = append(out[c], "none")
+		}
+		sort.Strings(out[c])
+	}
+	return out
+}
+
+// specControlChanges compares the per-process controls of two sides.
+// A published side (no runs) records none, so nothing is said of it.
+func specControlChanges(a, b Side) []SpecControlChange {
+	if a.Published() || b.Published() {
+		return nil
+	}
+	ca, cb := specControls(a), specControls(b)
+	var names []string
+	for c := range ca {
+		names = append(names, c)
+	}
+	for c := range cb {
+		if _, ok := ca[c]; !ok {
+			names = append(names, c)
+		}
+	}
+	sort.Strings(names)
+	var out []SpecControlChange
+	for _, c := range names {
+		va, vb := strings.Join(ca[c], " | "), strings.Join(cb[c], " | ")
+		if va == "" {
+			va = "none"
+		}
+		if vb == "" {
+			vb = "none"
+		}
+		if va != vb {
+			out = append(out, SpecControlChange{Control: c, A: va, B: vb})
+		}
+	}
+	return out
 }
 
 // hardening returns the hardening switches among tokens, or "(none)".
@@ -204,6 +299,7 @@ func envDiff(a, b Side) EnvDiff {
 			d.Confounders = append(d.Confounders, Confounder{Name: c.name, Path: c.path, A: ja, B: jb})
 		}
 	}
+	d.SpecControls = specControlChanges(a, b)
 	if ha, hb := hardening(ta), hardening(tb); d.CmdlineKnown && ha != hb {
 		d.Confounders = append(d.Confounders, Confounder{Name: "kernel hardening parameters", Path: "cmdline.raw", A: ha, B: hb})
 	}

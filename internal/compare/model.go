@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"math"
+	"strings"
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
@@ -17,6 +18,11 @@ const Schema = ComparisonSchema
 // ControlPrefix marks negative-control workloads: they should not move with
 // the mitigations.
 const ControlPrefix = "ctl-"
+
+// IsControl reports whether workload is a negative control: it measures
+// nothing a mitigation costs, so its change is never a tax or a saving
+// (decide lists no saving of one).
+func IsControl(workload string) bool { return strings.HasPrefix(workload, ControlPrefix) }
 
 // Errors for comparisons that make no sense; the CLI exits 2 on them.
 var (
@@ -146,6 +152,10 @@ type Conclusion struct {
 	// Headline is what every format says before the conclusion:
 	// TCGHeadline when the runs were emulated; absent otherwise.
 	Headline string `json:"headline,omitempty"`
+	// SpecControls are the per-process controls the sides requested
+	// differently (Env.SpecControls): the mitigation change the command
+	// line does not show, named in the conclusion's line.
+	SpecControls []SpecControlChange `json:"spec_controls,omitempty"`
 }
 
 // SideInfo describes one side.

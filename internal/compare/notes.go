@@ -60,7 +60,7 @@ func (rep *Report) addNotes(a, b Side) {
 		rep.Warnings = append(rep.Warnings, warnConfounded(names))
 	}
 	ma, mb := rep.A.MitigationMode, rep.B.MitigationMode
-	if len(ma) == 1 && len(mb) == 1 && ma[0] == mb[0] && len(rep.Env.Vulnerabilities) == 0 && !rep.Env.MitigationTokensChanged() {
+	if len(ma) == 1 && len(mb) == 1 && ma[0] == mb[0] && !rep.Env.MitigationsChanged() {
 		rep.Warnings = append(rep.Warnings, warnSameMitigations(ma[0]))
 	}
 	for _, s := range []SideInfo{rep.A, rep.B} {

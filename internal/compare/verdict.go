@@ -254,7 +254,7 @@ func (rep *Report) ControlsMoved() bool {
 
 // addConclusion sums the comparison up in one line.
 func (rep *Report) addConclusion() {
-	c := Conclusion{Significant: rep.significantPrimaries()}
+	c := Conclusion{Significant: rep.significantPrimaries(), SpecControls: rep.Env.SpecControls}
 	if g := rep.Geomean; g != nil {
 		c.Speedup, c.Workloads = g.Speedup, g.N
 	} else {

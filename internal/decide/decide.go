@@ -226,6 +226,8 @@ func Decide(in Input) (*Decision, error) {
 	}
 	arms, notes := machineArms(in)
 	d.Facts.Notes = append(d.Facts.Notes, notes...)
+	arms, notes = evidence(d.Options, arms, in.KB)
+	d.Facts.Notes = append(d.Facts.Notes, notes...)
 	savings(d, arms, in)
 	protect := in.Protect
 	if in.Profile != "" {
@@ -259,7 +261,14 @@ func Decide(in Input) (*Decision, error) {
 	}
 	rec, furthest := recommend(d)
 	d.Recommended = &rec.Name
-	d.Why = fmt.Sprintf("keeps %s; drops %s", orNone(d.Protect), orNone(rec.Drops))
+	// What the option keeps is every vector it does not drop, more than
+	// the ones asked for when the option that drops the most keeps others.
+	kept := slices.DeleteFunc(slices.Clone(mitigation.Vectors), func(v string) bool { return slices.Contains(rec.Drops, v) })
+	d.Why = fmt.Sprintf("keeps %s", orNone(kept))
+	if !slices.Equal(kept, d.Protect) {
+		d.Why += fmt.Sprintf(" — needed: %s", orNone(d.Protect))
+	}
+	d.Why += fmt.Sprintf("; drops %s", orNone(rec.Drops))
 	// One answer per question: a dropped vector can weaken a file a kept
 	// vector also relies on (BHI's clearing on system calls goes with
 	// guest_host, bhi_select_mitigation). Where a per-bug value keeps it
@@ -474,8 +483,14 @@ func savings(d *Decision, arms []attribute.Arm, in Input) {
 		if o.Name == KeepAll {
 			continue
 		}
-		if att != nil {
+		if att != nil && sameState(att, o.Config) {
+			d.Facts.Notes = append(d.Facts.Notes, fmt.Sprintf("the runs labelled %s record the same state as on's (command line, vulnerability files, per-process controls): "+
+				"'sectax compare on %s' says no mitigation changed, so they measure no saving of %s; measure it under its own command line (%s)", o.Config, o.Config, o.Name, measure))
+		} else if att != nil {
 			for _, wa := range att.Workloads {
+				if compare.IsControl(wa.Workload) {
+					continue // a negative control saves nothing: it vouches for the comparison
+				}
 				e := effect(wa, o.Config)
 				if e == nil {
 					continue

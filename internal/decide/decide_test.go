@@ -159,10 +159,6 @@ func TestGivesUpOnlyMitigated(t *testing.T) {
 func TestSavingsFromStore(t *testing.T) {
 	ctx := context.Background()
 	in := input(t, "host-6.18")
-	here, err := json.Marshal(in.Snap)
-	if err != nil {
-		t.Fatal(err)
-	}
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +178,7 @@ func TestSavingsFromStore(t *testing.T) {
 		docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: id, Label: label, HostMark: hostMark(t, in.Root, id),
 			Started: started, Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
 			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
-				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: here})
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: envOf(t, in, label)})
 		i++
 	}
 	if _, err := db.Import(ctx, docs); err != nil {
@@ -235,15 +231,13 @@ func TestSavingsOnlyFromThisMachine(t *testing.T) {
 	other := *in.Snap
 	other.Kernel.Release = "6.1.0-57-amd64"
 	other.CPU.ModelName = "QEMU Virtual CPU version 2.5+"
-	env, err := json.Marshal(&other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var envMap map[string]any
-	if err := json.Unmarshal(env, &envMap); err != nil {
-		t.Fatal(err)
-	}
 	mk := func(name string, centre float64) attribute.Arm {
+		there := in
+		there.Snap = &other
+		var envMap map[string]any
+		if err := json.Unmarshal(envOf(t, there, name), &envMap); err != nil {
+			t.Fatal(err)
+		}
 		xs := []float64{centre, centre * 1.001, centre * 0.999, centre * 1.002, centre * 0.998, centre}
 		r := &run.Run{Schema: run.Schema, ID: "20261201T090000-" + name, Label: name, Status: run.StatusComplete,
 			Results: []run.Result{{Workload: "syscall-basic", Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}
@@ -300,4 +294,163 @@ func pairOf(c *compare.Comparison, err error) (*compare.Report, error) {
 		return nil, err
 	}
 	return c.Comparisons[0], nil
+}
+
+// stateOf is the environment a run of configuration config records on the
+// machine of in: on's is the machine's own; an option's has the option's
+// command line added and the files that line turns off read Vulnerable,
+// as a boot under it would record them.
+func stateOf(t *testing.T, in Input, config string) *sysinfo.Snapshot {
+	t.Helper()
+	s := *in.Snap
+	if config == "on" {
+		return &s
+	}
+	i := slices.IndexFunc(options(in, s.Machine()), func(o Option) bool { return o.Config == config })
+	if i < 0 {
+		t.Fatalf("no option of configuration %s", config)
+	}
+	line := options(in, s.Machine())[i].Cmdline
+	params := mitigation.ParseCmdline(line).Params
+	off := in.KB.ExpectedOffAtBoot(s.Machine(), params)
+	s.Cmdline.Raw = strings.TrimSpace(s.Cmdline.Raw + " " + line)
+	s.Vulnerabilities = slices.Clone(s.Vulnerabilities)
+	for j, v := range s.Vulnerabilities {
+		if slices.Contains(off, v.Name) {
+			s.Vulnerabilities[j] = mitigation.ParseVulnerability(v.Name, "Vulnerable")
+		}
+	}
+	return &s
+}
+
+// envOf is stateOf as the stored environment document.
+func envOf(t *testing.T, in Input, config string) []byte {
+	t.Helper()
+	b, err := json.Marshal(stateOf(t, in, config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestLabelIsNoEvidence: runs labelled as the vector plan names them but
+// measured in one state (the same command line and vulnerability files)
+// give no saving (issue 47): compare of the same runs says no mitigation
+// changed, and decide says so instead of a saving. Runs labelled off that
+// record another command line are left out, named.
+func TestLabelIsNoEvidence(t *testing.T) {
+	in := input(t, "host-6.18")
+	mk := func(id, label string, centre float64, s *sysinfo.Snapshot) (*run.Run, map[string]any) {
+		xs := []float64{centre, centre * 1.001, centre * 0.999, centre * 1.002, centre * 0.998, centre, centre * 1.0005, centre * 0.9995}
+		r := &run.Run{Schema: run.Schema, ID: id, Label: label, Status: run.StatusComplete, HostMark: hostMark(t, in.Root, id),
+			Results: []run.Result{{Workload: "syscall-basic", Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}
+		b, _ := json.Marshal(s)
+		var env map[string]any
+		if err := json.Unmarshal(b, &env); err != nil {
+			t.Fatal(err)
+		}
+		return r, env
+	}
+	arm := func(name string, runs ...*run.Run) attribute.Arm { return attribute.Arm{Name: name, Runs: runs} }
+	on, onEnv := mk("20261201T090000-000001", "on", 12, stateOf(t, in, "on"))
+	// The same boot's state under the label no-guest: no saving.
+	same, sameEnv := mk("20261201T090100-000002", "no-guest", 10, stateOf(t, in, "on"))
+	// off's state under the label off, and on's state under the label off.
+	off, offEnv := mk("20261201T090200-000003", "off", 10, stateOf(t, in, "off"))
+	fake, fakeEnv := mk("20261201T090300-000004", "off", 5, stateOf(t, in, "on"))
+	a := []attribute.Arm{arm("on", on), arm("no-guest", same), arm("off", off, fake)}
+	a[0].Envs, a[1].Envs, a[2].Envs = []map[string]any{onEnv}, []map[string]any{sameEnv}, []map[string]any{offEnv, fakeEnv}
+	in.Arms = a
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := option(d, "no-guest"); o.Saving != nil {
+		t.Errorf("no-guest from runs of on's state: %+v", o.Saving)
+	}
+	rep, err := pairOf(compare.CompareSides([]compare.Side{compare.RunsSide("on", compare.KindLabel, a[0].Runs, a[0].Envs),
+		compare.RunsSide("no-guest", compare.KindLabel, a[1].Runs, a[1].Envs)}, compare.Options{}))
+	if err != nil || rep.Conclusion.Kind != compare.ConclusionSameMitigations {
+		t.Fatalf("compare on no-guest: %v, %+v", err, rep)
+	}
+	has := func(want ...string) bool {
+		return slices.ContainsFunc(d.Facts.Notes, func(n string) bool {
+			return !slices.ContainsFunc(want, func(w string) bool { return !strings.Contains(n, w) })
+		})
+	}
+	if !has("1 of the 1 runs labelled no-guest do not record no-guest's state (mitigations=auto,no_guest_host,no_guest_guest)", "run 20261201T090100-000002: mitigations=auto,no_guest_host,no_guest_guest is not on the command line") {
+		t.Errorf("notes %q: want why no-guest has no saving", d.Facts.Notes)
+	}
+	o := option(d, "off")
+	if len(o.Saving) != 1 || math.Abs(o.Saving[0].Pct-20) > 0.5 {
+		t.Errorf("off: %+v, want the saving of its own state's run only (20%%)", o.Saving)
+	}
+	if !has("1 of the 2 runs labelled off do not record off's state (mitigations=off)", "run 20261201T090300-000004: mitigations=off is not on the command line") {
+		t.Errorf("notes %q: want the off run of on's state named", d.Facts.Notes)
+	}
+
+	// Runs labelled on that record off's state beside runs of off: one
+	// state under two labels; compare says no mitigation changed, and so
+	// does decide.
+	on2, on2Env := mk("20261201T090400-000005", "on", 12, stateOf(t, in, "off"))
+	in.Arms = []attribute.Arm{{Name: "on", Runs: []*run.Run{on2}, Envs: []map[string]any{on2Env}}, {Name: "off", Runs: []*run.Run{off}, Envs: []map[string]any{offEnv}}}
+	if d, err = Decide(in); err != nil {
+		t.Fatal(err)
+	}
+	if o := option(d, "off"); o.Saving != nil {
+		t.Errorf("off against on of the same state: %+v", o.Saving)
+	}
+	if !has("the runs labelled off record the same state as on's (command line, vulnerability files, per-process controls): 'sectax compare on off' says no mitigation changed, so they measure no saving of off") {
+		t.Errorf("notes %q: want why off has no saving", d.Facts.Notes)
+	}
+}
+
+// TestWSLDevNamesWhatItKeeps: a negative control is no saving, and the
+// recommendation of --profile wsl-dev names every vector the option
+// keeps (issue 47: it named only those the profile asks for).
+func TestWSLDevNamesWhatItKeeps(t *testing.T) {
+	in := input(t, "host-6.18")
+	mk := func(id, label string, centre float64) (*run.Run, map[string]any) {
+		xs := []float64{centre, centre * 1.001, centre * 0.999, centre * 1.002, centre * 0.998, centre, centre * 1.0005, centre * 0.9995}
+		ys := []float64{10, 10.01, 9.99, 10.02, 9.98, 10, 10.005, 9.995}
+		if label == "off" {
+			for i := range ys {
+				ys[i] *= 0.9 // the control moved: noise or a clock change, never a saving
+			}
+		}
+		r := &run.Run{Schema: run.Schema, ID: id, Label: label, Status: run.StatusComplete, HostMark: hostMark(t, in.Root, id),
+			Results: []run.Result{{Workload: "syscall-basic", Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}},
+				{Workload: "ctl-user", Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: ys}}}}}
+		var env map[string]any
+		if err := json.Unmarshal(envOf(t, in, label), &env); err != nil {
+			t.Fatal(err)
+		}
+		return r, env
+	}
+	on, onEnv := mk("20261201T090000-000001", "on", 12)
+	off, offEnv := mk("20261201T090100-000002", "off", 10)
+	in.Arms = []attribute.Arm{{Name: "on", Runs: []*run.Run{on}, Envs: []map[string]any{onEnv}}, {Name: "off", Runs: []*run.Run{off}, Envs: []map[string]any{offEnv}}}
+	in.Profile = "wsl-dev"
+	d, err := Decide(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := option(d, "off")
+	if len(o.Saving) != 1 || o.Saving[0].Workload != "syscall-basic" {
+		t.Errorf("off's savings %+v: want syscall-basic's only, no negative control", o.Saving)
+	}
+	rec := option(d, *d.Recommended)
+	var kept []string
+	for _, v := range mitigation.Vectors {
+		if !slices.Contains(rec.Drops, v) {
+			kept = append(kept, v)
+		}
+	}
+	want := "keeps " + strings.Join(kept, ", ")
+	if !slices.Equal(kept, d.Protect) {
+		want += " — needed: " + strings.Join(d.Protect, ", ")
+	}
+	if !strings.HasPrefix(d.Why, want+"; drops ") {
+		t.Errorf("why %q, want it to start with %q", d.Why, want)
+	}
 }

@@ -45,10 +45,6 @@ func TestForgedRunsOfAnotherHost(t *testing.T) {
 	}
 	ctx := context.Background()
 	in := input(t, "host-6.18")
-	here, err := json.Marshal(in.Snap)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	os.Chmod(filepath.Dir(dir), 0o755)
 	os.Chmod(dir, 0o777)
@@ -67,7 +63,7 @@ func TestForgedRunsOfAnotherHost(t *testing.T) {
 		return store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T09%02d00-00000%d", i, i), Label: label, HostMark: mark,
 			Started: started, Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
 			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
-				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: here}
+				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: envOf(t, in, label)}
 	}
 	var docs []store.Doc
 	for i, label := range []string{"on", "no-guest"} {

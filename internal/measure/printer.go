@@ -104,6 +104,9 @@ func (s Session) Measure(ctx context.Context, p Printer) (*run.Run, error) {
 		return r, err
 	}
 	err = p.Result(r)
+	for _, w := range Weak(r) {
+		p.Notef("warning: %s", w)
+	}
 	if sv, ok := s.Sink.(Saver); ok {
 		if serr := sv.Saved(r); serr != nil {
 			if r.Status == run.StatusInterrupted {

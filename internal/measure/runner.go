@@ -10,6 +10,7 @@ import (
 
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -44,6 +45,9 @@ type Options struct {
 	// MaxFailures is how many consecutive failed repetitions drop an item
 	// from the rest of the run (default 2).
 	MaxFailures int
+	// Load, when set, reads the machine's load when the run starts and
+	// when it ends (r.Load); nil readings are not recorded.
+	Load func() *sysinfo.Load
 }
 
 // Phase says whether a repetition counts.
@@ -176,6 +180,11 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 		warmups = 0
 	}
 	r.Status = run.StatusRunning
+	if opt.Load != nil {
+		if l := opt.Load(); l != nil {
+			r.Load = &run.Load{Start: l}
+		}
+	}
 	if opt.Sink != nil {
 		if err := opt.Sink.Begin(r); err != nil {
 			return err
@@ -228,6 +237,14 @@ func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error 
 	}
 
 	r.Finished = opt.Now().UTC()
+	if opt.Load != nil {
+		if l := opt.Load(); l != nil {
+			if r.Load == nil {
+				r.Load = &run.Load{}
+			}
+			r.Load.End = l
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		r.Status = run.StatusInterrupted

@@ -38,6 +38,9 @@ type Meta struct {
 	Now func() time.Time
 	// OnEvent, when set, is told of every repetition (progress).
 	OnEvent func(Event)
+	// Load, when set, reads the machine's load for the run's start and
+	// end (LoadReader); the run records it (run.Run.Load).
+	Load func() *sysinfo.Load
 }
 
 // Measure measures pl into a new run document named by meta: it pins
@@ -71,7 +74,7 @@ func Measure(ctx context.Context, pl *plan.Plan, meta Meta, sink Sink) (*run.Run
 	}
 	err := Run(ctx, r, pl.Items, Options{
 		Warmup: req.Warmup, DetectWarmup: req.DetectWarmup, Precision: req.Precision, MaxTime: req.MaxTimeOf(),
-		Seed: r.Seed, OnEvent: meta.OnEvent, Now: now, Sink: sink,
+		Seed: r.Seed, OnEvent: meta.OnEvent, Now: now, Sink: sink, Load: meta.Load,
 		Env: workload.Env{Exe: meta.Exe, WorkerArgs: meta.WorkerArgs, Timeout: req.Timeout},
 	})
 	return r, err

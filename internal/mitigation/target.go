@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sectax/sectax/internal/exit"
 )
 
 // ErrTarget is wrapped by every error ParseTarget returns (a usage error).
@@ -77,6 +79,56 @@ func ParseTarget(s string) (Target, error) {
 			return Target{}, fmt.Errorf("%w: %s is given twice (%s and %s); the kernel keeps only the last, so give it once", ErrTarget, p.Key(), prev.Raw, p.Raw)
 		}
 		seen[p.Key()] = p
+		if err := checkKnown(p, len(params) == 1); err != nil {
+			return Target{}, err
+		}
 	}
 	return Target{Kind: KindParams, Raw: s, Params: Effective(params)}, nil
+}
+
+// checkKnown refuses a parameter that is a typo rather than advice, with
+// Suggest's "did you mean": a name the knowledge base does not know (no
+// kernel in its catalog accepts it) that is within two edits of one it
+// knows, or of off, auto and on when it is the target's only word; and a
+// known mitigation parameter with a value the kernel does not accept
+// (Classify's EffectInvalid). Other parameters it does not know, close to
+// none it knows (console=, panic=, no_timer_check), are kernel parameters
+// outside the mitigations, kept as typed.
+func checkKnown(p Param, alone bool) error {
+	kb := mustKnowledge()
+	kp, ok := kb.LookupParam(p.Name)
+	if !ok {
+		bare := alone && !p.HasValue
+		var names []string
+		if bare {
+			names = append(names, KindOff, KindAuto, "on")
+		}
+		for _, q := range kb.Params {
+			names = append(names, q.Key)
+		}
+		hint := exit.DidYouMean(p.Name, names...)
+		if hint == "" {
+			return nil
+		}
+		return fmt.Errorf("%w: %s is not a kernel parameter sectax knows, and no kernel in its catalog accepts it: %s", ErrTarget, p.Raw, hint)
+	}
+	if !kp.Mitigation || EffectOf(p) != EffectInvalid {
+		return nil
+	}
+	var values []string
+	for _, v := range kp.Values {
+		values = append(values, v.Value)
+	}
+	if !p.HasValue {
+		return fmt.Errorf("%w: %s needs a value (%s)", ErrTarget, p.Raw, kp.Syntax)
+	}
+	var tokens []string
+	for _, v := range values {
+		tokens = append(tokens, p.Name+"="+v)
+	}
+	hint := ""
+	if h := exit.DidYouMean(p.Raw, tokens...); h != "" {
+		hint = ": " + h
+	}
+	return fmt.Errorf("%w: %s is not a value of %s= the kernel accepts (%s)%s", ErrTarget, p.Raw, p.Name, kp.Syntax, hint)
 }

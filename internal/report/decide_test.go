@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,31 @@ func decideWith(t *testing.T, on, off float64, spread float64) *decide.Decision 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each arm records its own state (a label is no evidence): on the
+	// machine's, off its command line plus mitigations=off and the files
+	// that line turns off read Vulnerable, as a boot under it records them.
+	stateOf := func(name string) map[string]any {
+		s := *snap
+		if name == "off" {
+			off := kb.ExpectedOffAtBoot(s.Machine(), mitigation.ParseCmdline("mitigations=off").Params)
+			s.Cmdline.Raw = strings.TrimSpace(s.Cmdline.Raw + " mitigations=off")
+			s.Vulnerabilities = slices.Clone(s.Vulnerabilities)
+			for j, v := range s.Vulnerabilities {
+				if slices.Contains(off, v.Name) {
+					s.Vulnerabilities[j] = mitigation.ParseVulnerability(v.Name, "Vulnerable")
+				}
+			}
+		}
+		b, err := json.Marshal(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env map[string]any
+		if err := json.Unmarshal(b, &env); err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
 	mk := func(name string, centre float64) attribute.Arm {
 		var xs []float64
 		for _, d := range []float64{0, 1, -1, 2, -2, 0.5, -0.5, 1.5} {
@@ -38,7 +64,7 @@ func decideWith(t *testing.T, on, off float64, spread float64) *decide.Decision 
 		}
 		r := &run.Run{Schema: run.Schema, ID: "20261201T090000-" + name, Label: name, Status: run.StatusComplete,
 			Results: []run.Result{{Workload: "syscall-basic", Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}
-		return attribute.Arm{Name: name, Runs: []*run.Run{r}, Envs: []map[string]any{{}}}
+		return attribute.Arm{Name: name, Runs: []*run.Run{r}, Envs: []map[string]any{stateOf(name)}}
 	}
 	d, err := decide.Decide(decide.Input{Snap: snap, Platform: advise.Probe(dir, snap), KB: kb, Root: dir, AnyMachine: true,
 		Arms: []attribute.Arm{mk("on", on), mk("off", off)}})

@@ -185,6 +185,9 @@ func mdEnv(b *strings.Builder, rep *compare.Report, h string) {
 	} else {
 		b.WriteString("- Kernel command line: unknown on a side\n")
 	}
+	for _, c := range env.SpecControls {
+		fmt.Fprintf(b, "- Per-process control (prctl) %s\n", mdEscape(c.String()))
+	}
 	if len(env.Vulnerabilities) == 0 {
 		b.WriteString("- Vulnerabilities: no change known\n")
 	} else {

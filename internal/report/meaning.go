@@ -23,6 +23,20 @@ func MultiConclusion(c *compare.Comparison) string {
 // changed, no significant difference, or how many times better the side
 // is overall; it starts with the side's letter.
 func sideConclusion(letter string, c compare.Conclusion, alpha float64) string {
+	line := sideVerdict(letter, c, alpha)
+	if len(c.SpecControls) > 0 {
+		var cs []string
+		for _, x := range c.SpecControls {
+			cs = append(cs, x.String())
+		}
+		line += fmt.Sprintf(" — a mitigation change: per-process controls (prctl) %s", strings.Join(cs, ", "))
+	}
+	return line
+}
+
+// sideVerdict is sideConclusion's verdict, before the per-process
+// controls that changed.
+func sideVerdict(letter string, c compare.Conclusion, alpha float64) string {
 	const holm = " after Holm's correction"
 	switch c.Kind {
 	case compare.ConclusionSameMitigations:

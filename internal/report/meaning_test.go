@@ -92,3 +92,19 @@ func TestTextOneLiners(t *testing.T) {
 		}
 	}
 }
+
+// TestConclusionNamesSpecControls: a per-process control the sides set
+// differently is named in the conclusion's line as a mitigation change,
+// whatever the verdict (issue 47).
+func TestConclusionNamesSpecControls(t *testing.T) {
+	c := compare.Conclusion{Kind: compare.ConclusionDifference, Speedup: 0.78, Workloads: 3, Significant: 2,
+		SpecControls: []compare.SpecControlChange{{Control: "ib", A: "none", B: "force"}}}
+	got := sideConclusion("B", c, 0.05)
+	if !strings.HasSuffix(got, " — a mitigation change: per-process controls (prctl) ib: none → force") || !strings.HasPrefix(got, "B is 0.78×") {
+		t.Errorf("conclusion %q", got)
+	}
+	c.SpecControls = nil
+	if got := sideConclusion("B", c, 0.05); strings.Contains(got, "per-process") {
+		t.Errorf("conclusion without a control change %q", got)
+	}
+}

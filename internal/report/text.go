@@ -229,6 +229,9 @@ func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string)
 	} else {
 		b.WriteString(ind + "  kernel command line: unknown on a side\n")
 	}
+	for _, c := range env.SpecControls {
+		fmt.Fprintf(b, ind+"  per-process control (prctl) %s\n", ts(c.String()))
+	}
 	if len(env.Vulnerabilities) == 0 {
 		b.WriteString(ind + "  vulnerabilities: no change known\n")
 	} else {

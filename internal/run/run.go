@@ -70,9 +70,37 @@ type Run struct {
 	// data: only the host whose key made it recognises it (decide counts
 	// only this host's runs), and it fits no other run id.
 	HostMark string `json:"host_mark,omitempty"`
+	// Load is how busy the machine was at the run's start and end (load
+	// average, steal, other sectax processes); absent in documents written
+	// before sectax recorded it, and for runs measured without it (a lab
+	// guest, a campaign's step).
+	Load *Load `json:"load,omitempty"`
 	// Notes say what the run left out and why (a workload skipped).
 	Notes   []string `json:"notes,omitempty"`
 	Results []Result `json:"results"`
+}
+
+// Load is the machine's load read when the run started and when it
+// ended (either absent when it could not be read).
+type Load struct {
+	Start *sysinfo.Load `json:"start,omitempty"`
+	End   *sysinfo.Load `json:"end,omitempty"`
+}
+
+// StealPct is the share of the CPU time between the start and the end
+// that the hypervisor gave to others, in percent; ok is false when either
+// reading lacks the counters or no time passed.
+func (l *Load) StealPct() (pct float64, ok bool) {
+	if l == nil || l.Start == nil || l.End == nil || l.Start.CPUSeconds == nil || l.End.CPUSeconds == nil ||
+		l.Start.StealSeconds == nil || l.End.StealSeconds == nil {
+		return 0, false
+	}
+	dt := *l.End.CPUSeconds - *l.Start.CPUSeconds
+	ds := *l.End.StealSeconds - *l.Start.StealSeconds
+	if dt <= 0 || ds < 0 || math.IsNaN(dt) || math.IsNaN(ds) {
+		return 0, false
+	}
+	return 100 * ds / dt, true
 }
 
 // Config names the configuration a run was measured under: the kernel

@@ -198,6 +198,9 @@ func (r *Run) Validate() error {
 	if err := validateEnv(r.Env); err != nil {
 		return err
 	}
+	if err := r.Load.validate(); err != nil {
+		return err
+	}
 	if err := r.Config.validate(); err != nil {
 		return err
 	}
@@ -366,6 +369,36 @@ func walkEnv(path string, v any) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// validate checks the load readings: finite, non-negative numbers, and
+// counters that do not run backwards (a reading is data another machine
+// may have written).
+func (l *Load) validate() error {
+	if l == nil {
+		return nil
+	}
+	for _, x := range []struct {
+		name string
+		l    *sysinfo.Load
+	}{{"load.start", l.Start}, {"load.end", l.End}} {
+		if x.l == nil {
+			continue
+		}
+		if x.l.OtherSectax < 0 {
+			return invalid(x.name+".other_sectax", "%d: must not be negative", x.l.OtherSectax)
+		}
+		for name, v := range map[string]*float64{"load1": x.l.Load1, "cpu_s": x.l.CPUSeconds, "steal_s": x.l.StealSeconds} {
+			if v != nil && (*v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0)) {
+				return invalid(x.name+"."+name, "%v: must be a finite, non-negative number", *v)
+			}
+		}
+	}
+	if _, ok := l.StealPct(); !ok && l.Start != nil && l.End != nil && l.Start.StealSeconds != nil && l.End.StealSeconds != nil &&
+		l.Start.CPUSeconds != nil && l.End.CPUSeconds != nil && (*l.End.StealSeconds < *l.Start.StealSeconds || *l.End.CPUSeconds < *l.Start.CPUSeconds) {
+		return invalid("load.end", "its CPU counters are below the start's: they only grow within one boot")
 	}
 	return nil
 }

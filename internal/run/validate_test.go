@@ -143,3 +143,36 @@ func TestValidateEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateLoad: a load record is optional; its numbers are finite and
+// non-negative and its counters do not run backwards; StealPct is the
+// growth of steal over that of the CPU time.
+func TestValidateLoad(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	at := time.Date(2026, 12, 7, 14, 0, 0, 0, time.UTC)
+	good := &Load{Start: &sysinfo.Load{At: at, Load1: f(0.5), CPUSeconds: f(100), StealSeconds: f(1)},
+		End: &sysinfo.Load{At: at, Load1: f(1), CPUSeconds: f(200), StealSeconds: f(6)}}
+	r := validRun()
+	r.Load = good
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if pct, ok := good.StealPct(); !ok || pct != 5 {
+		t.Errorf("StealPct = %v, %v; want 5", pct, ok)
+	}
+	for _, bad := range []*Load{
+		{Start: &sysinfo.Load{Load1: f(-1)}},
+		{End: &sysinfo.Load{CPUSeconds: f(math.Inf(1))}},
+		{Start: &sysinfo.Load{OtherSectax: -1}},
+		{Start: &sysinfo.Load{CPUSeconds: f(200), StealSeconds: f(1)}, End: &sysinfo.Load{CPUSeconds: f(100), StealSeconds: f(1)}},
+	} {
+		r := validRun()
+		r.Load = bad
+		if err := r.Validate(); err == nil || !strings.Contains(err.Error(), "load.") {
+			t.Errorf("load %+v accepted (%v)", bad, err)
+		}
+	}
+	if _, ok := (&Load{Start: good.Start}).StealPct(); ok {
+		t.Error("StealPct without an end reading")
+	}
+}
