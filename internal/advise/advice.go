@@ -77,6 +77,11 @@ type Advice struct {
 	Kept []Loss `json:"kept"`
 	// Regained are vulnerable files the target mitigates again.
 	Regained []Loss `json:"regained"`
+	// Files are the model's prediction of every vulnerability file the
+	// machine shows under the predicted command line
+	// (mitigation.Knowledge.PredictFiles): the lists above, gains and the
+	// files nothing changes included; a proof compares each with its boot.
+	Files []mitigation.FilePrediction `json:"files"`
 	// Toggles are target parameters that are not CPU mitigations.
 	Toggles []Toggle `json:"toggles"`
 	// GuestCaveat is set inside a VM guest: what a guest's setting can and
@@ -224,6 +229,16 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 				a.Regained = append(a.Regained, loss)
 			}
 		}
+	}
+
+	a.Files = kb.PredictFiles(m, running, predicted)
+	for _, f := range a.Files {
+		if f.Change != mitigation.ClassGained || f.From.Class != mitigation.NotAffected {
+			continue
+		}
+		// A gain the model predicts on a CPU not affected (retbleed=force).
+		a.Regained = append(a.Regained, Loss{Name: f.Name, From: f.From.Text, To: "Mitigation: …", By: f.By,
+			Explanation: fmt.Sprintf("%s: %s makes the kernel treat the CPU as affected and mitigate it", f.Name, f.By)})
 	}
 
 	for _, tp := range t.Params {

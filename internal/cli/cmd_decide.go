@@ -115,5 +115,8 @@ func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profil
 	if err != nil {
 		return err
 	}
-	return finish(report.DecisionFormats.Render(w, g.Format, d, report.Options{}))
+	if err := finish(report.DecisionFormats.Render(w, g.Format, d, report.Options{})); err != nil {
+		return err
+	}
+	return proofUnmet(d.Proof)
 }

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/proof"
+	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -60,4 +64,19 @@ func proofRequest(g *Globals, f *proveFlags, host *sysinfo.Snapshot) (proof.Requ
 	}
 	return proof.Request{Root: g.Root, Release: host.Kernel.Release, Kernel: f.kernel, Accel: f.accel, CPU: f.cpu, QEMU: f.qm,
 		Exe: exe, Host: host, CacheDir: g.deps.ProofCache, Say: g.notice}, nil
+}
+
+// proofUnmet is exit status 3 when a proof's boots do not agree with the
+// prediction (a file that differs, or another mitigation in its place),
+// nil without a proof or when every file agrees.
+func proofUnmet(p *proven.Proof) error {
+	if p == nil || p.Agree {
+		return nil
+	}
+	d := p.Disagreements()
+	msg := "the proof's boots do not agree with the prediction"
+	if len(d) > 0 {
+		msg += fmt.Sprintf(" (%d point(s)): %s", len(d), d[0])
+	}
+	return exit.Wrap(exit.Unmet, errors.New(msg))
 }

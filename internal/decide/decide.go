@@ -90,6 +90,10 @@ type Option struct {
 	Saving []Saving `json:"saving"`
 	// Measure is the command that would measure it (when Saving is null).
 	Measure string `json:"measure,omitempty"`
+	// line is the option's own command line, which a proof boots even
+	// where the model folds the option into an earlier one (SameAs) and
+	// Cmdline is that one's ("": no parameter spells it here).
+	line string
 }
 
 // Facts are what the machine says about the vectors.
@@ -348,6 +352,7 @@ func options(in Input, m mitigation.Machine) []Option {
 	if len(running) > 0 {
 		keep.Cmdline = "mitigations=auto"
 	}
+	keep.line = keep.Cmdline
 	out := []Option{keep}
 	prev := KeepAll
 	for _, vs := range attribute.VectorSets {
@@ -355,6 +360,7 @@ func options(in Input, m mitigation.Machine) []Option {
 		o.Drops, _ = mitigation.SortVectors(vs.Drop)
 		o.Restores, o.Current = restores(o.Drops), slices.Equal(o.Drops, running)
 		dv, ok, _ := kb.DropVectors(m, o.Drops)
+		o.line = dv.Cmdline()
 		last := out[len(out)-1]
 		switch {
 		case ok:
@@ -382,7 +388,7 @@ func options(in Input, m mitigation.Machine) []Option {
 		}
 		out = append(out, o)
 	}
-	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}, Restores: []string{}}
+	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}, Restores: []string{}, line: "mitigations=off"}
 	// The sets are the model's Outcome, as advise --target off gives them.
 	p := kb.Outcome(m, mitigation.ParseCmdline(off.Cmdline).Params)
 	off.GivesUp, off.Weakened = p.GivenUp, p.Weakened

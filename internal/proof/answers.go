@@ -46,7 +46,7 @@ func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decisi
 		return nil, err
 	}
 	pin := ps.Input()
-	if err := decide.Prove(d, pin); err != nil {
+	if err := decide.Prove(d, pin, in.KB); err != nil {
 		return nil, err
 	}
 	if note := asBooted("the options and their sets are those of", "not of", host, pin); note != "" {
@@ -81,9 +81,9 @@ func Advice(ctx context.Context, req Request, platform advise.Platform, target m
 	a := advise.For(base, platform, target, kb)
 	pin := ps.Input()
 	p := proven.New(pin)
-	row := p.Add("target "+target.String(), line, base, ps.Snapshot(line), predicted(base, a), pin.Stored[line])
+	row := p.Add("target "+target.String(), line, base, ps.Snapshot(line), predicted(base, a), a.Files, pin.Stored[line])
 	if !row.Agree {
-		a.Warnings = append(a.Warnings, "the boot of the target disagrees with the prediction above: the proof's observed sets are what this kernel does")
+		a.Warnings = append(a.Warnings, fmt.Sprintf("the boot of the target %s the prediction above (%d file(s)): the proof's observed files are what this kernel does", verdictWords(row.Verdict), len(row.Disagreements)))
 	}
 	if note := asBooted("the advice is for", "not for", req.Host, pin); note != "" {
 		p.Notes = append(p.Notes, note)
@@ -113,7 +113,8 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 	}
 	base := pin.Obs[""]
 	p := proven.New(*pin)
-	p.Add("expect "+target.String(), line, base, pin.Obs[line], predicted(base, advise.For(base, platform, target, kb)), true)
+	a := advise.For(base, platform, target, kb)
+	p.Add("expect "+target.String(), line, base, pin.Obs[line], predicted(base, a), a.Files, true)
 	// The running files beside the proof's observation of the same line.
 	where := "under tcg on QEMU's " + safetext.Line(pin.CPU)
 	if pin.Accel == lab.AccelKVM {
@@ -127,6 +128,14 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 		}
 	}
 	return p
+}
+
+// verdictWords is a row's verdict in a sentence.
+func verdictWords(v string) string {
+	if v == proven.VerdictReplaced {
+		return "shows another mitigation than"
+	}
+	return "differs from"
 }
 
 // predicted is the advice's given-up and weakened sets as a prediction.
