@@ -359,10 +359,10 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 			w = append(w, fmt.Sprintf("%s: the %s kernel does not parse it (Documentation/admin-guide/kernel-parameters.txt names the architectures of each parameter): it changes nothing here", raw, arch))
 		}
 	}
-	old := tooOld(kb, s.Kernel.Release, t.Params)
+	old := TooOld(kb, s.Kernel.Release, t.Params)
 	for _, tp := range t.Params {
 		if since, ok := old[tp.Raw]; ok {
-			w = append(w, fmt.Sprintf("%s came with mainline Linux %s; kernel %s ignores it (passes it on to init) unless its distribution backported it: after the reboot, sectax verify shows which", tp.Raw, since, s.Kernel.Release))
+			w = append(w, MayIgnore(tp.Raw, since, s.Kernel.Release))
 		}
 	}
 	for _, d := range p.DropIns {
@@ -374,6 +374,12 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 		w = append(w, "no /sys/devices/system/cpu/vulnerabilities files: what is given up cannot be listed for this machine")
 	}
 	return w
+}
+
+// MayIgnore is the warning that kernel release may ignore raw, which came
+// with mainline Linux since (a proof's boot answers it: proof.Advice).
+func MayIgnore(raw, since, release string) string {
+	return fmt.Sprintf("%s came with mainline Linux %s; kernel %s ignores it (passes it on to init) unless its distribution backported it: after the reboot, sectax verify shows which", raw, since, release)
 }
 
 func restartHint(p Platform) string {

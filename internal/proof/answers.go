@@ -3,6 +3,7 @@ package proof
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sectax/sectax/internal/advise"
@@ -85,6 +86,7 @@ func Advice(ctx context.Context, req Request, platform advise.Platform, target m
 	if !row.Agree {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("the boot of the target %s the prediction above (%d file(s)): the proof's observed files are what this kernel does", verdictWords(row.Verdict), len(row.Disagreements)))
 	}
+	a.Warnings = bootedWarnings(a.Warnings, kb, target, base, ps.Snapshot(line))
 	if note := asBooted("the advice is for", "not for", req.Host, pin); note != "" {
 		p.Notes = append(p.Notes, note)
 	}
@@ -128,6 +130,42 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 		}
 	}
 	return p
+}
+
+// bootedWarnings replaces the warnings that the booted kernel may ignore
+// a value newer than its mainline version (advise.MayIgnore) by what its
+// boot got showed: the files the line changed from the default boot base,
+// or that it changed none.
+func bootedWarnings(ws []string, kb *mitigation.Knowledge, target mitigation.Target, base, got *sysinfo.Snapshot) []string {
+	old := advise.TooOld(kb, base.Kernel.Release, target.Params)
+	if len(old) == 0 {
+		return ws
+	}
+	var changed []string
+	for _, w := range got.Vulnerabilities {
+		if v, ok := proven.Vuln(base, w.Name); !ok || strings.TrimSpace(v.Raw) != strings.TrimSpace(w.Raw) {
+			changed = append(changed, w.Name)
+		}
+	}
+	out := []string{}
+	for _, w := range ws {
+		out = append(out, w)
+		for raw, since := range old {
+			if w != advise.MayIgnore(raw, since, base.Kernel.Release) {
+				continue
+			}
+			rel := safetext.Line(base.Kernel.Release)
+			switch {
+			case len(changed) > 0 && len(old) == len(target.Params):
+				out[len(out)-1] = fmt.Sprintf("%s came with mainline Linux %s, but the proof's boot of kernel %s with it changed %s: this kernel honours it (backported)", raw, since, rel, strings.Join(changed, ", "))
+			case len(changed) == 0:
+				out[len(out)-1] = fmt.Sprintf("%s came with mainline Linux %s, and the proof's boot of kernel %s with it changed no vulnerability file: this kernel ignores it, or it changes nothing on the CPU booted", raw, since, rel)
+			default:
+				out[len(out)-1] = w + fmt.Sprintf(" (the proof's boot of the whole line changed %s)", strings.Join(changed, ", "))
+			}
+		}
+	}
+	return out
 }
 
 // verdictWords is a row's verdict in a sentence.

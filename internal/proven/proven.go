@@ -108,7 +108,7 @@ func ObservedSets(base, got *sysinfo.Snapshot) Sets {
 		if v.State != mitigation.Mitigated {
 			continue
 		}
-		w, ok := vuln(got, v.Name)
+		w, ok := Vuln(got, v.Name)
 		c := mitigation.ClassGivenUp
 		if ok {
 			c = mitigation.ObservedClass(v, w)
@@ -125,7 +125,8 @@ func ObservedSets(base, got *sysinfo.Snapshot) Sets {
 	return s
 }
 
-func vuln(s *sysinfo.Snapshot, name string) (mitigation.Vulnerability, bool) {
+// Vuln is the file name of s (ok false when s does not show it).
+func Vuln(s *sysinfo.Snapshot, name string) (mitigation.Vulnerability, bool) {
 	for _, v := range s.Vulnerabilities {
 		if v.Name == name {
 			return v, true
@@ -198,7 +199,7 @@ func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files 
 			raw := strings.TrimSpace(v.Raw)
 			fp = mitigation.FilePrediction{Name: v.Name, From: mitigation.FileState{Text: raw, Class: v.State}, To: mitigation.FileState{Text: raw, Class: v.State}}
 		}
-		w, seen := vuln(got, v.Name)
+		w, seen := Vuln(got, v.Name)
 		f := Compare(v, fp, w, seen)
 		row.Files = append(row.Files, f)
 		if f.Verdict == VerdictAgree {
@@ -214,7 +215,7 @@ func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files 
 		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: %s %s: predicted %s, observed %s", option, v.Name, f.Verdict, pw, ow))
 	}
 	for _, w := range got.Vulnerabilities {
-		if _, ok := vuln(base, w.Name); ok {
+		if _, ok := Vuln(base, w.Name); ok {
 			continue
 		}
 		// A file the default boot does not show: nothing predicted it.
@@ -243,7 +244,7 @@ func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files 
 		}
 		row.worse(VerdictDiffers)
 		text := "the file is gone"
-		if w, ok := vuln(got, v.Name); ok {
+		if w, ok := Vuln(got, v.Name); ok {
 			text = fmt.Sprintf("%q", safetext.Clip(w.Raw, 200))
 		}
 		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: %s predicted %s, observed %s (%s)", option, v.Name, pc, oc, text))
