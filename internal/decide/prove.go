@@ -89,7 +89,7 @@ func PredictLine(kb *mitigation.Knowledge, base *sysinfo.Snapshot, line string) 
 // SetsOf are the given-up, weakened and kept sets of a per-file
 // prediction, over the files mitigated before.
 func SetsOf(files []mitigation.FilePrediction) proven.Sets {
-	s := proven.Sets{GivesUp: []string{}, Weakened: []string{}, Kept: []string{}}
+	s := proven.NewSets()
 	for _, f := range files {
 		if f.From.Class != mitigation.Mitigated {
 			continue
@@ -109,7 +109,7 @@ func SetsOf(files []mitigation.FilePrediction) proven.Sets {
 // PredictedSets are the model's sets of a line on the files mitigated in
 // base: gives up and weakened as predicted, the rest kept.
 func PredictedSets(base *sysinfo.Snapshot, givesUp, weakened []string) proven.Sets {
-	s := proven.Sets{GivesUp: []string{}, Weakened: []string{}, Kept: []string{}}
+	s := proven.NewSets()
 	for _, v := range base.Vulnerabilities {
 		if v.State != mitigation.Mitigated {
 			continue

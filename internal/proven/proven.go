@@ -18,6 +18,9 @@ import (
 type Sets struct {
 	GivesUp  []string `json:"gives_up"`
 	Weakened []string `json:"weakened"`
+	// Replaced are files mitigated by another mitigation (another text,
+	// no part weakened); Kept, the same text (docs/decide.md).
+	Replaced []string `json:"replaced"`
 	Kept     []string `json:"kept"`
 }
 
@@ -101,9 +104,9 @@ type Proof struct {
 // ObservedSets are what got shows of the files mitigated in base, each
 // sorted by mitigation.ObservedClass (the corpus replay's classification):
 // a file no longer mitigated (or gone) is given up, one that lost a
-// sub-protection weakened, the rest kept.
+// sub-protection weakened, one with another text replaced, the rest kept.
 func ObservedSets(base, got *sysinfo.Snapshot) Sets {
-	s := Sets{GivesUp: []string{}, Weakened: []string{}, Kept: []string{}}
+	s := NewSets()
 	for _, v := range base.Vulnerabilities {
 		if v.State != mitigation.Mitigated {
 			continue
@@ -119,10 +122,19 @@ func ObservedSets(base, got *sysinfo.Snapshot) Sets {
 		case mitigation.ClassWeakened:
 			s.Weakened = append(s.Weakened, v.Name)
 		default:
+			if strings.TrimSpace(w.Raw) != strings.TrimSpace(v.Raw) {
+				s.Replaced = append(s.Replaced, v.Name)
+				continue
+			}
 			s.Kept = append(s.Kept, v.Name)
 		}
 	}
 	return s
+}
+
+// NewSets are empty sets (lists, not null, in JSON).
+func NewSets() Sets {
+	return Sets{GivesUp: []string{}, Weakened: []string{}, Replaced: []string{}, Kept: []string{}}
 }
 
 // Vuln is the file name of s (ok false when s does not show it).
@@ -232,6 +244,8 @@ func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files 
 		case slices.Contains(s.Weakened, name):
 			return mitigation.ClassWeakened
 		}
+		// Replaced is kept in the model's classes: the file-level
+		// comparison above names it.
 		return mitigation.ClassKept
 	}
 	for _, v := range base.Vulnerabilities {

@@ -123,6 +123,10 @@ func TestSideEveryFile(t *testing.T) {
 		!strings.Contains(replaced.Disagreements[0], `predicted mitigated "Mitigation: Safe RET", observed mitigated "Mitigation: IBPB"`) {
 		t.Errorf("replaced row %+v", replaced)
 	}
+	// Kept is the same text (docs/decide.md): another mitigation is not kept.
+	if !slices.Equal(replaced.Observed.Replaced, []string{"spec_rstack_overflow"}) || len(replaced.Observed.Kept) != 0 {
+		t.Errorf("replaced row's sets %+v", replaced.Observed)
+	}
 	differs := Side("t", "vmscape=force", base, mk("spec_rstack_overflow=Mitigation: IBPB", "vmscape=Vulnerable", "new=Vulnerable"), Sets{}, nil)
 	if differs.Verdict != VerdictDiffers || len(differs.Files) != 3 || differs.Files[2].Predicted.Class != Absent {
 		t.Errorf("differs row %+v", differs)

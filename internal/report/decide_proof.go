@@ -71,6 +71,7 @@ func proofText(w io.Writer, p *proven.Proof) {
 		fmt.Fprintf(tw, "    \tpredicted\tobserved\n")
 		fmt.Fprintf(tw, "    gives up\t%s\t%s\n", proven.SetsLine(r.Predicted.GivesUp), proven.SetsLine(r.Observed.GivesUp))
 		fmt.Fprintf(tw, "    weakened\t%s\t%s\n", proven.SetsLine(r.Predicted.Weakened), proven.SetsLine(r.Observed.Weakened))
+		fmt.Fprintf(tw, "    replaced\t%s\t%s\n", proven.SetsLine(r.Predicted.Replaced), proven.SetsLine(r.Observed.Replaced))
 		fmt.Fprintf(tw, "    kept\t%s\t%s\n", proven.SetsLine(r.Predicted.Kept), proven.SetsLine(r.Observed.Kept))
 		tw.Flush()
 		if lines, same := proofFiles(r); len(r.Files) > 0 {
@@ -113,6 +114,7 @@ func proofMarkdown(w io.Writer, p *proven.Proof) {
 		fmt.Fprintln(w, "| | predicted | observed |\n|---|---|---|")
 		fmt.Fprintf(w, "| gives up | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.GivesUp)), mdEscape(proven.SetsLine(r.Observed.GivesUp)))
 		fmt.Fprintf(w, "| weakened | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.Weakened)), mdEscape(proven.SetsLine(r.Observed.Weakened)))
+		fmt.Fprintf(w, "| replaced | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.Replaced)), mdEscape(proven.SetsLine(r.Observed.Replaced)))
 		fmt.Fprintf(w, "| kept | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.Kept)), mdEscape(proven.SetsLine(r.Observed.Kept)))
 		if lines, same := proofFiles(r); len(r.Files) > 0 {
 			fmt.Fprintln(w, "\n| file | predicted | observed | verdict |\n|---|---|---|---|")
