@@ -28,9 +28,16 @@ func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decisi
 		return nil, err
 	}
 	defer ps.Close()
+	// "boot N of M" counts the whole proof: M is first estimated from the
+	// options on this machine, then known once the default boot has
+	// decided them.
+	if d0, err := decide.Decide(in); err == nil {
+		ps.req.Boots = ps.missing(decide.ProofLines(d0))
+	}
 	if err := ps.Observe(ctx, []string{""}, func(string) string { return "keep-all (the default command line)" }); err != nil {
 		return nil, err
 	}
+	ps.req.Boots = 0
 	host := in.Snap
 	in.Host, in.Snap = host, ps.Snapshot("")
 	d, err := decide.Decide(in)
@@ -106,7 +113,7 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 		return nil
 	}
 	line := mitigation.Format(target.Params)
-	pin, notes := Stored(ctx, cacheDir, image, line, host.CPU.ModelName)
+	pin, notes := Stored(ctx, cacheDir, image, line, host)
 	for _, n := range notes {
 		say("warning: %s", n)
 	}

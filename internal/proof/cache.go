@@ -28,10 +28,12 @@ const MaxEntry = 1 << 20
 // the CPU QEMU presented, the accelerator, the vCPUs and the candidate
 // command line. Anything else is another proof.
 type Key struct {
-	SHA256  string `json:"kernel_sha256"`
-	CPU     string `json:"cpu"`
-	Accel   string `json:"accel"`
-	SMP     int    `json:"smp"`
+	SHA256 string `json:"kernel_sha256"`
+	CPU    string `json:"cpu"`
+	Accel  string `json:"accel"`
+	SMP    int    `json:"smp"`
+	// Threads is 2 for a guest with SMT siblings (absent: 1, as before).
+	Threads int    `json:"threads,omitempty"`
 	Cmdline string `json:"cmdline"`
 }
 

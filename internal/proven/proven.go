@@ -86,6 +86,9 @@ type Proof struct {
 	// CPUWhy says where CPU came from (--cpu, the model nearest this
 	// machine's, -cpu host under kvm).
 	CPUWhy string `json:"cpu_why"`
+	// View is the guests' topology and the hypervisor they see ("" for
+	// a proof stored before it was said).
+	View string `json:"view,omitempty"`
 	// Booted and Stored count the command lines booted now and those
 	// answered from the proof cache.
 	Booted int   `json:"booted"`
@@ -154,6 +157,9 @@ type Input struct {
 	Image, SHA256, Release, Accel, CPU, CPUWhy string
 	// HostCPU is this machine's CPU model name.
 	HostCPU string
+	// View is how the guests were booted: their SMT topology and the
+	// hypervisor they see (proof.Session.View).
+	View string
 	Obs     map[string]*sysinfo.Snapshot
 	// Stored are the command lines answered from the cache.
 	Stored map[string]bool
@@ -163,7 +169,7 @@ type Input struct {
 // New is the proof of in without rows: what was booted, how, and what
 // the observation holds for (Scope).
 func New(in Input) *Proof {
-	p := &Proof{Image: in.Image, SHA256: in.SHA256, Release: in.Release, Accel: in.Accel, CPU: in.CPU, CPUWhy: in.CPUWhy,
+	p := &Proof{Image: in.Image, SHA256: in.SHA256, Release: in.Release, Accel: in.Accel, CPU: in.CPU, CPUWhy: in.CPUWhy, View: in.View,
 		Booted: in.Booted, Stored: len(in.Stored), Rows: []Row{}, Agree: true, Notes: []string{}}
 	base := in.Obs[""]
 	if base == nil {

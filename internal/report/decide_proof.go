@@ -16,8 +16,12 @@ func proofHeading(p *proven.Proof) string {
 	if len(sha) > 12 {
 		sha = sha[:12]
 	}
-	return fmt.Sprintf("proof: kernel %s (%s, sha256 %s…) booted under %s, CPU %s (%s); %d line(s) booted now, %d from the stored proof",
-		p.Release, p.Image, sha, p.Accel, p.CPU, p.CPUWhy, p.Booted, p.Stored)
+	view := ""
+	if p.View != "" {
+		view = ", " + p.View
+	}
+	return fmt.Sprintf("proof: kernel %s (%s, sha256 %s…) booted under %s, CPU %s (%s)%s; %d line(s) booted now, %d from the stored proof",
+		p.Release, p.Image, sha, p.Accel, p.CPU, p.CPUWhy, view, p.Booted, p.Stored)
 }
 
 func proofVerdict(r proven.Row) string {
