@@ -60,8 +60,8 @@ type Session struct {
 	threads int
 	bare    bool
 	obs     map[string]*sysinfo.Snapshot
-	stored     map[string]bool
-	booted     int
+	stored  map[string]bool
+	booted  int
 	// Wall is the time Observe took, boots and look-ups.
 	Wall time.Duration
 }

@@ -160,7 +160,7 @@ type Input struct {
 	// View is how the guests were booted: their SMT topology and the
 	// hypervisor they see (proof.Session.View).
 	View string
-	Obs     map[string]*sysinfo.Snapshot
+	Obs  map[string]*sysinfo.Snapshot
 	// Stored are the command lines answered from the cache.
 	Stored map[string]bool
 	Booted int
