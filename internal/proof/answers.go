@@ -28,12 +28,9 @@ func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decisi
 		return nil, err
 	}
 	defer ps.Close()
-	// "boot N of M" counts the whole proof: M is first estimated from the
-	// options on this machine, then known once the default boot has
-	// decided them.
-	if d0, err := decide.Decide(in); err == nil {
-		ps.req.Boots = ps.missing(decide.ProofLines(d0))
-	}
+	// "boot N of M" counts the whole proof: M is known once the default
+	// boot has decided the options; until then the progress says so.
+	ps.req.Boots = -1
 	if err := ps.Observe(ctx, []string{""}, func(string) string { return "keep-all (the default command line)" }); err != nil {
 		return nil, err
 	}

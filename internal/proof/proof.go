@@ -41,8 +41,9 @@ type Request struct {
 	Say      func(string, ...any)
 	// Parallel bounds the boots at once (0: the cores).
 	Parallel int
-	// Boots is how many lines the whole proof will boot at most, for
-	// its progress ("boot N of M" across Observe's calls; 0: each call's).
+	// Boots is how many lines the whole proof boots, for its progress
+	// ("boot N of M" across Observe's calls; 0: as many as booted so far
+	// and in this call; -1: not known yet).
 	Boots int
 }
 
@@ -219,8 +220,8 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		booting[i] = s.bootLine(l)
 		user[booting[i]] = l
 	}
-	total := s.req.Boots
-	if total < s.booted+len(boot) {
+	total := s.req.Boots // -1: not known yet
+	if total >= 0 && total < s.booted+len(boot) {
 		total = s.booted + len(boot)
 	}
 	got, err := lab.Observe(ctx, lab.ObserveRequest{Kernel: s.img, Cmdlines: booting, Accel: s.accel, CPU: s.cpu, QEMU: s.req.QEMU,
@@ -246,21 +247,6 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		}
 	}
 	return nil
-}
-
-// missing counts the lines that Observe would boot: neither observed
-// yet nor stored.
-func (s *Session) missing(lines []string) int {
-	n := 0
-	for _, l := range lines {
-		if s.obs[strings.TrimSpace(l)] != nil {
-			continue
-		}
-		if _, err := s.cache.Load(s.key(l)); err != nil {
-			n++
-		}
-	}
-	return n
 }
 
 // Snapshot is the observation of line (nil before Observe).

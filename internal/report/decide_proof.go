@@ -79,12 +79,14 @@ func proofText(w io.Writer, p *proven.Proof) {
 		fmt.Fprintf(tw, "    kept\t%s\t%s\n", proven.SetsLine(r.Predicted.Kept), proven.SetsLine(r.Observed.Kept))
 		tw.Flush()
 		if lines, same := proofFiles(r); len(r.Files) > 0 {
-			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(tw, "    file\tpredicted\tobserved\tverdict\n")
-			for _, l := range lines {
-				fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", l[0], l[1], l[2], l[3])
+			if len(lines) > 0 {
+				tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintf(tw, "    file\tpredicted\tobserved\tverdict\n")
+				for _, l := range lines {
+					fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", l[0], l[1], l[2], l[3])
+				}
+				tw.Flush()
 			}
-			tw.Flush()
 			fmt.Fprintf(w, "    %d other file(s) observed as predicted, unchanged\n", same)
 		}
 		for _, d := range r.Disagreements {
@@ -121,9 +123,11 @@ func proofMarkdown(w io.Writer, p *proven.Proof) {
 		fmt.Fprintf(w, "| replaced | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.Replaced)), mdEscape(proven.SetsLine(r.Observed.Replaced)))
 		fmt.Fprintf(w, "| kept | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.Kept)), mdEscape(proven.SetsLine(r.Observed.Kept)))
 		if lines, same := proofFiles(r); len(r.Files) > 0 {
-			fmt.Fprintln(w, "\n| file | predicted | observed | verdict |\n|---|---|---|---|")
-			for _, l := range lines {
-				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdEscape(l[0]), mdEscape(l[1]), mdEscape(l[2]), mdEscape(l[3]))
+			if len(lines) > 0 {
+				fmt.Fprintln(w, "\n| file | predicted | observed | verdict |\n|---|---|---|---|")
+				for _, l := range lines {
+					fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdEscape(l[0]), mdEscape(l[1]), mdEscape(l[2]), mdEscape(l[3]))
+				}
 			}
 			fmt.Fprintf(w, "\n%d other file(s) observed as predicted, unchanged\n", same)
 		}
