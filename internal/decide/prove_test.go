@@ -159,3 +159,32 @@ func kbT(t *testing.T) *mitigation.Knowledge {
 	}
 	return kb
 }
+
+// TestProveFoldedAndRecommended: an option the model folds into keep-all
+// boots its own line (not the default's), one no parameter spells is not
+// booted and a note says so, and the recommended line is a row of its own.
+func TestProveFoldedAndRecommended(t *testing.T) {
+	d, in := scripted()
+	d.Options[1] = Option{Name: "user", SameAs: KeepAll, line: "spectre_v2_user=off", GivesUp: []string{}, Weakened: []string{}}
+	d.Options = append(d.Options, Option{Name: "none-here", SameAs: KeepAll, GivesUp: []string{}, Weakened: []string{}})
+	d.Line = "mitigations=off"
+	if got, want := ProofLines(d), []string{"", "spectre_v2_user=off", "mitigations=off"}; !slices.Equal(got, want) {
+		t.Errorf("proof lines %q, want %q", got, want)
+	}
+	if err := Prove(d, in, kbT(t)); err != nil {
+		t.Fatal(err)
+	}
+	p := d.Proof
+	if len(p.Rows) != 4 || p.Rows[1].Cmdline != "spectre_v2_user=off" || p.Rows[3].Option != RecommendedRow || p.Rows[3].Cmdline != "mitigations=off" {
+		t.Fatalf("rows %+v", p.Rows)
+	}
+	if p.Rows[1].Agree {
+		t.Errorf("the folded option's own boot (STIBP disabled) agrees with keep-all: %+v", p.Rows[1])
+	}
+	if r := p.Rows[3]; !r.Agree || !slices.Equal(r.Observed.GivesUp, r.Predicted.GivesUp) {
+		t.Errorf("recommended row %+v", r)
+	}
+	if !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.HasPrefix(n, "none-here: no command line of this kernel spells it") }) {
+		t.Errorf("notes %q", p.Notes)
+	}
+}

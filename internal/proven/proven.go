@@ -357,7 +357,10 @@ func Scope(accel, cpu, hostCPU string, base *sysinfo.Snapshot) (holds, emulated,
 	guest = []string{
 		"l1tf: a guest shows the VMX part of the host it cannot see, and its L1D flush at VM entry is the host's to do",
 		"itlb_multihit: a guest kernel does not run KVM guests of its own here, so its \"KVM:\" line is the guest's view, not the host's",
-		"\"SMT Host state unknown\" in mds, mmio_stale_data, tsx_async_abort: a guest cannot see whether the host's SMT is on",
+	}
+	if slices.ContainsFunc(base.Vulnerabilities, func(v mitigation.Vulnerability) bool { return strings.Contains(v.Raw, "SMT Host state unknown") }) {
+		// Not where the guest decides as on bare metal (clearcpuid=hypervisor).
+		guest = append(guest, "\"SMT Host state unknown\" in mds, mmio_stale_data, tsx_async_abort: a guest cannot see whether the host's SMT is on")
 	}
 	if base.SMT.Active == nil || !*base.SMT.Active {
 		guest = append(guest, "the guest has no SMT siblings: what a line does to SMT and to STIBP (cross_thread) shows only where the guest has two threads a core")
