@@ -184,7 +184,9 @@ func TestProveFoldedAndRecommended(t *testing.T) {
 	if r := p.Rows[3]; !r.Agree || !slices.Equal(r.Observed.GivesUp, r.Predicted.GivesUp) {
 		t.Errorf("recommended row %+v", r)
 	}
-	if !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.HasPrefix(n, "none-here: no command line of this kernel spells it") }) {
+	if !slices.ContainsFunc(p.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "none-here: no command line of this kernel spells it")
+	}) {
 		t.Errorf("notes %q", p.Notes)
 	}
 }
