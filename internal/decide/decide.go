@@ -303,7 +303,13 @@ func recommend(d *Decision) (best, furthest Option) {
 
 func facts(in Input, m mitigation.Machine) Facts {
 	s := in.Snap
-	f := Facts{Guest: s.Hypervisor.Guest || s.WSL != nil, WSL: s.WSL != nil, KVM: sysinfo.KVMLoaded(in.Root),
+	// Whether this is a VM guest is this machine's fact, also where the
+	// decision is made on a proof's boot (whose guest is QEMU's).
+	where := s
+	if in.Host != nil {
+		where = in.Host
+	}
+	f := Facts{Guest: where.Hypervisor.Guest || where.WSL != nil, WSL: where.WSL != nil, KVM: sysinfo.KVMLoaded(in.Root),
 		SMTOff:  s.SMT.Active != nil && !*s.SMT.Active || slices.Contains([]string{"off", "forceoff", "notsupported"}, s.SMT.Control),
 		Vectors: in.KB.HasVectorControls(m), Kernel: s.Kernel.Release, Notes: []string{}}
 	f.RunningDrops = in.KB.RunningVectorsOff(m, s.Cmdline.Raw)
