@@ -337,6 +337,10 @@ func facts(in Input, m mitigation.Machine) Facts {
 	return f
 }
 
+// OffLine is the off option's own line on every kernel (a proof boots it
+// even where the model folds off into keep-all).
+const OffLine = "mitigations=off"
+
 func options(in Input, m mitigation.Machine) []Option {
 	kb := in.KB
 	// Every option is relative to the kernel's defaults: what the running
@@ -394,7 +398,7 @@ func options(in Input, m mitigation.Machine) []Option {
 		}
 		out = append(out, o)
 	}
-	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}, Restores: []string{}, line: "mitigations=off"}
+	off := Option{Name: Off, Config: "off", Cmdline: OffLine, Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}, Restores: []string{}, line: OffLine}
 	// The sets are the model's Outcome, as advise --target off gives them.
 	p := kb.Outcome(m, mitigation.ParseCmdline(off.Cmdline).Params)
 	off.GivesUp, off.Weakened = p.GivenUp, p.Weakened
