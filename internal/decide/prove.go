@@ -14,9 +14,9 @@ import (
 // option with the per-bug values that keep what a kept vector relies on).
 const RecommendedRow = "recommended line"
 
-// proofLine is the command line a proof boots for o: its own, also where
+// ProofLine is the command line a proof boots for o: its own, also where
 // the model folds it into an earlier option (SameAs).
-func proofLine(o Option) string {
+func (o Option) ProofLine() string {
 	if o.line != "" {
 		return o.line
 	}
@@ -33,7 +33,7 @@ func ProofLines(d *Decision) []string {
 		}
 	}
 	for _, o := range d.Options {
-		add(proofLine(o))
+		add(o.ProofLine())
 	}
 	if d.Line != "" {
 		add(d.Line)
@@ -55,7 +55,7 @@ func Prove(d *Decision, in proven.Input, kb *mitigation.Knowledge) error {
 	p := proven.New(in)
 	for i := range d.Options {
 		o := &d.Options[i]
-		line := strings.TrimSpace(proofLine(*o))
+		line := strings.TrimSpace(o.ProofLine())
 		if line == "" && o.Name != KeepAll {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s: no command line of this kernel spells it (the same as %s here), so no boot proves it", o.Name, o.SameAs))
 			continue

@@ -49,10 +49,10 @@ func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decisi
 	if err != nil {
 		return nil, err
 	}
-	names := map[string]string{}
+	names := map[string]string{d.Line: decide.RecommendedRow}
 	for _, o := range d.Options {
-		if names[o.Cmdline] == "" {
-			names[o.Cmdline] = o.Name
+		if l := strings.TrimSpace(o.ProofLine()); names[l] == "" {
+			names[l] = o.Name
 		}
 	}
 	if err := ps.Observe(ctx, decide.ProofLines(d), func(l string) string { return names[l] + " (" + l + ")" }); err != nil {
