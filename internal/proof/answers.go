@@ -49,11 +49,14 @@ func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decisi
 	if err != nil {
 		return nil, err
 	}
-	names := map[string]string{d.Line: decide.RecommendedRow}
+	names := map[string]string{}
 	for _, o := range d.Options {
 		if l := strings.TrimSpace(o.ProofLine()); names[l] == "" {
 			names[l] = o.Name
 		}
+	}
+	if l := strings.TrimSpace(d.Line); l != "" && names[l] == "" {
+		names[l] = decide.RecommendedRow
 	}
 	if err := ps.Observe(ctx, decide.ProofLines(d), func(l string) string { return names[l] + " (" + l + ")" }); err != nil {
 		return nil, err
