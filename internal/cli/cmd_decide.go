@@ -118,5 +118,8 @@ func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profil
 	if err := finish(report.DecisionFormats.Render(w, g.Format, d, report.Options{})); err != nil {
 		return err
 	}
-	return proofUnmet(d.Proof)
+	if d.Proof == nil {
+		return nil
+	}
+	return proofUnmet(d.Proof.Agree, d.Proof.Disagreements())
 }

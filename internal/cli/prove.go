@@ -9,7 +9,6 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/proof"
-	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -67,16 +66,15 @@ func proofRequest(g *Globals, f *proveFlags, host *sysinfo.Snapshot) (proof.Requ
 }
 
 // proofUnmet is exit status 3 when a proof's boots do not agree with the
-// prediction (a file that differs, or another mitigation in its place),
-// nil without a proof or when every file agrees.
-func proofUnmet(p *proven.Proof) error {
-	if p == nil || p.Agree {
+// prediction (a file that differs, or another mitigation in its place):
+// agree and the disagreements are the proof's (proven.Proof).
+func proofUnmet(agree bool, disagreements []string) error {
+	if agree {
 		return nil
 	}
-	d := p.Disagreements()
 	msg := "the proof's boots do not agree with the prediction"
-	if len(d) > 0 {
-		msg += fmt.Sprintf(" (%d point(s)): %s", len(d), d[0])
+	if len(disagreements) > 0 {
+		msg += fmt.Sprintf(" (%d point(s)): %s", len(disagreements), disagreements[0])
 	}
 	return exit.Wrap(exit.Unmet, errors.New(msg))
 }

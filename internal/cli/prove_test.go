@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/binary"
+	"errors"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/decide"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/testutil"
@@ -286,4 +288,17 @@ func seedProofsCPUAs(t *testing.T, image, release, cpu string) string {
 		}
 	}
 	return dir
+}
+
+// TestProofUnmet: a proof that does not agree is exit status 3 (unmet),
+// naming the first point; one that agrees is no error.
+func TestProofUnmet(t *testing.T) {
+	if err := proofUnmet(true, nil); err != nil {
+		t.Errorf("agreeing proof: %v", err)
+	}
+	err := proofUnmet(false, []string{"target vmscape=force: vmscape differs: predicted not_affected \"Not affected\", observed vulnerable \"Vulnerable\""})
+	var k exit.Kinded
+	if !errors.As(err, &k) || k.ExitKind() != exit.Unmet || !strings.Contains(err.Error(), "vmscape differs") {
+		t.Errorf("disagreeing proof: %v", err)
+	}
 }
