@@ -90,6 +90,10 @@ type Option struct {
 	Saving []Saving `json:"saving"`
 	// Measure is the command that would measure it (when Saving is null).
 	Measure string `json:"measure,omitempty"`
+	// Files are the model's prediction of every vulnerability file under
+	// the option's line added to the running one (PredictLine, the path
+	// advise --target takes too): gains and unchanged files included.
+	Files []mitigation.FilePrediction `json:"files"`
 	// line is the option's own command line, which a proof boots even
 	// where the model folds the option into an earlier one (SameAs) and
 	// Cmdline is that one's ("": no parameter spells it here).
@@ -406,7 +410,11 @@ func options(in Input, m mitigation.Machine) []Option {
 		off.Cmdline = ""
 		off.SameAs = KeepAll
 	}
-	return append(out, off)
+	out = append(out, off)
+	for i := range out {
+		out[i].Files = PredictLine(kb, in.Snap, out[i].Cmdline)
+	}
+	return out
 }
 
 // savings fills each option's Saving from the stored arms, by the same
