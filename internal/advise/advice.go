@@ -81,6 +81,11 @@ type Advice struct {
 	// (the model's Becomes: vmscape=force on a CPU not affected, a
 	// guest's unknown line turned off), To the predicted text or state.
 	Changed []Loss `json:"changed"`
+	// Files are the model's prediction of every vulnerability file the
+	// machine shows under the predicted command line
+	// (mitigation.Knowledge.PredictFiles): the lists above, gains and the
+	// files nothing changes included; a proof compares each with its boot.
+	Files []mitigation.FileView `json:"files"`
 	// Toggles are target parameters that are not CPU mitigations.
 	Toggles []Toggle `json:"toggles"`
 	// GuestCaveat is set inside a VM guest: what a guest's setting can and
@@ -243,6 +248,8 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 			a.Changed = append(a.Changed, loss)
 		}
 	}
+	files, _ := kb.PredictFiles(m, predicted)
+	a.Files = mitigation.Views(files)
 
 	for _, tp := range t.Params {
 		if kp, ok := kb.LookupParam(tp.Key()); ok && !kp.Mitigation {
@@ -415,10 +422,10 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 			w = append(w, fmt.Sprintf("%s: the %s kernel does not parse it (Documentation/admin-guide/kernel-parameters.txt names the architectures of each parameter): it changes nothing here", raw, arch))
 		}
 	}
-	old := tooOld(kb, s.Kernel.Release, t.Params)
+	old := TooOld(kb, s.Kernel.Release, t.Params)
 	for _, tp := range t.Params {
 		if since, ok := old[tp.Raw]; ok {
-			w = append(w, fmt.Sprintf("%s came with mainline Linux %s; kernel %s ignores it (passes it on to init) unless its distribution backported it: after the reboot, sectax verify shows which", tp.Raw, since, s.Kernel.Release))
+			w = append(w, MayIgnore(tp.Raw, since, s.Kernel.Release))
 		}
 	}
 	for _, d := range p.DropIns {
@@ -430,6 +437,12 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 		w = append(w, "no /sys/devices/system/cpu/vulnerabilities files: what is given up cannot be listed for this machine")
 	}
 	return w
+}
+
+// MayIgnore is the warning that kernel release may ignore raw, which came
+// with mainline Linux since (a proof's boot answers it: proof.Advice).
+func MayIgnore(raw, since, release string) string {
+	return fmt.Sprintf("%s came with mainline Linux %s; kernel %s ignores it (passes it on to init) unless its distribution backported it: after the reboot, sectax verify shows which", raw, since, release)
 }
 
 func restartHint(p Platform) string {

@@ -131,7 +131,7 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 		fs := FileState{Name: f.Name, Raw: strings.TrimSpace(f.Raw)}
 		if cmdOK {
 			got := runningP.Of(f.Name)
-			old := tooOld(kb, s.Kernel.Release, t.Params)
+			old := TooOld(kb, s.Kernel.Release, t.Params)
 			switch {
 			case len(old) > 0:
 				var ps []string
@@ -207,7 +207,7 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 	if !cmdOK {
 		v.Reasons, v.Fix = cmdlineReasons(p, t, asked, askedKnown, v.Missing, v.Unwanted)
 	}
-	if old := tooOld(kb, s.Kernel.Release, t.Params); len(v.StillMitigated) > 0 && cmdOK && len(old) > 0 {
+	if old := TooOld(kb, s.Kernel.Release, t.Params); len(v.StillMitigated) > 0 && cmdOK && len(old) > 0 {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("the parameters are on the command line but kernel %s is older than some of them (see above) and evidently ignores them", s.Kernel.Release))
 		v.Fix = append(v.Fix, "use the per-bug parameters this kernel knows (sectax advise --target off lists the alternatives), or boot a newer kernel")
 	} else if len(v.StillMitigated) > 0 && cmdOK {

@@ -70,7 +70,13 @@ split them differently.
 			if err != nil {
 				return err
 			}
-			return finish(report.AdviceFormats.Render(w, g.Format, &a, report.Options{}))
+			if err := finish(report.AdviceFormats.Render(w, g.Format, &a, report.Options{})); err != nil {
+				return err
+			}
+			if a.Proof == nil {
+				return nil
+			}
+			return proofUnmet(a.Proof.Agree, a.Proof.Disagreements())
 		},
 	}
 	cmd.Flags().StringVar(&target, "target", "off", `off, auto, or kernel parameters ("mitigations=off audit=0")`)

@@ -120,5 +120,11 @@ func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profil
 	if err != nil {
 		return err
 	}
-	return finish(report.DecisionFormats.Render(w, g.Format, d, report.Options{}))
+	if err := finish(report.DecisionFormats.Render(w, g.Format, d, report.Options{})); err != nil {
+		return err
+	}
+	if d.Proof == nil {
+		return nil
+	}
+	return proofUnmet(d.Proof.Agree, d.Proof.Disagreements())
 }

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/measure"
+	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -69,4 +72,18 @@ func proofRequest(g *Globals, f *proveFlags, host *sysinfo.Snapshot) (proof.Requ
 	measure.RemoveStaleTemps(g.printer())
 	return proof.Request{Root: g.Root, Release: host.Kernel.Release, Kernel: f.kernel, Accel: f.accel, CPU: f.cpu, QEMU: f.qm,
 		Handshake: f.handshake, Timeout: f.vmTimeout, Exe: exe, Host: host, CacheDir: g.deps.ProofCache, Say: g.notice}, nil
+}
+
+// proofUnmet is exit status 3 when a proof's boots do not agree with the
+// prediction (a file that differs, or another mitigation in its place):
+// agree and the disagreements are the proof's (proven.Proof).
+func proofUnmet(agree bool, disagreements []string) error {
+	if agree {
+		return nil
+	}
+	msg := "the proof's boots do not agree with the prediction"
+	if len(disagreements) > 0 {
+		msg += fmt.Sprintf(" (%d point(s)): %s", len(disagreements), disagreements[0])
+	}
+	return exit.Wrap(exit.Unmet, errors.New(msg))
 }

@@ -106,6 +106,14 @@ type Option struct {
 	Saving []Saving `json:"saving"`
 	// Measure is the command that would measure it (when Saving is null).
 	Measure string `json:"measure,omitempty"`
+	// Files are the model's prediction of every vulnerability file under
+	// the option's line added to the running one (PredictLine, the path
+	// advise --target takes too): gains and unchanged files included.
+	Files []mitigation.FileView `json:"files"`
+	// line is the option's own command line, which a proof boots even
+	// where the model folds the option into an earlier one (SameAs) and
+	// Cmdline is that one's ("": no parameter spells it here).
+	line string
 }
 
 // Facts are what the machine says about the vectors.
@@ -346,7 +354,13 @@ func allEntriesOff(all string) bool {
 
 func facts(in Input, m mitigation.Machine) Facts {
 	s := in.Snap
-	f := Facts{Guest: s.Hypervisor.Guest || s.WSL != nil, WSL: s.WSL != nil, KVM: sysinfo.KVMLoaded(in.Root),
+	// Whether this is a VM guest is this machine's fact, also where the
+	// decision is made on a proof's boot (whose guest is QEMU's).
+	where := s
+	if in.Host != nil {
+		where = in.Host
+	}
+	f := Facts{Guest: where.Hypervisor.Guest || where.WSL != nil, WSL: where.WSL != nil, KVM: sysinfo.KVMLoaded(in.Root),
 		SMTOff:  s.SMT.Active != nil && !*s.SMT.Active || slices.Contains([]string{"off", "forceoff", "notsupported"}, s.SMT.Control),
 		Vectors: in.KB.HasVectorControls(m), Kernel: s.Kernel.Release, Notes: []string{}}
 	f.RunningDrops = in.KB.RunningVectorsOff(m, s.Cmdline.Raw)
@@ -382,6 +396,10 @@ func facts(in Input, m mitigation.Machine) Facts {
 	return f
 }
 
+// OffLine is the off option's own line on every kernel (a proof boots it
+// even where the model folds off into keep-all).
+const OffLine = "mitigations=off"
+
 func options(in Input, m mitigation.Machine) []Option {
 	kb := in.KB
 	// Every option is relative to the kernel's defaults: what the running
@@ -411,6 +429,7 @@ func options(in Input, m mitigation.Machine) []Option {
 	if len(running) > 0 {
 		keep.Cmdline = "mitigations=auto"
 	}
+	keep.line = keep.Cmdline
 	out := []Option{keep}
 	prev := KeepAll
 	for _, vs := range attribute.VectorSets {
@@ -418,6 +437,7 @@ func options(in Input, m mitigation.Machine) []Option {
 		o.Drops, _ = mitigation.SortVectors(vs.Drop)
 		o.Restores, o.Current = restores(o.Drops), slices.Equal(o.Drops, running)
 		dv, ok, _ := kb.DropVectors(m, o.Drops)
+		o.line = dv.Cmdline()
 		last := out[len(out)-1]
 		switch {
 		case m.Vulns == nil:
@@ -454,7 +474,7 @@ func options(in Input, m mitigation.Machine) []Option {
 		}
 		out = append(out, o)
 	}
-	off := Option{Name: Off, Config: "off", Cmdline: "mitigations=off", Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}, Restores: []string{}}
+	off := Option{Name: Off, Config: "off", Cmdline: OffLine, Drops: slices.Clone(mitigation.Vectors), GivesUp: []string{}, Weakened: []string{}, Restores: []string{}, line: OffLine}
 	// The sets are the model's Outcome, as advise --target off gives them.
 	p := kb.Outcome(m, mitigation.ParseCmdline(off.Cmdline).Params)
 	off.GivesUp, off.Weakened = p.GivenUp, p.Weakened
@@ -465,7 +485,11 @@ func options(in Input, m mitigation.Machine) []Option {
 		off.Cmdline = ""
 		off.SameAs = KeepAll
 	}
-	return append(out, off)
+	out = append(out, off)
+	for i := range out {
+		out[i].Files = mitigation.Views(PredictLine(kb, in.Snap, out[i].Cmdline))
+	}
+	return out
 }
 
 // savings fills each option's Saving from the stored arms, by the same

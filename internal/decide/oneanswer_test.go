@@ -61,12 +61,32 @@ func TestOneAnswer(t *testing.T) {
 			if !slices.Equal(gu, o.GivesUp) || !slices.Equal(wk, o.Weakened) {
 				t.Errorf("%s, %s (%s): decide gives up %v, weakens %v; advise --target gives up %v, weakens %v", name, o.Name, o.Cmdline, o.GivesUp, o.Weakened, gu, wk)
 			}
+			// Every file, predicted the same way (issue 46): the option's
+			// files give its own sets, and advise --target's files are the
+			// same changes.
+			if fs := SetsOf(o.Files); !slices.Equal(sorted(fs.GivesUp), o.GivesUp) || !slices.Equal(sorted(fs.Weakened), o.Weakened) {
+				t.Errorf("%s, %s: the option's files give up %v, weaken %v; its sets %v, %v", name, o.Name, fs.GivesUp, fs.Weakened, o.GivesUp, o.Weakened)
+			}
+			if len(a.Files) != len(o.Files) {
+				t.Errorf("%s, %s: advise predicts %d files, decide %d", name, o.Name, len(a.Files), len(o.Files))
+			}
+			for i := range min(len(a.Files), len(o.Files)) {
+				if af, of := a.Files[i], o.Files[i]; af != of {
+					t.Errorf("%s, %s: %s advise %+v, decide %+v", name, o.Name, af.Name, af, of)
+				}
+			}
 			checked++
 		}
 	}
 	if checked < 10 {
 		t.Fatalf("only %d options compared", checked)
 	}
+}
+
+func sorted(vs []string) []string {
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	return vs
 }
 
 func lossNames(ls []advise.Loss) []string {

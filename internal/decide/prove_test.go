@@ -66,7 +66,7 @@ func scripted() (*Decision, proven.Input) {
 // line names the file, the two sets and the observed text.
 func TestProveSideBySide(t *testing.T) {
 	d, in := scripted()
-	if err := Prove(d, in); err != nil {
+	if err := Prove(d, in, kbT(t)); err != nil {
 		t.Fatal(err)
 	}
 	p := d.Proof
@@ -105,13 +105,15 @@ func TestProveObservedOverModel(t *testing.T) {
 	d, in := scripted()
 	d.Options[2].GivesUp = []string{"meltdown", "spectre_v1", "spectre_v2"} // mds missing: predicted kept
 	in.Obs["mitigations=off"] = observed("console=ttyS0 mitigations=off", append(slices.Clone(offFiles[:2]), "meltdown=Mitigation: PTI", offFiles[3], offFiles[4])...)
-	if err := Prove(d, in); err != nil {
+	if err := Prove(d, in, kbT(t)); err != nil {
 		t.Fatal(err)
 	}
 	r := d.Proof.Rows[2]
+	// meltdown: the model's file (mitigations=off turns PTI off) against
+	// the boot's; mds: the option's sets (the model's file agrees).
 	want := []string{
+		"off: meltdown differs: predicted vulnerable, observed mitigated \"Mitigation: PTI\"",
 		"off: mds predicted kept, observed given up (\"Vulnerable; SMT Host state unknown\")",
-		"off: meltdown predicted given up, observed kept (\"Mitigation: PTI\")",
 	}
 	if !slices.Equal(r.Disagreements, want) {
 		t.Errorf("disagreements\n%q\nwant\n%q", r.Disagreements, want)
@@ -129,7 +131,7 @@ func TestProveSMTAndMissing(t *testing.T) {
 	on, off := true, false
 	in.Obs[""].SMT = sysinfo.SMT{Control: "on", Active: &on}
 	in.Obs["spectre_v2_user=off"].SMT = sysinfo.SMT{Control: "off", Active: &off}
-	if err := Prove(d, in); err != nil {
+	if err := Prove(d, in, kbT(t)); err != nil {
 		t.Fatal(err)
 	}
 	if r := d.Proof.Rows[1]; !slices.Contains(r.Disagreements, "user: SMT control off, active false under this line (control on, active true by default)") {
@@ -137,14 +139,54 @@ func TestProveSMTAndMissing(t *testing.T) {
 	}
 	d, in = scripted()
 	delete(in.Obs, "mitigations=off")
-	if err := Prove(d, in); err == nil || !strings.Contains(err.Error(), "no boot of option off") {
+	if err := Prove(d, in, kbT(t)); err == nil || !strings.Contains(err.Error(), "no boot of option off") {
 		t.Errorf("missing boot: %v", err)
 	}
 	d, in = scripted()
 	for k := range in.Obs {
 		in.Obs[k].Vulnerabilities = nil
 	}
-	if err := Prove(d, in); err != nil || d.Proof.Agree || len(d.Proof.Notes) == 0 || !strings.Contains(d.Proof.Notes[0], "cannot tell") {
+	if err := Prove(d, in, kbT(t)); err != nil || d.Proof.Agree || len(d.Proof.Notes) == 0 || !strings.Contains(d.Proof.Notes[0], "cannot tell") {
 		t.Errorf("no files: %v %+v", err, d.Proof)
+	}
+}
+
+func kbT(t *testing.T) *mitigation.Knowledge {
+	t.Helper()
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kb
+}
+
+// TestProveFoldedAndRecommended: an option the model folds into keep-all
+// boots its own line (not the default's), one no parameter spells is not
+// booted and a note says so, and the recommended line is a row of its own.
+func TestProveFoldedAndRecommended(t *testing.T) {
+	d, in := scripted()
+	d.Options[1] = Option{Name: "user", SameAs: KeepAll, line: "spectre_v2_user=off", GivesUp: []string{}, Weakened: []string{}}
+	d.Options = append(d.Options, Option{Name: "none-here", SameAs: KeepAll, GivesUp: []string{}, Weakened: []string{}})
+	d.Line = "mitigations=off"
+	if got, want := ProofLines(d), []string{"", "spectre_v2_user=off", "mitigations=off"}; !slices.Equal(got, want) {
+		t.Errorf("proof lines %q, want %q", got, want)
+	}
+	if err := Prove(d, in, kbT(t)); err != nil {
+		t.Fatal(err)
+	}
+	p := d.Proof
+	if len(p.Rows) != 4 || p.Rows[1].Cmdline != "spectre_v2_user=off" || p.Rows[3].Option != RecommendedRow || p.Rows[3].Cmdline != "mitigations=off" {
+		t.Fatalf("rows %+v", p.Rows)
+	}
+	if p.Rows[1].Agree {
+		t.Errorf("the folded option's own boot (STIBP disabled) agrees with keep-all: %+v", p.Rows[1])
+	}
+	if r := p.Rows[3]; !r.Agree || !slices.Equal(r.Observed.GivesUp, r.Predicted.GivesUp) {
+		t.Errorf("recommended row %+v", r)
+	}
+	if !slices.ContainsFunc(p.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "none-here: no command line of this kernel spells it")
+	}) {
+		t.Errorf("notes %q", p.Notes)
 	}
 }

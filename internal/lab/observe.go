@@ -34,6 +34,12 @@ type ObserveRequest struct {
 	Accel, CPU, QEMU string
 	TCGCPU           func() string
 	MemoryMiB, SMP   int
+	// Threads above 1 makes the vCPUs SMT siblings (-smp SMP,threads=N).
+	Threads int
+	// First and Total number the boots in progress lines across calls
+	// ("boot First+i of Total"; Total 0: First plus this call's count;
+	// -1: the total is not known yet, the progress says so).
+	First, Total int
 	// Handshake and Timeout bound each boot (0: 5m under tcg, 1m under
 	// kvm; 10m).
 	Handshake, Timeout time.Duration
@@ -160,7 +166,11 @@ func Observe(ctx context.Context, req ObserveRequest) ([]Observed, error) {
 				per := spent / time.Duration(done)
 				eta = ", ETA " + measure.Clock(per*time.Duration((left+par-1)/par))
 			}
-			req.Say("%s: %s reached /init in %.1fs (%s elapsed%s)", BootCount(done-1, len(req.Cmdlines), false), req.Label(req.Cmdlines[i]), o.ToInit.Seconds(), measure.Clock(time.Since(start)), eta)
+			count := BootCount(req.First+done-1, max(req.Total, req.First+len(req.Cmdlines)), false)
+			if req.Total < 0 {
+				count = fmt.Sprintf("boot %d (the total is known after it)", req.First+done)
+			}
+			req.Say("%s: %s reached /init in %.1fs (%s elapsed%s)", count, req.Label(req.Cmdlines[i]), o.ToInit.Seconds(), measure.Clock(time.Since(start)), eta)
 			mu.Unlock()
 			return nil
 		}
@@ -260,7 +270,7 @@ func observeOne(ctx context.Context, req ObserveRequest, accel, cpu, cmdline str
 	}
 	full := ObserveCmdline(cmdline)
 	res, err := Boot(ctx, BootOptions{
-		QEMU:      QEMU{Binary: req.QEMU, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: smp, Kernel: req.Kernel.Path, Append: full},
+		QEMU:      QEMU{Binary: req.QEMU, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: smp, Threads: req.Threads, Kernel: req.Kernel.Path, Append: full},
 		Initramfs: &InitramfsOptions{Init: req.Exe, Task: Task{Name: SnapshotTask}},
 		Handshake: hs, Timeout: to, Limits: observeLimits,
 	})

@@ -3,6 +3,7 @@ package proof
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sectax/sectax/internal/advise"
@@ -27,9 +28,21 @@ func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decisi
 		return nil, err
 	}
 	defer ps.Close()
-	if err := ps.Observe(ctx, []string{""}, func(string) string { return "keep-all (the default command line)" }); err != nil {
+	// "boot N of M" counts the whole proof: M is known once the default
+	// boot has decided the options; until then the progress says so.
+	// off's line is every kernel's (decide.OffLine), so it boots beside
+	// the default: one round of boots less on two cores.
+	ps.req.Boots = -1
+	first := func(l string) string {
+		if l == "" {
+			return "keep-all (the default command line)"
+		}
+		return decide.Off + " (" + l + ")"
+	}
+	if err := ps.Observe(ctx, []string{"", decide.OffLine}, first); err != nil {
 		return nil, err
 	}
+	ps.req.Boots = 0
 	host := in.Snap
 	in.Host, in.Snap = host, ps.Snapshot("")
 	d, err := decide.Decide(in)
@@ -38,15 +51,18 @@ func Decision(ctx context.Context, req Request, in decide.Input) (*decide.Decisi
 	}
 	names := map[string]string{}
 	for _, o := range d.Options {
-		if names[o.Cmdline] == "" {
-			names[o.Cmdline] = o.Name
+		if l := strings.TrimSpace(o.ProofLine()); names[l] == "" {
+			names[l] = o.Name
 		}
+	}
+	if l := strings.TrimSpace(d.Line); l != "" && names[l] == "" {
+		names[l] = decide.RecommendedRow
 	}
 	if err := ps.Observe(ctx, decide.ProofLines(d), func(l string) string { return names[l] + " (" + l + ")" }); err != nil {
 		return nil, err
 	}
 	pin := ps.Input()
-	if err := decide.Prove(d, pin); err != nil {
+	if err := decide.Prove(d, pin, in.KB); err != nil {
 		return nil, err
 	}
 	if note := asBooted("the options and their sets are those of", "not of", host, pin); note != "" {
@@ -81,10 +97,11 @@ func Advice(ctx context.Context, req Request, platform advise.Platform, target m
 	a := advise.For(base, platform, target, kb)
 	pin := ps.Input()
 	p := proven.New(pin)
-	row := p.Add("target "+target.String(), line, base, ps.Snapshot(line), predicted(base, a), pin.Stored[line])
+	row := p.Add("target "+target.String(), line, base, ps.Snapshot(line), predicted(base, a), a.Files, pin.Stored[line])
 	if !row.Agree {
-		a.Warnings = append(a.Warnings, "the boot of the target disagrees with the prediction above: the proof's observed sets are what this kernel does")
+		a.Warnings = append(a.Warnings, fmt.Sprintf("the boot of the target %s the prediction above (%d file(s)): the proof's observed files are what this kernel does", verdictWords(row.Verdict), len(row.Disagreements)))
 	}
+	a.Warnings = bootedWarnings(a.Warnings, kb, target, base, ps.Snapshot(line))
 	if note := asBooted("the advice is for", "not for", req.Host, pin); note != "" {
 		p.Notes = append(p.Notes, note)
 	}
@@ -104,7 +121,7 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 		return nil
 	}
 	line := mitigation.Format(target.Params)
-	pin, notes := Stored(ctx, cacheDir, image, line, host.CPU.ModelName)
+	pin, notes := Stored(ctx, cacheDir, image, line, host)
 	said := map[string]bool{} // the cache is scanned twice (base and line): one line a refusal
 	for _, n := range notes {
 		if !said[n] {
@@ -117,7 +134,8 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 	}
 	base := pin.Obs[""]
 	p := proven.New(*pin)
-	p.Add("expect "+target.String(), line, base, pin.Obs[line], predicted(base, advise.For(base, platform, target, kb)), true)
+	a := advise.For(base, platform, target, kb)
+	p.Add("expect "+target.String(), line, base, pin.Obs[line], predicted(base, a), a.Files, true)
 	// The running files beside the proof's observation of the same line.
 	where := "under tcg on QEMU's " + safetext.Line(pin.CPU)
 	if pin.Accel == lab.AccelKVM {
@@ -131,6 +149,50 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 		}
 	}
 	return p
+}
+
+// bootedWarnings replaces the warnings that the booted kernel may ignore
+// a value newer than its mainline version (advise.MayIgnore) by what its
+// boot got showed: the files the line changed from the default boot base,
+// or that it changed none.
+func bootedWarnings(ws []string, kb *mitigation.Knowledge, target mitigation.Target, base, got *sysinfo.Snapshot) []string {
+	old := advise.TooOld(kb, base.Kernel.Release, target.Params)
+	if len(old) == 0 {
+		return ws
+	}
+	var changed []string
+	for _, w := range got.Vulnerabilities {
+		if v, ok := proven.Vuln(base, w.Name); !ok || strings.TrimSpace(v.Raw) != strings.TrimSpace(w.Raw) {
+			changed = append(changed, w.Name)
+		}
+	}
+	out := []string{}
+	for _, w := range ws {
+		out = append(out, w)
+		for raw, since := range old {
+			if w != advise.MayIgnore(raw, since, base.Kernel.Release) {
+				continue
+			}
+			rel := safetext.Line(base.Kernel.Release)
+			switch {
+			case len(changed) > 0 && len(old) == len(target.Params):
+				out[len(out)-1] = fmt.Sprintf("%s came with mainline Linux %s, but the proof's boot of kernel %s with it changed %s: this kernel honours it (backported)", raw, since, rel, strings.Join(changed, ", "))
+			case len(changed) == 0:
+				out[len(out)-1] = fmt.Sprintf("%s came with mainline Linux %s, and the proof's boot of kernel %s with it changed no vulnerability file: this kernel ignores it, or it changes nothing on the CPU booted", raw, since, rel)
+			default:
+				out[len(out)-1] = w + fmt.Sprintf(" (the proof's boot of the whole line changed %s)", strings.Join(changed, ", "))
+			}
+		}
+	}
+	return out
+}
+
+// verdictWords is a row's verdict in a sentence.
+func verdictWords(v string) string {
+	if v == proven.VerdictReplaced {
+		return "shows another mitigation than"
+	}
+	return "differs from"
 }
 
 // predicted is the advice's given-up and weakened sets as a prediction.

@@ -34,10 +34,12 @@ const MaxEntry = 1 << 20
 // resolves to through QEMU's machine type) and the guest's /init's (the
 // sectax that booted it). Anything else is another proof.
 type Key struct {
-	SHA256  string `json:"kernel_sha256"`
-	CPU     string `json:"cpu"`
-	Accel   string `json:"accel"`
-	SMP     int    `json:"smp"`
+	SHA256 string `json:"kernel_sha256"`
+	CPU    string `json:"cpu"`
+	Accel  string `json:"accel"`
+	SMP    int    `json:"smp"`
+	// Threads is 2 for a guest with SMT siblings (absent: 1, as before).
+	Threads int    `json:"threads,omitempty"`
 	Cmdline string `json:"cmdline"`
 	QEMU    string `json:"qemu_sha256,omitempty"`
 	Init    string `json:"init_sha256,omitempty"`

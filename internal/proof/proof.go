@@ -45,6 +45,10 @@ type Request struct {
 	Say      func(string, ...any)
 	// Parallel bounds the boots at once (0: the cores).
 	Parallel int
+	// Boots is how many lines the whole proof boots, for its progress
+	// ("boot N of M" across Observe's calls; 0: as many as booted so far
+	// and in this call; -1: not known yet).
+	Boots int
 }
 
 // Session is one proof: the image read and hashed, the accelerator and
@@ -64,9 +68,14 @@ type Session struct {
 	// of the guest's /init's, in every key.
 	qemu, qemuID, initID string
 	cache                *Cache
-	obs                  map[string]*sysinfo.Snapshot
-	stored               map[string]bool
-	booted               int
+	// threads is 2 where the host has SMT (-smp N,threads=2), bare true
+	// on a bare-metal host: its guests boot with HypervisorOff so that
+	// the kernel decides as on bare metal.
+	threads int
+	bare    bool
+	obs     map[string]*sysinfo.Snapshot
+	stored  map[string]bool
+	booted  int
 	// Wall is the time Observe took, boots and look-ups.
 	Wall time.Duration
 }
@@ -77,15 +86,16 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 	if req.Say == nil {
 		req.Say = func(string, ...any) {}
 	}
-	if req.SMP <= 0 {
-		req.SMP = 1
-	}
 	s := &Session{req: req, obs: map[string]*sysinfo.Snapshot{}, stored: map[string]bool{}}
 	if err := lab.CheckVMBounds(req.Handshake, req.Timeout); err != nil {
 		return nil, err
 	}
 	if err := lab.CheckCPUModel(req.CPU); err != nil {
 		return nil, err
+	}
+	s.threads, s.bare = Topology(req.Host)
+	if s.req.SMP <= 0 {
+		s.req.SMP = s.threads
 	}
 	var err error
 	if s.accel, err = lab.ResolveAccel(orAuto(req.Accel), req.Say); err != nil {
@@ -192,6 +202,51 @@ func (s *Session) Image() lab.KernelImage {
 	return k
 }
 
+// HypervisorOff is the parameter a proof boot on a bare-metal host gets:
+// it clears X86_FEATURE_HYPERVISOR, so that the guest kernel picks its
+// mitigations as on bare metal (gather_data_sampling, srbds and ITS
+// decide otherwise under a hypervisor); the kernel's own ITS selftests
+// boot their guests with it (tools/testing/selftests/x86/bugs/its_*.py).
+const HypervisorOff = "clearcpuid=hypervisor"
+
+// Topology is how a proof boots on host: threads 2 where the host has
+// SMT (two threads a core, so what depends on SMT is observed), else 1;
+// bare true where the host is no VM guest (its guests boot with
+// HypervisorOff).
+func Topology(host *sysinfo.Snapshot) (threads int, bare bool) {
+	threads = 1
+	if host == nil {
+		return threads, false
+	}
+	if host.SMT.Active != nil && *host.SMT.Active {
+		threads = 2
+	}
+	return threads, !host.Hypervisor.Guest && host.WSL == nil
+}
+
+// bootLine is the line a proof boots for line: HypervisorOff first on a
+// bare-metal host.
+func (s *Session) bootLine(line string) string {
+	line = strings.TrimSpace(line)
+	if s.bare {
+		return strings.TrimSpace(HypervisorOff + " " + line)
+	}
+	return line
+}
+
+// View says how the proof's guests are booted: their topology and the
+// hypervisor they see.
+func (s *Session) View() string {
+	v := fmt.Sprintf("%d vCPU(s)", s.req.SMP)
+	if s.threads > 1 {
+		v = fmt.Sprintf("-smp %d,threads=%d as this machine has SMT", s.req.SMP, s.threads)
+	}
+	if s.bare {
+		return v + "; " + HypervisorOff + " on each line: this machine is no VM guest, so the guest kernel decides as on bare metal"
+	}
+	return v + "; the guest sees a hypervisor, as this machine (a VM guest) does"
+}
+
 // key is the cache key of line under this session.
 func (s *Session) key(line string) Key {
 	cpu := s.cpu
@@ -200,7 +255,11 @@ func (s *Session) key(line string) Key {
 		// home folder is another key.
 		cpu = "host:" + s.req.Host.CPU.ModelName + "/" + s.req.Host.CPU.Microcode
 	}
-	return Key{SHA256: s.img.SHA256, CPU: cpu, Accel: s.accel, SMP: s.req.SMP, Cmdline: strings.TrimSpace(line), QEMU: s.qemuID, Init: s.initID}
+	k := Key{SHA256: s.img.SHA256, CPU: cpu, Accel: s.accel, SMP: s.req.SMP, Cmdline: s.bootLine(line), QEMU: s.qemuID, Init: s.initID}
+	if s.threads > 1 {
+		k.Threads = s.threads
+	}
+	return k
 }
 
 // Observe gives the snapshot of every line: from the cache where it holds
@@ -222,7 +281,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		case err != nil:
 			return err
 		}
-		snap, err := lab.CheckObserved(e.Snapshot, lab.ObserveCmdline(l), s.img.Release)
+		snap, err := lab.CheckObserved(e.Snapshot, lab.ObserveCmdline(s.bootLine(l)), s.img.Release)
 		if err != nil {
 			return fmt.Errorf("stored proof of %s: %v: refused; remove %s", label(l), err, s.cache.Dir)
 		}
@@ -231,7 +290,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 	if len(boot) == 0 {
 		return nil
 	}
-	s.req.Say("proof: booting %s (%s) %d time(s) under %s, CPU %s, no workload, %d at a time", s.imgPath, s.img.Release, len(boot), s.accel, s.cpu, min(len(boot), parallel(s.req.Parallel)))
+	s.req.Say("proof: booting %s (%s) %d time(s) under %s, CPU %s, %s, no workload, %d at a time", s.imgPath, s.img.Release, len(boot), s.accel, s.cpu, s.View(), min(len(boot), parallel(s.req.Parallel)))
 	accel, tcgCPU := s.accel, func() string { return "" }
 	if s.auto {
 		// kvm may still fail to run the guest: lab.Observe falls back to
@@ -239,12 +298,24 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		accel = lab.AccelAuto
 		tcgCPU = func() string { c, _ := s.nearestCPU(ctx); return c }
 	}
-	got, err := lab.Observe(ctx, lab.ObserveRequest{Kernel: s.img, Cmdlines: boot, Accel: accel, CPU: s.cpu, TCGCPU: tcgCPU, QEMU: s.qemu,
-		SMP: s.req.SMP, Handshake: s.req.Handshake, Timeout: s.req.Timeout, Exe: s.req.Exe, Say: s.req.Say, Label: label, Parallel: s.req.Parallel})
+	user := map[string]string{}
+	booting := make([]string, len(boot))
+	for i, l := range boot {
+		booting[i] = s.bootLine(l)
+		user[booting[i]] = l
+	}
+	total := s.req.Boots // -1: not known yet
+	if total >= 0 && total < s.booted+len(boot) {
+		total = s.booted + len(boot)
+	}
+	got, err := lab.Observe(ctx, lab.ObserveRequest{Kernel: s.img, Cmdlines: booting, Accel: accel, CPU: s.cpu, TCGCPU: tcgCPU, QEMU: s.qemu,
+		SMP: s.req.SMP, Threads: s.threads, Handshake: s.req.Handshake, Timeout: s.req.Timeout, Exe: s.req.Exe, Say: s.req.Say,
+		Label: func(b string) string { return label(user[b]) }, Parallel: s.req.Parallel, First: s.booted, Total: total})
 	if err != nil {
 		return err
 	}
 	for _, o := range got {
+		o.Cmdline = user[o.Cmdline]
 		s.obs[o.Cmdline] = o.Snapshot
 		s.booted++
 		if o.Accel != s.accel {
@@ -271,7 +342,7 @@ func (s *Session) Snapshot(line string) *sysinfo.Snapshot { return s.obs[strings
 // Input is the proof's input to decide.Prove.
 func (s *Session) Input() proven.Input {
 	return proven.Input{Image: s.imgPath, SHA256: s.img.SHA256, Release: s.img.Release, Accel: s.accel, CPU: s.cpu, CPUWhy: s.cpuWhy,
-		HostCPU: s.req.Host.CPU.ModelName, Obs: s.obs, Stored: s.stored, Booted: s.booted}
+		HostCPU: s.req.Host.CPU.ModelName, View: s.View(), Obs: s.obs, Stored: s.stored, Booted: s.booted}
 }
 
 func parallel(n int) int {
@@ -323,9 +394,12 @@ func (s *Session) CacheDir() string { return s.cache.Dir }
 
 // Stored is verify's look-up, which never boots: the stored boots of the
 // image for the default line and for line under one CPU and accelerator
-// (kvm first), checked again as on the boot. nil when the cache or the
-// image is absent or holds no such pair; refused files come back as notes.
-func Stored(ctx context.Context, cacheDir, image, line, hostCPU string) (*proven.Input, []string) {
+// (kvm first), checked again as on the boot. Only boots of this machine's
+// CPU count (-cpu host of this model and microcode, or the QEMU model
+// nearest it, NearestCPU) in this machine's topology and hypervisor view
+// (Topology). nil when the cache or the image is absent or holds no such
+// pair; refused files come back as notes.
+func Stored(ctx context.Context, cacheDir, image, line string, host *sysinfo.Snapshot) (*proven.Input, []string) {
 	if cacheDir == "" {
 		var err error
 		if cacheDir, err = DefaultDir(os.Geteuid(), os.Getenv); err != nil {
@@ -349,29 +423,49 @@ func Stored(ctx context.Context, cacheDir, image, line, hostCPU string) (*proven
 	if err != nil {
 		return nil, nil
 	}
-	line = strings.TrimSpace(line)
-	bases, errs := c.Find(img.SHA256, "")
-	lines, errs2 := c.Find(img.SHA256, line)
+	s := &Session{req: Request{Host: host}}
+	s.threads, s.bare = Topology(host)
+	baseLine, lineLine := s.bootLine(""), s.bootLine(line)
+	bases, errs := c.Find(img.SHA256, baseLine)
+	lines, errs2 := c.Find(img.SHA256, lineLine)
 	var notes []string
 	for _, e := range append(errs, errs2...) {
 		notes = append(notes, e.Error())
 	}
+	ours := func(k Key) bool {
+		th := 0
+		if s.threads > 1 {
+			th = s.threads
+		}
+		if k.Threads != th {
+			return false
+		}
+		if k.Accel == lab.AccelKVM {
+			return k.CPU == "host:"+host.CPU.ModelName+"/"+host.CPU.Microcode
+		}
+		near := NearestCPU(host.CPU, nil)
+		return k.CPU == near || strings.HasPrefix(k.CPU, near+"-v")
+	}
 	slices.SortFunc(bases, func(a, b *Entry) int { return strings.Compare(b.Key.Accel, a.Key.Accel) }) // kvm before tcg
 	for _, b := range bases {
+		if !ours(b.Key) {
+			continue
+		}
 		for _, l := range lines {
-			if l.Key.CPU != b.Key.CPU || l.Key.Accel != b.Key.Accel || l.Key.SMP != b.Key.SMP ||
+			if l.Key.CPU != b.Key.CPU || l.Key.Accel != b.Key.Accel || l.Key.SMP != b.Key.SMP || l.Key.Threads != b.Key.Threads ||
 				b.Key.QEMU != qemuID || l.Key.QEMU != qemuID || b.Key.Init != initID || l.Key.Init != initID {
 				continue
 			}
-			bs, err1 := lab.CheckObserved(b.Snapshot, lab.ObserveCmdline(""), img.Release)
-			ls, err2 := lab.CheckObserved(l.Snapshot, lab.ObserveCmdline(line), img.Release)
+			bs, err1 := lab.CheckObserved(b.Snapshot, lab.ObserveCmdline(baseLine), img.Release)
+			ls, err2 := lab.CheckObserved(l.Snapshot, lab.ObserveCmdline(lineLine), img.Release)
 			if err1 != nil || err2 != nil {
 				notes = append(notes, fmt.Sprintf("a stored proof of %s does not check: %v", img.Path, errors.Join(err1, err2)))
 				continue
 			}
 			cpu := strings.TrimPrefix(b.Key.CPU, "host:")
-			return &proven.Input{Image: img.Path, SHA256: img.SHA256, Release: img.Release, Accel: b.Key.Accel, CPU: cpu, CPUWhy: "as stored",
-				HostCPU: hostCPU, Obs: map[string]*sysinfo.Snapshot{"": bs, line: ls}, Stored: map[string]bool{"": true, line: true}}, notes
+			s.req.SMP = b.Key.SMP
+			return &proven.Input{Image: img.Path, SHA256: img.SHA256, Release: img.Release, Accel: b.Key.Accel, CPU: cpu, CPUWhy: "as stored, this machine's CPU",
+				HostCPU: host.CPU.ModelName, View: s.View(), Obs: map[string]*sysinfo.Snapshot{"": bs, line: ls}, Stored: map[string]bool{"": true, line: true}}, notes
 		}
 	}
 	return nil, notes

@@ -18,8 +18,37 @@ import (
 type Sets struct {
 	GivesUp  []string `json:"gives_up"`
 	Weakened []string `json:"weakened"`
+	// Replaced are files mitigated by another mitigation (another text,
+	// no part weakened); Kept, the same text (docs/decide.md).
+	Replaced []string `json:"replaced"`
 	Kept     []string `json:"kept"`
 }
+
+// Verdicts of a file, and of a row (its worst file).
+const (
+	// VerdictAgree: the boot shows the predicted class, and the predicted
+	// text where the model predicts one.
+	VerdictAgree = "agree"
+	// VerdictDiffers: the boot shows another class than predicted
+	// (vulnerable for mitigated, mitigated for not affected, weakened for
+	// kept, or the file gone).
+	VerdictDiffers = "differs"
+	// VerdictReplaced: predicted and observed both mitigated, by different
+	// mitigations (another text where the model predicted one).
+	VerdictReplaced = "replaced"
+)
+
+// File is one vulnerability file of a proof row: the model's prediction
+// beside the boot's observation, and the verdict.
+type File struct {
+	Name      string               `json:"name"`
+	Predicted mitigation.FileState `json:"predicted"`
+	Observed  mitigation.FileState `json:"observed"`
+	Verdict   string               `json:"verdict"`
+}
+
+// Absent is the observed class of a file the boot no longer shows.
+const Absent mitigation.State = "absent"
 
 // Row is one option, predicted beside observed.
 type Row struct {
@@ -29,8 +58,13 @@ type Row struct {
 	// default's: keep-all, and an option the same as keep-all here).
 	Predicted Sets `json:"predicted"`
 	Observed  Sets `json:"observed"`
-	// Agree is true when every file is in the same set; Disagreements
-	// name each file that is not, with the observed text.
+	// Files are every vulnerability file of the boots, predicted beside
+	// observed, whether or not the default boot shows it mitigated.
+	Files []File `json:"files"`
+	// Verdict is the row's worst file verdict (differs, then replaced,
+	// then agree); Agree is Verdict == agree. Disagreements name each file
+	// that does not agree, with both texts.
+	Verdict       string   `json:"verdict"`
 	Agree         bool     `json:"agree"`
 	Disagreements []string `json:"disagreements"`
 	// SMT is the guest's SMT state under this line ("control on, active
@@ -52,6 +86,9 @@ type Proof struct {
 	// CPUWhy says where CPU came from (--cpu, the model nearest this
 	// machine's, -cpu host under kvm).
 	CPUWhy string `json:"cpu_why"`
+	// View is the guests' topology and the hypervisor they see ("" for
+	// a proof stored before it was said).
+	View string `json:"view,omitempty"`
 	// Booted and Stored count the command lines booted now and those
 	// answered from the proof cache.
 	Booted int   `json:"booted"`
@@ -70,14 +107,14 @@ type Proof struct {
 // ObservedSets are what got shows of the files mitigated in base, each
 // sorted by mitigation.ObservedClass (the corpus replay's classification):
 // a file no longer mitigated (or gone) is given up, one that lost a
-// sub-protection weakened, the rest kept.
+// sub-protection weakened, one with another text replaced, the rest kept.
 func ObservedSets(base, got *sysinfo.Snapshot) Sets {
-	s := Sets{GivesUp: []string{}, Weakened: []string{}, Kept: []string{}}
+	s := NewSets()
 	for _, v := range base.Vulnerabilities {
 		if v.State != mitigation.Mitigated {
 			continue
 		}
-		w, ok := vuln(got, v.Name)
+		w, ok := Vuln(got, v.Name)
 		c := mitigation.ClassGivenUp
 		if ok {
 			c = mitigation.ObservedClass(v, w)
@@ -88,13 +125,23 @@ func ObservedSets(base, got *sysinfo.Snapshot) Sets {
 		case mitigation.ClassWeakened:
 			s.Weakened = append(s.Weakened, v.Name)
 		default:
+			if strings.TrimSpace(w.Raw) != strings.TrimSpace(v.Raw) {
+				s.Replaced = append(s.Replaced, v.Name)
+				continue
+			}
 			s.Kept = append(s.Kept, v.Name)
 		}
 	}
 	return s
 }
 
-func vuln(s *sysinfo.Snapshot, name string) (mitigation.Vulnerability, bool) {
+// NewSets are empty sets (lists, not null, in JSON).
+func NewSets() Sets {
+	return Sets{GivesUp: []string{}, Weakened: []string{}, Replaced: []string{}, Kept: []string{}}
+}
+
+// Vuln is the file name of s (ok false when s does not show it).
+func Vuln(s *sysinfo.Snapshot, name string) (mitigation.Vulnerability, bool) {
 	for _, v := range s.Vulnerabilities {
 		if v.Name == name {
 			return v, true
@@ -110,7 +157,10 @@ type Input struct {
 	Image, SHA256, Release, Accel, CPU, CPUWhy string
 	// HostCPU is this machine's CPU model name.
 	HostCPU string
-	Obs     map[string]*sysinfo.Snapshot
+	// View is how the guests were booted: their SMT topology and the
+	// hypervisor they see (proof.Session.View).
+	View string
+	Obs  map[string]*sysinfo.Snapshot
 	// Stored are the command lines answered from the cache.
 	Stored map[string]bool
 	Booted int
@@ -119,7 +169,7 @@ type Input struct {
 // New is the proof of in without rows: what was booted, how, and what
 // the observation holds for (Scope).
 func New(in Input) *Proof {
-	p := &Proof{Image: in.Image, SHA256: in.SHA256, Release: in.Release, Accel: in.Accel, CPU: in.CPU, CPUWhy: in.CPUWhy,
+	p := &Proof{Image: in.Image, SHA256: in.SHA256, Release: in.Release, Accel: in.Accel, CPU: in.CPU, CPUWhy: in.CPUWhy, View: in.View,
 		Booted: in.Booted, Stored: len(in.Stored), Rows: []Row{}, Agree: true, Notes: []string{}}
 	base := in.Obs[""]
 	if base == nil {
@@ -134,9 +184,11 @@ func New(in Input) *Proof {
 }
 
 // Add lays a line's prediction beside its boot got (against the default
-// boot base) and appends the row.
-func (p *Proof) Add(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, stored bool) Row {
-	row := Side(option, cmdline, base, got, pred)
+// boot base) and appends the row: pred are the model's sets of the files
+// base shows mitigated, files its per-file prediction
+// (mitigation.Knowledge.PredictFiles on base).
+func (p *Proof) Add(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files []mitigation.FileView, stored bool) Row {
+	row := Side(option, cmdline, base, got, pred, files)
 	row.Stored = stored
 	if !row.Agree {
 		p.Agree = false
@@ -145,12 +197,53 @@ func (p *Proof) Add(option, cmdline string, base, got *sysinfo.Snapshot, pred Se
 	return row
 }
 
-// Side is one row: the predicted sets beside what the boot got shows
-// (against the default boot base), with a line for each file the two put
-// in different sets.
-func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets) Row {
+// Side is one row: every file's predicted text and class beside what the
+// boot got shows, with a verdict each (Compare), and the predicted sets
+// beside the observed ones (against the default boot base); a line names
+// each file that does not agree.
+func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files []mitigation.FileView) Row {
 	obs := ObservedSets(base, got)
-	row := Row{Option: option, Cmdline: cmdline, Predicted: pred, Observed: obs, Agree: true, Disagreements: []string{}, SMT: smtState(got)}
+	row := Row{Option: option, Cmdline: cmdline, Predicted: pred, Observed: obs, Files: []File{}, Verdict: VerdictAgree,
+		Disagreements: []string{}, SMT: smtState(got)}
+	named := map[string]bool{}
+	byName := map[string]mitigation.FileView{}
+	for _, f := range files {
+		byName[f.Name] = f
+	}
+	for _, v := range base.Vulnerabilities {
+		fp, ok := byName[v.Name]
+		if !ok {
+			// The model was not asked about this file: it stays as it is.
+			raw := strings.TrimSpace(v.Raw)
+			now := mitigation.FileState{Text: raw, Class: v.State}
+			fp = mitigation.FileView{Name: v.Name, From: now, To: now}
+		}
+		w, seen := Vuln(got, v.Name)
+		f := Compare(v, fp, w, seen)
+		row.Files = append(row.Files, f)
+		if f.Verdict == VerdictAgree {
+			continue
+		}
+		named[v.Name] = true
+		row.worse(f.Verdict)
+		pw, ow := fileText(f.Predicted), fileText(f.Observed)
+		if f.Verdict == VerdictDiffers && f.Predicted.Class == f.Observed.Class {
+			// Both mitigated: one of them weakened.
+			pw, ow = subClass(fp.Change == mitigation.ClassWeakened)+" "+pw, subClass(mitigation.ObservedClass(v, w) == mitigation.ClassWeakened)+" "+ow
+		}
+		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: %s %s: predicted %s, observed %s", option, v.Name, f.Verdict, pw, ow))
+	}
+	for _, w := range got.Vulnerabilities {
+		if _, ok := Vuln(base, w.Name); ok {
+			continue
+		}
+		// A file the default boot does not show: nothing predicted it.
+		f := File{Name: w.Name, Predicted: mitigation.FileState{Class: Absent}, Observed: mitigation.FileState{Text: safetext.Clip(strings.TrimSpace(w.Raw), 200), Class: w.State}, Verdict: VerdictDiffers}
+		row.Files = append(row.Files, f)
+		named[w.Name] = true
+		row.worse(f.Verdict)
+		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: %s %s: predicted absent, observed %s", option, w.Name, f.Verdict, fileText(f.Observed)))
+	}
 	class := func(s Sets, name string) string {
 		switch {
 		case slices.Contains(s.GivesUp, name):
@@ -158,27 +251,82 @@ func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets) Row {
 		case slices.Contains(s.Weakened, name):
 			return mitigation.ClassWeakened
 		}
+		// Replaced is kept in the model's classes: the file-level
+		// comparison above names it.
 		return mitigation.ClassKept
 	}
 	for _, v := range base.Vulnerabilities {
-		if v.State != mitigation.Mitigated {
+		if v.State != mitigation.Mitigated || named[v.Name] {
 			continue
 		}
 		pc, oc := class(pred, v.Name), class(obs, v.Name)
 		if pc == oc {
 			continue
 		}
-		row.Agree = false
+		row.worse(VerdictDiffers)
 		text := "the file is gone"
-		if w, ok := vuln(got, v.Name); ok {
+		if w, ok := Vuln(got, v.Name); ok {
 			text = fmt.Sprintf("%q", safetext.Clip(w.Raw, 200))
 		}
 		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: %s predicted %s, observed %s (%s)", option, v.Name, pc, oc, text))
 	}
+	row.Agree = row.Verdict == VerdictAgree
 	if a, b := smtState(base), row.SMT; a != b {
 		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: SMT %s under this line (%s by default)", option, b, a))
 	}
 	return row
+}
+
+// worse makes v the row's verdict when it is worse than the one it has.
+func (r *Row) worse(v string) {
+	rank := map[string]int{VerdictAgree: 0, VerdictReplaced: 1, VerdictDiffers: 2}
+	if rank[v] > rank[r.Verdict] {
+		r.Verdict = v
+	}
+}
+
+// Compare is one file's verdict: base is the default boot's line, fp the
+// model's prediction on it, got the boot's line (seen false: the file is
+// gone). Another class is "differs", and so is a mitigated line weakened
+// where the model keeps it whole or the other way round
+// (mitigation.ObservedClass); both mitigated with another text than the
+// one predicted is "replaced", and so is a kept line whose text the model
+// left open (a parameter selects its mode) that reads another than the
+// default boot's.
+func Compare(base mitigation.Vulnerability, fp mitigation.FileView, got mitigation.Vulnerability, seen bool) File {
+	f := File{Name: base.Name, Predicted: fp.To, Observed: mitigation.FileState{Class: Absent}, Verdict: VerdictAgree}
+	f.Predicted.Text = safetext.Clip(f.Predicted.Text, 200)
+	if seen {
+		f.Observed = mitigation.FileState{Text: safetext.Clip(strings.TrimSpace(got.Raw), 200), Class: got.State}
+	}
+	switch {
+	case f.Predicted.Class != f.Observed.Class:
+		f.Verdict = VerdictDiffers
+	case f.Observed.Class != mitigation.Mitigated:
+	case base.State == mitigation.Mitigated && (fp.Change == mitigation.ClassWeakened) != (mitigation.ObservedClass(base, got) == mitigation.ClassWeakened):
+		f.Verdict = VerdictDiffers
+	case f.Predicted.Text != "" && f.Predicted.Text != f.Observed.Text:
+		f.Verdict = VerdictReplaced
+	case f.Predicted.Text == "" && base.State == mitigation.Mitigated && fp.Change != mitigation.ClassWeakened &&
+		safetext.Clip(strings.TrimSpace(base.Raw), 200) != f.Observed.Text:
+		f.Verdict = VerdictReplaced
+	}
+	return f
+}
+
+func subClass(weakened bool) string {
+	if weakened {
+		return mitigation.ClassWeakened
+	}
+	return mitigation.ClassKept
+}
+
+// fileText is a file's class and text for a line of text.
+func fileText(s mitigation.FileState) string {
+	if s.Text == "" {
+		return string(s.Class)
+	}
+	return fmt.Sprintf("%s %q", s.Class, s.Text)
 }
 
 func smtState(s *sysinfo.Snapshot) string {
@@ -215,7 +363,10 @@ func Scope(accel, cpu, hostCPU string, base *sysinfo.Snapshot) (holds, emulated,
 	guest = []string{
 		"l1tf: a guest shows the VMX part of the host it cannot see, and its L1D flush at VM entry is the host's to do",
 		"itlb_multihit: a guest kernel does not run KVM guests of its own here, so its \"KVM:\" line is the guest's view, not the host's",
-		"\"SMT Host state unknown\" in mds, mmio_stale_data, tsx_async_abort: a guest cannot see whether the host's SMT is on",
+	}
+	if slices.ContainsFunc(base.Vulnerabilities, func(v mitigation.Vulnerability) bool { return strings.Contains(v.Raw, "SMT Host state unknown") }) {
+		// Not where the guest decides as on bare metal (clearcpuid=hypervisor).
+		guest = append(guest, "\"SMT Host state unknown\" in mds, mmio_stale_data, tsx_async_abort: a guest cannot see whether the host's SMT is on")
 	}
 	if base.SMT.Active == nil || !*base.SMT.Active {
 		guest = append(guest, "the guest has no SMT siblings: what a line does to SMT and to STIBP (cross_thread) shows only where the guest has two threads a core")

@@ -42,7 +42,7 @@ func TestSideNamesTheDisagreement(t *testing.T) {
 	}
 	pred := Sets{GivesUp: []string{}, Weakened: []string{"spectre_v2"}, Kept: slices.DeleteFunc(slices.Clone(obs.Kept), func(s string) bool { return s == "spectre_v2" })}
 	p := New(Input{Obs: map[string]*sysinfo.Snapshot{"": base}, Accel: "tcg", CPU: "Cascadelake-Server"})
-	row := p.Add("opt", "spectre_v2_user=off", base, got, pred, true)
+	row := p.Add("opt", "spectre_v2_user=off", base, got, pred, nil, true)
 	if row.Agree || p.Agree || len(row.Disagreements) != 1 {
 		t.Fatalf("row %+v, proof agrees %v: want one disagreement", row, p.Agree)
 	}
@@ -52,7 +52,7 @@ func TestSideNamesTheDisagreement(t *testing.T) {
 			t.Errorf("disagreement %q lacks %q", d, want)
 		}
 	}
-	if agree := p.Add("same", "spectre_v2_user=off", base, got, obs, true); !agree.Agree || len(agree.Disagreements) != 0 {
+	if agree := p.Add("same", "spectre_v2_user=off", base, got, obs, nil, true); !agree.Agree || len(agree.Disagreements) != 0 {
 		t.Errorf("the observed sets as prediction: %+v", agree)
 	}
 }
@@ -64,5 +64,94 @@ func TestObservedSetsGoneFile(t *testing.T) {
 	got.Vulnerabilities = slices.DeleteFunc(slices.Clone(base.Vulnerabilities), func(v mitigation.Vulnerability) bool { return v.Name == "meltdown" })
 	if s := ObservedSets(base, &got); !slices.Contains(s.GivesUp, "meltdown") {
 		t.Errorf("sets %+v: meltdown gone is not given up", s)
+	}
+}
+
+// TestCompareVerdicts: every file is compared, mitigated or not by
+// default. A class change is "differs" (vmscape=force: Not affected →
+// Vulnerable; ITS forced: Not affected → mitigated), another mitigation
+// in the same place "replaced" (spec_rstack_overflow=ibpb: safe RET →
+// IBPB), the predicted text or class seen "agree"; a file gone differs.
+func TestCompareVerdicts(t *testing.T) {
+	same := func(name, raw string) mitigation.FileView {
+		now := mitigation.FileState{Text: raw, Class: mitigation.ParseVulnerability(name, raw).State}
+		return mitigation.FileView{Name: name, From: now, To: now}
+	}
+	givenUp := func(fp *mitigation.FileView) {
+		fp.Change, fp.To = mitigation.ClassGivenUp, mitigation.FileState{Class: mitigation.Vulnerable}
+	}
+	weakened := func(fp *mitigation.FileView) {
+		fp.Change, fp.To = mitigation.ClassWeakened, mitigation.FileState{Class: mitigation.Mitigated}
+	}
+	gained := func(fp *mitigation.FileView) {
+		fp.Change, fp.To = "becomes mitigated", mitigation.FileState{Class: mitigation.Mitigated}
+	}
+	open := func(fp *mitigation.FileView) {
+		fp.Change, fp.To = mitigation.ClassKept, mitigation.FileState{Class: mitigation.Mitigated}
+	}
+	cases := []struct {
+		name, base, got string
+		pred            func(*mitigation.FileView)
+		gone            bool
+		want            string
+	}{
+		{"vmscape", "Not affected", "Vulnerable", nil, false, VerdictDiffers},
+		{"indirect_target_selection", "Not affected", "Mitigation: Aligned branch/return thunks", nil, false, VerdictDiffers},
+		{"spec_rstack_overflow", "Mitigation: Safe RET", "Mitigation: IBPB", nil, false, VerdictReplaced},
+		{"spec_rstack_overflow", "Mitigation: Safe RET", "Mitigation: Safe RET", nil, false, VerdictAgree},
+		{"meltdown", "Mitigation: PTI", "", nil, true, VerdictDiffers},
+		{"meltdown", "Mitigation: PTI", "Vulnerable", givenUp, false, VerdictAgree},
+		{"retbleed", "Not affected", "Mitigation: IBRS", gained, false, VerdictAgree},
+		{"spectre_v2", "Mitigation: Retpolines; STIBP: conditional", "Mitigation: Retpolines; STIBP: disabled", weakened, false, VerdictAgree},
+		// A kept line whose mode a parameter selects (the model leaves its
+		// text open) is replaced when the boot shows another text.
+		{"spec_rstack_overflow", "Mitigation: Safe RET", "Mitigation: IBPB", open, false, VerdictReplaced},
+		{"spec_rstack_overflow", "Mitigation: Safe RET", "Mitigation: Safe RET", open, false, VerdictAgree},
+		{"spectre_v2", "Mitigation: Retpolines; STIBP: conditional", "Mitigation: Retpolines; STIBP: disabled", nil, false, VerdictDiffers},
+	}
+	for _, c := range cases {
+		b := mitigation.ParseVulnerability(c.name, c.base)
+		fp := same(c.name, c.base)
+		if c.pred != nil {
+			c.pred(&fp)
+		}
+		f := Compare(b, fp, mitigation.ParseVulnerability(c.name, c.got), !c.gone)
+		if f.Verdict != c.want {
+			t.Errorf("%s %q → %q: verdict %s, want %s (%+v)", c.name, c.base, c.got, f.Verdict, c.want, f)
+		}
+	}
+}
+
+// TestSideEveryFile: a row carries every file of both boots, its
+// verdict is its worst file's, and the JSON names them as documented.
+func TestSideEveryFile(t *testing.T) {
+	mk := func(files ...string) *sysinfo.Snapshot {
+		s := &sysinfo.Snapshot{}
+		for _, f := range files {
+			name, raw, _ := strings.Cut(f, "=")
+			s.Vulnerabilities = append(s.Vulnerabilities, mitigation.ParseVulnerability(name, raw))
+		}
+		return s
+	}
+	base := mk("spec_rstack_overflow=Mitigation: Safe RET", "vmscape=Not affected")
+	replaced := Side("t", "spec_rstack_overflow=ibpb", base, mk("spec_rstack_overflow=Mitigation: IBPB", "vmscape=Not affected"), Sets{}, nil)
+	if replaced.Verdict != VerdictReplaced || replaced.Agree || len(replaced.Files) != 2 || len(replaced.Disagreements) != 1 ||
+		!strings.Contains(replaced.Disagreements[0], `predicted mitigated "Mitigation: Safe RET", observed mitigated "Mitigation: IBPB"`) {
+		t.Errorf("replaced row %+v", replaced)
+	}
+	// Kept is the same text (docs/decide.md): another mitigation is not kept.
+	if !slices.Equal(replaced.Observed.Replaced, []string{"spec_rstack_overflow"}) || len(replaced.Observed.Kept) != 0 {
+		t.Errorf("replaced row's sets %+v", replaced.Observed)
+	}
+	differs := Side("t", "vmscape=force", base, mk("spec_rstack_overflow=Mitigation: IBPB", "vmscape=Vulnerable", "new=Vulnerable"), Sets{}, nil)
+	if differs.Verdict != VerdictDiffers || len(differs.Files) != 3 || differs.Files[2].Predicted.Class != Absent {
+		t.Errorf("differs row %+v", differs)
+	}
+	b, err := json.Marshal(differs.Files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"name":"vmscape","predicted":{"text":"Not affected","class":"not_affected"},"observed":{"text":"Vulnerable","class":"vulnerable"},"verdict":"differs"}`; string(b) != want {
+		t.Errorf("JSON %s\nwant %s", b, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/proven"
 )
 
@@ -15,8 +16,12 @@ func proofHeading(p *proven.Proof) string {
 	if len(sha) > 12 {
 		sha = sha[:12]
 	}
-	return fmt.Sprintf("proof: kernel %s (%s, sha256 %s…) booted under %s, CPU %s (%s); %d line(s) booted now, %d from the stored proof",
-		p.Release, p.Image, sha, p.Accel, p.CPU, p.CPUWhy, p.Booted, p.Stored)
+	view := ""
+	if p.View != "" {
+		view = ", " + p.View
+	}
+	return fmt.Sprintf("proof: kernel %s (%s, sha256 %s…) booted under %s, CPU %s (%s)%s; %d line(s) booted now, %d from the stored proof",
+		p.Release, p.Image, sha, p.Accel, p.CPU, p.CPUWhy, view, p.Booted, p.Stored)
 }
 
 func proofVerdict(r proven.Row) string {
@@ -24,10 +29,34 @@ func proofVerdict(r proven.Row) string {
 	if r.Stored {
 		src = "stored"
 	}
-	if r.Agree {
+	switch {
+	case r.Agree:
 		return "observed as predicted (" + src + ")"
+	case r.Verdict == proven.VerdictReplaced:
+		return "observed REPLACED: another mitigation than predicted (" + src + ")"
 	}
 	return "observed DIFFERS from predicted (" + src + "): the observed sets are the option's"
+}
+
+// proofFiles are the lines of a row's files that change or do not agree
+// (name, predicted, observed, verdict); same counts the others (the
+// predicted text observed, the default's).
+func proofFiles(r proven.Row) (lines [][4]string, same int) {
+	for _, f := range r.Files {
+		if f.Verdict == proven.VerdictAgree && f.Predicted.Text != "" && f.Predicted == f.Observed {
+			same++
+			continue
+		}
+		lines = append(lines, [4]string{f.Name, fileState(f.Predicted), fileState(f.Observed), f.Verdict})
+	}
+	return lines, same
+}
+
+func fileState(s mitigation.FileState) string {
+	if s.Text == "" {
+		return "(" + string(s.Class) + ")"
+	}
+	return s.Text
 }
 
 func proofCmdline(c string) string {
@@ -46,16 +75,28 @@ func proofText(w io.Writer, p *proven.Proof) {
 		fmt.Fprintf(tw, "    \tpredicted\tobserved\n")
 		fmt.Fprintf(tw, "    gives up\t%s\t%s\n", proven.SetsLine(r.Predicted.GivesUp), proven.SetsLine(r.Observed.GivesUp))
 		fmt.Fprintf(tw, "    weakened\t%s\t%s\n", proven.SetsLine(r.Predicted.Weakened), proven.SetsLine(r.Observed.Weakened))
+		fmt.Fprintf(tw, "    replaced\t%s\t%s\n", proven.SetsLine(r.Predicted.Replaced), proven.SetsLine(r.Observed.Replaced))
 		fmt.Fprintf(tw, "    kept\t%s\t%s\n", proven.SetsLine(r.Predicted.Kept), proven.SetsLine(r.Observed.Kept))
 		tw.Flush()
+		if lines, same := proofFiles(r); len(r.Files) > 0 {
+			if len(lines) > 0 {
+				tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintf(tw, "    file\tpredicted\tobserved\tverdict\n")
+				for _, l := range lines {
+					fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", l[0], l[1], l[2], l[3])
+				}
+				tw.Flush()
+			}
+			fmt.Fprintf(w, "    %d other file(s) observed as predicted, unchanged\n", same)
+		}
 		for _, d := range r.Disagreements {
 			fmt.Fprintf(w, "    disagreement: %s\n", d)
 		}
 	}
 	if p.Agree {
-		fmt.Fprintln(w, "\n  every command line was observed as predicted")
+		fmt.Fprintln(w, "\n  every command line was observed as predicted, file by file")
 	} else {
-		fmt.Fprintf(w, "\n  the model and the kernel disagree on %d point(s): the kernel's answer is shown above\n", len(p.Disagreements()))
+		fmt.Fprintf(w, "\n  the model and the kernel disagree on %d point(s): the kernel's answer is shown above (exit status 3)\n", len(p.Disagreements()))
 	}
 	for _, l := range p.Holds {
 		fmt.Fprintf(w, "  holds for this machine's CPU: %s\n", l)
@@ -79,7 +120,17 @@ func proofMarkdown(w io.Writer, p *proven.Proof) {
 		fmt.Fprintln(w, "| | predicted | observed |\n|---|---|---|")
 		fmt.Fprintf(w, "| gives up | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.GivesUp)), mdEscape(proven.SetsLine(r.Observed.GivesUp)))
 		fmt.Fprintf(w, "| weakened | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.Weakened)), mdEscape(proven.SetsLine(r.Observed.Weakened)))
+		fmt.Fprintf(w, "| replaced | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.Replaced)), mdEscape(proven.SetsLine(r.Observed.Replaced)))
 		fmt.Fprintf(w, "| kept | %s | %s |\n", mdEscape(proven.SetsLine(r.Predicted.Kept)), mdEscape(proven.SetsLine(r.Observed.Kept)))
+		if lines, same := proofFiles(r); len(r.Files) > 0 {
+			if len(lines) > 0 {
+				fmt.Fprintln(w, "\n| file | predicted | observed | verdict |\n|---|---|---|---|")
+				for _, l := range lines {
+					fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdEscape(l[0]), mdEscape(l[1]), mdEscape(l[2]), mdEscape(l[3]))
+				}
+			}
+			fmt.Fprintf(w, "\n%d other file(s) observed as predicted, unchanged\n", same)
+		}
 		for _, d := range r.Disagreements {
 			fmt.Fprintf(w, "\n- disagreement: %s\n", mdEscape(d))
 		}
