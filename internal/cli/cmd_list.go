@@ -67,6 +67,9 @@ func listRows(runs []store.Summary, dbPath string) []report.ListRow {
 			}
 		}
 		host, _ := compare.Lookup(s.Env, "hostname")
+		if s.LabHost != "" { // a guest's hostname is "(none)"
+			host = s.LabHost
+		}
 		kernel, _ := compare.Lookup(s.Env, "kernel.release")
 		mode, _ := compare.Lookup(s.Env, "mitigation_mode")
 		rows = append(rows, report.ListRow{ID: s.ID, Label: s.Label, Started: s.Started, Finished: s.Finished,
