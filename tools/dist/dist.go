@@ -242,12 +242,13 @@ func gitError(err error) error {
 }
 
 // build builds sectax for linux/arch into out: static, -trimpath, no
-// build id, the commit stamped (-buildvcs overrides a GOFLAGS that turns
+// build id, no symbol table or DWARF (-s -w: a package's binary is
+// stripped; panics still name their functions), the commit stamped (-buildvcs overrides a GOFLAGS that turns
 // it off), the baseline instruction set of the architecture.
 func (r *release) build(ctx context.Context, arch, out string) error {
 	env := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + arch, "GOAMD64=v1", "GOARM64=v8.0"}
 	said, err := child.Output(ctx, child.Options{Dir: r.root, Env: env, Combined: true},
-		"go", "build", "-trimpath", "-buildvcs=true", "-ldflags=-buildid=", "-o", out, "./cmd/sectax")
+		"go", "build", "-trimpath", "-buildvcs=true", "-ldflags=-s -w -buildid=", "-o", out, "./cmd/sectax")
 	if err != nil {
 		return fmt.Errorf("go build for linux/%s: %v: %s", arch, err, strings.TrimSpace(string(said)))
 	}
