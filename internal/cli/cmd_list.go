@@ -30,7 +30,7 @@ are kept (and used by compare).`,
 			db, err := openStore(ctx, g, false)
 			switch {
 			case errors.Is(err, store.ErrNoDatabase):
-				g.notice("no runs stored yet (no database at %s); run `sectax run --label on` first", store.DisplayName(g.DB))
+				nothingStored(g, "run `sectax run --label on` first")
 			case err != nil:
 				return err
 			default:
