@@ -20,8 +20,13 @@ import (
 // format: each side's conclusion against the baseline (MultiConclusion).
 func conclusionOf(c *compare.Comparison) string { return MultiConclusion(c) }
 
-// legendOf explains the columns of the comparison's table.
-func legendOf(mr *compare.Comparison) string {
+// legendOf explains the columns of the comparison's table; the HTML page's
+// table has the raw p, the speedup and n itself (forHTML).
+func legendOf(mr *compare.Comparison, forHTML bool) string {
+	rest := "are in --format json, csv and html"
+	if forHTML {
+		rest = "are in the table's columns, and in --format json and csv"
+	}
 	family := fmt.Sprintf("%d hypotheses", mr.Family)
 	if mr.Family == 0 {
 		family = "none here: published figures are untested"
@@ -29,7 +34,7 @@ func legendOf(mr *compare.Comparison) string {
 	return fmt.Sprintf("A is the baseline; median ± %.0f%% confidence interval; vs A = change against A (~: no significant difference), "+
 		"[the %.0f%% interval of the change] where both sides are repetitions, and p adj = Mann-Whitney U test "+
 		"Holm-corrected over every side's primary metrics together (%s; secondary metrics follow their primary, a negative control is judged alone); "+
-		"verdict at α = %v on p adj; the raw p, the speedup × and n of every test are in --format json, csv and html", mr.Confidence*100, mr.Confidence*100, family, mr.Alpha)
+		"verdict at α = %v on p adj; the raw p, the speedup × and n of every test %s", mr.Confidence*100, mr.Confidence*100, family, mr.Alpha, rest)
 }
 
 // sideInfos are the sides' descriptions, the baseline first.
