@@ -326,6 +326,9 @@ func (r *Result) Primary() []float64 {
 // in the lab: its guest has no hostname (the kernel's "(none)"), so the lab
 // and the kernel it booted (Kernel, the name in labels) stand for it.
 func (l *Lab) Host() string {
+	if l.Kernel == "" {
+		return "lab"
+	}
 	return "lab " + l.Kernel
 }
 

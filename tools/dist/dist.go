@@ -441,9 +441,15 @@ func (r *release) pack(format, arch, bin string, d docs) (string, []byte, error)
 		add(readme, "/usr/share/doc/sectax/README.md", 0o644, files.TypeRPMReadme)
 		add(lic, "/usr/share/licenses/sectax/LICENSE", 0o644, files.TypeRPMLicense)
 	}
-	changelog, err := r.changelog(dir)
-	if err != nil {
-		return "", nil, err
+	if format == "deb" {
+		// sectax is a Go program built static on purpose (CGO_ENABLED=0):
+		// lintian exempts such binaries only when it sees a Go source
+		// package, which nfpm's binary-only .deb has not.
+		over, err := stagef("lintian-overrides", []byte("# A Go program, static by design (CGO_ENABLED=0: one binary for any Linux).\nsectax: statically-linked-binary [usr/bin/sectax]\n"))
+		if err != nil {
+			return "", nil, err
+		}
+		add(over, "/usr/share/lintian/overrides/sectax", 0o644, "")
 	}
 
 	info := &nfpm.Info{
@@ -460,7 +466,6 @@ func (r *release) pack(format, arch, bin string, d docs) (string, []byte, error)
 		Vendor:          "sectax",
 		Homepage:        homepage,
 		License:         license,
-		Changelog:       changelog,
 		MTime:           r.date,
 		Overridables: nfpm.Overridables{
 			Contents:   contents,
@@ -476,9 +481,19 @@ func (r *release) pack(format, arch, bin string, d docs) (string, []byte, error)
 	if format == "rpm" {
 		// Fedora's and openSUSE's names for the same tools.
 		info.Recommends = []string{"qemu-system-x86", "perf"}
-		info.Changelog = ""
 	}
-	info = nfpm.WithDefaults(info)
+	info = nfpm.WithDefaults(info) // splits 0.1.0-dev into version and prerelease
+	if format == "deb" {
+		// The changelog's entry carries the package's version, as the
+		// control file's Version field writes it.
+		v := info.Version + "~" + info.Prerelease + "+" + info.VersionMetadata + "-" + info.Release
+		if info.Prerelease == "" {
+			v = info.Version + "+" + info.VersionMetadata + "-" + info.Release
+		}
+		if info.Changelog, err = r.changelog(dir, v); err != nil {
+			return "", nil, err
+		}
+	}
 	p, err := nfpm.Get(format)
 	if err != nil {
 		return "", nil, err
@@ -493,9 +508,12 @@ func (r *release) pack(format, arch, bin string, d docs) (string, []byte, error)
 
 // changelog writes the Debian changelog of this build for nfpm (chglog's
 // YAML): one entry, the commit.
-func (r *release) changelog(dir string) (string, error) {
+func (r *release) changelog(dir, version string) (string, error) {
 	entries := chglog.ChangeLogEntries{{
-		Semver:   r.version,
+		ChangeLogOverridables: chglog.ChangeLogOverridables{
+			Deb: &chglog.ChangelogDeb{Urgency: "low", Distributions: []string{"unstable"}},
+		},
+		Semver:   version,
 		Date:     r.date,
 		Packager: r.packer,
 		Changes: chglog.ChangeLogChanges{{

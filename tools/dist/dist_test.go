@@ -106,7 +106,7 @@ func TestDist(t *testing.T) {
 	}
 	pages, _ := filepath.Glob(filepath.Join(manDir, "*.1"))
 	wantFiles := []string{"./usr/bin/sectax", "./usr/share/doc/sectax/README.md", "./usr/share/doc/sectax/changelog.Debian.gz",
-		"./usr/share/doc/sectax/copyright"}
+		"./usr/share/doc/sectax/copyright", "./usr/share/lintian/overrides/sectax"}
 	for _, c := range completionFiles {
 		wantFiles = append(wantFiles, "."+c.system)
 		said, err := child.Output(ctx, child.Options{}, bin, "completion", c.shell)
