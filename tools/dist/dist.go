@@ -518,7 +518,7 @@ func (r *release) changelog(dir, version string) (string, error) {
 		Packager: r.packer,
 		Changes: chglog.ChangeLogChanges{{
 			Commit: r.commit,
-			Note:   "Built from commit " + r.commit[:12] + "; CHANGELOG.md in the source says what changed.",
+			Note:   "Built from commit " + r.commit[:12] + " (CHANGELOG.md says what changed).",
 		}},
 	}}
 	data, err := yaml.Marshal(entries)
