@@ -295,7 +295,8 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, opt c
 	} else {
 		db, oerr := openStore(ctx, g, false)
 		if errors.Is(oerr, store.ErrNoDatabase) {
-			return usagef("no database at %s: measure the configurations of 'sectax attribute plan' first", store.DisplayName(g.DB))
+			nothingStored(g, "measure the configurations of `sectax attribute plan` first")
+			return nil
 		}
 		if oerr != nil {
 			return oerr

@@ -369,6 +369,10 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 		return err
 	}
 	db, rec, err := findCampaign(ctx, g, ref)
+	if ref == "" && errors.Is(err, store.ErrNoDatabase) {
+		nothingStored(g, "start a campaign with `sectax campaign start`")
+		return nil
+	}
 	if err != nil {
 		return err
 	}

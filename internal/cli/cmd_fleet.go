@@ -34,7 +34,8 @@ is the unit, so one noisy machine does not dominate.`,
 			ctx := cmd.Context()
 			db, err := openStore(ctx, g, false)
 			if store.IsNoDatabase(err) {
-				return usagef("no runs stored yet: there is no database at %s (store runs with 'sectax run --label on|off' or 'sectax import', or pass --db)", store.DisplayName(g.DB))
+				nothingStored(g, "store runs with `sectax run --label on|off` or `sectax import`, or pass --db")
+				return nil
 			}
 			if err != nil {
 				return err

@@ -30,7 +30,7 @@ are kept (and used by compare).`,
 			db, err := openStore(ctx, g, false)
 			switch {
 			case errors.Is(err, store.ErrNoDatabase):
-				g.notice("no runs stored yet (no database at %s); run `sectax run --label on` first", store.DisplayName(g.DB))
+				nothingStored(g, "run `sectax run --label on` first")
 			case err != nil:
 				return err
 			default:
@@ -67,6 +67,9 @@ func listRows(runs []store.Summary, dbPath string) []report.ListRow {
 			}
 		}
 		host, _ := compare.Lookup(s.Env, "hostname")
+		if s.LabHost != "" { // a guest's hostname is "(none)"
+			host = s.LabHost
+		}
 		kernel, _ := compare.Lookup(s.Env, "kernel.release")
 		mode, _ := compare.Lookup(s.Env, "mitigation_mode")
 		rows = append(rows, report.ListRow{ID: s.ID, Label: s.Label, Started: s.Started, Finished: s.Finished,

@@ -41,6 +41,7 @@ func completions(root *cobra.Command, g *Globals) {
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	}
+	completionHelp(root)
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		switch c.CommandPath() {
@@ -57,4 +58,27 @@ func completions(root *cobra.Command, g *Globals) {
 		}
 	}
 	walk(root)
+}
+
+// completionHelp adds to cobra's 'completion' commands what a sectax user
+// needs: the packages install the scripts where the shells look, and
+// bash's script works only with the bash-completion package.
+func completionHelp(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Long = strings.TrimRight(c.Long, "\n") + `
+
+sectax's .deb and .rpm install the bash, zsh and fish scripts where those
+shells look. bash's needs the bash-completion package (Debian and Ubuntu:
+apt-get install bash-completion; Fedora: dnf install bash-completion).`
+		for _, sub := range c.Commands() {
+			if sub.Name() == "bash" {
+				sub.Long = strings.Replace(sub.Long, "If it is not installed already, you can install it via your OS's package manager.",
+					"Install it if it is missing (Debian and Ubuntu: apt-get install bash-completion;\nFedora: dnf install bash-completion).", 1)
+			}
+		}
+	}
 }

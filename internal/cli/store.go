@@ -75,6 +75,14 @@ func noDatabase(g *Globals, ref string) error {
 	return usagef("no run or label matches %q: there is no database at %s yet (store runs with 'sectax run' or 'sectax import', or pass --db)", ref, store.DisplayName(g.DB))
 }
 
+// nothingStored is the one answer of the commands that read what is
+// stored (list, fleet, attribute report, campaign report) when there is no
+// database yet: not a mistake but a state, so a one-line note naming how to
+// store something, and exit 0.
+func nothingStored(g *Globals, how string) {
+	g.notice("no runs stored yet (no database at %s); %s", store.DisplayName(g.DB), how)
+}
+
 // emptyRef is the error for an empty run reference ('sectax compare "" on').
 func emptyRef() error { return sides.ErrEmptyRef }
 

@@ -151,7 +151,7 @@ func sideSamples(s Side, g *group, metric string, unit string) []float64 {
 func sideInfo(s Side) SideInfo {
 	si := SideInfo{Ref: s.Ref, Kind: s.Kind, Published: s.Published(),
 		MitigationMode: s.values("mitigation_mode"), Kernel: s.values("kernel.release"),
-		Hosts: s.values("hostname")}
+		Hosts: s.hosts()}
 	boots := map[string]bool{}
 	labels := map[string]bool{}
 	for i, r := range s.Runs {

@@ -153,13 +153,40 @@ func (s Side) bootKey(i int) string {
 	return "run:" + s.Runs[i].ID
 }
 
-// hostKey is the host a run was made on: env.hostname, else the run
-// itself. When a side spans several hosts, the host is the unit.
+// hostKey is the host a run was made on (host), else the run itself.
+// When a side spans several hosts, the host is the unit.
 func (s Side) hostKey(i int) string {
-	if v, ok := lookup(s.envOf(i), "hostname"); ok {
-		return "host:" + str(v)
+	if h, ok := s.host(i); ok {
+		return "host:" + h
 	}
 	return "run:" + s.Runs[i].ID
+}
+
+// host is the host of run i: env.hostname, or for a run measured in the
+// lab (whose guest has no hostname, the kernel's "(none)") the lab and
+// its kernel (run.Lab.Host).
+func (s Side) host(i int) (string, bool) {
+	if l := s.Runs[i].Lab; l != nil {
+		return l.Host(), true
+	}
+	if v, ok := lookup(s.envOf(i), "hostname"); ok {
+		return str(v), true
+	}
+	return "", false
+}
+
+// hosts are the distinct hosts of the side's runs (host), sorted.
+func (s Side) hosts() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range s.Runs {
+		if h, ok := s.host(i); ok && !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // synthetic reports whether any run of the side is synthetic (env

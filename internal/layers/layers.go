@@ -32,6 +32,9 @@ var Tiers = []Tier{
 	{"interface", "flags, calling a package, printing, exit codes", []string{
 		"internal/cli", "cmd/sectax",
 	}},
+	{"release", "building the release files from a commit: the binaries, packages, bill of materials", []string{
+		"tools/dist",
+	}},
 }
 
 // Tier is one level of the architecture.

@@ -175,6 +175,7 @@ func newPlot(title string) *plot.Plot {
 	p.X.Tick.Label.Font.Size = vg.Points(8.5)
 	p.Y.Tick.Label.Font.Size = vg.Points(8.5)
 	p.Legend.TextStyle.Font.Size = vg.Points(8.5)
+	p.X.Tick.Marker, p.Y.Tick.Marker = numTicks{}, numTicks{}
 	return p
 }
 
@@ -364,13 +365,29 @@ func (intTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
-// zeroTicks are gonum's default ticks with 0 among them, labelled, when
-// the axis spans it: the impact chart's bars start at 0.
+// numTicks are gonum's default ticks labelled as the report writes a
+// number (Num: "25", "600", "14,000", "0.25"), not gonum's "25.00" beside
+// a chart whose values read "600".
+type numTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (numTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = Num(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+// zeroTicks are numTicks with 0 among them, labelled, when the axis spans
+// it: the impact chart's bars start at 0.
 type zeroTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (zeroTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	ts := numTicks{}.Ticks(lo, hi)
 	if lo > 0 || hi < 0 {
 		return ts
 	}

@@ -222,7 +222,7 @@ func envText(w io.Writer, s *sysinfo.Snapshot) error {
 	sec.kv("os", unknownIfEmpty(s.OSRelease))
 	sec.kv("hostname", unknownIfEmpty(s.Hostname))
 	if s.Memory.TotalBytes != nil {
-		sec.kv("memory", fmt.Sprintf("%.1f GiB", float64(*s.Memory.TotalBytes)/(1<<30)))
+		sec.kv("memory", gibText(float64(*s.Memory.TotalBytes)))
 	}
 	cf := "not visible"
 	if s.Cpufreq.Governor != "" || s.Cpufreq.Driver != "" || s.Cpufreq.Boost != nil {
@@ -467,4 +467,9 @@ func (s *section) flush() {
 		writeForeign(s.w, r[1], r[2], key, indent)
 	}
 	s.rows = nil
+}
+
+// gibText is a number of bytes in GiB, one decimal ("15.5 GiB").
+func gibText(bytes float64) string {
+	return fmt.Sprintf("%.1f GiB", bytes/(1<<30))
 }

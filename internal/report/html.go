@@ -138,6 +138,8 @@ func verdictClass(m compare.Metric) string {
 		return "worse"
 	case compare.VerdictUntested:
 		return "untested"
+	case compare.VerdictDiffers:
+		return "changed" // significant, but neither better nor worse ("differs" marks the environment's rows)
 	}
 	return "same"
 }
@@ -188,7 +190,7 @@ func measuredWhere(published ...bool) string {
 // htmlPage is the page data of a comparison.
 func htmlPage(c *compare.Comparison, charts []Chart) (*htmlData, error) {
 	d := htmlData{CSS: template.CSS(htmlCSS), Conclusion: Headlined(c.Headline, capital(conclusionOf(c))+"."),
-		Legend: legendOf(c), Alpha: c.Alpha, Family: c.Family, Where: measuredWhere(sidePublished(c)...),
+		Legend: legendOf(c, true), Alpha: c.Alpha, Family: c.Family, Where: measuredWhere(sidePublished(c)...),
 		ConfidencePct: fmt.Sprintf("%.0f%%", c.Confidence*100)}
 	d.Sides = append(d.Sides, htmlSide{Letter: "A", Ref: c.Baseline.Ref, Line: sideLine(c.Baseline), Base: true})
 	d.Title = "sectax: " + c.Baseline.Ref

@@ -1,6 +1,11 @@
 package report
 
-import "github.com/sectax/sectax/internal/compare"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sectax/sectax/internal/compare"
+)
 
 // htmlEnvironment lays out the environments of every side side by side,
 // A first, and every vulnerability file with what it protects: a row per
@@ -37,9 +42,13 @@ func htmlEnvironment(c *compare.Comparison) (env, vulns []htmlEnvRow) {
 	}
 	for s, rep := range c.Comparisons {
 		for _, e := range rep.Environment {
-			r := row(&env, "env\x00"+e.Path+"\x00"+e.Name, e.Name)
+			name, a, b := e.Name, e.A, e.B
+			if e.Path == "memory.total_bytes" { // a reader's units, not bytes
+				name, a, b = "memory", memoryText(a), memoryText(b)
+			}
+			r := row(&env, "env\x00"+e.Path+"\x00"+name, name)
 			r.Code = e.Path == "cmdline.raw"
-			r.Values[0], r.Values[s+1] = orDash(e.A), orDash(e.B)
+			r.Values[0], r.Values[s+1] = orDash(a), orDash(b)
 			r.Differs = r.Differs || e.Differs
 		}
 	}
@@ -62,4 +71,17 @@ func recorded(v string, ok bool) string {
 		return "(not recorded)"
 	}
 	return orDash(v)
+}
+
+// memoryText is a side's memory.total_bytes (one value, or several joined
+// by " | ") in GiB, as 'sectax env' writes it; a value that is no byte
+// count stays as it is.
+func memoryText(v string) string {
+	parts := strings.Split(v, " | ")
+	for i, p := range parts {
+		if n, err := strconv.ParseUint(p, 10, 64); err == nil {
+			parts[i] = gibText(float64(n))
+		}
+	}
+	return strings.Join(parts, " | ")
 }

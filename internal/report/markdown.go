@@ -127,7 +127,7 @@ func Markdown(w io.Writer, c *compare.Comparison, opt Options) error {
 	if hasGeo {
 		b.WriteString(geo + "\n")
 	}
-	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legendOf(c)))
+	fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(legendOf(c, false)))
 	if l := bootShareLine(c); l != "" {
 		fmt.Fprintf(&b, "\n<sub>%s.</sub>\n", mdEscape(l))
 	}

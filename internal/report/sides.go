@@ -20,8 +20,13 @@ import (
 // format: each side's conclusion against the baseline (MultiConclusion).
 func conclusionOf(c *compare.Comparison) string { return MultiConclusion(c) }
 
-// legendOf explains the columns of the comparison's table.
-func legendOf(mr *compare.Comparison) string {
+// legendOf explains the columns of the comparison's table; the HTML page's
+// table has the raw p, the speedup and n itself (forHTML).
+func legendOf(mr *compare.Comparison, forHTML bool) string {
+	rest := "are in --format json, csv and html"
+	if forHTML {
+		rest = "are in the table's columns, and in --format json and csv"
+	}
 	family := fmt.Sprintf("%d hypotheses", mr.Family)
 	if mr.Family == 0 {
 		family = "none here: published figures are untested"
@@ -31,8 +36,8 @@ func legendOf(mr *compare.Comparison) string {
 		"Holm-corrected over every side's primary metrics together (%s; secondary metrics follow their primary, a negative control is judged alone); "+
 		"verdict at α = %v on p adj; equiv. = against the margin %s (--margin): within (the %.0f%% interval of the ratio lies inside it), "+
 		"beyond (significant, and the %.0f%% interval lies outside), ? inconclusive, with (≥D%%) the smallest change the run could have detected at 80%% power; "+
-		"the raw p, the speedup × and n of every test are in --format json, csv and html",
-		mr.Confidence*100, mr.Confidence*100, family, mr.Alpha, marginText(mr.MarginPct), 100*(1-2*mr.Alpha), mr.Confidence*100)
+		"the raw p, the speedup × and n of every test %s",
+		mr.Confidence*100, mr.Confidence*100, family, mr.Alpha, marginText(mr.MarginPct), 100*(1-2*mr.Alpha), mr.Confidence*100, rest)
 }
 
 // sideInfos are the sides' descriptions, the baseline first.

@@ -155,7 +155,7 @@ func textSides(b *strings.Builder, c *compare.Comparison, ind string) {
 	for i, s := range sideInfos(c) {
 		fmt.Fprintf(b, "%s  %s  %s\n", ind, compare.SideLetter(i), ts(sideLine(s)))
 	}
-	fmt.Fprintf(b, "%s  %s\n\n", ind, legendOf(c))
+	fmt.Fprintf(b, "%s  %s\n\n", ind, legendOf(c, false))
 }
 
 // textTable writes the one table of a comparison of any number of sides

@@ -350,6 +350,16 @@ func (r *Result) Primary() []float64 {
 	return nil
 }
 
+// Host is what a list or a comparison shows as the host of a run measured
+// in the lab: its guest has no hostname (the kernel's "(none)"), so the lab
+// and the kernel it booted (Kernel, the name in labels) stand for it.
+func (l *Lab) Host() string {
+	if l.Kernel == "" {
+		return "lab"
+	}
+	return "lab " + l.Kernel
+}
+
 // Took is how long the run took (Took).
 func (r *Run) Took() time.Duration {
 	var wall time.Duration

@@ -28,6 +28,9 @@ type Summary struct {
 	// its exit; 0 when unknown).
 	Accel  string
 	VMWall time.Duration
+	// LabHost is run.Lab.Host of a run measured in the lab ("" otherwise):
+	// what a list shows as its host.
+	LabHost string
 }
 
 // List returns every run, oldest first.
@@ -173,6 +176,7 @@ func (d *DB) list(ctx context.Context, brief bool) ([]Summary, error) {
 		if json.Unmarshal([]byte(extra), &blocks) == nil && blocks.Lab != nil {
 			s.Accel = cutText(blocks.Lab.Accel, run.MaxNameBytes)
 			s.VMWall = blocks.Lab.VMWall()
+			s.LabHost = cutText(blocks.Lab.Host(), maxBriefBytes)
 		}
 		out = append(out, s)
 	}
