@@ -228,6 +228,7 @@ func TestHostileOutput(t *testing.T) {
 		{path: "export", args: []string{"--format", "FORMAT", "--on", on, "--off", off}, formats: []string{"prometheus"}},
 		{path: "import", args: []string{"IMPORT", "--format", "FORMAT"}, formats: []string{"text", "json"}},
 		{path: "push", skip: "needs a PostgreSQL store: its messages are counts and the store's redacted reference"},
+		{path: "man", skip: "writes cobra's man pages of the command tree: no stored or guest text reaches them (TestManPages)"},
 		{path: "fleet", args: []string{"--on", on, "--off", off, "--format", "FORMAT"}, formats: []string{"text", "md", "json", "html"}},
 		{path: "compare", args: []string{on, off, "--format", "FORMAT"}, formats: []string{"text", "md", "json", "csv", "benchfmt", "html"}},
 		{path: "baselines", args: []string{"--format", "FORMAT"}, formats: []string{"text", "json"}},
