@@ -172,3 +172,22 @@ func TestForgerChild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLeftOutCountsRuns: a stored run in two arms (a lab's on run is its
+// label's and its configuration's) is one run left out, not two (issue 47:
+// "left out: 3" where the store held 2 runs).
+func TestLeftOutCountsRuns(t *testing.T) {
+	in := input(t, "host-6.18")
+	mk := func(id string) *run.Run {
+		return &run.Run{Schema: run.Schema, ID: id, Label: "on", Status: run.StatusComplete}
+	}
+	a, b := mk("20261201T090000-aaaaaa"), mk("20261201T090000-bbbbbb")
+	in.Arms = []attribute.Arm{
+		{Name: "on", Runs: []*run.Run{a, b}, Envs: []map[string]any{{}, {}}},
+		{Name: "keep-all", Runs: []*run.Run{mk(a.ID)}, Envs: []map[string]any{{}}},
+	}
+	_, notes := machineArms(in)
+	if len(notes) == 0 || !strings.Contains(strings.Join(notes, "\n"), "left out of the savings: 2:") {
+		t.Errorf("notes %q: want 2 runs left out", notes)
+	}
+}

@@ -46,6 +46,19 @@ func machineArms(in Input) ([]attribute.Arm, []string) {
 	others := map[string]int{}
 	var otherHost, unmarked, otherMachine, notOurs int
 	used := map[string]bool{}
+	// A run in two arms (a lab's on run is both its label's and its
+	// configuration's) is counted once: the notes count stored runs.
+	counted := map[string]bool{}
+	first := func(r *run.Run) bool {
+		if r == nil {
+			return true
+		}
+		if counted[r.ID] {
+			return false
+		}
+		counted[r.ID] = true
+		return true
+	}
 	for _, a := range in.Arms {
 		var runs []*run.Run
 		var envs []map[string]any
@@ -58,10 +71,14 @@ func machineArms(in Input) ([]attribute.Arm, []string) {
 			c, _ := compare.Lookup(env, "cpu.model_name")
 			at := measuredOn{k, c}
 			ours := r != nil && key.Recognises(r.ID, r.HostMark)
-			if !ours {
+			once := first(r)
+			if !ours && once {
 				notOurs++
 			}
 			if !in.AnyMachine && (!ours || at != here) {
+				if !once {
+					continue
+				}
 				switch {
 				case r == nil || r.HostMark == "":
 					unmarked++
