@@ -1,9 +1,10 @@
-package lab
+package proof
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/vm"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -156,7 +157,7 @@ func CorpusKey(image, cpu, params string) string { return image + "\x00" + cpu +
 
 // ObservationOf is the corpus record of a boot's snapshot, checked by
 // CheckObserved.
-func ObservationOf(snap *sysinfo.Snapshot, img KernelImage, cpu, accel, params string) mitigation.Observation {
+func ObservationOf(snap *sysinfo.Snapshot, img vm.KernelImage, cpu, accel, params string) mitigation.Observation {
 	m := snap.Machine()
 	o := mitigation.Observation{
 		Release: snap.Kernel.Release, Version: strings.TrimSpace(snap.Kernel.Version), Image: img.SHA256,
@@ -177,7 +178,7 @@ func ObservationOf(snap *sysinfo.Snapshot, img KernelImage, cpu, accel, params s
 
 // CorpusRequest is one run of `sectax corpus boot`.
 type CorpusRequest struct {
-	Kernels []Kernel
+	Kernels []vm.Kernel
 	// CPUs are the QEMU CPU models (CorpusCPUs when empty).
 	CPUs []string
 	// Out is the corpus file: what it holds already is kept and not booted
@@ -194,7 +195,7 @@ type CorpusRequest struct {
 }
 
 type corpusStep struct {
-	k      Kernel
+	k      vm.Kernel
 	cpu    string
 	params string
 }
@@ -209,7 +210,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := CheckStatic(req.Exe); err != nil {
+	if err := vm.CheckStatic(req.Exe); err != nil {
 		return 0, err
 	}
 	cpus := req.CPUs
@@ -383,24 +384,24 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 
 // bootOne boots one step with the snapshot task and makes its observation.
 func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.Observation, error) {
-	append := bootconfig.On.Cmdline(LabParams, nil)
+	append := bootconfig.On.Cmdline(vm.LabParams, nil)
 	if s.params != "" {
 		append += " " + s.params
 	}
-	opts := BootOptions{
-		QEMU:      QEMU{Binary: req.QEMU, Accel: AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: 2, Kernel: s.k.Image.Path, Append: append},
-		Initramfs: &InitramfsOptions{Init: req.Exe, ModulesDir: s.k.ModulesDir, Modules: s.k.Modules, Task: Task{Name: SnapshotTask}},
+	opts := vm.BootOptions{
+		QEMU:      vm.QEMU{Binary: req.QEMU, Accel: vm.AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: 2, Kernel: s.k.Image.Path, Append: append},
+		Initramfs: &vm.InitramfsOptions{Init: req.Exe, ModulesDir: s.k.ModulesDir, Modules: s.k.Modules, Task: vm.Task{Name: vm.SnapshotTask}},
 		Handshake: 90 * time.Second, Timeout: 3 * time.Minute,
 	}
-	res, err := Boot(ctx, opts)
+	res, err := vm.Boot(ctx, opts)
 	if err != nil {
 		return mitigation.Observation{}, err
 	}
-	snap, err := CheckObserved(res.Result, append, s.k.Image.Release)
+	snap, err := vm.CheckObserved(res.Result, append, s.k.Image.Release)
 	if err != nil {
 		return mitigation.Observation{}, err
 	}
-	return ObservationOf(snap, s.k.Image, s.cpu, AccelTCG, s.params), nil
+	return ObservationOf(snap, s.k.Image, s.cpu, vm.AccelTCG, s.params), nil
 }
 
 // writeCorpus writes the corpus file (mitigation.EncodeObservations),
@@ -558,14 +559,14 @@ func compareVersions(a, b string) int {
 // CorpusKernels are the images to boot, each with its modules: a
 // "modules" folder beside the image (FetchCorpusKernels'), else the
 // system's /lib/modules/RELEASE.
-func CorpusKernels(ctx context.Context, paths []string) ([]Kernel, error) {
-	var out []Kernel
+func CorpusKernels(ctx context.Context, paths []string) ([]vm.Kernel, error) {
+	var out []vm.Kernel
 	for _, p := range paths {
 		mods := filepath.Join(filepath.Dir(p), "modules")
 		if !isDir(mods) {
 			mods = ""
 		}
-		ks, err := Kernels(ctx, []string{p}, mods, "/", "")
+		ks, err := vm.Kernels(ctx, []string{p}, mods, "/", "")
 		if err != nil {
 			return nil, err
 		}
