@@ -126,6 +126,5 @@ func (a Policy) note(name, base string, width float64, n int, why string, elapse
 	return line + fmt.Sprintf("stopped by the budget (--budget %s, %s spent)", a.Budget, measure.Clock(elapsed))
 }
 
-
 // MaxBudget bounds --budget of adaptive repetition.
 const MaxBudget = 31 * 24 * time.Hour

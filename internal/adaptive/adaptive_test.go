@@ -4,8 +4,8 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"testing"
 	"strings"
+	"testing"
 	"time"
 )
 

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-
 )
 
 // MaxBoots is the most boots per kernel and configuration (--boots): the
