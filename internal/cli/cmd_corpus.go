@@ -55,8 +55,13 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 			if len(kernels) == 0 || req.Out == "" {
 				return usagef("corpus boot needs --kernel IMAGE (repeatable) and --out FILE")
 			}
-			if err := userfile.CheckFile(req.Out); err != nil {
+			prev, err := userfile.OpenPrevious(req.Out)
+			if err != nil {
 				return usagef("--out: %v", err)
+			}
+			if prev != nil {
+				defer prev.Close()
+				req.Previous = prev
 			}
 			ks, err := proof.CorpusKernels(cmd.Context(), kernels)
 			if err != nil {

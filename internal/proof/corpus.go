@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sectax/sectax/internal/vm"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -185,6 +186,10 @@ type CorpusRequest struct {
 	// again (the run resumes); it is rewritten, gzipped, after every
 	// Batch boots and at the end.
 	Out string
+	// Previous is Out as it was, opened once by the caller
+	// (userfile.OpenPrevious: a regular file, never a FIFO swapped in);
+	// nil when there is none yet.
+	Previous io.Reader
 	// Parallel boots at once (2 when 0); Limit stops after this many
 	// boots started (0: none).
 	Parallel, Limit, Batch int
@@ -224,14 +229,10 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 		req.Batch = 5
 	}
 	var have []mitigation.Observation
-	if f, err := os.Open(req.Out); err == nil {
-		have, err = mitigation.ReadObservations(f)
-		f.Close()
-		if err != nil {
+	if req.Previous != nil {
+		if have, err = mitigation.ReadObservations(req.Previous); err != nil {
 			return 0, fmt.Errorf("%s: %w", req.Out, err)
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return 0, err
 	}
 	done := map[string]bool{}
 	for _, o := range have {
@@ -447,8 +448,15 @@ func FetchCorpusKernels(ctx context.Context, dir, uri string, say func(string, .
 	for _, s := range CorpusSuites {
 		fmt.Fprintf(&src, "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n", uri, s)
 	}
+	// A new file renamed into place: a link planted at the name is
+	// replaced, never followed.
 	list := filepath.Join(dir, "sources.list")
-	if err := os.WriteFile(list, []byte(src.String()), 0o644); err != nil {
+	o, err := userfile.CreateIn(dir, "sources.list")
+	if err != nil {
+		return nil, err
+	}
+	_, err = o.Write([]byte(src.String()))
+	if err := o.Finish(userfile.WriteError(o, err)); err != nil {
 		return nil, err
 	}
 	aptOpts := []string{"-o", "Dir::Etc::sourcelist=" + list, "-o", "Dir::Etc::sourceparts=-",
