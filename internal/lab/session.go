@@ -93,7 +93,7 @@ func (r *Request) Check() error {
 	if err := CheckBoots(r.Boots); err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	if err := vm.CheckVMBounds(r.Handshake, r.VMTimeout); err != nil {
+	if err := vm.CheckBounds(r.Handshake, r.VMTimeout); err != nil {
 		return err
 	}
 	if err := vm.CheckCPUModel(r.CPU); err != nil {

@@ -87,7 +87,7 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 		req.Say = func(string, ...any) {}
 	}
 	s := &Session{req: req, obs: map[string]*sysinfo.Snapshot{}, stored: map[string]bool{}}
-	if err := vm.CheckVMBounds(req.Handshake, req.Timeout); err != nil {
+	if err := vm.CheckBounds(req.Handshake, req.Timeout); err != nil {
 		return nil, err
 	}
 	if err := vm.CheckCPUModel(req.CPU); err != nil {

@@ -6,10 +6,10 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 )
 
-// CheckVMBounds refuses a negative --handshake or --vm-timeout (zero is
+// CheckBounds refuses a negative --handshake or --vm-timeout (zero is
 // the default), and a handshake wait longer than the whole boot's bound,
 // for the lab and for --prove alike: a usage error.
-func CheckVMBounds(handshake, vmTimeout time.Duration) error {
+func CheckBounds(handshake, vmTimeout time.Duration) error {
 	switch {
 	case handshake < 0:
 		return exit.Usagef("--handshake %s: give a positive time, e.g. 5m (or 0 for the default)", handshake)

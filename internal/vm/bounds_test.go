@@ -9,7 +9,7 @@ import (
 )
 
 // TestCheckVMBounds: the lab's two bounds, shared with --prove.
-func TestCheckVMBounds(t *testing.T) {
+func TestCheckBounds(t *testing.T) {
 	for _, tc := range []struct {
 		hs, to time.Duration
 		want   string
@@ -17,7 +17,7 @@ func TestCheckVMBounds(t *testing.T) {
 		{0, 0, ""}, {time.Minute, 10 * time.Minute, ""}, {-time.Second, 0, "--handshake"},
 		{0, -time.Second, "--vm-timeout"}, {5 * time.Minute, time.Minute, "longer than --vm-timeout"},
 	} {
-		err := CheckVMBounds(tc.hs, tc.to)
+		err := CheckBounds(tc.hs, tc.to)
 		if (tc.want == "") != (err == nil) || err != nil && (!strings.Contains(err.Error(), tc.want) || exit.Of(err) != exit.Usage) {
 			t.Errorf("%s %s: %v", tc.hs, tc.to, err)
 		}
