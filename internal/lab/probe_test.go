@@ -38,7 +38,7 @@ func TestBootForgedResult(t *testing.T) {
 }
 
 // TestProbeChecksSnapshot: lab --plan's probe boot is held to what a
-// proof's boot is (CheckObserved): another release, another command line,
+// proof's boot is (vm.CheckObserved): another release, another command line,
 // more files than any kernel has and escaped names are refused in one line
 // before anything is planned from them, and a snapshot over the channel's
 // bound is stopped as it is written (memory bounded).

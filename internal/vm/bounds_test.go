@@ -8,7 +8,7 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 )
 
-// TestCheckVMBounds: the lab's two bounds, shared with --prove.
+// TestCheckBounds: the lab's two bounds, shared with --prove.
 func TestCheckBounds(t *testing.T) {
 	for _, tc := range []struct {
 		hs, to time.Duration
