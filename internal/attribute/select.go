@@ -95,3 +95,16 @@ func (p *Design) Only(kind string) (*Design, error) {
 	}
 	return &q, nil
 }
+
+// SayPlan says which configurations a plan of kind for kernel boots, and
+// which it leaves out and why (lab and campaign alike).
+func SayPlan(say func(string, ...any), kind, kernel string, sel *Selection) {
+	var names []string
+	for _, c := range sel.Configs {
+		names = append(names, c.Name)
+	}
+	say("plan %s for kernel %s: %d configurations: %s", kind, kernel, len(names), strings.Join(names, ", "))
+	for _, sk := range sel.Skipped {
+		say("  not booted: %s", sk)
+	}
+}

@@ -89,7 +89,7 @@ type Extension struct {
 	More, Notes []string
 	// Boots is the boots of each configuration in the round (0: 1);
 	// Runs the repetitions per boot of the round's runs (0: as before);
-	// Sizing the line that says why (lab.Allocation).
+	// Sizing the line that says why (adaptive.Allocation).
 	Boots, Runs int
 	Sizing      string
 }

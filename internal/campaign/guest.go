@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/bootconfig"
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // Task is the guest task that runs a whole campaign inside a lab guest
@@ -58,12 +58,12 @@ const (
 // RegisterTask registers Task for the guest's /init; its runs are
 // measured as on a host (runs), out is told what happens.
 func RegisterTask(out measure.Printer, runs Runs) {
-	lab.RegisterTask(Task, func(ctx context.Context, guest *lab.Guest) ([]byte, error) {
+	vm.RegisterTask(Task, func(ctx context.Context, guest *vm.Guest) ([]byte, error) {
 		return guestCampaign(ctx, guest, out, runs)
 	})
 }
 
-func guestCampaign(ctx context.Context, guest *lab.Guest, out measure.Printer, runs Runs) ([]byte, error) {
+func guestCampaign(ctx context.Context, guest *vm.Guest, out measure.Printer, runs Runs) ([]byte, error) {
 	var in TaskInput
 	if err := json.Unmarshal(guest.Task.Input, &in); err != nil {
 		return nil, fmt.Errorf("campaign task input: %w", err)
@@ -120,13 +120,13 @@ func guestCampaign(ctx context.Context, guest *lab.Guest, out measure.Printer, r
 
 // writeGuestInitrd builds the next boot's initramfs from this one: the same
 // /init, task and modules, the kernel image, and the campaign's database.
-func writeGuestInitrd(task lab.Task, kernel string) error {
-	var mods []lab.Module
-	list, _ := os.ReadFile("/" + lab.ModulesList)
+func writeGuestInitrd(task vm.Task, kernel string) error {
+	var mods []vm.Module
+	list, _ := os.ReadFile("/" + vm.ModulesList)
 	for _, p := range strings.Fields(string(list)) {
-		mods = append(mods, lab.Module{Name: lab.ModuleName(p), Path: strings.TrimPrefix(p, "/")})
+		mods = append(mods, vm.Module{Name: vm.ModuleName(p), Path: strings.TrimPrefix(p, "/")})
 	}
-	var files []lab.File
+	var files []vm.File
 	// The campaign's plans go along: the next boot resumes from them.
 	plans, _ := os.ReadDir("/" + PlanDir)
 	for _, e := range plans {
@@ -136,7 +136,7 @@ func writeGuestInitrd(task lab.Task, kernel string) error {
 			if err != nil {
 				return err
 			}
-			files = append(files, lab.File{Name: strings.TrimPrefix(p, "/"), Mode: 0o600, Data: data})
+			files = append(files, vm.File{Name: strings.TrimPrefix(p, "/"), Mode: 0o600, Data: data})
 		}
 	}
 	for _, p := range []string{kernel, GuestDB, GuestDB + "-wal"} {
@@ -147,9 +147,9 @@ func writeGuestInitrd(task lab.Task, kernel string) error {
 		if err != nil {
 			return err
 		}
-		files = append(files, lab.File{Name: strings.TrimPrefix(p, "/"), Mode: 0o644, Data: data})
+		files = append(files, vm.File{Name: strings.TrimPrefix(p, "/"), Mode: 0o644, Data: data})
 	}
-	return lab.BuildInitramfsFile(guestInitrd, lab.InitramfsOptions{Init: "/init", ModulesDir: "/", Modules: mods, Task: task, Files: files})
+	return vm.BuildInitramfsFile(guestInitrd, vm.InitramfsOptions{Init: "/init", ModulesDir: "/", Modules: mods, Task: task, Files: files})
 }
 
 func guestResult(ctx context.Context, db *store.DB, id string) ([]byte, error) {

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sectax/sectax/internal/bootconfig"
-	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/vm"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -187,7 +187,7 @@ func TestKexec(t *testing.T) {
 	os.MkdirAll(filepath.Dir(kernel), 0o755)
 	os.WriteFile(kernel, []byte("kernel"), 0o644)
 	os.WriteFile(initrd, []byte("initrd"), 0o644)
-	if k, i := lab.DefaultImages(dir, "6.1.0-57-amd64"); k != kernel || i != initrd {
+	if k, i := vm.DefaultImages(dir, "6.1.0-57-amd64"); k != kernel || i != initrd {
 		t.Fatalf("default images: %s %s", k, i)
 	}
 	req := BootRequest{Step: 1, Steps: 2, Config: bootconfig.Off, Cmdline: "root=/dev/sda1 quiet mitigations=off"}

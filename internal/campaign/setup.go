@@ -7,12 +7,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/sectax/sectax/internal/adaptive"
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/exit"
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
@@ -20,6 +20,7 @@ import (
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/vm"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -73,7 +74,7 @@ type Setup struct {
 
 // NewEngine is the engine of s: the mechanisms by --via name (kexec, wsl,
 // manual; Deps.Mechanism replaces them all), .wslconfig's atomic writer
-// for restoring, and adaptive repetition (lab.Adaptive) for Extend.
+// for restoring, and adaptive repetition (adaptive.Policy) for Extend.
 func NewEngine(s Setup) (*Engine, error) {
 	kb, err := mitigation.KnowledgeBase()
 	if err != nil {
@@ -118,7 +119,7 @@ func NewEngine(s Setup) (*Engine, error) {
 // another round if it fits in the budget (from the campaign's start, at
 // the cost of a boot so far). The round's boots and repetitions per boot
 // are sized from the variance components and the costs measured so far
-// (lab.Allocate: a boot costs the campaign's time per boot less its
+// (adaptive.Allocate: a boot costs the campaign's time per boot less its
 // repetitions).
 func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options, now time.Time) (Extension, error) {
 	configs, err := Configs(rec)
@@ -139,7 +140,7 @@ func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options,
 	}
 	elapsed := now.Sub(rec.Created)
 	perBoot := elapsed / time.Duration(max(measured, 1))
-	ad := lab.Adaptive{TargetPct: opts.TargetCI, Budget: opts.Budget}
+	ad := adaptive.Policy{TargetPct: opts.TargetCI, Budget: opts.Budget}
 	reports := map[string]*compare.Report{}
 	var wide []*compare.Report
 	var runs []*run.Run
@@ -157,7 +158,7 @@ func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options,
 	for i, c := range configs[1:] {
 		rep := cmp.Comparisons[i]
 		reports[c.Name] = rep
-		if lab.BootWidth(rep) > opts.TargetCI {
+		if adaptive.BootWidth(rep) > opts.TargetCI {
 			wide = append(wide, rep)
 		}
 	}
@@ -165,14 +166,14 @@ func adapt(ctx context.Context, db *store.DB, rec *store.Campaign, opts Options,
 	if base == 0 && len(runs) > 0 { // the suite's default
 		base = runs[len(runs)-1].Repetitions
 	}
-	alloc, sized := lab.Allocate(wide, opts.TargetCI, lab.LevelCosts(elapsed, runs), base)
+	alloc, sized := adaptive.Allocate(wide, opts.TargetCI, adaptive.LevelCosts(elapsed, runs), base)
 	if sized {
 		if c := alloc.Costs.PerBoot(alloc.Runs); c > 0 {
 			perBoot = c
 		}
 	}
 	more, notes, err := ad.Decide(configs[0].Name, configs[1:], func(c bootconfig.Config) (float64, error) {
-		return lab.BootWidth(reports[c.Name]), nil
+		return adaptive.BootWidth(reports[c.Name]), nil
 	}, boots, elapsed, perBoot)
 	ext := Extension{More: more, Notes: notes}
 	if err != nil || len(more) == 0 || !sized {
@@ -236,7 +237,7 @@ func (r *Request) Check() error {
 		if r.Options.TargetCI == 0 {
 			return exit.Usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
 		}
-		if err := (lab.Adaptive{TargetPct: r.Options.TargetCI, Budget: r.Options.Budget}).Check(); err != nil {
+		if err := (adaptive.Policy{TargetPct: r.Options.TargetCI, Budget: r.Options.Budget}).Check(); err != nil {
 			return exit.Wrap(exit.Usage, err)
 		}
 	}
@@ -275,7 +276,7 @@ func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db s
 		if err != nil {
 			return nil, err
 		}
-		lab.SayPlan(out.Notef, r.Plan, kernel, sel)
+		attribute.SayPlan(out.Notef, r.Plan, kernel, sel)
 		configs = sel.Configs
 		if _, err := Schedule(configs, r.Boots, 1); err != nil {
 			return nil, err
@@ -311,7 +312,7 @@ func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db s
 		}
 		opts.Kernel, opts.Initrd = r.Kernel, r.Initrd
 		if opts.Kernel == "" {
-			opts.Kernel, opts.Initrd = lab.DefaultImages("/", snap.Kernel.Release)
+			opts.Kernel, opts.Initrd = vm.DefaultImages("/", snap.Kernel.Release)
 			if r.Initrd != "" {
 				opts.Initrd = r.Initrd
 			}

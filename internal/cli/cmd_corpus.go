@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sectax/sectax/internal/lab"
+	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/userfile"
 )
 
@@ -34,7 +34,7 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 		Short: "Fetch the corpus's kernel images from Debian's archive into DIR (apt, a sources list of its own)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			images, err := lab.FetchCorpusKernels(cmd.Context(), args[0], uri, g.notice)
+			images, err := proof.FetchCorpusKernels(cmd.Context(), args[0], uri, g.notice)
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 		},
 	}
 	fetch.Flags().StringVar(&uri, "uri", "http://deb.debian.org/debian", "the Debian archive `URI` (the system's own, from /etc/apt/sources.list.d)")
-	var req lab.CorpusRequest
+	var req proof.CorpusRequest
 	var kernels []string
 	boot := &cobra.Command{
 		Use:   "boot --kernel IMAGE... --out FILE",
@@ -55,10 +55,15 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 			if len(kernels) == 0 || req.Out == "" {
 				return usagef("corpus boot needs --kernel IMAGE (repeatable) and --out FILE")
 			}
-			if err := userfile.CheckFile(req.Out); err != nil {
+			prev, err := userfile.OpenPrevious(req.Out)
+			if err != nil {
 				return usagef("--out: %v", err)
 			}
-			ks, err := lab.CorpusKernels(cmd.Context(), kernels)
+			if prev != nil {
+				defer prev.Close()
+				req.Previous = prev
+			}
+			ks, err := proof.CorpusKernels(cmd.Context(), kernels)
 			if err != nil {
 				return err
 			}
@@ -67,7 +72,7 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 			}
 			req.Kernels, req.Say = ks, g.notice
 			start := time.Now()
-			n, err := lab.BootCorpus(cmd.Context(), req)
+			n, err := proof.BootCorpus(cmd.Context(), req)
 			g.notice("%d new boots in %s", n, time.Since(start).Round(time.Second))
 			return err
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // labOptions are the flags of `sectax lab`.
@@ -75,8 +76,8 @@ See docs/lab.md.`,
 	f.StringSliceVar(&o.req.OnlyConfig, "only-config", nil, "with --plan: boot only these `NAMES` of the plan's configurations (on always)")
 	f.IntVar(&o.req.Boots, "boots", 2, "boots per kernel and configuration (the boot is the unit of the comparison)")
 	f.StringVar(&o.req.Prefix, "label", "lab", "label `PREFIX` of the runs: PREFIX-KERNEL-CONFIG")
-	f.StringVar(&o.req.Accel, "accel", lab.AccelAuto, "QEMU accelerator: kvm|tcg|auto")
-	f.StringVar(&o.req.CPU, "cpu", "", "QEMU CPU `MODEL` (default host under kvm, "+lab.TCGCPU+" under tcg)")
+	f.StringVar(&o.req.Accel, "accel", vm.AccelAuto, "QEMU accelerator: kvm|tcg|auto")
+	f.StringVar(&o.req.CPU, "cpu", "", "QEMU CPU `MODEL` (default host under kvm, "+vm.TCGCPU+" under tcg)")
 	f.StringVar(&o.req.Memory, "memory", "1G", "guest memory (e.g. 1G, 512M)")
 	f.IntVar(&o.req.SMP, "smp", 2, "guest vCPUs")
 	f.StringVar(&o.req.QEMU, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")

@@ -16,6 +16,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/testutil"
+	"github.com/sectax/sectax/internal/vm"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -89,7 +90,7 @@ func TestExitCodes(t *testing.T) {
 		code int
 	}{
 		{"store busy", bg, fmt.Errorf("saving the run: %w", &store.BusyError{}), ExitError},
-		{"lab verification refused", bg, lab.BootError(bg, fmt.Errorf("guest: %w", lab.ErrNotVerified), 1, 3, "off"), ExitUnmet},
+		{"lab verification refused", bg, lab.BootError(bg, fmt.Errorf("guest: %w", vm.ErrNotVerified), 1, 3, "off"), ExitUnmet},
 		{"lab boot failed", bg, lab.BootError(bg, errors.New("qemu exited"), 1, 3, "off"), ExitError},
 		{"lab boot interrupted", cancelled, lab.BootError(cancelled, errors.New("qemu killed"), 1, 3, "off"), ExitInterrupted},
 		{"campaign verification failure", bg, fmt.Errorf("resume: %w", &campaign.VerifyError{Step: 2, Config: "off"}), ExitUnmet},

@@ -13,9 +13,9 @@ import (
 
 	"github.com/sectax/sectax/internal/decide"
 	"github.com/sectax/sectax/internal/exit"
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/testutil"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // fakeImage writes a file with a bzImage's setup header naming release:
@@ -51,7 +51,7 @@ func fakeQEMUOnPath(t *testing.T, body string) string {
 
 // seedKey is the key of a recorded boot of line made by the QEMU first
 // on PATH (fakeQEMUOnPath) with this test binary as the guest's /init.
-func seedKey(t *testing.T, k lab.KernelImage, cpu, line string) proof.Key {
+func seedKey(t *testing.T, k vm.KernelImage, cpu, line string) proof.Key {
 	t.Helper()
 	q, err := proof.FileSHA256(nil, filepath.Join(filepath.SplitList(os.Getenv("PATH"))[0], "qemu-system-x86_64"), false)
 	if err != nil {
@@ -76,7 +76,7 @@ func seedProofs(t *testing.T, image string) string {
 // seedProofsCPU is seedProofs stored under the CPU model cpu.
 func seedProofsCPU(t *testing.T, image, cpu string) string {
 	t.Helper()
-	k, err := lab.ReadKernel(image)
+	k, err := vm.ReadKernel(image)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func seedProofsCPUAs(t *testing.T, image, release, cpu string) string {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	k, _ := lab.ReadKernel(image)
+	k, _ := vm.ReadKernel(image)
 	for _, line := range []string{"", "spectre_v2_user=off", "mitigations=off"} {
 		e, err := c.Load(seedKey(t, k, cpu, line))
 		if err != nil {

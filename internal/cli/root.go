@@ -24,6 +24,7 @@ import (
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/userfile"
+	"github.com/sectax/sectax/internal/vm"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -98,12 +99,12 @@ func labGuestMain() {
 		Now: time.Now, NewRunID: newRunID,
 	}}
 	campaign.RegisterTask(g.printer(), campaignRuns(g))
-	lab.GuestMain()
+	vm.GuestMain()
 }
 
 // Main runs sectax with args and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if lab.IsGuest() {
+	if vm.IsGuest() {
 		labGuestMain() // does not return: the guest powers off
 	}
 	if len(args) > 0 && args[0] == workload.WorkerCommand {

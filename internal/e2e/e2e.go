@@ -1,6 +1,6 @@
 // Package e2e helps the whole-system tests below it: real QEMU guests under
 // TCG booting the installed kernel with sectax (the test binary) as /init,
-// driven through cli.Main (sectax lab) or lab.Boot with the tasks sectax
+// driven through cli.Main (sectax lab) or vm.Boot with the tasks sectax
 // registers. internal/e2e/lab boots the lab, internal/e2e/campaign runs a
 // campaign that kexecs inside a guest; as two packages, go test runs them
 // side by side, and no package carries them all. Each test binary's
@@ -16,15 +16,15 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/testutil"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // Kernel is the newest installed kernel image that has its modules, with
 // QEMU installed and the test binary static (it becomes /init), or a skip
 // (a failure under CI=true, where .ci/run installs QEMU and
 // linux-image-amd64). -short skips.
-func Kernel(t *testing.T) (k lab.KernelImage, modules string) {
+func Kernel(t *testing.T) (k vm.KernelImage, modules string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("boots QEMU guests")
@@ -32,13 +32,13 @@ func Kernel(t *testing.T) (k lab.KernelImage, modules string) {
 	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
 		testutil.Need(t, "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)")
 	}
-	if err := lab.CheckStatic(Self(t)); err != nil {
+	if err := vm.CheckStatic(Self(t)); err != nil {
 		testutil.Need(t, "the test binary is not static: run the end-to-end tests with CGO_ENABLED=0: %v", err)
 	}
 	imgs, _ := filepath.Glob("/boot/vmlinuz-*")
 	sort.Sort(sort.Reverse(sort.StringSlice(imgs)))
 	for _, p := range imgs {
-		if k, err := lab.ReadKernel(p); err == nil && k.Release != "" {
+		if k, err := vm.ReadKernel(p); err == nil && k.Release != "" {
 			dir := "/lib/modules/" + k.Release
 			if _, err := os.Stat(dir); err == nil {
 				return k, dir
@@ -46,7 +46,7 @@ func Kernel(t *testing.T) (k lab.KernelImage, modules string) {
 		}
 	}
 	testutil.Need(t, "no readable /boot/vmlinuz-* with its /lib/modules (apt-get install linux-image-amd64)")
-	return lab.KernelImage{}, ""
+	return vm.KernelImage{}, ""
 }
 
 // Self is the test binary, the guests' /init.
@@ -60,6 +60,6 @@ func Self(t *testing.T) string {
 }
 
 // TCG is the QEMU of the tests: TCG, the lab's CPU model, memMiB, one vCPU.
-func TCG(k lab.KernelImage, memMiB int, cmdline string) lab.QEMU {
-	return lab.QEMU{Accel: lab.AccelTCG, CPU: lab.TCGCPU, MemoryMiB: memMiB, SMP: 1, Kernel: k.Path, Append: cmdline}
+func TCG(k vm.KernelImage, memMiB int, cmdline string) vm.QEMU {
+	return vm.QEMU{Accel: vm.AccelTCG, CPU: vm.TCGCPU, MemoryMiB: memMiB, SMP: 1, Kernel: k.Path, Append: cmdline}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"github.com/sectax/sectax/internal/vm"
 	"io"
 	"strings"
 
@@ -55,20 +56,6 @@ func EncodeRun(r *run.Run) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// bootedWith says whether a guest's /proc/cmdline is the command line the
-// host passed: the same, or that line after a kernel's built-in one (x86
-// puts CONFIG_CMDLINE first). Verification then judges the whole line.
-func bootedWith(guest, host string) bool {
-	guest = strings.TrimSpace(guest)
-	return guest == host || strings.HasSuffix(guest, " "+host)
-}
-
-// builtinPrefix is what a guest's /proc/cmdline that bootedWith host
-// carries before it ("" when none): a line built into the kernel.
-func builtinPrefix(guest, host string) string {
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(guest), host))
-}
-
 // ImportRun turns a measure task's result into the run document to store.
 // The guest is not trusted: its run must be the one the step asked for
 // (run id, label, configuration), report the command line the host passed
@@ -89,12 +76,12 @@ func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (store.Doc, error)
 	}
 	// Expanded through a limit at the frame cap: a gzip bomb is refused as
 	// soon as it passes MaxFrame, never expanded whole.
-	data, err := io.ReadAll(io.LimitReader(zr, MaxFrame+1))
+	data, err := io.ReadAll(io.LimitReader(zr, vm.MaxFrame+1))
 	if err != nil {
 		return store.Doc{}, fmt.Errorf("guest result: %w", err)
 	}
-	if len(data) > MaxFrame {
-		return store.Doc{}, fmt.Errorf("guest result: the run document expands to more than %d MiB (a frame's cap): refused", MaxFrame>>20)
+	if len(data) > vm.MaxFrame {
+		return store.Doc{}, fmt.Errorf("guest result: the run document expands to more than %d MiB (a frame's cap): refused", vm.MaxFrame>>20)
 	}
 	docs, err := store.Decode("guest result", data)
 	if err != nil {
@@ -115,7 +102,7 @@ func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (store.Doc, error)
 		return store.Doc{}, fmt.Errorf("guest result: run %s was measured on a boot that did not verify", r.ID)
 	case r.Env == nil:
 		return store.Doc{}, fmt.Errorf("guest result: run %s has no environment: the host cannot check what it booted", r.ID)
-	case !bootedWith(r.Env.Cmdline.Raw, in.Cmdline):
+	case !vm.BootedWith(r.Env.Cmdline.Raw, in.Cmdline):
 		return store.Doc{}, fmt.Errorf("guest result: run %s reports the command line %q, but the host booted it with %q: refused (the guest's /init is not the one sectax built, or the kernel rewrote its command line)", r.ID, safetext.Clip(r.Env.Cmdline.Raw, 300), in.Cmdline)
 	case r.Config.Verification.Cmdline != strings.TrimSpace(r.Env.Cmdline.Raw):
 		return store.Doc{}, fmt.Errorf("guest result: run %s verified the command line %q but reports %q: refused", r.ID, safetext.Clip(r.Config.Verification.Cmdline, 300), safetext.Clip(r.Env.Cmdline.Raw, 300))
@@ -128,7 +115,7 @@ func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (store.Doc, error)
 	}
 	v := bootconfig.VerifyReported(r.Env, in.Config, in.Plan, in.SeenBootIDs, kb)
 	if !v.OK {
-		return store.Doc{}, fmt.Errorf("guest result: %w: run %s: the guest said its boot verified as %s, the host finds otherwise: %s", ErrNotVerified, r.ID, in.Config.Name, safetext.Clip(strings.Join(v.Reasons, "; "), 1000))
+		return store.Doc{}, fmt.Errorf("guest result: %w: run %s: the guest said its boot verified as %s, the host finds otherwise: %s", vm.ErrNotVerified, r.ID, in.Config.Name, safetext.Clip(strings.Join(v.Reasons, "; "), 1000))
 	}
 	r.Config = bootconfig.Record(in.Config, v)
 	r.Lab = lab

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"github.com/sectax/sectax/internal/vm"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -39,9 +40,9 @@ func guestPayload(t *testing.T, edit func(string) string) []byte {
 func TestImportRun(t *testing.T) {
 	in := MeasureInput{RunID: "20261130T234411-bdb94d", Label: "lab-6.1.0-57-amd64-off", Config: bootconfig.Off, Plan: []bootconfig.Config{bootconfig.On, bootconfig.Off},
 		Cmdline: "console=ttyS0 panic=-1 mitigations=off", Release: "6.1.0-57-amd64"}
-	labBlock := &run.Lab{QEMUVersion: "QEMU emulator version 7.2.22", Accel: AccelTCG, CPUModel: TCGCPU, MemoryMiB: 512, VCPUs: 1,
+	labBlock := &run.Lab{QEMUVersion: "QEMU emulator version 7.2.22", Accel: vm.AccelTCG, CPUModel: vm.TCGCPU, MemoryMiB: 512, VCPUs: 1,
 		HostKernel: "6.18.44", HostCPU: "Intel(R) Xeon(R) Processor", Kernel: "6.1.0-57-amd64",
-		KernelImage: "/boot/vmlinuz-6.1.0-57-amd64", KernelSHA256: strings.Repeat("ab", 32), LabParams: LabParams, Boot: 1, Boots: 4, PlanSeed: 7}
+		KernelImage: "/boot/vmlinuz-6.1.0-57-amd64", KernelSHA256: strings.Repeat("ab", 32), LabParams: vm.LabParams, Boot: 1, Boots: 4, PlanSeed: 7}
 	doc, err := ImportRun(guestPayload(t, nil), in, labBlock)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func TestImportRun(t *testing.T) {
 		} else if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v: more than one line", name, err)
 		}
-		if (name == "forged state" || name == "boot seen") && !errors.Is(err, ErrNotVerified) {
+		if (name == "forged state" || name == "boot seen") && !errors.Is(err, vm.ErrNotVerified) {
 			t.Errorf("%s: %v, want ErrNotVerified", name, err)
 		}
 	}
@@ -140,7 +141,7 @@ func TestImportRunGzipBomb(t *testing.T) {
 	zw.Close()
 	// 16 members of 64 MiB each: gzip.Reader reads them as one stream.
 	bomb := bytes.Repeat(member.Bytes(), 16)
-	frames, _, bad := DecodeFrames(EncodeFrame(KindResult, bomb))
+	frames, _, bad := vm.DecodeFrames(vm.EncodeFrame(vm.KindResult, bomb))
 	if len(frames) != 1 || len(bad) != 0 {
 		t.Fatalf("the bomb is not one intact frame: %d frames, %v", len(frames), bad)
 	}
@@ -156,7 +157,7 @@ func TestImportRunGzipBomb(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "expands to more than 64 MiB") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("ImportRun(bomb) = %v, want one line refusing what expands past the cap", err)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*MaxFrame {
-		t.Errorf("refusing the bomb allocated %d MiB, want at most %d MiB", alloc>>20, 3*MaxFrame>>20)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*vm.MaxFrame {
+		t.Errorf("refusing the bomb allocated %d MiB, want at most %d MiB", alloc>>20, 3*vm.MaxFrame>>20)
 	}
 }

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"github.com/sectax/sectax/internal/vm"
 	"time"
 
 	"github.com/sectax/sectax/internal/bootconfig"
@@ -38,7 +39,7 @@ func (s *session) estimate(ctx context.Context, n int) plan.Estimate {
 		return e.Times(n, 0) // whole boots
 	}
 	boot := bootCostKVM
-	if s.accel == AccelTCG {
+	if s.accel == vm.AccelTCG {
 		boot = bootCostTCG
 		e.Duration *= tcgSlowdown
 	}
@@ -100,8 +101,8 @@ func DryRun(ctx context.Context, req *Request, host Host) (*Preview, error) {
 		return nil, err
 	}
 	p := &Preview{Accel: s.accel, Seed: s.seed, SeedDrawn: req.PlanSeed == 0}
-	if req.Accel == AccelAuto {
-		if s.accel == AccelKVM {
+	if req.Accel == vm.AccelAuto {
+		if s.accel == vm.AccelKVM {
 			p.AccelNote = "auto: /dev/kvm opens; if the first boot never reaches /init, the lab falls back to tcg"
 		} else {
 			p.AccelNote = "auto: /dev/kvm cannot be used, so tcg"
@@ -112,19 +113,19 @@ func DryRun(ctx context.Context, req *Request, host Host) (*Preview, error) {
 		names = append(names, k.Name)
 		p.Kernels = append(p.Kernels, PreviewKernel{Name: k.Name, Image: k.Image.Path, Release: k.Image.Release, Modules: k.ModulesDir})
 	}
-	boot := func(i int, label string, k Kernel, cmdline string) PreviewBoot {
+	boot := func(i int, label string, k vm.Kernel, cmdline string) PreviewBoot {
 		q := s.vm(k, cmdline)
 		q.Initrd, q.Console, q.Channel = previewInitramfs, previewConsole, previewChannel
 		return PreviewBoot{Boot: i, Label: label, Cmdline: cmdline, QEMU: append([]string{q.Binary}, q.Args()...)}
 	}
 	n := 0
 	if req.Plan != "" {
-		pb := boot(0, "probe", s.kernels[0], bootconfig.On.Cmdline(LabParams, nil))
+		pb := boot(0, "probe", s.kernels[0], bootconfig.On.Cmdline(vm.LabParams, nil))
 		p.Probe = &pb
 		p.Notes = append(p.Notes, "with --plan "+req.Plan+", the probe boot's vulnerability files decide the configurations: the boots that follow (and the estimate) are known only then")
 	} else {
 		for _, st := range Schedule(req.Prefix, names, s.configs, req.Boots, s.seed) {
-			p.Boots = append(p.Boots, boot(st.Index, st.Label, s.kernels[st.Kernel], st.Config.Cmdline(LabParams, s.configs)))
+			p.Boots = append(p.Boots, boot(st.Index, st.Label, s.kernels[st.Kernel], st.Config.Cmdline(vm.LabParams, s.configs)))
 		}
 		n = len(p.Boots)
 	}

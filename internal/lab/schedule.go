@@ -1,23 +1,10 @@
 package lab
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/sectax/sectax/internal/bootconfig"
 )
-
-// Kernel is one kernel of a plan: the name its labels use, its image, and
-// the modules its initramfs carries.
-type Kernel struct {
-	Name       string
-	Image      KernelImage
-	ModulesDir string
-	Modules    []Module
-}
 
 // Step is one VM boot of a plan.
 type Step struct {
@@ -33,34 +20,6 @@ type Step struct {
 
 // Label is the label of a lab run: PREFIX-KERNEL-CONFIG.
 func Label(prefix, kernel, cfg string) string { return prefix + "-" + kernel + "-" + cfg }
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// KernelNames names the kernels of a plan for their labels: the release of
-// each image (6.1.0-57-amd64), else its file name without "vmlinuz-";
-// when two would get the same name, the position is added (k1, k2).
-func KernelNames(images []KernelImage) []string {
-	names := make([]string, len(images))
-	count := map[string]int{}
-	for i, k := range images {
-		n := k.Release
-		if n == "" {
-			n = strings.TrimPrefix(filepath.Base(k.Path), "vmlinuz-")
-		}
-		n = strings.Trim(unsafeName.ReplaceAllString(n, "_"), "_")
-		if n == "" {
-			n = "kernel"
-		}
-		names[i] = n
-		count[n]++
-	}
-	for i := range names {
-		if count[names[i]] > 1 {
-			names[i] = fmt.Sprintf("k%d-%s", i+1, names[i])
-		}
-	}
-	return names
-}
 
 // Schedule is the order of the boots: rounds 1..boots, each booting every
 // kernel under every configuration once, in an order shuffled per round

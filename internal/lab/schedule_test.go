@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"github.com/sectax/sectax/internal/vm"
 	"slices"
 	"testing"
 
@@ -62,7 +63,7 @@ func order(p []Step) []string {
 }
 
 func TestKernelNames(t *testing.T) {
-	got := KernelNames([]KernelImage{
+	got := vm.KernelNames([]vm.KernelImage{
 		{Path: "/boot/vmlinuz-6.1.0-57-amd64", Release: "6.1.0-57-amd64"},
 		{Path: "/mnt/c/wsl/bzImage"},
 		{Path: "/other/bzImage"},

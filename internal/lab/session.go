@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/sectax/sectax/internal/vm"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/adaptive"
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/child"
@@ -46,7 +47,7 @@ type Request struct {
 	// PlanSeed orders the boots (0: random).
 	PlanSeed int64
 	// Adaptive repetition (zero: none).
-	Adaptive Adaptive
+	Adaptive adaptive.Policy
 	// Measure is the selection every guest runs (RunID, Label, Config,
 	// Plan and SeenBootIDs are filled per boot).
 	Measure MeasureInput
@@ -81,7 +82,7 @@ func (s *session) say(format string, a ...any) { s.host.Out.Notef(format, a...) 
 
 // Check refuses a request that cannot work, before anything boots.
 func (r *Request) Check() error {
-	if r.Adaptive != (Adaptive{}) {
+	if r.Adaptive != (adaptive.Policy{}) {
 		if r.Adaptive.TargetPct == 0 {
 			return exit.Usagef("--budget bounds adaptive repetition: give --target-ci PCT too")
 		}
@@ -92,19 +93,19 @@ func (r *Request) Check() error {
 	if err := CheckBoots(r.Boots); err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	if err := CheckVMBounds(r.Handshake, r.VMTimeout); err != nil {
+	if err := vm.CheckBounds(r.Handshake, r.VMTimeout); err != nil {
 		return err
 	}
-	if err := CheckCPUModel(r.CPU); err != nil {
+	if err := vm.CheckCPUModel(r.CPU); err != nil {
 		return err
 	}
 	if r.SMP < 1 || r.SMP > 64 {
 		return exit.Usagef("--smp %d: give 1 to 64 vCPUs", r.SMP)
 	}
-	if _, err := ParseMemory(r.Memory); err != nil {
+	if _, err := vm.ParseMemory(r.Memory); err != nil {
 		return exit.Wrap(exit.Usage, err)
 	}
-	if err := exit.Choose("--accel", r.Accel, AccelKVM, AccelTCG, AccelAuto); err != nil {
+	if err := exit.Choose("--accel", r.Accel, vm.AccelKVM, vm.AccelTCG, vm.AccelAuto); err != nil {
 		return err
 	}
 	switch {
@@ -137,7 +138,7 @@ type session struct {
 	req         *Request
 	host        Host
 	db          *store.DB
-	kernels     []Kernel
+	kernels     []vm.Kernel
 	configs     []bootconfig.Config
 	mem         int
 	accel       string
@@ -202,7 +203,7 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 		if i > 0 {
 			eta = "ETA " + measure.Clock(spent/time.Duration(i)*time.Duration(len(steps)-i))
 		}
-		s.say("%s: %s (%s elapsed, %s)", BootCount(i, len(steps), req.Adaptive.TargetPct > 0), st.Label, measure.Clock(time.Since(start)), eta)
+		s.say("%s: %s (%s elapsed, %s)", vm.BootCount(i, len(steps), req.Adaptive.TargetPct > 0), st.Label, measure.Clock(time.Since(start)), eta)
 		t0 := time.Now()
 		var r *run.Run
 		err := s.withFallback(i == 0, func() error {
@@ -249,17 +250,6 @@ func Remaining(perBoot time.Duration, left int, adaptive bool) string {
 	return fmt.Sprintf("a boot takes %s here: about %s for the %d %sboots left%s", measure.Clock(perBoot), measure.Clock(perBoot*time.Duration(left)), left, planned, more)
 }
 
-// BootCount names boot i (from 0) of total: "boot 3 of 4"; under
-// adaptive repetition the total is open, "boot 5 of 6 so far (adaptive:
-// more while the target is not met)", since rounds are added after the
-// planned boots until the target or the budget stops them.
-func BootCount(i, total int, adaptive bool) string {
-	if adaptive {
-		return fmt.Sprintf("boot %d of %d so far (adaptive: more while the target is not met)", i+1, total)
-	}
-	return fmt.Sprintf("boot %d of %d", i+1, total)
-}
-
 // setup checks req and makes the session: the kernels, the accelerator,
 // the configurations (a probe boot with --plan) and the plan seed. A dry
 // run starts nothing: no QEMU (not even --version), no probe boot (the
@@ -273,37 +263,37 @@ func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, er
 		host.Out = measure.Discard{}
 	}
 	s := &session{req: req, host: host}
-	s.mem, _ = ParseMemory(req.Memory)
+	s.mem, _ = vm.ParseMemory(req.Memory)
 	var err error
 	if req.Plan == "" {
 		s.configs, _ = bootconfig.ParseAll(req.Configs)
 	}
-	if s.kernels, err = Kernels(ctx, req.Kernels, req.Modules, host.Root, host.Snapshot.Kernel.Release); err != nil {
+	if s.kernels, err = vm.Kernels(ctx, req.Kernels, req.Modules, host.Root, host.Snapshot.Kernel.Release); err != nil {
 		return nil, err
 	}
-	if err := CheckStatic(host.Exe); err != nil {
+	if err := vm.CheckStatic(host.Exe); err != nil {
 		return nil, err
 	}
 	if dry {
 		// Where QEMU is, without starting it.
-		if _, err := child.LookPath(qemuBinary(req.QEMU)); err != nil {
-			return nil, fmt.Errorf("%s not found: install QEMU (Debian: apt-get install qemu-system-x86)", qemuBinary(req.QEMU))
+		if _, err := child.LookPath(vm.QEMUBinary(req.QEMU)); err != nil {
+			return nil, fmt.Errorf("%s not found: install QEMU (Debian: apt-get install qemu-system-x86)", vm.QEMUBinary(req.QEMU))
 		}
-	} else if s.qemuVersion, err = QEMUVersion(ctx, req.QEMU); err != nil {
+	} else if s.qemuVersion, err = vm.QEMUVersion(ctx, req.QEMU); err != nil {
 		return nil, err
 	}
 	s.accel = req.Accel
-	if s.accel != AccelTCG {
-		if kerr := KVMUsable(); kerr != nil {
-			if s.accel == AccelKVM {
+	if s.accel != vm.AccelTCG {
+		if kerr := vm.KVMUsable(); kerr != nil {
+			if s.accel == vm.AccelKVM {
 				return nil, fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated: timings are not hardware costs)", kerr)
 			}
 			if !dry { // the preview says it
 				s.say("warning: %v: falling back to --accel tcg (emulated: timings are not hardware costs)", kerr)
 			}
-			s.accel = AccelTCG
-		} else if s.accel == AccelAuto {
-			s.accel = AccelKVM
+			s.accel = vm.AccelTCG
+		} else if s.accel == vm.AccelAuto {
+			s.accel = vm.AccelKVM
 		}
 	}
 	if req.Plan != "" && !dry {
@@ -312,7 +302,7 @@ func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, er
 		}
 	}
 	for _, k := range s.kernels {
-		if err := CheckConfigs(k.Image, s.configs); err != nil {
+		if err := vm.CheckConfigs(k.Image, s.configs); err != nil {
 			return nil, err
 		}
 	}
@@ -328,10 +318,10 @@ func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, er
 func (s *session) withFallback(first bool, boot func() error) error {
 	for {
 		err := boot()
-		if err != nil && first && s.req.Accel == AccelAuto && s.accel == AccelKVM &&
-			(errors.Is(err, ErrAccel) || errors.Is(err, ErrNoHandshake)) {
+		if err != nil && first && s.req.Accel == vm.AccelAuto && s.accel == vm.AccelKVM &&
+			(errors.Is(err, vm.ErrAccel) || errors.Is(err, vm.ErrNoHandshake)) {
 			s.say("warning: %v; falling back to --accel tcg (emulated: timings are not hardware costs)", err)
-			s.accel = AccelTCG
+			s.accel = vm.AccelTCG
 			continue
 		}
 		return err
@@ -339,31 +329,31 @@ func (s *session) withFallback(first bool, boot func() error) error {
 }
 
 // vm is the virtual machine of one boot of k with the command line append.
-func (s *session) vm(k Kernel, append string) QEMU {
+func (s *session) vm(k vm.Kernel, append string) vm.QEMU {
 	cpu := s.req.CPU
 	if cpu == "" {
-		cpu = DefaultCPU(s.accel)
+		cpu = vm.DefaultCPU(s.accel)
 	}
-	return QEMU{Binary: s.req.QEMU, Accel: s.accel, CPU: cpu, MemoryMiB: s.mem, SMP: s.req.SMP, Kernel: k.Image.Path, Append: append}
+	return vm.QEMU{Binary: s.req.QEMU, Accel: s.accel, CPU: cpu, MemoryMiB: s.mem, SMP: s.req.SMP, Kernel: k.Image.Path, Append: append}
 }
 
 // bootOptions are the options of one boot of k running task: the
 // handshake waits 1m under kvm and 5m under tcg unless --handshake says,
 // and the guest's log lines are said as they come.
-func (s *session) bootOptions(k Kernel, append string, task Task) BootOptions {
+func (s *session) bootOptions(k vm.Kernel, append string, task vm.Task) vm.BootOptions {
 	hs := s.req.Handshake
 	if hs <= 0 {
 		hs = time.Minute
-		if s.accel == AccelTCG {
+		if s.accel == vm.AccelTCG {
 			hs = 5 * time.Minute
 		}
 	}
-	return BootOptions{
+	return vm.BootOptions{
 		QEMU:      s.vm(k, append),
-		Initramfs: &InitramfsOptions{Init: s.host.Exe, ModulesDir: k.ModulesDir, Modules: k.Modules, Task: task},
+		Initramfs: &vm.InitramfsOptions{Init: s.host.Exe, ModulesDir: k.ModulesDir, Modules: k.Modules, Task: task},
 		Handshake: hs, Timeout: s.req.VMTimeout, TimeoutHint: " or run fewer workloads",
-		OnFrame: func(f Frame) {
-			if f.Kind == KindLog {
+		OnFrame: func(f vm.Frame) {
+			if f.Kind == vm.KindLog {
 				s.say("  guest: %s", f.Payload)
 			}
 		},
@@ -376,14 +366,14 @@ func (s *session) bootOptions(k Kernel, append string, task Task) BootOptions {
 // plan's configurations (on and those of --only-config).
 func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	k := s.kernels[0]
-	var res *BootResult
+	var res *vm.BootResult
 	err := s.withFallback(true, func() error {
 		s.say("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.Name, s.req.Plan)
 		var err error
 		// A snapshot's bounds: a guest cannot make the host hold more.
-		opts := s.bootOptions(k, bootconfig.On.Cmdline(LabParams, nil), Task{Name: SnapshotTask})
-		opts.Limits = observeLimits
-		res, err = Boot(ctx, opts)
+		opts := s.bootOptions(k, bootconfig.On.Cmdline(vm.LabParams, nil), vm.Task{Name: vm.SnapshotTask})
+		opts.Limits = vm.ObserveLimits
+		res, err = vm.Boot(ctx, opts)
 		return err
 	})
 	if err != nil {
@@ -394,7 +384,7 @@ func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	}
 	// Checked as a proof's boot is: the line passed, the image's release,
 	// bounded and escaped files.
-	snap, err := CheckObserved(res.Result, bootconfig.On.Cmdline(LabParams, nil), k.Image.Release)
+	snap, err := vm.CheckObserved(res.Result, bootconfig.On.Cmdline(vm.LabParams, nil), k.Image.Release)
 	if err != nil {
 		return nil, fmt.Errorf("probe boot of --plan: %w", err)
 	}
@@ -402,21 +392,8 @@ func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	SayPlan(s.say, s.req.Plan, kernel, sel)
+	attribute.SayPlan(s.say, s.req.Plan, kernel, sel)
 	return OnlyConfigs(sel.Configs, s.req.OnlyConfig)
-}
-
-// SayPlan says which configurations a plan of kind for kernel boots, and
-// which it leaves out and why (lab and campaign alike).
-func SayPlan(say func(string, ...any), kind, kernel string, sel *attribute.Selection) {
-	var names []string
-	for _, c := range sel.Configs {
-		names = append(names, c.Name)
-	}
-	say("plan %s for kernel %s: %d configurations: %s", kind, kernel, len(names), strings.Join(names, ", "))
-	for _, sk := range sel.Skipped {
-		say("  not booted: %s", sk)
-	}
 }
 
 // OnlyConfigs keeps on and the configurations named by --only-config.
@@ -441,91 +418,8 @@ func OnlyConfigs(configs []bootconfig.Config, only []string) ([]bootconfig.Confi
 	return out, nil
 }
 
-// DefaultImages are the running kernel's image and initrd under root
-// (/boot/vmlinuz-RELEASE; /boot/initrd.img-RELEASE on Debian,
-// /boot/initramfs-RELEASE.img on Fedora; "" when there is none): the one
-// finder of the running kernel, for the lab's default --kernel and the
-// campaign's kexec.
-func DefaultImages(root, release string) (kernel, initrd string) {
-	if root == "" {
-		root = "/"
-	}
-	if !releaseName(release) {
-		// The release is read from below the root (or a kernel image): a
-		// "../" in it must not point outside the root's /boot.
-		return "", ""
-	}
-	kernel = filepath.Join(root, "boot", "vmlinuz-"+release)
-	for _, name := range []string{"initrd.img-" + release, "initramfs-" + release + ".img", "initrd-" + release} {
-		p := filepath.Join(root, "boot", name)
-		if _, err := os.Stat(p); err == nil {
-			return kernel, p
-		}
-	}
-	return kernel, ""
-}
-
-// releaseName reports whether a kernel release can name a file below
-// /boot or a folder below /lib/modules: not empty, no path separator, not
-// "." or "..", no control character.
-func releaseName(release string) bool {
-	return release != "" && release != "." && release != ".." &&
-		!strings.ContainsFunc(release, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
-}
-
-// Kernels reads the kernel images (none: the running kernel's of release,
-// under root) and finds their modules (modules, or root's
-// /lib/modules/RELEASE of each image).
-func Kernels(ctx context.Context, paths []string, modules, root, release string) ([]Kernel, error) {
-	if root == "" {
-		root = "/"
-	}
-	if len(paths) == 0 {
-		p, _ := DefaultImages(root, release)
-		if p == "" {
-			return nil, exit.Usagef("the running kernel's release %q is not a file name, so its image cannot be found below %s: pass it with --kernel", release, root)
-		}
-		if _, err := os.Stat(p); err != nil {
-			if found, _ := filepath.Glob(filepath.Join(root, "boot", "vmlinuz-*")); len(found) > 0 {
-				return nil, exit.Wrap(exit.Usage, fmt.Errorf("no kernel image of the running system at %s; this machine has %s: pass it with --kernel", p, strings.Join(found, ", ")))
-			}
-			return nil, fmt.Errorf("no kernel image of the running system at %s: install one (Debian: apt-get install linux-image-amd64) and pass --kernel /boot/vmlinuz-VERSION", p)
-		}
-		paths = []string{p}
-	}
-	var images []KernelImage
-	for _, p := range paths {
-		k, err := ReadKernelContext(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("--kernel: %w", err)
-		}
-		images = append(images, k)
-	}
-	names := KernelNames(images)
-	var out []Kernel
-	for i, img := range images {
-		k := Kernel{Name: names[i], Image: img, ModulesDir: modules}
-		if k.ModulesDir == "" && releaseName(img.Release) {
-			k.ModulesDir = filepath.Join(root, "lib", "modules", img.Release)
-		}
-		if k.ModulesDir != "" {
-			if _, err := os.Stat(k.ModulesDir); err == nil {
-				mods, err := ResolveModules(k.ModulesDir, ChannelModules)
-				if err != nil {
-					return nil, err
-				}
-				k.Modules = mods
-			} else if modules != "" {
-				return nil, exit.Usagef("--modules %s: %v", modules, err)
-			}
-		}
-		out = append(out, k)
-	}
-	return out, nil
-}
-
 // boot boots one step, imports its run and returns it.
-func (s *session) boot(ctx context.Context, k Kernel, st Step, seen []string) (*run.Run, error) {
+func (s *session) boot(ctx context.Context, k vm.Kernel, st Step, seen []string) (*run.Run, error) {
 	in := s.req.Measure
 	in.RunID, in.Label, in.Config, in.Plan, in.SeenBootIDs = s.host.NewRunID(), st.Label, st.Config, s.configs, seen
 	if in.Seed == 0 {
@@ -535,9 +429,9 @@ func (s *session) boot(ctx context.Context, k Kernel, st Step, seen []string) (*
 	if err != nil {
 		return nil, err
 	}
-	in.Cmdline, in.Release = st.Config.Cmdline(LabParams, s.configs), k.Image.Release
-	opts := s.bootOptions(k, in.Cmdline, Task{Name: MeasureTask, Input: input})
-	res, err := Boot(ctx, opts)
+	in.Cmdline, in.Release = st.Config.Cmdline(vm.LabParams, s.configs), k.Image.Release
+	opts := s.bootOptions(k, in.Cmdline, vm.Task{Name: MeasureTask, Input: input})
+	res, err := vm.Boot(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +439,7 @@ func (s *session) boot(ctx context.Context, k Kernel, st Step, seen []string) (*
 	doc, err := ImportRun(res.Result, in, &run.Lab{
 		QEMUVersion: s.qemuVersion, Accel: s.accel, CPUModel: opts.QEMU.CPU, MemoryMiB: s.mem, VCPUs: s.req.SMP,
 		HostKernel: h.Kernel.Release, HostCPU: h.CPU.ModelName, Kernel: k.Name, KernelImage: k.Image.Path, KernelSHA256: k.Image.SHA256,
-		LabParams: LabParams, Boot: st.Index, Boots: s.total, PlanSeed: s.seed,
+		LabParams: vm.LabParams, Boot: st.Index, Boots: s.total, PlanSeed: s.seed,
 		BootToInitS: res.ToHello.Seconds(), GuestUptimeAtInitS: res.Hello.UptimeS, VMWallS: res.Wall.Seconds(), QEMUPeakRSSKiB: res.PeakRSSKiB,
 	})
 	if err != nil {
@@ -571,7 +465,7 @@ func BootError(ctx context.Context, err error, i, n int, label string) error {
 	if ctx.Err() != nil {
 		return exit.Wrap(exit.Interrupted, fmt.Errorf("interrupted during boot %d of %d (%s); finished boots stay stored: %d", i+1, n, label, i))
 	}
-	if errors.Is(err, ErrNotVerified) {
+	if errors.Is(err, vm.ErrNotVerified) {
 		return exit.Wrap(exit.Unmet, fmt.Errorf("boot %d of %d (%s): %v (finished boots stay stored: %d)", i+1, n, label, err, i))
 	}
 	return fmt.Errorf("boot %d of %d (%s): %w (finished boots stay stored: %d)", i+1, n, label, err, i)

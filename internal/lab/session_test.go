@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/sectax/sectax/internal/measure"
+	"github.com/sectax/sectax/internal/vm"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/adaptive"
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
@@ -77,7 +79,7 @@ func TestLabAdaptRound(t *testing.T) {
 	}
 	configs, _ := bootconfig.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
 	var said []string
-	s := &session{req: &Request{Prefix: "lab", Adaptive: Adaptive{TargetPct: 2, Budget: time.Hour}},
+	s := &session{req: &Request{Prefix: "lab", Adaptive: adaptive.Policy{TargetPct: 2, Budget: time.Hour}},
 		host: Host{Out: measure.Notes(func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) })}, db: db, configs: configs, seed: 1}
 	stopped := map[string]bool{}
 	booted := map[string]int{"on": 6, "tight": 6, "wide": 6}
@@ -128,16 +130,59 @@ func TestLabAdaptRound(t *testing.T) {
 // lab says so in one usage line instead of looking there.
 func TestDefaultImagesReleaseStaysInRoot(t *testing.T) {
 	root := t.TempDir()
-	if k, i := DefaultImages(root, "6.1.0-57-amd64"); k != filepath.Join(root, "boot", "vmlinuz-6.1.0-57-amd64") || i != "" {
+	if k, i := vm.DefaultImages(root, "6.1.0-57-amd64"); k != filepath.Join(root, "boot", "vmlinuz-6.1.0-57-amd64") || i != "" {
 		t.Errorf("a plain release: %q %q", k, i)
 	}
 	for _, release := range []string{"../../../etc/passwd", "a/b", "..", ".", "", "6.1\x1b]52;c;x\a", `a\b`} {
-		if k, i := DefaultImages(root, release); k != "" || i != "" {
+		if k, i := vm.DefaultImages(root, release); k != "" || i != "" {
 			t.Errorf("release %q: %q %q, want nothing", release, k, i)
 		}
-		_, err := Kernels(context.Background(), nil, "", root, release)
+		_, err := vm.Kernels(context.Background(), nil, "", root, release)
 		if err == nil || exit.Of(err) != exit.Usage || strings.Contains(err.Error(), "\n") {
 			t.Errorf("release %q: Kernels said %v (kind %v), want one usage line", release, err, exit.Of(err))
 		}
+	}
+}
+
+// TestProgressCounts: the guest's count of repetitions on a scripted
+// sequence of the runner's events never says more done than the total,
+// and says the total is open when there is none; the lab's boot count
+// says so under adaptive repetition.
+func TestProgressCounts(t *testing.T) {
+	// A run of 14 repetitions: the runner emits, for step k, a start
+	// (Done k) and a finish (Done k+1).
+	var last string
+	for k := 0; k < 14; k++ {
+		for _, fin := range []bool{false, true} {
+			e := measure.Event{Done: k, Total: 14, Finished: fin}
+			if fin {
+				e.Done = k + 1
+				last = e.Progress() + " repetitions"
+				var done, total int
+				if _, err := fmt.Sscanf(last, "%d/%d repetitions", &done, &total); err != nil || done > total || done != k+1 {
+					t.Fatalf("after repetition %d: %q", k+1, last)
+				}
+			}
+		}
+	}
+	if last != "14/14 repetitions" {
+		t.Errorf("last line %q, want 14/14 repetitions", last)
+	}
+	if got := vm.BootCount(4, 6, false); got != "boot 5 of 6" {
+		t.Errorf("fixed: %q", got)
+	}
+	if got := vm.BootCount(4, 6, true); got != "boot 5 of 6 so far (adaptive: more while the target is not met)" {
+		t.Errorf("adaptive: %q", got)
+	}
+}
+
+// TestRemaining: the estimate said after the first boot is from what it
+// took.
+func TestRemaining(t *testing.T) {
+	if got := Remaining(88*time.Second, 2, false); got != "a boot takes 1:28 here: about 2:56 for the 2 boots left" {
+		t.Errorf("%q", got)
+	}
+	if got := Remaining(time.Minute, 3, true); got != "a boot takes 1:00 here: about 3:00 for the 3 planned boots left (adaptive rounds may add more)" {
+		t.Errorf("%q", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sectax/sectax/internal/vm"
 	"strings"
 	"time"
 
@@ -11,49 +12,26 @@ import (
 	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
-	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// SnapshotTask is the guest task of the probe boot of `sectax lab
-// --plan`: report the guest kernel's environment snapshot, measure nothing.
-const SnapshotTask = "snapshot"
-
 // RegisterTasks registers the guest tasks of `sectax lab` (MeasureTask,
-// SnapshotTask) for the sectax of version that is the guest's /init.
+// vm.SnapshotTask) for the sectax of version that is the guest's /init.
 func RegisterTasks(version string) {
-	RegisterTask(MeasureTask, func(ctx context.Context, g *Guest) ([]byte, error) { return guestMeasure(ctx, g, version) })
-	RegisterTask(SnapshotTask, func(ctx context.Context, g *Guest) ([]byte, error) { return guestSnapshot(ctx, g, version) })
-}
-
-// GuestEnv is the guest's environment snapshot (the guest is the machine:
-// root /), stamped with the version of the sectax that took it.
-func GuestEnv(ctx context.Context, version string) (*sysinfo.Snapshot, error) {
-	return sysinfo.CollectAs(ctx, "/", version)
-}
-
-// guestSnapshot returns the guest's environment snapshot as JSON: the
-// plan of an attribution is made from the guest kernel's own vulnerability
-// files, not the host's.
-func guestSnapshot(ctx context.Context, guest *Guest, version string) ([]byte, error) {
-	env, err := GuestEnv(ctx, version)
-	if err != nil {
-		return nil, err
-	}
-	guest.Logf("snapshot of kernel %s, command line %q", env.Kernel.Release, strings.TrimSpace(env.Cmdline.Raw))
-	return json.Marshal(env)
+	vm.RegisterTask(MeasureTask, func(ctx context.Context, g *vm.Guest) ([]byte, error) { return guestMeasure(ctx, g, version) })
+	vm.RegisterSnapshot(version)
 }
 
 // guestMeasure is the measure task: verify this boot against its
 // configuration (a boot that does not verify is never measured), run the
 // suite with the same planning and runner as `sectax run`, and return the
 // run document.
-func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, error) {
+func guestMeasure(ctx context.Context, guest *vm.Guest, version string) ([]byte, error) {
 	var in MeasureInput
 	if err := json.Unmarshal(guest.Task.Input, &in); err != nil {
 		return nil, fmt.Errorf("measure task input: %w", err)
 	}
-	env, err := GuestEnv(ctx, version)
+	env, err := vm.GuestEnv(ctx, version)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +41,7 @@ func guestMeasure(ctx context.Context, guest *Guest, version string) ([]byte, er
 	}
 	v := bootconfig.Verify(env, in.Config, in.Plan, in.SeenBootIDs, kb)
 	if !v.OK {
-		return nil, fmt.Errorf("%w: this boot does not verify as configuration %s, so it was not measured: %s", ErrNotVerified, in.Config.Name, strings.Join(v.Reasons, "; "))
+		return nil, fmt.Errorf("%w: this boot does not verify as configuration %s, so it was not measured: %s", vm.ErrNotVerified, in.Config.Name, strings.Join(v.Reasons, "; "))
 	}
 	guest.Logf("verified %s: boot %s, command line %q", in.Config.Name, v.BootID, v.Cmdline)
 	req := in.Request

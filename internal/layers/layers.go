@@ -20,11 +20,11 @@ var Tiers = []Tier{
 	{"models", "what a run, a configuration, a published dataset and advice are", []string{
 		"internal/run", "internal/advise", "internal/bootconfig", "internal/baseline", "internal/proven",
 	}},
-	{"engines", "measuring (the workloads fork and issue system calls), storing and comparing runs", []string{
-		"internal/workload", "internal/perfbench", "internal/measure", "internal/plan", "internal/store", "internal/compare", "internal/sides",
+	{"engines", "measuring (the workloads fork and issue system calls), booting a kernel under QEMU, storing and comparing runs", []string{
+		"internal/workload", "internal/perfbench", "internal/measure", "internal/plan", "internal/store", "internal/compare", "internal/sides", "internal/vm",
 	}},
 	{"studies", "what is built from many runs", []string{
-		"internal/attribute", "internal/decide", "internal/campaign", "internal/lab", "internal/proof", "internal/fleet", "internal/export/prom",
+		"internal/attribute", "internal/decide", "internal/adaptive", "internal/campaign", "internal/lab", "internal/proof", "internal/fleet", "internal/export/prom",
 	}},
 	{"presentation", "laying out every model in every format", []string{
 		"internal/report",
@@ -47,18 +47,29 @@ type Tier struct {
 // not: a renderer never reaches the store (it gets the model), a
 // comparison never knows where its runs came from, measure records a
 // run through its Sink (store.Recorder is one) and never opens a store,
-// and a configuration's verification asks the prediction of mitigation,
-// not advice.
+// a configuration's verification asks the prediction of mitigation, not
+// advice, and a campaign or a proof boots through vm and repeats through
+// adaptive, never through the lab experiment (not even by way of another
+// package: Apart).
 var Forbidden = [][2]string{
 	{"internal/report", "internal/store"},
 	{"internal/compare", "internal/store"},
 	{"internal/report", "internal/measure"},
 	{"internal/measure", "internal/store"},
 	{"internal/bootconfig", "internal/advise"},
+	{"internal/campaign", "internal/lab"},
+	{"internal/proof", "internal/lab"},
+}
+
+// Apart are packages that must not depend on another at all, directly or
+// through any package between them (go list -deps).
+var Apart = [][2]string{
+	{"internal/campaign", "internal/lab"},
+	{"internal/proof", "internal/lab"},
 }
 
 // TestOnly are packages that only tests import; they sit outside the tiers.
-var TestOnly = []string{"internal/testutil", "internal/proctest", "internal/store/pgtest", "internal/fleet/fleettest", "internal/layers", "internal/e2e", "internal/e2e/lab", "internal/e2e/campaign", "docs"}
+var TestOnly = []string{"internal/testutil", "internal/proctest", "internal/store/pgtest", "internal/vm/vmtest", "internal/fleet/fleettest", "internal/layers", "internal/e2e", "internal/e2e/lab", "internal/e2e/campaign", "docs"}
 
 // Owners are standard-library doors that one package owns: only it (and
 // the packages of TestOnly) may import the package or call the function.

@@ -100,6 +100,36 @@ func TestLayers(t *testing.T) {
 	}
 }
 
+// TestApart: a package of Apart does not depend on the other, even through
+// packages between them: the dependencies of campaign and proof (go list
+// -deps) do not list internal/lab.
+func TestApart(t *testing.T) {
+	g := graph(t)
+	for _, a := range Apart {
+		if _, ok := g[a[0]]; !ok {
+			t.Errorf("%s: no such package", a[0])
+			continue
+		}
+		seen := map[string]bool{}
+		var via func(p string, path []string)
+		via = func(p string, path []string) {
+			if seen[p] {
+				return
+			}
+			seen[p] = true
+			path = append(path, p)
+			if p == a[1] {
+				t.Errorf("%s depends on %s (%s), which the design forbids", a[0], a[1], strings.Join(path, " → "))
+				return
+			}
+			for _, imp := range g[p] {
+				via(imp, path)
+			}
+		}
+		via(a[0], nil)
+	}
+}
+
 // TestOwners: a door of Owners is used by its owner only (test files and
 // the TestOnly packages aside).
 func TestOwners(t *testing.T) {

@@ -8,11 +8,11 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/decide"
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // Decision is decide --prove around decide.Decide: the default line is
@@ -111,12 +111,12 @@ func Advice(ctx context.Context, req Request, platform advise.Platform, target m
 }
 
 // StoredAdvice is verify's proof: the stored boots of the running kernel's
-// image (lab.DefaultImages below root) with the default line and the
+// image (vm.DefaultImages below root) with the default line and the
 // target's, laid beside advise's prediction; nil when none is stored.
 // Nothing boots and nothing is made; a stored file refused is said as a
 // warning.
 func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snapshot, platform advise.Platform, target mitigation.Target, kb *mitigation.Knowledge, say func(string, ...any)) *proven.Proof {
-	image, _ := lab.DefaultImages(root, host.Kernel.Release)
+	image, _ := vm.DefaultImages(root, host.Kernel.Release)
 	if image == "" {
 		return nil
 	}
@@ -138,7 +138,7 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 	p.Add("expect "+target.String(), line, base, pin.Obs[line], predicted(base, a), a.Files, true)
 	// The running files beside the proof's observation of the same line.
 	where := "under tcg on QEMU's " + safetext.Line(pin.CPU)
-	if pin.Accel == lab.AccelKVM {
+	if pin.Accel == vm.AccelKVM {
 		where = "under kvm on this CPU"
 	}
 	for _, v := range host.Vulnerabilities {
@@ -210,7 +210,7 @@ func predicted(base *sysinfo.Snapshot, a advise.Advice) proven.Sets {
 // asBooted is the note that the answer is the booted kernel's and CPU's
 // rather than this machine's, "" when they are the same under KVM.
 func asBooted(what, not string, host *sysinfo.Snapshot, pin proven.Input) string {
-	if host.Kernel.Release == pin.Release && pin.Accel == lab.AccelKVM {
+	if host.Kernel.Release == pin.Release && pin.Accel == vm.AccelKVM {
 		return ""
 	}
 	return fmt.Sprintf("%s kernel %s on the %s CPU as booted, %s this machine's running kernel %s on %s",

@@ -55,7 +55,7 @@ func (k Key) name() string {
 // Entry is one stored boot: its key, the image's release, the time it
 // took to /init, and the guest's snapshot reduced to the files a proof
 // reads (vulnerabilities, /proc/cmdline, SMT, the CPU's identity), as
-// JSON checked again on load by lab.CheckObserved.
+// JSON checked again on load by vm.CheckObserved.
 type Entry struct {
 	Schema   string          `json:"schema"`
 	Key      Key             `json:"key"`

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 func numCPU() int { return runtime.NumCPU() }
@@ -14,7 +14,7 @@ func numCPU() int { return runtime.NumCPU() }
 // NearestCPU is the QEMU x86 model nearest cpu among models (those the
 // installed QEMU offers; nil: any): by vendor, family and model, the
 // newest model QEMU has of the same generation or the one before it.
-// lab.TCGCPU when nothing fits.
+// vm.TCGCPU when nothing fits.
 func NearestCPU(cpu sysinfo.CPU, models []string) string {
 	fam, _ := strconv.Atoi(cpu.Family)
 	mod, _ := strconv.Atoi(cpu.Model)
@@ -37,7 +37,7 @@ func NearestCPU(cpu sysinfo.CPU, models []string) string {
 	case "GenuineIntel":
 		switch {
 		case fam != 6:
-			prefs = []string{lab.TCGCPU}
+			prefs = []string{vm.TCGCPU}
 		case mod == 0x8f || mod == 0xcf:
 			prefs = []string{"SapphireRapids", "Icelake-Server"}
 		case mod == 0x6a || mod == 0x6c:
@@ -69,5 +69,5 @@ func NearestCPU(cpu sysinfo.CPU, models []string) string {
 			return p
 		}
 	}
-	return lab.TCGCPU
+	return vm.TCGCPU
 }

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // TestNearestCPU: the QEMU model nearest a CPU, among the models the
 // installed QEMU has; the lab's model when nothing fits.
 func TestNearestCPU(t *testing.T) {
-	qemu72 := []string{"EPYC", "EPYC-Rome", "EPYC-Milan", "Cascadelake-Server", "Cooperlake", "Skylake-Server", "Skylake-Client", "Icelake-Server", "Haswell", "Broadwell", "Dhyana", lab.TCGCPU}
+	qemu72 := []string{"EPYC", "EPYC-Rome", "EPYC-Milan", "Cascadelake-Server", "Cooperlake", "Skylake-Server", "Skylake-Client", "Icelake-Server", "Haswell", "Broadwell", "Dhyana", vm.TCGCPU}
 	for _, tc := range []struct {
 		vendor, family, model, stepping string
 		want                            string
@@ -25,8 +25,8 @@ func TestNearestCPU(t *testing.T) {
 		{"GenuineIntel", "6", "207", "2", "Icelake-Server"}, // Emerald Rapids: no SapphireRapids in this list
 		{"GenuineIntel", "6", "60", "3", "Haswell"},
 		{"HygonGenuine", "24", "0", "1", "Dhyana"},
-		{"GenuineIntel", "6", "1", "1", lab.TCGCPU},
-		{"ARM", "8", "1", "1", lab.TCGCPU},
+		{"GenuineIntel", "6", "1", "1", vm.TCGCPU},
+		{"ARM", "8", "1", "1", vm.TCGCPU},
 	} {
 		cpu := sysinfo.CPU{Vendor: tc.vendor, Family: tc.family, Model: tc.model, Stepping: tc.stepping}
 		if got := NearestCPU(cpu, qemu72); got != tc.want {

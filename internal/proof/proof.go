@@ -1,6 +1,6 @@
 // Package proof is `--prove`: the kernel a prediction is about, booted
 // under QEMU once per candidate command line with no workload (the lab's
-// boot-only run, lab.Observe), each boot's files kept in a private
+// boot-only run, vm.Observe), each boot's files kept in a private
 // per-user cache keyed by the image's bytes, the CPU, the accelerator and
 // the line, so that the next question is answered without booting.
 package proof
@@ -17,15 +17,15 @@ import (
 	"encoding/json"
 
 	"github.com/sectax/sectax/internal/child"
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // Request is what --prove is asked: its flags and the machine.
 type Request struct {
-	// Root and Release find the running kernel's image (lab.DefaultImages)
+	// Root and Release find the running kernel's image (vm.DefaultImages)
 	// when Kernel (--kernel) is empty.
 	Root, Release, Kernel string
 	// Accel (kvm, tcg, auto), CPU (--cpu; "": host under kvm, the QEMU
@@ -57,7 +57,7 @@ type Session struct {
 	req Request
 	// img is the private copy booted (its Path the copy's), imgPath the
 	// image the user named; remove removes the copy.
-	img     lab.KernelImage
+	img     vm.KernelImage
 	imgPath string
 	remove  func()
 	// auto: --accel auto resolved to kvm, which may still fall back.
@@ -87,10 +87,10 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 		req.Say = func(string, ...any) {}
 	}
 	s := &Session{req: req, obs: map[string]*sysinfo.Snapshot{}, stored: map[string]bool{}}
-	if err := lab.CheckVMBounds(req.Handshake, req.Timeout); err != nil {
+	if err := vm.CheckBounds(req.Handshake, req.Timeout); err != nil {
 		return nil, err
 	}
-	if err := lab.CheckCPUModel(req.CPU); err != nil {
+	if err := vm.CheckCPUModel(req.CPU); err != nil {
 		return nil, err
 	}
 	s.threads, s.bare = Topology(req.Host)
@@ -98,10 +98,10 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 		s.req.SMP = s.threads
 	}
 	var err error
-	if s.accel, err = lab.ResolveAccel(orAuto(req.Accel), req.Say); err != nil {
+	if s.accel, err = vm.ResolveAccel(orAuto(req.Accel), req.Say); err != nil {
 		return nil, err
 	}
-	s.auto = orAuto(req.Accel) == lab.AccelAuto && s.accel == lab.AccelKVM
+	s.auto = orAuto(req.Accel) == vm.AccelAuto && s.accel == vm.AccelKVM
 	if s.qemu, err = qemuBinary(req.QEMU); err != nil {
 		return nil, err
 	}
@@ -136,18 +136,18 @@ func (s *Session) start(ctx context.Context) error {
 	if req.Kernel != "" {
 		paths = []string{req.Kernel}
 	}
-	ks, err := lab.Kernels(ctx, paths, "", req.Root, req.Release)
+	ks, err := vm.Kernels(ctx, paths, "", req.Root, req.Release)
 	if err != nil {
 		return err
 	}
 	s.imgPath = ks[0].Image.Path
-	if s.img, s.remove, err = lab.PrivateKernel(ctx, s.imgPath); err != nil {
+	if s.img, s.remove, err = vm.PrivateKernel(ctx, s.imgPath); err != nil {
 		return err
 	}
 	switch {
 	case req.CPU != "":
 		s.cpu, s.cpuWhy = req.CPU, "--cpu"
-	case s.accel == lab.AccelKVM:
+	case s.accel == vm.AccelKVM:
 		s.cpu, s.cpuWhy = "host", "-cpu host: this machine's CPU, as KVM passes it through"
 	default:
 		s.cpu, s.cpuWhy = s.nearestCPU(ctx)
@@ -181,7 +181,7 @@ func qemuBinary(name string) (string, error) {
 
 func orAuto(a string) string {
 	if a == "" {
-		return lab.AccelAuto
+		return vm.AccelAuto
 	}
 	return a
 }
@@ -196,7 +196,7 @@ func (s *Session) Close() {
 
 // Image is the kernel image the proof boots, named by the path the user
 // gave (the bytes booted are a private copy of it).
-func (s *Session) Image() lab.KernelImage {
+func (s *Session) Image() vm.KernelImage {
 	k := s.img
 	k.Path = s.imgPath
 	return k
@@ -281,7 +281,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		case err != nil:
 			return err
 		}
-		snap, err := lab.CheckObserved(e.Snapshot, lab.ObserveCmdline(s.bootLine(l)), s.img.Release)
+		snap, err := vm.CheckObserved(e.Snapshot, vm.ObserveCmdline(s.bootLine(l)), s.img.Release)
 		if err != nil {
 			return fmt.Errorf("stored proof of %s: %v: refused; remove %s", label(l), err, s.cache.Dir)
 		}
@@ -293,9 +293,9 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 	s.req.Say("proof: booting %s (%s) %d time(s) under %s, CPU %s, %s, no workload, %d at a time", s.imgPath, s.img.Release, len(boot), s.accel, s.cpu, s.View(), min(len(boot), parallel(s.req.Parallel)))
 	accel, tcgCPU := s.accel, func() string { return "" }
 	if s.auto {
-		// kvm may still fail to run the guest: lab.Observe falls back to
+		// kvm may still fail to run the guest: vm.Observe falls back to
 		// tcg, with the reason, and -cpu host to the nearest model.
-		accel = lab.AccelAuto
+		accel = vm.AccelAuto
 		tcgCPU = func() string { c, _ := s.nearestCPU(ctx); return c }
 	}
 	user := map[string]string{}
@@ -308,7 +308,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 	if total >= 0 && total < s.booted+len(boot) {
 		total = s.booted + len(boot)
 	}
-	got, err := lab.Observe(ctx, lab.ObserveRequest{Kernel: s.img, Cmdlines: booting, Accel: accel, CPU: s.cpu, TCGCPU: tcgCPU, QEMU: s.qemu,
+	got, err := vm.Observe(ctx, vm.ObserveRequest{Kernel: s.img, Cmdlines: booting, Accel: accel, CPU: s.cpu, TCGCPU: tcgCPU, QEMU: s.qemu,
 		SMP: s.req.SMP, Threads: s.threads, Handshake: s.req.Handshake, Timeout: s.req.Timeout, Exe: s.req.Exe, Say: s.req.Say,
 		Label: func(b string) string { return label(user[b]) }, Parallel: s.req.Parallel, First: s.booted, Total: total})
 	if err != nil {
@@ -419,7 +419,7 @@ func Stored(ctx context.Context, cacheDir, image, line string, host *sysinfo.Sna
 	if err != nil {
 		return nil, []string{fmt.Sprintf("the stored proofs are not used: %v", err)}
 	}
-	img, err := lab.ReadKernelContext(ctx, image)
+	img, err := vm.ReadKernelContext(ctx, image)
 	if err != nil {
 		return nil, nil
 	}
@@ -440,7 +440,7 @@ func Stored(ctx context.Context, cacheDir, image, line string, host *sysinfo.Sna
 		if k.Threads != th {
 			return false
 		}
-		if k.Accel == lab.AccelKVM {
+		if k.Accel == vm.AccelKVM {
 			return k.CPU == "host:"+host.CPU.ModelName+"/"+host.CPU.Microcode
 		}
 		near := NearestCPU(host.CPU, nil)
@@ -456,8 +456,8 @@ func Stored(ctx context.Context, cacheDir, image, line string, host *sysinfo.Sna
 				b.Key.QEMU != qemuID || l.Key.QEMU != qemuID || b.Key.Init != initID || l.Key.Init != initID {
 				continue
 			}
-			bs, err1 := lab.CheckObserved(b.Snapshot, lab.ObserveCmdline(baseLine), img.Release)
-			ls, err2 := lab.CheckObserved(l.Snapshot, lab.ObserveCmdline(lineLine), img.Release)
+			bs, err1 := vm.CheckObserved(b.Snapshot, vm.ObserveCmdline(baseLine), img.Release)
+			ls, err2 := vm.CheckObserved(l.Snapshot, vm.ObserveCmdline(lineLine), img.Release)
 			if err1 != nil || err2 != nil {
 				notes = append(notes, fmt.Sprintf("a stored proof of %s does not check: %v", img.Path, errors.Join(err1, err2)))
 				continue

@@ -152,7 +152,7 @@ func Vuln(s *sysinfo.Snapshot, name string) (mitigation.Vulnerability, bool) {
 
 // Input is what the boots gave: the guest's snapshot per command line
 // ("" the kernel's default), already checked against what the host
-// passed (lab.CheckObserved), and how they were booted.
+// passed (vm.CheckObserved), and how they were booted.
 type Input struct {
 	Image, SHA256, Release, Accel, CPU, CPUWhy string
 	// HostCPU is this machine's CPU model name.

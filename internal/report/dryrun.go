@@ -10,6 +10,7 @@ import (
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/plan"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // DryRunLine opens the output of every --dry-run (campaign start, lab,
@@ -109,7 +110,7 @@ func labPreview(w io.Writer, p *lab.Preview) error {
 	if p.AccelNote != "" {
 		fmt.Fprintf(ew, "  %s\n", termSafe(p.AccelNote))
 	}
-	if p.Accel == lab.AccelTCG {
+	if p.Accel == vm.AccelTCG {
 		fmt.Fprintln(ew, "  emulated (TCG): timings are not hardware costs")
 	}
 	seedLine(ew, "plan seed", "the lab", "--plan-seed", p.Seed, p.SeedDrawn)

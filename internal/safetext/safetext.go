@@ -4,7 +4,7 @@
 // never gets a raw control character from it: no escape sequence (an OSC
 // title, a cursor move, a line rewrite), no carriage return, no
 // bidirectional control, no line or paragraph separator. It is the one sanitiser; internal/report's
-// formats and internal/lab both use it.
+// formats and internal/vm both use it.
 package safetext
 
 import (

@@ -78,21 +78,28 @@ func OpenRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
-// CheckFile accepts path for a file sectax reads and then replaces (the
-// corpus of corpus boot --out): absent, or a regular file after links. A
-// FIFO, a socket, a device or a folder is refused in one line, without
-// opening it (an open of a FIFO would block).
-func CheckFile(path string) error {
-	fi, err := os.Stat(path)
+// OpenPrevious opens path, a file sectax reads and then replaces (the
+// corpus of corpus boot --out), once for its old content: nil and no error
+// when it is absent. A FIFO, a socket, a device or a folder (after links)
+// is refused in one line, and the open never blocks (OpenRegular), so a
+// FIFO swapped in after a check cannot hang the reader: the caller reads
+// the file it opened, not the name again.
+func OpenPrevious(path string) (*os.File, error) {
+	f, err := OpenRegular(path)
+	var nr *NotRegularError
 	switch {
+	case err == nil:
+		return f, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("cannot use %s: %v", path, Cause(err))
-	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s: name a regular file", (&NotRegularError{Path: path, Mode: fi.Mode()}).Error())
+		return nil, nil
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("%s: name a regular file", nr.Error())
 	}
-	return nil
+	// A socket cannot be opened at all (ENXIO): say what it is.
+	if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: name a regular file", (&NotRegularError{Path: path, Mode: fi.Mode()}).Error())
+	}
+	return nil, fmt.Errorf("cannot use %s: %v", path, Cause(err))
 }
 
 // Cause drops the operation and path of a *fs.PathError, *os.LinkError or

@@ -59,10 +59,10 @@ func TestOpenRegular(t *testing.T) {
 	}
 }
 
-// TestCheckFile: a file read then replaced may be absent or regular (also
-// through a link); a FIFO, a socket, a device, a folder and a link to one
-// are refused without being opened.
-func TestCheckFile(t *testing.T) {
+// TestOpenPrevious: a file read then replaced may be absent (no file) or
+// regular (also through a link, opened); a FIFO, a socket, a device, a
+// folder and a link to one are refused in one line, without blocking.
+func TestOpenPrevious(t *testing.T) {
 	dir := t.TempDir()
 	reg := filepath.Join(dir, "reg")
 	os.WriteFile(reg, nil, 0o644)
@@ -76,14 +76,18 @@ func TestCheckFile(t *testing.T) {
 	}
 	defer l.Close()
 	for _, ok := range []string{reg, filepath.Join(dir, "toreg"), filepath.Join(dir, "absent")} {
-		if err := CheckFile(ok); err != nil {
-			t.Errorf("CheckFile(%s): %v", ok, err)
+		f, err := OpenPrevious(ok)
+		if err != nil || (f == nil) != strings.HasSuffix(ok, "absent") {
+			t.Errorf("OpenPrevious(%s): %v, %v", ok, f, err)
+		}
+		if f != nil {
+			f.Close()
 		}
 	}
 	for _, bad := range []string{fifo, filepath.Join(dir, "tofifo"), filepath.Join(dir, "sock"), "/dev/null", dir} {
-		err := CheckFile(bad)
-		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "name a regular file") {
-			t.Errorf("CheckFile(%s) = %v", bad, err)
+		f, err := OpenPrevious(bad)
+		if f != nil || err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "name a regular file") {
+			t.Errorf("OpenPrevious(%s) = %v, %v", bad, f, err)
 		}
 	}
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/e2e"
-	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // TestCampaignKexecInGuest runs a real campaign inside a QEMU guest (TCG):
@@ -49,12 +49,12 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	var timeline []string
-	res, err := lab.Boot(ctx, lab.BootOptions{
-		QEMU: lab.QEMU{Accel: lab.AccelTCG, CPU: lab.TCGCPU, MemoryMiB: 1024, SMP: 1, Kernel: k.Path, Append: lab.LabParams},
-		Initramfs: &lab.InitramfsOptions{Init: e2e.Self(t), Task: lab.Task{Name: "campaign", Input: input},
-			Files: []lab.File{{Name: "lab/vmlinuz", Mode: 0o644, Data: kdata}}},
+	res, err := vm.Boot(ctx, vm.BootOptions{
+		QEMU: vm.QEMU{Accel: vm.AccelTCG, CPU: vm.TCGCPU, MemoryMiB: 1024, SMP: 1, Kernel: k.Path, Append: vm.LabParams},
+		Initramfs: &vm.InitramfsOptions{Init: e2e.Self(t), Task: vm.Task{Name: "campaign", Input: input},
+			Files: []vm.File{{Name: "lab/vmlinuz", Mode: 0o644, Data: kdata}}},
 		Handshake: 3 * time.Minute, Timeout: 14 * time.Minute,
-		OnFrame: func(f lab.Frame) {
+		OnFrame: func(f vm.Frame) {
 			what := string(f.Kind)
 			if f.Kind == 'L' {
 				what += " " + string(f.Payload)

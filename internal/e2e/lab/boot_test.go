@@ -14,6 +14,7 @@ import (
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/plan"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // TestBootEcho: one real boot to /init and back: the guest loads the
@@ -22,18 +23,18 @@ import (
 // (hello, log, result, done).
 func TestBootEcho(t *testing.T) {
 	k, modDir := e2e.Kernel(t)
-	mods, err := lab.ResolveModules(modDir, []string{"8250"})
+	mods, err := vm.ResolveModules(modDir, []string{"8250"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var frames []byte
-	res, err := lab.Boot(ctx, lab.BootOptions{
-		QEMU: e2e.TCG(k, 512, lab.LabParams+" quiet"),
-		Initramfs: &lab.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Modules: mods,
-			Task: lab.Task{Name: "echo", Input: json.RawMessage(`{"x":1}`)}},
-		OnFrame: func(f lab.Frame) { frames = append(frames, f.Kind) },
+	res, err := vm.Boot(ctx, vm.BootOptions{
+		QEMU: e2e.TCG(k, 512, vm.LabParams+" quiet"),
+		Initramfs: &vm.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Modules: mods,
+			Task: vm.Task{Name: "echo", Input: json.RawMessage(`{"x":1}`)}},
+		OnFrame: func(f vm.Frame) { frames = append(frames, f.Kind) },
 	})
 	if err != nil {
 		t.Fatalf("boot: %v\nconsole:\n%s", err, res.Console)
@@ -46,7 +47,7 @@ func TestBootEcho(t *testing.T) {
 	if err := json.Unmarshal(res.Result, &out); err != nil {
 		t.Fatalf("result %q: %v", res.Result, err)
 	}
-	if string(out.Input) != `{"x":1}` || out.Cmdline != lab.LabParams+" quiet" {
+	if string(out.Input) != `{"x":1}` || out.Cmdline != vm.LabParams+" quiet" {
 		t.Errorf("guest saw input %s cmdline %q", out.Input, out.Cmdline)
 	}
 	if string(frames) != "HLRD" {
@@ -69,11 +70,11 @@ func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
 		Plan: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Request: plan.Request{Suite: "quick", Only: []string{"syscall-basic"}, Repetitions: 2}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	res, err := lab.Boot(ctx, lab.BootOptions{
-		QEMU:      e2e.TCG(k, 512, bootconfig.On.Cmdline(lab.LabParams, []bootconfig.Config{bootconfig.On, bootconfig.Off})),
-		Initramfs: &lab.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Task: lab.Task{Name: lab.MeasureTask, Input: input}},
+	res, err := vm.Boot(ctx, vm.BootOptions{
+		QEMU:      e2e.TCG(k, 512, bootconfig.On.Cmdline(vm.LabParams, []bootconfig.Config{bootconfig.On, bootconfig.Off})),
+		Initramfs: &vm.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Task: vm.Task{Name: lab.MeasureTask, Input: input}},
 	})
-	if !errors.Is(err, lab.ErrGuest) || !errors.Is(err, lab.ErrNotVerified) || !strings.Contains(err.Error(), "does not verify as configuration off") ||
+	if !errors.Is(err, vm.ErrGuest) || !errors.Is(err, vm.ErrNotVerified) || !strings.Contains(err.Error(), "does not verify as configuration off") ||
 		!strings.Contains(err.Error(), "mitigations=off is not on the command line") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // labRun is the one real lab of this package, shared by TestLab and
@@ -30,7 +31,7 @@ import (
 // probe twice; they now check one.)
 type labRun struct {
 	db             string
-	k              lab.KernelImage
+	k              vm.KernelImage
 	code           int
 	stdout, stderr string
 }
@@ -121,7 +122,7 @@ func TestLab(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Lab == nil || r.Lab.Accel != lab.AccelTCG || r.Lab.CPUModel != lab.TCGCPU || r.Lab.KernelSHA256 != k.SHA256 || r.Lab.LabParams != lab.LabParams {
+		if r.Lab == nil || r.Lab.Accel != vm.AccelTCG || r.Lab.CPUModel != vm.TCGCPU || r.Lab.KernelSHA256 != k.SHA256 || r.Lab.LabParams != vm.LabParams {
 			t.Errorf("%s: lab block %+v", label, r.Lab)
 		}
 		if r.Config == nil || r.Config.Name != cfg || r.Config.Verification == nil || !r.Config.Verification.OK {

@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/testutil"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // TestVectors is issue 28 end to end, real: `sectax lab --plan vectors` on
@@ -69,7 +70,7 @@ func TestVectors(t *testing.T) {
 				t.Errorf("%s: run %s not stored with a verified boot of its configuration: %+v", a.Name, r.ID, r.Config)
 				continue
 			}
-			if r.Lab == nil || r.Lab.Accel != lab.AccelTCG || r.Label != lab.Label("e2e", k.Release, a.Name) {
+			if r.Lab == nil || r.Lab.Accel != vm.AccelTCG || r.Label != lab.Label("e2e", k.Release, a.Name) {
 				t.Errorf("%s: run %s label %q lab %+v", a.Name, r.ID, r.Label, r.Lab)
 			}
 			// A per-bug spelling on a kernel before 6.17: never the

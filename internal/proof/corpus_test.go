@@ -1,11 +1,17 @@
-package lab
+package proof
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // The corpus's command lines cover what the brief of issue 37 names: every
@@ -65,5 +71,57 @@ func TestCorpusLines(t *testing.T) {
 		if strings.Contains(l, "no_guest") {
 			t.Errorf("6.1: %q in the vector syntax, which 6.1 does not parse", l)
 		}
+	}
+}
+
+// TestFetchCorpusSourcesListNoFollow: corpus fetch DIR writes
+// DIR/sources.list as a new file renamed into place: a link planted at
+// that name is replaced, and the file it points to is left as it was.
+func TestFetchCorpusSourcesListNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := filepath.Join(dir, "sources.list")
+	if err := os.Symlink(victim, list); err != nil {
+		t.Fatal(err)
+	}
+	// A cancelled context: the list is written, apt is never run.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := FetchCorpusKernels(ctx, dir, "http://deb.debian.org/debian", func(string, ...any) {}); err == nil {
+		t.Fatal("a cancelled fetch succeeded")
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "mine\n" {
+		t.Errorf("the link's target was written: %q", data)
+	}
+	fi, err := os.Lstat(list)
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("sources.list: %v, %v, want a regular file", fi, err)
+	}
+	if data, _ := os.ReadFile(list); !strings.Contains(string(data), "deb [signed-by=") {
+		t.Errorf("sources.list: %q", data)
+	}
+}
+
+// TestBootCorpusReadsPrevious: the corpus as it was is read from the file
+// the caller opened (Previous), not by its name again: a name that is now
+// a FIFO is never opened.
+func TestBootCorpusReadsPrevious(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vm.CheckStatic(exe) != nil {
+		t.Skip("the test binary is not static (CGO_ENABLED=0)")
+	}
+	out := filepath.Join(t.TempDir(), "boots.jsonl.gz")
+	if err := unix.Mkfifo(out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = BootCorpus(context.Background(), CorpusRequest{Out: out, Previous: strings.NewReader("not gzip"), Exe: exe, Say: func(string, ...any) {}})
+	if err == nil || !strings.Contains(err.Error(), out) {
+		t.Errorf("BootCorpus: %v, want the previous corpus refused", err)
 	}
 }

@@ -1,4 +1,4 @@
-package lab
+package vm
 
 import (
 	"cmp"
@@ -74,8 +74,9 @@ const (
 
 var vulnName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
-// observeLimits: a snapshot is a few KiB.
-var observeLimits = Limits{Channel: 8 << 20, Console: 16 << 20, Frames: 1000, LogBytes: 64 << 10}
+// ObserveLimits bound a boot whose result is a snapshot (a proof's, the lab's
+// probe boot): a snapshot is a few KiB.
+var ObserveLimits = Limits{Channel: 8 << 20, Console: 16 << 20, Frames: 1000, LogBytes: 64 << 10}
 
 // ResolveAccel is the accelerator of --accel: auto is kvm when /dev/kvm
 // can be opened, else tcg (warn says why).
@@ -272,7 +273,7 @@ func observeOne(ctx context.Context, req ObserveRequest, accel, cpu, cmdline str
 	res, err := Boot(ctx, BootOptions{
 		QEMU:      QEMU{Binary: req.QEMU, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: smp, Threads: req.Threads, Kernel: req.Kernel.Path, Append: full},
 		Initramfs: &InitramfsOptions{Init: req.Exe, Task: Task{Name: SnapshotTask}},
-		Handshake: hs, Timeout: to, Limits: observeLimits,
+		Handshake: hs, Timeout: to, Limits: ObserveLimits,
 	})
 	if errors.Is(err, ErrNoHandshake) || errors.Is(err, ErrTimeout) {
 		err = fmt.Errorf("%w (the bounds of --handshake %s and --vm-timeout %s)", err, hs, to)
@@ -302,7 +303,7 @@ func CheckObserved(payload []byte, cmdline, release string) (*sysinfo.Snapshot, 
 	if err := json.Unmarshal(payload, &s); err != nil {
 		return nil, fmt.Errorf("the guest's snapshot: %w", err)
 	}
-	if !bootedWith(s.Cmdline.Raw, cmdline) {
+	if !BootedWith(s.Cmdline.Raw, cmdline) {
 		return nil, fmt.Errorf("the guest reports the command line %q, but the host booted it with %q: refused (the guest's /init is not the one sectax built, or the kernel rewrote its command line)", safetext.Clip(s.Cmdline.Raw, 300), cmdline)
 	}
 	for _, p := range mitigation.ParseCmdline(builtinPrefix(s.Cmdline.Raw, cmdline)).Params {
@@ -327,4 +328,29 @@ func CheckObserved(payload []byte, cmdline, release string) (*sysinfo.Snapshot, 
 		*v = mitigation.ParseVulnerability(v.Name, safetext.Clip(v.Raw, maxObservedText))
 	}
 	return &s, nil
+}
+
+// BootedWith says whether a guest's /proc/cmdline is the command line the
+// host passed: the same, or that line after a kernel's built-in one (x86
+// puts CONFIG_CMDLINE first). Verification then judges the whole line.
+func BootedWith(guest, host string) bool {
+	guest = strings.TrimSpace(guest)
+	return guest == host || strings.HasSuffix(guest, " "+host)
+}
+
+// builtinPrefix is what a guest's /proc/cmdline that BootedWith host
+// carries before it ("" when none): a line built into the kernel.
+func builtinPrefix(guest, host string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(guest), host))
+}
+
+// BootCount names boot i (from 0) of total: "boot 3 of 4"; under
+// adaptive repetition the total is open, "boot 5 of 6 so far (adaptive:
+// more while the target is not met)", since rounds are added after the
+// planned boots until the target or the budget stops them.
+func BootCount(i, total int, adaptive bool) string {
+	if adaptive {
+		return fmt.Sprintf("boot %d of %d so far (adaptive: more while the target is not met)", i+1, total)
+	}
+	return fmt.Sprintf("boot %d of %d", i+1, total)
 }

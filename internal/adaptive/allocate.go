@@ -1,4 +1,4 @@
-package lab
+package adaptive
 
 import (
 	"fmt"
@@ -149,7 +149,7 @@ const MaxRoundBoots = 3
 // RoundBoots is how many boots of each of configs configurations the next
 // round gets: the boots a side the allocation still misses, at most
 // MaxRoundBoots and no more than fit in the time left at perBoot a boot;
-// at least 1 (whether one fits is Adaptive.Round's to say).
+// at least 1 (whether one fits is Policy.Round's to say).
 func (a Allocation) RoundBoots(configs int, left, perBoot time.Duration) int {
 	k := min(max(a.Boots-a.Have, 1), MaxRoundBoots)
 	for k > 1 && time.Duration(k*configs)*perBoot > left {

@@ -1,4 +1,4 @@
-package lab
+package adaptive
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/compare"
-	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
@@ -107,49 +106,6 @@ func TestLevelCosts(t *testing.T) {
 	}
 	if c := LevelCosts(time.Minute, nil); c != (Costs{}) {
 		t.Errorf("no runs: %+v", c)
-	}
-}
-
-// TestProgressCounts: the guest's count of repetitions on a scripted
-// sequence of the runner's events never says more done than the total,
-// and says the total is open when there is none; the lab's boot count
-// says so under adaptive repetition.
-func TestProgressCounts(t *testing.T) {
-	// A run of 14 repetitions: the runner emits, for step k, a start
-	// (Done k) and a finish (Done k+1).
-	var last string
-	for k := 0; k < 14; k++ {
-		for _, fin := range []bool{false, true} {
-			e := measure.Event{Done: k, Total: 14, Finished: fin}
-			if fin {
-				e.Done = k + 1
-				last = e.Progress() + " repetitions"
-				var done, total int
-				if _, err := fmt.Sscanf(last, "%d/%d repetitions", &done, &total); err != nil || done > total || done != k+1 {
-					t.Fatalf("after repetition %d: %q", k+1, last)
-				}
-			}
-		}
-	}
-	if last != "14/14 repetitions" {
-		t.Errorf("last line %q, want 14/14 repetitions", last)
-	}
-	if got := BootCount(4, 6, false); got != "boot 5 of 6" {
-		t.Errorf("fixed: %q", got)
-	}
-	if got := BootCount(4, 6, true); got != "boot 5 of 6 so far (adaptive: more while the target is not met)" {
-		t.Errorf("adaptive: %q", got)
-	}
-}
-
-// TestRemaining: the estimate said after the first boot is from what it
-// took.
-func TestRemaining(t *testing.T) {
-	if got := Remaining(88*time.Second, 2, false); got != "a boot takes 1:28 here: about 2:56 for the 2 boots left" {
-		t.Errorf("%q", got)
-	}
-	if got := Remaining(time.Minute, 3, true); got != "a boot takes 1:00 here: about 3:00 for the 3 planned boots left (adaptive rounds may add more)" {
-		t.Errorf("%q", got)
 	}
 }
 

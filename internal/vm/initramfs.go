@@ -1,4 +1,4 @@
-package lab
+package vm
 
 import (
 	"bytes"

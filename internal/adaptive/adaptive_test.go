@@ -1,15 +1,16 @@
-package lab
+package adaptive
 
 import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestAdaptiveRound(t *testing.T) {
-	a := Adaptive{TargetPct: 2, Budget: 10 * time.Minute}
+	a := Policy{TargetPct: 2, Budget: 10 * time.Minute}
 	inf := math.Inf(1)
 	for _, tc := range []struct {
 		name    string
@@ -32,12 +33,22 @@ func TestAdaptiveRound(t *testing.T) {
 			t.Errorf("%s: more %v stopped %v, want %v %v", tc.name, more, stopped, tc.more, tc.stopped)
 		}
 	}
-	for _, bad := range []Adaptive{{TargetPct: 0, Budget: time.Hour}, {TargetPct: math.NaN(), Budget: time.Hour}, {TargetPct: 2}} {
+	for _, bad := range []Policy{{TargetPct: 0, Budget: time.Hour}, {TargetPct: math.NaN(), Budget: time.Hour}, {TargetPct: 2}} {
 		if bad.Check() == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
 	if a.Check() != nil {
 		t.Errorf("%+v refused", a)
+	}
+}
+
+// TestBudgetBound: --budget has a maximum, named when exceeded.
+func TestBudgetBound(t *testing.T) {
+	if err := (Policy{TargetPct: 2, Budget: 1 << 62}).Check(); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("huge budget: %v", err)
+	}
+	if err := (Policy{TargetPct: 2, Budget: 2 * time.Hour}).Check(); err != nil {
+		t.Error(err)
 	}
 }

@@ -1,10 +1,11 @@
-package lab
+package vm_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	. "github.com/sectax/sectax/internal/vm"
+	"github.com/sectax/sectax/internal/vm/vmtest"
 	"os"
 	"strings"
 	"testing"
@@ -13,22 +14,13 @@ import (
 	"github.com/sectax/sectax/internal/mitigation"
 )
 
-func observedPayload(cmdline, release string, files map[string]string) []byte {
-	var vs []map[string]string
-	for n, raw := range files {
-		vs = append(vs, map[string]string{"name": n, "raw": raw, "state": "mitigated"})
-	}
-	b, _ := json.Marshal(map[string]any{"kernel": map[string]string{"release": release}, "cmdline": map[string]string{"raw": cmdline}, "vulnerabilities": vs})
-	return b
-}
-
 // TestCheckObserved: a boot-only guest's snapshot is held to the line the
 // host passed and the image's release; its files are bounded, plainly
 // named, one printable line each, and their state is the host's reading
 // of the text, not the guest's claim.
 func TestCheckObserved(t *testing.T) {
 	line := ObserveCmdline("mitigations=off")
-	ok := observedPayload(line, "6.1.0-57-amd64", map[string]string{"meltdown": "Vulnerable", "spectre_v2": "Vulnerable\x1b]0;x\x07"})
+	ok := vmtest.ObservedPayload(line, "6.1.0-57-amd64", map[string]string{"meltdown": "Vulnerable", "spectre_v2": "Vulnerable\x1b]0;x\x07"})
 	s, err := CheckObserved(ok, line, "6.1.0-57-amd64")
 	if err != nil {
 		t.Fatal(err)
@@ -38,26 +30,26 @@ func TestCheckObserved(t *testing.T) {
 			t.Errorf("%s: state %s (the guest claimed mitigated), raw %q", v.Name, v.State, v.Raw)
 		}
 	}
-	if _, err := CheckObserved(observedPayload("BOOT_IMAGE=x "+line, "6.1.0-57-amd64", nil), line, "6.1.0-57-amd64"); err != nil {
+	if _, err := CheckObserved(vmtest.ObservedPayload("BOOT_IMAGE=x "+line, "6.1.0-57-amd64", nil), line, "6.1.0-57-amd64"); err != nil {
 		t.Errorf("a built-in line before the host's: %v", err)
 	}
 	many := map[string]string{}
-	for i := 0; i <= maxObservedFiles; i++ {
+	for i := 0; i <= MaxObservedFiles; i++ {
 		many[fmt.Sprintf("f%d", i)] = "Not affected"
 	}
 	for name, tc := range map[string]struct {
 		payload []byte
 		want    string
 	}{
-		"cmdline": {observedPayload(ObserveCmdline(""), "6.1.0-57-amd64", nil), "refused"},
-		"release": {observedPayload(line, "6.12.0", nil), "reports kernel"},
-		"many":    {observedPayload(line, "6.1.0-57-amd64", many), "more than any kernel has"},
-		"name":    {observedPayload(line, "6.1.0-57-amd64", map[string]string{"../../etc": "x"}), "named"},
+		"cmdline": {vmtest.ObservedPayload(ObserveCmdline(""), "6.1.0-57-amd64", nil), "refused"},
+		"release": {vmtest.ObservedPayload(line, "6.12.0", nil), "reports kernel"},
+		"many":    {vmtest.ObservedPayload(line, "6.1.0-57-amd64", many), "more than any kernel has"},
+		"name":    {vmtest.ObservedPayload(line, "6.1.0-57-amd64", map[string]string{"../../etc": "x"}), "named"},
 		"json":    {[]byte("{"), "snapshot"},
 		// A line built into the kernel that sets what the proof asks about.
-		"prefix":         {observedPayload("mitigations=off "+line, "6.1.0-57-amd64", nil), "built into the kernel"},
-		"prefix-per-bug": {observedPayload("quiet spectre_v2=off "+line, "6.1.0-57-amd64", nil), "spectre_v2=off"},
-		"huge":           {observedPayload(line, "6.1.0-57-amd64", map[string]string{"meltdown": strings.Repeat("x", 600<<10)}), "more than a snapshot holds"},
+		"prefix":         {vmtest.ObservedPayload("mitigations=off "+line, "6.1.0-57-amd64", nil), "built into the kernel"},
+		"prefix-per-bug": {vmtest.ObservedPayload("quiet spectre_v2=off "+line, "6.1.0-57-amd64", nil), "spectre_v2=off"},
+		"huge":           {vmtest.ObservedPayload(line, "6.1.0-57-amd64", map[string]string{"meltdown": strings.Repeat("x", 600<<10)}), "more than a snapshot holds"},
 	} {
 		_, err := CheckObserved(tc.payload, line, "6.1.0-57-amd64")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -70,18 +62,18 @@ func TestCheckObserved(t *testing.T) {
 // and what it accepts is bounded and single-line.
 func FuzzCheckObserved(f *testing.F) {
 	line := ObserveCmdline("")
-	f.Add(observedPayload(line, "r", map[string]string{"meltdown": "Mitigation: PTI"}))
+	f.Add(vmtest.ObservedPayload(line, "r", map[string]string{"meltdown": "Mitigation: PTI"}))
 	f.Add([]byte(`{"vulnerabilities":[{"name":"a","raw":"\n\n"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := CheckObserved(data, line, "")
 		if err != nil {
 			return
 		}
-		if len(s.Vulnerabilities) > maxObservedFiles {
+		if len(s.Vulnerabilities) > MaxObservedFiles {
 			t.Fatalf("%d files", len(s.Vulnerabilities))
 		}
 		for _, v := range s.Vulnerabilities {
-			if strings.Contains(v.Raw, "\n") || len(v.Raw) > 4*maxObservedText {
+			if strings.Contains(v.Raw, "\n") || len(v.Raw) > 4*MaxObservedText {
 				t.Fatalf("raw %q", v.Raw)
 			}
 		}
@@ -93,9 +85,9 @@ func FuzzCheckObserved(f *testing.F) {
 // and boots under tcg with the model TCGCPU gives instead of -cpu host;
 // the observation says what it ran under. --accel kvm does not fall back.
 func TestObserveFallsBackToTCG(t *testing.T) {
-	exe, k := fakeSnapshotBoot(t, "kvm-fails")
-	kvmDevice = os.DevNull
-	t.Cleanup(func() { kvmDevice = "/dev/kvm" })
+	exe, k := vmtest.SnapshotBoot(t, "kvm-fails")
+	*KVMDevice = os.DevNull
+	t.Cleanup(func() { *KVMDevice = "/dev/kvm" })
 	var said []string
 	req := ObserveRequest{Kernel: k, Cmdlines: []string{"", "mitigations=off"}, Accel: AccelAuto, CPU: "host", QEMU: exe, Exe: exe,
 		TCGCPU: func() string { return "Cascadelake-Server" }, Handshake: time.Minute, Timeout: 2 * time.Minute, Parallel: 1,

@@ -1,4 +1,4 @@
-package lab
+package vm_test
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	. "github.com/sectax/sectax/internal/vm"
+	"github.com/sectax/sectax/internal/vm/vmtest"
 	"io"
 	"os"
 	"path/filepath"
@@ -155,27 +157,17 @@ func TestBuildInitramfs(t *testing.T) {
 	}
 }
 
-// bzImage returns a fake image with a setup header and version string.
-func bzImage(version string) []byte {
-	img := make([]byte, 0x600)
-	copy(img[0x202:], "HdrS")
-	binary.LittleEndian.PutUint16(img[0x206:], 0x020f)
-	binary.LittleEndian.PutUint16(img[0x20E:], 0x400-0x200)
-	copy(img[0x400:], version+"\x00")
-	return img
-}
-
 func TestKernelVersion(t *testing.T) {
-	rel, full, err := KernelVersion(bzImage("6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1"))
+	rel, full, err := KernelVersion(vmtest.BzImage("6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1"))
 	if err != nil || rel != "6.1.0-57-amd64" || !strings.HasPrefix(full, "6.1.0-57-amd64 (debian") {
 		t.Errorf("KernelVersion = %q, %q, %v", rel, full, err)
 	}
 	for name, img := range map[string][]byte{
 		"empty":      nil,
 		"no HdrS":    make([]byte, 0x1000),
-		"old":        func() []byte { b := bzImage("x"); binary.LittleEndian.PutUint16(b[0x206:], 0x01ff); return b }(),
-		"outside":    func() []byte { b := bzImage("x"); binary.LittleEndian.PutUint16(b[0x20E:], 0xffff); return b }(),
-		"no version": bzImage(""),
+		"old":        func() []byte { b := vmtest.BzImage("x"); binary.LittleEndian.PutUint16(b[0x206:], 0x01ff); return b }(),
+		"outside":    func() []byte { b := vmtest.BzImage("x"); binary.LittleEndian.PutUint16(b[0x20E:], 0xffff); return b }(),
+		"no version": vmtest.BzImage(""),
 	} {
 		if _, _, err := KernelVersion(img); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -184,8 +176,8 @@ func TestKernelVersion(t *testing.T) {
 }
 
 func FuzzKernelVersion(f *testing.F) {
-	f.Add(bzImage("6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP"))
-	f.Add(bzImage("6.6.87.2-microsoft-standard-WSL2 (root@x) #1 SMP"))
+	f.Add(vmtest.BzImage("6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP"))
+	f.Add(vmtest.BzImage("6.6.87.2-microsoft-standard-WSL2 (root@x) #1 SMP"))
 	f.Add(make([]byte, 0x210))
 	f.Fuzz(func(t *testing.T, img []byte) {
 		rel, _, err := KernelVersion(img)
@@ -200,7 +192,7 @@ func FuzzKernelVersion(f *testing.F) {
 
 func TestReadKernel(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "vmlinuz-test")
-	os.WriteFile(p, bzImage("6.1.0-57-amd64 #1"), 0o644)
+	os.WriteFile(p, vmtest.BzImage("6.1.0-57-amd64 #1"), 0o644)
 	k, err := ReadKernel(p)
 	if err != nil || k.Release != "6.1.0-57-amd64" || len(k.SHA256) != 64 {
 		t.Errorf("ReadKernel = %+v, %v", k, err)

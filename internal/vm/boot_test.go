@@ -1,9 +1,11 @@
-package lab
+package vm_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	. "github.com/sectax/sectax/internal/vm"
+	"github.com/sectax/sectax/internal/vm/vmtest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,9 +20,7 @@ import (
 // The test binary is also the guest's /init in the boot tests: started as
 // process 1 named /init, it runs the guest side instead of the tests.
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(fakeQEMUEnv); mode != "" {
-		fakeQEMUMain(mode)
-	}
+	vmtest.Main()
 	if IsGuest() {
 		RegisterTask("echo", func(ctx context.Context, g *Guest) ([]byte, error) {
 			g.Logf("echo task running")

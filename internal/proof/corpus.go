@@ -1,9 +1,11 @@
-package lab
+package proof
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sectax/sectax/internal/vm"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -156,7 +158,7 @@ func CorpusKey(image, cpu, params string) string { return image + "\x00" + cpu +
 
 // ObservationOf is the corpus record of a boot's snapshot, checked by
 // CheckObserved.
-func ObservationOf(snap *sysinfo.Snapshot, img KernelImage, cpu, accel, params string) mitigation.Observation {
+func ObservationOf(snap *sysinfo.Snapshot, img vm.KernelImage, cpu, accel, params string) mitigation.Observation {
 	m := snap.Machine()
 	o := mitigation.Observation{
 		Release: snap.Kernel.Release, Version: strings.TrimSpace(snap.Kernel.Version), Image: img.SHA256,
@@ -177,13 +179,17 @@ func ObservationOf(snap *sysinfo.Snapshot, img KernelImage, cpu, accel, params s
 
 // CorpusRequest is one run of `sectax corpus boot`.
 type CorpusRequest struct {
-	Kernels []Kernel
+	Kernels []vm.Kernel
 	// CPUs are the QEMU CPU models (CorpusCPUs when empty).
 	CPUs []string
 	// Out is the corpus file: what it holds already is kept and not booted
 	// again (the run resumes); it is rewritten, gzipped, after every
 	// Batch boots and at the end.
 	Out string
+	// Previous is Out as it was, opened once by the caller
+	// (userfile.OpenPrevious: a regular file, never a FIFO swapped in);
+	// nil when there is none yet.
+	Previous io.Reader
 	// Parallel boots at once (2 when 0); Limit stops after this many
 	// boots started (0: none).
 	Parallel, Limit, Batch int
@@ -194,7 +200,7 @@ type CorpusRequest struct {
 }
 
 type corpusStep struct {
-	k      Kernel
+	k      vm.Kernel
 	cpu    string
 	params string
 }
@@ -209,7 +215,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := CheckStatic(req.Exe); err != nil {
+	if err := vm.CheckStatic(req.Exe); err != nil {
 		return 0, err
 	}
 	cpus := req.CPUs
@@ -223,14 +229,10 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 		req.Batch = 5
 	}
 	var have []mitigation.Observation
-	if f, err := os.Open(req.Out); err == nil {
-		have, err = mitigation.ReadObservations(f)
-		f.Close()
-		if err != nil {
+	if req.Previous != nil {
+		if have, err = mitigation.ReadObservations(req.Previous); err != nil {
 			return 0, fmt.Errorf("%s: %w", req.Out, err)
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return 0, err
 	}
 	done := map[string]bool{}
 	for _, o := range have {
@@ -383,24 +385,24 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 
 // bootOne boots one step with the snapshot task and makes its observation.
 func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.Observation, error) {
-	append := bootconfig.On.Cmdline(LabParams, nil)
+	append := bootconfig.On.Cmdline(vm.LabParams, nil)
 	if s.params != "" {
 		append += " " + s.params
 	}
-	opts := BootOptions{
-		QEMU:      QEMU{Binary: req.QEMU, Accel: AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: 2, Kernel: s.k.Image.Path, Append: append},
-		Initramfs: &InitramfsOptions{Init: req.Exe, ModulesDir: s.k.ModulesDir, Modules: s.k.Modules, Task: Task{Name: SnapshotTask}},
+	opts := vm.BootOptions{
+		QEMU:      vm.QEMU{Binary: req.QEMU, Accel: vm.AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: 2, Kernel: s.k.Image.Path, Append: append},
+		Initramfs: &vm.InitramfsOptions{Init: req.Exe, ModulesDir: s.k.ModulesDir, Modules: s.k.Modules, Task: vm.Task{Name: vm.SnapshotTask}},
 		Handshake: 90 * time.Second, Timeout: 3 * time.Minute,
 	}
-	res, err := Boot(ctx, opts)
+	res, err := vm.Boot(ctx, opts)
 	if err != nil {
 		return mitigation.Observation{}, err
 	}
-	snap, err := CheckObserved(res.Result, append, s.k.Image.Release)
+	snap, err := vm.CheckObserved(res.Result, append, s.k.Image.Release)
 	if err != nil {
 		return mitigation.Observation{}, err
 	}
-	return ObservationOf(snap, s.k.Image, s.cpu, AccelTCG, s.params), nil
+	return ObservationOf(snap, s.k.Image, s.cpu, vm.AccelTCG, s.params), nil
 }
 
 // writeCorpus writes the corpus file (mitigation.EncodeObservations),
@@ -446,8 +448,15 @@ func FetchCorpusKernels(ctx context.Context, dir, uri string, say func(string, .
 	for _, s := range CorpusSuites {
 		fmt.Fprintf(&src, "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n", uri, s)
 	}
+	// A new file renamed into place: a link planted at the name is
+	// replaced, never followed.
 	list := filepath.Join(dir, "sources.list")
-	if err := os.WriteFile(list, []byte(src.String()), 0o644); err != nil {
+	o, err := userfile.CreateIn(dir, "sources.list")
+	if err != nil {
+		return nil, err
+	}
+	_, err = o.Write([]byte(src.String()))
+	if err := o.Finish(userfile.WriteError(o, err)); err != nil {
 		return nil, err
 	}
 	aptOpts := []string{"-o", "Dir::Etc::sourcelist=" + list, "-o", "Dir::Etc::sourceparts=-",
@@ -558,14 +567,14 @@ func compareVersions(a, b string) int {
 // CorpusKernels are the images to boot, each with its modules: a
 // "modules" folder beside the image (FetchCorpusKernels'), else the
 // system's /lib/modules/RELEASE.
-func CorpusKernels(ctx context.Context, paths []string) ([]Kernel, error) {
-	var out []Kernel
+func CorpusKernels(ctx context.Context, paths []string) ([]vm.Kernel, error) {
+	var out []vm.Kernel
 	for _, p := range paths {
 		mods := filepath.Join(filepath.Dir(p), "modules")
 		if !isDir(mods) {
 			mods = ""
 		}
-		ks, err := Kernels(ctx, []string{p}, mods, "/", "")
+		ks, err := vm.Kernels(ctx, []string{p}, mods, "/", "")
 		if err != nil {
 			return nil, err
 		}

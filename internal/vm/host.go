@@ -1,4 +1,4 @@
-package lab
+package vm
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // QEMUVersion is the first line of `qemu --version` ("QEMU emulator
 // version 7.2.22 (Debian …)").
 func QEMUVersion(ctx context.Context, binary string) (string, error) {
-	binary = qemuBinary(binary)
+	binary = QEMUBinary(binary)
 	bin, err := child.LookPath(binary)
 	if err != nil {
 		return "", fmt.Errorf("%s not found: install QEMU (Debian: apt-get install qemu-system-x86)", binary)
@@ -26,8 +26,8 @@ func QEMUVersion(ctx context.Context, binary string) (string, error) {
 	return firstLine(string(out)), nil
 }
 
-// qemuBinary is --qemu's binary ("": qemu-system-x86_64).
-func qemuBinary(binary string) string {
+// QEMUBinary is --qemu's binary ("": qemu-system-x86_64).
+func QEMUBinary(binary string) string {
 	if binary == "" {
 		return "qemu-system-x86_64"
 	}

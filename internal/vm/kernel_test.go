@@ -1,9 +1,11 @@
-package lab
+package vm_test
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
+	. "github.com/sectax/sectax/internal/vm"
+	"github.com/sectax/sectax/internal/vm/vmtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +25,7 @@ func TestReadKernelBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(bzImage("6.1.0-57-amd64 #1"))
+	f.Write(vmtest.BzImage("6.1.0-57-amd64 #1"))
 	if err := f.Truncate(1 << 40); err != nil {
 		t.Skipf("no sparse 1 TB file here: %v", err)
 	}
@@ -35,7 +37,7 @@ func TestReadKernelBounded(t *testing.T) {
 
 	// Under the limit, a cancelled context stops the hash.
 	big := filepath.Join(dir, "vmlinuz-big")
-	os.WriteFile(big, bzImage("6.1.0-57-amd64 #1"), 0o644)
+	os.WriteFile(big, vmtest.BzImage("6.1.0-57-amd64 #1"), 0o644)
 	os.Truncate(big, MaxKernelImage-1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -51,16 +53,16 @@ func withCmdlineSize(img []byte, n uint32) []byte {
 }
 
 func TestCmdlineSize(t *testing.T) {
-	old := bzImage("x")
+	old := vmtest.BzImage("x")
 	binary.LittleEndian.PutUint16(old[0x206:], 0x0205)
 	for name, tc := range map[string]struct {
 		head []byte
 		want int
 	}{
-		"stated":      {withCmdlineSize(bzImage("x"), 2047), 2047},
-		"small":       {withCmdlineSize(bzImage("x"), 64), 64},
+		"stated":      {withCmdlineSize(vmtest.BzImage("x"), 2047), 2047},
+		"small":       {withCmdlineSize(vmtest.BzImage("x"), 64), 64},
 		"before 2.06": {old, 255},
-		"not stated":  {withCmdlineSize(bzImage("x"), 0), DefaultCmdlineSize},
+		"not stated":  {withCmdlineSize(vmtest.BzImage("x"), 0), DefaultCmdlineSize},
 		"no header":   {make([]byte, 0x1000), DefaultCmdlineSize},
 		"short":       {nil, DefaultCmdlineSize},
 	} {
@@ -118,7 +120,7 @@ func TestCheckConfigs(t *testing.T) {
 // would cut or one without the lab's parameters, before QEMU starts.
 func TestBootChecksCmdline(t *testing.T) {
 	img := filepath.Join(t.TempDir(), "vmlinuz-small")
-	os.WriteFile(img, withCmdlineSize(bzImage("6.1.0-57-amd64 #1"), 64), 0o644)
+	os.WriteFile(img, withCmdlineSize(vmtest.BzImage("6.1.0-57-amd64 #1"), 64), 0o644)
 	for _, cmdline := range []string{LabParams + " " + strings.Repeat("x", 64), "console=ttyS0 quiet"} {
 		_, err := Boot(context.Background(), BootOptions{QEMU: QEMU{Binary: "/nonexistent/qemu", Kernel: img, Append: cmdline}})
 		if !errors.Is(err, ErrCmdline) {
@@ -134,7 +136,7 @@ func TestReadKernelKinds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p := filepath.Join(t.TempDir(), "vmlinuz")
-	os.WriteFile(p, bzImage("6.1.0-57-amd64 #1"), 0o644)
+	os.WriteFile(p, vmtest.BzImage("6.1.0-57-amd64 #1"), 0o644)
 	if _, err := ReadKernelContext(ctx, p); exit.Of(err) != exit.Interrupted {
 		t.Errorf("cancelled: %v is not an interruption", err)
 	}
@@ -144,11 +146,11 @@ func TestReadKernelKinds(t *testing.T) {
 // bytes it hashed: the copy's hash is the original's, it lives in a
 // folder of sectax's own (0600), a change to the original afterwards
 // changes neither, the folder goes with remove, and a file with no
-// bzImage header is refused as a usage error, leaving no copy.
+// vmtest.BzImage header is refused as a usage error, leaving no copy.
 func TestPrivateKernel(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	orig := filepath.Join(t.TempDir(), "vmlinuz")
-	img := bzImage("6.1.0-57-amd64")
+	img := vmtest.BzImage("6.1.0-57-amd64")
 	if err := os.WriteFile(orig, img, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +166,7 @@ func TestPrivateKernel(t *testing.T) {
 		t.Errorf("copy %+v, original %+v", k, want)
 	}
 	// The original swapped after the hash: the bytes booted are the copy's.
-	os.WriteFile(orig, bzImage("6.99.0-evil"), 0o644)
+	os.WriteFile(orig, vmtest.BzImage("6.99.0-evil"), 0o644)
 	got, err := ReadKernel(k.Path)
 	if err != nil || got.SHA256 != k.SHA256 {
 		t.Errorf("the copy changed with the original: %+v %v", got, err)

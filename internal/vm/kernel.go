@@ -1,4 +1,4 @@
-package lab
+package vm
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -266,4 +267,124 @@ func CheckConfigs(k KernelImage, configs []bootconfig.Config) error {
 		}
 	}
 	return nil
+}
+
+// DefaultImages are the running kernel's image and initrd under root
+// (/boot/vmlinuz-RELEASE; /boot/initrd.img-RELEASE on Debian,
+// /boot/initramfs-RELEASE.img on Fedora; "" when there is none): the one
+// finder of the running kernel, for the lab's default --kernel and the
+// campaign's kexec.
+func DefaultImages(root, release string) (kernel, initrd string) {
+	if root == "" {
+		root = "/"
+	}
+	if !releaseName(release) {
+		// The release is read from below the root (or a kernel image): a
+		// "../" in it must not point outside the root's /boot.
+		return "", ""
+	}
+	kernel = filepath.Join(root, "boot", "vmlinuz-"+release)
+	for _, name := range []string{"initrd.img-" + release, "initramfs-" + release + ".img", "initrd-" + release} {
+		p := filepath.Join(root, "boot", name)
+		if _, err := os.Stat(p); err == nil {
+			return kernel, p
+		}
+	}
+	return kernel, ""
+}
+
+// releaseName reports whether a kernel release can name a file below
+// /boot or a folder below /lib/modules: not empty, no path separator, not
+// "." or "..", no control character.
+func releaseName(release string) bool {
+	return release != "" && release != "." && release != ".." &&
+		!strings.ContainsFunc(release, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
+}
+
+// Kernels reads the kernel images (none: the running kernel's of release,
+// under root) and finds their modules (modules, or root's
+// /lib/modules/RELEASE of each image).
+func Kernels(ctx context.Context, paths []string, modules, root, release string) ([]Kernel, error) {
+	if root == "" {
+		root = "/"
+	}
+	if len(paths) == 0 {
+		p, _ := DefaultImages(root, release)
+		if p == "" {
+			return nil, exit.Usagef("the running kernel's release %q is not a file name, so its image cannot be found below %s: pass it with --kernel", release, root)
+		}
+		if _, err := os.Stat(p); err != nil {
+			if found, _ := filepath.Glob(filepath.Join(root, "boot", "vmlinuz-*")); len(found) > 0 {
+				return nil, exit.Wrap(exit.Usage, fmt.Errorf("no kernel image of the running system at %s; this machine has %s: pass it with --kernel", p, strings.Join(found, ", ")))
+			}
+			return nil, fmt.Errorf("no kernel image of the running system at %s: install one (Debian: apt-get install linux-image-amd64) and pass --kernel /boot/vmlinuz-VERSION", p)
+		}
+		paths = []string{p}
+	}
+	var images []KernelImage
+	for _, p := range paths {
+		k, err := ReadKernelContext(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("--kernel: %w", err)
+		}
+		images = append(images, k)
+	}
+	names := KernelNames(images)
+	var out []Kernel
+	for i, img := range images {
+		k := Kernel{Name: names[i], Image: img, ModulesDir: modules}
+		if k.ModulesDir == "" && releaseName(img.Release) {
+			k.ModulesDir = filepath.Join(root, "lib", "modules", img.Release)
+		}
+		if k.ModulesDir != "" {
+			if _, err := os.Stat(k.ModulesDir); err == nil {
+				mods, err := ResolveModules(k.ModulesDir, ChannelModules)
+				if err != nil {
+					return nil, err
+				}
+				k.Modules = mods
+			} else if modules != "" {
+				return nil, exit.Usagef("--modules %s: %v", modules, err)
+			}
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// Kernel is one kernel of a plan: the name its labels use, its image, and
+// the modules its initramfs carries.
+type Kernel struct {
+	Name       string
+	Image      KernelImage
+	ModulesDir string
+	Modules    []Module
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// KernelNames names the kernels of a plan for their labels: the release of
+// each image (6.1.0-57-amd64), else its file name without "vmlinuz-";
+// when two would get the same name, the position is added (k1, k2).
+func KernelNames(images []KernelImage) []string {
+	names := make([]string, len(images))
+	count := map[string]int{}
+	for i, k := range images {
+		n := k.Release
+		if n == "" {
+			n = strings.TrimPrefix(filepath.Base(k.Path), "vmlinuz-")
+		}
+		n = strings.Trim(unsafeName.ReplaceAllString(n, "_"), "_")
+		if n == "" {
+			n = "kernel"
+		}
+		names[i] = n
+		count[n]++
+	}
+	for i := range names {
+		if count[names[i]] > 1 {
+			names[i] = fmt.Sprintf("k%d-%s", i+1, names[i])
+		}
+	}
+	return names
 }

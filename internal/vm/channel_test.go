@@ -1,8 +1,11 @@
-package lab
+package vm
 
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -81,4 +84,40 @@ func FuzzDecodeFrames(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestChannelReaderIncremental: each read takes only the bytes written
+// since the last one, and frames split across reads arrive whole.
+func TestChannelReaderIncremental(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "channel")
+	w, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := &channelReader{f: f, limit: 1 << 20}
+	var got []string
+	collect := func(fr Frame) error { got = append(got, string(fr.Payload)); return nil }
+	frame := EncodeFrame(KindLog, []byte("one"))
+	w.Write([]byte("noise"))
+	w.Write(frame[:20])
+	if err := r.read(collect); err != nil || len(got) != 0 {
+		t.Fatalf("read: %v, %q", err, got)
+	}
+	w.Write(frame[20:])
+	w.Write(EncodeFrame(KindLog, []byte("two")))
+	if err := r.read(collect); err != nil || strings.Join(got, ",") != "one,two" {
+		t.Fatalf("read: %v, %q", err, got)
+	}
+	if fi, _ := w.Stat(); r.off != fi.Size() {
+		t.Errorf("read %d bytes in all, the file has %d: bytes were read twice", r.off, fi.Size())
+	}
+	if len(r.buf) > len(Magic) {
+		t.Errorf("%d bytes kept after whole frames", len(r.buf))
+	}
 }
