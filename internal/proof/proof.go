@@ -169,9 +169,7 @@ func (s *Session) nearestWhy() string {
 // qemuBinary is the path of QEMU's binary (--qemu, or
 // qemu-system-x86_64 on PATH).
 func qemuBinary(name string) (string, error) {
-	if name == "" {
-		name = "qemu-system-x86_64"
-	}
+	name = vm.QEMUBinary(name)
 	bin, err := child.LookPath(name)
 	if err != nil {
 		return "", fmt.Errorf("--qemu %s: not found: install QEMU (Debian: apt-get install qemu-system-x86) or give the path of qemu-system-x86_64", name)

@@ -34,12 +34,12 @@ func QEMUBinary(binary string) string {
 	return binary
 }
 
-// KVMUsable says why -accel kvm cannot work here (nil when /dev/kvm can be
-// opened for reading and writing). A usable /dev/kvm may still fail to run
-// a guest (software nested virtualization): Boot detects that.
 // kvmDevice is KVM's device (a test opens another file in its place).
 var kvmDevice = "/dev/kvm"
 
+// KVMUsable says why -accel kvm cannot work here (nil when /dev/kvm can be
+// opened for reading and writing). A usable /dev/kvm may still fail to run
+// a guest (software nested virtualization): Boot detects that.
 func KVMUsable() error {
 	f, err := os.OpenFile(kvmDevice, os.O_RDWR, 0)
 	if err != nil {
