@@ -104,7 +104,9 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	}
 	ts := termSafe
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", paint(ansiBold, Headlined(c.Headline, capital(conclusionOf(c))+".")))
+	for _, l := range wrap(Headlined(c.Headline, capital(conclusionOf(c))+"."), "", "  ", TextWidth) {
+		fmt.Fprintf(&b, "%s\n", paint(ansiBold, l))
+	}
 	textSides(&b, c, "")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -114,22 +116,23 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 		return err
 	}
 	if l := bootShareLine(c); l != "" {
-		fmt.Fprintf(&b, "%s\n", termSafe(l))
+		writeForeign(&b, termSafe(l), l, "", "  ")
 	}
 	for i, rep := range c.Comparisons {
 		l := compare.SideLetter(i + 1)
 		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, fmt.Sprintf("%s = %s against A = %s", l, ts(rep.B.Ref), ts(rep.A.Ref))))
-		fmt.Fprintf(&b, "  %s.\n", capital(sideConclusion(l, rep.Conclusion, rep.Alpha)))
+		writeWrapped(&b, capital(sideConclusion(l, rep.Conclusion, rep.Alpha))+".", "  ", "    ")
 		if lines := Meaning(rep, l); len(lines) > 0 {
 			b.WriteString("  What this means:\n")
 			for _, line := range lines {
-				fmt.Fprintf(&b, "    - %s\n", ts(line))
+				writeForeign(&b, ts(line), line, "    - ", "      ")
 			}
 		}
 		textUnmatched(&b, rep, l, "  ")
 		for _, wl := range rep.Workloads {
 			if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
-				fmt.Fprintf(&b, "  %s: %s\n", ts(wl.Title()), ts(onlyMetrics(wl, l)))
+				s := wl.Title() + ": " + onlyMetrics(wl, l)
+				writeForeign(&b, ts(s), s, "  ", "    ")
 			}
 		}
 		b.WriteString("  Environment differences:\n")
@@ -153,9 +156,11 @@ func textSides(b *strings.Builder, c *compare.Comparison, ind string) {
 	}
 	b.WriteString("\n")
 	for i, s := range sideInfos(c) {
-		fmt.Fprintf(b, "%s  %s  %s\n", ind, compare.SideLetter(i), ts(sideLine(s)))
+		l := compare.SideLetter(i)
+		writeForeign(b, ts(sideLine(s)), sideLine(s), ind+"  "+l+"  ", ind+strings.Repeat(" ", 4+utf8.RuneCountInString(l)))
 	}
-	fmt.Fprintf(b, "%s  %s\n\n", ind, legendOf(c, false))
+	writeWrapped(b, legendOf(c, false), ind+"  ", ind+"  ")
+	b.WriteString("\n")
 }
 
 // textTable writes the one table of a comparison of any number of sides
@@ -225,7 +230,7 @@ func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string)
 	ts := termSafe
 	env := rep.Env
 	if env.CmdlineKnown {
-		fmt.Fprintf(b, ind+"  kernel command line: added %s; removed %s\n", tokens(env.CmdlineAdded), tokens(env.CmdlineRemoved))
+		writeWrapped(b, fmt.Sprintf("kernel command line: added %s; removed %s", tokens(env.CmdlineAdded), tokens(env.CmdlineRemoved)), ind+"  ", ind+"    ")
 	} else {
 		b.WriteString(ind + "  kernel command line: unknown on a side\n")
 	}
@@ -237,9 +242,9 @@ func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string)
 	} else {
 		b.WriteString(ind + "  vulnerabilities:\n")
 		for _, v := range env.Vulnerabilities {
-			fmt.Fprintf(b, ind+"    %s\n", ts(v.String()))
+			writeForeign(b, ts(v.String()), v.String(), ind+"    ", ind+"      ")
 			if v.OneLiner != "" { // or the hint for a file the knowledge base lacks
-				fmt.Fprintf(b, ind+"      %s\n", ts(v.OneLiner))
+				writeForeign(b, ts(v.OneLiner), v.OneLiner, ind+"      ", ind+"      ")
 			}
 		}
 	}
@@ -248,19 +253,20 @@ func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string)
 	} else {
 		fmt.Fprintf(b, ind+"  %s\n", paint(ansiYellow, "confounders (differ besides the mitigations):"))
 		for _, c := range env.Confounders {
-			fmt.Fprintf(b, ind+"    %s: %s → %s\n", c.Name, ts(c.A), ts(c.B))
+			l := fmt.Sprintf("%s: %s → %s", c.Name, c.A, c.B)
+			writeForeign(b, ts(l), l, ind+"    ", ind+"      ")
 		}
 	}
 	if len(rep.Notes) > 0 {
 		b.WriteString("\n" + ind + "Notes:\n")
 		for _, n := range rep.Notes {
-			fmt.Fprintf(b, ind+"  %s\n", ts(n))
+			writeForeign(b, ts(n), n, ind+"  ", ind+"    ")
 		}
 	}
 	if len(rep.Warnings) > 0 {
 		fmt.Fprintf(b, "\n%s%s\n", ind, paint(ansiYellow, "Warnings:"))
 		for _, x := range rep.Warnings {
-			fmt.Fprintf(b, ind+"  - %s\n", ts(x.Message))
+			writeForeign(b, ts(x.Message), x.Message, ind+"  - ", ind+"    ")
 		}
 	}
 }
