@@ -97,7 +97,7 @@ func steps(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice) []Ste
 		if s.Hypervisor.Guest {
 			text += " (in a VM, the host's VM definition: Firecracker boot-source boot_args, QEMU -append, libvirt <cmdline>, or the guest image's boot loader)"
 		}
-		out = append(out, Step{Where: "manual", Text: text + "; the full command line to give: " + a.Predicted})
+		out = append(out, Step{Where: "manual", Text: text + ", to the full command line that advise shows as the one the kernel would get"})
 	}
 	return append(out, verify)
 }

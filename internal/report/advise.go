@@ -36,7 +36,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 		}
 		fmt.Fprintf(ew, "Configured now: %s: %s\n", where, cfg)
 		if p.ConfigNote != "" {
-			fmt.Fprintf(ew, "  (%s)\n", p.ConfigNote)
+			writeWrapped(ew, "("+p.ConfigNote+")", "  ", "   ")
 		}
 	}
 
@@ -54,13 +54,18 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			fmt.Fprintf(ew, "  - %s (removed)\n", c.Old)
 		}
 	}
-	fmt.Fprintf(ew, "  configured after:  %s\n", orNothing(a.ConfiguredAfter))
-	fmt.Fprintf(ew, "  kernel would get:  %s\n", orNothing(a.Predicted))
-	fmt.Fprintf(ew, "  mode after:        %s (%s)\n", a.PredictedMode, a.PredictedModeReason)
+	// A command line is said once, whole on its own line, to be copied.
+	if a.ConfiguredAfter == a.Predicted {
+		fmt.Fprintf(ew, "  configured after, and what the kernel would get:\n    %s\n", orNothing(a.Predicted))
+	} else {
+		fmt.Fprintf(ew, "  configured after:\n    %s\n", orNothing(a.ConfiguredAfter))
+		fmt.Fprintf(ew, "  kernel would get:\n    %s\n", orNothing(a.Predicted))
+	}
+	writeWrapped(ew, fmt.Sprintf("%s (%s)", a.PredictedMode, a.PredictedModeReason), "  mode after:        ", "                     ")
 
 	fmt.Fprintln(ew, "\nSteps (sectax has changed nothing; run these yourself):")
 	for i, s := range a.Steps {
-		fmt.Fprintf(ew, "  %d. %s\n", i+1, s.Text)
+		writeWrapped(ew, s.Text, fmt.Sprintf("  %d. ", i+1), "     ")
 		if s.Command != "" {
 			where := "$"
 			if s.Where == "windows" {
@@ -72,7 +77,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 
 	fmt.Fprintf(ew, "\nPrecedence on kernel %s:\n", a.Kernel)
 	for _, r := range a.Precedence {
-		fmt.Fprintf(ew, "  - %s\n", r.Rule)
+		writeWrapped(ew, r.Rule, "  - ", "    ")
 	}
 
 	fmt.Fprintf(ew, "\nWhat you give up on this machine: %d mitigated → vulnerable\n", len(a.GivenUp))
@@ -88,41 +93,43 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 	if len(a.Kept) > 0 {
 		fmt.Fprintf(ew, "\nStays mitigated: %d\n", len(a.Kept))
 		for _, l := range a.Kept {
-			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+			writeWrapped(ew, l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Regained) > 0 {
 		fmt.Fprintf(ew, "\nProtection regained: %d vulnerable → mitigated\n", len(a.Regained))
 		for _, l := range a.Regained {
-			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+			writeWrapped(ew, l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Changed) > 0 {
 		fmt.Fprintf(ew, "\nChanged (not mitigated now): %d\n", len(a.Changed))
 		for _, l := range a.Changed {
-			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+			writeWrapped(ew, l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Toggles) > 0 {
 		fmt.Fprintln(ew, "\nNot CPU mitigations (changed along with them):")
 		for _, t := range a.Toggles {
-			fmt.Fprintf(ew, "  - %s: %s\n", t.Param, t.Summary)
+			writeWrapped(ew, t.Param+": "+t.Summary, "  - ", "    ")
 		}
 	}
 	if a.GuestCaveat != "" {
-		fmt.Fprintf(ew, "\nVM guest: %s\n", a.GuestCaveat)
+		fmt.Fprintln(ew)
+		writeWrapped(ew, "VM guest: "+a.GuestCaveat, "", "  ")
 	}
 	if len(a.Alternatives) > 0 {
 		fmt.Fprintln(ew, "\nTargeted alternatives that keep the cheap protections:")
 		for _, alt := range a.Alternatives {
-			fmt.Fprintf(ew, "  - %s\n      sectax advise --target %q\n", alt.Title, alt.Params)
+			writeWrapped(ew, alt.Title, "  - ", "    ")
+			fmt.Fprintf(ew, "      sectax advise --target %q\n", alt.Params)
 			if len(alt.GivesUp) > 0 {
 				fmt.Fprintf(ew, "      gives up: %s\n", strings.Join(alt.GivesUp, ", "))
 			}
 			if len(alt.Weakens) > 0 {
 				fmt.Fprintf(ew, "      weakens: %s\n", strings.Join(alt.Weakens, ", "))
 			}
-			fmt.Fprintf(ew, "      %s\n", alt.Why)
+			writeWrapped(ew, alt.Why, "      ", "      ")
 			if alt.MinKernel != "" {
 				fmt.Fprintf(ew, "      needs Linux %s+\n", alt.MinKernel)
 			}
@@ -131,7 +138,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(ew, "\nWarnings:")
 		for _, wn := range a.Warnings {
-			fmt.Fprintf(ew, "  ! %s\n", wn)
+			writeWrapped(ew, wn, "  ! ", "    ")
 		}
 	}
 	if a.Proof != nil {
@@ -141,12 +148,12 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 }
 
 func writeLoss(w io.Writer, l advise.Loss) {
-	fmt.Fprintf(w, "  - %s\n", l.Explanation)
+	writeWrapped(w, l.Explanation, "  - ", "    ")
 	if l.By != "" {
-		fmt.Fprintf(w, "      by %s\n", l.By)
+		writeWrapped(w, "by "+l.By, "      ", "        ")
 	}
 	if l.GuestNote != "" {
-		fmt.Fprintf(w, "      in this guest: %s\n", l.GuestNote)
+		writeWrapped(w, "in this guest: "+l.GuestNote, "      ", "        ")
 	}
 }
 
