@@ -65,7 +65,11 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 
 	fmt.Fprintln(ew, "\nSteps (sectax has changed nothing; run these yourself):")
 	for i, s := range a.Steps {
-		writeWrapped(ew, s.Text, fmt.Sprintf("  %d. ", i+1), "     ")
+		text := s.Text
+		if t, ok := strings.CutSuffix(text, advise.FullLineToGive+a.Predicted); ok && a.Predicted != "" {
+			text = t + "; the full command line to give is the one the kernel would get, above"
+		}
+		writeWrapped(ew, text, fmt.Sprintf("  %d. ", i+1), "     ")
 		if s.Command != "" {
 			where := "$"
 			if s.Where == "windows" {
