@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/mitigation"
@@ -34,7 +35,11 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 		case cfg == "":
 			cfg = "(nothing)"
 		}
-		fmt.Fprintf(ew, "Configured now: %s: %s\n", where, cfg)
+		if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); utf8.RuneCountInString(line) <= TextWidth {
+			fmt.Fprintln(ew, line)
+		} else { // the command line whole on its own line
+			fmt.Fprintf(ew, "Configured now: %s:\n    %s\n", where, cfg)
+		}
 		if p.ConfigNote != "" {
 			writeWrapped(ew, "("+p.ConfigNote+")", "  ", "   ")
 		}
