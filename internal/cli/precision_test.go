@@ -99,7 +99,7 @@ func TestProgressPrecision(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "[round 1, 1 repetition done, until ±2% or 10:00] alpha warmup 1 · 0:00 elapsed · at most 10:00 left") {
+	if !strings.Contains(errs, "[round 1, 1 done, until ±2% or 10:00] alpha warmup 1 · 0:00 elapsed · at most 10:00 left") {
 		t.Errorf("progress does not say the rule decides:\n%q", errs)
 	}
 	if strings.Contains(errs, "of at least") {
@@ -120,6 +120,36 @@ func TestProgressPrecision(t *testing.T) {
 		var done, total int
 		if n, _ := fmt.Sscanf(line, "[%d/%d]", &done, &total); n == 2 && done > total {
 			t.Errorf("progress counts past its total: %q", line)
+		}
+	}
+}
+
+// TestProgressFitsWidth: every progress line under --precision fits one
+// row of the terminal (100 columns when it does not say, and 60 here), so
+// that \r redraws it instead of smearing it over the rows it wrapped to.
+func TestProgressFitsWidth(t *testing.T) {
+	for _, width := range []int{0, 60} {
+		deps := fixedDeps(fakeRegistry())
+		deps.StderrIsTerminal, deps.StderrWidth = true, width
+		_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--precision", "2", "--seed", "3", "--no-store")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if width == 0 {
+			width = report.TextWidth
+		}
+		lines := strings.Split(errs, "\r\x1b[K")
+		if len(lines) < 3 {
+			t.Fatalf("no progress drawn:\n%q", errs)
+		}
+		for _, line := range lines {
+			line, _, _ = strings.Cut(line, "\n") // a notice after the last redraw
+			if !strings.HasPrefix(line, "[") {
+				continue // a notice, not progress
+			}
+			if n := utf8.RuneCountInString(line); n >= width {
+				t.Errorf("width %d: a progress line of %d columns: %q", width, n, line)
+			}
 		}
 	}
 }

@@ -188,6 +188,16 @@ func wrap(s, first, rest string, width int) []string {
 	return append(out, strings.TrimRight(line, " "))
 }
 
+// Fit cuts s to at most width runes, ending it with "…" where it was cut:
+// for a line that must stay one row, as a progress line redrawn with \r.
+func Fit(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width || width < 1 {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
+}
+
 // writeWrapped writes s wrapped by wrap at TextWidth, one line each.
 func writeWrapped(w io.Writer, s, first, rest string) {
 	for _, l := range wrap(s, first, rest, TextWidth) {
