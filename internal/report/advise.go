@@ -196,35 +196,38 @@ func verificationText(w io.Writer, v *advise.Verification) error {
 	}
 	// What comes from the machine's files (a vulnerability file, the
 	// command line, the release) is one line each (termSafe).
-	fmt.Fprintf(ew, "Expectation %s: %s — kernel %s, %s\n", targetLabel(v.Expect), verdict, termSafe(v.Kernel), termSafe(v.Platform))
-	fmt.Fprintf(ew, "Running mode: %s (%s)\n", v.Mode, termSafe(v.ModeReason))
+	head := fmt.Sprintf("Expectation %s: %s — kernel %s, %s", targetLabel(v.Expect), verdict, v.Kernel, v.Platform)
+	writeForeign(ew, termSafe(head), head, "", "  ")
+	mode := fmt.Sprintf("Running mode: %s (%s)", v.Mode, v.ModeReason)
+	writeForeign(ew, termSafe(mode), mode, "", "  ")
 	fmt.Fprintln(ew)
 	for _, c := range v.Checks {
 		mark := "ok  "
 		if !c.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(ew, "  %s %-7s %s\n", mark, termSafe(c.Name), termSafe(c.Detail))
+		writeForeign(ew, termSafe(c.Detail), c.Detail, fmt.Sprintf("  %s %-7s ", mark, termSafe(c.Name)), "               ")
 	}
 	if len(v.StillMitigated) > 0 {
 		fmt.Fprintln(ew, "\nStill mitigated:")
 		for _, f := range v.StillMitigated {
-			fmt.Fprintf(ew, "  - %s: %s\n", termSafe(f.Name), termSafe(f.Raw))
+			l := f.Name + ": " + f.Raw
+			writeForeign(ew, termSafe(l), l, "  - ", "    ")
 			if f.Why != "" {
-				fmt.Fprintf(ew, "      why: %s\n", termSafe(f.Why))
+				writeForeign(ew, termSafe(f.Why), f.Why, "      why: ", "        ")
 			}
 		}
 	}
 	if len(v.Reasons) > 0 {
 		fmt.Fprintln(ew, "\nWhy:")
 		for _, r := range v.Reasons {
-			fmt.Fprintf(ew, "  - %s\n", termSafe(r))
+			writeForeign(ew, termSafe(r), r, "  - ", "    ")
 		}
 	}
 	if len(v.Fix) > 0 {
 		fmt.Fprintln(ew, "\nWhat to do:")
 		for _, f := range v.Fix {
-			fmt.Fprintf(ew, "  - %s\n", termSafe(f))
+			writeForeign(ew, termSafe(f), f, "  - ", "    ")
 		}
 	}
 	if v.Proof != nil {

@@ -106,12 +106,12 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 	return plainText(w, func(w io.Writer) error {
 		fmt.Fprintf(w, "decision for kernel %s\n", d.Facts.Kernel)
 		for _, n := range d.Facts.Notes {
-			fmt.Fprintf(w, "  machine: %s\n", n)
+			writeWrapped(w, n, "  machine: ", "    ")
 		}
 		for _, o := range d.Options {
 			fmt.Fprintf(w, "\n%s\n", o.Name)
 			for _, l := range decideLines(o) {
-				fmt.Fprintf(w, "  %s\n", l)
+				writeWrapped(w, l, "  ", "    ")
 			}
 		}
 		if d.Proof != nil {
@@ -121,15 +121,15 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 		if d.Recommended == nil {
 			fmt.Fprintln(w, decideNoRecommendation(d, "no"))
 			for _, g := range d.Guide {
-				fmt.Fprintf(w, "  - %s\n", g)
+				writeWrapped(w, g, "  - ", "    ")
 			}
 		} else {
-			fmt.Fprintf(w, "recommended: %s (%s)\n", *d.Recommended, d.Why)
+			writeWrapped(w, fmt.Sprintf("recommended: %s (%s)", *d.Recommended, d.Why), "", "  ")
 			if d.Line != "" {
 				fmt.Fprintf(w, "  the line to apply: %s\n", d.Line)
 			}
 			for i, s := range d.Steps {
-				fmt.Fprintf(w, "  %d. [%s] %s\n", i+1, s.Where, s.Text)
+				writeWrapped(w, fmt.Sprintf("[%s] %s", s.Where, s.Text), fmt.Sprintf("  %d. ", i+1), "     ")
 				if s.Command != "" {
 					fmt.Fprintf(w, "     %s\n", s.Command)
 				}
@@ -139,7 +139,7 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 			}
 		}
 		for _, n := range d.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
+			writeWrapped(w, n, "note: ", "  ")
 		}
 		return nil
 	})

@@ -57,11 +57,11 @@ func copyLine(l string) bool {
 	return len(f) > 1 && !strings.Contains(t, ": ") && strings.Contains(f[0], "=") // kernel parameters
 }
 
-// TestTextWidth: every line the text goldens of run, env and advise hold
+// TestTextWidth: every line the text goldens of run, env, advise and verify hold
 // (but a command line to copy, copyLine) (show's
 // are cli's: TestShowRunWidth there) fits TextWidth columns.
 func TestTextWidth(t *testing.T) {
-	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text", "testdata/advise/*.text")
+	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text", "testdata/advise/*.text", "testdata/verify/*.text")
 }
 
 // TestRunShowOneTable: run and show draw a run's results as one table
