@@ -41,7 +41,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			fmt.Fprintf(ew, "Configured now: %s:\n    %s\n", where, cfg)
 		}
 		if p.ConfigNote != "" {
-			writeWrapped(ew, "("+p.ConfigNote+")", "  ", "   ")
+			writeForeign(ew, termSafe("("+p.ConfigNote+")"), p.ConfigNote, "  ", "   ")
 		}
 	}
 
@@ -66,7 +66,8 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 		fmt.Fprintf(ew, "  configured after:\n    %s\n", orNothing(a.ConfiguredAfter))
 		fmt.Fprintf(ew, "  kernel would get:\n    %s\n", orNothing(a.Predicted))
 	}
-	writeWrapped(ew, fmt.Sprintf("%s (%s)", a.PredictedMode, a.PredictedModeReason), "  mode after:        ", "                     ")
+	mode := fmt.Sprintf("%s (%s)", a.PredictedMode, a.PredictedModeReason)
+	writeForeign(ew, termSafe(mode), mode, "  mode after:        ", "                     ")
 
 	fmt.Fprintln(ew, "\nSteps (sectax has changed nothing; run these yourself):")
 	for i, s := range a.Steps {
@@ -74,7 +75,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 		if t, ok := strings.CutSuffix(text, advise.FullLineToGive+a.Predicted); ok && a.Predicted != "" {
 			text = t + "; the full command line to give is the one the kernel would get, above"
 		}
-		writeWrapped(ew, text, fmt.Sprintf("  %d. ", i+1), "     ")
+		writeForeign(ew, termSafe(text), text, fmt.Sprintf("  %d. ", i+1), "     ")
 		if s.Command != "" {
 			where := "$"
 			if s.Where == "windows" {
@@ -102,35 +103,35 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 	if len(a.Kept) > 0 {
 		fmt.Fprintf(ew, "\nStays mitigated: %d\n", len(a.Kept))
 		for _, l := range a.Kept {
-			writeWrapped(ew, l.Explanation, "  - ", "    ")
+			writeForeign(ew, termSafe(l.Explanation), l.From+l.To+l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Regained) > 0 {
 		fmt.Fprintf(ew, "\nProtection regained: %d vulnerable → mitigated\n", len(a.Regained))
 		for _, l := range a.Regained {
-			writeWrapped(ew, l.Explanation, "  - ", "    ")
+			writeForeign(ew, termSafe(l.Explanation), l.From+l.To+l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Changed) > 0 {
 		fmt.Fprintf(ew, "\nChanged (not mitigated now): %d\n", len(a.Changed))
 		for _, l := range a.Changed {
-			writeWrapped(ew, l.Explanation, "  - ", "    ")
+			writeForeign(ew, termSafe(l.Explanation), l.From+l.To+l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Toggles) > 0 {
 		fmt.Fprintln(ew, "\nNot CPU mitigations (changed along with them):")
 		for _, t := range a.Toggles {
-			writeWrapped(ew, t.Param+": "+t.Summary, "  - ", "    ")
+			writeForeign(ew, termSafe(t.Param+": "+t.Summary), t.Param+": "+t.Summary, "  - ", "    ")
 		}
 	}
 	if a.GuestCaveat != "" {
 		fmt.Fprintln(ew)
-		writeWrapped(ew, "VM guest: "+a.GuestCaveat, "", "  ")
+		writeForeign(ew, termSafe("VM guest: "+a.GuestCaveat), a.GuestCaveat, "", "  ")
 	}
 	if len(a.Alternatives) > 0 {
 		fmt.Fprintln(ew, "\nTargeted alternatives that keep the cheap protections:")
 		for _, alt := range a.Alternatives {
-			writeWrapped(ew, alt.Title, "  - ", "    ")
+			writeForeign(ew, termSafe(alt.Title), alt.Title, "  - ", "    ")
 			fmt.Fprintf(ew, "      sectax advise --target %q\n", alt.Params)
 			if len(alt.GivesUp) > 0 {
 				fmt.Fprintf(ew, "      gives up: %s\n", strings.Join(alt.GivesUp, ", "))
@@ -138,7 +139,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			if len(alt.Weakens) > 0 {
 				fmt.Fprintf(ew, "      weakens: %s\n", strings.Join(alt.Weakens, ", "))
 			}
-			writeWrapped(ew, alt.Why, "      ", "      ")
+			writeForeign(ew, termSafe(alt.Why), alt.Why, "      ", "      ")
 			if alt.MinKernel != "" {
 				fmt.Fprintf(ew, "      needs Linux %s+\n", alt.MinKernel)
 			}
@@ -147,7 +148,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(ew, "\nWarnings:")
 		for _, wn := range a.Warnings {
-			writeWrapped(ew, wn, "  ! ", "    ")
+			writeForeign(ew, termSafe(wn), wn, "  ! ", "    ")
 		}
 	}
 	if a.Proof != nil {
@@ -157,12 +158,12 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 }
 
 func writeLoss(w io.Writer, l advise.Loss) {
-	writeWrapped(w, l.Explanation, "  - ", "    ")
+	writeForeign(w, termSafe(l.Explanation), l.From+l.To+l.Explanation, "  - ", "    ")
 	if l.By != "" {
-		writeWrapped(w, "by "+l.By, "      ", "        ")
+		writeForeign(w, termSafe("by "+l.By), "by "+l.By, "      ", "        ")
 	}
 	if l.GuestNote != "" {
-		writeWrapped(w, "in this guest: "+l.GuestNote, "      ", "        ")
+		writeForeign(w, termSafe("in this guest: "+l.GuestNote), l.GuestNote, "      ", "        ")
 	}
 }
 
