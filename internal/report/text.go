@@ -32,12 +32,28 @@ type table struct {
 
 func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
 
-func (t *table) write(w io.Writer, color bool) error {
+// width is the width of the widest row t.write writes.
+func (t *table) width() int {
+	widths := t.widths()
+	n := 0
+	for _, r := range t.rows {
+		if len(r) == 1 {
+			n = max(n, utf8.RuneCountInString(termSafe(r[0].text)))
+			continue
+		}
+		sum := 2 * (len(r) - 1)
+		for i := range r {
+			sum += widths[i]
+		}
+		n = max(n, sum)
+	}
+	return n
+}
+
+// widths are the widths of t's columns.
+func (t *table) widths() []int {
 	var widths []int
 	for _, r := range t.rows {
-		for i := range r {
-			r[i].text = termSafe(r[i].text) // nothing raw reaches the terminal
-		}
 		if len(r) == 1 {
 			continue // a spanning line
 		}
@@ -45,11 +61,21 @@ func (t *table) write(w io.Writer, color bool) error {
 			if i >= len(widths) {
 				widths = append(widths, 0)
 			}
-			if n := utf8.RuneCountInString(c.text); n > widths[i] {
+			if n := utf8.RuneCountInString(termSafe(c.text)); n > widths[i] {
 				widths[i] = n
 			}
 		}
 	}
+	return widths
+}
+
+func (t *table) write(w io.Writer, color bool) error {
+	for _, r := range t.rows {
+		for i := range r {
+			r[i].text = termSafe(r[i].text) // nothing raw reaches the terminal
+		}
+	}
+	widths := t.widths()
 	var b strings.Builder
 	for _, r := range t.rows {
 		var line strings.Builder
@@ -166,8 +192,18 @@ func textSides(b *strings.Builder, c *compare.Comparison, ind string) {
 // textTable writes the one table of a comparison of any number of sides
 // (compare, the lab matrix): a row per workload and metric, a column per
 // side with its median and, but for A, its change against A; the
-// geometric means last.
+// geometric means last. A table wider than TextWidth says each change's
+// interval on a line of its own under the change, and the geometric
+// means under their title.
 func textTable(w io.Writer, c *compare.Comparison, color bool) error {
+	t := buildTextTable(c, false)
+	if t.width() > TextWidth {
+		t = buildTextTable(c, true)
+	}
+	return t.write(w, color)
+}
+
+func buildTextTable(c *compare.Comparison, narrow bool) *table {
 	var t table
 	head := []cell{{text: "workload / metric"}, {text: "A", right: true}}
 	for i := range c.Comparisons {
@@ -181,6 +217,8 @@ func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 			t.add(cell{text: rowTitle(r)})
 		}
 		row := []cell{{text: "  " + r.Name}, {text: Value(r.Baseline, r.Unit, c.Baseline.Published), right: true}}
+		under := []cell{{text: ""}, {text: ""}} // narrow: the intervals of the changes
+		hasUnder := false
 		for si, m := range r.Sides {
 			mc := ""
 			if m != nil {
@@ -188,15 +226,30 @@ func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 			}
 			for _, col := range sideColumns {
 				ce := cell{text: col.cell(m, c.Comparisons[si].B.Published), right: col.right}
+				below := cell{}
+				if narrow && col.strong && m != nil {
+					if iv := changeInterval(*m); iv != "" {
+						ce.text = strings.Replace(ce.text, " "+iv, "", 1)
+						below.text, hasUnder = iv, true
+					}
+				}
 				if col.color {
 					ce.color = mc
 				}
 				row = append(row, ce)
+				under = append(under, below)
 			}
 		}
 		t.add(row...)
+		if hasUnder {
+			t.add(under...)
+		}
 	}
-	geo := []cell{{text: "geomean of the primary speedups"}, {text: ""}}
+	title := "geomean of the primary speedups"
+	geo := []cell{{text: title}, {text: ""}}
+	if narrow {
+		geo[0].text = ""
+	}
 	hasGeo := false
 	for _, rep := range c.Comparisons {
 		g := geomeanCell(rep)
@@ -204,9 +257,12 @@ func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 		geo = append(geo, cell{text: ""}, cell{text: g}, cell{text: ""})
 	}
 	if hasGeo {
+		if narrow {
+			t.add(cell{text: title})
+		}
 		t.add(geo...)
 	}
-	return t.write(w, color)
+	return &t
 }
 
 // textUnmatched lists the workloads without a partner, side B named by

@@ -61,7 +61,8 @@ func copyLine(l string) bool {
 // (but a command line to copy, copyLine) (show's
 // are cli's: TestShowRunWidth there) fits TextWidth columns.
 func TestTextWidth(t *testing.T) {
-	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text", "testdata/advise/*.text", "testdata/verify/*.text")
+	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text", "testdata/advise/*.text", "testdata/verify/*.text",
+		"testdata/runs.text", "testdata/study-wsl3.text", "testdata/lab-kvm.text")
 }
 
 // TestRunShowOneTable: run and show draw a run's results as one table
