@@ -11,6 +11,7 @@ import (
 
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestRunPrecisionGolden: under --precision the scripted workloads reach
@@ -178,6 +179,34 @@ func TestRunShowTextWidth(t *testing.T) {
 	for _, f := range append(decided, files...) {
 		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "(null)") {
 			t.Errorf("%s says (null)", f)
+		}
+	}
+}
+
+// TestTextFitsWidth: the text goldens of compare, workloads, baselines,
+// advise, decide and verify hold no line wider than 100 columns
+// (report.TextWidth) but a command line to copy (testutil.CopyLine).
+// The proofs' tables (--prove) are not held to it yet.
+func TestTextFitsWidth(t *testing.T) {
+	var files []string
+	for _, p := range []string{"workloads.text", "cli/baselines.golden", "cli/compare-text.golden", "cli/compare-alpha.golden",
+		"cli/compare-margin.golden", "decide/*.text", "advise/*.text", "advise-arch/*.text", "verify/*.text"} {
+		m, _ := filepath.Glob(filepath.Join("testdata", p))
+		if len(m) == 0 {
+			t.Fatalf("no golden matches %s", p)
+		}
+		files = append(files, m...)
+	}
+	for _, f := range files {
+		if strings.Contains(f, "prove-") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range testutil.WideLines(string(b), report.TextWidth) {
+			t.Errorf("%s:%s (wider than %d columns, and not a command line to copy)", f, l, report.TextWidth)
 		}
 	}
 }

@@ -19,7 +19,8 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 	ew := &errWriter{w: w}
 	p := a.Platform
 	fmt.Fprintf(ew, "Target: %s\n", targetLabel(a.Target))
-	fmt.Fprintf(ew, "Platform: %s — kernel %s\n", p.Name, a.Kernel)
+	platform := fmt.Sprintf("Platform: %s — kernel %s", p.Name, a.Kernel)
+	writeForeign(ew, termSafe(platform), platform, "", "  ")
 	if p.ConfigPath != "" {
 		where := p.ConfigPath
 		if p.ConfigKey != "" {

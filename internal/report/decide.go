@@ -119,7 +119,7 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 		}
 		fmt.Fprintln(w)
 		if d.Recommended == nil {
-			fmt.Fprintln(w, decideNoRecommendation(d, "no"))
+			writeWrapped(w, decideNoRecommendation(d, "no"), "", "  ")
 			for _, g := range d.Guide {
 				writeForeign(w, termSafe(g), g, "  - ", "    ")
 			}

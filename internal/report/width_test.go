@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // checkWidth fails for a line of a golden wider than TextWidth runes and
@@ -28,10 +29,10 @@ func checkWidth(t *testing.T, patterns ...string) {
 				t.Fatal(err)
 			}
 			n++
+			for _, l := range testutil.WideLines(string(b), TextWidth) {
+				t.Errorf("%s:%s (wider than %d columns, and not a command line to copy)", f, l, TextWidth)
+			}
 			for i, l := range strings.Split(string(b), "\n") {
-				if w := utf8.RuneCountInString(l); w > TextWidth && !copyLine(l) {
-					t.Errorf("%s:%d: %d columns (at most %d): %q", f, i+1, w, TextWidth, l)
-				}
 				if strings.Contains(l, "(null)") {
 					t.Errorf("%s:%d: says (null): %q", f, i+1, l)
 				}
@@ -43,22 +44,8 @@ func checkWidth(t *testing.T, patterns ...string) {
 	}
 }
 
-// copyLine reports whether l is a command line meant to be copied, which
-// stays whole on its own line however wide: a sectax, shell ("$ ",
-// "PS> ", sudo) or kernel command line (a mitigations= parameter first).
-func copyLine(l string) bool {
-	t := strings.TrimLeft(l, " ")
-	for _, p := range []string{"sectax ", "$ ", "PS> ", "sudo ", "mitigations=", "BOOT_IMAGE="} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	f := strings.Fields(t)
-	return len(f) > 1 && !strings.Contains(t, ": ") && strings.Contains(f[0], "=") // kernel parameters
-}
-
 // TestTextWidth: every line the text goldens of run, env, advise and verify hold
-// (but a command line to copy, copyLine) (show's
+// (but a command line to copy, testutil.CopyLine) (show's
 // are cli's: TestShowRunWidth there) fits TextWidth columns.
 func TestTextWidth(t *testing.T) {
 	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text", "testdata/advise/*.text", "testdata/verify/*.text",
