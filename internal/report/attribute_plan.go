@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/attribute"
 )
@@ -19,7 +20,12 @@ func PlanText(w io.Writer, p *attribute.Design) error {
 func planText(w io.Writer, p *attribute.Design) error {
 	// The release, the command line and the vulnerability files are one
 	// line each in the kernel's format, and stay one here (termSafe).
-	fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line: %s\n\n", termSafe(p.Kernel), termSafe(p.Cmdline))
+	// The command line, to copy, whole on a line of its own when long.
+	if line := "command line: " + termSafe(p.Cmdline); utf8.RuneCountInString(line) <= TextWidth {
+		fmt.Fprintf(w, "attribution plan for kernel %s\n%s\n\n", termSafe(p.Kernel), line)
+	} else {
+		fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line:\n  %s\n\n", termSafe(p.Kernel), termSafe(p.Cmdline))
+	}
 	if len(p.Active) == 0 {
 		fmt.Fprintln(w, "no active mitigation that a parameter turns off")
 	} else {
