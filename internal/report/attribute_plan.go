@@ -84,7 +84,11 @@ func planText(w io.Writer, p *attribute.Design) error {
 			writeForeign(w, termSafe(l), l, "  ", "    ")
 		}
 		for _, x := range c.NoEffect {
-			fmt.Fprintf(w, "  %s: %s\n", c.Name, termSafe(x)) // quotes a file's line: one line
+			if l := c.Name + ": " + x; strings.ContainsRune(x, '"') {
+				fmt.Fprintf(w, "  %s\n", termSafe(l)) // it quotes a file's line (%q): one line
+			} else {
+				writeForeign(w, termSafe(l), l, "  ", "    ")
+			}
 		}
 		if len(c.Toggles) > 0 {
 			writeWrapped(w, c.Name+": not CPU mitigations: "+termSafe(strings.Join(c.Toggles, " ")), "  ", "    ")
