@@ -97,10 +97,14 @@ func steps(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice) []Ste
 		if s.Hypervisor.Guest {
 			text += " (in a VM, the host's VM definition: Firecracker boot-source boot_args, QEMU -append, libvirt <cmdline>, or the guest image's boot loader)"
 		}
-		out = append(out, Step{Where: "manual", Text: text + "; the full command line to give: " + a.Predicted})
+		out = append(out, Step{Where: "manual", Text: text + FullLineToGive + a.Predicted})
 	}
 	return append(out, verify)
 }
+
+// FullLineToGive ends a manual step's text, before the command line the
+// kernel would get (the text report says that line once, under Parameters).
+const FullLineToGive = "; the full command line to give: "
 
 // wslSetArgs are the arguments of wslconfig set that turn the configured
 // line into advise's preview: the parameters added or replacing one, and

@@ -252,7 +252,7 @@ func TestCampaignReportMulti(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("report: %d %s", code, errOut)
 	}
-	if !strings.Contains(out, "A = cmp-on  B = cmp-off  C = cmp-noaudit") || !strings.HasPrefix(out, "B: ") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "C: ") {
+	if !strings.Contains(out, "A = cmp-on  B = cmp-off  C = cmp-noaudit") || !strings.HasPrefix(out, "B: ") || !strings.Contains(conclusionOf(out), "C: ") {
 		t.Errorf("report is not the multi-side layout of the three configurations:\n%s", out)
 	}
 	out, _, code = sectax(t, deps, append(root, "report", "--format", "json")...)
@@ -508,4 +508,11 @@ func TestCampaignAdaptiveRealWorkload(t *testing.T) {
 			}
 		}
 	}
+}
+
+// conclusionOf is the first paragraph of a comparison's text, every side's
+// conclusion, unwrapped.
+func conclusionOf(text string) string {
+	first, _, _ := strings.Cut(text, "\nsectax compare:")
+	return strings.Join(strings.Fields(first), " ")
 }

@@ -220,9 +220,13 @@ func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta measure.Me
 	if rec != nil && s.NotesInResult && !store.IsURL(g.DB) { // a spooled run is said on stderr once pushed
 		fmt.Fprintf(g.stdout, "\n%s\n", report.Notice(measure.StoredLine(r.ID, r.Label, store.DisplayName(g.DB))))
 	}
+	// In a guest whose host sets its command line that is said where it
+	// matters (advise, decide, campaign), not after every run.
 	if r.Env != nil && r.Env.Live {
-		if hint := advise.OtherSide(r.Env, advise.Probe("/", r.Env)); hint != "" {
-			g.notice("%s", hint)
+		if pf := advise.Probe("/", r.Env); advise.HostSetBy(r.Env, pf) == "" {
+			if hint := advise.OtherSide(r.Env, pf); hint != "" {
+				g.notice("%s", hint)
+			}
 		}
 	}
 	return nil

@@ -9,8 +9,10 @@ import (
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
-// pastRuns are this machine's stored runs of pl's suite with engine, which
-// the estimate of a run learns from (none when the store has none).
+// pastRuns are this machine's stored runs with engine of the same work
+// as pl (its workloads at its parameters: a command's, a crosscheck's and
+// the probes' plans are not their suite's), which the estimate of a run
+// learns from (none when the store has none).
 func pastRuns(ctx context.Context, g *Globals, pl *plan.Plan, engine string) []*run.Run {
-	return store.PastRunsAt(ctx, g.DB, sysinfo.Hostname(g.Root), string(pl.Suite), engine, "")
+	return store.PastRunsLike(ctx, g.DB, sysinfo.Hostname(g.Root), engine, pl.SameWork)
 }

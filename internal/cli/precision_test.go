@@ -11,6 +11,7 @@ import (
 
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestRunPrecisionGolden: under --precision the scripted workloads reach
@@ -99,7 +100,7 @@ func TestProgressPrecision(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "[round 1, 1 repetition done, until ±2% or 10:00] alpha warmup 1 · 0:00 elapsed · at most 10:00 left") {
+	if !strings.Contains(errs, "[round 1, 1 done, until ±2% or 10:00] alpha warmup 1 · 0:00 elapsed · at most 10:00 left") {
 		t.Errorf("progress does not say the rule decides:\n%q", errs)
 	}
 	if strings.Contains(errs, "of at least") {
@@ -120,6 +121,36 @@ func TestProgressPrecision(t *testing.T) {
 		var done, total int
 		if n, _ := fmt.Sscanf(line, "[%d/%d]", &done, &total); n == 2 && done > total {
 			t.Errorf("progress counts past its total: %q", line)
+		}
+	}
+}
+
+// TestProgressFitsWidth: every progress line under --precision fits one
+// row of the terminal (100 columns when it does not say, and 60 here), so
+// that \r redraws it instead of smearing it over the rows it wrapped to.
+func TestProgressFitsWidth(t *testing.T) {
+	for _, width := range []int{0, 60} {
+		deps := fixedDeps(fakeRegistry())
+		deps.StderrIsTerminal, deps.StderrWidth = true, width
+		_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--precision", "2", "--seed", "3", "--no-store")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if width == 0 {
+			width = report.TextWidth
+		}
+		lines := strings.Split(errs, "\r\x1b[K")
+		if len(lines) < 3 {
+			t.Fatalf("no progress drawn:\n%q", errs)
+		}
+		for _, line := range lines {
+			line, _, _ = strings.Cut(line, "\n") // a notice after the last redraw
+			if !strings.HasPrefix(line, "[") {
+				continue // a notice, not progress
+			}
+			if n := utf8.RuneCountInString(line); n >= width {
+				t.Errorf("width %d: a progress line of %d columns: %q", width, n, line)
+			}
 		}
 	}
 }
@@ -148,6 +179,34 @@ func TestRunShowTextWidth(t *testing.T) {
 	for _, f := range append(decided, files...) {
 		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "(null)") {
 			t.Errorf("%s says (null)", f)
+		}
+	}
+}
+
+// TestTextFitsWidth: the text goldens of compare, workloads, baselines,
+// advise, decide and verify hold no line wider than 100 columns
+// (report.TextWidth) but a command line to copy (testutil.CopyLine).
+// The proofs' tables (--prove) are not held to it yet.
+func TestTextFitsWidth(t *testing.T) {
+	var files []string
+	for _, p := range []string{"workloads.text", "cli/baselines.golden", "cli/compare-text.golden", "cli/compare-alpha.golden",
+		"cli/compare-margin.golden", "decide/*.text", "advise/*.text", "advise-arch/*.text", "verify/*.text"} {
+		m, _ := filepath.Glob(filepath.Join("testdata", p))
+		if len(m) == 0 {
+			t.Fatalf("no golden matches %s", p)
+		}
+		files = append(files, m...)
+	}
+	for _, f := range files {
+		if strings.Contains(f, "prove-") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range testutil.WideLines(string(b), report.TextWidth) {
+			t.Errorf("%s:%s (wider than %d columns, and not a command line to copy)", f, l, report.TextWidth)
 		}
 	}
 }

@@ -35,7 +35,12 @@ func (p *printer) Progress(e measure.Event) {
 	if !p.active || e.Finished {
 		return
 	}
-	fmt.Fprintf(p.g.stderr, "\r\033[K%s", e.Line())
+	// One row, never wrapped: a line that wraps cannot be redrawn by \r.
+	width := p.g.deps.StderrWidth
+	if width <= 0 {
+		width = report.TextWidth
+	}
+	fmt.Fprintf(p.g.stderr, "\r\033[K%s", report.Fit(e.Line(), width-1))
 	p.drawn = true
 }
 

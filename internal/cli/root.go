@@ -72,8 +72,11 @@ type Deps struct {
 	// StderrIsTerminal decides whether progress is drawn; Stdin, when
 	// StdinIsTerminal too, answers the question before long work.
 	StderrIsTerminal bool
-	Stdin            io.Reader
-	StdinIsTerminal  bool
+	// StderrWidth is the terminal's width in columns that progress fits
+	// (0: report.TextWidth).
+	StderrWidth     int
+	Stdin           io.Reader
+	StdinIsTerminal bool
 	// Now and NewRunID stamp runs; tests fix them.
 	Now      func() time.Time
 	NewRunID func() string
@@ -121,6 +124,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Exe:              "/proc/self/exe",
 		WorkerArgs:       []string{workload.WorkerCommand},
 		StderrIsTerminal: isTerminal(stderr),
+		StderrWidth:      columns(stderr),
 		Stdin:            os.Stdin,
 		StdinIsTerminal:  isTerminal(os.Stdin),
 		Now:              time.Now,
@@ -316,6 +320,15 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := termios(int(f.Fd()))
 	return err == nil
+}
+
+// columns is the width of the terminal w is, 0 for anything else.
+func columns(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	return termColumns(int(f.Fd()))
 }
 
 // untilCancelled runs f aside and returns its error, or ctx's error as soon

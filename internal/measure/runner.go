@@ -94,7 +94,7 @@ type Event struct {
 // Progress is how far the run is, as a progress line says it: "12/40"
 // under a fixed count; while the rule may add repetitions, what is known
 // and what decides the rest, never a total that moves: "round 3, 24
-// repetitions done, until ±2% or 10:00".
+// done, until ±2% or 10:00" (24 repetitions).
 func (e Event) Progress() string {
 	n := e.Done
 	if !e.Finished {
@@ -107,14 +107,10 @@ func (e Event) Progress() string {
 	if e.Precision > 0 {
 		rule = fmt.Sprintf("until ±%v%% or %s", e.Precision, Clock(e.MaxTime))
 	}
-	reps := "repetitions"
-	if n == 1 {
-		reps = "repetition"
-	}
 	if e.Round == 0 {
-		return fmt.Sprintf("warm-up, %d %s done, %s", n, reps, rule)
+		return fmt.Sprintf("warm-up, %d done, %s", n, rule)
 	}
-	return fmt.Sprintf("round %d, %d %s done, %s", e.Round, n, reps, rule)
+	return fmt.Sprintf("round %d, %d done, %s", e.Round, n, rule)
 }
 
 // Line is the status line of e: "[12/40] sched-pipe measure 3 · 0:04
@@ -124,9 +120,9 @@ func (e Event) Line() string {
 	eta := "ETA --:--"
 	switch {
 	case e.ETA > 0 && e.Open && e.Precision > 0:
-		eta = fmt.Sprintf("ETA ~%s (a guess from the spread so far; at most %s)", Clock(e.ETA), Clock(max(e.MaxTime-e.Elapsed, 0)))
+		eta = fmt.Sprintf("ETA ~%s (a guess)", Clock(e.ETA)) // at most the rule's --max-time, which Progress says
 	case e.ETA > 0 && e.Open:
-		eta = fmt.Sprintf("ETA ~%s (a guess: the warm-up detection may add repetitions)", Clock(e.ETA))
+		eta = fmt.Sprintf("ETA ~%s (a guess)", Clock(e.ETA))
 	case e.ETA > 0:
 		eta = "ETA " + Clock(e.ETA)
 	case e.Precision > 0:

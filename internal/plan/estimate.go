@@ -26,7 +26,8 @@ const (
 var builtin = workload.Default()
 
 // repetitionCost is the plan's figure for one repetition of workload id
-// with p: the workload's own, on the development machine.
+// with p: the workload's own, on the development machine; 0 when it is not
+// known before it runs (a command's).
 func repetitionCost(id string, p workload.Params) time.Duration {
 	if w, err := builtin.Lookup(id); err == nil {
 		if e, ok := w.(workload.Estimator); ok {
@@ -56,6 +57,9 @@ type Estimate struct {
 	Precision        float64
 	Max              time.Duration
 	Projected, Items int
+	// Unknown says there is no figure: the plan holds work whose cost is
+	// not known before it runs (a command's) and no past run of it.
+	Unknown bool
 }
 
 // maxScale bounds what is learnt: a stored run whose duration is further
@@ -78,6 +82,7 @@ func (p *Plan) Estimate(warmup int, past []*run.Run) Estimate {
 	target := p.Request.Precision
 	d := startCost
 	for _, it := range p.Items {
+		e.Unknown = e.Unknown || (n == 0 && repetitionCost(it.Workload.Info().ID, it.Params) == 0)
 		reps := it.Repetitions
 		if target > 0 {
 			if need, ok := projected(it, target, past); ok {
@@ -88,6 +93,9 @@ func (p *Plan) Estimate(warmup int, past []*run.Run) Estimate {
 		d += time.Duration(reps+warmup) * (repetitionCost(it.Workload.Info().ID, it.Params) + repOverhead)
 	}
 	e.Duration = time.Duration(float64(d) * scale)
+	if e.Unknown {
+		e.Duration = 0
+	}
 	if target > 0 {
 		e.Precision, e.Max = target, startCost+p.Request.MaxTimeOf()
 		e.Duration = min(e.Duration, e.Max)
@@ -176,25 +184,28 @@ func (e Estimate) Times(n int, overhead time.Duration) Estimate {
 }
 
 // Basis says where the figure comes from: "from the plan" or "from 3
-// past runs of this suite on this machine".
+// past runs of the same workloads on this machine".
 func (e Estimate) Basis() string {
 	switch e.Past {
 	case 0:
 		return "from the plan"
 	case 1:
-		return "from 1 past run of this suite on this machine"
+		return "from 1 past run of the same workloads on this machine"
 	}
-	return fmt.Sprintf("from %d past runs of this suite on this machine", e.Past)
+	return fmt.Sprintf("from %d past runs of the same workloads on this machine", e.Past)
 }
 
 // String is the line said at the start of a run: "estimated 4 min (from
 // the plan)". Under the precision rule, with stored samples: "estimated
-// 3 min, at most 10 min (from 2 past runs of this suite on this machine:
+// 3 min, at most 10 min (from 2 past runs of the same workloads on this machine:
 // the repetitions their samples project for ±2%)"; without: "estimated
 // 40 s to 10 min (40 s from the plan at the minimum repetitions; the
 // precision rule repeats each workload until ±2% or --max-time: the total
 // is not known in advance)".
 func (e Estimate) String() string {
+	if e.Unknown {
+		return "no estimate (what a command takes is known only from past runs of it, and none is stored)"
+	}
 	if e.Precision <= 0 {
 		return "estimated " + Approx(e.Duration) + " (" + e.Basis() + ")"
 	}
@@ -222,4 +233,28 @@ func Approx(d time.Duration) string {
 	}
 	m := int(d.Round(time.Minute) / time.Minute)
 	return fmt.Sprintf("%d h %02d min", m/60, m%60)
+}
+
+// SameWork reports whether r measured what p measures: the same workloads
+// at the same parameters, no more and no fewer. The estimate learns from
+// such runs only (a command's, a crosscheck's and the probes' plans are not
+// their suite's).
+func (p *Plan) SameWork(r *run.Run) bool {
+	want := map[string]int{}
+	for _, it := range p.Items {
+		want[it.Workload.Info().ID+" "+run.ParamsKey(it.Params.Map())]++
+	}
+	for i := range r.Results {
+		k := r.Results[i].Workload + " " + run.ParamsKey(r.Results[i].Params)
+		if want[k] == 0 {
+			return false
+		}
+		want[k]--
+	}
+	for _, n := range want {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
 }

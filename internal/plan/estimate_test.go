@@ -40,10 +40,10 @@ func TestEstimate(t *testing.T) {
 	}
 	// Stored runs of the same plan: the figure is their median duration.
 	past := quick.Estimate(1, []*run.Run{pastRun(quick, 40*time.Second, 1, nil), pastRun(quick, 4*time.Minute, 1, nil), pastRun(quick, 44*time.Second, 1, nil)})
-	if far(past.Duration, 44*time.Second) || past.Past != 3 || past.String() != "estimated 44 s (from 3 past runs of this suite on this machine)" {
+	if far(past.Duration, 44*time.Second) || past.Past != 3 || past.String() != "estimated 44 s (from 3 past runs of the same workloads on this machine)" {
 		t.Errorf("from past runs: %v %q", past, past.String())
 	}
-	if one := quick.Estimate(1, []*run.Run{pastRun(quick, time.Minute, 1, nil)}); one.String() != "estimated 60 s (from 1 past run of this suite on this machine)" {
+	if one := quick.Estimate(1, []*run.Run{pastRun(quick, time.Minute, 1, nil)}); one.String() != "estimated 60 s (from 1 past run of the same workloads on this machine)" {
 		t.Errorf("one past run: %q", one.String())
 	}
 	if got := past.Times(4, 16*time.Second).Duration; far(got, 4*time.Minute) {
@@ -147,7 +147,7 @@ func TestEstimateProjected(t *testing.T) {
 	if far(e.Duration, want) || e.Projected != 1 || e.Items != 2 || e.Past != 1 {
 		t.Errorf("estimate %+v, want %v with 1 of 2 projected", e, want)
 	}
-	line := "estimated " + Approx(e.Duration) + ", at most 60 min (from 1 past run of this suite on this machine: the repetitions their samples project for ±2%, for 1 of the 2 workloads; the others at their minimum)"
+	line := "estimated " + Approx(e.Duration) + ", at most 60 min (from 1 past run of the same workloads on this machine: the repetitions their samples project for ±2%, for 1 of the 2 workloads; the others at their minimum)"
 	if got := e.String(); got != line {
 		t.Errorf("line %q\nwant %q", got, line)
 	}

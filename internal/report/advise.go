@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/mitigation"
@@ -18,7 +19,8 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 	ew := &errWriter{w: w}
 	p := a.Platform
 	fmt.Fprintf(ew, "Target: %s\n", targetLabel(a.Target))
-	fmt.Fprintf(ew, "Platform: %s — kernel %s\n", p.Name, a.Kernel)
+	platform := fmt.Sprintf("Platform: %s — kernel %s", p.Name, a.Kernel)
+	writeForeign(ew, termSafe(platform), platform, "", "  ")
 	if p.ConfigPath != "" {
 		where := p.ConfigPath
 		if p.ConfigKey != "" {
@@ -34,9 +36,13 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 		case cfg == "":
 			cfg = "(nothing)"
 		}
-		fmt.Fprintf(ew, "Configured now: %s: %s\n", where, cfg)
+		if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); utf8.RuneCountInString(line) <= TextWidth {
+			fmt.Fprintln(ew, line)
+		} else { // the command line whole on its own line
+			fmt.Fprintf(ew, "Configured now: %s:\n    %s\n", where, cfg)
+		}
 		if p.ConfigNote != "" {
-			fmt.Fprintf(ew, "  (%s)\n", p.ConfigNote)
+			writeForeign(ew, termSafe("("+p.ConfigNote+")"), p.ConfigNote, "  ", "   ")
 		}
 	}
 
@@ -54,13 +60,23 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			fmt.Fprintf(ew, "  - %s (removed)\n", c.Old)
 		}
 	}
-	fmt.Fprintf(ew, "  configured after:  %s\n", orNothing(a.ConfiguredAfter))
-	fmt.Fprintf(ew, "  kernel would get:  %s\n", orNothing(a.Predicted))
-	fmt.Fprintf(ew, "  mode after:        %s (%s)\n", a.PredictedMode, a.PredictedModeReason)
+	// A command line is said once, whole on its own line, to be copied.
+	if a.ConfiguredAfter == a.Predicted {
+		fmt.Fprintf(ew, "  configured after, and what the kernel would get:\n    %s\n", orNothing(a.Predicted))
+	} else {
+		fmt.Fprintf(ew, "  configured after:\n    %s\n", orNothing(a.ConfiguredAfter))
+		fmt.Fprintf(ew, "  kernel would get:\n    %s\n", orNothing(a.Predicted))
+	}
+	mode := fmt.Sprintf("%s (%s)", a.PredictedMode, a.PredictedModeReason)
+	writeForeign(ew, termSafe(mode), mode, "  mode after:        ", "                     ")
 
 	fmt.Fprintln(ew, "\nSteps (sectax has changed nothing; run these yourself):")
 	for i, s := range a.Steps {
-		fmt.Fprintf(ew, "  %d. %s\n", i+1, s.Text)
+		text := s.Text
+		if t, ok := strings.CutSuffix(text, advise.FullLineToGive+a.Predicted); ok && a.Predicted != "" {
+			text = t + "; the full command line to give is the one the kernel would get, above"
+		}
+		writeForeign(ew, termSafe(text), text, fmt.Sprintf("  %d. ", i+1), "     ")
 		if s.Command != "" {
 			where := "$"
 			if s.Where == "windows" {
@@ -72,7 +88,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 
 	fmt.Fprintf(ew, "\nPrecedence on kernel %s:\n", a.Kernel)
 	for _, r := range a.Precedence {
-		fmt.Fprintf(ew, "  - %s\n", r.Rule)
+		writeWrapped(ew, r.Rule, "  - ", "    ")
 	}
 
 	fmt.Fprintf(ew, "\nWhat you give up on this machine: %d mitigated → vulnerable\n", len(a.GivenUp))
@@ -88,41 +104,43 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 	if len(a.Kept) > 0 {
 		fmt.Fprintf(ew, "\nStays mitigated: %d\n", len(a.Kept))
 		for _, l := range a.Kept {
-			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+			writeForeign(ew, termSafe(l.Explanation), l.From+l.To+l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Regained) > 0 {
 		fmt.Fprintf(ew, "\nProtection regained: %d vulnerable → mitigated\n", len(a.Regained))
 		for _, l := range a.Regained {
-			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+			writeForeign(ew, termSafe(l.Explanation), l.From+l.To+l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Changed) > 0 {
 		fmt.Fprintf(ew, "\nChanged (not mitigated now): %d\n", len(a.Changed))
 		for _, l := range a.Changed {
-			fmt.Fprintf(ew, "  - %s\n", l.Explanation)
+			writeForeign(ew, termSafe(l.Explanation), l.From+l.To+l.Explanation, "  - ", "    ")
 		}
 	}
 	if len(a.Toggles) > 0 {
 		fmt.Fprintln(ew, "\nNot CPU mitigations (changed along with them):")
 		for _, t := range a.Toggles {
-			fmt.Fprintf(ew, "  - %s: %s\n", t.Param, t.Summary)
+			writeForeign(ew, termSafe(t.Param+": "+t.Summary), t.Param+": "+t.Summary, "  - ", "    ")
 		}
 	}
 	if a.GuestCaveat != "" {
-		fmt.Fprintf(ew, "\nVM guest: %s\n", a.GuestCaveat)
+		fmt.Fprintln(ew)
+		writeForeign(ew, termSafe("VM guest: "+a.GuestCaveat), a.GuestCaveat, "", "  ")
 	}
 	if len(a.Alternatives) > 0 {
 		fmt.Fprintln(ew, "\nTargeted alternatives that keep the cheap protections:")
 		for _, alt := range a.Alternatives {
-			fmt.Fprintf(ew, "  - %s\n      sectax advise --target %q\n", alt.Title, alt.Params)
+			writeForeign(ew, termSafe(alt.Title), alt.Title, "  - ", "    ")
+			fmt.Fprintf(ew, "      sectax advise --target %q\n", alt.Params)
 			if len(alt.GivesUp) > 0 {
 				fmt.Fprintf(ew, "      gives up: %s\n", strings.Join(alt.GivesUp, ", "))
 			}
 			if len(alt.Weakens) > 0 {
 				fmt.Fprintf(ew, "      weakens: %s\n", strings.Join(alt.Weakens, ", "))
 			}
-			fmt.Fprintf(ew, "      %s\n", alt.Why)
+			writeForeign(ew, termSafe(alt.Why), alt.Why, "      ", "      ")
 			if alt.MinKernel != "" {
 				fmt.Fprintf(ew, "      needs Linux %s+\n", alt.MinKernel)
 			}
@@ -131,7 +149,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(ew, "\nWarnings:")
 		for _, wn := range a.Warnings {
-			fmt.Fprintf(ew, "  ! %s\n", wn)
+			writeForeign(ew, termSafe(wn), wn, "  ! ", "    ")
 		}
 	}
 	if a.Proof != nil {
@@ -141,12 +159,12 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 }
 
 func writeLoss(w io.Writer, l advise.Loss) {
-	fmt.Fprintf(w, "  - %s\n", l.Explanation)
+	writeForeign(w, termSafe(l.Explanation), l.From+l.To+l.Explanation, "  - ", "    ")
 	if l.By != "" {
-		fmt.Fprintf(w, "      by %s\n", l.By)
+		writeForeign(w, termSafe("by "+l.By), "by "+l.By, "      ", "        ")
 	}
 	if l.GuestNote != "" {
-		fmt.Fprintf(w, "      in this guest: %s\n", l.GuestNote)
+		writeForeign(w, termSafe("in this guest: "+l.GuestNote), l.GuestNote, "      ", "        ")
 	}
 }
 
@@ -180,35 +198,38 @@ func verificationText(w io.Writer, v *advise.Verification) error {
 	}
 	// What comes from the machine's files (a vulnerability file, the
 	// command line, the release) is one line each (termSafe).
-	fmt.Fprintf(ew, "Expectation %s: %s — kernel %s, %s\n", targetLabel(v.Expect), verdict, termSafe(v.Kernel), termSafe(v.Platform))
-	fmt.Fprintf(ew, "Running mode: %s (%s)\n", v.Mode, termSafe(v.ModeReason))
+	head := fmt.Sprintf("Expectation %s: %s — kernel %s, %s", targetLabel(v.Expect), verdict, v.Kernel, v.Platform)
+	writeForeign(ew, termSafe(head), head, "", "  ")
+	mode := fmt.Sprintf("Running mode: %s (%s)", v.Mode, v.ModeReason)
+	writeForeign(ew, termSafe(mode), mode, "", "  ")
 	fmt.Fprintln(ew)
 	for _, c := range v.Checks {
 		mark := "ok  "
 		if !c.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(ew, "  %s %-7s %s\n", mark, termSafe(c.Name), termSafe(c.Detail))
+		writeForeign(ew, termSafe(c.Detail), c.Detail, fmt.Sprintf("  %s %-7s ", mark, termSafe(c.Name)), "               ")
 	}
 	if len(v.StillMitigated) > 0 {
 		fmt.Fprintln(ew, "\nStill mitigated:")
 		for _, f := range v.StillMitigated {
-			fmt.Fprintf(ew, "  - %s: %s\n", termSafe(f.Name), termSafe(f.Raw))
+			l := f.Name + ": " + f.Raw
+			writeForeign(ew, termSafe(l), l, "  - ", "    ")
 			if f.Why != "" {
-				fmt.Fprintf(ew, "      why: %s\n", termSafe(f.Why))
+				writeForeign(ew, termSafe(f.Why), f.Why, "      why: ", "        ")
 			}
 		}
 	}
 	if len(v.Reasons) > 0 {
 		fmt.Fprintln(ew, "\nWhy:")
 		for _, r := range v.Reasons {
-			fmt.Fprintf(ew, "  - %s\n", termSafe(r))
+			writeForeign(ew, termSafe(r), r, "  - ", "    ")
 		}
 	}
 	if len(v.Fix) > 0 {
 		fmt.Fprintln(ew, "\nWhat to do:")
 		for _, f := range v.Fix {
-			fmt.Fprintf(ew, "  - %s\n", termSafe(f))
+			writeForeign(ew, termSafe(f), f, "  - ", "    ")
 		}
 	}
 	if v.Proof != nil {

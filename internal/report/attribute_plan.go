@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/attribute"
 )
@@ -19,7 +20,12 @@ func PlanText(w io.Writer, p *attribute.Design) error {
 func planText(w io.Writer, p *attribute.Design) error {
 	// The release, the command line and the vulnerability files are one
 	// line each in the kernel's format, and stay one here (termSafe).
-	fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line: %s\n\n", termSafe(p.Kernel), termSafe(p.Cmdline))
+	// The command line, to copy, whole on a line of its own when long.
+	if line := "command line: " + termSafe(p.Cmdline); utf8.RuneCountInString(line) <= TextWidth {
+		fmt.Fprintf(w, "attribution plan for kernel %s\n%s\n\n", termSafe(p.Kernel), line)
+	} else {
+		fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line:\n  %s\n\n", termSafe(p.Kernel), termSafe(p.Cmdline))
+	}
 	if len(p.Active) == 0 {
 		fmt.Fprintln(w, "no active mitigation that a parameter turns off")
 	} else {
@@ -34,13 +40,17 @@ func planText(w io.Writer, p *attribute.Design) error {
 		}
 		for _, a := range p.Active {
 			if a.Note != "" {
-				fmt.Fprintf(w, "  note: %s\n", termSafe(a.Note))
+				writeForeign(w, termSafe(a.Note), a.Note, "  note: ", "    ")
 			}
 		}
 	}
+	// Two tables, each within TextWidth: what each configuration is
+	// expected to turn off, then the parameters it adds (wrapped at their
+	// spaces under their column).
 	fmt.Fprintln(w, "\nconfigurations:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  name\tkind\tadds\texpected to turn off")
+	rows := [][]string{{"  name", "kind", "expected to turn off"}}
+	adds := [][]string{{"  name", "adds to the command line"}}
+	rawWhat, rawAdds := lastCells(rows), lastCells(adds) // what termSafe made each last cell from
 	for _, c := range p.Configurations {
 		exp := make([]string, 0, len(c.Expected))
 		for _, e := range c.Expected {
@@ -58,30 +68,38 @@ func planText(w io.Writer, p *attribute.Design) error {
 		if !c.Boot && c.SameAs == "" {
 			what += " (no boot needed)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Kind, orDash(c.String()), what)
+		rows = append(rows, []string{"  " + c.Name, c.Kind, termSafe(what)})
+		adds = append(adds, []string{"  " + c.Name, termSafe(orDash(c.String()))})
+		rawWhat, rawAdds = append(rawWhat, what), append(rawAdds, orDash(c.String()))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	writeTableWrapped(w, rows, rawWhat)
+	fmt.Fprintln(w, "\nwhat each configuration adds to the command line:")
+	writeTableWrapped(w, adds, rawAdds)
 	for _, c := range p.Configurations {
 		if c.SameAs != "" {
 			continue
 		}
 		for _, x := range c.Weakened {
-			fmt.Fprintf(w, "  %s: %s stays mitigated with a part off (%s)\n", c.Name, termSafe(x.File), termSafe(x.By))
+			l := fmt.Sprintf("%s: %s stays mitigated with a part off (%s)", c.Name, x.File, x.By)
+			writeForeign(w, termSafe(l), l, "  ", "    ")
 		}
 		for _, x := range c.NoEffect {
-			fmt.Fprintf(w, "  %s: %s\n", c.Name, termSafe(x))
+			if l := c.Name + ": " + x; strings.ContainsRune(x, '"') {
+				fmt.Fprintf(w, "  %s\n", termSafe(l)) // it quotes a file's line (%q): one line
+			} else {
+				writeForeign(w, termSafe(l), l, "  ", "    ")
+			}
 		}
 		if len(c.Toggles) > 0 {
-			fmt.Fprintf(w, "  %s: not CPU mitigations: %s\n", c.Name, strings.Join(c.Toggles, " "))
+			writeWrapped(w, c.Name+": not CPU mitigations: "+termSafe(strings.Join(c.Toggles, " ")), "  ", "    ")
 		}
 	}
 	if len(p.Cumulative) > 0 {
-		fmt.Fprintf(w, "\ncumulative order: %s\n", strings.Join(p.Cumulative, " → "))
+		fmt.Fprintln(w)
+		writeWrapped(w, strings.Join(p.Cumulative, " → "), "cumulative order: ", "  ")
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(w, "note: %s\n", termSafe(n))
+		writeForeign(w, termSafe(n), n, "note: ", "  ")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/baseline"
 	"github.com/sectax/sectax/internal/run"
@@ -18,15 +19,21 @@ func BaselinesText(w io.Writer, all []*baseline.Dataset) error {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "%s%s — %s\n", baseline.Prefix, d.Name, d.Title)
-		fmt.Fprintf(&b, "  environment: %s\n", d.Environment)
-		fmt.Fprintf(&b, "  source:      %s\n", d.Source)
+		writeWrapped(&b, d.Environment, "  environment: ", "               ")
+		writeWrapped(&b, d.Source, "  source:      ", "               ")
 		if _, err := io.WriteString(w, b.String()); err != nil {
 			return err
 		}
 		t := NewTable()
 		var notes []string
 		for _, r := range d.Results {
-			t.Line(fmt.Sprintf("  %s %s   (%s)", r.Workload, run.ParamsKey(r.Params), r.Command))
+			head, cmd := fmt.Sprintf("  %s %s", r.Workload, run.ParamsKey(r.Params)), "("+r.Command+")"
+			if utf8.RuneCountInString(head+"   "+cmd) <= TextWidth {
+				t.Line(head + "   " + cmd)
+			} else { // the command whole on its own line
+				t.Line(head)
+				t.Line("    " + cmd)
+			}
 			for _, m := range r.Metrics {
 				v := WithUnit(m.Value, m.Unit)
 				if m.Approx {
@@ -42,8 +49,10 @@ func BaselinesText(w io.Writer, all []*baseline.Dataset) error {
 			return err
 		}
 		for _, n := range notes {
-			if _, err := fmt.Fprintf(w, "  note: %s\n", n); err != nil {
-				return err
+			ew := &errWriter{w: w}
+			writeWrapped(ew, n, "  note: ", "    ")
+			if ew.err != nil {
+				return ew.err
 			}
 		}
 	}

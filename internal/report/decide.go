@@ -106,12 +106,12 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 	return plainText(w, func(w io.Writer) error {
 		fmt.Fprintf(w, "decision for kernel %s\n", d.Facts.Kernel)
 		for _, n := range d.Facts.Notes {
-			fmt.Fprintf(w, "  machine: %s\n", n)
+			writeForeign(w, termSafe(n), n, "  machine: ", "    ")
 		}
 		for _, o := range d.Options {
 			fmt.Fprintf(w, "\n%s\n", o.Name)
 			for _, l := range decideLines(o) {
-				fmt.Fprintf(w, "  %s\n", l)
+				writeForeign(w, termSafe(l), l, "  ", "    ")
 			}
 		}
 		if d.Proof != nil {
@@ -119,17 +119,19 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 		}
 		fmt.Fprintln(w)
 		if d.Recommended == nil {
-			fmt.Fprintln(w, decideNoRecommendation(d, "no"))
+			writeWrapped(w, decideNoRecommendation(d, "no"), "", "  ")
 			for _, g := range d.Guide {
-				fmt.Fprintf(w, "  - %s\n", g)
+				writeForeign(w, termSafe(g), g, "  - ", "    ")
 			}
 		} else {
-			fmt.Fprintf(w, "recommended: %s (%s)\n", *d.Recommended, d.Why)
+			rec := fmt.Sprintf("recommended: %s (%s)", *d.Recommended, d.Why)
+			writeForeign(w, termSafe(rec), rec, "", "  ")
 			if d.Line != "" {
 				fmt.Fprintf(w, "  the line to apply: %s\n", d.Line)
 			}
 			for i, s := range d.Steps {
-				fmt.Fprintf(w, "  %d. [%s] %s\n", i+1, s.Where, s.Text)
+				st := fmt.Sprintf("[%s] %s", s.Where, s.Text)
+				writeForeign(w, termSafe(st), st, fmt.Sprintf("  %d. ", i+1), "     ")
 				if s.Command != "" {
 					fmt.Fprintf(w, "     %s\n", s.Command)
 				}
@@ -139,7 +141,7 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 			}
 		}
 		for _, n := range d.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
+			writeForeign(w, termSafe(n), n, "note: ", "  ")
 		}
 		return nil
 	})

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/campaign"
@@ -56,24 +55,13 @@ func campaignPreview(w io.Writer, p *campaign.Preview) error {
 	fmt.Fprintln(ew, "steps (each boot verified before it is measured):")
 	// The command line wraps at its spaces under its own column, so that
 	// the table fits TextWidth.
-	rows := [][]string{{"  step", "configuration", "boot"}}
+	rows := [][]string{{"  step", "configuration", "boot", "kernel command line"}}
+	raw := []string{rows[0][3]}
 	for _, s := range p.Steps {
-		rows = append(rows, []string{fmt.Sprintf("  %d", s.Step), termSafe(s.Config), fmt.Sprint(s.Boot)})
+		rows = append(rows, []string{fmt.Sprintf("  %d", s.Step), termSafe(s.Config), fmt.Sprint(s.Boot), termSafe(s.Cmdline)})
+		raw = append(raw, s.Cmdline)
 	}
-	widths := make([]int, 3)
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	cell := func(r []string) string {
-		return fmt.Sprintf("%-*s  %-*s  %-*s  ", widths[0], r[0], widths[1], r[1], widths[2], r[2])
-	}
-	indent := strings.Repeat(" ", utf8.RuneCountInString(cell(rows[0])))
-	fmt.Fprintln(ew, cell(rows[0])+"kernel command line")
-	for i, s := range p.Steps {
-		writeForeign(ew, termSafe(s.Cmdline), s.Cmdline, cell(rows[i+1]), indent)
-	}
+	writeTableWrapped(ew, rows, raw)
 	fmt.Fprintln(ew)
 	fmt.Fprintln(ew, "what start changes on this machine, and how it is put back:")
 	for _, c := range p.Changes {

@@ -188,10 +188,56 @@ func wrap(s, first, rest string, width int) []string {
 	return append(out, strings.TrimRight(line, " "))
 }
 
+// Fit cuts s to at most width runes, ending it with "…" where it was cut:
+// for a line that must stay one row, as a progress line redrawn with \r.
+func Fit(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width || width < 1 {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
+}
+
 // writeWrapped writes s wrapped by wrap at TextWidth, one line each.
 func writeWrapped(w io.Writer, s, first, rest string) {
 	for _, l := range wrap(s, first, rest, TextWidth) {
 		fmt.Fprintln(w, l)
+	}
+}
+
+// writeTableWrapped lays out rows (already made safe) in aligned columns,
+// the last of which, prose, wraps at its spaces under its own column so
+// that the table fits TextWidth; where that column would start past
+// TextWidth-40 its text goes under the row instead, indented by 4 more.
+// raw[i] is what row i's last cell was made from (writeForeign's rule).
+func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
+	if len(rows) == 0 {
+		return
+	}
+	n := len(rows[0]) - 1
+	widths := make([]int, n)
+	for _, r := range rows {
+		for i, c := range r[:n] {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	lead := 0
+	for _, x := range widths {
+		lead += x + 2
+	}
+	for i, r := range rows {
+		var b strings.Builder
+		for j, c := range r[:n] {
+			b.WriteString(c + strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)+2))
+		}
+		first, last := b.String(), r[n]
+		if lead > TextWidth-40 {
+			fmt.Fprintln(w, strings.TrimRight(first, " "))
+			ind := strings.Repeat(" ", 4+len(first)-len(strings.TrimLeft(first, " ")))
+			writeForeign(w, last, raw[i], ind, ind)
+			continue
+		}
+		writeForeign(w, last, raw[i], first, strings.Repeat(" ", lead))
 	}
 }
 

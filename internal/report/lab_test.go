@@ -132,11 +132,11 @@ func onlyLabDiffers(t *testing.T, name string, plain, tcg []byte) {
 	t.Helper()
 	norm := func(l string) string { return strings.TrimSuffix(strings.TrimSpace(l), ",") }
 	left := map[string]int{}
-	for _, l := range strings.Split(string(plain), "\n") {
+	for _, l := range unwrapLines(string(plain)) {
 		left[norm(l)]++
 	}
 	var added []string
-	for _, l := range strings.Split(string(tcg), "\n") {
+	for _, l := range unwrapLines(string(tcg)) {
 		if n := norm(l); left[n] > 0 {
 			left[n]--
 		} else {
@@ -234,11 +234,28 @@ func TestAttributionTCG(t *testing.T) {
 func TestLabWarningsNameBoots(t *testing.T) {
 	a, b := runSides()
 	withLab("kvm", "host", a, b)
-	text := string(render(t, comparison(t, a, b), "text", false))
+	text := strings.Join(strings.Fields(string(render(t, comparison(t, a, b), "text", false))), " ") // unwrapped
 	if strings.Contains(text, "reboot") {
 		t.Errorf("a lab's warnings say reboot:\n%s", text)
 	}
 	if !strings.Contains(text, "run sectax lab again with a larger --boots") || !strings.Contains(text, "run sectax lab again with --boots 2 or more") {
 		t.Errorf("a lab's warnings do not name --boots:\n%s", text)
 	}
+}
+
+// unwrapLines undoes wrap for a comparison line by line: a line indented
+// deeper than the line that starts its paragraph continues it.
+func unwrapLines(s string) []string {
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	var out []string
+	start := -1
+	for _, l := range strings.Split(s, "\n") {
+		if len(out) > 0 && strings.TrimSpace(l) != "" && strings.TrimSpace(out[len(out)-1]) != "" && indent(l) > start {
+			out[len(out)-1] += " " + strings.TrimSpace(l)
+			continue
+		}
+		out = append(out, l)
+		start = indent(l)
+	}
+	return out
 }

@@ -84,7 +84,7 @@ func TestTextOneLiners(t *testing.T) {
 	}
 	text := string(render(t, comparison(t, ra, rb), "text", false))
 	for _, want := range []string{
-		"      meltdown: Mitigation: PTI → Vulnerable\n        Meltdown (rogue data cache load): local code could read kernel memory; mitigation costs entry/exit, context switches\n",
+		"      meltdown: Mitigation: PTI → Vulnerable\n        Meltdown (rogue data cache load): local code could read kernel memory; mitigation costs\n        entry/exit, context switches\n",
 		"      future_bug: (absent) → Vulnerable\n        no knowledge-base entry (a bug newer than this sectax?)\n",
 	} {
 		if !strings.Contains(text, want) {

@@ -96,7 +96,7 @@ func TestHolmAllFormats(t *testing.T) {
 		}
 	}
 	for f, want := range map[string]string{
-		"text": "16.5 µs/op ±24%  ~ [+3.85%, +60.00%] p=0.123",
+		"text": "16.5 µs/op ±24%  ~ p=0.123", // its interval, [+3.85%, +60.00%], on the line below
 		"md":   "| usecs_per_op | 12.5 µs/op ±20% | 16.5 µs/op ±24% | ~ \\[+3.85%, +60.00%\\] p=0.123 |",
 		"html": `<td class="num">0.76×</td><td class="num">0.041</td><td class="num">0.123</td><td class="num">6&#43;6</td><td class="verdict">~<span class="range">? (≥`,
 	} {

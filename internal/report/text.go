@@ -32,12 +32,28 @@ type table struct {
 
 func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
 
-func (t *table) write(w io.Writer, color bool) error {
+// width is the width of the widest row t.write writes.
+func (t *table) width() int {
+	widths := t.widths()
+	n := 0
+	for _, r := range t.rows {
+		if len(r) == 1 {
+			n = max(n, utf8.RuneCountInString(termSafe(r[0].text)))
+			continue
+		}
+		sum := 2 * (len(r) - 1)
+		for i := range r {
+			sum += widths[i]
+		}
+		n = max(n, sum)
+	}
+	return n
+}
+
+// widths are the widths of t's columns.
+func (t *table) widths() []int {
 	var widths []int
 	for _, r := range t.rows {
-		for i := range r {
-			r[i].text = termSafe(r[i].text) // nothing raw reaches the terminal
-		}
 		if len(r) == 1 {
 			continue // a spanning line
 		}
@@ -45,11 +61,21 @@ func (t *table) write(w io.Writer, color bool) error {
 			if i >= len(widths) {
 				widths = append(widths, 0)
 			}
-			if n := utf8.RuneCountInString(c.text); n > widths[i] {
+			if n := utf8.RuneCountInString(termSafe(c.text)); n > widths[i] {
 				widths[i] = n
 			}
 		}
 	}
+	return widths
+}
+
+func (t *table) write(w io.Writer, color bool) error {
+	for _, r := range t.rows {
+		for i := range r {
+			r[i].text = termSafe(r[i].text) // nothing raw reaches the terminal
+		}
+	}
+	widths := t.widths()
 	var b strings.Builder
 	for _, r := range t.rows {
 		var line strings.Builder
@@ -104,7 +130,9 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 	}
 	ts := termSafe
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", paint(ansiBold, Headlined(c.Headline, capital(conclusionOf(c))+".")))
+	for _, l := range wrap(Headlined(c.Headline, capital(conclusionOf(c))+"."), "", "  ", TextWidth) {
+		fmt.Fprintf(&b, "%s\n", paint(ansiBold, l))
+	}
 	textSides(&b, c, "")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -114,22 +142,23 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 		return err
 	}
 	if l := bootShareLine(c); l != "" {
-		fmt.Fprintf(&b, "%s\n", termSafe(l))
+		writeForeign(&b, termSafe(l), l, "", "  ")
 	}
 	for i, rep := range c.Comparisons {
 		l := compare.SideLetter(i + 1)
 		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, fmt.Sprintf("%s = %s against A = %s", l, ts(rep.B.Ref), ts(rep.A.Ref))))
-		fmt.Fprintf(&b, "  %s.\n", capital(sideConclusion(l, rep.Conclusion, rep.Alpha)))
+		writeWrapped(&b, capital(sideConclusion(l, rep.Conclusion, rep.Alpha))+".", "  ", "    ")
 		if lines := Meaning(rep, l); len(lines) > 0 {
 			b.WriteString("  What this means:\n")
 			for _, line := range lines {
-				fmt.Fprintf(&b, "    - %s\n", ts(line))
+				writeForeign(&b, ts(line), line, "    - ", "      ")
 			}
 		}
 		textUnmatched(&b, rep, l, "  ")
 		for _, wl := range rep.Workloads {
 			if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
-				fmt.Fprintf(&b, "  %s: %s\n", ts(wl.Title()), ts(onlyMetrics(wl, l)))
+				s := wl.Title() + ": " + onlyMetrics(wl, l)
+				writeForeign(&b, ts(s), s, "  ", "    ")
 			}
 		}
 		b.WriteString("  Environment differences:\n")
@@ -153,16 +182,28 @@ func textSides(b *strings.Builder, c *compare.Comparison, ind string) {
 	}
 	b.WriteString("\n")
 	for i, s := range sideInfos(c) {
-		fmt.Fprintf(b, "%s  %s  %s\n", ind, compare.SideLetter(i), ts(sideLine(s)))
+		l := compare.SideLetter(i)
+		writeForeign(b, ts(sideLine(s)), sideLine(s), ind+"  "+l+"  ", ind+strings.Repeat(" ", 4+utf8.RuneCountInString(l)))
 	}
-	fmt.Fprintf(b, "%s  %s\n\n", ind, legendOf(c, false))
+	writeWrapped(b, legendOf(c, false), ind+"  ", ind+"  ")
+	b.WriteString("\n")
 }
 
 // textTable writes the one table of a comparison of any number of sides
 // (compare, the lab matrix): a row per workload and metric, a column per
 // side with its median and, but for A, its change against A; the
-// geometric means last.
+// geometric means last. A table wider than TextWidth says each change's
+// interval on a line of its own under the change, and the geometric
+// means under their title.
 func textTable(w io.Writer, c *compare.Comparison, color bool) error {
+	t := buildTextTable(c, false)
+	if t.width() > TextWidth {
+		t = buildTextTable(c, true)
+	}
+	return t.write(w, color)
+}
+
+func buildTextTable(c *compare.Comparison, narrow bool) *table {
 	var t table
 	head := []cell{{text: "workload / metric"}, {text: "A", right: true}}
 	for i := range c.Comparisons {
@@ -176,6 +217,8 @@ func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 			t.add(cell{text: rowTitle(r)})
 		}
 		row := []cell{{text: "  " + r.Name}, {text: Value(r.Baseline, r.Unit, c.Baseline.Published), right: true}}
+		under := []cell{{text: ""}, {text: ""}} // narrow: the intervals of the changes
+		hasUnder := false
 		for si, m := range r.Sides {
 			mc := ""
 			if m != nil {
@@ -183,15 +226,30 @@ func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 			}
 			for _, col := range sideColumns {
 				ce := cell{text: col.cell(m, c.Comparisons[si].B.Published), right: col.right}
+				below := cell{}
+				if narrow && col.strong && m != nil {
+					if iv := changeInterval(*m); iv != "" {
+						ce.text = strings.Replace(ce.text, " "+iv, "", 1)
+						below.text, hasUnder = iv, true
+					}
+				}
 				if col.color {
 					ce.color = mc
 				}
 				row = append(row, ce)
+				under = append(under, below)
 			}
 		}
 		t.add(row...)
+		if hasUnder {
+			t.add(under...)
+		}
 	}
-	geo := []cell{{text: "geomean of the primary speedups"}, {text: ""}}
+	title := "geomean of the primary speedups"
+	geo := []cell{{text: title}, {text: ""}}
+	if narrow {
+		geo[0].text = ""
+	}
 	hasGeo := false
 	for _, rep := range c.Comparisons {
 		g := geomeanCell(rep)
@@ -199,9 +257,12 @@ func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 		geo = append(geo, cell{text: ""}, cell{text: g}, cell{text: ""})
 	}
 	if hasGeo {
+		if narrow {
+			t.add(cell{text: title})
+		}
 		t.add(geo...)
 	}
-	return t.write(w, color)
+	return &t
 }
 
 // textUnmatched lists the workloads without a partner, side B named by
@@ -225,7 +286,7 @@ func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string)
 	ts := termSafe
 	env := rep.Env
 	if env.CmdlineKnown {
-		fmt.Fprintf(b, ind+"  kernel command line: added %s; removed %s\n", tokens(env.CmdlineAdded), tokens(env.CmdlineRemoved))
+		writeWrapped(b, fmt.Sprintf("kernel command line: added %s; removed %s", tokens(env.CmdlineAdded), tokens(env.CmdlineRemoved)), ind+"  ", ind+"    ")
 	} else {
 		b.WriteString(ind + "  kernel command line: unknown on a side\n")
 	}
@@ -237,9 +298,9 @@ func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string)
 	} else {
 		b.WriteString(ind + "  vulnerabilities:\n")
 		for _, v := range env.Vulnerabilities {
-			fmt.Fprintf(b, ind+"    %s\n", ts(v.String()))
+			writeForeign(b, ts(v.String()), v.String(), ind+"    ", ind+"      ")
 			if v.OneLiner != "" { // or the hint for a file the knowledge base lacks
-				fmt.Fprintf(b, ind+"      %s\n", ts(v.OneLiner))
+				writeForeign(b, ts(v.OneLiner), v.OneLiner, ind+"      ", ind+"      ")
 			}
 		}
 	}
@@ -248,19 +309,20 @@ func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string)
 	} else {
 		fmt.Fprintf(b, ind+"  %s\n", paint(ansiYellow, "confounders (differ besides the mitigations):"))
 		for _, c := range env.Confounders {
-			fmt.Fprintf(b, ind+"    %s: %s → %s\n", c.Name, ts(c.A), ts(c.B))
+			l := fmt.Sprintf("%s: %s → %s", c.Name, c.A, c.B)
+			writeForeign(b, ts(l), l, ind+"    ", ind+"      ")
 		}
 	}
 	if len(rep.Notes) > 0 {
 		b.WriteString("\n" + ind + "Notes:\n")
 		for _, n := range rep.Notes {
-			fmt.Fprintf(b, ind+"  %s\n", ts(n))
+			writeForeign(b, ts(n), n, ind+"  ", ind+"    ")
 		}
 	}
 	if len(rep.Warnings) > 0 {
 		fmt.Fprintf(b, "\n%s%s\n", ind, paint(ansiYellow, "Warnings:"))
 		for _, x := range rep.Warnings {
-			fmt.Fprintf(b, ind+"  - %s\n", ts(x.Message))
+			writeForeign(b, ts(x.Message), x.Message, ind+"  - ", ind+"    ")
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // checkWidth fails for a line of a golden wider than TextWidth runes and
@@ -28,10 +29,10 @@ func checkWidth(t *testing.T, patterns ...string) {
 				t.Fatal(err)
 			}
 			n++
+			for _, l := range testutil.WideLines(string(b), TextWidth) {
+				t.Errorf("%s:%s (wider than %d columns, and not a command line to copy)", f, l, TextWidth)
+			}
 			for i, l := range strings.Split(string(b), "\n") {
-				if w := utf8.RuneCountInString(l); w > TextWidth {
-					t.Errorf("%s:%d: %d columns (at most %d): %q", f, i+1, w, TextWidth, l)
-				}
 				if strings.Contains(l, "(null)") {
 					t.Errorf("%s:%d: says (null): %q", f, i+1, l)
 				}
@@ -43,10 +44,12 @@ func checkWidth(t *testing.T, patterns ...string) {
 	}
 }
 
-// TestTextWidth: every line the text goldens of run and env hold (show's
+// TestTextWidth: every line the text goldens of run, env, advise and verify hold
+// (but a command line to copy, testutil.CopyLine) (show's
 // are cli's: TestShowRunWidth there) fits TextWidth columns.
 func TestTextWidth(t *testing.T) {
-	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text")
+	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text", "testdata/advise/*.text", "testdata/verify/*.text",
+		"testdata/runs.text", "testdata/study-wsl3.text", "testdata/lab-kvm.text")
 }
 
 // TestRunShowOneTable: run and show draw a run's results as one table

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
@@ -23,23 +22,20 @@ func WorkloadsText(w io.Writer, ws []workload.Workload) error {
 		if in.Perf != "" {
 			fmt.Fprintf(w, "  perf:     %s\n", in.Perf)
 		}
-		fmt.Fprintf(w, "  stresses: %s\n", in.Stresses.Note)
-		fmt.Fprintf(w, "  paths:    %s\n", stressPaths(in.Stresses))
+		writeWrapped(w, in.Stresses.Note, "  stresses: ", "            ")
+		writeWrapped(w, stressPaths(in.Stresses), "  paths:    ", "            ")
 		var ms []string
 		for _, m := range in.Metrics {
 			ms = append(ms, fmt.Sprintf("%s (%s, %s is better)", m.Name, m.Unit, m.Better))
 		}
-		fmt.Fprintf(w, "  metrics:  %s\n", strings.Join(ms, ", "))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  param\tquick\tstandard\tstudy\taccepted\tmeaning")
+		writeWrapped(w, strings.Join(ms, ", "), "  metrics:  ", "            ")
+		rows := [][]string{{"  param", "quick", "standard", "study", "accepted", "meaning"}}
 		for _, p := range in.Params {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", p.Key,
+			rows = append(rows, []string{"  " + p.Key,
 				run.FormatParam(p.ValueFor(workload.Quick)), run.FormatParam(p.ValueFor(workload.Standard)),
-				run.FormatParam(p.ValueFor(workload.Study)), acceptedValues(p), p.Help)
+				run.FormatParam(p.ValueFor(workload.Study)), acceptedValues(p), p.Help})
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		writeTableWrapped(w, rows, lastCells(rows))
 	}
 	return nil
 }
@@ -124,4 +120,14 @@ func WorkloadsJSON(w io.Writer, ws []workload.Workload) error {
 		out = append(out, d)
 	}
 	return WriteJSON(w, out)
+}
+
+// lastCells are the last cells of rows: text sectax wrote itself, its own
+// raw form for writeTableWrapped.
+func lastCells(rows [][]string) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r[len(r)-1])
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"os"
+	"slices"
 
 	"github.com/sectax/sectax/internal/run"
 )
@@ -19,6 +20,17 @@ const MaxPastRuns = 5
 // (run.Run.Took) and from its samples. A run that cannot be read is left
 // out: an estimate is no reason to fail.
 func (d *DB) PastRuns(ctx context.Context, host, suite, engine, accel string) ([]*run.Run, error) {
+	return d.pastRuns(ctx, host, engine, accel, func(s string) bool { return s == suite }, nil)
+}
+
+// maxPastReads bounds the stored runs PastRunsLike reads to find its
+// MaxPastRuns.
+const maxPastReads = 50
+
+// pastRuns are the newest complete stored runs (at most MaxPastRuns,
+// oldest first) of host, engine and accel whose suite suits and which
+// keep (nil: any) keeps, read newest first.
+func (d *DB) pastRuns(ctx context.Context, host, engine, accel string, suite func(string) bool, keep func(*run.Run) bool) ([]*run.Run, error) {
 	list, err := d.ListBrief(ctx)
 	if err != nil {
 		return nil, err
@@ -26,18 +38,18 @@ func (d *DB) PastRuns(ctx context.Context, host, suite, engine, accel string) ([
 	var ids []string
 	for _, s := range list {
 		h, _ := s.Env["hostname"].(string)
-		if s.Status == run.StatusComplete && (host == "" || h == host) && s.Suite == suite && s.Engine == engine && s.Accel == accel &&
+		if s.Status == run.StatusComplete && (host == "" || h == host) && suite(s.Suite) && s.Engine == engine && s.Accel == accel &&
 			run.Took(s.Started, s.Finished, s.VMWall) > 0 {
 			ids = append(ids, s.ID)
 		}
 	}
-	ids = ids[max(len(ids)-MaxPastRuns, 0):]
 	var out []*run.Run
-	for _, id := range ids {
-		if r, err := d.Get(ctx, id); err == nil && r.Took() > 0 {
+	for i, reads := len(ids)-1, 0; i >= 0 && len(out) < MaxPastRuns && reads < maxPastReads; i, reads = i-1, reads+1 {
+		if r, err := d.Get(ctx, ids[i]); err == nil && r.Took() > 0 && (keep == nil || keep(r)) {
 			out = append(out, r)
 		}
 	}
+	slices.Reverse(out)
 	return out, nil
 }
 
@@ -45,6 +57,22 @@ func (d *DB) PastRuns(ctx context.Context, host, suite, engine, accel string) ([
 // when there is no store there yet (it is never created here) or it
 // cannot be read.
 func PastRunsAt(ctx context.Context, path, host, suite, engine, accel string) []*run.Run {
+	return pastAt(ctx, path, func(db *DB) ([]*run.Run, error) { return db.PastRuns(ctx, host, suite, engine, accel) })
+}
+
+// PastRunsLike are the newest complete stored runs (at most MaxPastRuns,
+// oldest first) of host and engine, measured on the machine itself, that
+// same keeps (the same work as a plan's, whatever their suite), in the
+// store at path; none as PastRunsAt.
+func PastRunsLike(ctx context.Context, path, host, engine string, same func(*run.Run) bool) []*run.Run {
+	return pastAt(ctx, path, func(db *DB) ([]*run.Run, error) {
+		return db.pastRuns(ctx, host, engine, "", func(string) bool { return true }, same)
+	})
+}
+
+// pastAt is what read finds in the store at path; none when there is no
+// store there yet (it is never created here) or it cannot be read.
+func pastAt(ctx context.Context, path string, read func(*DB) ([]*run.Run, error)) []*run.Run {
 	p, err := CheckPath(path)
 	if err != nil {
 		return nil
@@ -57,6 +85,6 @@ func PastRunsAt(ctx context.Context, path, host, suite, engine, accel string) []
 		return nil
 	}
 	defer db.Close()
-	r, _ := db.PastRuns(ctx, host, suite, engine, accel)
+	r, _ := read(db)
 	return r
 }

@@ -14,12 +14,14 @@ package testutil
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -171,3 +173,33 @@ func WithoutCharts(page []byte) []byte {
 		return []byte(`<svg role="img" ` + string(ariaLabelRe.Find(svg)) + `><!-- chart: tested by its structure --></svg>`)
 	})
 }
+
+// CopyLine reports whether l is a command line meant to be copied, which
+// stays whole on its own line however wide the terminal: a sectax, shell
+// ("$ ", "PS> ", sudo) or kernel command line (parameters, the first with
+// an "=", and no prose). It is the one exception to the width of text.
+func CopyLine(l string) bool {
+	t := strings.TrimLeft(l, " ")
+	for _, p := range []string{"sectax ", "$ ", "PS> ", "sudo ", "mitigations=", "BOOT_IMAGE="} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	f := strings.Fields(t)
+	return len(f) > 1 && !strings.Contains(t, ": ") && strings.Contains(f[0], "=")
+}
+
+// WideLines are the lines of text wider than width runes (colour codes
+// not counted) that are not a CopyLine, each as "N: line".
+func WideLines(text string, width int) []string {
+	var out []string
+	for i, l := range strings.Split(text, "\n") {
+		plain := ansi.ReplaceAllString(l, "")
+		if utf8.RuneCountInString(plain) > width && !CopyLine(plain) {
+			out = append(out, fmt.Sprintf("%d: %s", i+1, l))
+		}
+	}
+	return out
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")

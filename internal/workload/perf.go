@@ -83,7 +83,9 @@ func perfPerOp(p Params, o PerfOutput) (Sample, error) {
 // is what one repetition at p takes on the development machine (a shared
 // 2-vCPU KVM guest: the medians of the README's quick run and of
 // docs/benchmarks.md). internal/plan adds each repetition's overhead and
-// scales the sum by this machine's stored runs.
+// scales the sum by this machine's stored runs. 0 is "not known before
+// it runs" (a command's, whose stress Varies): only past runs of the same
+// work estimate it.
 type Estimator interface {
 	Cost(p Params) time.Duration
 }
