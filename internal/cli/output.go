@@ -40,16 +40,6 @@ func (g *Globals) finishAbandoned() {
 	}
 }
 
-// writeOutputFile writes data to the file name as userfile.WriteFile does.
-func (g *Globals) writeOutputFile(ctx context.Context, name string, data []byte) error {
-	o, err := g.createOutput(ctx, name)
-	if err != nil {
-		return err
-	}
-	_, err = o.Write(data)
-	return o.Finish(userfile.WriteError(o, err))
-}
-
 // writeInFolder writes data as name, a name sectax chose, inside the folder
 // dir the user named (man pages, charts): userfile.CreateIn, so nothing
 // planted at that name is followed or opened.
