@@ -217,7 +217,10 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		backoff = DefaultBackoff
 	}
 	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy, create: opt.Create && !opt.ReadOnly, readOnly: opt.ReadOnly, notes: &notes{on: opt.OnNote}}
-	if err := d.init(ctx); err != nil {
+	// Opening a new file beside another opener may find SQLite busy at
+	// once, without its busy handler (the change to WAL needs the file to
+	// itself): init is retried as a write is, on the same backoff.
+	if err := d.retry(ctx, func() error { return d.init(ctx) }); err != nil {
 		sdb.Close()
 		return nil, err
 	}
