@@ -169,7 +169,9 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 	m := s.Machine()
 	// The model's per-file answer (PredictFiles), the one decide's options
 	// and the alternatives read.
-	beforeAll, nowAll := predictedFiles(kb, m, running), predictedFiles(kb, m, predicted)
+	nowFiles, _ := kb.PredictFiles(m, predicted)
+	a.Files = mitigation.Views(nowFiles)
+	beforeAll, nowAll := predictedFiles(kb, m, running), byName(nowFiles)
 	for _, v := range s.Vulnerabilities {
 		e, _ := kb.LookupVulnerability(v.Name)
 		before, now := beforeAll[v.Name].OffState, nowAll[v.Name].OffState
@@ -248,8 +250,6 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 			a.Changed = append(a.Changed, loss)
 		}
 	}
-	files, _ := kb.PredictFiles(m, predicted)
-	a.Files = mitigation.Views(files)
 
 	for _, tp := range t.Params {
 		if kp, ok := kb.LookupParam(tp.Key()); ok && !kp.Mitigation {
@@ -275,6 +275,11 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 // predictedFiles is kb.PredictFiles for params on m, by file name.
 func predictedFiles(kb *mitigation.Knowledge, m mitigation.Machine, params []mitigation.Param) map[string]mitigation.FilePrediction {
 	fs, _ := kb.PredictFiles(m, params)
+	return byName(fs)
+}
+
+// byName indexes a per-file prediction by file name.
+func byName(fs []mitigation.FilePrediction) map[string]mitigation.FilePrediction {
 	out := make(map[string]mitigation.FilePrediction, len(fs))
 	for _, f := range fs {
 		out[f.Name] = f
