@@ -9,7 +9,7 @@ package layers
 // tier to the highest.
 var Tiers = []Tier{
 	{"facts", "what the kernel and the files below --root say, how a program is started, and the vocabulary of failures", []string{
-		"internal/exit", "internal/child", "internal/userfile", "internal/rootfs", "internal/hostid", "internal/safetext", "internal/tempdir", "internal/stats", "internal/mitigation",
+		"internal/exit", "internal/ui", "internal/child", "internal/userfile", "internal/rootfs", "internal/hostid", "internal/safetext", "internal/tempdir", "internal/stats", "internal/mitigation",
 	}},
 	{"editors", "the files sectax changes for the user: .wslconfig, found, parsed and rewritten losslessly", []string{
 		"internal/wslconfig",
