@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/bootconfig"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // Selections are the plan kinds `--plan` of sectax campaign and sectax
@@ -97,14 +98,14 @@ func (p *Design) Only(kind string) (*Design, error) {
 }
 
 // SayPlan says which configurations a plan of kind for kernel boots, and
-// which it leaves out and why (lab and campaign alike).
-func SayPlan(say func(string, ...any), kind, kernel string, sel *Selection) {
+// which it leaves out and why, on p (lab and campaign alike).
+func SayPlan(p ui.Printer, kind, kernel string, sel *Selection) {
 	var names []string
 	for _, c := range sel.Configs {
 		names = append(names, c.Name)
 	}
-	say("plan %s for kernel %s: %d configurations: %s", kind, kernel, len(names), strings.Join(names, ", "))
+	p.Notef("plan %s for kernel %s: %d configurations: %s", kind, kernel, len(names), strings.Join(names, ", "))
 	for _, sk := range sel.Skipped {
-		say("  not booted: %s", sk)
+		p.Notef("  not booted: %s", sk)
 	}
 }

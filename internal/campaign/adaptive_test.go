@@ -63,22 +63,22 @@ func TestCampaignAdaptiveSizing(t *testing.T) {
 	// 9 repetitions a boot; the ±1 point target needs far more boots than
 	// a round gives, so the round boots on and off MaxRoundBoots = 3 times.
 	if c.State != Running || len(c.Steps) != 8+2*3 || opts.Repetitions != 9 {
-		t.Fatalf("state %s, %d steps, %d repetitions per boot (%s); said %q", c.State, len(c.Steps), opts.Repetitions, c.Message, r.said)
+		t.Fatalf("state %s, %d steps, %d repetitions per boot (%s); said %q", c.State, len(c.Steps), opts.Repetitions, c.Message, r.said())
 	}
-	if !slices.ContainsFunc(r.said, func(l string) bool {
+	if !slices.ContainsFunc(r.said(), func(l string) bool {
 		return strings.HasPrefix(l, "adaptive: boot-to-boot spread is 94% of syscall-basic's variance") &&
 			strings.Contains(l, "next boots with 9 repetitions each")
 	}) {
-		t.Errorf("said %q", r.said)
+		t.Errorf("said %q", r.said())
 	}
 	// The round's first boot is measured with them; its progress says
 	// that more boots may follow.
-	r.said = nil
+	r.forget()
 	if err := r.drive(1); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(r.said, func(l string) bool { return strings.HasPrefix(l, "step 9 of at least 14: ") }) {
-		t.Errorf("an adaptive campaign's step: said %q", r.said)
+	if !slices.ContainsFunc(r.said(), func(l string) bool { return strings.HasPrefix(l, "step 9 of at least 14: ") }) {
+		t.Errorf("an adaptive campaign's step: said %q", r.said())
 	}
 	if n := len(r.measured); n != 9 || r.measured[8].Options.Repetitions != 9 || r.measured[7].Options.Repetitions != 2 {
 		t.Errorf("%d measured; the 8th with %d repetitions, the 9th with %d", n, r.measured[7].Options.Repetitions, r.measured[n-1].Options.Repetitions)

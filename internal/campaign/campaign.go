@@ -220,7 +220,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 		}
 	}
 	if err := mech.Check(ctx, BootRequest{CampaignID: id, Step: 1, Steps: len(steps), Config: first, Plan: req.Configs,
-		Cmdline: first.Cmdline(snap.Cmdline.Raw, req.Configs), Options: req.Options, Say: e.say}); err != nil {
+		Cmdline: first.Cmdline(snap.Cmdline.Raw, req.Configs), Options: req.Options, Out: e.out()}); err != nil {
 		return nil, err
 	}
 	req.Options.Resume = e.resumeHow(mech)
@@ -320,7 +320,7 @@ func (e *Engine) boot(ctx context.Context, st *state, mech Mechanism, snap *sysi
 		return err
 	}
 	req := BootRequest{CampaignID: rec.ID, Step: rec.Next + 1, Steps: len(rec.Steps), Config: cfg, Plan: st.configs,
-		Cmdline: cfg.Cmdline(rec.BaseCmdline, st.configs), Changes: st.changes, Options: st.opts, Say: e.say}
+		Cmdline: cfg.Cmdline(rec.BaseCmdline, st.configs), Changes: st.changes, Options: st.opts, Out: e.out()}
 	if st.opts.Resume == "by hand" {
 		e.say("after the boot, run: %s", ResumeCommand(st.opts))
 	}

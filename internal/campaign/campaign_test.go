@@ -182,8 +182,8 @@ func failing(t *testing.T, f fault, reason string) {
 	if _, err := os.Lstat(r.e.Host.UnitPath(c.ID)); !os.IsNotExist(err) {
 		t.Fatalf("unit left after the failure: %v", err)
 	}
-	if !slices.ContainsFunc(r.said, func(x string) bool { return strings.Contains(x, "rebooting once more") }) {
-		t.Fatalf("the retry was not announced: %q", r.said)
+	if !slices.ContainsFunc(r.said(), func(x string) bool { return strings.Contains(x, "rebooting once more") }) {
+		t.Fatalf("the retry was not announced: %q", r.said())
 	}
 }
 

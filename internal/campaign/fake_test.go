@@ -19,6 +19,7 @@ import (
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // fixtures are the two boots of the fake machine: a WSL 2 guest on an
@@ -115,6 +116,12 @@ func (m *machine) Boot(_ context.Context, req BootRequest, _ func(Change) error)
 	return nil
 }
 
+// said is what the engine said since forget.
+func (r *rig) said() []string { return r.out.Notes()[r.from:] }
+
+// forget starts what said returns afresh.
+func (r *rig) forget() { r.from = len(r.out.Notes()) }
+
 // rig is an engine on a fake machine with a real store.
 type rig struct {
 	t      *testing.T
@@ -122,7 +129,9 @@ type rig struct {
 	dbPath string
 	db     *store.DB
 	e      *Engine
-	said   []string
+	// out keeps what the engine said; said is what since forget.
+	out  *ui.Recorder
+	from int
 	// measureErr, when set, makes the next measurement fail after
 	// storing a run in the given state.
 	measureFail *run.Status
@@ -169,6 +178,9 @@ func (r *rig) reopen() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	if r.out == nil {
+		r.out = &ui.Recorder{}
+	}
 	r.e = &Engine{
 		DB: db, KB: kb, Mech: r.m, Store: r.dbPath,
 		Host: &Host{Root: r.m.root, Exec: r.exec},
@@ -177,7 +189,7 @@ func (r *rig) reopen() {
 			r.ids++
 			return fmt.Sprintf("20261130T230000-c0ffe%d", r.ids)
 		},
-		Out:  measure.Notes(func(f string, a ...any) { r.said = append(r.said, fmt.Sprintf(f, a...)) }),
+		Out:  measure.WordsOnly{Printer: r.out},
 		Runs: Runs{measure: r.measure},
 	}
 }

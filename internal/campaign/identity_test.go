@@ -242,8 +242,8 @@ func TestResumeAfterKillForgedRun(t *testing.T) {
 	if _, err := r.db.Get(context.Background(), partial); err == nil {
 		t.Fatal("the forged run was kept")
 	}
-	if !strings.Contains(strings.Join(r.said, "\n"), "was not finished on this host, though the store's row says complete") {
-		t.Fatalf("said %q", r.said)
+	if !strings.Contains(strings.Join(r.said(), "\n"), "was not finished on this host, though the store's row says complete") {
+		t.Fatalf("said %q", r.said())
 	}
 }
 
@@ -302,7 +302,7 @@ func TestUnitLinkRecordedNeverMade(t *testing.T) {
 	}
 	never := func() int {
 		n := 0
-		for _, s := range r.said {
+		for _, s := range r.said() {
 			if strings.Contains(s, "recorded but never made") && strings.Contains(s, link) {
 				n++
 			}
@@ -310,14 +310,14 @@ func TestUnitLinkRecordedNeverMade(t *testing.T) {
 		return n
 	}
 	if never() != 1 {
-		t.Fatalf("said %q", r.said)
+		t.Fatalf("said %q", r.said())
 	}
 	c := r.load()
 	if c.RestoreError != "" {
 		t.Fatalf("restore error: %s", c.RestoreError)
 	}
 	if _, err := r.e.Abort(context.Background(), c.ID); err != nil || never() != 1 {
-		t.Fatalf("abort again: %v; said %q", err, r.said)
+		t.Fatalf("abort again: %v; said %q", err, r.said())
 	}
 	if b, _ := os.ReadFile(link); string(b) != "mine\n" {
 		t.Fatalf("the other user's file: %q", b)
@@ -359,12 +359,12 @@ func TestRefusedPlansSaid(t *testing.T) {
 			t.Fatalf("note %q", n)
 		}
 	}
-	r.said = nil
+	r.forget()
 	if _, err := r.e.Resume(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(strings.Join(r.said, "\n"), "plan skipped: "); n != maxPlanNotes {
-		t.Fatalf("resume said %d refused plans: %q", n, r.said)
+	if n := strings.Count(strings.Join(r.said(), "\n"), "plan skipped: "); n != maxPlanNotes {
+		t.Fatalf("resume said %d refused plans: %q", n, r.said())
 	}
 }
 

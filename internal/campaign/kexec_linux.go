@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/userfile"
 
 	"golang.org/x/sys/unix"
@@ -50,9 +51,7 @@ func (k *Kexec) Boot(ctx context.Context, req BootRequest, record func(Change) e
 	if err := load(int(kf.Fd()), initrdFd, req.Cmdline, flags); err != nil {
 		return kexecError(err)
 	}
-	if req.Say != nil {
-		req.Say("%s: kexec into %s with command line %q", req.StepOf(), req.Config.Name, req.Cmdline)
-	}
+	ui.Or(req.Out).Notef("%s: kexec into %s with command line %q", req.StepOf(), req.Config.Name, req.Cmdline)
 	if k.Systemd && k.Exec != nil {
 		if _, err := k.Exec(ctx, "systemctl", "kexec"); err != nil {
 			return fmt.Errorf("systemctl kexec: %v", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // Mechanism reboots the machine into a step's configuration.
@@ -60,8 +61,9 @@ type BootRequest struct {
 	// Changes are what the campaign has changed so far.
 	Changes []Change
 	Options Options
-	// Say tells the user something (the manual mechanism's steps).
-	Say func(format string, a ...any)
+	// Out is told what the boot does (the manual mechanism's steps; nil:
+	// nowhere).
+	Out ui.Printer
 }
 
 // Change is one thing a campaign changed on the system, as stored until

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // Manual asks the user to reboot into each step's configuration; resume
@@ -21,19 +22,17 @@ func (Manual) Check(context.Context, BootRequest) error { return nil }
 
 // Boot tells the user what the next boot must be.
 func (Manual) Boot(_ context.Context, req BootRequest, _ func(Change) error) error {
-	if req.Say == nil {
-		return nil
-	}
+	out := ui.Or(req.Out)
 	add, drop := cmdlineDelta(req)
-	req.Say("%s: reboot into configuration %s by hand", req.StepOf(), req.Config.Name)
-	req.Say("  the kernel command line must be: %s", req.Cmdline)
+	out.Notef("%s: reboot into configuration %s by hand", req.StepOf(), req.Config.Name)
+	out.Notef("  the kernel command line must be: %s", req.Cmdline)
 	if len(add) > 0 {
-		req.Say("  it must carry: %s", strings.Join(add, " "))
+		out.Notef("  it must carry: %s", strings.Join(add, " "))
 	}
 	if len(drop) > 0 {
-		req.Say("  it must not carry: %s", strings.Join(drop, " "))
+		out.Notef("  it must not carry: %s", strings.Join(drop, " "))
 	}
-	req.Say("  ('sectax advise --target \"PARAMS\"' shows how on this platform; on WSL: sectax wslconfig set/unset, then wsl --shutdown)")
+	out.Notef("  ('sectax advise --target \"PARAMS\"' shows how on this platform; on WSL: sectax wslconfig set/unset, then wsl --shutdown)")
 	return nil
 }
 

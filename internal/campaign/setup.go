@@ -20,6 +20,7 @@ import (
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/vm"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
@@ -266,7 +267,7 @@ func (r *Request) Check() error {
 // machine of snap (under root): the configurations (from the attribution
 // plan with --plan, said on out), the mechanism and its options (the
 // .wslconfig of --via wsl found by d.WSL below root).
-func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, out measure.Printer) (*StartRequest, error) {
+func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, out ui.Printer) (*StartRequest, error) {
 	var configs []bootconfig.Config
 	var err error
 	if r.Plan == "" {
@@ -276,7 +277,7 @@ func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db s
 		if err != nil {
 			return nil, err
 		}
-		attribute.SayPlan(out.Notef, r.Plan, kernel, sel)
+		attribute.SayPlan(out, r.Plan, kernel, sel)
 		configs = sel.Configs
 		if _, err := Schedule(configs, r.Boots, 1); err != nil {
 			return nil, err

@@ -105,7 +105,7 @@ func TestPlanSurvivesMachineChange(t *testing.T) {
 	}
 	said := func(want string) int {
 		n := 0
-		for _, s := range r.said {
+		for _, s := range r.said() {
 			if strings.Contains(s, "name or id changed") && strings.Contains(s, want) {
 				n++
 			}
@@ -113,22 +113,22 @@ func TestPlanSurvivesMachineChange(t *testing.T) {
 		return n
 	}
 	if said("/etc/machine-id changed") != 1 {
-		t.Fatalf("said %q", r.said)
+		t.Fatalf("said %q", r.said())
 	}
 	r.m.write("proc/sys/kernel/hostname", "renamed-by-dhcp")
-	r.said = nil
+	r.forget()
 	if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
 		t.Fatalf("abort after a hostname change: %v", err)
 	}
 	if said(`its hostname changed (`) != 1 || said("renamed-by-dhcp") != 1 {
-		t.Fatalf("said %q", r.said)
+		t.Fatalf("said %q", r.said())
 	}
 	if got := r.load(); got.State != Aborted {
 		t.Fatalf("state %s", got.State)
 	}
-	r.said = nil
+	r.forget()
 	r.e.Abort(context.Background(), c.ID)
 	if said("changed") != 0 {
-		t.Fatalf("said twice: %q", r.said)
+		t.Fatalf("said twice: %q", r.said())
 	}
 }

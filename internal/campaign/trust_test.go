@@ -112,8 +112,8 @@ func TestAbortActsOnlyOnWhatSectaxMade(t *testing.T) {
 			t.Fatalf("%s left after abort: %v", p, err)
 		}
 	}
-	if !slices.ContainsFunc(r.said, func(s string) bool { return strings.Contains(s, "disagrees") && strings.Contains(s, "changes") }) {
-		t.Fatalf("the store's changed copy was not reported: %q", r.said)
+	if !slices.ContainsFunc(r.said(), func(s string) bool { return strings.Contains(s, "disagrees") && strings.Contains(s, "changes") }) {
+		t.Fatalf("the store's changed copy was not reported: %q", r.said())
 	}
 	// The refused entries are not kept to be tried again.
 	if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
@@ -265,19 +265,19 @@ func TestTamperedCampaign(t *testing.T) {
 				if _, err := r.e.Resume(context.Background()); err != nil {
 					t.Fatalf("resume: %v", err)
 				}
-				if !slices.ContainsFunc(r.said, func(s string) bool {
+				if !slices.ContainsFunc(r.said(), func(s string) bool {
 					return strings.Contains(s, c.ID) && (strings.Contains(s, "disagrees") || strings.Contains(s, "no readable copy")) && !strings.Contains(s, "\n")
 				}) {
-					t.Fatalf("the disagreement was not said: %q", r.said)
+					t.Fatalf("the disagreement was not said: %q", r.said())
 				}
 				if len(r.measured) != 1 || r.measured[0].Options.Suite != "quick" || len(r.measured[0].Options.Only) != 0 {
 					t.Fatalf("measured %+v, not the plan's options", r.measured)
 				}
 				// The copy is the plan's again.
-				n := len(r.said)
+				n := len(r.said())
 				r.e.reconcile(context.Background(), r.plan(c.ID))
-				if len(r.said) != n {
-					t.Fatalf("the copy still disagrees after resume: %q", r.said[n:])
+				if len(r.said()) != n {
+					t.Fatalf("the copy still disagrees after resume: %q", r.said()[n:])
 				}
 				if _, err := r.e.Abort(context.Background(), c.ID); err != nil {
 					t.Fatalf("abort: %v", err)
@@ -365,7 +365,7 @@ func TestPostgresPasswordStaysSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := r.load()
-	for what, text := range map[string]string{"unit": string(unit), "options": rec.Options, "messages": strings.Join(r.said, "\n"), "changes": rec.Changes} {
+	for what, text := range map[string]string{"unit": string(unit), "options": rec.Options, "messages": strings.Join(r.said(), "\n"), "changes": rec.Changes} {
 		if strings.Contains(text, "s3cr") {
 			t.Fatalf("the password is in the %s:\n%s", what, text)
 		}

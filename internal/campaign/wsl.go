@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
@@ -126,9 +127,7 @@ func (w *WSL) Boot(ctx context.Context, req BootRequest, record func(Change) err
 	if err != nil {
 		return fmt.Errorf("wslpath -w %s: %v (is interop enabled? else use --via manual)", script, err)
 	}
-	if req.Say != nil {
-		req.Say("%s: .wslconfig set for %s; Windows now restarts WSL and resumes the campaign", req.StepOf(), req.Config.Name)
-	}
+	ui.Or(req.Out).Notef("%s: .wslconfig set for %s; Windows now restarts WSL and resumes the campaign", req.StepOf(), req.Config.Name)
 	if _, err := w.Exec(ctx, "cmd.exe", "/d", "/c", "start", "sectax campaign", "/min", strings.TrimSpace(string(win))); err != nil {
 		return fmt.Errorf("cmd.exe could not start %s (%v); run it by hand from Windows, or use --via manual", ScriptName, err)
 	}

@@ -166,7 +166,7 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 		newID = newRunID
 	}
 	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.DB, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID,
-		Out: g.printer(), Runs: campaignRuns(g)})
+		Out: g.laidOut(nil), Runs: campaignRuns(g)})
 }
 
 // campaignRuns is how a campaign measures here: this sectax's workloads
@@ -193,7 +193,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	}
 	d := g.deps.Campaign
 	d.WSL = wslconfig.Locator{Run: g.deps.WSL.Run, Getenv: g.deps.WSL.Getenv, Timeout: g.deps.WSL.Timeout}
-	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, g.DB, d, g.printer())
+	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, g.DB, d, g.out)
 	if err != nil {
 		return err
 	}

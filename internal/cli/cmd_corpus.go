@@ -34,7 +34,7 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 		Short: "Fetch the corpus's kernel images from Debian's archive into DIR (apt, a sources list of its own)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			images, err := proof.FetchCorpusKernels(cmd.Context(), args[0], uri, g.notice)
+			images, err := proof.FetchCorpusKernels(cmd.Context(), args[0], uri, g.out)
 			if err != nil {
 				return err
 			}
@@ -70,7 +70,7 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 			if req.Exe, err = os.Executable(); err != nil {
 				return err
 			}
-			req.Kernels, req.Say = ks, g.notice
+			req.Kernels, req.P = ks, g.out
 			start := time.Now()
 			n, err := proof.BootCorpus(cmd.Context(), req)
 			g.notice("%d new boots in %s", n, time.Since(start).Round(time.Second))

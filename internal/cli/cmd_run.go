@@ -191,7 +191,7 @@ func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) measure.M
 	m := measure.Meta{ID: g.deps.NewRunID(), Label: label, Engine: engine, Version: Version, Env: env,
 		Exe: g.deps.Exe, WorkerArgs: g.deps.WorkerArgs, Now: g.deps.Now}
 	if filepath.Clean(g.Root) == "/" { // a run printed under another --root has no mark
-		m.Mark = measure.HostMark("/", m.ID, g.printer())
+		m.Mark = measure.HostMark("/", m.ID, g.out)
 	}
 	if g.deps.Load != nil {
 		m.Load = g.deps.Load(g.Root)
@@ -206,8 +206,7 @@ func (g *Globals) runMeta(label, engine string, env *sysinfo.Snapshot) measure.M
 // is and how it is named; a complete one on this machine then says what
 // the other side of an on/off comparison needs.
 func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta measure.Meta, rec *store.Recorder, show func(io.Writer, *run.Run) error) error {
-	p := g.printer()
-	p.show = show
+	p := g.laidOut(show)
 	s := measure.Session{Plan: pl, Meta: meta, Past: pastRuns(ctx, g, pl, meta.Engine), Ask: true,
 		NotesInResult: g.Format == "text" && g.Output == ""}
 	if rec != nil {
@@ -236,13 +235,8 @@ func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta measure.Me
 // the id through Deps).
 var newRunID, randomSeed = run.NewID, measure.RandomSeed
 
-// notice prints a line to stderr unless -q, through the one sanitiser
-// (it may quote a stored field or a file below --root).
-func (g *Globals) notice(format string, a ...any) {
-	if !g.Quiet {
-		io.WriteString(g.stderr, "sectax: "+report.Notice(fmt.Sprintf(format, a...))+"\n")
-	}
-}
+// notice prints a line to stderr unless -q (the one printer's Notef).
+func (g *Globals) notice(format string, a ...any) { g.out.Notef(format, a...) }
 
 // percent is a flag of a percentage: "3", "3%" and "±3%" are 3.
 type percent float64

@@ -49,7 +49,7 @@ that line under QEMU.`,
 				return err
 			}
 			v := advise.Verify(in.snap, in.platform, in.target, in.kb)
-			v.Proof = proof.StoredAdvice(cmd.Context(), g.deps.ProofCache, g.Root, in.snap, in.platform, in.target, in.kb, g.notice)
+			v.Proof = proof.StoredAdvice(cmd.Context(), g.deps.ProofCache, g.Root, in.snap, in.platform, in.target, in.kb, g.out)
 			w, finish, err := g.output()
 			if err != nil {
 				return err

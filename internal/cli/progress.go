@@ -5,34 +5,46 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/run"
 )
 
-// printer is cli's measure.Printer, the one way output comes back from
-// measure, campaign and lab: notices on stderr (not under -q), one status
-// line of progress while stderr is a terminal, each run laid out in
-// --format on stdout or -o, and the question before long work.
+// printer is cli's ui.Printer, made once with the root command and kept
+// (Globals.out): the one way the packages below cli speak. Notes go to
+// stderr (not under -q), the status line is redrawn in place while stderr
+// is a terminal, and the question before long work is asked on the
+// terminal.
 type printer struct {
-	g      *Globals
-	active bool
-	drawn  bool
-	show   func(io.Writer, *run.Run) error // the layout of a run (nil: --format of RunFormats)
+	g     *Globals
+	mu    sync.Mutex
+	drawn bool
 }
 
-func (g *Globals) printer() *printer {
-	return &printer{g: g, active: g.deps.StderrIsTerminal && !g.Quiet}
-}
-
+// Notef says one line on stderr, the status line cleared first, through
+// the one sanitiser (it may quote a stored field or a file below --root).
 func (p *printer) Notef(format string, a ...any) {
-	p.clear()
-	p.g.notice(format, a...)
+	if p.g.Quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	io.WriteString(p.g.stderr, "sectax: "+report.Notice(fmt.Sprintf(format, a...))+"\n")
 }
 
-func (p *printer) Progress(e measure.Event) {
-	if !p.active || e.Finished {
+// Status redraws the status line (a repetition's progress) while stderr
+// is a terminal and not -q; "" clears it.
+func (p *printer) Status(line string) {
+	if !p.g.deps.StderrIsTerminal || p.g.Quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if line == "" {
+		p.clearLocked()
 		return
 	}
 	// One row, never wrapped: a line that wraps cannot be redrawn by \r.
@@ -40,38 +52,32 @@ func (p *printer) Progress(e measure.Event) {
 	if width <= 0 {
 		width = report.TextWidth
 	}
-	fmt.Fprintf(p.g.stderr, "\r\033[K%s", report.Fit(e.Line(), width-1))
+	fmt.Fprintf(p.g.stderr, "\r\033[K%s", report.Fit(line, width-1))
 	p.drawn = true
 }
 
 func (p *printer) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+}
+
+func (p *printer) clearLocked() {
 	if p.drawn {
 		fmt.Fprint(p.g.stderr, "\r\033[K")
 		p.drawn = false
 	}
 }
 
-func (p *printer) Result(r *run.Run) error {
-	p.clear()
-	w, finish, err := p.g.output()
-	if err != nil {
-		return err
-	}
-	if p.show != nil {
-		return finish(p.show(w, r))
-	}
-	return finish(report.RunFormats.Render(w, p.g.Format, r, report.Options{}))
-}
-
 // Confirm asks on the terminal (stdin and stderr) before long work: the
 // estimate is the question's first words. --yes answers for the user; no
 // terminal to ask on is a refusal naming --yes.
 func (p *printer) Confirm(what string) error {
-	p.clear()
 	if p.g.Yes {
-		p.g.notice("%s; starting (--yes)", what)
+		p.Notef("%s; starting (--yes)", what)
 		return nil
 	}
+	p.clear()
 	d := p.g.deps
 	if !d.StdinIsTerminal || !d.StderrIsTerminal || d.Stdin == nil {
 		return measure.Refusal(what, false)
@@ -82,4 +88,28 @@ func (p *printer) Confirm(what string) error {
 		return nil
 	}
 	return measure.Refusal(what, true)
+}
+
+// laidOut is the one printer with what only measuring has: each measured
+// run laid out in --format on stdout or -o.
+type laidOut struct {
+	*printer
+	show func(io.Writer, *run.Run) error // the layout of a run (nil: --format of RunFormats)
+}
+
+// laidOut is g's printer laying runs out with show (nil: --format).
+func (g *Globals) laidOut(show func(io.Writer, *run.Run) error) measure.Printer {
+	return laidOut{printer: g.out, show: show}
+}
+
+func (p laidOut) Result(r *run.Run) error {
+	p.clear()
+	w, finish, err := p.g.output()
+	if err != nil {
+		return err
+	}
+	if p.show != nil {
+		return finish(p.show(w, r))
+	}
+	return finish(report.RunFormats.Render(w, p.g.Format, r, report.Options{}))
 }

@@ -69,9 +69,9 @@ func proofRequest(g *Globals, f *proveFlags, host *sysinfo.Snapshot) (proof.Requ
 	if err != nil {
 		return proof.Request{}, err
 	}
-	measure.RemoveStaleTemps(g.printer())
+	measure.RemoveStaleTemps(g.out)
 	return proof.Request{Root: g.Root, Release: host.Kernel.Release, Kernel: f.kernel, Accel: f.accel, CPU: f.cpu, QEMU: f.qm,
-		Handshake: f.handshake, Timeout: f.vmTimeout, Exe: exe, Host: host, CacheDir: g.deps.ProofCache, Say: g.notice}, nil
+		Handshake: f.handshake, Timeout: f.vmTimeout, Exe: exe, Host: host, CacheDir: g.deps.ProofCache, Out: g.out}, nil
 }
 
 // proofUnmet is exit status 3 when a proof's boots do not agree with the

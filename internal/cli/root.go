@@ -50,6 +50,8 @@ type Globals struct {
 	Yes bool
 
 	stdout, stderr io.Writer
+	// out is the one printer, made with the root command (newRootCmd).
+	out *printer
 	// ctx is the running command's context, set before it runs.
 	ctx context.Context
 	// opened are the output files opened; mainWith finishes (removes) any
@@ -101,7 +103,8 @@ func labGuestMain() {
 		Registry: workload.Default(), Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
 		Now: time.Now, NewRunID: newRunID,
 	}}
-	campaign.RegisterTask(g.printer(), campaignRuns(g))
+	g.out = &printer{g: g}
+	campaign.RegisterTask(g.laidOut(nil), campaignRuns(g))
 	vm.GuestMain()
 }
 
@@ -175,6 +178,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 }
 
 func newRootCmd(g *Globals) *cobra.Command {
+	g.out = &printer{g: g}
 	root := &cobra.Command{
 		Use:   "sectax",
 		Short: "Measure what CPU-vulnerability mitigations cost on this machine",

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/bootconfig"
-	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/vm"
 	"github.com/sectax/sectax/internal/vm/vmtest"
 )
@@ -47,7 +47,7 @@ func TestProbeChecksSnapshot(t *testing.T) {
 	for lie, want := range map[string]string{"release": "6.99.0-evil", "cmdline": "built into the kernel", "many": "more than any kernel has",
 		"name": "named", "huge": "more than a lab boot may"} {
 		t.Setenv(vmtest.LieEnv, lie)
-		s := &session{req: &Request{Plan: "vectors", QEMU: exe, SMP: 1, Accel: vm.AccelTCG}, host: Host{Exe: exe, Out: measure.Discard{}},
+		s := &session{req: &Request{Plan: "vectors", QEMU: exe, SMP: 1, Accel: vm.AccelTCG}, host: Host{Exe: exe, Out: ui.Discard{}},
 			kernels: []vm.Kernel{{Name: "6.1", Image: k}}, accel: vm.AccelTCG, mem: 512}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		_, err := s.probe(ctx)

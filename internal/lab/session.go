@@ -22,6 +22,7 @@ import (
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // Request is what `sectax lab` is asked: its flags.
@@ -71,7 +72,7 @@ type Host struct {
 	NewSeed  func() int64
 	// Out is where the lab's notes and progress go (nil: nowhere), and
 	// what confirms a lab estimated at more than measure.LongWork.
-	Out measure.Printer
+	Out ui.Printer
 	// RunPlan is the plan every guest runs, as checked on the host (nil:
 	// no estimate).
 	RunPlan *plan.Plan
@@ -158,9 +159,7 @@ type session struct {
 // the matrix of the stored runs.
 func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 	began := time.Now()
-	if host.Out == nil {
-		host.Out = measure.Discard{}
-	}
+	host.Out = ui.Or(host.Out)
 	measure.RemoveStaleTemps(host.Out)
 	s, err := setup(ctx, req, host, false)
 	if err != nil {
@@ -259,9 +258,7 @@ func setup(ctx context.Context, req *Request, host Host, dry bool) (*session, er
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
-	if host.Out == nil {
-		host.Out = measure.Discard{}
-	}
+	host.Out = ui.Or(host.Out)
 	s := &session{req: req, host: host}
 	s.mem, _ = vm.ParseMemory(req.Memory)
 	var err error
@@ -392,7 +389,7 @@ func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	attribute.SayPlan(s.say, s.req.Plan, kernel, sel)
+	attribute.SayPlan(s.host.Out, s.req.Plan, kernel, sel)
 	return OnlyConfigs(sel.Configs, s.req.OnlyConfig)
 }
 
@@ -450,7 +447,7 @@ func (s *session) boot(ctx context.Context, k vm.Kernel, st Step, seen []string)
 	// A lab under another --root describes another tree: no mark.
 	doc.Run.HostMark = ""
 	if r := s.host.Root; r == "" || filepath.Clean(r) == "/" {
-		doc.Run.HostMark = measure.HostMark("/", doc.Run.ID, measure.Discard{})
+		doc.Run.HostMark = measure.HostMark("/", doc.Run.ID, ui.Discard{})
 	}
 	if _, err := s.db.Import(ctx, []store.Doc{doc}); err != nil {
 		return nil, err

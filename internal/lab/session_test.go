@@ -19,6 +19,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // TestOnlyConfigs: --only-config keeps on (the baseline) and the named
@@ -78,9 +79,9 @@ func TestLabAdaptRound(t *testing.T) {
 		t.Fatal(err)
 	}
 	configs, _ := bootconfig.ParseAll([]string{"on", "tight=spectre_v2=off", "wide=pti=off"})
-	var said []string
+	rec := &ui.Recorder{}
 	s := &session{req: &Request{Prefix: "lab", Adaptive: adaptive.Policy{TargetPct: 2, Budget: time.Hour}},
-		host: Host{Out: measure.Notes(func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) })}, db: db, configs: configs, seed: 1}
+		host: Host{Out: rec}, db: db, configs: configs, seed: 1}
 	stopped := map[string]bool{}
 	booted := map[string]int{"on": 6, "tight": 6, "wide": 6}
 	steps, notes, err := s.adaptRound(ctx, []string{"k"}, stopped, booted, time.Minute, time.Minute, 7)
@@ -107,6 +108,7 @@ func TestLabAdaptRound(t *testing.T) {
 	if in, err := json.Marshal(s.req.Measure); err != nil || !strings.Contains(string(in), `"runs":2`) {
 		t.Errorf("the guest's task %s (%v) lacks the repetitions per boot", in, err)
 	}
+	said := rec.Notes()
 	if s.req.Measure.Repetitions != 2 || !slices.ContainsFunc(said, func(l string) bool {
 		return strings.HasPrefix(l, "adaptive: boot-to-boot spread is 100% of syscall-basic's variance") &&
 			strings.Contains(l, "next boots with 2 repetitions each")

@@ -12,6 +12,7 @@ import (
 	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/plan"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -53,19 +54,41 @@ func guestMeasure(ctx context.Context, guest *vm.Guest, version string) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	last := time.Now()
-	r, err := measure.Measure(ctx, pl, measure.Meta{
+	s := measure.Session{Plan: pl, Meta: measure.Meta{
 		ID: in.RunID, Label: in.Label, Engine: "native", Version: version, Env: env, Config: bootconfig.Record(in.Config, v),
 		Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
-		OnEvent: func(e measure.Event) {
-			if e.Finished && time.Since(last) > 5*time.Second {
-				last = time.Now()
-				guest.Logf("%s", e.Progress())
-			}
-		},
-	}, nil)
-	if err != nil {
-		return nil, err
+	}}
+	r, err := s.Measure(ctx, measure.WordsOnly{Printer: newGuestPrinter(guest, time.Now)})
+	if r == nil || (err != nil && r.Status != run.StatusFailed) {
+		return nil, err // a run with failed repetitions is returned: the host stores what it measured
 	}
 	return EncodeRun(r)
 }
+
+// guestPrinter is a lab guest's printer: its notes are log lines to the
+// host, and its status line of progress (one a repetition) is logged at
+// most every 5 s, for a guest has no terminal to redraw it on and the
+// host says every log line. It never asks: the host confirmed the lab.
+type guestPrinter struct {
+	log  interface{ Logf(format string, a ...any) }
+	now  func() time.Time
+	last time.Time
+}
+
+func newGuestPrinter(log interface{ Logf(string, ...any) }, now func() time.Time) *guestPrinter {
+	return &guestPrinter{log: log, now: now, last: now()}
+}
+
+func (p *guestPrinter) Notef(format string, a ...any) { p.log.Logf(format, a...) }
+
+func (p *guestPrinter) Status(line string) {
+	if line == "" {
+		return
+	}
+	if t := p.now(); t.Sub(p.last) > 5*time.Second {
+		p.last = t
+		p.log.Logf("%s", line)
+	}
+}
+
+func (*guestPrinter) Confirm(string) error { return nil }

@@ -18,7 +18,7 @@ import (
 type measuring struct {
 	r       *run.Run
 	items   []plan.Item
-	opt     Options
+	opt     options
 	rule    Rule
 	start   time.Time
 	state   []itemState
@@ -35,7 +35,7 @@ type measuring struct {
 	sinkErr error
 }
 
-func newMeasuring(r *run.Run, items []plan.Item, opt Options, rule Rule, warmups int) *measuring {
+func newMeasuring(r *run.Run, items []plan.Item, opt options, rule Rule, warmups int) *measuring {
 	m := &measuring{r: r, items: items, opt: opt, rule: rule, start: opt.Clock(), warmups: warmups,
 		state: make([]itemState, len(items)), pending: make([][]map[string]float64, len(items)),
 		warmed: make([]int, len(items)), spent: make([]time.Duration, len(items)),
@@ -215,9 +215,9 @@ func (m *measuring) typical(i int) time.Duration {
 	return m.spent[i] / time.Duration(m.count[i])
 }
 
-// emit tells OnEvent of e with the counts, the clock and the ETA.
+// emit tells progress of e with the counts, the clock and the ETA.
 func (m *measuring) emit(e Event) {
-	if m.opt.OnEvent == nil {
+	if m.opt.progress == nil {
 		return
 	}
 	e.Done, e.Elapsed = m.done, m.elapsed()
@@ -250,5 +250,5 @@ func (m *measuring) emit(e Event) {
 			e.ETA = min(e.ETA, max(m.rule.MaxTime-e.Elapsed, 0))
 		}
 	}
-	m.opt.OnEvent(e)
+	m.opt.progress(e)
 }

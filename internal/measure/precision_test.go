@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/stats"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // state is an item with scripted primary samples.
@@ -136,8 +138,8 @@ func TestRunPrecision(t *testing.T) {
 	items := []plan.Item{{Workload: a, Repetitions: 6}, {Workload: b, Repetitions: 6}}
 	r := &run.Run{Results: NewResults(items)}
 	var events []Event
-	err := Run(context.Background(), r, items, Options{Precision: 2, MaxTime: time.Hour, Seed: 3,
-		OnEvent: func(e Event) { events = append(events, e) }})
+	err := measureItems(context.Background(), r, items, options{Precision: 2, MaxTime: time.Hour, Seed: 3,
+		progress: func(e Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +177,7 @@ func TestRunPrecisionCheapBesideSlow(t *testing.T) {
 	slow := &scripted{id: "slow", values: slices.Repeat(loose, 20), calls: &calls, clock: clock, cost: time.Minute}
 	items := []plan.Item{{Workload: cheap, Repetitions: 6}, {Workload: slow, Repetitions: 6}}
 	r := &run.Run{Results: NewResults(items)}
-	if err := Run(context.Background(), r, items, Options{Precision: 2, MaxTime: 10 * time.Minute, Seed: 1, Clock: clock.Now}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{Precision: 2, MaxTime: 10 * time.Minute, Seed: 1, Clock: clock.Now}); err != nil {
 		t.Fatal(err)
 	}
 	c, s := r.Results[0], r.Results[1]
@@ -223,7 +225,7 @@ func TestRunPrecisionMaxTime(t *testing.T) {
 	a := &scripted{id: "a", values: slices.Repeat([]float64{1, 3}, 50), calls: &calls}
 	items := []plan.Item{{Workload: a, Repetitions: 6}}
 	r := &run.Run{Results: NewResults(items)}
-	if err := Run(context.Background(), r, items, Options{Precision: 1, MaxTime: time.Nanosecond}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{Precision: 1, MaxTime: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
 	want := run.StatusComplete
@@ -247,7 +249,7 @@ func TestRunDetectsWarmup(t *testing.T) {
 	}
 	r := &run.Run{Results: NewResults(items)}
 	rec := &recorder{}
-	if err := Run(context.Background(), r, items, Options{DetectWarmup: true, Warmup: 5, Sink: rec}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{DetectWarmup: true, Warmup: 5, Sink: rec}); err != nil {
 		t.Fatal(err)
 	}
 	got := r.Results[0].Metrics[0].Samples
@@ -268,18 +270,30 @@ func TestRunDetectsWarmup(t *testing.T) {
 	}
 }
 
-// TestMeasureTakesTheRuleFromThePlan: Measure, the one way every command
-// measures (run, a lab guest, a campaign step), runs the precision rule
-// and the detected warm-up its plan's request asks for, and records the
-// minimum as the run's repetitions.
+// TestMeasureTakesTheRuleFromThePlan: a Session, the one way every
+// command measures (run, a lab guest, a campaign step), runs the
+// precision rule and the detected warm-up its plan's request asks for,
+// records the minimum as the run's repetitions, and shows each repetition
+// on the printer's status line while it runs (once, never when it ends),
+// cleared at the end.
 func TestMeasureTakesTheRuleFromThePlan(t *testing.T) {
 	var calls []string
 	items := []plan.Item{{Workload: &scripted{id: "a", values: slices.Repeat([]float64{4}, 20), calls: &calls}, Repetitions: 6}}
 	pl := &plan.Plan{Suite: "quick", Items: items,
 		Request: plan.Request{Suite: "quick", Warmup: 3, Precision: 2, MaxTime: time.Hour, DetectWarmup: true, Seed: 5}}
-	r, err := Measure(context.Background(), pl, Meta{ID: "x"}, nil)
+	said := &ui.Recorder{}
+	r, err := Session{Plan: pl, Meta: Meta{ID: "x"}}.Measure(context.Background(), WordsOnly{said})
 	if err != nil {
 		t.Fatal(err)
+	}
+	st := said.Statuses()
+	if len(st) != len(calls)+1 || st[len(st)-1] != "" {
+		t.Fatalf("status lines %q, want one a repetition and a clearing one", st)
+	}
+	for i, line := range st[:len(calls)] {
+		if want := fmt.Sprintf(", %d done, until ±2%% or 1:00:00] a ", i+1); !strings.Contains(line, want) {
+			t.Errorf("status line %d: %q lacks %q", i, line, want)
+		}
 	}
 	res := r.Results[0]
 	if r.Repetitions != 6 || r.Warmup != 0 || len(calls) != 6 || res.Stopping.Rule != run.RulePrecision ||
@@ -338,7 +352,7 @@ func TestRunMaxTimeNoSample(t *testing.T) {
 	items := []plan.Item{{Workload: cheap, Repetitions: 6}, {Workload: slow, Repetitions: 6}}
 	r := &run.Run{Results: NewResults(items)}
 	// A warm-up of the slow one takes the whole --max-time.
-	if err := Run(context.Background(), r, items, Options{Precision: 2, MaxTime: 30 * time.Second, Warmup: 1, Seed: 1, Clock: clock.Now}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{Precision: 2, MaxTime: 30 * time.Second, Warmup: 1, Seed: 1, Clock: clock.Now}); err != nil {
 		t.Fatal(err)
 	}
 	if r.Status != run.StatusFailed {

@@ -10,41 +10,39 @@ import (
 	"github.com/sectax/sectax/internal/hostid"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/workload"
 )
 
 // Printer is where the output of measuring goes, handed down from the
-// command line to a measuring session, a campaign and a lab (the one way
-// down, as restic's ui.Printer): cli implements it, since only cli prints.
-// A nil Printer is never passed; Discard says nothing.
+// command line to a measuring session, a campaign and a lab: the one
+// ui.Printer (notes, the status line of progress, the question before
+// long work) and the layout of a measured run, which only measuring has.
+// cli implements it, since only cli prints. A nil Printer is never
+// passed; Discard says nothing.
 type Printer interface {
-	// Notef says one line to the user (stderr; nothing under -q).
-	Notef(format string, a ...any)
-	// Progress is told before and after every repetition (a status line
-	// while stderr is a terminal).
-	Progress(Event)
+	ui.Printer
 	// Result lays out a measured run where the command's output goes
 	// (stdout or -o), also an interrupted one: nothing finished is lost.
 	Result(*run.Run) error
-	// Confirm asks before work estimated at more than LongWork (what
-	// names it and its estimate): nil to go on, an error (a refusal, or no
-	// terminal to ask on and no --yes) to start nothing.
-	Confirm(what string) error
 }
 
 // LongWork is how long a piece of work may be estimated at before it is
-// confirmed first (Printer.Confirm).
+// confirmed first (ui.Printer.Confirm).
 const LongWork = time.Hour
 
-// Discard is a Printer that says nothing, shows nothing and goes on
-// without asking (tests, and a guest's measuring whose output is its
-// result).
-type Discard struct{}
+// Discard is a Printer that says nothing, shows nothing, lays out nothing
+// and goes on without asking.
+type Discard struct{ ui.Discard }
 
-func (Discard) Notef(string, ...any)  {}
-func (Discard) Progress(Event)        {}
 func (Discard) Result(*run.Run) error { return nil }
-func (Discard) Confirm(string) error  { return nil }
+
+// WordsOnly is a Printer that says and shows what its ui.Printer does and
+// lays out no run (a guest's measuring, whose result is the run it
+// returns; tests with a ui.Recorder).
+type WordsOnly struct{ ui.Printer }
+
+func (WordsOnly) Result(*run.Run) error { return nil }
 
 // Saver is a Sink that says, once the run has been laid out, what became
 // of it: nil when it is stored, else an error naming where it went
@@ -77,7 +75,8 @@ type Session struct {
 
 // Measure is the session: the estimate (confirmed first when it is long
 // and s.Ask), the plan's notes, the temporary folders of killed runs
-// removed, the run measured (measure.Measure) with its progress, laid out
+// removed, the run measured with its progress on p's status line (each
+// repetition's Event.Line while it runs, cleared at the end), laid out
 // (also when interrupted), its storing checked, and its status turned
 // into the exit error (Outcome). The run is returned whenever one was
 // measured.
@@ -97,9 +96,12 @@ func (s Session) Measure(ctx context.Context, p Printer) (*run.Run, error) {
 		}
 	}
 	RemoveStaleTemps(p)
-	meta := s.Meta
-	meta.OnEvent = p.Progress
-	r, err := Measure(ctx, pl, meta, s.Sink)
+	r, err := measureRun(ctx, pl, s.Meta, s.Sink, func(e Event) {
+		if !e.Finished {
+			p.Status(e.Line())
+		}
+	})
+	p.Status("")
 	if r == nil || (err != nil && !errors.Is(err, context.Canceled)) {
 		return r, err
 	}
@@ -123,7 +125,7 @@ func (s Session) Measure(ctx context.Context, p Printer) (*run.Run, error) {
 
 // RemoveStaleTemps removes the temporary folders of earlier runs that
 // were killed before they could (SIGKILL), and says so on p.
-func RemoveStaleTemps(p Printer) {
+func RemoveStaleTemps(p ui.Printer) {
 	for _, st := range workload.RemoveStaleTemps() {
 		if st.Err != nil {
 			p.Notef("could not remove %s, left by sectax pid %d which is no longer running: %v (remove it by hand)", st.Dir, st.PID, st.Err)
@@ -152,19 +154,10 @@ func StoredLine(id, label, where string) string {
 	return fmt.Sprintf("Stored as run %s in %s, labelled %s: 'sectax compare %s OTHER' takes the label.", id, where, label, label)
 }
 
-// Notes is a Printer that hands each note to a function and goes on
-// without asking (tests, and a guest whose notes are log lines).
-type Notes func(format string, a ...any)
-
-func (f Notes) Notef(format string, a ...any) { f(format, a...) }
-func (Notes) Progress(Event)                  {}
-func (Notes) Result(*run.Run) error           { return nil }
-func (Notes) Confirm(string) error            { return nil }
-
 // HostMark is the mark of run id by the host whose root is root
 // (hostid.Key.Mark); "" when the host's key cannot be had, which is said
 // on p (decide then leaves the run out).
-func HostMark(root, id string, p Printer) string {
+func HostMark(root, id string, p ui.Printer) string {
 	k, err := hostid.Of(root)
 	if err != nil {
 		p.Notef("this host's key: %v; the run is stored without this host's mark, so decide leaves it out", err)

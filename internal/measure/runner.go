@@ -14,8 +14,8 @@ import (
 	"github.com/sectax/sectax/internal/workload"
 )
 
-// Options control a run.
-type Options struct {
+// options control a run.
+type options struct {
 	// Warmup repetitions per item, run first and discarded (the count
 	// rule of the warm-up; DetectWarmup replaces it).
 	Warmup int
@@ -34,8 +34,8 @@ type Options struct {
 	Env workload.Env
 	// Sink, when set, receives the run as it goes (the store).
 	Sink Sink
-	// OnEvent, when set, is called before and after every repetition.
-	OnEvent func(Event)
+	// progress, when set, is told before and after every repetition.
+	progress func(Event)
 	// Now is the clock that stamps the run's finish time (time.Now when
 	// nil); tests fix it.
 	Now func() time.Time
@@ -146,7 +146,7 @@ func NewResults(items []plan.Item) []run.Result {
 	return out
 }
 
-// Run measures items into r, which must hold NewResults(items): first
+// measureItems measures items into r, which must hold NewResults(items): first
 // the fixed warm-ups (items in order), then rounds; each round runs, in
 // an order shuffled by the seed, every item the stopping rule (Rule)
 // still wants, as many times as it gives it (Rule.Next), so that drift
@@ -154,7 +154,7 @@ func NewResults(items []plan.Item) []run.Result {
 // rule wants nothing more, or when ctx is cancelled (r.Status is then
 // interrupted and every finished sample is kept). Failed repetitions are recorded in the result's Failures and do
 // not stop the run. Every result gets its stopping and warm-up blocks.
-func Run(ctx context.Context, r *run.Run, items []plan.Item, opt Options) error {
+func measureItems(ctx context.Context, r *run.Run, items []plan.Item, opt options) error {
 	if len(r.Results) != len(items) {
 		return errors.New("runner: results do not match items")
 	}

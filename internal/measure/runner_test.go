@@ -81,7 +81,7 @@ func order(t *testing.T, seed int64) []string {
 		{Workload: &scripted{id: "c", values: vals, calls: &calls}, Repetitions: 1},
 	}
 	r := &run.Run{Results: NewResults(items)}
-	if err := Run(context.Background(), r, items, Options{Warmup: 1, Seed: seed}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{Warmup: 1, Seed: seed}); err != nil {
 		t.Fatal(err)
 	}
 	return calls
@@ -127,7 +127,7 @@ func TestRunRecordsSamplesFailuresAndStatus(t *testing.T) {
 	r := &run.Run{Results: NewResults(items)}
 	rec := &recorder{}
 	var events []Event
-	err := Run(context.Background(), r, items, Options{Warmup: 1, Seed: 7, Sink: rec, OnEvent: func(e Event) { events = append(events, e) }})
+	err := measureItems(context.Background(), r, items, options{Warmup: 1, Seed: 7, Sink: rec, progress: func(e Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestRunDropsAnItemAfterConsecutiveFailures(t *testing.T) {
 	good := &scripted{id: "good", values: []float64{1, 2, 3, 4}, calls: &calls}
 	items := []plan.Item{{Workload: bad, Repetitions: 4}, {Workload: good, Repetitions: 4}}
 	r := &run.Run{Results: NewResults(items)}
-	if err := Run(context.Background(), r, items, Options{}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{}); err != nil {
 		t.Fatal(err)
 	}
 	if bad.n != 2 || good.n != 4 {
@@ -194,7 +194,7 @@ func TestRunInterruptedKeepsFinishedSamples(t *testing.T) {
 	items := []plan.Item{{Workload: c, Repetitions: 5}}
 	r := &run.Run{Results: NewResults(items)}
 	rec := &recorder{}
-	err := Run(ctx, r, items, Options{Sink: rec})
+	err := measureItems(ctx, r, items, options{Sink: rec})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
@@ -220,7 +220,7 @@ func (slow) Run(ctx context.Context, _ workload.Env, _ workload.Params) (workloa
 func TestRunTimeout(t *testing.T) {
 	items := []plan.Item{{Workload: slow{}, Repetitions: 1}}
 	r := &run.Run{Results: NewResults(items)}
-	err := Run(context.Background(), r, items, Options{Env: workload.Env{Timeout: 50 * time.Millisecond}})
+	err := measureItems(context.Background(), r, items, options{Env: workload.Env{Timeout: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func (deaf) Run(ctx context.Context, _ workload.Env, _ workload.Params) (workloa
 func TestRunTimeoutDeafWorkload(t *testing.T) {
 	items := []plan.Item{{Workload: deaf{}, Repetitions: 1}}
 	r := &run.Run{Results: NewResults(items)}
-	if err := Run(context.Background(), r, items, Options{Env: workload.Env{Timeout: time.Millisecond}}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{Env: workload.Env{Timeout: time.Millisecond}}); err != nil {
 		t.Fatal(err)
 	}
 	if f := r.Results[0].Failures; len(f) == 0 || !strings.Contains(f[0], "timeout of 1ms") || len(r.Results[0].Metrics[0].Samples) != 0 || r.Status != run.StatusFailed {

@@ -36,21 +36,20 @@ type Meta struct {
 	Mark string
 	// Now stamps the start and the finish (time.Now when nil).
 	Now func() time.Time
-	// OnEvent, when set, is told of every repetition (progress).
-	OnEvent func(Event)
 	// Load, when set, reads the machine's load for the run's start and
 	// end (LoadReader); the run records it (run.Run.Load).
 	Load func() *sysinfo.Load
 }
 
-// Measure measures pl into a new run document named by meta: it pins
+// measureRun measures pl into a new run document named by meta: it pins
 // the CPUs of the plan, seeds the shuffled order (pl.Request.Seed, or a
-// random one), runs the warm-ups and the interleaved repetitions, and
-// records the run in sink as it goes (nil: nowhere). It returns the run
+// random one), runs the warm-ups and the interleaved repetitions, tells
+// progress of each (nil: nothing), and records the run in sink as it
+// goes (nil: nowhere). It returns the run
 // also when it was interrupted (its status says so, and the error is
 // ctx's) or a recording failed; nil only when nothing could start (a CPU
 // list the kernel refuses: a usage error).
-func Measure(ctx context.Context, pl *plan.Plan, meta Meta, sink Sink) (*run.Run, error) {
+func measureRun(ctx context.Context, pl *plan.Plan, meta Meta, sink Sink, progress func(Event)) (*run.Run, error) {
 	now := meta.Now
 	if now == nil {
 		now = time.Now
@@ -66,27 +65,27 @@ func Measure(ctx context.Context, pl *plan.Plan, meta Meta, sink Sink) (*run.Run
 	if req.DetectWarmup {
 		warmup = 0 // each result's warmup block says how many were discarded
 	}
-	if err := Start(r, pl.Items, pl.CPUs, req.Seed, warmup); err != nil {
+	if err := start(r, pl.Items, pl.CPUs, req.Seed, warmup); err != nil {
 		return nil, err
 	}
 	if pl.Perf != nil {
 		r.PerfVersion = pl.Perf.Version
 	}
-	err := Run(ctx, r, pl.Items, Options{
+	err := measureItems(ctx, r, pl.Items, options{
 		Warmup: req.Warmup, DetectWarmup: req.DetectWarmup, Precision: req.Precision, MaxTime: req.MaxTimeOf(),
-		Seed: r.Seed, OnEvent: meta.OnEvent, Now: now, Sink: sink, Load: meta.Load,
+		Seed: r.Seed, progress: progress, Now: now, Sink: sink, Load: meta.Load,
 		Env: workload.Env{Exe: meta.Exe, WorkerArgs: meta.WorkerArgs, Timeout: req.Timeout},
 	})
 	return r, err
 }
 
-// Start readies r, the document of a run its command has named (id, label,
+// start readies r, the document of a run its command has named (id, label,
 // engine, suite, environment, notes), for the repetitions of items: it pins
 // the process and its children to cpus (nil: no pinning; a list the
 // kernel refuses is a usage error), records the warm-up and the seed of the
 // shuffled order (seed, or a random one when 0) and gives every item its
-// result. Run then measures it with the same warm-up and r.Seed.
-func Start(r *run.Run, items []plan.Item, cpus []int, seed int64, warmup int) error {
+// result. measureItems then measures it with the same warm-up and r.Seed.
+func start(r *run.Run, items []plan.Item, cpus []int, seed int64, warmup int) error {
 	if cpus != nil {
 		if err := SetAffinity(cpus); err != nil {
 			return exit.Wrap(exit.Usage, fmt.Errorf("--cpus: %w", err))

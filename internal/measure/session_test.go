@@ -9,23 +9,23 @@ import (
 	"github.com/sectax/sectax/internal/run"
 )
 
-// TestStartAndOutcome: Start records the seed it was given (or a random
+// TestStartAndOutcome: start records the seed it was given (or a random
 // one) and the warm-up, and gives every item a result; Outcome turns the
 // status into the error kind.
 func TestStartAndOutcome(t *testing.T) {
 	var calls []string
 	items := []plan.Item{{Workload: &scripted{id: "a", calls: &calls}, Repetitions: 2}, {Workload: &scripted{id: "b", calls: &calls}, Repetitions: 2}}
 	r := &run.Run{}
-	if err := Start(r, items, nil, 7, 1); err != nil {
+	if err := start(r, items, nil, 7, 1); err != nil {
 		t.Fatal(err)
 	}
 	if r.Seed != 7 || r.Warmup != 1 || len(r.Results) != 2 || r.Results[1].Workload != "b" {
 		t.Errorf("seed %d, warmup %d, results %+v", r.Seed, r.Warmup, r.Results)
 	}
-	if err := Start(r, items, nil, 0, 0); err != nil || r.Seed <= 0 {
+	if err := start(r, items, nil, 0, 0); err != nil || r.Seed <= 0 {
 		t.Errorf("random seed %d, %v", r.Seed, err)
 	}
-	if err := Start(r, items, []int{1 << 20}, 1, 0); exit.Of(err) != exit.Usage || !strings.HasPrefix(err.Error(), "--cpus: ") {
+	if err := start(r, items, []int{1 << 20}, 1, 0); exit.Of(err) != exit.Usage || !strings.HasPrefix(err.Error(), "--cpus: ") {
 		t.Errorf("an impossible CPU: %v", err)
 	}
 	r.Results[0].Metrics[0].Samples = []float64{1, 2}

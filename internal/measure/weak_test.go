@@ -23,14 +23,14 @@ func TestRunRecordsLoad(t *testing.T) {
 		return &sysinfo.Load{Load1: &v}
 	}
 	r := &run.Run{Results: NewResults(items)}
-	if err := Run(context.Background(), r, items, Options{Load: read}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{Load: read}); err != nil {
 		t.Fatal(err)
 	}
 	if r.Load == nil || r.Load.Start == nil || r.Load.End == nil || *r.Load.Start.Load1 != 1 || *r.Load.End.Load1 != 2 {
 		t.Fatalf("load %+v, want the start's reading 1 and the end's 2", r.Load)
 	}
 	r = &run.Run{Results: NewResults(items)}
-	if err := Run(context.Background(), r, items, Options{Load: func() *sysinfo.Load { return nil }}); err != nil {
+	if err := measureItems(context.Background(), r, items, options{Load: func() *sysinfo.Load { return nil }}); err != nil {
 		t.Fatal(err)
 	}
 	if r.Load != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/vm"
 )
 
@@ -114,8 +115,8 @@ func Advice(ctx context.Context, req Request, platform advise.Platform, target m
 // image (vm.DefaultImages below root) with the default line and the
 // target's, laid beside advise's prediction; nil when none is stored.
 // Nothing boots and nothing is made; a stored file refused is said as a
-// warning.
-func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snapshot, platform advise.Platform, target mitigation.Target, kb *mitigation.Knowledge, say func(string, ...any)) *proven.Proof {
+// warning on out.
+func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snapshot, platform advise.Platform, target mitigation.Target, kb *mitigation.Knowledge, out ui.Printer) *proven.Proof {
 	image, _ := vm.DefaultImages(root, host.Kernel.Release)
 	if image == "" {
 		return nil
@@ -126,7 +127,7 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 	for _, n := range notes {
 		if !said[n] {
 			said[n] = true
-			say("warning: %s", n)
+			ui.Or(out).Notef("warning: %s", n)
 		}
 	}
 	if pin == nil {
@@ -221,8 +222,8 @@ func asBooted(what, not string, host *sysinfo.Snapshot, pin proven.Input) string
 func (s *Session) took(d time.Duration) {
 	pin := s.Input()
 	if pin.Booted == 0 {
-		s.req.Say("proof: answered from %d stored boot(s) in %s (%s), no boot", len(pin.Stored), d.Round(time.Millisecond), s.CacheDir())
+		s.req.Out.Notef("proof: answered from %d stored boot(s) in %s (%s), no boot", len(pin.Stored), d.Round(time.Millisecond), s.CacheDir())
 		return
 	}
-	s.req.Say("proof: %d boot(s), %d stored before, in %s", pin.Booted, len(pin.Stored), d.Round(100*time.Millisecond))
+	s.req.Out.Notef("proof: %d boot(s), %d stored before, in %s", pin.Booted, len(pin.Stored), d.Round(100*time.Millisecond))
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/userfile"
 )
 
@@ -196,7 +197,8 @@ type CorpusRequest struct {
 	QEMU                   string
 	// Exe is the static sectax that is the guest's /init.
 	Exe string
-	Say func(string, ...any)
+	// P is told each boot, done or failed (nil: nowhere).
+	P ui.Printer
 }
 
 type corpusStep struct {
@@ -222,6 +224,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	if len(cpus) == 0 {
 		cpus = CorpusCPUs
 	}
+	req.P = ui.Or(req.P)
 	if req.Parallel <= 0 {
 		req.Parallel = 2
 	}
@@ -264,7 +267,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 					o, err := bootOne(ctx, req, s)
 					mu.Lock()
 					if err != nil {
-						req.Say("%s %s %q: %v", s.k.Name, s.cpu, s.params, err)
+						req.P.Notef("%s %s %q: %v", s.k.Name, s.cpu, s.params, err)
 						mu.Unlock()
 						continue
 					}
@@ -276,7 +279,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 					if flush {
 						since = 0
 					}
-					req.Say("%d boots (%d new): %s %s %q", len(have), added, s.k.Name, s.cpu, s.params)
+					req.P.Notef("%d boots (%d new): %s %s %q", len(have), added, s.k.Name, s.cpu, s.params)
 					mu.Unlock()
 					if flush {
 						if err := save(); err != nil {
@@ -434,8 +437,9 @@ var CorpusSuites = []string{"sid", "trixie", "bookworm-backports"}
 // (uri, CorpusSuites, signed by the Debian archive keyring), its own lists
 // and cache below dir; each package is unpacked with dpkg-deb -x and its
 // image and modules put at dir/kernels/RELEASE/{vmlinuz,modules}. It
-// returns the images' paths.
-func FetchCorpusKernels(ctx context.Context, dir, uri string, say func(string, ...any)) ([]string, error) {
+// returns the images' paths; p is told each step (nil: nowhere).
+func FetchCorpusKernels(ctx context.Context, dir, uri string, p ui.Printer) ([]string, error) {
+	p = ui.Or(p)
 	if uri == "" || strings.ContainsAny(uri, " \t\n[]") {
 		return nil, fmt.Errorf("the Debian archive URI %q is not one", uri)
 	}
@@ -471,7 +475,7 @@ func FetchCorpusKernels(ctx context.Context, dir, uri string, say func(string, .
 		}
 		return string(out), err
 	}
-	say("apt-get update with %s (suites %s)", list, strings.Join(CorpusSuites, ", "))
+	p.Notef("apt-get update with %s (suites %s)", list, strings.Join(CorpusSuites, ", "))
 	if _, err := apt(child.Options{}, "apt-get", "update", "-q"); err != nil {
 		return nil, err
 	}
@@ -488,7 +492,7 @@ func FetchCorpusKernels(ctx context.Context, dir, uri string, say func(string, .
 			}
 		}
 		if len(names) == 0 {
-			say("series %s: no package matching %s in %s: not served, left out", s.Series, s.Package, s.Suite)
+			p.Notef("series %s: no package matching %s in %s: not served, left out", s.Series, s.Package, s.Suite)
 			continue
 		}
 		slices.SortFunc(names, func(a, b string) int { return compareVersions(releaseOf(a), releaseOf(b)) })
@@ -498,7 +502,7 @@ func FetchCorpusKernels(ctx context.Context, dir, uri string, say func(string, .
 		if s.Modules != "" {
 			pkgs = append(pkgs, strings.ReplaceAll(s.Modules, "{R}", release))
 		}
-		say("series %s: %s", s.Series, strings.Join(pkgs, ", "))
+		p.Notef("series %s: %s", s.Series, strings.Join(pkgs, ", "))
 		if _, err := apt(child.Options{Dir: filepath.Join(dir, "debs")}, "apt-get", append([]string{"download", "-q"}, pkgs...)...); err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/vm"
 )
 
@@ -90,8 +91,12 @@ func TestFetchCorpusSourcesListNoFollow(t *testing.T) {
 	// A cancelled context: the list is written, apt is never run.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := FetchCorpusKernels(ctx, dir, "http://deb.debian.org/debian", func(string, ...any) {}); err == nil {
+	said := &ui.Recorder{}
+	if _, err := FetchCorpusKernels(ctx, dir, "http://deb.debian.org/debian", said); err == nil {
 		t.Fatal("a cancelled fetch succeeded")
+	}
+	if notes := said.Notes(); len(notes) != 1 || !strings.HasPrefix(notes[0], "apt-get update with "+list) {
+		t.Errorf("said %q, want the apt-get update with its own list", notes)
 	}
 	if data, _ := os.ReadFile(victim); string(data) != "mine\n" {
 		t.Errorf("the link's target was written: %q", data)
@@ -120,7 +125,7 @@ func TestBootCorpusReadsPrevious(t *testing.T) {
 	if err := unix.Mkfifo(out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = BootCorpus(context.Background(), CorpusRequest{Out: out, Previous: strings.NewReader("not gzip"), Exe: exe, Say: func(string, ...any) {}})
+	_, err = BootCorpus(context.Background(), CorpusRequest{Out: out, Previous: strings.NewReader("not gzip"), Exe: exe})
 	if err == nil || !strings.Contains(err.Error(), out) {
 		t.Errorf("BootCorpus: %v, want the previous corpus refused", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/vm"
 )
 
@@ -42,7 +43,8 @@ type Request struct {
 	Host *sysinfo.Snapshot
 	// CacheDir is the private cache ("": DefaultDir).
 	CacheDir string
-	Say      func(string, ...any)
+	// Out is told what the proof does (nil: nowhere).
+	Out ui.Printer
 	// Parallel bounds the boots at once (0: the cores).
 	Parallel int
 	// Boots is how many lines the whole proof boots, for its progress
@@ -83,9 +85,7 @@ type Session struct {
 // Start reads the image, picks the accelerator and CPU, and opens the
 // cache; nothing boots yet.
 func Start(ctx context.Context, req Request) (*Session, error) {
-	if req.Say == nil {
-		req.Say = func(string, ...any) {}
-	}
+	req.Out = ui.Or(req.Out)
 	s := &Session{req: req, obs: map[string]*sysinfo.Snapshot{}, stored: map[string]bool{}}
 	if err := vm.CheckBounds(req.Handshake, req.Timeout); err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func Start(ctx context.Context, req Request) (*Session, error) {
 		s.req.SMP = s.threads
 	}
 	var err error
-	if s.accel, err = vm.ResolveAccel(orAuto(req.Accel), req.Say); err != nil {
+	if s.accel, err = vm.ResolveAccel(orAuto(req.Accel), req.Out); err != nil {
 		return nil, err
 	}
 	s.auto = orAuto(req.Accel) == vm.AccelAuto && s.accel == vm.AccelKVM
@@ -288,7 +288,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 	if len(boot) == 0 {
 		return nil
 	}
-	s.req.Say("proof: booting %s (%s) %d time(s) under %s, CPU %s, %s, no workload, %d at a time", s.imgPath, s.img.Release, len(boot), s.accel, s.cpu, s.View(), min(len(boot), parallel(s.req.Parallel)))
+	s.req.Out.Notef("proof: booting %s (%s) %d time(s) under %s, CPU %s, %s, no workload, %d at a time", s.imgPath, s.img.Release, len(boot), s.accel, s.cpu, s.View(), min(len(boot), parallel(s.req.Parallel)))
 	accel, tcgCPU := s.accel, func() string { return "" }
 	if s.auto {
 		// kvm may still fail to run the guest: vm.Observe falls back to
@@ -307,7 +307,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		total = s.booted + len(boot)
 	}
 	got, err := vm.Observe(ctx, vm.ObserveRequest{Kernel: s.img, Cmdlines: booting, Accel: accel, CPU: s.cpu, TCGCPU: tcgCPU, QEMU: s.qemu,
-		SMP: s.req.SMP, Threads: s.threads, Handshake: s.req.Handshake, Timeout: s.req.Timeout, Exe: s.req.Exe, Say: s.req.Say,
+		SMP: s.req.SMP, Threads: s.threads, Handshake: s.req.Handshake, Timeout: s.req.Timeout, Exe: s.req.Exe, Out: s.req.Out,
 		Label: func(b string) string { return label(user[b]) }, Parallel: s.req.Parallel, First: s.booted, Total: total})
 	if err != nil {
 		return err
@@ -328,7 +328,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 			return err
 		}
 		if err := s.cache.Store(&Entry{Key: s.key(o.Cmdline), Release: s.img.Release, ToInitS: o.ToInit.Seconds(), Snapshot: data}); err != nil {
-			s.req.Say("warning: %v: the proof is not stored, the next call boots again", err)
+			s.req.Out.Notef("warning: %v: the proof is not stored, the next call boots again", err)
 		}
 	}
 	return nil

@@ -15,7 +15,7 @@ import (
 )
 
 // runWithStore measures syscall-basic (a real getppid loop, 2000
-// iterations) through the real runner into the store; cancelAfter > 0
+// iterations) in a measuring session into the store; cancelAfter > 0
 // cancels the run after that many measured repetitions.
 func runWithStore(t *testing.T, d *DB, id string, reps, cancelAfter int) *run.Run {
 	t.Helper()
@@ -24,24 +24,32 @@ func runWithStore(t *testing.T, d *DB, id string, reps, cancelAfter int) *run.Ru
 		t.Fatal(err)
 	}
 	items := []plan.Item{{Workload: w, Params: workload.Params{"loops": int64(2000)}, Engine: "native", Repetitions: reps}}
-	r := &run.Run{Schema: run.Schema, ID: id, Label: "on", Started: time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC),
-		Suite: "quick", Engine: "native", Repetitions: reps, Warmup: 1, Seed: 3, Results: measure.NewResults(items)}
+	pl := &plan.Plan{Suite: "quick", Items: items, Request: plan.Request{Suite: "quick", Repetitions: reps, Warmup: 1, Seed: 3, Timeout: 10 * time.Second}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	measured := 0
-	opt := measure.Options{Warmup: 1, Seed: 3, Sink: d, Env: workload.Env{Timeout: 10 * time.Second},
-		OnEvent: func(e measure.Event) {
-			if e.Phase == measure.PhaseMeasure && e.Finished {
-				measured++
-				if cancelAfter > 0 && measured == cancelAfter {
-					cancel()
-				}
-			}
-		}}
-	if err := measure.Run(ctx, r, items, opt); err != nil && cancelAfter == 0 {
+	s := measure.Session{Plan: pl, Sink: &cancelling{DB: d, after: cancelAfter, cancel: cancel},
+		Meta: measure.Meta{ID: id, Label: "on", Engine: "native", Now: func() time.Time { return time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC) }}}
+	r, err := s.Measure(ctx, measure.Discard{})
+	if err != nil && cancelAfter == 0 {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// cancelling is the store as a run's sink that cancels the run once
+// after measured repetitions are recorded (0: never).
+type cancelling struct {
+	*DB
+	after, n int
+	cancel   func()
+}
+
+func (c *cancelling) Sample(r *run.Run, result int, values map[string]float64) error {
+	err := c.DB.Sample(r, result, values)
+	if c.n++; c.n == c.after {
+		c.cancel()
+	}
+	return err
 }
 
 // testRunnerIntoStore: what the runner measured is what the store holds,

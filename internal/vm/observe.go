@@ -17,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // ObserveRequest is a boot-only run of the lab (sectax decide --prove,
@@ -47,8 +48,9 @@ type ObserveRequest struct {
 	Parallel int
 	// Exe is the static sectax that becomes the guest's /init.
 	Exe string
-	// Say reports progress; Label names a command line in it.
-	Say   func(format string, a ...any)
+	// Out is told the progress (nil: nowhere); Label names a command
+	// line in it.
+	Out   ui.Printer
 	Label func(cmdline string) string
 }
 
@@ -79,8 +81,8 @@ var vulnName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 var ObserveLimits = Limits{Channel: 8 << 20, Console: 16 << 20, Frames: 1000, LogBytes: 64 << 10}
 
 // ResolveAccel is the accelerator of --accel: auto is kvm when /dev/kvm
-// can be opened, else tcg (warn says why).
-func ResolveAccel(accel string, warn func(string, ...any)) (string, error) {
+// can be opened, else tcg (a warning on out says why).
+func ResolveAccel(accel string, out ui.Printer) (string, error) {
 	if err := exit.Choose("--accel", accel, AccelKVM, AccelTCG, AccelAuto); err != nil {
 		return "", err
 	}
@@ -91,7 +93,7 @@ func ResolveAccel(accel string, warn func(string, ...any)) (string, error) {
 		if accel == AccelKVM {
 			return "", fmt.Errorf("--accel kvm: %v; use --accel tcg (emulated)", kerr)
 		}
-		warn("warning: %v: falling back to --accel tcg (the CPU is emulated)", kerr)
+		ui.Or(out).Notef("warning: %v: falling back to --accel tcg (the CPU is emulated)", kerr)
 		return AccelTCG, nil
 	}
 	return AccelKVM, nil
@@ -99,17 +101,15 @@ func ResolveAccel(accel string, warn func(string, ...any)) (string, error) {
 
 // Observe boots req.Kernel once per command line, up to req.Parallel at
 // once, and returns each boot's checked observation in the order of
-// req.Cmdlines. Progress (boot i of n, elapsed, ETA) goes to req.Say. A
+// req.Cmdlines. Progress (boot i of n, elapsed, ETA) goes to req.Out. A
 // guest whose claims do not match what the host passed is refused.
 func Observe(ctx context.Context, req ObserveRequest) ([]Observed, error) {
-	if req.Say == nil {
-		req.Say = func(string, ...any) {}
-	}
+	req.Out = ui.Or(req.Out)
 	if req.Label == nil {
 		req.Label = func(c string) string { return c }
 	}
 	auto := req.Accel == AccelAuto || req.Accel == ""
-	accel, err := ResolveAccel(orAuto(req.Accel), req.Say)
+	accel, err := ResolveAccel(orAuto(req.Accel), req.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func Observe(ctx context.Context, req ObserveRequest) ([]Observed, error) {
 							cpu = req.TCGCPU()
 						}
 					}
-					req.Say("warning: %v; falling back to --accel tcg (the CPU is emulated: QEMU's %s)", err, cmp.Or(cpu, DefaultCPU(AccelTCG)))
+					req.Out.Notef("warning: %v; falling back to --accel tcg (the CPU is emulated: QEMU's %s)", err, cmp.Or(cpu, DefaultCPU(AccelTCG)))
 				}
 				mu.Unlock()
 				continue
@@ -171,7 +171,7 @@ func Observe(ctx context.Context, req ObserveRequest) ([]Observed, error) {
 			if req.Total < 0 {
 				count = fmt.Sprintf("boot %d (the total is known after it)", req.First+done)
 			}
-			req.Say("%s: %s reached /init in %.1fs (%s elapsed%s)", count, req.Label(req.Cmdlines[i]), o.ToInit.Seconds(), measure.Clock(time.Since(start)), eta)
+			req.Out.Notef("%s: %s reached /init in %.1fs (%s elapsed%s)", count, req.Label(req.Cmdlines[i]), o.ToInit.Seconds(), measure.Clock(time.Since(start)), eta)
 			mu.Unlock()
 			return nil
 		}

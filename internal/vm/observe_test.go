@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // TestCheckObserved: a boot-only guest's snapshot is held to the line the
@@ -88,10 +89,10 @@ func TestObserveFallsBackToTCG(t *testing.T) {
 	exe, k := vmtest.SnapshotBoot(t, "kvm-fails")
 	*KVMDevice = os.DevNull
 	t.Cleanup(func() { *KVMDevice = "/dev/kvm" })
-	var said []string
+	said := &ui.Recorder{}
 	req := ObserveRequest{Kernel: k, Cmdlines: []string{"", "mitigations=off"}, Accel: AccelAuto, CPU: "host", QEMU: exe, Exe: exe,
 		TCGCPU: func() string { return "Cascadelake-Server" }, Handshake: time.Minute, Timeout: 2 * time.Minute, Parallel: 1,
-		Say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}
+		Out: said}
 	got, err := Observe(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -101,8 +102,8 @@ func TestObserveFallsBackToTCG(t *testing.T) {
 			t.Errorf("%q: under %s, CPU %s", o.Cmdline, o.Accel, o.CPU)
 		}
 	}
-	if all := strings.Join(said, "\n"); !strings.Contains(all, "KVM internal error") || !strings.Contains(all, "falling back to --accel tcg") || !strings.Contains(all, "Cascadelake-Server") {
-		t.Errorf("said %q", said)
+	if all := strings.Join(said.Notes(), "\n"); !strings.Contains(all, "KVM internal error") || !strings.Contains(all, "falling back to --accel tcg") || !strings.Contains(all, "Cascadelake-Server") {
+		t.Errorf("said %q", said.Notes())
 	}
 	req.Accel = AccelKVM
 	if _, err := Observe(context.Background(), req); !errors.Is(err, ErrAccel) {

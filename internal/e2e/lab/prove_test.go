@@ -11,6 +11,7 @@ import (
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // TestProveBootAndStore: one real proof boot (TCG, the lab's CPU model,
@@ -24,9 +25,7 @@ func TestProveBootAndStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "proofs")
 	host := &sysinfo.Snapshot{}
 	host.CPU.ModelName = "test host"
-	var said []string
-	req := proof.Request{Kernel: k.Path, Accel: "tcg", CPU: "Skylake-Client-v1", Exe: e2e.Self(t), Host: host, CacheDir: dir,
-		Say: func(f string, a ...any) { said = append(said, f) }}
+	req := proof.Request{Kernel: k.Path, Accel: "tcg", CPU: "Skylake-Client-v1", Exe: e2e.Self(t), Host: host, CacheDir: dir}
 	label := func(l string) string { return l }
 	s, err := proof.Start(ctx, req)
 	if err != nil {
@@ -47,17 +46,18 @@ func TestProveBootAndStore(t *testing.T) {
 		t.Errorf("first session booted %d, stored %d", in.Booted, len(in.Stored))
 	}
 
+	said := &ui.Recorder{}
+	req.Out = said
 	s2, err := proof.Start(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	said = nil
 	if err := s2.Observe(ctx, []string{"mitigations=off"}, label); err != nil {
 		t.Fatal(err)
 	}
 	s2.Close()
-	if in := s2.Input(); in.Booted != 0 || !in.Stored["mitigations=off"] || len(said) != 0 {
-		t.Errorf("second session booted %d (said %q)", in.Booted, said)
+	if in := s2.Input(); in.Booted != 0 || !in.Stored["mitigations=off"] || len(said.Notes()) != 0 {
+		t.Errorf("second session booted %d (said %q)", in.Booted, said.Notes())
 	}
 	if got := s2.Snapshot("mitigations=off"); len(got.Vulnerabilities) != len(snap.Vulnerabilities) {
 		t.Errorf("stored %d files, booted %d", len(got.Vulnerabilities), len(snap.Vulnerabilities))
