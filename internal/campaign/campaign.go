@@ -61,7 +61,7 @@ type Engine struct {
 	// stored campaign (Mech is used when it is nil).
 	Mech       Mechanism
 	Mechanisms func(name string, o Options) (Mechanism, error)
-	// Runs is how a step's run is measured (measure.Measure, here).
+	// Runs is how a step's run is measured (a measure.Session, here).
 	Runs Runs
 	KB   *mitigation.Knowledge
 	// Now stamps the campaign; NewID names it and its runs (tests fix

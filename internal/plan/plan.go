@@ -1,6 +1,6 @@
 // Package plan decides what a run measures: it turns what the user asked
 // for (a suite, workloads selected and skipped, parameter overrides,
-// engines, repetitions) into the items measure.Measure measures, with the
+// engines, repetitions) into the items a measure.Session measures, with the
 // parameters resolved and checked against this machine. Every mistake in
 // the request is a usage error (internal/exit).
 package plan
