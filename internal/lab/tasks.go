@@ -70,12 +70,15 @@ func guestMeasure(ctx context.Context, guest *vm.Guest, version string) ([]byte,
 // most every 5 s, for a guest has no terminal to redraw it on and the
 // host says every log line. It never asks: the host confirmed the lab.
 type guestPrinter struct {
-	log  interface{ Logf(format string, a ...any) }
+	log  logger
 	now  func() time.Time
 	last time.Time
 }
 
-func newGuestPrinter(log interface{ Logf(string, ...any) }, now func() time.Time) *guestPrinter {
+// logger is where a guest's log lines go (vm.Guest).
+type logger interface{ Logf(format string, a ...any) }
+
+func newGuestPrinter(log logger, now func() time.Time) *guestPrinter {
 	return &guestPrinter{log: log, now: now, last: now()}
 }
 

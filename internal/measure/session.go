@@ -45,10 +45,10 @@ type Meta struct {
 // the CPUs of the plan, seeds the shuffled order (pl.Request.Seed, or a
 // random one), runs the warm-ups and the interleaved repetitions, tells
 // progress of each (nil: nothing), and records the run in sink as it
-// goes (nil: nowhere). It returns the run
-// also when it was interrupted (its status says so, and the error is
-// ctx's) or a recording failed; nil only when nothing could start (a CPU
-// list the kernel refuses: a usage error).
+// goes (nil: nowhere). It returns the run also when it was interrupted
+// (its status says so, and the error is ctx's) or a recording failed;
+// nil only when nothing could start (a CPU list the kernel refuses: a
+// usage error). Session.Measure is its one caller.
 func measureRun(ctx context.Context, pl *plan.Plan, meta Meta, sink Sink, progress func(Event)) (*run.Run, error) {
 	now := meta.Now
 	if now == nil {

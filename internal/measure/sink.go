@@ -1,6 +1,7 @@
-// Package runner repeats workloads: warm-up, interleaved repetitions in a
-// shuffled order with a recorded seed, per-repetition timeouts, CPU
-// affinity, cancellation and progress events.
+// Package measure repeats workloads, and a Session is the only way in:
+// warm-up, interleaved repetitions in a shuffled order with a recorded
+// seed, per-repetition timeouts, CPU affinity, cancellation, and progress
+// as the status line of the ui.Printer it is handed.
 package measure
 
 import "github.com/sectax/sectax/internal/run"
