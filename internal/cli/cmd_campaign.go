@@ -86,9 +86,6 @@ settings in QEMU guests instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Options.Request = *sel
-			if err := report.CampaignStatusFormats.Check(g.Format); err != nil {
-				return err
-			}
 			return runCampaignStart(cmd.Context(), g, o)
 		},
 	}
@@ -108,7 +105,7 @@ settings in QEMU guests instead.`,
 	sel = measureFlags(start)
 	f.BoolVar(&o.req.DryRun, "dry-run", false, dryRunUsage)
 	yesFlag(start, g)
-	addFormatFlag(start, g, "text", report.CampaignStatusFormats.Names()...)
+	addFormatFlag(start, report.CampaignStatusFormats.List())
 
 	status := &cobra.Command{
 		Use:   "status [CAMPAIGN]",
@@ -122,7 +119,7 @@ and the exit status is 0.`,
 			return runCampaignStatus(cmd.Context(), g, firstArg(args))
 		},
 	}
-	addFormatFlag(status, g, "text", report.CampaignStatusFormats.Names()...)
+	addFormatFlag(status, report.CampaignStatusFormats.List())
 	resume := &cobra.Command{
 		Use:   "resume",
 		Short: "Verify this boot, measure it and reboot into the next step (run after each boot)",
@@ -145,7 +142,7 @@ and the exit status is 0.`,
 			return runCampaignReport(cmd.Context(), g, firstArg(args), o)
 		},
 	}
-	addFormatFlag(rep, g, "text", compareFormats...)
+	addFormatFlag(rep, report.ComparisonFormats.List())
 	rep.Flags().Float64Var(&o.alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
 	addMarginFlag(rep, &o.margin)
 	cmd.AddCommand(start, status, resume, abort, rep)
@@ -231,9 +228,6 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 }
 
 func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
-	if err := report.CampaignStatusFormats.Check(g.Format); err != nil {
-		return err
-	}
 	db, rec, err := findCampaign(ctx, g, ref)
 	if ref == "" && (errors.Is(err, store.ErrNoCampaign) || errors.Is(err, store.ErrNoDatabase)) {
 		// Not a mistake: a state (exit 0), and how to leave it.
@@ -359,9 +353,6 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 // every one against the first, in compare's one table. Each side holds one
 // run per boot, so the boot is the unit of the comparison.
 func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignOpts) error {
-	if err := report.ComparisonFormats.Check(g.Format); err != nil {
-		return err
-	}
 	if err := stats.CheckAlpha(o.alpha); err != nil {
 		return usagef("--alpha: %v", err)
 	}
@@ -391,9 +382,5 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 }
 
 func writeCampaignStatus(g *Globals, rec *store.Campaign) error {
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	return finish(report.CampaignStatusFormats.Render(w, g.Format, campaign.StatusOf(rec), report.Options{}))
+	return render(g, report.CampaignStatusFormats, campaign.StatusOf(rec), report.Options{})
 }

@@ -60,9 +60,6 @@ See docs/lab.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Measure.Request = *sel
-			if err := checkFormat(g, "text", "json"); err != nil {
-				return err
-			}
 			return runLab(cmd.Context(), g, o)
 		},
 	}
@@ -88,7 +85,7 @@ See docs/lab.md.`,
 	f.Int64Var(&o.req.PlanSeed, "plan-seed", 0, "seed of the shuffled boot order (default: random, recorded in every run)")
 	f.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 	yesFlag(cmd, g)
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, report.PlanOrJSONFormats)
 	return cmd
 }
 

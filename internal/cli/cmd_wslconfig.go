@@ -69,15 +69,12 @@ PowerShell or cmd, open the distro again, then 'sectax verify'.`,
 		Short: "Print the kernelCommandLine WSL uses and where it comes from",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.WSLConfigFormats.Check(g.Format); err != nil {
-				return err
-			}
 			// Reading and printing have no cancellation points of their own.
 			ctx := cmd.Context()
 			return untilCancelled(ctx, func() error { return runWSLShow(ctx, g, o) })
 		},
 	}
-	addFormatFlag(show, g, "text", report.WSLConfigFormats.Names()...)
+	addFormatFlag(show, report.WSLConfigFormats.List())
 
 	set := &cobra.Command{
 		Use:   "set PARAMS...",
@@ -143,12 +140,7 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 	if err != nil {
 		return err
 	}
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	shown := wslconfig.Show(loc, exists, f)
-	return finish(report.WSLConfigFormats.Render(w, g.Format, shown, report.Options{}))
+	return render(g, report.WSLConfigFormats, wslconfig.Show(loc, exists, f), report.Options{})
 }
 
 func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params []string) error {
