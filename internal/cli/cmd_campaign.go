@@ -196,7 +196,10 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	}
 	if o.req.DryRun {
 		p, err := campaign.MakePreview(ctx, req, snap, g.Root)
-		return printPlan(g, p, err, report.CampaignPreview)
+		if err != nil {
+			return err
+		}
+		return render(g, report.CampaignPreviewFormats, p, report.Options{})
 	}
 	if err := campaignRoot(g, "start"); err != nil {
 		return err

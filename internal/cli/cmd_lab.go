@@ -85,7 +85,7 @@ See docs/lab.md.`,
 	f.Int64Var(&o.req.PlanSeed, "plan-seed", 0, "seed of the shuffled boot order (default: random, recorded in every run)")
 	f.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 	yesFlag(cmd, g)
-	addFormatFlag(cmd, report.PlanOrJSONFormats)
+	addFormatFlag(cmd, report.LabMatrixFormats.List())
 	return cmd
 }
 
@@ -115,8 +115,14 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	h := lab.Host{Root: g.Root, Exe: exe, Snapshot: host, DB: g.DB, NewRunID: g.deps.NewRunID, NewSeed: randomSeed, Out: g.printer(), RunPlan: pl}
 	if o.dryRun {
 		p, err := lab.DryRun(ctx, &o.req, h)
-		return printPlan(g, p, err, report.LabPreview)
+		if err != nil {
+			return err
+		}
+		return render(g, report.LabPreviewFormats, p, report.Options{})
 	}
 	m, err := lab.Run(ctx, &o.req, h)
-	return printPlan(g, m, err, report.LabMatrix)
+	if err != nil {
+		return err
+	}
+	return render(g, report.LabMatrixFormats, m, report.Options{})
 }

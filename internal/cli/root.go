@@ -153,7 +153,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	code := exitCode(ctx, err)
 	msg := err.Error()
 	if code == ExitInterrupted && msg != "" {
-		msg = interruptedMessage(ctx, msg)
+		msg = exit.InterruptedMessage(ctx, msg)
 	}
 	if msg != "" {
 		line := fmt.Sprintf("sectax: %s\n", report.ErrorLine(msg))

@@ -188,6 +188,13 @@ var (
 		format[*run.Run]{"text", "both engines' medians and their ratio", plain(CrosscheckText)},
 		format[*run.Run]{"json", "the crosscheck as JSON", plain(CrosscheckJSON)},
 	)
+	// CampaignPreviewFormats are the renderings of `sectax campaign start
+	// --dry-run`.
+	CampaignPreviewFormats = textOrJSON("the steps and every change", "the plan as JSON", plain(CampaignPreview))
+	// LabPreviewFormats are the renderings of `sectax lab --dry-run`.
+	LabPreviewFormats = textOrJSON("the boots in order", "the plan as JSON", plain(LabPreview))
+	// LabMatrixFormats are the renderings of `sectax lab`.
+	LabMatrixFormats = textOrJSON("the taxes per kernel and configuration", "the matrix as JSON", plain(LabMatrix))
 	// CampaignStatusFormats are the renderings of `sectax campaign status`.
 	CampaignStatusFormats = formats(
 		format[*campaign.Status]{"text", "where the campaign stands", plain(CampaignStatusText)},
@@ -205,14 +212,10 @@ func textOrJSON[T any](textDesc, jsonDesc string, text Renderer[T]) *Formats[T] 
 }
 
 // The formats of the commands that lay out their model themselves (show,
-// export, and the plan or matrix of a dry run and a lab): their table, for
-// --format's help and check.
+// export): their table, for --format's help and check.
 var (
 	// ShowFormats are the renderings of `sectax show`.
 	ShowFormats = FormatList{{"text", "the environment and each metric's median"}, {"json", "the sectax.run/v1 document, every sample"}}
 	// ExportFormats are the renderings of `sectax export`.
 	ExportFormats = FormatList{{"json", "an array of documents"}, {"jsonl", "one document per line"}, {"prometheus", "node_exporter textfile"}}
-	// PlanOrJSONFormats are the renderings of a dry run's plan and of a
-	// lab's matrix.
-	PlanOrJSONFormats = FormatList{{"text", descText}, {"json", "one JSON document"}}
 )

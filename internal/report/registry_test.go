@@ -49,7 +49,8 @@ func TestFormatTables(t *testing.T) {
 		"list": ListFormats.List(), "workloads": WorkloadsFormats.List(), "wslconfig": WSLConfigFormats.List(),
 		"plan": PlanFormats.List(), "run": RunFormats.List(), "crosscheck": CrosscheckFormats.List(),
 		"campaign status": CampaignStatusFormats.List(), "store change": StoreChangeFormats.List(),
-		"show": ShowFormats, "export": ExportFormats, "dry run": PlanOrJSONFormats,
+		"show": ShowFormats, "export": ExportFormats, "campaign preview": CampaignPreviewFormats.List(),
+		"lab preview": LabPreviewFormats.List(), "lab matrix": LabMatrixFormats.List(),
 	}
 	for name, l := range tables {
 		if len(l) == 0 {
