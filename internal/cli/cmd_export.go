@@ -47,7 +47,7 @@ vulnerable machine is a value, not an error (docs/fleet.md).`,
 
 func runExport(ctx context.Context, g *Globals, po promOptions, args []string) error {
 	if g.Format == "prometheus" {
-		return exportPrometheus(ctx, g, po, args)
+		return runExportPrometheus(ctx, g, po, args)
 	}
 	if po.textfileDir != "" || po.explicit {
 		return usagef("--textfile-dir, --on and --off go with --format prometheus")
