@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,7 +16,6 @@ import (
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
-	"github.com/sectax/sectax/internal/wslconfig"
 )
 
 // campaignDeps are the parts of the outside world 'sectax campaign' reboots
@@ -189,7 +187,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		return err
 	}
 	d := g.deps.Campaign
-	d.WSL = wslconfig.Locator{Run: g.deps.WSL.Run, Getenv: g.deps.WSL.Getenv, Timeout: g.deps.WSL.Timeout}
+	d.WSL = g.deps.WSL
 	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, g.DB, d, g.printer())
 	if err != nil {
 		return err
@@ -201,7 +199,7 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		}
 		return render(g, report.CampaignPreviewFormats, p, report.Options{})
 	}
-	if err := campaignRoot(g, "start"); err != nil {
+	if err := g.deps.Campaign.CheckRoot(g.Root, "start"); err != nil {
 		return err
 	}
 	release, err := g.measureLock(false)
@@ -283,20 +281,8 @@ func campaignRefError(err error) error {
 	return err
 }
 
-// campaignRoot refuses a campaign that would measure this machine under
-// another tree's environment: with --root DIR, resume would verify DIR's
-// boot but measure this machine and store the run with DIR's environment
-// (as 'sectax run' refuses to). A test's fake machine (Deps.Mechanism)
-// boots the tree itself, so there the tree is the machine.
-func campaignRoot(g *Globals, verb string) error {
-	if filepath.Clean(g.Root) == "/" || g.deps.Campaign.Mechanism != nil {
-		return nil
-	}
-	return usagef("--root %s describes another machine but campaign %s measures this one, so its runs would be stored with the wrong environment: drop --root (--dry-run shows a plan for that tree)", g.Root, verb)
-}
-
 func runCampaignResume(ctx context.Context, g *Globals) error {
-	if err := campaignRoot(g, "resume"); err != nil {
+	if err := g.deps.Campaign.CheckRoot(g.Root, "resume"); err != nil {
 		return err
 	}
 	release, err := g.measureLock(false)

@@ -15,16 +15,10 @@ import (
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
-// wslDeps are the parts of the outside world 'sectax wslconfig' uses; the
-// zero value is the real system.
-type wslDeps struct {
-	// Run runs cmd.exe and wslpath (wslconfig.ExecRunner when nil).
-	Run wslconfig.Runner
-	// Getenv reads $USERPROFILE (os.Getenv when nil).
-	Getenv func(string) string
-	// Timeout bounds each interop command (5 s when zero).
-	Timeout time.Duration
-}
+// wslDeps are the parts of the outside world 'sectax wslconfig' (and a
+// campaign --via wsl) finds the file with: its Run, Getenv and Timeout
+// (its Root is --root's); the zero value is the real system.
+type wslDeps = wslconfig.Locator
 
 type wslOpts struct {
 	path   string
@@ -112,8 +106,9 @@ parameters stay; the line is deleted when none is left.`,
 
 // locateWSLConfig is --path, or the file found by wslconfig.Locator.
 func locateWSLConfig(ctx context.Context, g *Globals, o *wslOpts) (wslconfig.Location, error) {
-	d := g.deps.WSL
-	loc, err := wslconfig.Locator{Root: g.Root, Run: d.Run, Getenv: d.Getenv, Timeout: d.Timeout}.Choose(ctx, o.path)
+	l := g.deps.WSL
+	l.Root = g.Root
+	loc, err := l.Choose(ctx, o.path)
 	var nf *wslconfig.NotFoundError
 	if o.path == "" && errors.As(err, &nf) {
 		// Not finding a Windows profile is no surprise outside WSL: say
