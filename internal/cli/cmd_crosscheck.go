@@ -10,7 +10,6 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/workload"
 )
 
 func newCrosscheckCmd(g *Globals) *cobra.Command {
@@ -44,11 +43,7 @@ prints. Nothing is stored.`,
 func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	req := *o.Request
 	if len(req.Only) == 0 && !slices.Contains(req.Given, "only") {
-		for _, w := range g.deps.Registry.All() {
-			if _, ok := w.(workload.PerfBencher); ok {
-				req.Only = append(req.Only, w.Info().ID)
-			}
-		}
+		req.Only = g.deps.Registry.PerfBenchIDs()
 	}
 	pl, err := makePlan(ctx, g, &req, []string{"native", "perf"})
 	if err != nil {
