@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -42,13 +43,23 @@ func (l FormatList) Names() []string {
 // wording of that mistake: exit.Choose).
 func (l FormatList) Check(name string) error { return CheckFormat(name, l.Names()...) }
 
-// Usage is --format's help: "output format: text (a table)|json (…)".
+// Usage is --format's help, the table one format a line (pflag indents
+// the lines under the first):
+//
+//	output format:
+//	  text  a table for the terminal
+//	  json  the sectax.run/v1 document
 func (l FormatList) Usage() string {
-	parts := make([]string, len(l))
-	for i, f := range l {
-		parts[i] = f.Name + " (" + f.Desc + ")"
+	width := 0
+	for _, f := range l {
+		width = max(width, len(f.Name))
 	}
-	return "output format: " + strings.Join(parts, "|")
+	var b strings.Builder
+	b.WriteString("output format:")
+	for _, f := range l {
+		fmt.Fprintf(&b, "\n  %-*s  %s", width, f.Name, f.Desc)
+	}
+	return b.String()
 }
 
 // Renderer lays out a model v in one format.
