@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -45,25 +44,12 @@ func runFleet(ctx context.Context, g *Globals, on, off string) error {
 		return err
 	}
 	defer db.Close()
-	all, err := db.List(ctx)
+	runs, bad, err := fleet.Load(ctx, db, on, off)
 	if err != nil {
 		return err
 	}
-	var runs []fleet.Run
-	for _, s := range all {
-		if s.Label != on && s.Label != off {
-			continue
-		}
-		r, err := db.Get(ctx, s.ID)
-		var bad *store.RowError
-		if errors.As(err, &bad) {
-			g.notice("%s; the run was left out", bad) // one bad row does not stop the fleet
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		runs = append(runs, fleet.Run{Run: r, Env: s.Env})
+	for _, b := range bad {
+		g.notice("%s; the run was left out", b)
 	}
 	return render(g, report.FleetFormats, fleet.Build(runs, on, off), report.Options{})
 }
