@@ -41,7 +41,7 @@ func (l FormatList) Names() []string {
 
 // Check refuses a format the list does not hold (a usage error, in the one
 // wording of that mistake: exit.Choose).
-func (l FormatList) Check(name string) error { return CheckFormat(name, l.Names()...) }
+func (l FormatList) Check(name string) error { return exit.Choose("--format", name, l.Names()...) }
 
 // Usage is --format's help, the table one format a line (pflag indents
 // the lines under the first):
@@ -102,12 +102,6 @@ func (r *Formats[T]) Render(w io.Writer, name string, v T, opt Options) error {
 		return r.Check(name)
 	}
 	return f(w, v, opt)
-}
-
-// CheckFormat refuses a --format value that is not among accepted, in the
-// one wording of that mistake, exit.Choose.
-func CheckFormat(name string, accepted ...string) error {
-	return exit.Choose("--format", name, accepted...)
 }
 
 // The descriptions shared by several tables.

@@ -29,7 +29,7 @@ func TestRegistryRefuses(t *testing.T) {
 	if err := AttributionFormats.Check("csv"); err == nil || err.Error() != `--format "csv" is not accepted (accepted: text, md, json, html)` {
 		t.Errorf("attribution accepts csv: %v", err)
 	}
-	if err := CheckFormat("json", "text", "json"); err != nil {
+	if err := RunFormats.Check("json"); err != nil {
 		t.Errorf("json refused: %v", err)
 	}
 	names := ComparisonFormats.Names()
