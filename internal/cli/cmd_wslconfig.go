@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/wslconfig"
@@ -113,14 +112,8 @@ func locateWSLConfig(ctx context.Context, g *Globals, o *wslOpts) (wslconfig.Loc
 	if o.path == "" && errors.As(err, &nf) {
 		// Not finding a Windows profile is no surprise outside WSL: say
 		// that, not where the search failed.
-		// Read below --root as every machine file is: no link out of it,
-		// regular files only, never blocking, bounded.
-		if fsys, oerr := rootfs.Open(g.Root); oerr == nil {
-			release, rerr := fsys.ReadText("/proc/sys/kernel/osrelease")
-			fsys.Close()
-			if v, _ := sysinfo.WSLKernel(release); rerr == nil && v == 0 {
-				return loc, usagef("this machine is not WSL (kernel %s): it has no %%UserProfile%%\\.wslconfig; run this inside a WSL 2 distribution, or pass --path FILE to read a .wslconfig anyway", safetext.Clip(release, 80))
-			}
+		if release := sysinfo.NotWSL(g.Root); release != "" {
+			return loc, usagef("this machine is not WSL (kernel %s): it has no %%UserProfile%%\\.wslconfig; run this inside a WSL 2 distribution, or pass --path FILE to read a .wslconfig anyway", safetext.Clip(release, 80))
 		}
 	}
 	return loc, err
