@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sectax/sectax/internal/adaptive"
@@ -46,6 +47,18 @@ type Deps struct {
 	Getenv func(string) string
 	// WSL finds the .wslconfig of --via wsl (its Root is the campaign's).
 	WSL wslconfig.Locator
+}
+
+// CheckRoot refuses a campaign that would measure this machine under
+// another tree's environment: with --root DIR, resume would verify DIR's
+// boot but measure this machine and store the run with DIR's environment
+// (as 'sectax run' refuses to). A test's fake machine (Mechanism) boots
+// the tree itself, so there the tree is the machine.
+func (d Deps) CheckRoot(root, verb string) error {
+	if filepath.Clean(root) == "/" || d.Mechanism != nil {
+		return nil
+	}
+	return exit.Usagef("--root %s describes another machine but campaign %s measures this one, so its runs would be stored with the wrong environment: drop --root (--dry-run shows a plan for that tree)", root, verb)
 }
 
 func (d Deps) exec() func(ctx context.Context, name string, args ...string) ([]byte, error) {

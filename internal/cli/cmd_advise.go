@@ -13,9 +13,14 @@ import (
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
+// adviseOptions are the flags of `sectax advise`.
+type adviseOptions struct {
+	target string
+	prove  proveFlags
+}
+
 func newAdviseCmd(g *Globals) *cobra.Command {
-	var target string
-	var pf proveFlags
+	o := &adviseOptions{}
 	cmd := &cobra.Command{
 		Use:   "advise",
 		Short: "Print the exact steps to change the mitigations on this platform, and what you give up",
@@ -47,42 +52,42 @@ split them differently.
   sectax advise --target off --prove --kernel /boot/vmlinuz-6.1.0-57-amd64 --accel tcg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := pf.check(cmd); err != nil {
+			if err := o.prove.check(cmd); err != nil {
 				return err
 			}
-			in, err := adviseInputs(cmd.Context(), g, "--target", target)
-			if err != nil {
-				return err
-			}
-			a := advise.For(in.snap, in.platform, in.target, in.kb)
-			if pf.on {
-				req, err := proofRequest(g, &pf, in.snap)
-				if err != nil {
-					return err
-				}
-				p, err := proof.Advice(cmd.Context(), req, in.platform, in.target, in.kb)
-				if err != nil {
-					return err
-				}
-				a = *p
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			if err := finish(report.AdviceFormats.Render(w, g.Format, &a, report.Options{})); err != nil {
-				return err
-			}
-			if a.Proof == nil {
-				return nil
-			}
-			return proofUnmet(a.Proof.Agree, a.Proof.Disagreements())
+			return runAdvise(cmd.Context(), g, o)
 		},
 	}
-	cmd.Flags().StringVar(&target, "target", "off", `off, auto, or kernel parameters ("mitigations=off audit=0")`)
-	addProveFlags(cmd, &pf)
-	addFormatFlag(cmd, g, "text", report.AdviceFormats.Names()...)
+	cmd.Flags().StringVar(&o.target, "target", "off", `off, auto, or kernel parameters ("mitigations=off audit=0")`)
+	addProveFlags(cmd, &o.prove)
+	addFormatFlag(cmd, report.AdviceFormats.List())
 	return cmd
+}
+
+func runAdvise(ctx context.Context, g *Globals, o *adviseOptions) error {
+	in, err := adviseInputs(ctx, g, "--target", o.target)
+	if err != nil {
+		return err
+	}
+	a := advise.For(in.snap, in.platform, in.target, in.kb)
+	if o.prove.on {
+		req, err := proofRequest(g, &o.prove, in.snap)
+		if err != nil {
+			return err
+		}
+		p, err := proof.Advice(ctx, req, in.platform, in.target, in.kb)
+		if err != nil {
+			return err
+		}
+		a = *p
+	}
+	if err := render(g, report.AdviceFormats, &a, report.Options{}); err != nil {
+		return err
+	}
+	if a.Proof == nil {
+		return nil
+	}
+	return proofUnmet(a.Proof.Agree, a.Proof.Disagreements())
 }
 
 // adviceInputs is what advise and verify both start from.
@@ -93,13 +98,10 @@ type adviceInputs struct {
 	kb       *mitigation.Knowledge
 }
 
-// adviseInputs checks --format and the target given with flag, and reads
-// the machine: its snapshot, boot platform and the knowledge base.
+// adviseInputs checks the target given with flag, and reads the machine:
+// its snapshot, boot platform and the knowledge base.
 func adviseInputs(ctx context.Context, g *Globals, flag, value string) (adviceInputs, error) {
 	var in adviceInputs
-	if err := report.AdviceFormats.Check(g.Format); err != nil {
-		return in, err
-	}
 	t, err := mitigation.ParseTarget(value)
 	if err != nil {
 		return in, usagef("%s: %s", flag, strings.TrimPrefix(err.Error(), mitigation.ErrTarget.Error()+": "))

@@ -93,14 +93,11 @@ probes) unless --no-store.`,
 	f.StringVar(&o.label, "label", "probes", "label of the stored run")
 	f.BoolVar(&o.noStore, "no-store", false, "do not record the run in the database")
 	f.Float64Var(&o.alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
-	addFormatFlag(cmd, g, "text", report.ProbesFormats.Names()...)
+	addFormatFlag(cmd, report.ProbesFormats.List())
 	return cmd
 }
 
 func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error {
-	if err := report.ProbesFormats.Check(g.Format); err != nil {
-		return err
-	}
 	if err := stats.CheckAlpha(o.alpha); err != nil {
 		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
 	}
@@ -117,9 +114,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		return err
 	}
 	offers := workload.SpecCtlOffers(env)
-	render := func(w io.Writer, rep *attribute.ProbeReport) error {
-		return report.ProbesFormats.Render(w, g.Format, rep, report.Options{})
-	}
+	show := renderer(g, report.ProbesFormats)
 	pl, err := attribute.ProbePlan(g.deps.Registry, suite, offers, req.Repetitions, req.CPUs)
 	if err != nil {
 		return err
@@ -129,11 +124,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		if err != nil {
 			return err
 		}
-		w, finish, err := g.output()
-		if err != nil {
-			return err
-		}
-		return finish(render(w, rep))
+		return render(g, report.ProbesFormats, rep, report.Options{})
 	}
 
 	pl.Request = req
@@ -155,7 +146,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 		if err != nil {
 			return err
 		}
-		return render(w, rep)
+		return show(w, rep)
 	})
 }
 
@@ -199,37 +190,32 @@ no effect (a VERW user kept on by another, an always-on part).`,
   sectax attribute plan --root /mnt/other-machine --format json
   sectax attribute plan --plan vectors`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.PlanFormats.Check(g.Format); err != nil {
-				return err
-			}
-			env, err := collectEnv(cmd.Context(), g)
-			if err != nil {
-				return err
-			}
-			kb, err := mitigation.KnowledgeBase()
-			if err != nil {
-				return err
-			}
-			p, err := attribute.MakeDesign(env, kb)
-			if err != nil {
-				return err
-			}
-			if only != "" {
-				if p, err = p.Only(only); err != nil {
-					return usagef("--plan: %v", err)
-				}
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			return finish(report.PlanFormats.Render(w, g.Format, p, report.Options{}))
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAttributePlan(cmd.Context(), g, only) },
 	}
-	addFormatFlag(cmd, g, "text", report.PlanFormats.Names()...)
+	addFormatFlag(cmd, report.PlanFormats.List())
 	cmd.Flags().StringVar(&only, "plan", "", "show only the configurations of `KIND`: "+strings.Join(attribute.Selections, "|"))
 	return cmd
+}
+
+func runAttributePlan(ctx context.Context, g *Globals, only string) error {
+	env, err := collectEnv(ctx, g)
+	if err != nil {
+		return err
+	}
+	kb, err := mitigation.KnowledgeBase()
+	if err != nil {
+		return err
+	}
+	p, err := attribute.MakeDesign(env, kb)
+	if err != nil {
+		return err
+	}
+	if only != "" {
+		if p, err = p.Only(only); err != nil {
+			return usagef("--plan: %v", err)
+		}
+	}
+	return render(g, report.PlanFormats, p, report.Options{})
 }
 
 func newAttributeReportCmd(g *Globals) *cobra.Command {
@@ -272,14 +258,11 @@ vectors' or 'lab --plan vectors') with its share of the total.`,
 	addMarginFlag(cmd, &margin)
 	cmd.Flags().StringVar(&by, "by", "mitigation", "split the tax by `mitigation` (leave-one-out) or by vector (the vector plan)")
 	cmd.Flags().StringVar(&chartDir, "chart", "", "also write each workload's cumulative waterfall as a PNG into `DIR`")
-	addFormatFlag(cmd, g, "text", report.AttributionFormats.Names()...)
+	addFormatFlag(cmd, report.AttributionFormats.List())
 	return cmd
 }
 
 func runAttributeReport(ctx context.Context, g *Globals, configs []string, opt compare.Options, chartDir string, byVector bool) error {
-	if err := report.AttributionFormats.Check(g.Format); err != nil {
-		return err
-	}
 	if err := stats.CheckAlpha(opt.Alpha); err != nil {
 		return exit.Wrap(exit.Usage, fmt.Errorf("--alpha: %w", err))
 	}
@@ -319,11 +302,7 @@ func runAttributeReport(ctx context.Context, g *Globals, configs []string, opt c
 			return err
 		}
 	}
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	return finish(report.AttributionFormats.Render(w, g.Format, att, report.Options{}))
+	return render(g, report.AttributionFormats, att, report.Options{})
 }
 
 // writeWaterfalls writes one PNG per workload into dir (created if needed).

@@ -21,21 +21,16 @@ Their values are single published figures: no samples, so no confidence
 interval and no significance test. Figures marked ≈ are approximate or
 derived (the note says how).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.BaselinesFormats.Check(g.Format); err != nil {
-				return err
-			}
-			all, err := baseline.All()
-			if err != nil {
-				return err
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			return finish(report.BaselinesFormats.Render(w, g.Format, all, report.Options{}))
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBaselines(g) },
 	}
-	addFormatFlag(cmd, g, "text", report.BaselinesFormats.Names()...)
+	addFormatFlag(cmd, report.BaselinesFormats.List())
 	return cmd
+}
+
+func runBaselines(g *Globals) error {
+	all, err := baseline.All()
+	if err != nil {
+		return err
+	}
+	return render(g, report.BaselinesFormats, all, report.Options{})
 }

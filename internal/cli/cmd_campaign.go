@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,7 +16,6 @@ import (
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
-	"github.com/sectax/sectax/internal/wslconfig"
 )
 
 // campaignDeps are the parts of the outside world 'sectax campaign' reboots
@@ -86,9 +84,6 @@ settings in QEMU guests instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Options.Request = *sel
-			if err := report.CampaignStatusFormats.Check(g.Format); err != nil {
-				return err
-			}
 			return runCampaignStart(cmd.Context(), g, o)
 		},
 	}
@@ -108,7 +103,7 @@ settings in QEMU guests instead.`,
 	sel = measureFlags(start)
 	f.BoolVar(&o.req.DryRun, "dry-run", false, dryRunUsage)
 	yesFlag(start, g)
-	addFormatFlag(start, g, "text", report.CampaignStatusFormats.Names()...)
+	addFormatFlag(start, report.CampaignStatusFormats.List())
 
 	status := &cobra.Command{
 		Use:   "status [CAMPAIGN]",
@@ -122,7 +117,7 @@ and the exit status is 0.`,
 			return runCampaignStatus(cmd.Context(), g, firstArg(args))
 		},
 	}
-	addFormatFlag(status, g, "text", report.CampaignStatusFormats.Names()...)
+	addFormatFlag(status, report.CampaignStatusFormats.List())
 	resume := &cobra.Command{
 		Use:   "resume",
 		Short: "Verify this boot, measure it and reboot into the next step (run after each boot)",
@@ -145,7 +140,7 @@ and the exit status is 0.`,
 			return runCampaignReport(cmd.Context(), g, firstArg(args), o)
 		},
 	}
-	addFormatFlag(rep, g, "text", compareFormats...)
+	addFormatFlag(rep, report.ComparisonFormats.List())
 	rep.Flags().Float64Var(&o.alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
 	addMarginFlag(rep, &o.margin)
 	cmd.AddCommand(start, status, resume, abort, rep)
@@ -192,16 +187,19 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 		return err
 	}
 	d := g.deps.Campaign
-	d.WSL = wslconfig.Locator{Run: g.deps.WSL.Run, Getenv: g.deps.WSL.Getenv, Timeout: g.deps.WSL.Timeout}
+	d.WSL = g.deps.WSL
 	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, g.DB, d, g.out)
 	if err != nil {
 		return err
 	}
 	if o.req.DryRun {
 		p, err := campaign.MakePreview(ctx, req, snap, g.Root)
-		return printPlan(g, p, err, report.CampaignPreview)
+		if err != nil {
+			return err
+		}
+		return render(g, report.CampaignPreviewFormats, p, report.Options{})
 	}
-	if err := campaignRoot(g, "start"); err != nil {
+	if err := g.deps.Campaign.CheckRoot(g.Root, "start"); err != nil {
 		return err
 	}
 	release, err := g.measureLock(false)
@@ -231,9 +229,6 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 }
 
 func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
-	if err := report.CampaignStatusFormats.Check(g.Format); err != nil {
-		return err
-	}
 	db, rec, err := findCampaign(ctx, g, ref)
 	if ref == "" && (errors.Is(err, store.ErrNoCampaign) || errors.Is(err, store.ErrNoDatabase)) {
 		// Not a mistake: a state (exit 0), and how to leave it.
@@ -286,20 +281,8 @@ func campaignRefError(err error) error {
 	return err
 }
 
-// campaignRoot refuses a campaign that would measure this machine under
-// another tree's environment: with --root DIR, resume would verify DIR's
-// boot but measure this machine and store the run with DIR's environment
-// (as 'sectax run' refuses to). A test's fake machine (Deps.Mechanism)
-// boots the tree itself, so there the tree is the machine.
-func campaignRoot(g *Globals, verb string) error {
-	if filepath.Clean(g.Root) == "/" || g.deps.Campaign.Mechanism != nil {
-		return nil
-	}
-	return usagef("--root %s describes another machine but campaign %s measures this one, so its runs would be stored with the wrong environment: drop --root (--dry-run shows a plan for that tree)", g.Root, verb)
-}
-
 func runCampaignResume(ctx context.Context, g *Globals) error {
-	if err := campaignRoot(g, "resume"); err != nil {
+	if err := g.deps.Campaign.CheckRoot(g.Root, "resume"); err != nil {
 		return err
 	}
 	release, err := g.measureLock(false)
@@ -359,9 +342,6 @@ func runCampaignAbort(ctx context.Context, g *Globals, ref string) error {
 // every one against the first, in compare's one table. Each side holds one
 // run per boot, so the boot is the unit of the comparison.
 func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignOpts) error {
-	if err := report.ComparisonFormats.Check(g.Format); err != nil {
-		return err
-	}
 	if err := stats.CheckAlpha(o.alpha); err != nil {
 		return usagef("--alpha: %v", err)
 	}
@@ -391,9 +371,5 @@ func runCampaignReport(ctx context.Context, g *Globals, ref string, o *campaignO
 }
 
 func writeCampaignStatus(g *Globals, rec *store.Campaign) error {
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	return finish(report.CampaignStatusFormats.Render(w, g.Format, campaign.StatusOf(rec), report.Options{}))
+	return render(g, report.CampaignStatusFormats, campaign.StatusOf(rec), report.Options{})
 }

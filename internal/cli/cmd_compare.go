@@ -13,11 +13,14 @@ import (
 	"github.com/sectax/sectax/internal/stats"
 )
 
-var compareFormats = report.ComparisonFormats.Names()
+// compareOptions are the flags of `sectax compare`.
+type compareOptions struct {
+	alpha, margin float64
+	pngDir        string
+}
 
 func newCompareCmd(g *Globals) *cobra.Command {
-	var alpha, margin float64
-	var pngDir string
+	o := &compareOptions{}
 	cmd := &cobra.Command{
 		Use:   "compare A B [C ...]",
 		Short: "Compare runs, labels or baselines: medians with CIs, change, speedup, p-value",
@@ -64,35 +67,33 @@ Markdown report then links them.`,
 			}
 			return nil // a side given twice: compare.ErrDuplicateSide
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.ComparisonFormats.Check(g.Format); err != nil {
-				return err
-			}
-			if err := stats.CheckAlpha(alpha); err != nil {
-				return usagef("--alpha: %v", err)
-			}
-			if err := checkMargin(margin); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			load := g.loader()
-			defer load.Close()
-			sides, err := load.Sides(ctx, args)
-			if err != nil {
-				return err
-			}
-			// Computing and rendering have no cancellation points of their
-			// own (a large comparison takes a while, a blocked stdout forever):
-			// Ctrl-C ends the command, exit 130, with no -o file written.
-			opt := compare.Options{Alpha: alpha, MarginPct: margin}
-			return untilCancelled(ctx, func() error { return writeComparison(ctx, g, sides, opt, pngDir) })
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runCompare(cmd.Context(), g, o, args) },
 	}
-	addFormatFlag(cmd, g, "text", compareFormats...)
-	cmd.Flags().Float64Var(&alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
-	addMarginFlag(cmd, &margin)
-	cmd.Flags().StringVar(&pngDir, "png", "", "also write the charts as PNG files into `DIR` (created if missing)")
+	addFormatFlag(cmd, report.ComparisonFormats.List())
+	cmd.Flags().Float64Var(&o.alpha, "alpha", stats.DefaultAlpha, "significance level of the U test")
+	addMarginFlag(cmd, &o.margin)
+	cmd.Flags().StringVar(&o.pngDir, "png", "", "also write the charts as PNG files into `DIR` (created if missing)")
 	return cmd
+}
+
+func runCompare(ctx context.Context, g *Globals, o *compareOptions, args []string) error {
+	if err := stats.CheckAlpha(o.alpha); err != nil {
+		return usagef("--alpha: %v", err)
+	}
+	if err := checkMargin(o.margin); err != nil {
+		return err
+	}
+	load := g.loader()
+	defer load.Close()
+	sides, err := load.Sides(ctx, args)
+	if err != nil {
+		return err
+	}
+	// Computing and rendering have no cancellation points of their
+	// own (a large comparison takes a while, a blocked stdout forever):
+	// Ctrl-C ends the command, exit 130, with no -o file written.
+	opt := compare.Options{Alpha: o.alpha, MarginPct: o.margin}
+	return untilCancelled(ctx, func() error { return writeComparison(ctx, g, sides, opt, o.pngDir) })
 }
 
 // addMarginFlag adds --margin, the equivalence margin in percent, to a
@@ -130,11 +131,7 @@ func writeComparison(ctx context.Context, g *Globals, sides []compare.Side, copt
 			return err
 		}
 	}
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	return finish(report.ComparisonFormats.Render(w, g.Format, c, opt))
+	return render(g, report.ComparisonFormats, c, opt)
 }
 
 // writeCharts writes charts as PNG files in dir, made if missing: the one

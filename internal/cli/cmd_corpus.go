@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -33,16 +34,7 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 		Use:   "fetch DIR",
 		Short: "Fetch the corpus's kernel images from Debian's archive into DIR (apt, a sources list of its own)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			images, err := proof.FetchCorpusKernels(cmd.Context(), args[0], uri, g.out)
-			if err != nil {
-				return err
-			}
-			for _, p := range images {
-				fmt.Fprintln(g.stdout, p)
-			}
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runCorpusFetch(cmd.Context(), g, args[0], uri) },
 	}
 	fetch.Flags().StringVar(&uri, "uri", "http://deb.debian.org/debian", "the Debian archive `URI` (the system's own, from /etc/apt/sources.list.d)")
 	var req proof.CorpusRequest
@@ -51,31 +43,7 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 		Use:   "boot --kernel IMAGE... --out FILE",
 		Short: "Boot what the corpus FILE lacks under QEMU TCG and add it (resumable)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(kernels) == 0 || req.Out == "" {
-				return usagef("corpus boot needs --kernel IMAGE (repeatable) and --out FILE")
-			}
-			prev, err := userfile.OpenPrevious(req.Out)
-			if err != nil {
-				return usagef("--out: %v", err)
-			}
-			if prev != nil {
-				defer prev.Close()
-				req.Previous = prev
-			}
-			ks, err := proof.CorpusKernels(cmd.Context(), kernels)
-			if err != nil {
-				return err
-			}
-			if req.Exe, err = os.Executable(); err != nil {
-				return err
-			}
-			req.Kernels, req.P = ks, g.out
-			start := time.Now()
-			n, err := proof.BootCorpus(cmd.Context(), req)
-			g.notice("%d new boots in %s", n, time.Since(start).Round(time.Second))
-			return err
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runCorpusBoot(cmd.Context(), g, req, kernels) },
 	}
 	f := boot.Flags()
 	f.StringArrayVar(&kernels, "kernel", nil, "kernel `IMAGE` (repeatable; its modules in a modules folder beside it, else /lib/modules/RELEASE)")
@@ -86,4 +54,41 @@ x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
 	f.StringVar(&req.QEMU, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")
 	cmd.AddCommand(fetch, boot)
 	return cmd
+}
+
+func runCorpusFetch(ctx context.Context, g *Globals, dir, uri string) error {
+	images, err := proof.FetchCorpusKernels(ctx, dir, uri, g.out)
+	if err != nil {
+		return err
+	}
+	for _, p := range images {
+		fmt.Fprintln(g.stdout, p)
+	}
+	return nil
+}
+
+func runCorpusBoot(ctx context.Context, g *Globals, req proof.CorpusRequest, kernels []string) error {
+	if len(kernels) == 0 || req.Out == "" {
+		return usagef("corpus boot needs --kernel IMAGE (repeatable) and --out FILE")
+	}
+	prev, err := userfile.OpenPrevious(req.Out)
+	if err != nil {
+		return usagef("--out: %v", err)
+	}
+	if prev != nil {
+		defer prev.Close()
+		req.Previous = prev
+	}
+	ks, err := proof.CorpusKernels(ctx, kernels)
+	if err != nil {
+		return err
+	}
+	if req.Exe, err = os.Executable(); err != nil {
+		return err
+	}
+	req.Kernels, req.P = ks, g.out
+	start := time.Now()
+	n, err := proof.BootCorpus(ctx, req)
+	g.notice("%d new boots in %s", n, time.Since(start).Round(time.Second))
+	return err
 }

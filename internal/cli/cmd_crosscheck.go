@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"strings"
 
@@ -11,8 +10,6 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/workload"
 )
 
 func newCrosscheckCmd(g *Globals) *cobra.Command {
@@ -39,21 +36,14 @@ prints. Nothing is stored.`,
 	}
 	o.Request = measureFlags(cmd)
 	hostFlags(cmd, o.Request)
-	addFormatFlag(cmd, g, "text", report.CrosscheckFormats.Names()...)
+	addFormatFlag(cmd, report.CrosscheckFormats.List())
 	return cmd
 }
 
 func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
-	if err := report.CrosscheckFormats.Check(g.Format); err != nil {
-		return err
-	}
 	req := *o.Request
 	if len(req.Only) == 0 && !slices.Contains(req.Given, "only") {
-		for _, w := range g.deps.Registry.All() {
-			if _, ok := w.(workload.PerfBencher); ok {
-				req.Only = append(req.Only, w.Info().ID)
-			}
-		}
+		req.Only = g.deps.Registry.PerfBenchIDs()
 	}
 	pl, err := makePlan(ctx, g, &req, []string{"native", "perf"})
 	if err != nil {
@@ -69,10 +59,7 @@ func runCrosscheck(ctx context.Context, g *Globals, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	show := func(w io.Writer, r *run.Run) error {
-		return report.CrosscheckFormats.Render(w, g.Format, r, report.Options{})
-	}
-	return crosscheckHint(measureHere(ctx, g, pl, g.runMeta("crosscheck", "native+perf", env), nil, show))
+	return crosscheckHint(measureHere(ctx, g, pl, g.runMeta("crosscheck", "native+perf", env), nil, renderer(g, report.CrosscheckFormats)))
 }
 
 // crosscheckHint rewrites the perf engine's advice to "use --engine

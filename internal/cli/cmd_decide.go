@@ -16,11 +16,16 @@ import (
 	"github.com/sectax/sectax/internal/store"
 )
 
+// decideOptions are the flags of `sectax decide`.
+type decideOptions struct {
+	protect, profile       string
+	hasProtect, anyMachine bool
+	margin                 float64
+	prove                  proveFlags
+}
+
 func newDecideCmd(g *Globals) *cobra.Command {
-	var protect, profile string
-	var anyMachine bool
-	var margin float64
-	var pf proveFlags
+	o := &decideOptions{}
 	cmd := &cobra.Command{
 		Use:   "decide",
 		Short: "Which attack vectors to drop on this machine: what each option gives up and saves",
@@ -55,32 +60,30 @@ for after the restart. Nothing is changed.
   sectax decide --prove --kernel /boot/vmlinuz-6.1.0-57-amd64 --accel tcg --cpu Cascadelake-Server`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := pf.check(cmd); err != nil {
+			if err := o.prove.check(cmd); err != nil {
 				return err
 			}
-			return runDecide(cmd.Context(), g, cmd.Flags().Changed("protect"), protect, profile, anyMachine, margin, &pf)
+			o.hasProtect = cmd.Flags().Changed("protect")
+			return runDecide(cmd.Context(), g, o)
 		},
 	}
-	cmd.Flags().StringVar(&protect, "protect", "", "the attack `VECTORS` you need kept (comma list, or none)")
-	cmd.Flags().StringVar(&profile, "profile", "", "a documented vector set: `NAME` of "+strings.Join(decide.ProfileNames, "|"))
-	cmd.Flags().BoolVar(&anyMachine, "any-machine", false, "take savings from stored runs of any kernel and CPU, not only this machine's")
-	addMarginFlag(cmd, &margin)
-	addProveFlags(cmd, &pf)
-	addFormatFlag(cmd, g, "text", report.DecisionFormats.Names()...)
+	cmd.Flags().StringVar(&o.protect, "protect", "", "the attack `VECTORS` you need kept (comma list, or none)")
+	cmd.Flags().StringVar(&o.profile, "profile", "", "a documented vector set: `NAME` of "+strings.Join(decide.ProfileNames, "|"))
+	cmd.Flags().BoolVar(&o.anyMachine, "any-machine", false, "take savings from stored runs of any kernel and CPU, not only this machine's")
+	addMarginFlag(cmd, &o.margin)
+	addProveFlags(cmd, &o.prove)
+	addFormatFlag(cmd, report.DecisionFormats.List())
 	return cmd
 }
 
-func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profile string, anyMachine bool, margin float64, pf *proveFlags) error {
-	if err := report.DecisionFormats.Check(g.Format); err != nil {
+func runDecide(ctx context.Context, g *Globals, o *decideOptions) error {
+	if err := checkMargin(o.margin); err != nil {
 		return err
 	}
-	if err := checkMargin(margin); err != nil {
-		return err
-	}
-	in := decide.Input{Root: g.Root, Profile: profile, AnyMachine: anyMachine, MarginPct: margin}
-	if hasProtect {
+	in := decide.Input{Root: g.Root, Profile: o.profile, AnyMachine: o.anyMachine, MarginPct: o.margin}
+	if o.hasProtect {
 		var err error
-		if in.Protect, err = decide.ParseProtect(protect); err != nil {
+		if in.Protect, err = decide.ParseProtect(o.protect); err != nil {
 			return err
 		}
 	}
@@ -105,9 +108,9 @@ func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profil
 		}
 	}
 	var d *decide.Decision
-	if pf.on {
+	if o.prove.on {
 		var req proof.Request
-		if req, err = proofRequest(g, pf, in.Snap); err == nil {
+		if req, err = proofRequest(g, &o.prove, in.Snap); err == nil {
 			d, err = proof.Decision(ctx, req, in)
 		}
 	} else {
@@ -116,11 +119,7 @@ func runDecide(ctx context.Context, g *Globals, hasProtect bool, protect, profil
 	if err != nil {
 		return err
 	}
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	if err := finish(report.DecisionFormats.Render(w, g.Format, d, report.Options{})); err != nil {
+	if err := render(g, report.DecisionFormats, d, report.Options{}); err != nil {
 		return err
 	}
 	if d.Proof == nil {

@@ -29,23 +29,18 @@ are read below DIR (a captured or fake tree) and nothing live is asked.
 Files that do not exist are listed as absent, files that cannot be read as
 unreadable; neither is an error.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.EnvFormats.Check(g.Format); err != nil {
-				return err
-			}
-			s, err := collectEnv(cmd.Context(), g)
-			if err != nil {
-				return err
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			return finish(report.EnvFormats.Render(w, g.Format, s, report.Options{}))
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEnv(cmd.Context(), g) },
 	}
-	addFormatFlag(cmd, g, "text", report.EnvFormats.Names()...)
+	addFormatFlag(cmd, report.EnvFormats.List())
 	return cmd
+}
+
+func runEnv(ctx context.Context, g *Globals) error {
+	s, err := collectEnv(ctx, g)
+	if err != nil {
+		return err
+	}
+	return render(g, report.EnvFormats, s, report.Options{})
 }
 
 // collectEnv takes the snapshot for --root and maps its errors to exit

@@ -1,20 +1,17 @@
 package cli
 
 import (
+	"context"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
 )
 
 func newExportCmd(g *Globals) *cobra.Command {
 	var po promOptions
-	// Its own variable: every command binds --format to g.Format with its
-	// own default, and the last one registered would win.
-	var format string
 	cmd := &cobra.Command{
 		Use:   "export RUN... | export --format prometheus [--textfile-dir DIR]",
 		Short: "Write stored runs as sectax.run/v1 JSON documents, or metrics for Prometheus",
@@ -37,83 +34,83 @@ vulnerable machine is a value, not an error (docs/fleet.md).`,
   sectax export --format prometheus --textfile-dir /var/lib/prometheus/node-exporter`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := exit.Choose("--format", format, "json", "jsonl", "prometheus"); err != nil {
-				return err
-			}
-			if format == "prometheus" {
-				po.explicit = cmd.Flags().Changed("on") || cmd.Flags().Changed("off")
-				return exportPrometheus(cmd.Context(), g, po, args)
-			}
-			if po.textfileDir != "" || cmd.Flags().Changed("on") || cmd.Flags().Changed("off") {
-				return usagef("--textfile-dir, --on and --off go with --format prometheus")
-			}
-			if len(args) == 0 {
-				return usagef("export needs the runs to write: run ids, prefixes or labels (sectax list shows them)")
-			}
-			ctx := cmd.Context()
-			for _, ref := range args {
-				if ref == "" {
-					return emptyRef()
-				}
-			}
-			db, err := openStore(ctx, g, false)
-			if err != nil {
-				if store.IsNoDatabase(err) {
-					return noDatabase(g, args[0])
-				}
-				return err
-			}
-			defer db.Close()
-			var ids []string
-			seen := map[string]bool{}
-			for _, ref := range args {
-				got, _, err := db.Resolve(ctx, ref)
-				if err != nil {
-					return err
-				}
-				for _, id := range got {
-					if !seen[id] {
-						seen[id] = true
-						ids = append(ids, id)
-					}
-				}
-			}
-			// Two passes, one run in memory at a time: every run is checked
-			// as import checks it before a byte is written, then written.
-			for _, id := range ids {
-				doc, err := db.Doc(ctx, id)
-				if err == nil {
-					err = store.CheckExport(doc)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			return finish(report.WriteSafeJSON(w, func(w io.Writer) error {
-				dw, err := store.NewDocWriter(w, store.Format(format))
-				if err != nil {
-					return err
-				}
-				for _, id := range ids {
-					doc, err := db.Doc(ctx, id)
-					if err == nil {
-						err = dw.Write(doc)
-					}
-					if err != nil {
-						return err
-					}
-				}
-				return dw.Close()
-			}))
+			po.explicit = cmd.Flags().Changed("on") || cmd.Flags().Changed("off")
+			return runExport(cmd.Context(), g, po, args)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "json", "output format: json (an array of documents)|jsonl (one document per line)|prometheus (node_exporter textfile)")
+	addFormatFlag(cmd, report.ExportFormats)
 	cmd.Flags().StringVar(&po.textfileDir, "textfile-dir", "", "prometheus: write `DIR`/sectax.prom atomically (node_exporter's --collector.textfile.directory)")
 	cmd.Flags().StringVar(&po.on, "on", "on", "prometheus: the `RUN` or label of the mitigations-on side of the tax")
 	cmd.Flags().StringVar(&po.off, "off", "off", "prometheus: the `RUN` or label of the mitigations-off side of the tax")
 	return cmd
+}
+
+func runExport(ctx context.Context, g *Globals, po promOptions, args []string) error {
+	if g.Format == "prometheus" {
+		return runExportPrometheus(ctx, g, po, args)
+	}
+	if po.textfileDir != "" || po.explicit {
+		return usagef("--textfile-dir, --on and --off go with --format prometheus")
+	}
+	if len(args) == 0 {
+		return usagef("export needs the runs to write: run ids, prefixes or labels (sectax list shows them)")
+	}
+	for _, ref := range args {
+		if ref == "" {
+			return emptyRef()
+		}
+	}
+	db, err := openStore(ctx, g, false)
+	if err != nil {
+		if store.IsNoDatabase(err) {
+			return noDatabase(g, args[0])
+		}
+		return err
+	}
+	defer db.Close()
+	var ids []string
+	seen := map[string]bool{}
+	for _, ref := range args {
+		got, _, err := db.Resolve(ctx, ref)
+		if err != nil {
+			return err
+		}
+		for _, id := range got {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	// Two passes, one run in memory at a time: every run is checked
+	// as import checks it before a byte is written, then written.
+	for _, id := range ids {
+		doc, err := db.Doc(ctx, id)
+		if err == nil {
+			err = store.CheckExport(doc)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	w, finish, err := g.output()
+	if err != nil {
+		return err
+	}
+	return finish(report.WriteSafeJSON(w, func(w io.Writer) error {
+		dw, err := store.NewDocWriter(w, store.Format(g.Format))
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			doc, err := db.Doc(ctx, id)
+			if err == nil {
+				err = dw.Write(doc)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return dw.Close()
+	}))
 }

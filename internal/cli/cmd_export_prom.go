@@ -3,13 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 
-	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/export/prom"
-	"github.com/sectax/sectax/internal/sides"
-	"github.com/sectax/sectax/internal/stats"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -22,11 +18,11 @@ type promOptions struct {
 	explicit bool
 }
 
-// exportPrometheus writes the textfile of `sectax export --format
+// runExportPrometheus writes the textfile of `sectax export --format
 // prometheus`. What is missing (no database yet, no off run yet) is left
 // out with a notice; the command fails only on bad input or a database
 // it cannot read.
-func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []string) error {
+func runExportPrometheus(ctx context.Context, g *Globals, po promOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("--format prometheus takes no RUN: it exports the newest run and the tax of --on against --off")
 	}
@@ -56,12 +52,13 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 	case err != nil:
 		return err
 	default:
-		defer func() { db.Close() }()
-		if in.Latest, err = prom.LatestHostRun(ctx, db); err != nil {
+		defer db.Close()
+		skipped, err := in.Stored(ctx, db, po.explicit)
+		if err != nil {
 			return err
 		}
-		if in.Tax, err = taxReport(ctx, g, &db, po); err != nil {
-			return err
+		if skipped != nil {
+			g.notice("no tax exported: %v", skipped)
 		}
 	}
 	var buf bytes.Buffer
@@ -77,31 +74,4 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 	}
 	_, err = w.Write(buf.Bytes())
 	return finish(err)
-}
-
-// taxReport compares --on against --off as `sectax compare ON OFF` does;
-// nil (with a notice) when a side is not stored yet and was not asked for
-// explicitly.
-func taxReport(ctx context.Context, g *Globals, db **store.DB, po promOptions) (*compare.Comparison, error) {
-	skip := func(err error) (*compare.Comparison, error) {
-		if po.explicit {
-			return nil, err
-		}
-		g.notice("no tax exported: %v", err)
-		return nil, nil
-	}
-	load := sides.OnDB(*db)
-	a, err := load.Side(ctx, po.on)
-	if err != nil {
-		return skip(err)
-	}
-	b, err := load.Side(ctx, po.off)
-	if err != nil {
-		return skip(err)
-	}
-	rep, err := compare.CompareSides([]compare.Side{a, b}, compare.Options{Alpha: stats.DefaultAlpha})
-	if errors.Is(err, compare.ErrSameRun) || errors.Is(err, compare.ErrDuplicateSide) || errors.Is(err, compare.ErrNothingInCommon) {
-		return skip(err) // a usage error (compare's sentinels say so)
-	}
-	return rep, err
 }

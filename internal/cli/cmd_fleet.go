@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"errors"
-	"strings"
+	"context"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +11,7 @@ import (
 )
 
 func newFleetCmd(g *Globals) *cobra.Command {
-	var on, off, format string
+	var on, off string
 	cmd := &cobra.Command{
 		Use:   "fleet",
 		Short: "The tax across many machines, per CPU model × kernel",
@@ -27,49 +26,30 @@ is the unit, so one noisy machine does not dominate.`,
   sectax fleet --format md -o fleet.md
   sectax fleet --format html -o fleet.html`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.FleetFormats.Check(format); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			db, err := openStore(ctx, g, false)
-			if store.IsNoDatabase(err) {
-				nothingStored(g, "store runs with `sectax run --label on|off` or `sectax import`, or pass --db")
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			all, err := db.List(ctx)
-			if err != nil {
-				return err
-			}
-			var runs []fleet.Run
-			for _, s := range all {
-				if s.Label != on && s.Label != off {
-					continue
-				}
-				r, err := db.Get(ctx, s.ID)
-				var bad *store.RowError
-				if errors.As(err, &bad) {
-					g.notice("%s; the run was left out", bad) // one bad row does not stop the fleet
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				runs = append(runs, fleet.Run{Run: r, Env: s.Env})
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			return finish(report.FleetFormats.Render(w, format, fleet.Build(runs, on, off), report.Options{}))
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFleet(cmd.Context(), g, on, off) },
 	}
 	cmd.Flags().StringVar(&on, "on", "on", "label of the runs with mitigations on")
 	cmd.Flags().StringVar(&off, "off", "off", "label of the runs with mitigations=off")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.FleetFormats.Names(), "|"))
+	addFormatFlag(cmd, report.FleetFormats.List())
 	return cmd
+}
+
+func runFleet(ctx context.Context, g *Globals, on, off string) error {
+	db, err := openStore(ctx, g, false)
+	if store.IsNoDatabase(err) {
+		nothingStored(g, "store runs with `sectax run --label on|off` or `sectax import`, or pass --db")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	runs, bad, err := fleet.Load(ctx, db, on, off)
+	if err != nil {
+		return err
+	}
+	for _, b := range bad {
+		g.notice("%s; the run was left out", b)
+	}
+	return render(g, report.FleetFormats, fleet.Build(runs, on, off), report.Options{})
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -26,43 +27,41 @@ unless the stored one was cut short and the document is the same run
 finished: then it replaces it. --format json writes a sectax.store-change/v1
 document of the runs imported, replaced and skipped.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.StoreChangeFormats.Check(g.Format); err != nil {
-				return err
-			}
-			if _, err := g.dbPath(); err != nil {
-				return err
-			}
-			docs, err := store.ReadFiles(cmd.Context(), args)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			db, err := openStore(ctx, g, true)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			res, err := db.Import(ctx, docs)
-			var fe *store.FieldError
-			if errors.As(err, &fe) {
-				return exit.Wrap(exit.Usage, err)
-			}
-			if err != nil {
-				return err
-			}
-			c := report.NewStoreChange("import", store.DisplayName(g.DB))
-			c.Imported, c.Replaced = append(c.Imported, res.Imported...), append(c.Replaced, res.Replaced...)
-			for _, id := range res.Skipped {
-				g.notice("skipped run %s: already stored", id)
-				c.Skipped = append(c.Skipped, report.Skipped{ID: id, Why: "already stored"})
-			}
-			for _, id := range res.Replaced {
-				g.notice("replaced run %s, stored cut short, with the finished run of the file", id)
-			}
-			return g.storeChange(c)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runImport(cmd.Context(), g, args) },
 	}
-	addFormatFlag(cmd, g, "text", report.StoreChangeFormats.Names()...)
+	addFormatFlag(cmd, report.StoreChangeFormats.List())
 	return cmd
+}
+
+func runImport(ctx context.Context, g *Globals, files []string) error {
+	if _, err := g.dbPath(); err != nil {
+		return err
+	}
+	docs, err := store.ReadFiles(ctx, files)
+	if err != nil {
+		return err
+	}
+	db, err := openStore(ctx, g, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := db.Import(ctx, docs)
+	var fe *store.FieldError
+	if errors.As(err, &fe) {
+		return exit.Wrap(exit.Usage, err)
+	}
+	if err != nil {
+		return err
+	}
+	c := report.NewStoreChange("import", store.DisplayName(g.DB))
+	c.Imported, c.Replaced = append(c.Imported, res.Imported...), append(c.Replaced, res.Replaced...)
+	for _, id := range res.Skipped {
+		g.notice("skipped run %s: already stored", id)
+		c.Skipped = append(c.Skipped, report.Skipped{ID: id, Why: "already stored"})
+	}
+	for _, id := range res.Replaced {
+		g.notice("replaced run %s, stored cut short, with the finished run of the file", id)
+	}
+	return g.storeChange(c)
 }

@@ -60,9 +60,6 @@ See docs/lab.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Measure.Request = *sel
-			if err := checkFormat(g, "text", "json"); err != nil {
-				return err
-			}
 			return runLab(cmd.Context(), g, o)
 		},
 	}
@@ -88,7 +85,7 @@ See docs/lab.md.`,
 	f.Int64Var(&o.req.PlanSeed, "plan-seed", 0, "seed of the shuffled boot order (default: random, recorded in every run)")
 	f.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 	yesFlag(cmd, g)
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, report.LabMatrixFormats.List())
 	return cmd
 }
 
@@ -118,8 +115,14 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	h := lab.Host{Root: g.Root, Exe: exe, Snapshot: host, DB: g.DB, NewRunID: g.deps.NewRunID, NewSeed: randomSeed, Out: g.out, RunPlan: pl}
 	if o.dryRun {
 		p, err := lab.DryRun(ctx, &o.req, h)
-		return printPlan(g, p, err, report.LabPreview)
+		if err != nil {
+			return err
+		}
+		return render(g, report.LabPreviewFormats, p, report.Options{})
 	}
 	m, err := lab.Run(ctx, &o.req, h)
-	return printPlan(g, m, err, report.LabMatrix)
+	if err != nil {
+		return err
+	}
+	return render(g, report.LabMatrixFormats, m, report.Options{})
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -21,36 +22,30 @@ running while no 'sectax run' holds the lock beside the database shows as
 "running, cut short": it was killed or crashed, and the samples it finished
 are kept (and used by compare).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.ListFormats.Check(g.Format); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			var runs []store.Summary
-			db, err := openStore(ctx, g, false)
-			switch {
-			case errors.Is(err, store.ErrNoDatabase):
-				nothingStored(g, "run `sectax run --label on` first")
-			case err != nil:
-				return err
-			default:
-				defer db.Close()
-				if runs, err = db.ListBrief(ctx); err != nil {
-					return err
-				}
-				if len(runs) == 0 {
-					g.notice("no runs stored in %s; run `sectax run --label on` first", store.DisplayName(g.DB))
-				}
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			return finish(report.ListFormats.Render(w, g.Format, listRows(runs, store.DisplayName(g.DB)), report.Options{Color: g.colorAllowed()}))
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), g) },
 	}
-	addFormatFlag(cmd, g, "text", report.ListFormats.Names()...)
+	addFormatFlag(cmd, report.ListFormats.List())
 	return cmd
+}
+
+func runList(ctx context.Context, g *Globals) error {
+	var runs []store.Summary
+	db, err := openStore(ctx, g, false)
+	switch {
+	case errors.Is(err, store.ErrNoDatabase):
+		nothingStored(g, "run `sectax run --label on` first")
+	case err != nil:
+		return err
+	default:
+		defer db.Close()
+		if runs, err = db.ListBrief(ctx); err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			g.notice("no runs stored in %s; run `sectax run --label on` first", store.DisplayName(g.DB))
+		}
+	}
+	return render(g, report.ListFormats, listRows(runs, store.DisplayName(g.DB)), report.Options{Color: g.colorAllowed()})
 }
 
 func listRows(runs []store.Summary, dbPath string) []report.ListRow {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
@@ -20,34 +22,33 @@ one transaction. A run the store already has is not written twice.
 those left (docs/format.md).`,
 		Example: `  SECTAX_DB=postgres://sectax@db.example.org/sectax sectax push`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.StoreChangeFormats.Check(g.Format); err != nil {
-				return err
-			}
-			if _, err := g.dbPath(); err != nil {
-				return err
-			}
-			if !store.IsURL(g.DB) {
-				return usagef("sectax push moves spooled runs to a PostgreSQL store: pass --db postgres://… or set SECTAX_DB")
-			}
-			c := report.NewStoreChange("push", store.DisplayName(g.DB))
-			p, err := store.PushSpool(cmd.Context(), g.DB, g.storeOptions(g.DB), g.notice)
-			if err != nil {
-				return err
-			}
-			c.Pushed = p.Moved
-			for _, id := range p.Measuring {
-				c.Skipped = append(c.Skipped, report.Skipped{ID: id, Why: "being measured: pushed when it ends"})
-			}
-			for _, id := range p.Held {
-				c.Skipped = append(c.Skipped, report.Skipped{ID: id, Why: "already stored: left the spool"})
-			}
-			if p.Nothing != "" {
-				c.Notes = append(c.Notes, p.Nothing)
-			}
-			return g.storeChange(c)
-		},
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runPush(cmd.Context(), g) },
 	}
-	addFormatFlag(cmd, g, "text", report.StoreChangeFormats.Names()...)
+	addFormatFlag(cmd, report.StoreChangeFormats.List())
 	return cmd
+}
+
+func runPush(ctx context.Context, g *Globals) error {
+	if _, err := g.dbPath(); err != nil {
+		return err
+	}
+	if !store.IsURL(g.DB) {
+		return usagef("sectax push moves spooled runs to a PostgreSQL store: pass --db postgres://… or set SECTAX_DB")
+	}
+	c := report.NewStoreChange("push", store.DisplayName(g.DB))
+	p, err := store.PushSpool(ctx, g.DB, g.storeOptions(g.DB), g.notice)
+	if err != nil {
+		return err
+	}
+	c.Pushed = p.Moved
+	for _, id := range p.Measuring {
+		c.Skipped = append(c.Skipped, report.Skipped{ID: id, Why: "being measured: pushed when it ends"})
+	}
+	for _, id := range p.Held {
+		c.Skipped = append(c.Skipped, report.Skipped{ID: id, Why: "already stored: left the spool"})
+	}
+	if p.Nothing != "" {
+		c.Notes = append(c.Notes, p.Nothing)
+	}
+	return g.storeChange(c)
 }

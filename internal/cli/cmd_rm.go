@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
 
@@ -19,29 +21,27 @@ stop it; one whose measurer is gone may be removed. 'sectax export RUN -o
 FILE' first keeps a copy. --format json writes a sectax.store-change/v1
 document (docs/format.md).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.StoreChangeFormats.Check(g.Format); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			db, id, err := resolveOne(ctx, g, args[0])
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := db.CheckIdle(ctx, g.DB, id); err != nil {
-				return err
-			}
-			if err := db.Delete(ctx, id); err != nil {
-				return err
-			}
-			c := report.NewStoreChange("rm", store.DisplayName(g.DB))
-			c.Removed = append(c.Removed, id)
-			return g.storeChange(c)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runRm(cmd.Context(), g, args[0]) },
 	}
-	addFormatFlag(cmd, g, "text", report.StoreChangeFormats.Names()...)
+	addFormatFlag(cmd, report.StoreChangeFormats.List())
 	return cmd
+}
+
+func runRm(ctx context.Context, g *Globals, ref string) error {
+	db, id, err := resolveOne(ctx, g, ref)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.CheckIdle(ctx, g.DB, id); err != nil {
+		return err
+	}
+	if err := db.Delete(ctx, id); err != nil {
+		return err
+	}
+	c := report.NewStoreChange("rm", store.DisplayName(g.DB))
+	c.Removed = append(c.Removed, id)
+	return g.storeChange(c)
 }
 
 // storeChange prints what rm, import or push did (nothing as text under
@@ -50,9 +50,5 @@ func (g *Globals) storeChange(c *report.StoreChange) error {
 	if g.Quiet && g.Format == "text" && c.Command != "push" {
 		return nil
 	}
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	return finish(report.StoreChangeFormats.Render(w, g.Format, c, report.Options{}))
+	return render(g, report.StoreChangeFormats, c, report.Options{})
 }

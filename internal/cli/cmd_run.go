@@ -116,7 +116,7 @@ the run, prints what finished and exits with status 130.`,
 	cmd.Flags().StringVar(&o.Cmd, workload.CmdParamCmd, "", "time this `COMMAND` like hyperfine (the cmd workload; alone unless --only names others)")
 	yesFlag(cmd, g)
 	cmd.Flags().StringVar(&o.Prepare, workload.CmdParamPrepare, "", "with --cmd: run this `COMMAND` before every repetition, untimed (e.g. 'make clean')")
-	addFormatFlag(cmd, g, "text", report.RunFormats.Names()...)
+	addFormatFlag(cmd, report.RunFormats.List())
 	return cmd
 }
 
@@ -139,9 +139,6 @@ func makePlan(ctx context.Context, g *Globals, req *plan.Request, engines []stri
 }
 
 func runRun(ctx context.Context, g *Globals, o *runOptions) error {
-	if err := report.RunFormats.Check(g.Format); err != nil {
-		return err
-	}
 	if filepath.Clean(g.Root) != "/" && !o.noStore {
 		// The workloads measure this machine whatever --root says: a
 		// stored run would pair these numbers with another tree's
@@ -181,9 +178,7 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 			return err
 		}
 	}
-	return measureHere(ctx, g, pl, g.runMeta(o.label, o.engine, env), rec, func(w io.Writer, r *run.Run) error {
-		return report.RunFormats.Render(w, g.Format, r, report.Options{})
-	})
+	return measureHere(ctx, g, pl, g.runMeta(o.label, o.engine, env), rec, renderer(g, report.RunFormats))
 }
 
 // runMeta names a run measured on this machine in env.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -17,37 +18,35 @@ func newShowCmd(g *Globals) *cobra.Command {
 holds a single run. --format json prints the sectax.run/v1 document, with
 every sample.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(g, "text", "json"); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			db, id, err := resolveOne(ctx, g, args[0])
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			doc, err := db.Doc(ctx, id)
-			if err != nil {
-				return err
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			if g.Format == "json" {
-				if err := store.CheckExport(doc); err != nil {
-					return finish(err)
-				}
-				return finish(report.WriteSafeJSON(w, func(w io.Writer) error { return store.WriteDocs(w, []store.Doc{doc}, store.FormatSingle) }))
-			}
-			env, err := db.Env(ctx, id)
-			if err != nil {
-				return finish(err)
-			}
-			return finish(report.ShowText(w, doc.Run, env, store.MeasuringPID(g.DB)))
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runShow(cmd.Context(), g, args[0]) },
 	}
-	addFormatFlag(cmd, g, "text", "text", "json")
+	addFormatFlag(cmd, report.ShowFormats)
 	return cmd
+}
+
+func runShow(ctx context.Context, g *Globals, ref string) error {
+	db, id, err := resolveOne(ctx, g, ref)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	doc, err := db.Doc(ctx, id)
+	if err != nil {
+		return err
+	}
+	w, finish, err := g.output()
+	if err != nil {
+		return err
+	}
+	if g.Format == "json" {
+		if err := store.CheckExport(doc); err != nil {
+			return finish(err)
+		}
+		return finish(report.WriteSafeJSON(w, func(w io.Writer) error { return store.WriteDocs(w, []store.Doc{doc}, store.FormatSingle) }))
+	}
+	env, err := db.Env(ctx, id)
+	if err != nil {
+		return finish(err)
+	}
+	return finish(report.ShowText(w, doc.Run, env, store.MeasuringPID(g.DB)))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -43,32 +44,30 @@ that line under QEMU.`,
   sectax verify --expect auto
   sectax verify --expect "mitigations=off audit=0" --format json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := adviseInputs(cmd.Context(), g, "--expect", expect)
-			if err != nil {
-				return err
-			}
-			v := advise.Verify(in.snap, in.platform, in.target, in.kb)
-			v.Proof = proof.StoredAdvice(cmd.Context(), g.deps.ProofCache, g.Root, in.snap, in.platform, in.target, in.kb, g.out)
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			if err := finish(report.VerificationFormats.Render(w, g.Format, &v, report.Options{})); err != nil {
-				return err
-			}
-			if !v.Holds {
-				msg := fmt.Sprintf("expectation %s not met", in.target.String())
-				if len(v.Reasons) > 0 {
-					msg += ": " + v.Reasons[0]
-				}
-				return exit.Wrap(exit.Unmet, errors.New(msg))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runVerify(cmd.Context(), g, expect) },
 	}
 	cmd.Flags().StringVar(&expect, "expect", "", `off, auto (on is the same: no mitigation turned off), or kernel parameters ("mitigations=off audit=0")`)
 	_ = cmd.MarkFlagRequired("expect")
-	addFormatFlag(cmd, g, "text", report.VerificationFormats.Names()...)
+	addFormatFlag(cmd, report.VerificationFormats.List())
 	return cmd
+}
+
+func runVerify(ctx context.Context, g *Globals, expect string) error {
+	in, err := adviseInputs(ctx, g, "--expect", expect)
+	if err != nil {
+		return err
+	}
+	v := advise.Verify(in.snap, in.platform, in.target, in.kb)
+	v.Proof = proof.StoredAdvice(ctx, g.deps.ProofCache, g.Root, in.snap, in.platform, in.target, in.kb, g.out)
+	if err := render(g, report.VerificationFormats, &v, report.Options{}); err != nil {
+		return err
+	}
+	if !v.Holds {
+		msg := fmt.Sprintf("expectation %s not met", in.target.String())
+		if len(v.Reasons) > 0 {
+			msg += ": " + v.Reasons[0]
+		}
+		return exit.Wrap(exit.Unmet, errors.New(msg))
+	}
+	return nil
 }

@@ -16,18 +16,12 @@ is the primary one) and which kernel paths, and so which mitigations, it taxes.
 
 Override a parameter in 'sectax run' with --param ID.KEY=VALUE.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.WorkloadsFormats.Check(g.Format); err != nil {
-				return err
-			}
-			w, finish, err := g.output()
-			if err != nil {
-				return err
-			}
-			ws := g.deps.Registry.All()
-			return finish(report.WorkloadsFormats.Render(w, g.Format, ws, report.Options{}))
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWorkloads(g) },
 	}
-	addFormatFlag(cmd, g, "text", report.WorkloadsFormats.Names()...)
+	addFormatFlag(cmd, report.WorkloadsFormats.List())
 	return cmd
+}
+
+func runWorkloads(g *Globals) error {
+	return render(g, report.WorkloadsFormats, g.deps.Registry.All(), report.Options{})
 }

@@ -9,22 +9,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/safetext"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
-// wslDeps are the parts of the outside world 'sectax wslconfig' uses; the
-// zero value is the real system.
-type wslDeps struct {
-	// Run runs cmd.exe and wslpath (wslconfig.ExecRunner when nil).
-	Run wslconfig.Runner
-	// Getenv reads $USERPROFILE (os.Getenv when nil).
-	Getenv func(string) string
-	// Timeout bounds each interop command (5 s when zero).
-	Timeout time.Duration
-}
+// wslDeps are the parts of the outside world 'sectax wslconfig' (and a
+// campaign --via wsl) finds the file with: its Run, Getenv and Timeout
+// (its Root is --root's); the zero value is the real system.
+type wslDeps = wslconfig.Locator
 
 type wslOpts struct {
 	path   string
@@ -69,15 +62,12 @@ PowerShell or cmd, open the distro again, then 'sectax verify'.`,
 		Short: "Print the kernelCommandLine WSL uses and where it comes from",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := report.WSLConfigFormats.Check(g.Format); err != nil {
-				return err
-			}
 			// Reading and printing have no cancellation points of their own.
 			ctx := cmd.Context()
 			return untilCancelled(ctx, func() error { return runWSLShow(ctx, g, o) })
 		},
 	}
-	addFormatFlag(show, g, "text", report.WSLConfigFormats.Names()...)
+	addFormatFlag(show, report.WSLConfigFormats.List())
 
 	set := &cobra.Command{
 		Use:   "set PARAMS...",
@@ -115,20 +105,15 @@ parameters stay; the line is deleted when none is left.`,
 
 // locateWSLConfig is --path, or the file found by wslconfig.Locator.
 func locateWSLConfig(ctx context.Context, g *Globals, o *wslOpts) (wslconfig.Location, error) {
-	d := g.deps.WSL
-	loc, err := wslconfig.Locator{Root: g.Root, Run: d.Run, Getenv: d.Getenv, Timeout: d.Timeout}.Choose(ctx, o.path)
+	l := g.deps.WSL
+	l.Root = g.Root
+	loc, err := l.Choose(ctx, o.path)
 	var nf *wslconfig.NotFoundError
 	if o.path == "" && errors.As(err, &nf) {
 		// Not finding a Windows profile is no surprise outside WSL: say
 		// that, not where the search failed.
-		// Read below --root as every machine file is: no link out of it,
-		// regular files only, never blocking, bounded.
-		if fsys, oerr := rootfs.Open(g.Root); oerr == nil {
-			release, rerr := fsys.ReadText("/proc/sys/kernel/osrelease")
-			fsys.Close()
-			if v, _ := sysinfo.WSLKernel(release); rerr == nil && v == 0 {
-				return loc, usagef("this machine is not WSL (kernel %s): it has no %%UserProfile%%\\.wslconfig; run this inside a WSL 2 distribution, or pass --path FILE to read a .wslconfig anyway", safetext.Clip(release, 80))
-			}
+		if release := sysinfo.NotWSL(g.Root); release != "" {
+			return loc, usagef("this machine is not WSL (kernel %s): it has no %%UserProfile%%\\.wslconfig; run this inside a WSL 2 distribution, or pass --path FILE to read a .wslconfig anyway", safetext.Clip(release, 80))
 		}
 	}
 	return loc, err
@@ -143,12 +128,7 @@ func runWSLShow(ctx context.Context, g *Globals, o *wslOpts) error {
 	if err != nil {
 		return err
 	}
-	w, finish, err := g.output()
-	if err != nil {
-		return err
-	}
-	shown := wslconfig.Show(loc, exists, f)
-	return finish(report.WSLConfigFormats.Render(w, g.Format, shown, report.Options{}))
+	return render(g, report.WSLConfigFormats, wslconfig.Show(loc, exists, f), report.Options{})
 }
 
 func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params []string) error {

@@ -24,19 +24,12 @@ const (
 )
 
 // exitCode is the process status for err, the error a command returned
-// (nil: success). A command whose context was cancelled (Ctrl-C, SIGTERM)
-// exits as interrupted whatever error its work returned on the way out,
-// unless that error says otherwise.
+// with ctx (nil: success), of the kind exit.OfCommand says.
 func exitCode(ctx context.Context, err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	k := exit.Of(err)
-	var kinded exit.Kinded
-	if ctx.Err() != nil && (!errors.As(err, &kinded) || errors.Is(err, context.Canceled)) {
-		k = exit.Interrupted
-	}
-	switch k {
+	switch exit.OfCommand(ctx, err) {
 	case exit.Usage:
 		return ExitUsage
 	case exit.Unmet:
@@ -221,30 +214,4 @@ func flagError(cmd *cobra.Command, err error) error {
 		usage = fmt.Sprintf(" (--%s %s: %s)", f.Name, n, u)
 	}
 	return fmt.Errorf("--%s %s: %s%s", long, val, kind, usage)
-}
-
-// interruptedMessage is the message of a command ended by Ctrl-C or
-// SIGTERM, in words: Go's "context canceled", wherever the command's work
-// returned it from (a run, a lab boot, a campaign, decide, the store's
-// busy wait), becomes "interrupted (SIGINT)", and a message that does not
-// say it was interrupted is prefixed with that.
-func interruptedMessage(ctx context.Context, msg string) string {
-	why := "interrupted"
-	if c := context.Cause(ctx); c != nil {
-		switch {
-		case strings.HasPrefix(c.Error(), "interrupt"):
-			why += " (SIGINT)"
-		case strings.HasPrefix(c.Error(), "terminated"):
-			why += " (SIGTERM)"
-		}
-	}
-	switch {
-	case strings.TrimSpace(msg) == context.Canceled.Error():
-		return why
-	case strings.Contains(msg, context.Canceled.Error()):
-		return strings.ReplaceAll(msg, context.Canceled.Error(), why)
-	case strings.Contains(msg, "interrupted"):
-		return msg
-	}
-	return why + ": " + msg
 }

@@ -94,20 +94,6 @@ func sectaxArgs(line string) (args []string, ok bool) {
 	return strings.Fields(line), true
 }
 
-// acceptedFormats are the values addFormatFlag lists in --format's help
-// ("output format: json (an array of documents)|jsonl …").
-func acceptedFormats(usage string) []string {
-	list, ok := strings.CutPrefix(usage, "output format: ")
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, f := range strings.Split(list, "|") {
-		out = append(out, strings.Fields(f)[0])
-	}
-	return out
-}
-
 // checkCommandLine parses args with the real command tree: the command
 // exists, its flags exist and take the values given, its arguments are as
 // many as it accepts, and the values that name a fixed set (--format,
@@ -127,10 +113,8 @@ func checkCommandLine(args []string) string {
 	if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
 		return err.Error()
 	}
-	if f := cmd.Flags().Lookup("format"); f != nil && f.Changed {
-		if !slices.Contains(acceptedFormats(f.Usage), f.Value.String()) {
-			return "--format " + f.Value.String() + " is not accepted (" + f.Usage + ")"
-		}
+	if err := (&Globals{}).useFormat(cmd); err != nil {
+		return err.Error()
 	}
 	if f := cmd.Flags().Lookup("suite"); f != nil && f.Changed {
 		if _, err := workload.ParseSuite(f.Value.String()); err != nil {

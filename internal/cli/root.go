@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -139,7 +138,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // mainWith is Main with its dependencies injected.
 func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
-	g := &Globals{stdout: stdout, stderr: stderr, deps: deps}
+	g := &Globals{Format: "text", stdout: stdout, stderr: stderr, deps: deps}
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -157,7 +156,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	code := exitCode(ctx, err)
 	msg := err.Error()
 	if code == ExitInterrupted && msg != "" {
-		msg = interruptedMessage(ctx, msg)
+		msg = exit.InterruptedMessage(ctx, msg)
 	}
 	if msg != "" {
 		line := fmt.Sprintf("sectax: %s\n", report.ErrorLine(msg))
@@ -214,7 +213,10 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		SilenceErrors: true,
 		Version:       report.Version(Version, buildInfo()),
 	}
-	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { g.ctx = cmd.Context() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		g.ctx = cmd.Context()
+		return g.useFormat(cmd)
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exit.Wrap(exit.Usage, flagError(c, err)) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", store.DefaultPath(), "database file or postgres:// URL ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
@@ -277,22 +279,10 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 	return root
 }
 
-// addFormatFlag adds --format with the accepted values listed in its help.
-func addFormatFlag(cmd *cobra.Command, g *Globals, def string, accepted ...string) {
-	cmd.Flags().StringVar(&g.Format, "format", def, "output format: "+strings.Join(accepted, "|"))
-	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(accepted, cobra.ShellCompDirectiveNoFileComp))
-}
-
 // yesFlag adds --yes to a command whose work may be estimated at more
 // than an hour (run, campaign start, lab).
 func yesFlag(cmd *cobra.Command, g *Globals) {
 	cmd.Flags().BoolVarP(&g.Yes, "yes", "y", false, "start work estimated at more than an hour without asking (needed when there is no terminal to ask on)")
-}
-
-// checkFormat refuses a --format value that the command does not accept
-// (report.CheckFormat's wording).
-func checkFormat(g *Globals, accepted ...string) error {
-	return report.CheckFormat(g.Format, accepted...)
 }
 
 // output returns where the command's result goes: -o FILE or stdout. A

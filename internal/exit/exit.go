@@ -92,6 +92,44 @@ func Of(err error) Kind {
 	return Runtime
 }
 
+// OfCommand is the kind of err, the error a command returned with ctx: a
+// command whose context was cancelled (Ctrl-C, SIGTERM) was interrupted
+// whatever error its work returned on the way out, unless that error has
+// a kind of its own other than a cancelled context.
+func OfCommand(ctx context.Context, err error) Kind {
+	var kinded Kinded
+	if ctx.Err() != nil && (!errors.As(err, &kinded) || errors.Is(err, context.Canceled)) {
+		return Interrupted
+	}
+	return Of(err)
+}
+
+// InterruptedMessage is msg, the message of a command ended by Ctrl-C or
+// SIGTERM, in words: Go's "context canceled", wherever the command's work
+// returned it from (a run, a lab boot, a campaign, decide, the store's
+// busy wait), becomes "interrupted (SIGINT)", and a message that does not
+// say it was interrupted is prefixed with that.
+func InterruptedMessage(ctx context.Context, msg string) string {
+	why := "interrupted"
+	if c := context.Cause(ctx); c != nil {
+		switch {
+		case strings.HasPrefix(c.Error(), "interrupt"):
+			why += " (SIGINT)"
+		case strings.HasPrefix(c.Error(), "terminated"):
+			why += " (SIGTERM)"
+		}
+	}
+	switch {
+	case strings.TrimSpace(msg) == context.Canceled.Error():
+		return why
+	case strings.Contains(msg, context.Canceled.Error()):
+		return strings.ReplaceAll(msg, context.Canceled.Error(), why)
+	case strings.Contains(msg, "interrupted"):
+		return msg
+	}
+	return why + ": " + msg
+}
+
 // Choose checks that value is one of accepted, the values of flag (such
 // as "--format"): nil when it is, else the one wording of a value that is
 // not accepted, a usage error naming the accepted values.

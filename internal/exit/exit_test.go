@@ -51,3 +51,50 @@ func TestChoose(t *testing.T) {
 		t.Errorf("got %v (%v)", err, Of(err))
 	}
 }
+
+// TestInterruptedMessage: a cancelled command's message says it was
+// interrupted, in words, and by which signal when the cause says.
+func TestInterruptedMessage(t *testing.T) {
+	sigint, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupt signal received"))
+	sigterm, cancel2 := context.WithCancelCause(context.Background())
+	cancel2(errors.New("terminated signal received"))
+	plain, cancel3 := context.WithCancel(context.Background())
+	cancel3()
+	for _, c := range []struct {
+		ctx       context.Context
+		msg, want string
+	}{
+		{sigint, "context canceled", "interrupted (SIGINT)"},
+		{sigterm, "run: context canceled", "run: interrupted (SIGTERM)"},
+		{plain, "boot 2 of 3 interrupted", "boot 2 of 3 interrupted"},
+		{plain, "read /proc: EOF", "interrupted: read /proc: EOF"},
+	} {
+		if got := InterruptedMessage(c.ctx, c.msg); got != c.want {
+			t.Errorf("InterruptedMessage(%q) = %q, want %q", c.msg, got, c.want)
+		}
+	}
+}
+
+// TestOfCommand: once the command's context is cancelled, an error
+// without a kind of its own is an interruption; one with a kind keeps it.
+func TestOfCommand(t *testing.T) {
+	live := context.Background()
+	done, cancel := context.WithCancel(live)
+	cancel()
+	for _, c := range []struct {
+		ctx  context.Context
+		err  error
+		want Kind
+	}{
+		{live, errors.New("disk full"), Runtime},
+		{done, errors.New("disk full"), Interrupted},
+		{done, Wrap(Unmet, errors.New("boot did not verify")), Unmet},
+		{done, Wrap(Usage, context.Canceled), Interrupted},
+		{live, Usagef("bad flag"), Usage},
+	} {
+		if got := OfCommand(c.ctx, c.err); got != c.want {
+			t.Errorf("OfCommand(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}

@@ -67,4 +67,4 @@ func StoreChangeText(w io.Writer, c *StoreChange) error {
 }
 
 // StoreChangeFormats are the renderings of rm, import and push.
-var StoreChangeFormats = textOrJSON(plain(StoreChangeText))
+var StoreChangeFormats = textOrJSON("what changed", "a sectax.store-change/v1 document", plain(StoreChangeText))

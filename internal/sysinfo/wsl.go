@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/sectax/sectax/internal/child"
+	"github.com/sectax/sectax/internal/rootfs"
 	"github.com/sectax/sectax/internal/wslconfig"
 )
 
@@ -37,6 +38,23 @@ func WSLKernel(release string) (version int, flavor string) {
 		}
 	}
 	return version, flavor
+}
+
+// NotWSL is the kernel release read below root when it names no WSL
+// kernel (WSLKernel), "" when it does or cannot be read: what says a
+// missing .wslconfig is no surprise. The file is read as every machine
+// file is (rootfs: no link out of root, regular files only, bounded).
+func NotWSL(root string) string {
+	fsys, err := rootfs.Open(root)
+	if err != nil {
+		return ""
+	}
+	defer fsys.Close()
+	release, err := fsys.ReadText("/proc/sys/kernel/osrelease")
+	if v, _ := WSLKernel(release); err != nil || v != 0 {
+		return ""
+	}
+	return release
 }
 
 func isDigits(s string) bool {

@@ -55,3 +55,13 @@ func TestIssue5Registered(t *testing.T) {
 		}
 	}
 }
+
+// TestPerfBenchIDs: crosscheck's default is the workloads perf bench has
+// (perf bench syscall basic, sched pipe, sched messaging), in registry
+// order, and no other.
+func TestPerfBenchIDs(t *testing.T) {
+	got := Default().PerfBenchIDs()
+	if want := "[syscall-basic sched-pipe sched-messaging]"; fmt.Sprint(got) != want {
+		t.Errorf("PerfBenchIDs() = %v, want %s", got, want)
+	}
+}

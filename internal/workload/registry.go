@@ -57,6 +57,19 @@ func (r *Registry) IDs() []string {
 	return ids
 }
 
+// PerfBenchIDs returns the ids of the workloads of r that have a perf
+// bench equivalent (PerfBencher), in registry order: what crosscheck runs
+// by default.
+func (r *Registry) PerfBenchIDs() []string {
+	var ids []string
+	for _, w := range r.list {
+		if _, ok := w.(PerfBencher); ok {
+			ids = append(ids, w.Info().ID)
+		}
+	}
+	return ids
+}
+
 // Lookup returns the workload with the given id.
 func (r *Registry) Lookup(id string) (Workload, error) {
 	if w, ok := r.byID[id]; ok {
