@@ -36,7 +36,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 		case cfg == "":
 			cfg = "(nothing)"
 		}
-		if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); utf8.RuneCountInString(line) <= TextWidth {
+		if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); utf8.RuneCountInString(line) <= widthOf(ew) {
 			fmt.Fprintln(ew, line)
 		} else { // the command line whole on its own line
 			fmt.Fprintf(ew, "Configured now: %s:\n    %s\n", where, cfg)

@@ -21,7 +21,7 @@ func planText(w io.Writer, p *attribute.Design) error {
 	// The release, the command line and the vulnerability files are one
 	// line each in the kernel's format, and stay one here (termSafe).
 	// The command line, to copy, whole on a line of its own when long.
-	if line := "command line: " + termSafe(p.Cmdline); utf8.RuneCountInString(line) <= TextWidth {
+	if line := "command line: " + termSafe(p.Cmdline); utf8.RuneCountInString(line) <= widthOf(w) {
 		fmt.Fprintf(w, "attribution plan for kernel %s\n%s\n\n", termSafe(p.Kernel), line)
 	} else {
 		fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line:\n  %s\n\n", termSafe(p.Kernel), termSafe(p.Cmdline))

@@ -19,6 +19,9 @@ type Options struct {
 	// Images are charts written beside the report (sectax compare --png);
 	// the Markdown report links them.
 	Images []Image
+	// Width is the text's widest line in columns (text only; 0: the
+	// width the writer carries, WithWidth, else TextWidth).
+	Width int
 }
 
 // Num renders a value: thousands grouped from 1000 up ("5,353,135"), else
@@ -157,8 +160,59 @@ func orUnknown(v []string) string {
 }
 
 // TextWidth is the widest line, in runes, of the text sectax prints for
-// people (run, show, env): what does not fit is wrapped with an indent.
+// people when it knows no other width (not a terminal, no $COLUMNS):
+// what does not fit is wrapped with an indent, a table too wide is split.
 const TextWidth = 100
+
+// MinWidth is the narrowest width text is laid out for: below it a
+// table's key column and one value no longer fit side by side.
+const MinWidth = 40
+
+// The width of text travels with the writer it is written to: the text
+// renderers take an io.Writer, and the one wrapped by WithWidth says how
+// wide a line may be to every helper that writes to it (writeWrapped,
+// the tables), and to the buffers a renderer builds (newTextBuf).
+
+// widther is a writer that knows the width of its lines.
+type widther interface{ TextWidth() int }
+
+// widthWriter is a writer with a width (WithWidth).
+type widthWriter struct {
+	io.Writer
+	width int
+}
+
+func (w widthWriter) TextWidth() int { return w.width }
+
+// WithWidth is w with lines at most width columns wide for the text
+// written to it (width <= 0: w as it is; below MinWidth: MinWidth).
+func WithWidth(w io.Writer, width int) io.Writer {
+	if width <= 0 {
+		return w
+	}
+	return widthWriter{Writer: w, width: max(width, MinWidth)}
+}
+
+// widthOf is the width of the lines written to w: its WithWidth, else
+// TextWidth.
+func widthOf(w io.Writer) int {
+	if x, ok := w.(widther); ok && x.TextWidth() > 0 {
+		return x.TextWidth()
+	}
+	return TextWidth
+}
+
+// textBuf is a buffer a text renderer builds before it writes, with the
+// width of the writer it is for.
+type textBuf struct {
+	strings.Builder
+	width int
+}
+
+func (b *textBuf) TextWidth() int { return b.width }
+
+// newTextBuf is a buffer for text written to w, at w's width.
+func newTextBuf(w io.Writer) *textBuf { return &textBuf{width: widthOf(w)} }
 
 // wrap breaks s at spaces into lines of at most width runes, the first
 // starting with first and the others with rest (an indent). A word longer
@@ -198,17 +252,17 @@ func Fit(s string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
-// writeWrapped writes s wrapped by wrap at TextWidth, one line each.
+// writeWrapped writes s wrapped by wrap at w's width, one line each.
 func writeWrapped(w io.Writer, s, first, rest string) {
-	for _, l := range wrap(s, first, rest, TextWidth) {
+	for _, l := range wrap(s, first, rest, widthOf(w)) {
 		fmt.Fprintln(w, l)
 	}
 }
 
 // writeTableWrapped lays out rows (already made safe) in aligned columns,
 // the last of which, prose, wraps at its spaces under its own column so
-// that the table fits TextWidth; where that column would start past
-// TextWidth-40 its text goes under the row instead, indented by 4 more.
+// that the table fits w's width; where that column would start past
+// width-40 its text goes under the row instead, indented by 4 more.
 // raw[i] is what row i's last cell was made from (writeForeign's rule).
 func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 	if len(rows) == 0 {
@@ -231,7 +285,7 @@ func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 			b.WriteString(c + strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)+2))
 		}
 		first, last := b.String(), r[n]
-		if lead > TextWidth-40 {
+		if lead > widthOf(w)-40 {
 			fmt.Fprintln(w, strings.TrimRight(first, " "))
 			ind := strings.Repeat(" ", 4+len(first)-len(strings.TrimLeft(first, " ")))
 			writeForeign(w, last, raw[i], ind, ind)

@@ -54,7 +54,7 @@ func resultsText(w io.Writer, r *run.Run) error {
 		}
 		lines := []string{Clip(title, 512)}
 		if termSafe(title) == title { // foreign text stays on its line (writeForeign)
-			lines = wrap(lines[0], "", "    ", TextWidth)
+			lines = wrap(lines[0], "", "    ", widthOf(w))
 		}
 		for _, l := range lines {
 			t.Line(l)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,58 @@ func TestRunShowOneTable(t *testing.T) {
 				t.Errorf("no %q in:\n%s", want, out)
 			}
 		}
+	}
+}
+
+// TestTableParts: a table wider than its writer is split into parts that
+// each fit, each with the key column, a group of columns kept together,
+// and every cell of the table in one of them; one that fits is one table.
+func TestTableParts(t *testing.T) {
+	var tb table
+	tb.starts = []int{1, 3}
+	tb.add(cell{text: "key"}, cell{text: "first"}, cell{text: "second-a"}, cell{text: "third"}, cell{text: "fourth"})
+	tb.add(cell{text: "spanning line, longer than any part of the table"})
+	for i := 0; i < 3; i++ {
+		tb.add(cell{text: fmt.Sprintf("  row %d", i)}, cell{text: strings.Repeat("a", 20)}, cell{text: strings.Repeat("b", 12)},
+			cell{text: strings.Repeat("c", 25)}, cell{text: strings.Repeat("d", 25)})
+	}
+	tb.add(cell{}, cell{}, cell{}, cell{text: "under c"}, cell{})
+	var one bytes.Buffer
+	if err := tb.write(WithWidth(&one, 200), false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(one.String(), "key") != 1 {
+		t.Errorf("a table that fits is split:\n%s", one.String())
+	}
+	var split bytes.Buffer
+	if err := tb.write(WithWidth(&split, 62), false); err != nil {
+		t.Fatal(err)
+	}
+	out := split.String()
+	parts := strings.Split(out, "\n\n")
+	if len(parts) != 2 {
+		t.Fatalf("want 2 parts at 62 columns, got %d:\n%s", len(parts), out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 62 && !strings.HasPrefix(l, "spanning") {
+			t.Errorf("%d columns at 62: %q", n, l)
+		}
+	}
+	for i, p := range parts {
+		if !strings.HasPrefix(p, "key") || !strings.Contains(p, "  row 2") || !strings.Contains(p, "spanning line") {
+			t.Errorf("part %d lacks the key column or the spanning line:\n%s", i, p)
+		}
+	}
+	// first and second-a are one group: they stay in one part.
+	if !strings.Contains(parts[0], "first") || !strings.Contains(parts[0], "second-a") || strings.Contains(parts[0], "third") {
+		t.Errorf("the first part is not the first group:\n%s", parts[0])
+	}
+	for _, c := range []string{strings.Repeat("c", 25), strings.Repeat("d", 25), "under c", "fourth"} {
+		if !strings.Contains(parts[1], c) {
+			t.Errorf("the second part lacks %q:\n%s", c, parts[1])
+		}
+	}
+	if strings.Count(out, "under c") != 1 || strings.Contains(parts[0], "\n\n") {
+		t.Errorf("a row with nothing in a part's columns is drawn there:\n%s", out)
 	}
 }
