@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,6 +75,7 @@ func TestMultiGoldens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		fitsWidths(t, name, func(w io.Writer) error { return Text(w, mr, Options{}) })
 		for _, format := range []string{"text", "md", "json", "csv", "benchfmt"} {
 			testutil.Golden(t, filepath.Join("testdata", name+"."+format), render(t, mr, format, false))
 		}

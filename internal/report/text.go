@@ -160,6 +160,16 @@ func (t *table) parts(width int) []*table {
 			}
 			part.rows = append(part.rows, row)
 		}
+		// A spanning line with none of the part's rows under it (the
+		// title of what another part holds) is left out too.
+		var rows [][]cell
+		for i, r := range part.rows {
+			if len(r) == 1 && i > 0 && (i+1 == len(part.rows) || len(part.rows[i+1]) == 1) {
+				continue
+			}
+			rows = append(rows, r)
+		}
+		part.rows = rows
 		out = append(out, part)
 	}
 	return out
@@ -390,10 +400,10 @@ func textUnmatched(b *textBuf, rep *compare.Report, l, ind string) {
 	}
 	b.WriteString(ind + "Unmatched workloads (not compared):\n")
 	for _, u := range rep.OnlyA {
-		fmt.Fprintf(b, "%s  only in A: %s\n", ind, termSafe(u.String()))
+		writeForeign(b, termSafe(u.String()), u.String(), ind+"  only in A: ", ind+"    ")
 	}
 	for _, u := range rep.OnlyB {
-		fmt.Fprintf(b, "%s  only in %s: %s\n", ind, l, termSafe(u.String()))
+		writeForeign(b, termSafe(u.String()), u.String(), ind+"  only in "+l+": ", ind+"    ")
 	}
 }
 

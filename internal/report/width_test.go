@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +155,25 @@ func TestTableParts(t *testing.T) {
 	}
 	if strings.Count(out, "under c") != 1 || strings.Contains(parts[0], "\n\n") {
 		t.Errorf("a row with nothing in a part's columns is drawn there:\n%s", out)
+	}
+}
+
+// heldOutWidth is the width every text output is checked at besides
+// TextWidth, the one its golden holds: issue 49's held-out check.
+const heldOutWidth = 80
+
+// fitsWidths: the text render writes at TextWidth and at heldOutWidth
+// columns holds no line wider (but a command line to copy,
+// testutil.CopyLine).
+func fitsWidths(t *testing.T, name string, render func(w io.Writer) error) {
+	t.Helper()
+	for _, width := range []int{TextWidth, heldOutWidth} {
+		var b bytes.Buffer
+		if err := render(WithWidth(&b, width)); err != nil {
+			t.Fatalf("%s at %d columns: %v", name, width, err)
+		}
+		for _, l := range testutil.WideLines(b.String(), width) {
+			t.Errorf("%s at %d columns: line %s", name, width, l)
+		}
 	}
 }
