@@ -321,10 +321,24 @@ func textSides(b *textBuf, c *compare.Comparison, ind string) {
 // means under their title.
 func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 	t := buildTextTable(c, false)
-	if t.width() > widthOf(w) { // the narrow table, split if still too wide
-		t = buildTextTable(c, true)
+	if t.width() <= widthOf(w) {
+		return t.write(w, color)
 	}
-	return t.write(w, color)
+	// The narrow table, split if still too wide, and the geometric means
+	// under it as prose.
+	if err := buildTextTable(c, true).write(w, color); err != nil {
+		return err
+	}
+	var geo []string
+	for i, rep := range c.Comparisons {
+		if g := geomeanCell(rep); g != "" {
+			geo = append(geo, compare.SideLetter(i+1)+" "+g)
+		}
+	}
+	if len(geo) > 0 {
+		writeWrapped(w, "geomean of the primary speedups: "+strings.Join(geo, ", "), "", "  ")
+	}
+	return nil
 }
 
 func buildTextTable(c *compare.Comparison, narrow bool) *table {
@@ -372,11 +386,11 @@ func buildTextTable(c *compare.Comparison, narrow bool) *table {
 			t.add(under...)
 		}
 	}
+	if narrow {
+		return &t // the geometric means under it (textTable)
+	}
 	title := "geomean of the primary speedups"
 	geo := []cell{{text: title}, {text: ""}}
-	if narrow {
-		geo[0].text = ""
-	}
 	hasGeo := false
 	for _, rep := range c.Comparisons {
 		g := geomeanCell(rep)
@@ -384,9 +398,6 @@ func buildTextTable(c *compare.Comparison, narrow bool) *table {
 		geo = append(geo, cell{text: ""}, cell{text: g}, cell{text: ""})
 	}
 	if hasGeo {
-		if narrow {
-			t.add(cell{text: title})
-		}
 		t.add(geo...)
 	}
 	return &t
