@@ -295,6 +295,17 @@ func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 	}
 }
 
+// writeLabelled writes label and then cmd, a line to copy, on one line
+// when they fit w's width, else cmd whole on a line of its own after
+// label, indented by ind.
+func writeLabelled(w io.Writer, label, cmd, ind string) {
+	if l := label + " " + cmd; utf8.RuneCountInString(l) <= widthOf(w) {
+		fmt.Fprintln(w, l)
+		return
+	}
+	fmt.Fprintf(w, "%s\n%s%s\n", label, ind, cmd)
+}
+
 // writeForeign writes s, made safe from raw, as writeWrapped does; but on
 // one line when raw holds what termSafe escapes: text like that was
 // written to mislead, and a break at one of its spaces would start a line

@@ -177,7 +177,8 @@ func WithoutCharts(page []byte) []byte {
 // CopyLine reports whether l is a command line meant to be copied, which
 // stays whole on its own line however wide the terminal: a sectax, shell
 // ("$ ", "PS> ", sudo) or kernel command line (parameters, the first with
-// an "=", and no prose). It is the one exception to the width of text.
+// an "=", and no prose), or an absolute path alone on its line. It is the
+// one exception to the width of text.
 func CopyLine(l string) bool {
 	t := strings.TrimLeft(l, " ")
 	for _, p := range []string{"sectax ", "$ ", "PS> ", "sudo ", "mitigations=", "BOOT_IMAGE="} {
@@ -186,6 +187,9 @@ func CopyLine(l string) bool {
 		}
 	}
 	f := strings.Fields(t)
+	if len(f) == 1 && strings.HasPrefix(f[0], "/") {
+		return true // a path, whole on a line of its own
+	}
 	return len(f) > 1 && !strings.Contains(t, ": ") && strings.Contains(f[0], "=")
 }
 
