@@ -262,7 +262,8 @@ func writeWrapped(w io.Writer, s, first, rest string) {
 // writeTableWrapped lays out rows (already made safe) in aligned columns,
 // the last of which, prose, wraps at its spaces under its own column so
 // that the table fits w's width; where that column would start past
-// width-40 its text goes under the row instead, indented by 4 more.
+// width-40, or a word of it would not fit beside the row, its text goes
+// under the row instead, indented by 4 more.
 // raw[i] is what row i's last cell was made from (writeForeign's rule).
 func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 	if len(rows) == 0 {
@@ -285,7 +286,11 @@ func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 			b.WriteString(c + strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)+2))
 		}
 		first, last := b.String(), r[n]
-		if lead > widthOf(w)-40 {
+		longest := 0 // a word wider than what is left beside the row goes under it
+		for _, f := range strings.Fields(last) {
+			longest = max(longest, utf8.RuneCountInString(f))
+		}
+		if lead > widthOf(w)-40 || lead+longest > widthOf(w) {
 			fmt.Fprintln(w, strings.TrimRight(first, " "))
 			ind := strings.Repeat(" ", 4+len(first)-len(strings.TrimLeft(first, " ")))
 			writeForeign(w, last, raw[i], ind, ind)
@@ -304,6 +309,36 @@ func writeLabelled(w io.Writer, label, cmd, ind string) {
 		return
 	}
 	fmt.Fprintf(w, "%s\n%s%s\n", label, ind, cmd)
+}
+
+// writeQuoting writes s, made safe from raw, as writeForeign does, but
+// never breaks inside a "quoted" part (a file's line it quotes stays
+// whole: a break there would start a line with words the file chose).
+func writeQuoting(w io.Writer, s, raw, first, rest string) {
+	const keep = "\uE000" // stands for a space inside quotes while wrapping
+	if strings.Contains(s, keep) {
+		writeForeign(w, s, raw, first, rest)
+		return
+	}
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			in = !in
+		case r == ' ' && in:
+			b.WriteString(keep)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	if termSafe(raw) != raw {
+		fmt.Fprintln(w, first+s)
+		return
+	}
+	for _, l := range wrap(b.String(), first, rest, widthOf(w)) {
+		fmt.Fprintln(w, strings.ReplaceAll(l, keep, " "))
+	}
 }
 
 // writeForeign writes s, made safe from raw, as writeWrapped does; but on
