@@ -300,6 +300,14 @@ func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 	}
 }
 
+// Prose writes s, one paragraph, wrapped at its spaces to w's width
+// (WithWidth), its later lines indented by two.
+func Prose(w io.Writer, s string) error {
+	ew := &errWriter{w: w}
+	writeForeign(ew, termSafe(s), s, "", "  ")
+	return ew.err
+}
+
 // writeLabelled writes label and then cmd, a line to copy, on one line
 // when they fit w's width, else cmd whole on a line of its own after
 // label, indented by ind.
@@ -312,25 +320,27 @@ func writeLabelled(w io.Writer, label, cmd, ind string) {
 }
 
 // writeQuoting writes s, made safe from raw, as writeForeign does, but
-// never breaks inside a "quoted" part (a file's line it quotes stays
-// whole: a break there would start a line with words the file chose).
+// never breaks inside a "quoted" part that holds an escape (a file's line
+// quoted with %q: a break there would start a line with words the file
+// chose).
 func writeQuoting(w io.Writer, s, raw, first, rest string) {
 	const keep = "\uE000" // stands for a space inside quotes while wrapping
 	if strings.Contains(s, keep) {
 		writeForeign(w, s, raw, first, rest)
 		return
 	}
+	// Only a quoted part that holds an escape (\n, \x1b: %q's or
+	// termSafe's) is kept whole: one without is plain words.
 	var b strings.Builder
-	in := false
-	for _, r := range s {
-		switch {
-		case r == '"':
-			in = !in
-		case r == ' ' && in:
-			b.WriteString(keep)
-			continue
+	parts := strings.Split(s, `"`)
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(`"`)
 		}
-		b.WriteRune(r)
+		if i%2 == 1 && strings.Contains(p, `\`) {
+			p = strings.ReplaceAll(p, " ", keep)
+		}
+		b.WriteString(p)
 	}
 	if termSafe(raw) != raw {
 		fmt.Fprintln(w, first+s)

@@ -177,8 +177,9 @@ func WithoutCharts(page []byte) []byte {
 // CopyLine reports whether l is a command line meant to be copied, which
 // stays whole on its own line however wide the terminal: a sectax, shell
 // ("$ ", "PS> ", sudo) or kernel command line (parameters, the first with
-// an "=", and no prose), or an absolute path alone on its line. It is the
-// one exception to the width of text.
+// an "=", and no prose), a command by its absolute path (sectax, or one
+// whose next word is an option), or an absolute path alone on its line.
+// It is the one exception to the width of text.
 func CopyLine(l string) bool {
 	t := strings.TrimLeft(l, " ")
 	for _, p := range []string{"sectax ", "$ ", "PS> ", "sudo ", "mitigations=", "BOOT_IMAGE="} {
@@ -187,8 +188,11 @@ func CopyLine(l string) bool {
 		}
 	}
 	f := strings.Fields(t)
-	if len(f) == 1 && strings.HasPrefix(f[0], "/") {
-		return true // a path, whole on a line of its own
+	if len(f) > 1 && strings.HasPrefix(f[0], "/") && (strings.HasSuffix(f[0], "/sectax") || strings.HasPrefix(f[1], "-")) {
+		return true // a command by its path: sectax, or one with options
+	}
+	if len(f) == 1 && strings.HasPrefix(strings.TrimLeft(f[0], "("), "/") {
+		return true // a path, whole on a line of its own (or in parentheses)
 	}
 	return len(f) > 1 && !strings.Contains(t, ": ") && strings.Contains(f[0], "=")
 }
