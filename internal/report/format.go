@@ -263,7 +263,8 @@ func writeWrapped(w io.Writer, s, first, rest string) {
 // the last of which, prose, wraps at its spaces under its own column so
 // that the table fits w's width; where that column would start past
 // width-40, or a word of it would not fit beside the row, its text goes
-// under the row instead, indented by 4 more.
+// under the row instead, indented by 4 more; where even the columns
+// before it do not fit, each row is a record of "header: cell" lines.
 // raw[i] is what row i's last cell was made from (writeForeign's rule).
 func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 	if len(rows) == 0 {
@@ -279,6 +280,21 @@ func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 	lead := 0
 	for _, x := range widths {
 		lead += x + 2
+	}
+	if lead > widthOf(w) && len(rows) > 1 {
+		// Even the columns before the prose are too wide: each row as a
+		// record under its first cell, a line per column named by the
+		// header (rows[0]).
+		head := rows[0]
+		for i, r := range rows[1:] {
+			fmt.Fprintln(w, strings.TrimRight(r[0], " "))
+			ind := strings.Repeat(" ", 2+len(r[0])-len(strings.TrimLeft(r[0], " ")))
+			for j := 1; j < n; j++ {
+				writeWrapped(w, r[j], ind+strings.TrimSpace(head[j])+": ", ind+"  ")
+			}
+			writeForeign(w, r[n], raw[i+1], ind+strings.TrimSpace(head[n])+": ", ind+"  ")
+		}
+		return
 	}
 	for i, r := range rows {
 		var b strings.Builder
