@@ -332,7 +332,7 @@ func writeLabelled(w io.Writer, label, cmd, ind string) {
 		fmt.Fprintln(w, l)
 		return
 	}
-	fmt.Fprintf(w, "%s\n%s%s\n", label, ind, cmd)
+	fmt.Fprintf(w, "%s\n%s%s\n", strings.TrimRight(label, " "), ind, cmd)
 }
 
 // writeQuoting writes s, made safe from raw, as writeForeign does, but

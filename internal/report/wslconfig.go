@@ -20,26 +20,33 @@ func WSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 
 func wSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "file:     %s\nfound by: %s\n", s.Path, s.Source)
+	// The file's path and its kernel command line stay whole, on a line of
+	// their own when they do not fit after their name (writeLabelled).
+	writeLabelled(ew, "file:    ", termSafe(s.Path), "  ")
+	writeForeign(ew, termSafe(s.Source), s.Source, "found by: ", "  ")
 	switch {
 	case !s.Exists:
-		fmt.Fprintf(ew, "the file does not exist: WSL uses its defaults, and kernelCommandLine is not set\n")
+		writeWrapped(ew, "the file does not exist: WSL uses its defaults, and kernelCommandLine is not set", "", "  ")
 	case s.Kernel != nil:
 		fmt.Fprintf(ew, "format:   %s, %s line endings\n", s.Encoding, s.LineEndings)
-		fmt.Fprintf(ew, "kernelCommandLine = %s\n", s.Kernel.Value)
-		fmt.Fprintf(ew, "  from line %d, in [%s]; WSL appends it to its own kernel parameters, so it wins over them\n", s.Kernel.Line, s.Kernel.Section)
+		writeLabelled(ew, "kernelCommandLine =", termSafe(s.Kernel.Value), "  ")
+		l := fmt.Sprintf("from line %d, in [%s]; WSL appends it to its own kernel parameters, so it wins over them", s.Kernel.Line, s.Kernel.Section)
+		writeForeign(ew, termSafe(l), l, "  ", "    ")
 		if len(s.Kernel.Params) > 0 {
-			fmt.Fprintf(ew, "  parameters: %s\n", strings.Join(s.Kernel.Params, ", "))
+			l := strings.Join(s.Kernel.Params, ", ")
+			writeForeign(ew, termSafe(l), l, "  parameters: ", "    ")
 		}
 	default:
 		fmt.Fprintf(ew, "format:   %s, %s line endings\n", s.Encoding, s.LineEndings)
-		fmt.Fprintf(ew, "kernelCommandLine is not set in [wsl2]: the kernel runs with its defaults (mitigations=auto)\n")
+		writeWrapped(ew, "kernelCommandLine is not set in [wsl2]: the kernel runs with its defaults (mitigations=auto)", "", "  ")
 	}
 	for _, d := range s.Warnings {
-		fmt.Fprintf(ew, "warning: line %d: %s\n", d.Line, d.Msg)
+		l := fmt.Sprintf("warning: line %d: %s", d.Line, d.Msg)
+		writeForeign(ew, termSafe(l), l, "", "  ")
 	}
 	for _, d := range s.Errors {
-		fmt.Fprintf(ew, "error: line %d: %s (set and unset refuse this file until the line is fixed)\n", d.Line, d.Msg)
+		l := fmt.Sprintf("error: line %d: %s (set and unset refuse this file until the line is fixed)", d.Line, d.Msg)
+		writeForeign(ew, termSafe(l), l, "", "  ")
 	}
 	return ew.err
 }

@@ -198,16 +198,21 @@ func CopyLine(l string) bool {
 }
 
 // WideLines are the lines of text wider than width runes (colour codes
-// not counted) that are not a CopyLine, each as "N: line".
+// not counted) that are not a CopyLine nor hold a control character
+// escaped (\x1b, \u2028: text written to mislead stays on its line,
+// report's writeForeign), each as "N: line".
 func WideLines(text string, width int) []string {
 	var out []string
 	for i, l := range strings.Split(text, "\n") {
 		plain := ansi.ReplaceAllString(l, "")
-		if utf8.RuneCountInString(plain) > width && !CopyLine(plain) {
+		if utf8.RuneCountInString(plain) > width && !CopyLine(plain) && !escaped.MatchString(plain) {
 			out = append(out, fmt.Sprintf("%d: %s", i+1, l))
 		}
 	}
 	return out
 }
 
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var (
+	ansi    = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	escaped = regexp.MustCompile(`\\x[0-9a-f]{2}|\\u[0-9a-f]{4}`)
+)
