@@ -46,12 +46,16 @@ func checkWidth(t *testing.T, patterns ...string) {
 	}
 }
 
-// TestTextWidth: every line the text goldens of run, env, advise and verify hold
-// (but a command line to copy, testutil.CopyLine) (show's
-// are cli's: TestShowRunWidth there) fits TextWidth columns.
+// TestTextWidth: every line the text goldens of run, env, advise, verify,
+// compare, the lab matrix, probes, crosscheck, attribution, fleet and
+// decide hold (but a command line to copy, testutil.CopyLine) (show's
+// are cli's: TestShowRunWidth there) fits TextWidth columns; fitsWidths
+// renders them at heldOutWidth too.
 func TestTextWidth(t *testing.T) {
 	checkWidth(t, "testdata/env/*.txt", "testdata/run-precision.text", "testdata/advise/*.text", "testdata/verify/*.text",
-		"testdata/runs.text", "testdata/study-wsl3.text", "testdata/lab-kvm.text")
+		"testdata/runs.text", "testdata/study-wsl3.text", "testdata/lab-kvm.text", "testdata/runs-multi.text",
+		"testdata/study-matrix.text", "testdata/lab-matrix.text", "testdata/probes.txt", "testdata/crosscheck.txt",
+		"testdata/attribution.txt", "testdata/fleet.txt", "testdata/decide-claims.text")
 }
 
 // TestRunShowOneTable: run and show draw a run's results as one table
