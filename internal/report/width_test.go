@@ -181,3 +181,19 @@ func fitsWidths(t *testing.T, name string, render func(w io.Writer) error) {
 		}
 	}
 }
+
+// TestWidthOf: a writer's width is WithWidth's, at least MinWidth, and
+// TextWidth for a writer without one; errWriter and a renderer's buffer
+// pass it on.
+func TestWidthOf(t *testing.T) {
+	var b bytes.Buffer
+	for _, c := range []struct {
+		w    io.Writer
+		want int
+	}{{&b, TextWidth}, {WithWidth(&b, 0), TextWidth}, {WithWidth(&b, 80), 80}, {WithWidth(&b, 10), MinWidth},
+		{&errWriter{w: WithWidth(&b, 72)}, 72}, {newTextBuf(WithWidth(&b, 64)), 64}} {
+		if got := widthOf(c.w); got != c.want {
+			t.Errorf("widthOf(%T) = %d, want %d", c.w, got, c.want)
+		}
+	}
+}
