@@ -57,12 +57,15 @@ func wSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 	ew := &errWriter{w: w}
 	res := e.Result
+	// say writes a sentence that may quote the file's path or a value,
+	// wrapped to the width (writeForeign).
+	say := func(s string) { writeForeign(ew, termSafe(s), s, "", "  ") }
 	switch {
 	case !res.Changed && e.Verb == "set":
-		fmt.Fprintf(ew, "%s: kernelCommandLine (line %d) already has %s; nothing to change\n", e.Path, res.Line, strings.Join(e.Params, " "))
+		say(fmt.Sprintf("%s: kernelCommandLine (line %d) already has %s; nothing to change", e.Path, res.Line, strings.Join(e.Params, " ")))
 		return ew.err
 	case !res.Changed:
-		fmt.Fprintf(ew, "%s: kernelCommandLine has none of %s; nothing to change\n", e.Path, strings.Join(res.Absent, " "))
+		say(fmt.Sprintf("%s: kernelCommandLine has none of %s; nothing to change", e.Path, strings.Join(res.Absent, " ")))
 		return ew.err
 	case e.DryRun:
 		fmt.Fprintf(ew, "%s\n%s", DryRunLine, e.Diff)
@@ -74,13 +77,13 @@ func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 	}
 	switch {
 	case res.Removed:
-		fmt.Fprintf(ew, "updated %s: removed the kernelCommandLine line, nothing was left in it\n", where)
+		say(fmt.Sprintf("updated %s: removed the kernelCommandLine line, nothing was left in it", where))
 	case res.Created == "section":
-		fmt.Fprintf(ew, "updated %s: added a [wsl2] section with kernelCommandLine (line %d)\n", where, res.Line)
+		say(fmt.Sprintf("updated %s: added a [wsl2] section with kernelCommandLine (line %d)", where, res.Line))
 	case res.Created == "key":
-		fmt.Fprintf(ew, "updated %s: added kernelCommandLine to [wsl2] (line %d)\n", where, res.Line)
+		say(fmt.Sprintf("updated %s: added kernelCommandLine to [wsl2] (line %d)", where, res.Line))
 	default:
-		fmt.Fprintf(ew, "updated %s: kernelCommandLine on line %d\n", where, res.Line)
+		say(fmt.Sprintf("updated %s: kernelCommandLine on line %d", where, res.Line))
 	}
 	for _, c := range res.Changes {
 		switch {
@@ -94,25 +97,23 @@ func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 	}
 	switch {
 	case !res.Removed && res.New == "":
-		fmt.Fprintf(ew, "kernelCommandLine is now empty; the line stays because deleting it would bring the later kernelCommandLine (which WSL now ignores) into force\n")
+		say("kernelCommandLine is now empty; the line stays because deleting it would bring the later kernelCommandLine (which WSL now ignores) into force")
 	case !res.Removed:
-		fmt.Fprintf(ew, "kernelCommandLine = %s\n", res.New)
+		writeLabelled(ew, "kernelCommandLine =", res.New, "  ")
 	}
 	if len(res.Absent) > 0 {
-		fmt.Fprintf(ew, "not there (nothing to remove): %s\n", strings.Join(res.Absent, " "))
+		say("not there (nothing to remove): " + strings.Join(res.Absent, " "))
 	}
 	if e.Backup != "" {
-		fmt.Fprintf(ew, "backup: %s\n", e.Backup)
+		writeLabelled(ew, "backup:", e.Backup, "  ")
 	} else {
 		fmt.Fprintf(ew, "backup: none (the file is new)\n")
 	}
 	if next {
-		fmt.Fprintf(ew, `next: WSL reads .wslconfig only when its VM starts. In Windows PowerShell or cmd
-(not in this shell) run:
-    wsl --shutdown
-then open the distro again and check that the kernel got the parameters:
-    sectax verify --expect %s
-`, e.Expect)
+		writeWrapped(ew, "next: WSL reads .wslconfig only when its VM starts. In Windows PowerShell or cmd (not in this shell) run:", "", "")
+		fmt.Fprintln(ew, "    wsl --shutdown")
+		writeWrapped(ew, "then open the distro again and check that the kernel got the parameters:", "", "")
+		fmt.Fprintf(ew, "    sectax verify --expect %s\n", e.Expect)
 	}
 	return ew.err
 }
