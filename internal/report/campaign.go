@@ -43,7 +43,8 @@ func campaignStatusText(w io.Writer, st *campaign.Status) error {
 	}
 	if st.Resume != "" {
 		if how, cmd, ok := strings.Cut(st.Resume, ": "); ok && strings.HasPrefix(cmd, "/") {
-			writeLabelled(b, "resumes after the boot: "+termSafe(how)+":", termSafe(cmd), "  ")
+			// The command always on a line of its own: it names a path.
+			fmt.Fprintf(b, "resumes after the boot: %s:\n  %s\n", termSafe(how), termSafe(cmd))
 		} else {
 			writeForeign(b, termSafe(st.Resume), st.Resume, "resumes after the boot: ", "  ")
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/sectax/sectax/internal/wslconfig"
@@ -22,7 +23,7 @@ func wSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 	ew := &errWriter{w: w}
 	// The file's path and its kernel command line stay whole, on a line of
 	// their own when they do not fit after their name (writeLabelled).
-	writeLabelled(ew, "file:    ", termSafe(s.Path), "  ")
+	fmt.Fprintf(ew, "file:     %s\n", s.Path) // a path to copy: whole
 	writeForeign(ew, termSafe(s.Source), s.Source, "found by: ", "  ")
 	switch {
 	case !s.Exists:
@@ -62,19 +63,20 @@ func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 	say := func(s string) { writeForeign(ew, termSafe(s), s, "", "  ") }
 	switch {
 	case !res.Changed && e.Verb == "set":
-		say(fmt.Sprintf("%s: kernelCommandLine (line %d) already has %s; nothing to change", e.Path, res.Line, strings.Join(e.Params, " ")))
+		say(fmt.Sprintf("%s: kernelCommandLine (line %d) already has %s; nothing to change", filepath.Base(e.Path), res.Line, strings.Join(e.Params, " ")))
+		fmt.Fprintf(ew, "  file: %s\n", e.Path)
 		return ew.err
 	case !res.Changed:
-		say(fmt.Sprintf("%s: kernelCommandLine has none of %s; nothing to change", e.Path, strings.Join(res.Absent, " ")))
+		say(fmt.Sprintf("%s: kernelCommandLine has none of %s; nothing to change", filepath.Base(e.Path), strings.Join(res.Absent, " ")))
+		fmt.Fprintf(ew, "  file: %s\n", e.Path)
 		return ew.err
 	case e.DryRun:
 		fmt.Fprintf(ew, "%s\n%s", DryRunLine, e.Diff)
 		return ew.err
 	}
-	where := e.Written
-	if e.Written != e.Path {
-		where = fmt.Sprintf("%s (the target of the link %s)", e.Written, e.Path)
-	}
+	// The file by its name, then its path (and the link's) whole on a line
+	// of its own: where a sentence breaks does not depend on a path.
+	where := filepath.Base(e.Written)
 	switch {
 	case res.Removed:
 		say(fmt.Sprintf("updated %s: removed the kernelCommandLine line, nothing was left in it", where))
@@ -84,6 +86,10 @@ func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 		say(fmt.Sprintf("updated %s: added kernelCommandLine to [wsl2] (line %d)", where, res.Line))
 	default:
 		say(fmt.Sprintf("updated %s: kernelCommandLine on line %d", where, res.Line))
+	}
+	fmt.Fprintf(ew, "  file: %s\n", e.Written)
+	if e.Written != e.Path {
+		fmt.Fprintf(ew, "  link: %s\n", e.Path) // the link that names it
 	}
 	for _, c := range res.Changes {
 		switch {
@@ -105,7 +111,7 @@ func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 		say("not there (nothing to remove): " + strings.Join(res.Absent, " "))
 	}
 	if e.Backup != "" {
-		writeLabelled(ew, "backup:", e.Backup, "  ")
+		fmt.Fprintf(ew, "backup: %s\n", e.Backup) // a path to copy: whole
 	} else {
 		fmt.Fprintf(ew, "backup: none (the file is new)\n")
 	}

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -178,7 +179,8 @@ func WithoutCharts(page []byte) []byte {
 // stays whole on its own line however wide the terminal: a sectax, shell
 // ("$ ", "PS> ", sudo) or kernel command line (parameters, the first with
 // an "=", and no prose), a command by its absolute path (sectax, or one
-// whose next word is an option), or an absolute path alone on its line.
+// whose next word is an option), or an absolute path alone on its line or
+// after its name ("backup: /x").
 // It is the one exception to the width of text.
 func CopyLine(l string) bool {
 	t := strings.TrimLeft(l, " ")
@@ -193,6 +195,9 @@ func CopyLine(l string) bool {
 	}
 	if len(f) == 1 && strings.HasPrefix(strings.TrimLeft(f[0], "("), "/") {
 		return true // a path, whole on a line of its own (or in parentheses)
+	}
+	if last := f[len(f)-1]; len(f) > 1 && strings.HasPrefix(last, "/") && !slices.ContainsFunc(f[:len(f)-1], func(w string) bool { return !strings.HasSuffix(w, ":") }) {
+		return true // a path after its name ("file: /x", "backup: /x")
 	}
 	return len(f) > 1 && !strings.Contains(t, ": ") && strings.Contains(f[0], "=")
 }
