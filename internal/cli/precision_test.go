@@ -126,10 +126,10 @@ func TestProgressPrecision(t *testing.T) {
 }
 
 // TestProgressFitsWidth: every progress line under --precision fits one
-// row of the terminal (100 columns when it does not say, and 60 here), so
+// row of the terminal (100 columns when it does not say, 80 and 60 here), so
 // that \r redraws it instead of smearing it over the rows it wrapped to.
 func TestProgressFitsWidth(t *testing.T) {
-	for _, width := range []int{0, 60} {
+	for _, width := range []int{0, heldOutWidth, 60} {
 		deps := fixedDeps(fakeRegistry())
 		deps.StderrIsTerminal, deps.StderrWidth = true, width
 		_, errs, code := sectax(t, deps, "run", "--root", wslOn, "--precision", "2", "--seed", "3", "--no-store")

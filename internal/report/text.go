@@ -28,11 +28,9 @@ type cell struct {
 // colour codes are added after padding so that they do not skew them.
 type table struct {
 	rows [][]cell
-	// keep is how many leading columns name a row (0: one); a table too
-	// wide for its writer repeats them in each of its parts (parts).
-	keep int
-	// starts are the columns (after keep) where a group of columns that
-	// belong together starts (nil: each column its own group).
+	// starts are the columns (after the first, which names a row and is
+	// repeated in each part of a table too wide: parts) where a group of
+	// columns that belong together starts (nil: each column its own group).
 	starts []int
 }
 
@@ -93,14 +91,14 @@ func (t *table) write(w io.Writer, color bool) error {
 }
 
 // parts splits t, when its columns are wider than width, into tables
-// that each fit it where they can: each with t's key columns (the first
-// t.keep, at least one) and as many of the other columns as fit, the
+// that each fit it where they can: each with t's key column (the first)
+// and as many of the other columns as fit, the
 // columns of one group (t.starts) kept together where they fit beside
 // the key columns. A row with nothing in a part's columns but the key
 // is left out of it, but for a line that spans the table.
 func (t *table) parts(width int) []*table {
 	widths := t.widths()
-	keep := max(t.keep, 1)
+	const keep = 1 // the key column
 	if len(widths) <= keep+1 || colsWidth(widths, seq(0, len(widths))) <= width {
 		return []*table{t}
 	}
