@@ -39,6 +39,7 @@ func (e *cliEnv) run(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	deps := Deps{Registry: workload.Default()}
 	code := mainWith(context.Background(), append([]string{"--db", e.db, "--no-color"}, args...), &out, &errb, deps)
+	checkTextWidths(e.t, deps, append([]string{"--db", e.db, "--no-color"}, args...), out.String())
 	clean := func(s string) string { return strings.ReplaceAll(s, e.dir, "$TMP") }
 	return code, clean(out.String()), clean(errb.String())
 }

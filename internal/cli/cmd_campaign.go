@@ -239,7 +239,7 @@ func runCampaignStatus(ctx context.Context, g *Globals, ref string) error {
 		if g.Format == "json" {
 			_, err = fmt.Fprintln(w, "null")
 		} else {
-			_, err = fmt.Fprintln(w, err.Error())
+			err = report.Prose(w, err.Error())
 		}
 		return finish(err)
 	}

@@ -162,6 +162,6 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 		for _, d := range e.Warnings {
 			fmt.Fprintf(g.stderr, "sectax: warning: %s: line %d: %s\n", loc.Path, d.Line, d.Msg)
 		}
-		return report.WSLEditText(g.stdout, e, !g.Quiet)
+		return report.WSLEditText(report.WithWidth(g.stdout, g.deps.StdoutWidth), e, !g.Quiet)
 	})
 }

@@ -29,6 +29,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := mainWith(context.Background(), args, &out, &errb, Deps{})
+	checkTextWidths(t, Deps{}, args, out.String())
 	return code, out.String(), errb.String()
 }
 

@@ -147,15 +147,19 @@ func TestListShowMarkTCG(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("list: exit %d: %s", code, stderr)
 	}
+	// Wider than 100 columns, the table is in two parts, each a row per
+	// run from its ID (report's table.parts).
 	lines := strings.Split(list, "\n")
-	if len(lines) != 6 || lines[0] != compare.TCGHeadline+` (runs marked "lab tcg")` || lines[1] != "" ||
-		!strings.HasPrefix(lines[2], "ID ") || lines[5] != "" {
+	if len(lines) != 10 || lines[0] != compare.TCGHeadline+` (runs marked "lab tcg")` || lines[1] != "" ||
+		!strings.HasPrefix(lines[2], "ID ") || lines[5] != "" || !strings.HasPrefix(lines[6], "ID ") || lines[9] != "" {
 		t.Errorf("list does not start with the TCG headline over two runs:\n%s", list)
 	}
 	for _, row := range []string{"20261201T002249-ee5c87  lab-6.1.0-57-amd64-off", "20261201T002258-29dc28  lab-6.1.0-57-amd64-on"} {
-		if !slices.ContainsFunc(lines[3:5], func(l string) bool {
-			return strings.HasPrefix(l, row) && strings.HasSuffix(l, "  quick, lab tcg  complete")
-		}) {
+		id, _, _ := strings.Cut(row, " ")
+		if !slices.ContainsFunc(lines[3:5], func(l string) bool { return strings.HasPrefix(l, row) && strings.HasSuffix(l, "  lab 6.1.0-57-amd64") }) ||
+			!slices.ContainsFunc(lines[7:9], func(l string) bool {
+				return strings.HasPrefix(l, id+" ") && strings.HasSuffix(l, "  quick, lab tcg  complete")
+			}) {
 			t.Errorf("list does not mark %s as the lab's:\n%s", row, list)
 		}
 	}

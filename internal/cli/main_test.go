@@ -64,6 +64,7 @@ func sectax(t *testing.T, deps Deps, args ...string) (string, string, int) {
 	}
 	var out, errb bytes.Buffer
 	code := mainWith(context.Background(), args, &out, &errb, deps)
+	checkTextWidths(t, deps, args, out.String())
 	return out.String(), errb.String(), code
 }
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -75,7 +77,10 @@ type Deps struct {
 	StderrIsTerminal bool
 	// StderrWidth is the terminal's width in columns that progress fits
 	// (0: report.TextWidth).
-	StderrWidth     int
+	StderrWidth int
+	// StdoutWidth is the width in columns text on standard output is laid
+	// out for (textColumns; 0: report.TextWidth).
+	StdoutWidth     int
 	Stdin           io.Reader
 	StdinIsTerminal bool
 	// Now and NewRunID stamp runs; tests fix them.
@@ -127,6 +132,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		WorkerArgs:       []string{workload.WorkerCommand},
 		StderrIsTerminal: isTerminal(stderr),
 		StderrWidth:      columns(stderr),
+		StdoutWidth:      textColumns(stdout, os.Getenv("COLUMNS")),
 		Stdin:            os.Stdin,
 		StdinIsTerminal:  isTerminal(os.Stdin),
 		Now:              time.Now,
@@ -290,7 +296,7 @@ func yesFlag(cmd *cobra.Command, g *Globals) {
 // place, finish(err) leaves the target untouched and returns err.
 func (g *Globals) output() (w io.Writer, finish func(error) error, err error) {
 	if g.Output == "" || g.Output == "-" {
-		return g.stdout, func(err error) error { return err }, nil
+		return report.WithWidth(g.stdout, g.deps.StdoutWidth), func(err error) error { return err }, nil
 	}
 	o, err := g.createOutput(g.context(), g.Output)
 	if err != nil {
@@ -323,6 +329,20 @@ func columns(w io.Writer) int {
 		return 0
 	}
 	return termColumns(int(f.Fd()))
+}
+
+// textColumns is the width text on w is laid out for: the terminal's
+// when w is one, else $COLUMNS (env) when it is a positive number (as ls
+// does: 'COLUMNS=80 sectax compare on off | less'), else 0 (the
+// default, report.TextWidth).
+func textColumns(w io.Writer, env string) int {
+	if n := columns(w); n > 0 {
+		return n
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(env)); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
 // untilCancelled runs f aside and returns its error, or ctx's error as soon

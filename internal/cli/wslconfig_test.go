@@ -28,6 +28,7 @@ func wslRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
 	code = mainWith(context.Background(), args, &o, &e, wslTestDeps())
+	checkTextWidths(t, wslTestDeps(), args, o.String())
 	return o.String(), e.String(), code
 }
 

@@ -36,7 +36,7 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 		case cfg == "":
 			cfg = "(nothing)"
 		}
-		if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); utf8.RuneCountInString(line) <= TextWidth {
+		if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); utf8.RuneCountInString(line) <= widthOf(ew) {
 			fmt.Fprintln(ew, line)
 		} else { // the command line whole on its own line
 			fmt.Fprintf(ew, "Configured now: %s:\n    %s\n", where, cfg)
@@ -135,10 +135,10 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 			writeForeign(ew, termSafe(alt.Title), alt.Title, "  - ", "    ")
 			fmt.Fprintf(ew, "      sectax advise --target %q\n", alt.Params)
 			if len(alt.GivesUp) > 0 {
-				fmt.Fprintf(ew, "      gives up: %s\n", strings.Join(alt.GivesUp, ", "))
+				writeWrapped(ew, strings.Join(alt.GivesUp, ", "), "      gives up: ", "        ")
 			}
 			if len(alt.Weakens) > 0 {
-				fmt.Fprintf(ew, "      weakens: %s\n", strings.Join(alt.Weakens, ", "))
+				writeWrapped(ew, strings.Join(alt.Weakens, ", "), "      weakens: ", "        ")
 			}
 			writeForeign(ew, termSafe(alt.Why), alt.Why, "      ", "      ")
 			if alt.MinKernel != "" {

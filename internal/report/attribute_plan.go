@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/attribute"
@@ -21,7 +20,7 @@ func planText(w io.Writer, p *attribute.Design) error {
 	// The release, the command line and the vulnerability files are one
 	// line each in the kernel's format, and stay one here (termSafe).
 	// The command line, to copy, whole on a line of its own when long.
-	if line := "command line: " + termSafe(p.Cmdline); utf8.RuneCountInString(line) <= TextWidth {
+	if line := "command line: " + termSafe(p.Cmdline); utf8.RuneCountInString(line) <= widthOf(w) {
 		fmt.Fprintf(w, "attribution plan for kernel %s\n%s\n\n", termSafe(p.Kernel), line)
 	} else {
 		fmt.Fprintf(w, "attribution plan for kernel %s\ncommand line:\n  %s\n\n", termSafe(p.Kernel), termSafe(p.Cmdline))
@@ -30,12 +29,12 @@ func planText(w io.Writer, p *attribute.Design) error {
 		fmt.Fprintln(w, "no active mitigation that a parameter turns off")
 	} else {
 		fmt.Fprintln(w, "active mitigations, most expensive first:")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  file\tmode\tcost\toff alone with\tconfiguration")
+		t := &table{}
+		t.add(cell{text: "  file"}, cell{text: "mode"}, cell{text: "cost"}, cell{text: "off alone with"}, cell{text: "configuration"})
 		for _, a := range p.Active {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", termSafe(a.File), termSafe(orDash(a.Mode)), orDash(a.Cost), termSafe(planOr(a.Param, "mitigations=off only")), termSafe(orDash(a.Config)))
+			t.add(cell{text: "  " + a.File}, cell{text: orDash(a.Mode)}, cell{text: orDash(a.Cost)}, cell{text: planOr(a.Param, "mitigations=off only")}, cell{text: orDash(a.Config)})
 		}
-		if err := tw.Flush(); err != nil {
+		if err := t.write(w, false); err != nil {
 			return err
 		}
 		for _, a := range p.Active {
@@ -84,11 +83,8 @@ func planText(w io.Writer, p *attribute.Design) error {
 			writeForeign(w, termSafe(l), l, "  ", "    ")
 		}
 		for _, x := range c.NoEffect {
-			if l := c.Name + ": " + x; strings.ContainsRune(x, '"') {
-				fmt.Fprintf(w, "  %s\n", termSafe(l)) // it quotes a file's line (%q): one line
-			} else {
-				writeForeign(w, termSafe(l), l, "  ", "    ")
-			}
+			l := c.Name + ": " + x
+			writeQuoting(w, termSafe(l), l, "  ", "    ")
 		}
 		if len(c.Toggles) > 0 {
 			writeWrapped(w, c.Name+": not CPU mitigations: "+termSafe(strings.Join(c.Toggles, " ")), "  ", "    ")

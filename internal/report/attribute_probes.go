@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/attribute"
 )
@@ -17,50 +16,60 @@ func ProbesText(w io.Writer, rep *attribute.ProbeReport) error {
 }
 
 func probesText(w io.Writer, rep *attribute.ProbeReport) error {
-	fmt.Fprintln(w, strings.Join(append([]string{"per-task speculation controls, one boot"}, probesOf(rep, termSafe)...), ", "))
+	head := strings.Join(append([]string{"per-task speculation controls, one boot"}, probesOf(rep, func(s string) string { return s })...), ", ")
+	writeForeign(w, termSafe(head), head, "", "  ")
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "control\tkernel\tavailable")
+	// The controls, what the kernel offers each, and why one is not
+	// available (prose, wrapped under its column).
+	rows, raw := [][]string{{"control", "kernel", "available"}}, []string{"available"}
 	for _, c := range rep.Controls {
 		av := "yes"
 		if !c.Available {
 			av = "no: " + c.Reason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Control, c.Kernel, av)
+		rows = append(rows, []string{c.Control, c.Kernel, av})
+		raw = append(raw, av)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	writeTableWrapped(w, rows, raw)
 	fmt.Fprintln(w)
 	if len(rep.Rows) == 0 {
 		fmt.Fprintln(w, "nothing measured: this kernel offers no per-task control")
 	} else {
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "workload\tparameters\tcontrol\toff\ton\tchange\t95% interval\tp adj\t")
+		// A workload's title on a line of its own, a row per control;
+		// too wide a table splits between the medians and the change.
+		t := &table{starts: []int{1, 3}}
+		t.add(cell{text: "workload / control"}, cell{text: "off", right: true}, cell{text: "on", right: true},
+			cell{text: "change"}, cell{text: "95% interval"}, cell{text: "p adj", right: true})
+		title := ""
 		for _, r := range rep.Rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s=%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.ParamsKey, r.Control, r.State,
-				Value(r.Off, r.Unit, false), Value(r.On, r.Unit, false), delta(!r.Significant, r.ChangePct), probeCI(r), probeP(r.PAdjusted))
+			if wt := strings.TrimSpace(r.Workload + " " + r.ParamsKey); wt != title {
+				title = wt
+				t.add(cell{text: wt})
+			}
+			t.add(cell{text: "  " + r.Control + "=" + r.State}, cell{text: Value(r.Off, r.Unit, false), right: true}, cell{text: Value(r.On, r.Unit, false), right: true},
+				cell{text: delta(!r.Significant, r.ChangePct)}, cell{text: probeCI(r)}, cell{text: probeP(r.PAdjusted), right: true})
 		}
-		if err := tw.Flush(); err != nil {
+		if err := t.write(w, false); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\nchange: of the median when the control is on (~: not significant at alpha %v; p adj: Mann-Whitney U, Holm-corrected over every control's workloads together).\n", rep.Alpha)
+		fmt.Fprintln(w)
+		writeWrapped(w, fmt.Sprintf("change: of the median when the control is on (~: not significant at alpha %v; p adj: Mann-Whitney U, Holm-corrected over every control's workloads together).", rep.Alpha), "", "  ")
 		fmt.Fprintln(w, "verified in /proc before every timed window:")
 		seen := map[string]bool{}
 		for _, r := range rep.Rows {
-			line := fmt.Sprintf("  %s %s, %s=%s: %s", r.Workload, r.ParamsKey, r.Control, r.State, r.Verified)
+			line := fmt.Sprintf("%s %s, %s=%s: %s", r.Workload, r.ParamsKey, r.Control, r.State, r.Verified)
 			if !seen[line] {
 				seen[line] = true
-				fmt.Fprintln(w, line)
+				writeWrapped(w, line, "  ", "    ")
 			}
 		}
 	}
 	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		writeWrapped(w, n, "note: ", "  ")
 	}
 	for _, r := range rep.Rows {
 		for _, x := range r.Warnings {
-			fmt.Fprintf(w, "warning: %s %s, %s: %s\n", r.Workload, r.ParamsKey, r.Control, x)
+			writeWrapped(w, fmt.Sprintf("%s %s, %s: %s", r.Workload, r.ParamsKey, r.Control, x), "warning: ", "  ")
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,6 +64,7 @@ func TestProbesGolden(t *testing.T) {
 		}
 		testutil.Golden(t, filepath.Join("testdata", name), b.Bytes())
 	}
+	fitsWidths(t, "probes", func(w io.Writer) error { return ProbesText(w, rep) })
 }
 
 // TestProbesTitleLeavesOutWhatIsUnknown: a probe report from no stored run

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/compare"
@@ -19,61 +18,67 @@ func AttributionText(w io.Writer, a *attribute.Attribution) error {
 }
 
 func attributionText(w io.Writer, a *attribute.Attribution) error {
-	fmt.Fprintln(w, Headlined(a.Headline, "attribution of the tax to mitigations ("+attrConvention+")"))
+	head := Headlined(a.Headline, "attribution of the tax to mitigations ("+attrConvention+")")
+	writeForeign(w, termSafe(head), head, "", "  ")
 	var cfgs []string
 	for _, c := range a.Configs {
-		cfgs = append(cfgs, fmt.Sprintf("%s (%s, %s)", termSafe(c.Name), attrPlural(c.Runs, "run"), attrPlural(c.Boots, "boot")))
+		cfgs = append(cfgs, fmt.Sprintf("%s (%s, %s)", c.Name, attrPlural(c.Runs, "run"), attrPlural(c.Boots, "boot")))
 	}
-	fmt.Fprintf(w, "configurations: %s\n", strings.Join(cfgs, ", "))
+	s := "configurations: " + strings.Join(cfgs, ", ")
+	writeForeign(w, termSafe(s), s, "", "  ")
 	for _, l := range attributionLead(a) {
-		fmt.Fprintln(w, termSafe(l))
+		writeForeign(w, termSafe(l), l, "", "  ")
 	}
 	for _, wl := range attributedWorkloads(a) {
 		fmt.Fprintf(w, "\n%s %s (%s)\n", termSafe(wl.Workload), termSafe(wl.Params), termSafe(wl.Metric))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  configuration\ttax\tchange from on\t95% interval\tp adj\tshare of total\t")
+		// Too wide a table splits after the change from on.
+		t := &table{starts: []int{1, 3}}
+		t.add(cell{text: "  configuration"}, cell{text: "tax"}, cell{text: "change from on"}, cell{text: "95% interval"}, cell{text: "p adj"}, cell{text: "share of total"})
 		if wl.Total != nil {
-			fmt.Fprintf(tw, "  off (total)\t%s\t%s\t%s\t%s\t100%%\t\n", attrTax(*wl.Total), stats.FormatPct(wl.Total.ChangePct), attrCI(*wl.Total), probeP(wl.Total.PAdjusted))
+			t.add(cell{text: "  off (total)"}, cell{text: attrTax(*wl.Total)}, cell{text: stats.FormatPct(wl.Total.ChangePct)}, cell{text: attrCI(*wl.Total)}, cell{text: probeP(wl.Total.PAdjusted)}, cell{text: "100%"})
 		}
 		for _, p := range wl.Parts {
 			share := none
 			if p.SharePct != nil {
 				share = fmt.Sprintf("%.0f%%", *p.SharePct)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", termSafe(p.Config), attrTax(p.Effect), stats.FormatPct(p.ChangePct), attrCI(p.Effect), probeP(p.PAdjusted), share)
+			t.add(cell{text: "  " + p.Config}, cell{text: attrTax(p.Effect)}, cell{text: stats.FormatPct(p.ChangePct)}, cell{text: attrCI(p.Effect)}, cell{text: probeP(p.PAdjusted)}, cell{text: share})
 		}
 		if len(wl.Parts) > 0 {
-			fmt.Fprintf(tw, "  sum of parts\t%s\t\t\t\t\t\n", stats.FormatPct(wl.SumParts))
+			t.add(cell{text: "  sum of parts"}, cell{text: stats.FormatPct(wl.SumParts)}, cell{}, cell{}, cell{}, cell{})
 		}
 		if wl.Interaction != nil {
 			share := none
 			if wl.Total.TaxPct != 0 {
 				share = fmt.Sprintf("%.0f%%", 100**wl.Interaction/wl.Total.TaxPct)
 			}
-			fmt.Fprintf(tw, "  interaction\t%s\t\t\t\t%s\t\n", stats.FormatPct(*wl.Interaction), share)
+			t.add(cell{text: "  interaction"}, cell{text: stats.FormatPct(*wl.Interaction)}, cell{}, cell{}, cell{}, cell{text: share})
 		}
 		for _, e := range wl.Others {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t\t\n", termSafe(e.Config), attrTax(e), stats.FormatPct(e.ChangePct), attrCI(e), probeP(e.PAdjusted))
+			t.add(cell{text: "  " + e.Config}, cell{text: attrTax(e)}, cell{text: stats.FormatPct(e.ChangePct)}, cell{text: attrCI(e)}, cell{text: probeP(e.PAdjusted)}, cell{})
 		}
-		if err := tw.Flush(); err != nil {
+		if err := t.write(w, false); err != nil {
 			return err
 		}
 		for _, p := range wl.Parts {
 			if p.Expected != "" {
-				fmt.Fprintf(w, "  %s, expected (knowledge base): %s\n", termSafe(p.Config), termSafe(p.Expected))
+				s := p.Config + ", expected (knowledge base): " + p.Expected
+				writeForeign(w, termSafe(s), s, "  ", "    ")
 			}
 		}
 		if len(wl.Waterfall) > 1 {
 			var steps []string
 			for _, s := range wl.Waterfall[1:] {
-				steps = append(steps, fmt.Sprintf("%s %s", termSafe(s.Config), stats.FormatPct(s.StepPct)))
+				steps = append(steps, fmt.Sprintf("%s %s", s.Config, stats.FormatPct(s.StepPct)))
 			}
-			fmt.Fprintf(w, "  waterfall from on: %s\n", strings.Join(steps, " → "))
+			s := "waterfall from on: " + strings.Join(steps, " → ")
+			writeForeign(w, termSafe(s), s, "  ", "    ")
 		}
 	}
-	fmt.Fprintf(w, "\n%s\n", attrLegend(a))
+	fmt.Fprintln(w)
+	writeWrapped(w, attrLegend(a), "", "  ")
 	for _, n := range a.Notes {
-		fmt.Fprintf(w, "note: %s\n", termSafe(n))
+		writeForeign(w, termSafe(n), n, "note: ", "  ")
 	}
 	return nil
 }

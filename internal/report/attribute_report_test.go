@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"image/png"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +41,7 @@ func attributionReport(t *testing.T) *attribute.Attribution {
 
 func TestAttributionGolden(t *testing.T) {
 	a := attributionReport(t)
+	fitsWidths(t, "attribution", func(w io.Writer) error { return AttributionText(w, a) })
 	for name, fn := range map[string]func(*bytes.Buffer) error{
 		"attribution.txt":  func(b *bytes.Buffer) error { return AttributionText(b, a) },
 		"attribution.md":   func(b *bytes.Buffer) error { return AttributionMarkdown(b, a) },

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/baseline"
@@ -14,13 +13,13 @@ import (
 // dataset, its source and its figures.
 func BaselinesText(w io.Writer, all []*baseline.Dataset) error {
 	for i, d := range all {
-		var b strings.Builder
+		b := newTextBuf(w)
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s%s — %s\n", baseline.Prefix, d.Name, d.Title)
-		writeWrapped(&b, d.Environment, "  environment: ", "               ")
-		writeWrapped(&b, d.Source, "  source:      ", "               ")
+		fmt.Fprintf(b, "%s%s — %s\n", baseline.Prefix, d.Name, d.Title)
+		writeWrapped(b, d.Environment, "  environment: ", "               ")
+		writeWrapped(b, d.Source, "  source:      ", "               ")
 		if _, err := io.WriteString(w, b.String()); err != nil {
 			return err
 		}
@@ -28,7 +27,7 @@ func BaselinesText(w io.Writer, all []*baseline.Dataset) error {
 		var notes []string
 		for _, r := range d.Results {
 			head, cmd := fmt.Sprintf("  %s %s", r.Workload, run.ParamsKey(r.Params)), "("+r.Command+")"
-			if utf8.RuneCountInString(head+"   "+cmd) <= TextWidth {
+			if utf8.RuneCountInString(head+"   "+cmd) <= widthOf(w) {
 				t.Line(head + "   " + cmd)
 			} else { // the command whole on its own line
 				t.Line(head)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/campaign"
 )
@@ -27,31 +28,39 @@ func CampaignStatusText(w io.Writer, st *campaign.Status) error {
 }
 
 func campaignStatusText(w io.Writer, st *campaign.Status) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "campaign %s (via %s): %s\n", termSafe(st.ID), termSafe(st.Via), termSafe(string(st.State)))
+	b := newTextBuf(w)
+	fmt.Fprintf(b, "campaign %s (via %s): %s\n", termSafe(st.ID), termSafe(st.Via), termSafe(string(st.State)))
 	if st.State == campaign.Running {
-		fmt.Fprintf(&b, "step %d of %d: %s\n", min(st.Step, st.Steps), st.Steps, termSafe(st.Message))
+		s := fmt.Sprintf("step %d of %d: %s", min(st.Step, st.Steps), st.Steps, st.Message)
+		writeForeign(b, termSafe(s), s, "", "  ")
 	} else {
-		fmt.Fprintf(&b, "%s\n", termSafe(st.Message))
+		writeForeign(b, termSafe(st.Message), st.Message, "", "  ")
 	}
+	// A kernel command line or a command to copy stays whole, on a line of
+	// its own when it does not fit after what it is (writeLabelled).
 	if st.NextBoot != nil {
-		fmt.Fprintf(&b, "next boot: %s (boot %d), kernel command line: %s\n", termSafe(st.NextBoot.Config), st.NextBoot.Boot, quotedOrEmpty(st.NextBoot.Cmdline))
+		writeLabelled(b, fmt.Sprintf("next boot: %s (boot %d), kernel command line:", termSafe(st.NextBoot.Config), st.NextBoot.Boot), quotedOrEmpty(st.NextBoot.Cmdline), "  ")
 	}
 	if st.Resume != "" {
-		fmt.Fprintf(&b, "resumes after the boot: %s\n", termSafe(st.Resume))
+		if how, cmd, ok := strings.Cut(st.Resume, ": "); ok && strings.HasPrefix(cmd, "/") {
+			// The command always on a line of its own: it names a path.
+			fmt.Fprintf(b, "resumes after the boot: %s:\n  %s\n", termSafe(how), termSafe(cmd))
+		} else {
+			writeForeign(b, termSafe(st.Resume), st.Resume, "resumes after the boot: ", "  ")
+		}
 	}
 	if v := st.LastVerification; v != nil {
 		if v.Verification.OK {
-			fmt.Fprintf(&b, "last verification: step %d (%s) verified: boot %s, command line %s\n", v.Step, termSafe(v.Config), termSafe(v.Verification.BootID), quotedOrEmpty(v.Verification.Cmdline))
+			writeLabelled(b, fmt.Sprintf("last verification: step %d (%s) verified: boot %s, command line", v.Step, termSafe(v.Config), termSafe(v.Verification.BootID)), quotedOrEmpty(v.Verification.Cmdline), "  ")
 		} else {
-			fmt.Fprintf(&b, "last verification: step %d (%s) did NOT verify (boot %s):\n", v.Step, termSafe(v.Config), termSafe(v.Verification.BootID))
+			fmt.Fprintf(b, "last verification: step %d (%s) did NOT verify (boot %s):\n", v.Step, termSafe(v.Config), termSafe(v.Verification.BootID))
 			for _, r := range v.Verification.Reasons {
-				fmt.Fprintf(&b, "  - %s\n", termSafe(r))
+				writeQuoting(b, termSafe(r), r, "  - ", "    ")
 			}
 		}
 	}
-	fmt.Fprintf(&b, "labels: %s (seed %d)\n", strings.Join(termSafeAll(st.Labels), ", "), st.Seed)
-	fmt.Fprintf(&b, "plan:\n")
+	fmt.Fprintf(b, "labels: %s (seed %d)\n", strings.Join(termSafeAll(st.Labels), ", "), st.Seed)
+	fmt.Fprintf(b, "plan:\n")
 	for _, s := range st.Plan {
 		line := fmt.Sprintf("  %2d  %-10s boot %d  %-9s", s.Step, termSafe(s.Config), s.Boot, termSafe(string(s.Status)))
 		if s.Attempts > 1 {
@@ -60,24 +69,32 @@ func campaignStatusText(w io.Writer, st *campaign.Status) error {
 		if s.RunID != "" {
 			line += "  run " + termSafe(s.RunID)
 		}
-		if s.Quiet != "" {
-			line += fmt.Sprintf("  quiet start: %s after %.1f s", termSafe(s.Quiet), s.QuietWait)
+		line = strings.TrimRight(line, " ")
+		if s.Quiet != "" { // after the row, or under it when it does not fit
+			quiet := fmt.Sprintf("quiet start: %s after %.1f s", termSafe(s.Quiet), s.QuietWait)
+			if utf8.RuneCountInString(line+"  "+quiet) <= b.width {
+				line += "  " + quiet
+			} else {
+				line += "\n" + strings.Join(wrap(quiet, "      ", "        ", b.width), "\n")
+			}
 		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		b.WriteString(line + "\n")
 	}
 	switch {
 	case len(st.Changed) > 0 && st.State == campaign.Running:
-		fmt.Fprintf(&b, "changed on this system (put back at the end, or by 'sectax campaign abort'):\n")
+		writeWrapped(b, "changed on this system (put back at the end, or by 'sectax campaign abort'):", "", "  ")
 	case len(st.Changed) > 0:
-		fmt.Fprintf(&b, "NOT put back (restore failed: %s); fix it, then run 'sectax campaign abort %s' again:\n", termSafe(st.RestoreError), termSafe(st.ID))
+		s := "NOT put back (restore failed: " + st.RestoreError + "); fix it, then run this again:"
+		writeForeign(b, termSafe(s), s, "", "  ")
+		fmt.Fprintf(b, "  sectax campaign abort %s\n", termSafe(st.ID))
 	}
 	for _, c := range st.Changed {
-		fmt.Fprintf(&b, "  - %s\n", termSafe(c.String()))
+		writeForeign(b, termSafe(c.String()), c.String(), "  - ", "    ")
 	}
 	if len(st.Changed) == 0 && st.State != campaign.Running {
 		b.WriteString("everything the campaign changed is put back\n")
 		if st.Via == "wsl" {
-			b.WriteString("(WSL still runs the last step's kernel command line until it restarts: wsl --shutdown)\n")
+			writeWrapped(b, "(WSL still runs the last step's kernel command line until it restarts: wsl --shutdown)", "", "  ")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
@@ -36,27 +35,28 @@ func withInterval(e compare.Estimate) string {
 // text (nothing when there are none).
 func splitPartsText(w io.Writer, parts []compare.SplitParts) error {
 	for _, p := range parts {
-		fmt.Fprintf(w, "\n%s %s: total(loops) = fixed + loops × per-loop, from loops=%d and loops=%d interleaved\n",
-			p.Workload, p.Params, p.Loops, p.FixedLoops)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "part\tnative [95%% interval]\tperf [95%% interval]\tnative/perf [95%% interval]\t\n")
-		fmt.Fprintf(tw, "total_s (loops=%d)\t%s\t%s\t%s\t\n", p.Loops, withInterval(p.Native.Total), withInterval(p.Perf.Total), withInterval(p.TotalRatio))
-		fmt.Fprintf(tw, "per-loop (ms)\t%s\t%s\t%s\t\n", withInterval(p.Native.PerLoop), withInterval(p.Perf.PerLoop), withInterval(p.PerLoopRatio))
-		fmt.Fprintf(tw, "fixed (s)\t%s\t%s\t%s\t\n", withInterval(p.Native.Fixed), withInterval(p.Perf.Fixed), withInterval(p.FixedRatio))
-		if err := tw.Flush(); err != nil {
+		fmt.Fprintln(w)
+		writeWrapped(w, fmt.Sprintf("%s %s: total(loops) = fixed + loops × per-loop, from loops=%d and loops=%d interleaved",
+			p.Workload, p.Params, p.Loops, p.FixedLoops), "", "  ")
+		t := &table{}
+		t.add(cell{text: "part"}, cell{text: "native [95% interval]"}, cell{text: "perf [95% interval]"}, cell{text: "native/perf [95% interval]"})
+		t.add(cell{text: fmt.Sprintf("total_s (loops=%d)", p.Loops)}, cell{text: withInterval(p.Native.Total)}, cell{text: withInterval(p.Perf.Total)}, cell{text: withInterval(p.TotalRatio)})
+		t.add(cell{text: "per-loop (ms)"}, cell{text: withInterval(p.Native.PerLoop)}, cell{text: withInterval(p.Perf.PerLoop)}, cell{text: withInterval(p.PerLoopRatio)})
+		t.add(cell{text: "fixed (s)"}, cell{text: withInterval(p.Native.Fixed)}, cell{text: withInterval(p.Perf.Fixed)}, cell{text: withInterval(p.FixedRatio)})
+		if err := t.write(w, false); err != nil {
 			return err
 		}
 		verdict := "agrees"
 		if !p.PerLoopAgrees {
 			verdict = "does NOT agree"
 		}
-		fmt.Fprintf(w, "per-loop: native/perf %.3f %s within ±%.0f%%", p.PerLoopRatio.Value, verdict, p.TolerancePct)
+		line := fmt.Sprintf("per-loop: native/perf %.3f %s within ±%.0f%%", p.PerLoopRatio.Value, verdict, p.TolerancePct)
 		if !p.PerLoopResolved {
-			fmt.Fprintf(w, "; its 95%% interval is wider than ±%.0f%%: too noisy to tell (more --runs, a quieter machine, or more loops)", p.TolerancePct)
+			line += fmt.Sprintf("; its 95%% interval is wider than ±%.0f%%: too noisy to tell (more --runs, a quieter machine, or more loops)", p.TolerancePct)
 		}
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "fixed: perf's minus native's %s s: perf's worker exit (glibc exit() of a forked copy of perf's binary)\n",
-			withInterval(p.PerfWorkerExit))
+		writeWrapped(w, line, "", "  ")
+		writeWrapped(w, fmt.Sprintf("fixed: perf's minus native's %s s: perf's worker exit (glibc exit() of a forked copy of perf's binary)",
+			withInterval(p.PerfWorkerExit)), "", "  ")
 	}
 	return nil
 }

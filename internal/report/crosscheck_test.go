@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -55,6 +56,7 @@ func TestCrosscheckGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Golden(t, filepath.Join("testdata", "crosscheck.txt"), txt.Bytes())
+	fitsWidths(t, "crosscheck", func(w io.Writer) error { return CrosscheckText(w, r) })
 	var js bytes.Buffer
 	if err := CrosscheckJSON(&js, r); err != nil {
 		t.Fatal(err)

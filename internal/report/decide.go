@@ -127,7 +127,7 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 			rec := fmt.Sprintf("recommended: %s (%s)", *d.Recommended, d.Why)
 			writeForeign(w, termSafe(rec), rec, "", "  ")
 			if d.Line != "" {
-				fmt.Fprintf(w, "  the line to apply: %s\n", d.Line)
+				writeLabelled(w, "  the line to apply:", d.Line, "    ")
 			}
 			for i, s := range d.Steps {
 				st := fmt.Sprintf("[%s] %s", s.Where, s.Text)
@@ -137,7 +137,7 @@ func DecisionText(w io.Writer, d *decide.Decision) error {
 				}
 			}
 			if d.Verify != "" && !slices.ContainsFunc(d.Steps, func(s advise.Step) bool { return s.Command == d.Verify }) {
-				fmt.Fprintf(w, "  after the restart: %s\n", d.Verify)
+				writeLabelled(w, "  after the restart:", d.Verify, "    ")
 			}
 		}
 		for _, n := range d.Notes {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,6 +113,7 @@ func TestDecisionSavingClaims(t *testing.T) {
 		if err := DecisionText(&text, d); err != nil {
 			t.Fatal(err)
 		}
+		fitsWidths(t, tc.name, func(w io.Writer) error { return DecisionText(w, d) })
 		if err := DecisionMarkdown(&md, d); err != nil {
 			t.Fatal(err)
 		}

@@ -36,13 +36,13 @@ func campaignPreview(w io.Writer, p *campaign.Preview) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintln(ew, DryRunLine)
 	fmt.Fprintln(ew)
-	fmt.Fprintf(ew, "campaign start --via %s: %d configurations, %d boots, suite %s, %s\n",
-		termSafe(p.Via), len(p.Configs), len(p.Steps), termSafe(p.Suite), estimateText(p.Estimate))
-	fmt.Fprintf(ew, "labels %s-CONFIG", termSafe(p.Label))
+	writeWrapped(ew, fmt.Sprintf("campaign start --via %s: %d configurations, %d boots, suite %s, %s",
+		termSafe(p.Via), len(p.Configs), len(p.Steps), termSafe(p.Suite), estimateText(p.Estimate)), "", "  ")
+	labels := fmt.Sprintf("labels %s-CONFIG", termSafe(p.Label))
 	if p.LabelFromID {
-		fmt.Fprint(ew, " (XXXXXX: the end of the campaign's id, drawn at start; --label names them)")
+		labels += " (XXXXXX: the end of the campaign's id, drawn at start; --label names them)"
 	}
-	fmt.Fprintln(ew)
+	writeWrapped(ew, labels, "", "  ")
 	seedLine(ew, "seed", "start", "--seed", p.Seed, p.SeedDrawn)
 	fmt.Fprintln(ew)
 	fmt.Fprintln(ew, "configurations:")
@@ -93,10 +93,10 @@ func labPreview(w io.Writer, p *lab.Preview) error {
 	if p.Probe != nil {
 		fmt.Fprintf(ew, "lab: a probe boot, then the boots of the plan, accel %s\n", termSafe(p.Accel))
 	} else {
-		fmt.Fprintf(ew, "lab: %d boots, accel %s, %s\n", n, termSafe(p.Accel), estimateText(p.Estimate))
+		writeWrapped(ew, fmt.Sprintf("lab: %d boots, accel %s, %s", n, termSafe(p.Accel), estimateText(p.Estimate)), "", "  ")
 	}
 	if p.AccelNote != "" {
-		fmt.Fprintf(ew, "  %s\n", termSafe(p.AccelNote))
+		writeForeign(ew, termSafe(p.AccelNote), p.AccelNote, "  ", "    ")
 	}
 	if p.Accel == vm.AccelTCG {
 		fmt.Fprintln(ew, "  emulated (TCG): timings are not hardware costs")
@@ -129,7 +129,7 @@ func labPreview(w io.Writer, p *lab.Preview) error {
 		for i, a := range b.QEMU {
 			q[i] = advise.ShellQuote(termSafe(a))
 		}
-		fmt.Fprintf(ew, "  qemu: %s\n", strings.Join(q, " "))
+		writeLabelled(ew, "  qemu:", strings.Join(q, " "), "    ")
 	}
 	fmt.Fprintln(ew)
 	for _, note := range p.Notes {
@@ -142,7 +142,7 @@ func labPreview(w io.Writer, p *lab.Preview) error {
 // preview drew it, that the real command draws another unless given flag.
 func seedLine(w io.Writer, what, who, flag string, seed int64, drawn bool) {
 	if drawn {
-		fmt.Fprintf(w, "boot order from %s %d, drawn for this preview: %s draws another; give it %s %d for this order\n", what, seed, who, flag, seed)
+		writeWrapped(w, fmt.Sprintf("boot order from %s %d, drawn for this preview: %s draws another; give it %s %d for this order", what, seed, who, flag, seed), "", "  ")
 		return
 	}
 	fmt.Fprintf(w, "boot order from %s %d\n", what, seed)

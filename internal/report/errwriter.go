@@ -19,3 +19,6 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// TextWidth is the width of the writer it writes to (widthOf).
+func (e *errWriter) TextWidth() int { return widthOf(e.w) }

@@ -90,8 +90,8 @@ func csvCell(s string) string { return safetext.Cell(s) }
 // renderers also escape each foreign field (termSafe), so that a line
 // break in one cannot forge a line; this is the net under them.
 func plainText(w io.Writer, render func(w io.Writer) error) error {
-	var b strings.Builder
-	err := render(&b)
+	b := newTextBuf(w)
+	err := render(b)
 	if _, werr := io.WriteString(w, safetext.Text(b.String())); err == nil {
 		err = werr
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sectax/sectax/internal/fleet"
 	"github.com/sectax/sectax/internal/stats"
@@ -48,30 +47,35 @@ func fleetHeadline(rep *fleet.Report) string {
 }
 
 func fleetText(w io.Writer, rep *fleet.Report) error {
-	var b strings.Builder
+	b := newTextBuf(w)
 	if rep.Synthetic {
-		fmt.Fprintf(&b, "%s\n\n", FleetSyntheticNote)
+		writeWrapped(b, FleetSyntheticNote, "", "  ")
+		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "%s\n", termSafe(fleetHeadline(rep)))
+	writeForeign(b, termSafe(fleetHeadline(rep)), fleetHeadline(rep), "", "  ")
 	if len(rep.Groups) == 0 {
-		fmt.Fprintf(&b, "\nno runs labelled %s or %s\n", termSafe(rep.On), termSafe(rep.Off))
+		fmt.Fprintf(b, "\nno runs labelled %s or %s\n", termSafe(rep.On), termSafe(rep.Off))
 	}
 	for _, g := range rep.Groups {
-		fmt.Fprintf(&b, "\n%s\n  %d of %d hosts with a verified on/off pair\n", termSafe(fleetGroupTitle(g)), len(g.Paired), len(g.Hosts))
+		b.WriteString("\n")
+		writeForeign(b, termSafe(fleetGroupTitle(g)), fleetGroupTitle(g), "", "  ")
+		fmt.Fprintf(b, "  %d of %d hosts with a verified on/off pair\n", len(g.Paired), len(g.Hosts))
 		if len(g.Workloads) > 0 {
 			// Columns as wide as their longest cell: a long parameter
 			// list no longer pushes its row out of line.
-			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(tw, "  workload\tmetric\ttax\tinterval\thosts\n")
-			for _, t := range g.Workloads {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\n", termSafe(fleetWorkload(t)), termSafe(t.Metric), stats.FormatPct(t.Median), fleetInterval(t), t.Hosts)
+			t := &table{}
+			t.add(cell{text: "  workload"}, cell{text: "metric"}, cell{text: "tax", right: true}, cell{text: "interval"}, cell{text: "hosts", right: true})
+			for _, x := range g.Workloads {
+				t.add(cell{text: "  " + fleetWorkload(x)}, cell{text: x.Metric}, cell{text: stats.FormatPct(x.Median), right: true},
+					cell{text: fleetInterval(x)}, cell{text: fmt.Sprint(x.Hosts), right: true})
 			}
-			if err := tw.Flush(); err != nil {
+			if err := t.write(b, false); err != nil {
 				return err
 			}
 		}
 		for _, u := range g.Unpaired {
-			fmt.Fprintf(&b, "  not paired: %s: %s\n", termSafe(u.Host), termSafe(u.Why))
+			s := "not paired: " + u.Host + ": " + u.Why
+			writeForeign(b, termSafe(s), s, "  ", "    ")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,6 +31,7 @@ func syntheticFleet(t *testing.T) []fleet.Run {
 // self-contained.
 func TestFleetFormats(t *testing.T) {
 	rep := fleet.Build(syntheticFleet(t), "on", "off")
+	fitsWidths(t, "fleet", func(w io.Writer) error { return FleetFormats.Render(w, "text", rep, Options{}) })
 	for _, f := range FleetFormats.Names() {
 		var b bytes.Buffer
 		if err := FleetFormats.Render(&b, f, rep, Options{}); err != nil {

@@ -19,6 +19,9 @@ type Options struct {
 	// Images are charts written beside the report (sectax compare --png);
 	// the Markdown report links them.
 	Images []Image
+	// Width is the text's widest line in columns (text only; 0: the
+	// width the writer carries, WithWidth, else TextWidth).
+	Width int
 }
 
 // Num renders a value: thousands grouped from 1000 up ("5,353,135"), else
@@ -157,8 +160,59 @@ func orUnknown(v []string) string {
 }
 
 // TextWidth is the widest line, in runes, of the text sectax prints for
-// people (run, show, env): what does not fit is wrapped with an indent.
+// people when it knows no other width (not a terminal, no $COLUMNS):
+// what does not fit is wrapped with an indent, a table too wide is split.
 const TextWidth = 100
+
+// MinWidth is the narrowest width text is laid out for: below it a
+// table's key column and one value no longer fit side by side.
+const MinWidth = 40
+
+// The width of text travels with the writer it is written to: the text
+// renderers take an io.Writer, and the one wrapped by WithWidth says how
+// wide a line may be to every helper that writes to it (writeWrapped,
+// the tables), and to the buffers a renderer builds (newTextBuf).
+
+// widther is a writer that knows the width of its lines.
+type widther interface{ TextWidth() int }
+
+// widthWriter is a writer with a width (WithWidth).
+type widthWriter struct {
+	io.Writer
+	width int
+}
+
+func (w widthWriter) TextWidth() int { return w.width }
+
+// WithWidth is w with lines at most width columns wide for the text
+// written to it (width <= 0: w as it is; below MinWidth: MinWidth).
+func WithWidth(w io.Writer, width int) io.Writer {
+	if width <= 0 {
+		return w
+	}
+	return widthWriter{Writer: w, width: max(width, MinWidth)}
+}
+
+// widthOf is the width of the lines written to w: its WithWidth, else
+// TextWidth.
+func widthOf(w io.Writer) int {
+	if x, ok := w.(widther); ok && x.TextWidth() > 0 {
+		return x.TextWidth()
+	}
+	return TextWidth
+}
+
+// textBuf is a buffer a text renderer builds before it writes, with the
+// width of the writer it is for.
+type textBuf struct {
+	strings.Builder
+	width int
+}
+
+func (b *textBuf) TextWidth() int { return b.width }
+
+// newTextBuf is a buffer for text written to w, at w's width.
+func newTextBuf(w io.Writer) *textBuf { return &textBuf{width: widthOf(w)} }
 
 // wrap breaks s at spaces into lines of at most width runes, the first
 // starting with first and the others with rest (an indent). A word longer
@@ -198,17 +252,19 @@ func Fit(s string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
-// writeWrapped writes s wrapped by wrap at TextWidth, one line each.
+// writeWrapped writes s wrapped by wrap at w's width, one line each.
 func writeWrapped(w io.Writer, s, first, rest string) {
-	for _, l := range wrap(s, first, rest, TextWidth) {
+	for _, l := range wrap(s, first, rest, widthOf(w)) {
 		fmt.Fprintln(w, l)
 	}
 }
 
 // writeTableWrapped lays out rows (already made safe) in aligned columns,
 // the last of which, prose, wraps at its spaces under its own column so
-// that the table fits TextWidth; where that column would start past
-// TextWidth-40 its text goes under the row instead, indented by 4 more.
+// that the table fits w's width; where that column would start past
+// width-40, or a word of it would not fit beside the row, its text goes
+// under the row instead, indented by 4 more; where even the columns
+// before it do not fit, each row is a record of "header: cell" lines.
 // raw[i] is what row i's last cell was made from (writeForeign's rule).
 func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 	if len(rows) == 0 {
@@ -225,19 +281,89 @@ func writeTableWrapped(w io.Writer, rows [][]string, raw []string) {
 	for _, x := range widths {
 		lead += x + 2
 	}
+	if lead > widthOf(w) && len(rows) > 1 {
+		// Even the columns before the prose are too wide: each row as a
+		// record under its first cell, a line per column named by the
+		// header (rows[0]).
+		head := rows[0]
+		for i, r := range rows[1:] {
+			fmt.Fprintln(w, strings.TrimRight(r[0], " "))
+			ind := strings.Repeat(" ", 2+len(r[0])-len(strings.TrimLeft(r[0], " ")))
+			for j := 1; j < n; j++ {
+				writeWrapped(w, r[j], ind+strings.TrimSpace(head[j])+": ", ind+"  ")
+			}
+			writeForeign(w, r[n], raw[i+1], ind+strings.TrimSpace(head[n])+": ", ind+"  ")
+		}
+		return
+	}
 	for i, r := range rows {
 		var b strings.Builder
 		for j, c := range r[:n] {
 			b.WriteString(c + strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c)+2))
 		}
 		first, last := b.String(), r[n]
-		if lead > TextWidth-40 {
+		longest := 0 // a word wider than what is left beside the row goes under it
+		for _, f := range strings.Fields(last) {
+			longest = max(longest, utf8.RuneCountInString(f))
+		}
+		if lead > widthOf(w)-40 || lead+longest > widthOf(w) {
 			fmt.Fprintln(w, strings.TrimRight(first, " "))
 			ind := strings.Repeat(" ", 4+len(first)-len(strings.TrimLeft(first, " ")))
 			writeForeign(w, last, raw[i], ind, ind)
 			continue
 		}
 		writeForeign(w, last, raw[i], first, strings.Repeat(" ", lead))
+	}
+}
+
+// Prose writes s, one paragraph, wrapped at its spaces to w's width
+// (WithWidth), its later lines indented by two.
+func Prose(w io.Writer, s string) error {
+	ew := &errWriter{w: w}
+	writeForeign(ew, termSafe(s), s, "", "  ")
+	return ew.err
+}
+
+// writeLabelled writes label and then cmd, a line to copy, on one line
+// when they fit w's width, else cmd whole on a line of its own after
+// label, indented by ind.
+func writeLabelled(w io.Writer, label, cmd, ind string) {
+	if l := label + " " + cmd; utf8.RuneCountInString(l) <= widthOf(w) {
+		fmt.Fprintln(w, l)
+		return
+	}
+	fmt.Fprintf(w, "%s\n%s%s\n", strings.TrimRight(label, " "), ind, cmd)
+}
+
+// writeQuoting writes s, made safe from raw, as writeForeign does, but
+// never breaks inside a "quoted" part that holds an escape (a file's line
+// quoted with %q: a break there would start a line with words the file
+// chose).
+func writeQuoting(w io.Writer, s, raw, first, rest string) {
+	const keep = "\uE000" // stands for a space inside quotes while wrapping
+	if strings.Contains(s, keep) {
+		writeForeign(w, s, raw, first, rest)
+		return
+	}
+	// Only a quoted part that holds an escape (\n, \x1b: %q's or
+	// termSafe's) is kept whole: one without is plain words.
+	var b strings.Builder
+	parts := strings.Split(s, `"`)
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(`"`)
+		}
+		if i%2 == 1 && strings.Contains(p, `\`) {
+			p = strings.ReplaceAll(p, " ", keep)
+		}
+		b.WriteString(p)
+	}
+	if termSafe(raw) != raw {
+		fmt.Fprintln(w, first+s)
+		return
+	}
+	for _, l := range wrap(b.String(), first, rest, widthOf(w)) {
+		fmt.Fprintln(w, strings.ReplaceAll(l, keep, " "))
 	}
 }
 

@@ -20,16 +20,17 @@ func LabMatrix(w io.Writer, m *lab.Matrix) error {
 }
 
 func labMatrix(w io.Writer, m *lab.Matrix) error {
-	var b strings.Builder
+	b := newTextBuf(w)
 	for _, h := range m.Headline {
-		fmt.Fprintln(&b, h)
+		writeWrapped(b, h, "", "  ")
 	}
 	seen := map[string]bool{}
 	var warnings []string
 	for _, g := range m.Groups {
 		c := g.Comparison
-		fmt.Fprintf(&b, "\n%s\n%s.\n", termSafe(g.Title), capital(conclusionOf(c)))
-		textSides(&b, c, "")
+		fmt.Fprintf(b, "\n%s\n", termSafe(g.Title))
+		writeWrapped(b, capital(conclusionOf(c))+".", "", "  ")
+		textSides(b, c, "")
 		if _, err := io.WriteString(w, b.String()); err != nil {
 			return err
 		}
@@ -38,7 +39,8 @@ func labMatrix(w io.Writer, m *lab.Matrix) error {
 			return err
 		}
 		for i, rep := range c.Comparisons {
-			fmt.Fprintf(&b, "  %s vs A: %s\n", compare.SideLetter(i+1), termSafe(envSummary(rep)))
+			s := envSummary(rep)
+			writeForeign(b, termSafe(s), s, "  "+compare.SideLetter(i+1)+" vs A: ", "    ")
 			for _, wn := range rep.Warnings {
 				if !seen[wn.Message] {
 					seen[wn.Message] = true
@@ -50,7 +52,7 @@ func labMatrix(w io.Writer, m *lab.Matrix) error {
 	if len(warnings) > 0 {
 		b.WriteString("\nwarnings:\n")
 		for _, m := range warnings {
-			fmt.Fprintf(&b, "  %s\n", termSafe(m))
+			writeForeign(b, termSafe(m), m, "  - ", "    ")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,9 +69,11 @@ func TestLabMatrixGolden(t *testing.T) {
 		gs = append(gs, lab.Group{Title: g.title, Comparison: c})
 	}
 	var b strings.Builder
-	if err := LabMatrix(&b, &lab.Matrix{Headline: []string{compare.TCGHeadline, "lab matrix: 2 kernel(s) × 2 configurations, accelerator tcg"}, Groups: gs}); err != nil {
+	m := &lab.Matrix{Headline: []string{compare.TCGHeadline, "lab matrix: 2 kernel(s) × 2 configurations, accelerator tcg"}, Groups: gs}
+	if err := LabMatrix(&b, m); err != nil {
 		t.Fatal(err)
 	}
+	fitsWidths(t, "lab matrix", func(w io.Writer) error { return LabMatrix(w, m) })
 	out := b.String()
 	testutil.Golden(t, filepath.Join("testdata", "lab-matrix.text"), []byte(out))
 	if !strings.Contains(out, "B vs A: command line +mitigations=off; 1 vulnerability files changed") {

@@ -95,13 +95,14 @@ func (r *Formats[T]) Names() []string { return r.list.Names() }
 // Check refuses a format the model has no renderer for (a usage error).
 func (r *Formats[T]) Check(name string) error { return r.list.Check(name) }
 
-// Render lays v out in the named format.
+// Render lays v out in the named format, its text opt.Width wide (0:
+// w's width, WithWidth, else TextWidth).
 func (r *Formats[T]) Render(w io.Writer, name string, v T, opt Options) error {
 	f, ok := r.render[name]
 	if !ok {
 		return r.Check(name)
 	}
-	return f(w, v, opt)
+	return f(WithWidth(w, opt.Width), v, opt)
 }
 
 // The descriptions shared by several tables.

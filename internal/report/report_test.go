@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,6 +110,7 @@ func TestGoldens(t *testing.T) {
 	ra, rb := runSides()
 	for name, sides := range map[string][2]compare.Side{"study-wsl3": {ba, bb}, "runs": {ra, rb}} {
 		c := comparison(t, sides[0], sides[1])
+		fitsWidths(t, name, func(w io.Writer) error { return Text(w, c, Options{}) })
 		for _, format := range []string{"text", "md", "json", "csv", "benchfmt"} {
 			testutil.Golden(t, filepath.Join("testdata", name+"."+format), render(t, c, format, false))
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -42,4 +43,5 @@ func TestRunTextPrecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Golden(t, filepath.Join("testdata", "run-precision.text"), b.Bytes())
+	fitsWidths(t, "run", func(w io.Writer) error { return RunText(w, r) })
 }

@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/compare"
@@ -54,7 +54,7 @@ func resultsText(w io.Writer, r *run.Run) error {
 		}
 		lines := []string{Clip(title, 512)}
 		if termSafe(title) == title { // foreign text stays on its line (writeForeign)
-			lines = wrap(lines[0], "", "    ", TextWidth)
+			lines = wrap(lines[0], "", "    ", widthOf(w))
 		}
 		for _, l := range lines {
 			t.Line(l)
@@ -153,8 +153,11 @@ func crosscheckText(w io.Writer, r *run.Run) error {
 		fmt.Fprintf(w, "kernel %s\n", r.Env.Kernel.Release)
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "workload\tparameters\tmetric\tunit\tnative median [95% interval]\tperf median [95% interval]\tnative/perf\tn\t")
+	// A workload's title on a line of its own, a row per metric; too
+	// wide a table splits after the medians.
+	t := &table{starts: []int{1, 3}}
+	t.add(cell{text: "workload / metric"}, cell{text: "native median [95% interval]"}, cell{text: "perf median [95% interval]"},
+		cell{text: "native/perf", right: true}, cell{text: "n", right: true})
 	for i := range r.Results {
 		nat := &r.Results[i]
 		if nat.Engine != "native" {
@@ -167,13 +170,8 @@ func crosscheckText(w io.Writer, r *run.Run) error {
 				prf = &r.Results[j]
 			}
 		}
-		first := true
+		t.add(cell{text: strings.TrimSpace(nat.Workload + " " + run.ParamsKey(nat.Params))})
 		for _, m := range nat.Metrics {
-			wl, ps := nat.Workload, run.ParamsKey(nat.Params)
-			if !first {
-				wl, ps = "", ""
-			}
-			first = false
 			ns := summarizeRun(m.Samples)
 			perfCol, ratio, n := "(perf does not report it)", "", fmt.Sprint(ns.n)
 			if prf != nil {
@@ -186,11 +184,11 @@ func crosscheckText(w io.Writer, r *run.Run) error {
 					n = fmt.Sprintf("%d+%d", ns.n, ps.n)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", wl, ps, m.Name, m.Unit,
-				ns.median+" ["+ns.interval+"]", perfCol, ratio, n)
+			t.add(cell{text: "  " + m.Name + " (" + m.Unit + ")"}, cell{text: ns.median + " [" + ns.interval + "]"}, cell{text: perfCol},
+				cell{text: ratio, right: true}, cell{text: n, right: true})
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w, false); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\nnative/perf is the ratio of medians; 1.000 means identical.")
@@ -209,7 +207,7 @@ func crosscheckText(w io.Writer, r *run.Run) error {
 	}
 	notes = append(notes, r.Notes...)
 	for _, n := range notes {
-		fmt.Fprintf(w, "  %s\n", n)
+		writeWrapped(w, n, "  ", "    ")
 	}
 	return nil
 }

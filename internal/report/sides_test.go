@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,6 +75,7 @@ func TestMultiGoldens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		fitsWidths(t, name, func(w io.Writer) error { return Text(w, mr, Options{}) })
 		for _, format := range []string{"text", "md", "json", "csv", "benchfmt"} {
 			testutil.Golden(t, filepath.Join("testdata", name+"."+format), render(t, mr, format, false))
 		}
@@ -251,7 +253,20 @@ func TestHostileTextMulti(t *testing.T) {
 // what it means; the HTML page has the same sections per workload.
 func TestOneLayout(t *testing.T) {
 	ra, rb := runSides()
-	pair, three := allFormats(t, comparison(t, ra, rb)), allFormats(t, comparison(t, runSidesMulti()...))
+	pc, tc := comparison(t, ra, rb), comparison(t, runSidesMulti()...)
+	pair, three := allFormats(t, pc), allFormats(t, tc)
+	// The text's table as one, at a width where it needs no split
+	// (table.parts; TestTableParts).
+	for _, x := range []struct {
+		out map[string]string
+		c   *compare.Comparison
+	}{{pair, pc}, {three, tc}} {
+		var b strings.Builder
+		if err := ComparisonFormats.Render(&b, "text", x.c, Options{Width: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		x.out["text"] = b.String()
+	}
 	first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 	if first(pair["csv"]) != first(three["csv"]) || first(pair["csv"]) != strings.Join(CSVHeader, ",") {
 		t.Errorf("CSV headers differ: %q, %q", first(pair["csv"]), first(three["csv"]))

@@ -28,6 +28,10 @@ type cell struct {
 // colour codes are added after padding so that they do not skew them.
 type table struct {
 	rows [][]cell
+	// starts are the columns (after the first, which names a row and is
+	// repeated in each part of a table too wide: parts) where a group of
+	// columns that belong together starts (nil: each column its own group).
+	starts []int
 }
 
 func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
@@ -75,8 +79,128 @@ func (t *table) write(w io.Writer, color bool) error {
 			r[i].text = termSafe(r[i].text) // nothing raw reaches the terminal
 		}
 	}
-	widths := t.widths()
 	var b strings.Builder
+	for i, part := range t.parts(widthOf(w)) {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		part.writeTo(&b, color)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// parts splits t, when its columns are wider than width, into tables
+// that each fit it where they can: each with t's key column (the first)
+// and as many of the other columns as fit, the
+// columns of one group (t.starts) kept together where they fit beside
+// the key columns. A row with nothing in a part's columns but the key
+// is left out of it, but for a line that spans the table.
+func (t *table) parts(width int) []*table {
+	widths := t.widths()
+	const keep = 1 // the key column
+	if len(widths) <= keep+1 || colsWidth(widths, seq(0, len(widths))) <= width {
+		return []*table{t}
+	}
+	keyW := colsWidth(widths, seq(0, keep))
+	var groups [][]int
+	starts := append(append([]int{}, t.starts...), len(widths))
+	from := keep
+	for _, s := range starts {
+		if s > from && s <= len(widths) {
+			groups = append(groups, seq(from, s))
+			from = s
+		}
+	}
+	if from < len(widths) {
+		groups = append(groups, seq(from, len(widths)))
+	}
+	var cols [][]int
+	var cur []int
+	add := func(g []int) {
+		if len(cur) > 0 && keyW+2+colsWidth(widths, append(append([]int{}, cur...), g...)) > width {
+			cols, cur = append(cols, cur), nil
+		}
+		cur = append(cur, g...)
+	}
+	for _, g := range groups {
+		if len(g) > 1 && keyW+2+colsWidth(widths, g) > width {
+			for _, c := range g { // a group too wide on its own: its columns apart
+				add([]int{c})
+			}
+			continue
+		}
+		add(g)
+	}
+	cols = append(cols, cur)
+	var out []*table
+	for _, cs := range cols {
+		part := &table{}
+		for _, r := range t.rows {
+			if len(r) == 1 {
+				part.rows = append(part.rows, r)
+				continue
+			}
+			row, any := append([]cell{}, r[:min(keep, len(r))]...), false
+			for len(row) < keep {
+				row = append(row, cell{})
+			}
+			for _, c := range cs {
+				ce := cell{}
+				if c < len(r) {
+					ce = r[c]
+				}
+				any = any || ce.text != ""
+				row = append(row, ce)
+			}
+			if !any && strings.TrimSpace(cellsText(row[:keep])) == "" {
+				continue
+			}
+			part.rows = append(part.rows, row)
+		}
+		// A spanning line with none of the part's rows under it (the
+		// title of what another part holds) is left out too.
+		var rows [][]cell
+		for i, r := range part.rows {
+			if len(r) == 1 && i > 0 && (i+1 == len(part.rows) || len(part.rows[i+1]) == 1) {
+				continue
+			}
+			rows = append(rows, r)
+		}
+		part.rows = rows
+		out = append(out, part)
+	}
+	return out
+}
+
+// colsWidth is the width of the columns cols of widths side by side.
+func colsWidth(widths []int, cols []int) int {
+	n := 2 * max(len(cols)-1, 0)
+	for _, c := range cols {
+		n += widths[c]
+	}
+	return n
+}
+
+func seq(from, to int) []int {
+	var s []int
+	for i := from; i < to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+func cellsText(cs []cell) string {
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString(c.text)
+	}
+	return b.String()
+}
+
+// writeTo writes t's rows (already made safe) in aligned columns.
+func (t *table) writeTo(b *strings.Builder, color bool) {
+	widths := t.widths()
 	for _, r := range t.rows {
 		var line strings.Builder
 		for i, c := range r {
@@ -102,8 +226,6 @@ func (t *table) write(w io.Writer, color bool) error {
 		}
 		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func verdictColor(v string) string {
@@ -129,11 +251,11 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 		return s
 	}
 	ts := termSafe
-	var b strings.Builder
-	for _, l := range wrap(Headlined(c.Headline, capital(conclusionOf(c))+"."), "", "  ", TextWidth) {
-		fmt.Fprintf(&b, "%s\n", paint(ansiBold, l))
+	b := newTextBuf(w)
+	for _, l := range wrap(Headlined(c.Headline, capital(conclusionOf(c))+"."), "", "  ", b.width) {
+		fmt.Fprintf(b, "%s\n", paint(ansiBold, l))
 	}
-	textSides(&b, c, "")
+	textSides(b, c, "")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
@@ -142,27 +264,27 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 		return err
 	}
 	if l := bootShareLine(c); l != "" {
-		writeForeign(&b, termSafe(l), l, "", "  ")
+		writeForeign(b, termSafe(l), l, "", "  ")
 	}
 	for i, rep := range c.Comparisons {
 		l := compare.SideLetter(i + 1)
-		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, fmt.Sprintf("%s = %s against A = %s", l, ts(rep.B.Ref), ts(rep.A.Ref))))
-		writeWrapped(&b, capital(sideConclusion(l, rep.Conclusion, rep.Alpha))+".", "  ", "    ")
+		fmt.Fprintf(b, "\n%s\n", paint(ansiBold, fmt.Sprintf("%s = %s against A = %s", l, ts(rep.B.Ref), ts(rep.A.Ref))))
+		writeWrapped(b, capital(sideConclusion(l, rep.Conclusion, rep.Alpha))+".", "  ", "    ")
 		if lines := Meaning(rep, l); len(lines) > 0 {
 			b.WriteString("  What this means:\n")
 			for _, line := range lines {
-				writeForeign(&b, ts(line), line, "    - ", "      ")
+				writeForeign(b, ts(line), line, "    - ", "      ")
 			}
 		}
-		textUnmatched(&b, rep, l, "  ")
+		textUnmatched(b, rep, l, "  ")
 		for _, wl := range rep.Workloads {
 			if len(wl.MetricsOnlyA)+len(wl.MetricsOnlyB) > 0 {
 				s := wl.Title() + ": " + onlyMetrics(wl, l)
-				writeForeign(&b, ts(s), s, "  ", "    ")
+				writeForeign(b, ts(s), s, "  ", "    ")
 			}
 		}
 		b.WriteString("  Environment differences:\n")
-		textEnv(&b, rep, paint, "  ")
+		textEnv(b, rep, paint, "  ")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -170,7 +292,7 @@ func Text(w io.Writer, c *compare.Comparison, opt Options) error {
 
 // textSides names the sides by letter, each with its description, and
 // explains the columns (legendOf), each line indented by ind.
-func textSides(b *strings.Builder, c *compare.Comparison, ind string) {
+func textSides(b *textBuf, c *compare.Comparison, ind string) {
 	ts := termSafe
 	b.WriteString(ind + "sectax compare:")
 	for i, ref := range c.Sides() {
@@ -197,16 +319,33 @@ func textSides(b *strings.Builder, c *compare.Comparison, ind string) {
 // means under their title.
 func textTable(w io.Writer, c *compare.Comparison, color bool) error {
 	t := buildTextTable(c, false)
-	if t.width() > TextWidth {
-		t = buildTextTable(c, true)
+	if t.width() <= widthOf(w) {
+		return t.write(w, color)
 	}
-	return t.write(w, color)
+	// The narrow table, split if still too wide, and the geometric means
+	// under it as prose.
+	if err := buildTextTable(c, true).write(w, color); err != nil {
+		return err
+	}
+	var geo []string
+	for i, rep := range c.Comparisons {
+		if g := geomeanCell(rep); g != "" {
+			geo = append(geo, compare.SideLetter(i+1)+" "+g)
+		}
+	}
+	if len(geo) > 0 {
+		writeWrapped(w, "geomean of the primary speedups: "+strings.Join(geo, ", "), "", "  ")
+	}
+	return nil
 }
 
 func buildTextTable(c *compare.Comparison, narrow bool) *table {
 	var t table
 	head := []cell{{text: "workload / metric"}, {text: "A", right: true}}
 	for i := range c.Comparisons {
+		// Each side's columns together, A's apart: a table too wide splits
+		// between them (table.parts).
+		t.starts = append(t.starts, len(head))
 		for _, col := range sideColumns {
 			head = append(head, cell{text: col.head(compare.SideLetter(i + 1)), right: col.right})
 		}
@@ -245,11 +384,11 @@ func buildTextTable(c *compare.Comparison, narrow bool) *table {
 			t.add(under...)
 		}
 	}
+	if narrow {
+		return &t // the geometric means under it (textTable)
+	}
 	title := "geomean of the primary speedups"
 	geo := []cell{{text: title}, {text: ""}}
-	if narrow {
-		geo[0].text = ""
-	}
 	hasGeo := false
 	for _, rep := range c.Comparisons {
 		g := geomeanCell(rep)
@@ -257,9 +396,6 @@ func buildTextTable(c *compare.Comparison, narrow bool) *table {
 		geo = append(geo, cell{text: ""}, cell{text: g}, cell{text: ""})
 	}
 	if hasGeo {
-		if narrow {
-			t.add(cell{text: title})
-		}
 		t.add(geo...)
 	}
 	return &t
@@ -267,22 +403,22 @@ func buildTextTable(c *compare.Comparison, narrow bool) *table {
 
 // textUnmatched lists the workloads without a partner, side B named by
 // letter l, each line indented by ind.
-func textUnmatched(b *strings.Builder, rep *compare.Report, l, ind string) {
+func textUnmatched(b *textBuf, rep *compare.Report, l, ind string) {
 	if len(rep.OnlyA)+len(rep.OnlyB) == 0 {
 		return
 	}
 	b.WriteString(ind + "Unmatched workloads (not compared):\n")
 	for _, u := range rep.OnlyA {
-		fmt.Fprintf(b, "%s  only in A: %s\n", ind, termSafe(u.String()))
+		writeForeign(b, termSafe(u.String()), u.String(), ind+"  only in A: ", ind+"    ")
 	}
 	for _, u := range rep.OnlyB {
-		fmt.Fprintf(b, "%s  only in %s: %s\n", ind, l, termSafe(u.String()))
+		writeForeign(b, termSafe(u.String()), u.String(), ind+"  only in "+l+": ", ind+"    ")
 	}
 }
 
 // textEnv writes the environment differences, notes and warnings of a
 // comparison, each line indented by ind.
-func textEnv(b *strings.Builder, rep *compare.Report, paint func(code, s string) string, ind string) {
+func textEnv(b *textBuf, rep *compare.Report, paint func(code, s string) string, ind string) {
 	ts := termSafe
 	env := rep.Env
 	if env.CmdlineKnown {

@@ -18,7 +18,7 @@ func WorkloadsText(w io.Writer, ws []workload.Workload) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s — %s\n", in.ID, in.Title)
+		writeWrapped(w, in.ID+" — "+in.Title, "", "  ")
 		if in.Perf != "" {
 			fmt.Fprintf(w, "  perf:     %s\n", in.Perf)
 		}

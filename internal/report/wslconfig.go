@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/sectax/sectax/internal/wslconfig"
@@ -20,26 +21,33 @@ func WSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 
 func wSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "file:     %s\nfound by: %s\n", s.Path, s.Source)
+	// The file's path and its kernel command line stay whole, on a line of
+	// their own when they do not fit after their name (writeLabelled).
+	fmt.Fprintf(ew, "file:     %s\n", s.Path) // a path to copy: whole
+	writeForeign(ew, termSafe(s.Source), s.Source, "found by: ", "  ")
 	switch {
 	case !s.Exists:
-		fmt.Fprintf(ew, "the file does not exist: WSL uses its defaults, and kernelCommandLine is not set\n")
+		writeWrapped(ew, "the file does not exist: WSL uses its defaults, and kernelCommandLine is not set", "", "  ")
 	case s.Kernel != nil:
 		fmt.Fprintf(ew, "format:   %s, %s line endings\n", s.Encoding, s.LineEndings)
-		fmt.Fprintf(ew, "kernelCommandLine = %s\n", s.Kernel.Value)
-		fmt.Fprintf(ew, "  from line %d, in [%s]; WSL appends it to its own kernel parameters, so it wins over them\n", s.Kernel.Line, s.Kernel.Section)
+		writeLabelled(ew, "kernelCommandLine =", termSafe(s.Kernel.Value), "  ")
+		l := fmt.Sprintf("from line %d, in [%s]; WSL appends it to its own kernel parameters, so it wins over them", s.Kernel.Line, s.Kernel.Section)
+		writeForeign(ew, termSafe(l), l, "  ", "    ")
 		if len(s.Kernel.Params) > 0 {
-			fmt.Fprintf(ew, "  parameters: %s\n", strings.Join(s.Kernel.Params, ", "))
+			l := strings.Join(s.Kernel.Params, ", ")
+			writeForeign(ew, termSafe(l), l, "  parameters: ", "    ")
 		}
 	default:
 		fmt.Fprintf(ew, "format:   %s, %s line endings\n", s.Encoding, s.LineEndings)
-		fmt.Fprintf(ew, "kernelCommandLine is not set in [wsl2]: the kernel runs with its defaults (mitigations=auto)\n")
+		writeWrapped(ew, "kernelCommandLine is not set in [wsl2]: the kernel runs with its defaults (mitigations=auto)", "", "  ")
 	}
 	for _, d := range s.Warnings {
-		fmt.Fprintf(ew, "warning: line %d: %s\n", d.Line, d.Msg)
+		l := fmt.Sprintf("warning: line %d: %s", d.Line, d.Msg)
+		writeForeign(ew, termSafe(l), l, "", "  ")
 	}
 	for _, d := range s.Errors {
-		fmt.Fprintf(ew, "error: line %d: %s (set and unset refuse this file until the line is fixed)\n", d.Line, d.Msg)
+		l := fmt.Sprintf("error: line %d: %s (set and unset refuse this file until the line is fixed)", d.Line, d.Msg)
+		writeForeign(ew, termSafe(l), l, "", "  ")
 	}
 	return ew.err
 }
@@ -50,30 +58,38 @@ func wSLConfigText(w io.Writer, s *wslconfig.Shown) error {
 func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 	ew := &errWriter{w: w}
 	res := e.Result
+	// say writes a sentence that may quote the file's path or a value,
+	// wrapped to the width (writeForeign).
+	say := func(s string) { writeForeign(ew, termSafe(s), s, "", "  ") }
 	switch {
 	case !res.Changed && e.Verb == "set":
-		fmt.Fprintf(ew, "%s: kernelCommandLine (line %d) already has %s; nothing to change\n", e.Path, res.Line, strings.Join(e.Params, " "))
+		say(fmt.Sprintf("%s: kernelCommandLine (line %d) already has %s; nothing to change", filepath.Base(e.Path), res.Line, strings.Join(e.Params, " ")))
+		fmt.Fprintf(ew, "  file: %s\n", e.Path)
 		return ew.err
 	case !res.Changed:
-		fmt.Fprintf(ew, "%s: kernelCommandLine has none of %s; nothing to change\n", e.Path, strings.Join(res.Absent, " "))
+		say(fmt.Sprintf("%s: kernelCommandLine has none of %s; nothing to change", filepath.Base(e.Path), strings.Join(res.Absent, " ")))
+		fmt.Fprintf(ew, "  file: %s\n", e.Path)
 		return ew.err
 	case e.DryRun:
 		fmt.Fprintf(ew, "%s\n%s", DryRunLine, e.Diff)
 		return ew.err
 	}
-	where := e.Written
-	if e.Written != e.Path {
-		where = fmt.Sprintf("%s (the target of the link %s)", e.Written, e.Path)
-	}
+	// The file by its name, then its path (and the link's) whole on a line
+	// of its own: where a sentence breaks does not depend on a path.
+	where := filepath.Base(e.Written)
 	switch {
 	case res.Removed:
-		fmt.Fprintf(ew, "updated %s: removed the kernelCommandLine line, nothing was left in it\n", where)
+		say(fmt.Sprintf("updated %s: removed the kernelCommandLine line, nothing was left in it", where))
 	case res.Created == "section":
-		fmt.Fprintf(ew, "updated %s: added a [wsl2] section with kernelCommandLine (line %d)\n", where, res.Line)
+		say(fmt.Sprintf("updated %s: added a [wsl2] section with kernelCommandLine (line %d)", where, res.Line))
 	case res.Created == "key":
-		fmt.Fprintf(ew, "updated %s: added kernelCommandLine to [wsl2] (line %d)\n", where, res.Line)
+		say(fmt.Sprintf("updated %s: added kernelCommandLine to [wsl2] (line %d)", where, res.Line))
 	default:
-		fmt.Fprintf(ew, "updated %s: kernelCommandLine on line %d\n", where, res.Line)
+		say(fmt.Sprintf("updated %s: kernelCommandLine on line %d", where, res.Line))
+	}
+	fmt.Fprintf(ew, "  file: %s\n", e.Written)
+	if e.Written != e.Path {
+		fmt.Fprintf(ew, "  link: %s\n", e.Path) // the link that names it
 	}
 	for _, c := range res.Changes {
 		switch {
@@ -87,25 +103,23 @@ func WSLEditText(w io.Writer, e *wslconfig.Edited, next bool) error {
 	}
 	switch {
 	case !res.Removed && res.New == "":
-		fmt.Fprintf(ew, "kernelCommandLine is now empty; the line stays because deleting it would bring the later kernelCommandLine (which WSL now ignores) into force\n")
+		say("kernelCommandLine is now empty; the line stays because deleting it would bring the later kernelCommandLine (which WSL now ignores) into force")
 	case !res.Removed:
-		fmt.Fprintf(ew, "kernelCommandLine = %s\n", res.New)
+		writeLabelled(ew, "kernelCommandLine =", res.New, "  ")
 	}
 	if len(res.Absent) > 0 {
-		fmt.Fprintf(ew, "not there (nothing to remove): %s\n", strings.Join(res.Absent, " "))
+		say("not there (nothing to remove): " + strings.Join(res.Absent, " "))
 	}
 	if e.Backup != "" {
-		fmt.Fprintf(ew, "backup: %s\n", e.Backup)
+		fmt.Fprintf(ew, "backup: %s\n", e.Backup) // a path to copy: whole
 	} else {
 		fmt.Fprintf(ew, "backup: none (the file is new)\n")
 	}
 	if next {
-		fmt.Fprintf(ew, `next: WSL reads .wslconfig only when its VM starts. In Windows PowerShell or cmd
-(not in this shell) run:
-    wsl --shutdown
-then open the distro again and check that the kernel got the parameters:
-    sectax verify --expect %s
-`, e.Expect)
+		writeWrapped(ew, "next: WSL reads .wslconfig only when its VM starts. In Windows PowerShell or cmd (not in this shell) run:", "", "")
+		fmt.Fprintln(ew, "    wsl --shutdown")
+		writeWrapped(ew, "then open the distro again and check that the kernel got the parameters:", "", "")
+		fmt.Fprintf(ew, "    sectax verify --expect %s\n", e.Expect)
 	}
 	return ew.err
 }

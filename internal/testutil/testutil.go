@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -177,7 +178,10 @@ func WithoutCharts(page []byte) []byte {
 // CopyLine reports whether l is a command line meant to be copied, which
 // stays whole on its own line however wide the terminal: a sectax, shell
 // ("$ ", "PS> ", sudo) or kernel command line (parameters, the first with
-// an "=", and no prose). It is the one exception to the width of text.
+// an "=", and no prose), a command by its absolute path (sectax, or one
+// whose next word is an option), or an absolute path alone on its line or
+// after its name ("backup: /x").
+// It is the one exception to the width of text.
 func CopyLine(l string) bool {
 	t := strings.TrimLeft(l, " ")
 	for _, p := range []string{"sectax ", "$ ", "PS> ", "sudo ", "mitigations=", "BOOT_IMAGE="} {
@@ -186,20 +190,34 @@ func CopyLine(l string) bool {
 		}
 	}
 	f := strings.Fields(t)
+	if len(f) > 1 && strings.HasPrefix(f[0], "/") && (strings.HasSuffix(f[0], "/sectax") || strings.HasPrefix(f[1], "-")) {
+		return true // a command by its path: sectax, or one with options
+	}
+	if len(f) == 1 && strings.HasPrefix(strings.TrimLeft(f[0], "("), "/") {
+		return true // a path, whole on a line of its own (or in parentheses)
+	}
+	if last := f[len(f)-1]; len(f) > 1 && strings.HasPrefix(last, "/") && !slices.ContainsFunc(f[:len(f)-1], func(w string) bool { return !strings.HasSuffix(w, ":") }) {
+		return true // a path after its name ("file: /x", "backup: /x")
+	}
 	return len(f) > 1 && !strings.Contains(t, ": ") && strings.Contains(f[0], "=")
 }
 
 // WideLines are the lines of text wider than width runes (colour codes
-// not counted) that are not a CopyLine, each as "N: line".
+// not counted) that are not a CopyLine nor hold a control character
+// escaped (\x1b, \u2028: text written to mislead stays on its line,
+// report's writeForeign), each as "N: line".
 func WideLines(text string, width int) []string {
 	var out []string
 	for i, l := range strings.Split(text, "\n") {
 		plain := ansi.ReplaceAllString(l, "")
-		if utf8.RuneCountInString(plain) > width && !CopyLine(plain) {
+		if utf8.RuneCountInString(plain) > width && !CopyLine(plain) && !escaped.MatchString(plain) {
 			out = append(out, fmt.Sprintf("%d: %s", i+1, l))
 		}
 	}
 	return out
 }
 
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var (
+	ansi    = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	escaped = regexp.MustCompile(`\\x[0-9a-f]{2}|\\u[0-9a-f]{4}`)
+)

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/testutil"
+)
+
+// textReader reports whether args run a command that only reads and
+// prints text on standard output, so that running it again changes
+// nothing: each is checked at both widths (checkTextWidths).
+func textReader(args []string) bool {
+	var words []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "--db", "--root", "--format", "--target", "--expect", "--kernel", "--accel", "--cpu", "--on", "--off", "--margin", "--alpha", "--baseline":
+			if a == "--format" && i+1 < len(args) && args[i+1] != "text" {
+				return false
+			}
+			i++
+		case "-o", "--output", "--png", "--prove-cache":
+			return false
+		default:
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 {
+		return false
+	}
+	sub := ""
+	if len(words) > 1 {
+		sub = words[1]
+	}
+	switch words[0] {
+	case "env", "workloads", "list", "show", "compare", "baselines", "advise", "verify", "decide", "fleet":
+		return true
+	case "attribute":
+		return sub == "plan" || sub == "report"
+	case "campaign":
+		return sub == "status" || sub == "report" || (sub == "start" && slices.Contains(words, "--dry-run"))
+	case "wslconfig":
+		return sub == "show" || sub == "find"
+	case "lab":
+		return slices.Contains(words, "--dry-run")
+	}
+	return false
+}
+
+// heldOutWidth is the width every text output is checked at besides the
+// default (report.TextWidth) that its goldens hold: the held-out check
+// of issue 49.
+const heldOutWidth = 80
+
+// checkTextWidths: the text out that args printed at the default width,
+// and what they print at heldOutWidth columns, hold no line wider than
+// that but a command line to copy (testutil.CopyLine). Every test that
+// runs a command through sectax or cliEnv.run checks it.
+func checkTextWidths(t *testing.T, deps Deps, args []string, out string) {
+	t.Helper()
+	if !textReader(args) || deps.StdoutWidth != 0 {
+		return
+	}
+	for _, l := range testutil.WideLines(out, report.TextWidth) {
+		t.Errorf("sectax %q at %d columns: line %s", args, report.TextWidth, l)
+	}
+	deps.StdoutWidth = heldOutWidth
+	var narrow, errb bytes.Buffer
+	mainWith(context.Background(), args, &narrow, &errb, deps)
+	for _, l := range testutil.WideLines(narrow.String(), heldOutWidth) {
+		t.Errorf("sectax %q at %d columns: line %s", args, heldOutWidth, l)
+	}
+}
+
+// TestTextColumns: text on what is not a terminal is laid out at
+// $COLUMNS when that is a positive number, else at the default (0).
+func TestTextColumns(t *testing.T) {
+	for env, want := range map[string]int{"": 0, "80": 80, " 120 ": 120, "0": 0, "-5": 0, "wide": 0} {
+		if got := textColumns(&bytes.Buffer{}, env); got != want {
+			t.Errorf("COLUMNS=%q: %d, want %d", env, got, want)
+		}
+	}
+}
