@@ -165,7 +165,7 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 	if newID == nil {
 		newID = newRunID
 	}
-	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.DB, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID,
+	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.dbRef, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID,
 		Out: g.printer(), Runs: campaignRuns(g)})
 }
 
@@ -193,7 +193,11 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	}
 	d := g.deps.Campaign
 	d.WSL = wslconfig.Locator{Run: g.deps.WSL.Run, Getenv: g.deps.WSL.Getenv, Timeout: g.deps.WSL.Timeout}
-	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, g.DB, d, g.printer())
+	ref, err := g.ref()
+	if err != nil {
+		return err
+	}
+	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, ref, d, g.printer())
 	if err != nil {
 		return err
 	}
@@ -204,16 +208,13 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	if err := campaignRoot(g, "start"); err != nil {
 		return err
 	}
-	release, err := g.measureLock(false)
+	o2 := g.storeOptions()
+	o2.Create = true
+	db, done, err := ref.OpenMeasuring(ctx, o2)
 	if err != nil {
 		return err
 	}
-	defer release()
-	db, err := openStore(ctx, g, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+	defer done()
 	e, err := campaignEngine(g, db)
 	if err != nil {
 		return err
@@ -268,7 +269,7 @@ func findCampaign(ctx context.Context, g *Globals, ref string) (*store.DB, *stor
 	if err != nil {
 		return nil, nil, err
 	}
-	rec, notes, err := campaign.Find(ctx, db, g.Root, g.DB, ref)
+	rec, notes, err := campaign.Find(ctx, db, g.Root, g.dbRef, ref)
 	for _, n := range notes {
 		g.notice("%s", n)
 	}
@@ -302,19 +303,18 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 	if err := campaignRoot(g, "resume"); err != nil {
 		return err
 	}
-	release, err := g.measureLock(false)
+	ref, err := g.ref()
 	if err != nil {
 		return err
 	}
-	defer release()
-	db, err := openStore(ctx, g, false)
+	db, done, err := ref.OpenMeasuring(ctx, g.storeOptions())
 	if errors.Is(err, store.ErrNoDatabase) {
 		return exit.Wrap(exit.Runtime, fmt.Errorf("nothing to resume: %v", err))
 	}
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer done()
 	e, err := campaignEngine(g, db)
 	if err != nil {
 		return err

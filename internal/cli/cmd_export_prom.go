@@ -52,7 +52,7 @@ func exportPrometheus(ctx context.Context, g *Globals, po promOptions, args []st
 	db, err := openStore(ctx, g, false)
 	switch {
 	case store.IsNoDatabase(err):
-		g.notice("no runs stored yet (no database at %s): only the vulnerability state is exported", store.DisplayName(g.DB))
+		g.notice("no runs stored yet (no database at %s): only the vulnerability state is exported", g.dbShown())
 	case err != nil:
 		return err
 	default:

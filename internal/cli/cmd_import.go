@@ -30,7 +30,7 @@ document of the runs imported, replaced and skipped.`,
 			if err := report.StoreChangeFormats.Check(g.Format); err != nil {
 				return err
 			}
-			if _, err := g.dbPath(); err != nil {
+			if _, err := g.ref(); err != nil {
 				return err
 			}
 			docs, err := store.ReadFiles(cmd.Context(), args)
@@ -51,7 +51,7 @@ document of the runs imported, replaced and skipped.`,
 			if err != nil {
 				return err
 			}
-			c := report.NewStoreChange("import", store.DisplayName(g.DB))
+			c := report.NewStoreChange("import", g.dbShown())
 			c.Imported, c.Replaced = append(c.Imported, res.Imported...), append(c.Replaced, res.Replaced...)
 			for _, id := range res.Skipped {
 				g.notice("skipped run %s: already stored", id)

@@ -39,28 +39,28 @@ are kept (and used by compare).`,
 					return err
 				}
 				if len(runs) == 0 {
-					g.notice("no runs stored in %s; run `sectax run --label on` first", store.DisplayName(g.DB))
+					g.notice("no runs stored in %s; run `sectax run --label on` first", g.dbShown())
 				}
 			}
 			w, finish, err := g.output()
 			if err != nil {
 				return err
 			}
-			return finish(report.ListFormats.Render(w, g.Format, listRows(runs, store.DisplayName(g.DB)), report.Options{Color: g.colorAllowed()}))
+			return finish(report.ListFormats.Render(w, g.Format, listRows(runs, g.dbRef), report.Options{Color: g.colorAllowed()}))
 		},
 	}
 	addFormatFlag(cmd, g, "text", report.ListFormats.Names()...)
 	return cmd
 }
 
-func listRows(runs []store.Summary, dbPath string) []report.ListRow {
+func listRows(runs []store.Summary, db store.Ref) []report.ListRow {
 	rows := []report.ListRow{}
 	measuring := -2 // not looked up yet
 	for _, s := range runs {
 		status := string(s.Status)
 		if s.Status == run.StatusRunning {
 			if measuring == -2 {
-				measuring = store.MeasuringPID(dbPath)
+				measuring = db.MeasuringPID()
 			}
 			if measuring == 0 {
 				status = report.Abandoned

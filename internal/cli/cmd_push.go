@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/store"
 )
 
 func newPushCmd(g *Globals) *cobra.Command {
@@ -24,14 +23,15 @@ those left (docs/format.md).`,
 			if err := report.StoreChangeFormats.Check(g.Format); err != nil {
 				return err
 			}
-			if _, err := g.dbPath(); err != nil {
+			ref, err := g.ref()
+			if err != nil {
 				return err
 			}
-			if !store.IsURL(g.DB) {
+			if !ref.IsURL() {
 				return usagef("sectax push moves spooled runs to a PostgreSQL store: pass --db postgres://… or set SECTAX_DB")
 			}
-			c := report.NewStoreChange("push", store.DisplayName(g.DB))
-			p, err := store.PushSpool(cmd.Context(), g.DB, g.storeOptions(g.DB), g.notice)
+			c := report.NewStoreChange("push", ref.String())
+			p, err := ref.PushSpool(cmd.Context(), g.storeOptions())
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/store"
 
 	"github.com/spf13/cobra"
 )
@@ -29,13 +28,13 @@ document (docs/format.md).`,
 				return err
 			}
 			defer db.Close()
-			if err := db.CheckIdle(ctx, g.DB, id); err != nil {
+			if err := db.CheckIdle(ctx, id); err != nil {
 				return err
 			}
 			if err := db.Delete(ctx, id); err != nil {
 				return err
 			}
-			c := report.NewStoreChange("rm", store.DisplayName(g.DB))
+			c := report.NewStoreChange("rm", g.dbShown())
 			c.Removed = append(c.Removed, id)
 			return g.storeChange(c)
 		},

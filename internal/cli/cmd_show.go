@@ -45,7 +45,7 @@ every sample.`,
 			if err != nil {
 				return finish(err)
 			}
-			return finish(report.ShowText(w, doc.Run, env, store.MeasuringPID(g.DB)))
+			return finish(report.ShowText(w, doc.Run, env, g.dbRef.MeasuringPID()))
 		},
 	}
 	addFormatFlag(cmd, g, "text", "text", "json")

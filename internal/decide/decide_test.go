@@ -17,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 )
@@ -159,7 +160,7 @@ func TestGivesUpOnlyMitigated(t *testing.T) {
 func TestSavingsFromStore(t *testing.T) {
 	ctx := context.Background()
 	in := input(t, "host-6.18")
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	db, err := storetest.Ref(t, filepath.Join(t.TempDir(), "s.db")).Open(ctx, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

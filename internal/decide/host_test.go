@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/hostid"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // hostMark is the mark the host below root puts on run id (its key made
@@ -49,7 +50,7 @@ func TestForgedRunsOfAnotherHost(t *testing.T) {
 	os.Chmod(filepath.Dir(dir), 0o755)
 	os.Chmod(dir, 0o777)
 	path := filepath.Join(dir, "s.db")
-	db, err := store.Open(ctx, path, store.Options{Create: true})
+	db, err := storetest.Ref(t, path).Open(ctx, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestForgedRunsOfAnotherHost(t *testing.T) {
 		t.Fatalf("the forger: %v: %s", err, out.String())
 	}
 
-	db, err = store.Open(ctx, path, store.Options{})
+	db, err = storetest.Ref(t, path).Open(ctx, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestForgerChild(t *testing.T) {
 	if err := json.Unmarshal(b, &docs); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(context.Background(), path, store.Options{})
+	db, err := storetest.Ref(t, path).Open(context.Background(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

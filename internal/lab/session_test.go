@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -47,7 +48,7 @@ func TestOnlyConfigs(t *testing.T) {
 // unit) is within the target, and otherwise plans a round of on and it.
 func TestLabAdaptRound(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	db, err := storetest.Ref(t, filepath.Join(t.TempDir(), "s.db")).Open(ctx, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func testRun(id, label string) *run.Run {
 func openTemp(t *testing.T) (*DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sub", "sectax.db")
-	d, err := Open(context.Background(), path, Options{Create: true})
+	d, err := refOf(path).Open(context.Background(), Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestMigrationsFromEmpty(t *testing.T) {
 	}
 	d.Close()
 	// Reopening applies nothing again and keeps the data.
-	d2, err := Open(ctx, path, Options{})
+	d2, err := refOf(path).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestMigrationsFromEmpty(t *testing.T) {
 func TestOddPath(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "we?ird#100%", "s.db")
-	d, err := Open(ctx, path, Options{Create: true})
+	d, err := refOf(path).Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestOddPath(t *testing.T) {
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		t.Fatalf("database not at %s: %v", path, err)
 	}
-	release, err := AcquireRunLock(filepath.Join(t.TempDir(), "new", "dir", "s.db"))
+	release, err := refOf(filepath.Join(t.TempDir(), "new", "dir", "s.db")).Lock()
 	if err != nil {
 		t.Fatalf("lock in a directory not yet made: %v", err)
 	}
@@ -147,7 +147,7 @@ func TestMigrateFromV1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
 	v1Store(t, path, `INSERT INTO runs(id, label, started, status) VALUES ('old', 'on', '2026-01-02T03:04:05Z', 'complete')`,
 		`INSERT INTO results(run_id, idx, workload) VALUES ('old', 0, 'syscall-basic')`)
-	d, err := Open(ctx, path, Options{})
+	d, err := refOf(path).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestMigrateFromV1(t *testing.T) {
 
 func TestOpenMissingWithoutCreate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none.db")
-	_, err := Open(context.Background(), path, Options{})
+	_, err := refOf(path).Open(context.Background(), Options{})
 	if !errors.Is(err, ErrNoDatabase) {
 		t.Fatalf("err = %v, want ErrNoDatabase", err)
 	}
@@ -179,7 +179,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	_, err := Open(ctx, path, Options{})
+	_, err := refOf(path).Open(ctx, Options{})
 	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this sectax knows") {
 		t.Fatalf("err = %v", err)
 	}
@@ -191,7 +191,7 @@ func TestCorruptFileUntouched(t *testing.T) {
 	if err := os.WriteFile(path, junk, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(context.Background(), path, Options{Create: true})
+	_, err := refOf(path).Open(context.Background(), Options{Create: true})
 	if err == nil || !strings.Contains(err.Error(), "is not an SQLite database") || !strings.Contains(err.Error(), "left untouched") {
 		t.Fatalf("err = %v", err)
 	}
@@ -220,7 +220,7 @@ func TestTruncatedDatabaseUntouched(t *testing.T) {
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
-	_, err := Open(context.Background(), path, Options{Create: true})
+	_, err := refOf(path).Open(context.Background(), Options{Create: true})
 	if err == nil || !strings.Contains(err.Error(), "left untouched") {
 		t.Fatalf("err = %v", err)
 	}
@@ -241,7 +241,7 @@ func TestForeignSQLiteRefused(t *testing.T) {
 	}
 	o.Close()
 	before, _ := os.ReadFile(path)
-	_, err = Open(context.Background(), path, Options{Create: true})
+	_, err = refOf(path).Open(context.Background(), Options{Create: true})
 	if err == nil || !strings.Contains(err.Error(), "database of another program") {
 		t.Fatalf("err = %v", err)
 	}
@@ -500,14 +500,14 @@ func testImportIsAllOrNothing(t *testing.T, openTemp opener) {
 
 func TestRunLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sectax.db")
-	if got := MeasuringPID(path); got != 0 {
+	if got := refOf(path).MeasuringPID(); got != 0 {
 		t.Fatalf("MeasuringPID without a lock file = %d", got)
 	}
-	release, err := AcquireRunLock(path)
+	release, err := refOf(path).Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = AcquireRunLock(path)
+	_, err = refOf(path).Lock()
 	var le *LockedError
 	if !errors.As(err, &le) || le.PID != os.Getpid() {
 		t.Fatalf("second lock: %v", err)
@@ -515,14 +515,14 @@ func TestRunLock(t *testing.T) {
 	if want := "another sectax run (pid " + strconv.Itoa(os.Getpid()) + ") is measuring"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("message %q lacks %q", err, want)
 	}
-	if got := MeasuringPID(path); got != os.Getpid() {
+	if got := refOf(path).MeasuringPID(); got != os.Getpid() {
 		t.Fatalf("MeasuringPID while held = %d", got)
 	}
 	release()
-	if got := MeasuringPID(path); got != 0 {
+	if got := refOf(path).MeasuringPID(); got != 0 {
 		t.Fatalf("MeasuringPID after release = %d", got)
 	}
-	release2, err := AcquireRunLock(path)
+	release2, err := refOf(path).Lock()
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}
@@ -583,7 +583,7 @@ func TestBusyDatabase(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	d2, err := Open(ctx, path, Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{}})
+	d2, err := refOf(path).Open(ctx, Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -295,7 +295,7 @@ func (d *DB) Import(ctx context.Context, docs []Doc) (ImportResult, error) {
 		for _, doc := range docs {
 			r := doc.Run
 			if st, ok := status[r.ID]; ok {
-				if st == string(run.StatusRunning) && r.Status != run.StatusRunning && MeasuringPID(d.path) == 0 {
+				if st == string(run.StatusRunning) && r.Status != run.StatusRunning && d.ref.MeasuringPID() == 0 {
 					stored, err := getRun(ctx, tx, d, r.ID)
 					if err != nil {
 						return err

@@ -93,7 +93,7 @@ func TestUserVersionOutOfRange(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Close()
-		_, err := Open(ctx, path, Options{})
+		_, err := refOf(path).Open(ctx, Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
 			t.Errorf("user_version %s: err = %v", c.v, err)
 		}
@@ -106,7 +106,7 @@ func TestUserVersionOutOfRange(t *testing.T) {
 func holdExclusive(t *testing.T, path string) (release func()) {
 	t.Helper()
 	ctx := context.Background()
-	other, err := Open(ctx, path, Options{})
+	other, err := refOf(path).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +140,16 @@ func TestBusyRetriedWithBackoff(t *testing.T) {
 	var told atomic.Int32
 	var onBusy func()
 	opt := Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond},
-		OnBusy: func(wait time.Duration, attempt, of int) {
+		Out: notesDo(func(msg string) {
 			told.Add(1)
-			if of != 4 || attempt < 2 {
-				t.Errorf("OnBusy(%v, %d, %d)", wait, attempt, of)
+			if !busyNote.MatchString(msg) || !strings.HasSuffix(msg, " of 4)") || !strings.Contains(msg, "database "+path+" is locked") {
+				t.Errorf("busy note %q", msg)
 			}
 			if onBusy != nil {
 				onBusy()
 			}
-		}}
-	d, err := Open(context.Background(), path, opt)
+		})}
+	d, err := refOf(path).Open(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestPostgresSchemaVersionOutOfRange(t *testing.T) {
 		if _, err := d.db.Exec(fmt.Sprintf("UPDATE %s SET version = %d", pgSchemaTable, v)); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Open(context.Background(), u, Options{})
+		_, err := refOf(u).Open(context.Background(), Options{})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprint(v)) || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("version %d: %v", v, err)
 		}
@@ -242,7 +242,7 @@ func TestPostgresSchemeAnyCase(t *testing.T) {
 	}
 	for _, scheme := range []string{"POSTGRES", "PostgreSQL"} {
 		upper := scheme + u[strings.Index(u, "://"):]
-		d2, err := Open(context.Background(), upper, Options{})
+		d2, err := refOf(upper).Open(context.Background(), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", upper, err)
 		}
@@ -252,12 +252,12 @@ func TestPostgresSchemeAnyCase(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s reached another database: %v", upper, err)
 		}
-		if got, _ := Locate(upper); !strings.HasPrefix(got, strings.ToLower(scheme)+"://") {
-			t.Fatalf("Locate(%s) = %s", upper, got)
+		if ref, err := ParseRef(upper); err != nil || !strings.HasPrefix(ref.Locate(), strings.ToLower(scheme)+"://") {
+			t.Fatalf("ParseRef(%s).Locate() = %s, %v", upper, ref.Locate(), err)
 		}
 	}
-	if got, err := Locate("rel/sectax.db"); err != nil || !filepath.IsAbs(got) {
-		t.Fatalf("Locate of a file: %s %v", got, err)
+	if ref, err := ParseRef("rel/sectax.db"); err != nil || !filepath.IsAbs(ref.Locate()) {
+		t.Fatalf("Locate of a file: %s %v", ref.Locate(), err)
 	}
 }
 
@@ -272,7 +272,7 @@ func TestStorePathNotARegularFile(t *testing.T) {
 	link := filepath.Join(dir, "null")
 	os.Symlink("/dev/null", link)
 	for _, p := range []string{"/dev/null", fifo, link} {
-		_, err := Open(context.Background(), p, Options{Create: true})
+		_, err := refOf(p).Open(context.Background(), Options{Create: true})
 		if err == nil || exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "not a regular file") {
 			t.Fatalf("%s: %v (kind %v)", p, err, exit.Of(err))
 		}

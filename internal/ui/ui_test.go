@@ -57,3 +57,25 @@ func TestOr(t *testing.T) {
 		t.Errorf("Discard.Confirm = %v, want nil (goes on without asking)", err)
 	}
 }
+
+// speaker is a Speaker that is not a Printer.
+type speaker struct{ r *Recorder }
+
+func (s speaker) Notef(format string, a ...any) { s.r.Notef(format, a...) }
+func (s speaker) Confirm(what string) error     { return s.r.Confirm(what) }
+
+func TestNoStatus(t *testing.T) {
+	r := &Recorder{}
+	p := NoStatus(speaker{r})
+	p.Notef("a %d", 1)
+	p.Status("not shown")
+	if !slices.Equal(r.Notes(), []string{"a 1"}) || len(r.Statuses()) != 0 {
+		t.Errorf("notes %q, statuses %q", r.Notes(), r.Statuses())
+	}
+	if NoStatus(r) != Printer(r) {
+		t.Error("a Printer is not kept as it is")
+	}
+	if _, ok := NoStatus(nil).(Discard); !ok {
+		t.Error("NoStatus(nil) is not Discard")
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/vm"
 )
 
@@ -92,7 +93,7 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "host.db"), store.Options{Create: true})
+	db, err := storetest.Ref(t, filepath.Join(t.TempDir(), "host.db")).Open(context.Background(), store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
