@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // host makes r's machine another host: its own machine id and hostname.
