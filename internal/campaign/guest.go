@@ -176,7 +176,7 @@ func guestResult(ctx context.Context, db *store.DB, id string) ([]byte, error) {
 		runs = append(runs, r)
 	}
 	var buf bytes.Buffer
-	if err := store.Export(&buf, runs); err != nil {
+	if err := run.Export(&buf, runs); err != nil {
 		return nil, err
 	}
 	res.Runs = buf.Bytes()

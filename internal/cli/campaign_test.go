@@ -16,6 +16,7 @@ import (
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/sysinfo"
@@ -484,7 +485,7 @@ func TestCampaignAdaptiveRealWorkload(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
-	docs, err := store.Decode("export", []byte(out))
+	docs, err := run.Decode("export", []byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -94,7 +95,7 @@ vulnerable machine is a value, not an error (docs/fleet.md).`,
 				return err
 			}
 			return finish(report.WriteSafeJSON(w, func(w io.Writer) error {
-				dw, err := store.NewDocWriter(w, store.Format(format))
+				dw, err := run.NewDocWriter(w, run.DocFormat(format))
 				if err != nil {
 					return err
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -44,7 +45,7 @@ document of the runs imported, replaced and skipped.`,
 			}
 			defer db.Close()
 			res, err := db.Import(ctx, docs)
-			var fe *store.FieldError
+			var fe *run.FieldError
 			if errors.As(err, &fe) {
 				return exit.Wrap(exit.Usage, err)
 			}

@@ -152,7 +152,7 @@ func TestPostgresRunSpools(t *testing.T) {
 	testutil.Golden(t, filepath.Join("testdata", "cli", "push-json.golden"), []byte(out))
 	out, _, code = sectax(t, deps, "export", "20261130T100000-dropped")
 	var want bytes.Buffer
-	store.Export(&want, []*run.Run{spooled})
+	run.Export(&want, []*run.Run{spooled})
 	if code != 0 || out != want.String() {
 		t.Fatalf("pushed run differs from the spooled one:\n%s", cmp.Diff(want.String(), out))
 	}

@@ -167,7 +167,7 @@ func TestSavingsFromStore(t *testing.T) {
 	defer db.Close()
 	jitter := []float64{1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005}
 	centre := map[string]float64{"on": 12, "no-guest": 11.8, "off": 10}
-	var docs []store.Doc
+	var docs []run.Doc
 	i := 0
 	for _, label := range []string{"on", "no-guest", "off"} {
 		xs := make([]float64, len(jitter))
@@ -176,7 +176,7 @@ func TestSavingsFromStore(t *testing.T) {
 		}
 		started := time.Date(2026, 12, 1, 9, i, 0, 0, time.UTC)
 		id := fmt.Sprintf("20261201T09%02d00-00000%d", i, i)
-		docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: id, Label: label, HostMark: hostMark(t, in.Root, id),
+		docs = append(docs, run.Doc{Run: &run.Run{Schema: run.Schema, ID: id, Label: label, HostMark: hostMark(t, in.Root, id),
 			Started: started, Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
 			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
 				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: envOf(t, in, label)})

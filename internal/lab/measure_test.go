@@ -54,7 +54,7 @@ func TestImportRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Import(ctx, []store.Doc{doc}); err != nil {
+	if _, err := db.Import(ctx, []run.Doc{doc}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := db.Get(ctx, in.RunID)

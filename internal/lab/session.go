@@ -453,7 +453,7 @@ func (s *session) boot(ctx context.Context, k vm.Kernel, st Step, seen []string)
 	if r := s.host.Root; r == "" || filepath.Clean(r) == "/" {
 		doc.Run.HostMark = measure.HostMark("/", doc.Run.ID, measure.Discard{})
 	}
-	if _, err := s.db.Import(ctx, []store.Doc{doc}); err != nil {
+	if _, err := s.db.Import(ctx, []run.Doc{doc}); err != nil {
 		return nil, err
 	}
 	return doc.Run, nil

@@ -136,9 +136,9 @@ func testNewerSchemaRefused(t *testing.T, openTemp opener) {
 func testConcurrentImportSameRuns(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, path := openTemp(t)
-	var docs []Doc
+	var docs []run.Doc
 	for i := range 5 {
-		docs = append(docs, Doc{Run: testRun(fmt.Sprintf("shared-%d", i), "on")})
+		docs = append(docs, run.Doc{Run: testRun(fmt.Sprintf("shared-%d", i), "on")})
 	}
 	const hosts = 6
 	results := make([]ImportResult, hosts)
@@ -151,7 +151,7 @@ func testConcurrentImportSameRuns(t *testing.T, openTemp opener) {
 		}
 		defer hd.Close()
 		// Each host imports the runs in a different order.
-		mine := append([]Doc(nil), docs...)
+		mine := append([]run.Doc(nil), docs...)
 		for i := range mine {
 			j := (i + h) % len(mine)
 			mine[i], mine[j] = mine[j], mine[i]

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/sectax/sectax/internal/run"
+
 	"context"
 	"fmt"
 	"strings"
@@ -49,7 +51,7 @@ func testHugeTextsNotRead(t *testing.T, openTemp opener) {
 		if got.Label != l[0].Label || got.Env != nil {
 			t.Fatalf("Get read label %.80q, env %v", got.Label, got.Env != nil)
 		}
-		err = CheckExport(Doc{Run: got})
+		err = CheckExport(run.Doc{Run: got})
 		if err == nil || !strings.Contains(err.Error(), "too big to read") || exit.Of(err) != exit.Usage {
 			t.Fatalf("export of the run: %v", err)
 		}

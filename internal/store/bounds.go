@@ -137,7 +137,7 @@ func shownID(id string) string {
 	if run.CheckID(id) == nil {
 		return id
 	}
-	return printableID(id)
+	return run.PrintableID(id)
 }
 
 // finite reports whether a stored sample is a number sectax can compute

@@ -32,7 +32,7 @@ func hostileDoc(t *testing.T, edit func(doc map[string]any)) []byte {
 }
 
 // TestImportHostile: the documents import once took, each refused with
-// one line naming the field (a usage error from the file, a *FieldError
+// one line naming the field (a usage error from the file, a *run.FieldError
 // from the store), and the store unchanged: in particular "id":"on"
 // beside runs labelled on no longer turns 'compare on off' into a one-run
 // side.
@@ -81,7 +81,7 @@ func TestImportHostile(t *testing.T) {
 		docs, err := ReadFiles(ctx, []string{file})
 		if err == nil {
 			_, err = d.Import(ctx, docs)
-			if !errors.As(err, new(*FieldError)) {
+			if !errors.As(err, new(*run.FieldError)) {
 				t.Errorf("%s: Import = %v, want a *FieldError", c.name, err)
 			}
 		} else if exit.Of(err) != exit.Usage {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/sectax/sectax/internal/run"
+
 	"context"
 	"fmt"
 	"os"
@@ -75,7 +77,7 @@ func TestParallelImportsIntoNewFile(t *testing.T) {
 					return
 				}
 				defer d.Close()
-				docs, err := Decode("f.json", exportJSON(t, testRun(fmt.Sprintf("r%d", i), "on")))
+				docs, err := run.Decode("f.json", exportJSON(t, testRun(fmt.Sprintf("r%d", i), "on")))
 				if err == nil {
 					_, err = d.Import(ctx, docs)
 				}

@@ -114,7 +114,7 @@ func (d *DB) CheckNewLabel(ctx context.Context, label string) error {
 // (the same id) is not written twice; it leaves the spool too. It returns
 // how many runs left the spool and the ids d already held.
 func (d *DB) Push(ctx context.Context, sp *DB, ids []string) (n int, skipped []string, err error) {
-	var docs []Doc
+	var docs []run.Doc
 	for _, id := range ids {
 		doc, err := sp.Doc(ctx, id)
 		if err != nil {

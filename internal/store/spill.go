@@ -17,7 +17,7 @@ import (
 // 'sectax import' recovers it.
 func spill(dbPath string, r *run.Run) (string, error) {
 	var b bytes.Buffer
-	if err := WriteDocs(&b, []Doc{{Run: r}}, FormatSingle); err != nil {
+	if err := run.WriteDocs(&b, []run.Doc{{Run: r}}, run.FormatSingle); err != nil {
 		return "", err
 	}
 	name := "sectax-unsaved-" + strings.Map(func(c rune) rune {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/userfile"
 	_ "modernc.org/sqlite" // the pure-Go "sqlite" database/sql driver
@@ -100,7 +101,7 @@ func resolveStore(path string) (string, error) {
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		dest, _ := os.Readlink(path)
-		return "", exit.Usagef("store %s is a symbolic link to %s, which does not exist: sectax does not create a store through a link: remove the link, or pass the store itself with --db", path, printableID(dest))
+		return "", exit.Usagef("store %s is a symbolic link to %s, which does not exist: sectax does not create a store through a link: remove the link, or pass the store itself with --db", path, run.PrintableID(dest))
 	}
 	return target, nil
 }

@@ -60,7 +60,7 @@ func openTemp(t *testing.T) (*DB, string) {
 func exportJSON(t testing.TB, runs ...*run.Run) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Export(&b, runs); err != nil {
+	if err := run.Export(&b, runs); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -348,7 +348,7 @@ func testExportImportRoundTrip(t *testing.T, openTemp opener) {
 	if diff := cmp.Diff(string(want), string(exported)); diff != "" {
 		t.Fatalf("stored run differs from the original (-want +got):\n%s", diff)
 	}
-	decoded, err := Decode("runs.json", exported)
+	decoded, err := run.Decode("runs.json", exported)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,52 +378,6 @@ func testExportImportRoundTrip(t *testing.T, openTemp opener) {
 	}
 	if diff := cmp.Diff(ImportResult{Skipped: []string{"r1", "r2"}}, res); diff != "" {
 		t.Fatal(diff)
-	}
-}
-
-func TestDecodeForms(t *testing.T) {
-	single := func(r *run.Run, f Format) string {
-		var b bytes.Buffer
-		if err := WriteDocs(&b, []Doc{{Run: r}}, f); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
-	one := []byte(single(testRun("a", ""), FormatSingle))
-	// What export wrote before arrays: documents one after another.
-	two := []byte(single(testRun("a", ""), FormatSingle) + single(testRun("b", ""), FormatSingle))
-	arr := exportJSON(t, testRun("a", ""), testRun("b", ""))
-	lines := []byte(single(testRun("a", ""), FormatLines) + single(testRun("b", ""), FormatLines))
-	arrays := append(exportJSON(t, testRun("a", "")), exportJSON(t, testRun("b", ""))...)
-	for name, data := range map[string][]byte{"one": one, "stream": two, "array": arr, "jsonl": lines, "arrays": arrays} {
-		runs, err := Decode(name, data)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if name == "one" && len(runs) != 1 || name != "one" && len(runs) != 2 {
-			t.Fatalf("%s: %d runs", name, len(runs))
-		}
-	}
-}
-
-func TestDecodeErrorsNameFileAndField(t *testing.T) {
-	good := string(exportJSON(t, testRun("a", "")))
-	cases := []struct{ name, doc, want string }{
-		{"empty", "  \n", "bad.json: empty file"},
-		{"syntax", `{"schema": `, "bad.json: value 1: not valid JSON"},
-		{"schema", strings.Replace(good, `"sectax.run/v1"`, `"sectax.run/v9"`, 1), `bad.json: document 1 (run a): schema: "sectax.run/v9" is not "sectax.run/v1"`},
-		{"better", strings.Replace(good, `"better": "higher"`, `"better": "up"`, 1), `bad.json: document 1 (run a): results[0].metrics[1].better: "up" is not lower or higher`},
-		{"status", strings.Replace(good, `"complete"`, `"done"`, 1), `status: "done" is not running`},
-		{"type", strings.Replace(good, `"runs": 3`, `"runs": "three"`, 1), `bad.json: document 1 (run a): runs: a JSON string cannot be a int`},
-		{"id", strings.Replace(good, `"id": "a"`, `"id": ""`, 1), `id: missing`},
-		{"dup", good + good, `bad.json: document 2 (run a): id: same id as document 1`},
-		{"workload", strings.Replace(good, `"workload": "sched-pipe"`, `"workload": ""`, 1), `results[1].workload: missing`},
-	}
-	for _, c := range cases {
-		_, err := Decode("bad.json", []byte(c.doc))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
-		}
 	}
 }
 
@@ -487,10 +441,10 @@ func testImportIsAllOrNothing(t *testing.T, openTemp opener) {
 	d, _ := openTemp(t)
 	a := testRun("a", "")
 	bad := testRun("b", "")
-	// Duplicate metric index cannot happen through Decode, but a failure
+	// Duplicate metric index cannot happen through run.Decode, but a failure
 	// inside the transaction must still leave nothing behind.
 	bad.Results[0].Metrics[1].Name = bad.Results[0].Metrics[0].Name
-	if _, err := d.Import(ctx, []Doc{{Run: a}, {Run: bad}}); err == nil {
+	if _, err := d.Import(ctx, []run.Doc{{Run: a}, {Run: bad}}); err == nil {
 		t.Fatal("import of a broken run succeeded")
 	}
 	if l, _ := d.List(ctx); len(l) != 0 {
@@ -535,7 +489,7 @@ func testUnknownEnvFieldsSurvive(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	doc := strings.Replace(string(exportJSON(t, testRun("new", "off"))), `"env": {`,
 		`"env": {"from_the_future": {"answer": 42, "list": [1, "two"]},`, 1)
-	docs, err := Decode("new.json", []byte(doc))
+	docs, err := run.Decode("new.json", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +506,7 @@ func testUnknownEnvFieldsSurvive(t *testing.T, openTemp opener) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteDocs(&b, []Doc{got}, FormatArray); err != nil {
+	if err := run.WriteDocs(&b, []run.Doc{got}, run.FormatArray); err != nil {
 		t.Fatal(err)
 	}
 	var wantC, gotC bytes.Buffer
@@ -560,13 +514,6 @@ func testUnknownEnvFieldsSurvive(t *testing.T, openTemp opener) {
 	json.Compact(&gotC, b.Bytes())
 	if diff := cmp.Diff(wantC.String(), gotC.String()); diff != "" {
 		t.Fatalf("export after import (-want +got):\n%s", diff)
-	}
-}
-
-func TestDecodeEnvMustBeObject(t *testing.T) {
-	doc := strings.Replace(string(exportJSON(t, testRun("x", ""))), `"env": {`, `"env": 7, "x": {`, 1)
-	if _, err := Decode("f.json", []byte(doc)); err == nil || !strings.Contains(err.Error(), "env") {
-		t.Fatalf("err = %v", err)
 	}
 }
 

@@ -32,13 +32,13 @@ func TestDecodeRequiredFieldsAndLimits(t *testing.T) {
 		{"zero sample", strings.Replace(good, `0.2,`, `0,`, 1), "results[0].metrics[0].samples[0]: 0 in the primary metric"},
 		{"escape id", strings.Replace(good, `"id": "a"`, `"id": "a\u001b[2J"`, 1), `document 1 (run "a\x1b[2J"): id: "a\x1b[2J" holds the control character U+001B`},
 	} {
-		_, err := Decode("f.json", []byte(c.doc))
+		_, err := run.Decode("f.json", []byte(c.doc))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: err = %v, want one line with %q", c.name, err, c.want)
 		}
 	}
 	big := make([]byte, run.MaxDocumentBytes+1)
-	if _, err := Decode("big.json", big); err == nil || !strings.Contains(err.Error(), "more than the limit of 64 MiB") {
+	if _, err := run.Decode("big.json", big); err == nil || !strings.Contains(err.Error(), "more than the limit of 64 MiB") {
 		t.Errorf("oversized file: %v", err)
 	}
 }
@@ -62,13 +62,13 @@ func TestImportIDLabelConflicts(t *testing.T) {
 		{"label is a stored id", []*run.Run{testRun("r2", "r1")}, `label: "r1" is the id of a stored run`},
 		{"within the file", []*run.Run{testRun("r3", "r4"), testRun("r4", "")}, `label: "r4" is the id of document 2`},
 	} {
-		docs, err := Decode("f.json", exportJSON(t, c.runs...))
+		docs, err := run.Decode("f.json", exportJSON(t, c.runs...))
 		if err == nil {
 			_, err = d.Import(ctx, docs)
 		}
-		var fe *FieldError
+		var fe *run.FieldError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want a FieldError with %q", c.name, err, c.want)
+			t.Errorf("%s: err = %v, want a run.FieldError with %q", c.name, err, c.want)
 		}
 	}
 	if l, _ := d.List(ctx); len(l) != 1 {
@@ -193,14 +193,14 @@ func TestImportReplacesCutShort(t *testing.T) {
 	}
 	other := testRun("r1", "on")
 	other.Results[0].Metrics[0].Samples[0] = 9
-	docs, err := Decode("other.json", exportJSON(t, other))
+	docs, err := run.Decode("other.json", exportJSON(t, other))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res, err := d.Import(ctx, docs); err != nil || len(res.Skipped) != 1 {
 		t.Fatalf("a different run replaced the stored one: %+v %v", res, err)
 	}
-	docs, err = Decode("full.json", exportJSON(t, full))
+	docs, err = run.Decode("full.json", exportJSON(t, full))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestImportRevalidates(t *testing.T) {
 	if _, err := spool.db.Exec(`UPDATE runs SET label = 'baseline:evil' || char(10) || 'x' WHERE id = 'r2'`); err != nil {
 		t.Fatal(err)
 	}
-	var docs []Doc
+	var docs []run.Doc
 	for _, id := range []string{"r1", "r2"} {
 		d, err := spool.Doc(context.Background(), id)
 		if err != nil {

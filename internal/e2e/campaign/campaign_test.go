@@ -15,6 +15,7 @@ import (
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/vm"
@@ -89,7 +90,7 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	}
 
 	// The host imports the campaign's runs.
-	docs, err := store.Decode("guest", out.Runs)
+	docs, err := run.Decode("guest", out.Runs)
 	if err != nil {
 		t.Fatal(err)
 	}
