@@ -11,7 +11,7 @@ import (
 
 // Recorder records a run in DB as it goes (a measure.Sink), busy writes
 // retried. A write that fails (the database locked past the backoff, a
-// full disk) does not stop the measurement: OnFail is told once, the
+// full disk) does not stop the measurement: it is said once, the
 // recorder stops writing, and Err says why; Saved then writes the
 // finished run to a file that 'sectax import' recovers.
 type Recorder struct {
