@@ -17,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // shareStore lets another user write the rig's SQLite store (a
@@ -254,7 +255,7 @@ func TestResumeChild(t *testing.T) {
 		t.Skip("run by TestResumeAfterKillForgedRun")
 	}
 	r := &rig{t: t, m: &machine{t: t, root: root, base: os.Getenv("CAMPAIGN_RESUME_BASE"), faults: map[int]fault{}},
-		dbPath: os.Getenv("CAMPAIGN_RESUME_DB"), clock: time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), ids: 100}
+		dbPath: os.Getenv("CAMPAIGN_RESUME_DB"), ref: storetest.Ref(t, os.Getenv("CAMPAIGN_RESUME_DB")), clock: time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), ids: 100}
 	r.reopen()
 	r.e.Runs = Runs{measure: func(ctx context.Context, m Measurement) error {
 		r.measureFail = new(run.Status)
