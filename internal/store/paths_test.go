@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,11 @@ func TestParseRef(t *testing.T) {
 	r, err = ParseRef("POSTGRES://u:Secr3t@h/db")
 	if err != nil || !r.IsURL() || r.Path() != "" || r.Locate() != "postgres://u:Secr3t@h/db" || r.String() != "postgres://u@h/db" || !r.HasPassword() {
 		t.Errorf("a URL: %q (%q), %v", r, r.Locate(), err)
+	}
+	for _, f := range []string{"%v", "%s", "%+v", "%#v", "%q"} {
+		if got := fmt.Sprintf(f, r); strings.Contains(got, "Secr3t") {
+			t.Errorf("%s shows the password: %s", f, got)
+		}
 	}
 	if (Ref{}).MeasuringPID() != 0 || !(Ref{}).IsZero() {
 		t.Errorf("the zero Ref names a store")

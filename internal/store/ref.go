@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/sectax/sectax/internal/exit"
@@ -112,6 +113,9 @@ func (r Ref) String() string {
 	}
 	return r.s
 }
+
+// GoString keeps the password out of %#v as String keeps it out of %v.
+func (r Ref) GoString() string { return "store.Ref(" + strconv.Quote(r.String()) + ")" }
 
 // DisplayName is how a --db value that may not parse is printed (the
 // flag's default in --help): as its Ref is, and a value ParseRef refuses
