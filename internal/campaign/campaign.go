@@ -53,10 +53,9 @@ type Measurement struct {
 type Engine struct {
 	DB   *store.DB
 	Host *Host
-	// Store is the reference of the store DB is (a path or a URL; ""
-	// any): resume and abort act only on this host's campaigns whose
-	// plan names that store.
-	Store string
+	// Store is the store DB is (zero: any): resume and abort act only on
+	// this host's campaigns whose plan names that store.
+	Store store.Ref
 	// Mech reboots; Mechanisms picks one by name and options for a
 	// stored campaign (Mech is used when it is nil).
 	Mech       Mechanism
@@ -227,12 +226,16 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*store.Campaign, 
 	// The password of a PostgreSQL store goes to a root-only password
 	// file, never into the options (a shared column), the unit (world
 	// readable) or a message: they name the URL without it.
-	public, passLine, secret, err := store.Secret(req.Options.DB, e.Host.PassfilePath(id))
-	if err != nil {
-		return nil, err
-	}
-	if store.IsURL(req.Options.DB) {
-		req.Options.DB = public
+	var passLine string
+	var secret bool
+	if req.Options.DB != "" {
+		dbRef, err := store.ParseRef(req.Options.DB)
+		if err != nil {
+			return nil, err
+		}
+		if req.Options.DB, passLine, secret, err = dbRef.Secret(e.Host.PassfilePath(id)); err != nil {
+			return nil, err
+		}
 	}
 	machine := e.Host.Machine()
 	req.Options.Machine = &machine
@@ -294,7 +297,7 @@ func (e *Engine) resumeHow(m Mechanism) string {
 
 // ResumeCommand is what resumes a campaign by hand, quoted for a shell
 // (a PostgreSQL URL's '&' would otherwise end the command), for printing:
-// a PostgreSQL URL without its password (store.DisplayName; libpq finds it
+// a PostgreSQL URL without its password (store.Ref.String; libpq finds it
 // in PGPASSWORD or ~/.pgpass, the unit in its own password file).
 func ResumeCommand(o Options) string {
 	exe := o.Exe

@@ -17,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/ui"
@@ -127,6 +128,7 @@ type rig struct {
 	t      *testing.T
 	m      *machine
 	dbPath string
+	ref    store.Ref // dbPath parsed
 	db     *store.DB
 	e      *Engine
 	// out keeps what the engine said; said is what since forget.
@@ -155,7 +157,7 @@ func newRig(t *testing.T) *rig {
 // newRigOn is a rig whose store is at dbPath (a file or a postgres:// URL).
 func newRigOn(t *testing.T, dbPath string) *rig {
 	t.Helper()
-	r := &rig{t: t, m: newMachine(t), dbPath: dbPath,
+	r := &rig{t: t, m: newMachine(t), dbPath: dbPath, ref: storetest.Ref(t, dbPath),
 		clock: time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)}
 	r.reopen()
 	t.Cleanup(func() { r.db.Close() })
@@ -169,7 +171,7 @@ func (r *rig) reopen() {
 	if r.db != nil {
 		r.db.Close()
 	}
-	db, err := store.Open(context.Background(), r.dbPath, store.Options{Create: true})
+	db, err := r.ref.Open(context.Background(), store.Options{Create: true})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ func (r *rig) reopen() {
 		r.out = &ui.Recorder{}
 	}
 	r.e = &Engine{
-		DB: db, KB: kb, Mech: r.m, Store: r.dbPath,
+		DB: db, KB: kb, Mech: r.m, Store: r.ref,
 		Host: &Host{Root: r.m.root, Exec: r.exec},
 		Now:  func() time.Time { r.clock = r.clock.Add(time.Second); return r.clock },
 		NewID: func() string {

@@ -71,7 +71,11 @@ func guestCampaign(ctx context.Context, guest *vm.Guest, out measure.Printer, ru
 	if err := os.MkdirAll(path.Dir(GuestDB), 0o755); err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, GuestDB, store.Options{Create: true})
+	ref, err := store.ParseRef(GuestDB)
+	if err != nil {
+		return nil, err
+	}
+	db, err := ref.Open(ctx, store.Options{Create: true})
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +176,7 @@ func guestResult(ctx context.Context, db *store.DB, id string) ([]byte, error) {
 		runs = append(runs, r)
 	}
 	var buf bytes.Buffer
-	if err := store.Export(&buf, runs); err != nil {
+	if err := run.Export(&buf, runs); err != nil {
 		return nil, err
 	}
 	res.Runs = buf.Bytes()

@@ -292,7 +292,7 @@ func (h *Host) hostPlans() ([]*planFile, []string, error) {
 // onStore reports whether plan p is of a campaign on the store ref names
 // (a plan whose options do not decode is every store's candidate: loading
 // it says what is wrong).
-func (p *planFile) onStore(ref string) bool {
+func (p *planFile) onStore(ref store.Ref) bool {
 	var o Options
 	return json.Unmarshal([]byte(p.Campaign.Options), &o) != nil || sameStore(o.DB, ref)
 }
@@ -300,13 +300,13 @@ func (p *planFile) onStore(ref string) bool {
 // storeKey is what names one store, whatever the spelling of its
 // reference: a SQLite file's clean absolute path, or a PostgreSQL URL's
 // user, host, port and database (no password, no options).
-func storeKey(ref string) string {
-	if !store.IsURL(ref) {
-		return filepath.Clean(ref)
+func storeKey(ref store.Ref) string {
+	if !ref.IsURL() {
+		return filepath.Clean(ref.Path())
 	}
-	u, err := url.Parse(ref)
+	u, err := url.Parse(ref.Locate())
 	if err != nil {
-		return ref
+		return ref.String()
 	}
 	user := ""
 	if u.User != nil {
@@ -315,10 +315,15 @@ func storeKey(ref string) string {
 	return "postgres://" + user + "@" + strings.ToLower(u.Host) + u.Path
 }
 
-// sameStore reports whether a campaign's store (from its plan) is the
-// store ref names ("": any).
-func sameStore(planned, ref string) bool {
-	return ref == "" || planned == "" || storeKey(planned) == storeKey(ref)
+// sameStore reports whether a campaign's store (from its plan, where it
+// is data: one that does not parse names no store) is the store ref names
+// (zero: any).
+func sameStore(planned string, ref store.Ref) bool {
+	if ref.IsZero() || planned == "" {
+		return true
+	}
+	p, err := store.ParseRef(planned)
+	return err == nil && storeKey(p) == storeKey(ref)
 }
 
 // runningHere is the running campaign of this host on the engine's store
@@ -341,7 +346,7 @@ func (e *Engine) runningHere() (string, error) {
 
 // runningOf is the oldest running campaign of plans on the store ref
 // names (nil none).
-func runningOf(plans []*planFile, ref string) *planFile {
+func runningOf(plans []*planFile, ref store.Ref) *planFile {
 	for _, p := range plans {
 		if p.Campaign.State == Running && p.onStore(ref) {
 			return p
@@ -352,7 +357,7 @@ func runningOf(plans []*planFile, ref string) *planFile {
 
 // newestOf is the newest campaign of plans on the store ref names (nil
 // none).
-func newestOf(plans []*planFile, ref string) *planFile {
+func newestOf(plans []*planFile, ref store.Ref) *planFile {
 	for i := len(plans) - 1; i >= 0; i-- {
 		if plans[i].onStore(ref) {
 			return plans[i]

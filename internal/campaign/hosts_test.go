@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sectax/sectax/internal/store"
 )
 
 // host makes r's machine another host: its own machine id and hostname.
@@ -65,7 +63,7 @@ func TestTwoHostsOneStore(t *testing.T) {
 						t.Fatalf("host of %s measured %s", c, m.Campaign.ID)
 					}
 				}
-				got, _, err := Find(context.Background(), r.db, r.m.root, r.dbPath, "")
+				got, _, err := Find(context.Background(), r.db, r.m.root, r.ref, "")
 				if err != nil || got.ID != c || got.State != Finished {
 					t.Fatalf("status of the host of %s: %v %v", c, got, err)
 				}
@@ -104,7 +102,7 @@ func TestHostileStore(t *testing.T) {
 				defer cancel()
 				r.reopen()
 				r.e.Resume(ctx)
-				if rec, _, err := Find(ctx, r.db, r.m.root, r.dbPath, ""); err == nil {
+				if rec, _, err := Find(ctx, r.db, r.m.root, r.ref, ""); err == nil {
 					StatusOf(rec)
 				}
 				r.e.Abort(ctx, c.ID)
@@ -156,7 +154,7 @@ func tree(t *testing.T, dirs ...string) map[string]string {
 // changed under a reference).
 func (r *rig) tryRawSQL(q string) {
 	driver, dsn := "sqlite", "file:"+r.dbPath
-	if store.IsURL(r.dbPath) {
+	if r.ref.IsURL() {
 		driver, dsn = "pgx", r.dbPath
 	}
 	db, err := sql.Open(driver, dsn)

@@ -17,7 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // shareStore lets another user write the rig's SQLite store (a
@@ -54,7 +54,7 @@ func (r *rig) shareStore() string {
 // that may write the shared database, whatever its Unix user).
 func (r *rig) attack(qs ...string) {
 	r.t.Helper()
-	if store.IsURL(r.dbPath) {
+	if r.ref.IsURL() {
 		for _, q := range qs {
 			r.rawSQL(q)
 		}
@@ -113,7 +113,7 @@ func TestForgedRowNotThisHostsCampaign(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.attack(forgedClaim("20300101T000000-f0f0f0", r.e.Host.Machine()))
-			got, notes, err := Find(context.Background(), r.db, r.m.root, r.dbPath, "")
+			got, notes, err := Find(context.Background(), r.db, r.m.root, r.ref, "")
 			if err != nil || got.ID != c.ID || got.State != Finished {
 				t.Fatalf("status: %+v %v", got, err)
 			}
@@ -148,14 +148,14 @@ func TestSameHostnameNoMachineID(t *testing.T) {
 				t.Fatal(err)
 			}
 			cb := bb.start(1) // running, newer
-			got, notes, err := Find(context.Background(), a.db, a.m.root, a.dbPath, "")
+			got, notes, err := Find(context.Background(), a.db, a.m.root, a.ref, "")
 			if err != nil || got.ID != ca.ID {
 				t.Fatalf("host a's status: %+v %v", got, err)
 			}
 			if len(notes) != 1 || !strings.Contains(notes[0], cb.ID) {
 				t.Fatalf("host a's notes %q", notes)
 			}
-			got, _, err = Find(context.Background(), bb.db, bb.m.root, bb.dbPath, "")
+			got, _, err = Find(context.Background(), bb.db, bb.m.root, bb.ref, "")
 			if err != nil || got.ID != cb.ID {
 				t.Fatalf("host b's status: %+v %v", got, err)
 			}
@@ -169,7 +169,7 @@ func TestStatusWithoutPlan(t *testing.T) {
 	r := newRig(t)
 	r.start(1)
 	other := newRigOn(t, r.dbPath)
-	_, notes, err := Find(context.Background(), other.db, other.m.root, other.dbPath, "")
+	_, notes, err := Find(context.Background(), other.db, other.m.root, other.ref, "")
 	if err == nil || !strings.Contains(err.Error(), "no plan of one in") || len(notes) != 1 {
 		t.Fatalf("%v %q", err, notes)
 	}
@@ -255,7 +255,7 @@ func TestResumeChild(t *testing.T) {
 		t.Skip("run by TestResumeAfterKillForgedRun")
 	}
 	r := &rig{t: t, m: &machine{t: t, root: root, base: os.Getenv("CAMPAIGN_RESUME_BASE"), faults: map[int]fault{}},
-		dbPath: os.Getenv("CAMPAIGN_RESUME_DB"), clock: time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), ids: 100}
+		dbPath: os.Getenv("CAMPAIGN_RESUME_DB"), ref: storetest.Ref(t, os.Getenv("CAMPAIGN_RESUME_DB")), clock: time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), ids: 100}
 	r.reopen()
 	r.e.Runs = Runs{measure: func(ctx context.Context, m Measurement) error {
 		r.measureFail = new(run.Status)
@@ -347,7 +347,7 @@ func TestRefusedPlansSaid(t *testing.T) {
 	os.WriteFile(bad(4), []byte("not json"), 0o600)
 	os.WriteFile(bad(5), []byte("{}"), 0o644)
 	os.WriteFile(bad(6), []byte("{}"), 0o600)
-	got, notes, err := Find(context.Background(), r.db, r.m.root, r.dbPath, "")
+	got, notes, err := Find(context.Background(), r.db, r.m.root, r.ref, "")
 	if err != nil || got.ID != c.ID {
 		t.Fatalf("%+v %v", got, err)
 	}

@@ -53,7 +53,7 @@ func (e *Engine) measureRun(ctx context.Context, m Measurement) error {
 		return err
 	}
 	past, _ := e.DB.PastRuns(ctx, sysinfo.Hostname(e.Host.Root), string(pl.Suite), "native", "")
-	s := measure.Session{Plan: pl, Past: past, Sink: store.NewRecorder(ctx, e.DB, e.say), Meta: measure.Meta{Mark: measure.HostMark(e.Host.Root, m.RunID, e.out()),
+	s := measure.Session{Plan: pl, Past: past, Sink: store.NewRecorder(ctx, e.DB, e.out()), Meta: measure.Meta{Mark: measure.HostMark(e.Host.Root, m.RunID, e.out()),
 		ID: m.RunID, Label: m.Label, Engine: "native", Version: rs.Version, Env: env, Config: m.Config, Campaign: m.Campaign,
 		Exe: rs.Exe, WorkerArgs: rs.WorkerArgs, Now: e.Now}}
 	_, err = s.Measure(ctx, e.out())

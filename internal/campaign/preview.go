@@ -148,7 +148,7 @@ func MakePreview(ctx context.Context, req *StartRequest, snap *sysinfo.Snapshot,
 			What:    "no boot configuration: before each step sectax prints the command line to boot with, and you reboot",
 			Restore: "nothing to put back; boot the default command line when it is over"})
 	}
-	if _, _, secret, err := store.Secret(req.Options.DB, h.PassfilePath(id)); err == nil && secret {
+	if ref, err := store.ParseRef(req.Options.DB); err == nil && ref.HasPassword() {
 		p.Changes = append(p.Changes, PreviewChange{
 			What:    "write the store's password to " + h.PassfilePath(id) + " (root only), so that the unit and the options name the URL without it",
 			Restore: "removed with the unit"})

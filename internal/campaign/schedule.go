@@ -188,8 +188,8 @@ func (o Options) Check() error {
 		}
 	}
 	if o.DB != "" {
-		if store.IsURL(o.DB) {
-			if store.HasPassword(o.DB) {
+		if ref, err := store.ParseRef(o.DB); err == nil && ref.IsURL() {
+			if ref.HasPassword() {
 				return errors.New("the store URL holds a password, which sectax never stores")
 			}
 		} else if !filepath.IsAbs(o.DB) || strings.ContainsAny(o.DB, "\x00\n\r") {

@@ -73,8 +73,8 @@ func (d Deps) exec() func(ctx context.Context, name string, args ...string) ([]b
 // Setup is what an engine on a machine is made of.
 type Setup struct {
 	DB *store.DB
-	// Store is the reference DB was opened with (Engine.Store).
-	Store string
+	// Store is the store DB was opened from (Engine.Store).
+	Store store.Ref
 	Root  string
 	Deps  Deps
 	// Now and NewID stamp and name (nil: the clock, random ids).
@@ -280,7 +280,7 @@ func (r *Request) Check() error {
 // machine of snap (under root): the configurations (from the attribution
 // plan with --plan, said on out), the mechanism and its options (the
 // .wslconfig of --via wsl found by d.WSL below root).
-func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db string, d Deps, out ui.Printer) (*StartRequest, error) {
+func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root string, db store.Ref, d Deps, out ui.Printer) (*StartRequest, error) {
 	var configs []bootconfig.Config
 	var err error
 	if r.Plan == "" {
@@ -310,9 +310,7 @@ func Prepare(ctx context.Context, r *Request, snap *sysinfo.Snapshot, root, db s
 	if opts.HostSet != "" && via == "manual" {
 		return nil, exit.Usagef("--via manual asks you to boot each step's command line, but this guest's kernel command line is set by %s (no boot loader configuration here): %s, or use --via kexec", opts.HostSet, LabInstead)
 	}
-	if opts.DB, err = store.Locate(db); err != nil {
-		return nil, err
-	}
+	opts.DB = db.Locate()
 	opts.Exe = d.Exe
 	if opts.Exe == "" {
 		if opts.Exe, err = os.Executable(); err != nil {

@@ -114,10 +114,10 @@ func StatusOf(rec *store.Campaign) *Status {
 // status shows the store's copy, CheckCopy says how far to trust it); ""
 // is this host's: among the campaigns whose plan is below this host's root
 // (the only thing that makes a campaign this host's) on the store storeRef
-// names, its running one, else its newest. The store may hold others
+// names (zero: any), its running one, else its newest. The store may hold others
 // claiming to be this host's (its machine key or its hostname in their
 // options: copyable strings): they are not shown, and one line says so.
-func Find(ctx context.Context, db *store.DB, root, storeRef, ref string) (*store.Campaign, []string, error) {
+func Find(ctx context.Context, db *store.DB, root string, storeRef store.Ref, ref string) (*store.Campaign, []string, error) {
 	if ref != "" {
 		rec, err := db.FindCampaign(ctx, ref)
 		return rec, nil, err

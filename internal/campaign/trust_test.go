@@ -217,7 +217,7 @@ var backends = []struct {
 func (r *rig) rawSQL(q string) {
 	r.t.Helper()
 	driver, dsn := "sqlite", "file:"+r.dbPath
-	if store.IsURL(r.dbPath) {
+	if r.ref.IsURL() {
 		driver, dsn = "pgx", r.dbPath
 	}
 	db, err := sql.Open(driver, dsn)

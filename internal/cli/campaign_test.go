@@ -16,7 +16,9 @@ import (
 	"github.com/sectax/sectax/internal/attribute"
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
@@ -152,7 +154,7 @@ func TestCampaignCLI(t *testing.T) {
 	testutil.Golden(t, filepath.Join("testdata", "campaign-finished.json"), []byte(scrubDB(out)))
 
 	// The stored runs carry their config and campaign blocks.
-	db, err := store.Open(context.Background(), os.Getenv("SECTAX_DB"), store.Options{})
+	db, err := storetest.Ref(t, os.Getenv("SECTAX_DB")).Open(context.Background(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +310,7 @@ func TestCampaignPlanLeaveOneOut(t *testing.T) {
 				t.Fatalf("resume %d: exit %d: %s", i, code, errOut)
 			}
 		}
-		db, err := store.Open(context.Background(), os.Getenv("SECTAX_DB"), store.Options{})
+		db, err := storetest.Ref(t, os.Getenv("SECTAX_DB")).Open(context.Background(), store.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -483,7 +485,7 @@ func TestCampaignAdaptiveRealWorkload(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
-	docs, err := store.Decode("export", []byte(out))
+	docs, err := run.Decode("export", []byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}

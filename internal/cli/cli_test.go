@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/testutil"
 
 	"github.com/sectax/sectax/internal/workload"
@@ -142,7 +142,7 @@ func TestCrashedRun(t *testing.T) {
 	e.golden("crashed-list", "list")
 	e.golden("crashed-show", "show", "20261130T090000")
 	e.golden("crashed-compare", "compare", "20261130T090000", "off", "--format", "json")
-	release, err := store.AcquireRunLock(e.db)
+	release, err := storetest.Ref(t, e.db).Lock()
 	if err != nil {
 		t.Fatal(err)
 	}

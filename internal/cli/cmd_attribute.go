@@ -128,19 +128,11 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 	}
 
 	pl.Request = req
-	release, err := g.measureLock(o.noStore)
+	rec, done, err := measureInto(ctx, g, o.noStore, o.label)
 	if err != nil {
 		return err
 	}
-	defer release()
-	var rec *store.Recorder
-	if !o.noStore {
-		var closeStore func()
-		if rec, closeStore, err = useStore(ctx, g, o.label); err != nil {
-			return err
-		}
-		defer closeStore()
-	}
+	defer done()
 	return measureHere(ctx, g, pl, g.runMeta(o.label, "native", env), rec, func(w io.Writer, r *run.Run) error {
 		rep, err := attribute.ProbeTaxes(r, offers, o.alpha)
 		if err != nil {

@@ -160,7 +160,7 @@ func campaignEngine(g *Globals, db *store.DB) (*campaign.Engine, error) {
 	if newID == nil {
 		newID = newRunID
 	}
-	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.DB, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID,
+	return campaign.NewEngine(campaign.Setup{DB: db, Store: g.dbRef, Root: g.Root, Deps: g.deps.Campaign, Now: g.deps.Now, NewID: newID,
 		Out: g.laidOut(nil), Runs: campaignRuns(g)})
 }
 
@@ -188,7 +188,11 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	}
 	d := g.deps.Campaign
 	d.WSL = g.deps.WSL
-	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, g.DB, d, g.out)
+	ref, err := g.ref()
+	if err != nil {
+		return err
+	}
+	req, err := campaign.Prepare(ctx, &o.req, snap, g.Root, ref, d, g.out)
 	if err != nil {
 		return err
 	}
@@ -202,16 +206,13 @@ func runCampaignStart(ctx context.Context, g *Globals, o *campaignOpts) error {
 	if err := g.deps.Campaign.CheckRoot(g.Root, "start"); err != nil {
 		return err
 	}
-	release, err := g.measureLock(false)
+	o2 := g.storeOptions()
+	o2.Create = true
+	db, done, err := ref.OpenMeasuring(ctx, o2)
 	if err != nil {
 		return err
 	}
-	defer release()
-	db, err := openStore(ctx, g, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+	defer done()
 	e, err := campaignEngine(g, db)
 	if err != nil {
 		return err
@@ -263,7 +264,7 @@ func findCampaign(ctx context.Context, g *Globals, ref string) (*store.DB, *stor
 	if err != nil {
 		return nil, nil, err
 	}
-	rec, notes, err := campaign.Find(ctx, db, g.Root, g.DB, ref)
+	rec, notes, err := campaign.Find(ctx, db, g.Root, g.dbRef, ref)
 	for _, n := range notes {
 		g.notice("%s", n)
 	}
@@ -285,19 +286,18 @@ func runCampaignResume(ctx context.Context, g *Globals) error {
 	if err := g.deps.Campaign.CheckRoot(g.Root, "resume"); err != nil {
 		return err
 	}
-	release, err := g.measureLock(false)
+	ref, err := g.ref()
 	if err != nil {
 		return err
 	}
-	defer release()
-	db, err := openStore(ctx, g, false)
+	db, done, err := ref.OpenMeasuring(ctx, g.storeOptions())
 	if errors.Is(err, store.ErrNoDatabase) {
 		return exit.Wrap(exit.Runtime, fmt.Errorf("nothing to resume: %v", err))
 	}
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer done()
 	e, err := campaignEngine(g, db)
 	if err != nil {
 		return err

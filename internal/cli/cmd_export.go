@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -98,7 +99,7 @@ func runExport(ctx context.Context, g *Globals, po promOptions, args []string) e
 		return err
 	}
 	return finish(report.WriteSafeJSON(w, func(w io.Writer) error {
-		dw, err := store.NewDocWriter(w, store.Format(g.Format))
+		dw, err := run.NewDocWriter(w, run.DocFormat(g.Format))
 		if err != nil {
 			return err
 		}

@@ -48,7 +48,7 @@ func runExportPrometheus(ctx context.Context, g *Globals, po promOptions, args [
 	db, err := openStore(ctx, g, false)
 	switch {
 	case store.IsNoDatabase(err):
-		g.notice("no runs stored yet (no database at %s): only the vulnerability state is exported", store.DisplayName(g.DB))
+		g.notice("no runs stored yet (no database at %s): only the vulnerability state is exported", g.dbShown())
 	case err != nil:
 		return err
 	default:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -34,7 +35,7 @@ document of the runs imported, replaced and skipped.`,
 }
 
 func runImport(ctx context.Context, g *Globals, files []string) error {
-	if _, err := g.dbPath(); err != nil {
+	if _, err := g.ref(); err != nil {
 		return err
 	}
 	docs, err := store.ReadFiles(ctx, files)
@@ -47,14 +48,14 @@ func runImport(ctx context.Context, g *Globals, files []string) error {
 	}
 	defer db.Close()
 	res, err := db.Import(ctx, docs)
-	var fe *store.FieldError
+	var fe *run.FieldError
 	if errors.As(err, &fe) {
 		return exit.Wrap(exit.Usage, err)
 	}
 	if err != nil {
 		return err
 	}
-	c := report.NewStoreChange("import", store.DisplayName(g.DB))
+	c := report.NewStoreChange("import", g.dbShown())
 	c.Imported, c.Replaced = append(c.Imported, res.Imported...), append(c.Replaced, res.Replaced...)
 	for _, id := range res.Skipped {
 		g.notice("skipped run %s: already stored", id)

@@ -112,7 +112,11 @@ func runLab(ctx context.Context, g *Globals, o *labOptions) error {
 	if err != nil {
 		return err
 	}
-	h := lab.Host{Root: g.Root, Exe: exe, Snapshot: host, DB: g.DB, NewRunID: g.deps.NewRunID, NewSeed: randomSeed, Out: g.out, RunPlan: pl}
+	ref, err := g.ref()
+	if err != nil && !o.dryRun { // a preview reads no store it cannot name
+		return err
+	}
+	h := lab.Host{Root: g.Root, Exe: exe, Snapshot: host, DB: ref, NewRunID: g.deps.NewRunID, NewSeed: randomSeed, Out: g.out, RunPlan: pl}
 	if o.dryRun {
 		p, err := lab.DryRun(ctx, &o.req, h)
 		if err != nil {

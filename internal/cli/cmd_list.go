@@ -42,20 +42,20 @@ func runList(ctx context.Context, g *Globals) error {
 			return err
 		}
 		if len(runs) == 0 {
-			g.notice("no runs stored in %s; run `sectax run --label on` first", store.DisplayName(g.DB))
+			g.notice("no runs stored in %s; run `sectax run --label on` first", g.dbShown())
 		}
 	}
-	return render(g, report.ListFormats, listRows(runs, store.DisplayName(g.DB)), report.Options{Color: g.colorAllowed()})
+	return render(g, report.ListFormats, listRows(runs, g.dbRef), report.Options{Color: g.colorAllowed()})
 }
 
-func listRows(runs []store.Summary, dbPath string) []report.ListRow {
+func listRows(runs []store.Summary, db store.Ref) []report.ListRow {
 	rows := []report.ListRow{}
 	measuring := -2 // not looked up yet
 	for _, s := range runs {
 		status := string(s.Status)
 		if s.Status == run.StatusRunning {
 			if measuring == -2 {
-				measuring = store.MeasuringPID(dbPath)
+				measuring = db.MeasuringPID()
 			}
 			if measuring == 0 {
 				status = report.Abandoned

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/store"
 )
 
 func newPushCmd(g *Globals) *cobra.Command {
@@ -29,14 +28,15 @@ those left (docs/format.md).`,
 }
 
 func runPush(ctx context.Context, g *Globals) error {
-	if _, err := g.dbPath(); err != nil {
+	ref, err := g.ref()
+	if err != nil {
 		return err
 	}
-	if !store.IsURL(g.DB) {
+	if !ref.IsURL() {
 		return usagef("sectax push moves spooled runs to a PostgreSQL store: pass --db postgres://… or set SECTAX_DB")
 	}
-	c := report.NewStoreChange("push", store.DisplayName(g.DB))
-	p, err := store.PushSpool(ctx, g.DB, g.storeOptions(g.DB), g.notice)
+	c := report.NewStoreChange("push", ref.String())
+	p, err := ref.PushSpool(ctx, g.storeOptions())
 	if err != nil {
 		return err
 	}

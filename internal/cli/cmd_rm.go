@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/sectax/sectax/internal/report"
-	"github.com/sectax/sectax/internal/store"
 
 	"github.com/spf13/cobra"
 )
@@ -33,13 +32,13 @@ func runRm(ctx context.Context, g *Globals, ref string) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.CheckIdle(ctx, g.DB, id); err != nil {
+	if err := db.CheckIdle(ctx, id); err != nil {
 		return err
 	}
 	if err := db.Delete(ctx, id); err != nil {
 		return err
 	}
-	c := report.NewStoreChange("rm", store.DisplayName(g.DB))
+	c := report.NewStoreChange("rm", g.dbShown())
 	c.Removed = append(c.Removed, id)
 	return g.storeChange(c)
 }

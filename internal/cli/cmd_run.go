@@ -160,19 +160,11 @@ func runRun(ctx context.Context, g *Globals, o *runOptions) error {
 	}
 	// One measurer at a time, stored or not: a second run would disturb
 	// the first one's numbers. The lock lives beside the store.
-	release, err := g.measureLock(o.noStore)
+	rec, done, err := measureInto(ctx, g, o.noStore, o.label)
 	if err != nil {
 		return err
 	}
-	defer release()
-	var rec *store.Recorder
-	if !o.noStore {
-		var closeStore func()
-		if rec, closeStore, err = useStore(ctx, g, o.label); err != nil {
-			return err
-		}
-		defer closeStore()
-	}
+	defer done()
 	if env == nil {
 		if env, err = collectEnv(ctx, g); err != nil {
 			return err
@@ -211,8 +203,8 @@ func measureHere(ctx context.Context, g *Globals, pl *plan.Plan, meta measure.Me
 	if err != nil || r == nil {
 		return err
 	}
-	if rec != nil && s.NotesInResult && !store.IsURL(g.DB) { // a spooled run is said on stderr once pushed
-		fmt.Fprintf(g.stdout, "\n%s\n", report.Notice(measure.StoredLine(r.ID, r.Label, store.DisplayName(g.DB))))
+	if ref, _ := g.ref(); rec != nil && s.NotesInResult && !ref.IsURL() { // a spooled run is said on stderr once pushed
+		fmt.Fprintf(g.stdout, "\n%s\n", report.Notice(measure.StoredLine(r.ID, r.Label, ref.String())))
 	}
 	// In a guest whose host sets its command line that is said where it
 	// matters (advise, decide, campaign), not after every run.

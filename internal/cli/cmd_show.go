@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sectax/sectax/internal/report"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 )
 
@@ -42,11 +43,11 @@ func runShow(ctx context.Context, g *Globals, ref string) error {
 		if err := store.CheckExport(doc); err != nil {
 			return finish(err)
 		}
-		return finish(report.WriteSafeJSON(w, func(w io.Writer) error { return store.WriteDocs(w, []store.Doc{doc}, store.FormatSingle) }))
+		return finish(report.WriteSafeJSON(w, func(w io.Writer) error { return run.WriteDocs(w, []run.Doc{doc}, run.FormatSingle) }))
 	}
 	env, err := db.Env(ctx, id)
 	if err != nil {
 		return finish(err)
 	}
-	return finish(report.ShowText(w, doc.Run, env, store.MeasuringPID(g.DB)))
+	return finish(report.ShowText(w, doc.Run, env, g.dbRef.MeasuringPID()))
 }

@@ -6,13 +6,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/sectax/sectax/internal/store"
 )
 
 // completions adds dynamic shell completion ('sectax completion SHELL'
 // installs it) to the tree: stored run ids and labels for the commands
-// that take runs (store.Completions: read-only, never a new database),
+// that take runs (store.Ref.Completions: read-only, never a new database),
 // workload ids for --only and --skip (the registry). --format's values are
 // added by addFormatFlag from report's registries.
 func completions(root *cobra.Command, g *Globals) {
@@ -20,13 +18,13 @@ func completions(root *cobra.Command, g *Globals) {
 		if (cmd.Name() == "show" || cmd.Name() == "rm") && len(args) > 0 { // one run each
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		path, err := g.dbPath()
+		ref, err := g.ref()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		return store.Completions(ctx, path, prefix), cobra.ShellCompDirectiveNoFileComp
+		return ref.Completions(ctx, prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 	workloads := func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		done, last := "", prefix // a comma list: complete its last element

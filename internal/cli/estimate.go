@@ -5,7 +5,6 @@ import (
 
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 )
 
@@ -14,5 +13,9 @@ import (
 // the probes' plans are not their suite's), which the estimate of a run
 // learns from (none when the store has none).
 func pastRuns(ctx context.Context, g *Globals, pl *plan.Plan, engine string) []*run.Run {
-	return store.PastRunsLike(ctx, g.DB, sysinfo.Hostname(g.Root), engine, pl.SameWork)
+	ref, err := g.ref()
+	if err != nil {
+		return nil
+	}
+	return ref.PastRunsLike(ctx, sysinfo.Hostname(g.Root), engine, pl.SameWork)
 }

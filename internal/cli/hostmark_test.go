@@ -7,6 +7,7 @@ import (
 
 	"github.com/sectax/sectax/internal/hostid"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // TestRunCarriesHostMark: a run measured and stored here carries this
@@ -25,7 +26,7 @@ func TestRunCarriesHostMark(t *testing.T) {
 	}
 	check := func(path string) {
 		t.Helper()
-		db, err := store.Open(context.Background(), path, store.Options{})
+		db, err := storetest.Ref(t, path).Open(context.Background(), store.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

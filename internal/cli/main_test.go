@@ -13,7 +13,7 @@ import (
 
 	"github.com/sectax/sectax/internal/measure"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
@@ -284,7 +284,7 @@ func TestRunStores(t *testing.T) {
 		t.Errorf("--no-store created the database (%v)", err)
 	}
 
-	release, err := store.AcquireRunLock(filepath.Join(dir, "other.db"))
+	release, err := storetest.Ref(t, filepath.Join(dir, "other.db")).Lock()
 	if err != nil {
 		t.Fatal(err)
 	}

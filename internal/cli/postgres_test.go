@@ -14,6 +14,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/pgtest"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
@@ -127,7 +128,7 @@ func TestPostgresRunSpools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := store.Open(ctx, spool, store.Options{})
+	sp, err := storetest.Ref(t, spool).Open(ctx, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestPostgresRunSpools(t *testing.T) {
 	testutil.Golden(t, filepath.Join("testdata", "cli", "push-json.golden"), []byte(out))
 	out, _, code = sectax(t, deps, "export", "20261130T100000-dropped")
 	var want bytes.Buffer
-	store.Export(&want, []*run.Run{spooled})
+	run.Export(&want, []*run.Run{spooled})
 	if code != 0 || out != want.String() {
 		t.Fatalf("pushed run differs from the spooled one:\n%s", cmp.Diff(want.String(), out))
 	}
@@ -221,14 +222,14 @@ func TestPostgresPasswordNeverPrinted(t *testing.T) {
 			check(db, args...)
 		}
 	}
-	probe, err := store.Open(context.Background(), empty, store.Options{})
+	probe, err := storetest.Ref(t, empty).Open(context.Background(), store.Options{})
 	if !store.IsNoDatabase(err) {
 		t.Errorf("the commands that only read made sectax's tables: %v", err)
 	}
 	if probe != nil {
 		probe.Close()
 	}
-	made, err := store.Open(context.Background(), empty, store.Options{Create: true})
+	made, err := storetest.Ref(t, empty).Open(context.Background(), store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

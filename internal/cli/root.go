@@ -42,6 +42,7 @@ func buildInfo() *debug.BuildInfo {
 // Globals are the flags every subcommand accepts.
 type Globals struct {
 	DB      string
+	dbRef   store.Ref // DB parsed (g.ref)
 	Root    string
 	Format  string
 	Output  string

@@ -13,7 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/testutil"
 )
 
@@ -56,7 +56,7 @@ func goAccepts(doc any) error {
 	if err != nil {
 		return err
 	}
-	_, err = store.Decode("doc.json", b)
+	_, err = run.Decode("doc.json", b)
 	return err
 }
 

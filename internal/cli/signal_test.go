@@ -16,6 +16,7 @@ import (
 
 	"github.com/sectax/sectax/internal/proctest"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 
 	"golang.org/x/sys/unix"
 )
@@ -117,7 +118,7 @@ func TestInterruptMessaging(t *testing.T) {
 				t.Fatalf("%d orphaned worker(s) left behind: pids %v", len(orphans), orphans)
 			}
 			// The store kept the run, marked interrupted, with what finished.
-			db, err := store.Open(context.Background(), dbPath, store.Options{})
+			db, err := storetest.Ref(t, dbPath).Open(context.Background(), store.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,60 +11,69 @@ import (
 )
 
 // storeTuning is how long a write waits for a database locked by another
-// process (tests shorten it). onBusy, when set, is called after each busy
-// attempt has been reported (tests release the lock from it).
+// process (tests shorten it).
 var storeTuning = struct {
 	busyTimeout time.Duration
 	backoff     []time.Duration
-	onBusy      func()
 }{}
 
-// dbPath checks --db (or its default) with store.CheckPath; g.DB is
-// replaced by the absolute path.
-func (g *Globals) dbPath() (string, error) {
-	p, err := store.CheckPath(g.DB)
-	if err == nil {
-		g.DB = p
+// ref is the store --db (or its default) names, parsed once
+// (store.ParseRef) and kept.
+func (g *Globals) ref() (store.Ref, error) {
+	if g.dbRef.IsZero() {
+		r, err := store.ParseRef(g.DB)
+		if err != nil {
+			return store.Ref{}, err
+		}
+		g.dbRef = r
 	}
-	return p, err
+	return g.dbRef, nil
+}
+
+// dbShown is how --db is named in a message: its Ref without password,
+// or nothing of a value that does not parse.
+func (g *Globals) dbShown() string {
+	if r, err := g.ref(); err == nil {
+		return r.String()
+	}
+	return store.DisplayName(g.DB)
 }
 
 // openStore opens the database of --db. Without create, a missing file is
 // reported as store.ErrNoDatabase (callers turn it into "no such run").
 func openStore(ctx context.Context, g *Globals, create bool) (*store.DB, error) {
-	path, err := g.dbPath()
+	r, err := g.ref()
 	if err != nil {
 		return nil, err
 	}
-	o := g.storeOptions(path)
+	o := g.storeOptions()
 	o.Create = create
-	return store.Open(ctx, path, o)
+	return r.Open(ctx, o)
 }
 
-// storeOptions: a write that finds the database at path locked is retried
-// with a bounded backoff, saying so on stderr, as are notes of what a read
-// cut.
-func (g *Globals) storeOptions(path string) store.Options {
-	return store.Options{BusyTimeout: storeTuning.busyTimeout, Backoff: storeTuning.backoff,
-		OnBusy: func(wait time.Duration, attempt, of int) {
-			g.notice("database %s is locked by another process; trying again in %v (attempt %d of %d)", store.DisplayName(path), wait, attempt, of)
-			if storeTuning.onBusy != nil {
-				storeTuning.onBusy()
-			}
-		},
-		OnNote: func(msg string) { g.notice("%s", msg) }}
+// storeOptions: a write that finds the database locked is retried with a
+// bounded backoff, saying so on stderr, as are notes of what a read cut.
+func (g *Globals) storeOptions() store.Options {
+	return store.Options{BusyTimeout: storeTuning.busyTimeout, Backoff: storeTuning.backoff, Out: g.out}
 }
 
-// useStore records a run labelled label in --db as it goes
-// (store.OpenRecorder: through the local spool for a PostgreSQL store); a
-// run the store cannot take is printed all the same and spilled to a file
-// beside the store, and the command then fails naming the file.
-func useStore(ctx context.Context, g *Globals, label string) (*store.Recorder, func(), error) {
-	path, err := g.dbPath()
+// measureInto takes the lock that lets one measurement run at a time
+// (run, attribute probes) and, unless noStore, opens --db to record a run
+// labelled label in it as it goes (store.Ref.OpenRecorder: through the
+// local spool for a PostgreSQL store); a run the store cannot take is
+// printed all the same and spilled to a file beside the store, and the
+// command then fails naming the file. rec is nil with noStore; done
+// releases what it took.
+func measureInto(ctx context.Context, g *Globals, noStore bool, label string) (rec *store.Recorder, done func(), err error) {
+	if noStore {
+		release, err := g.measureLock(true)
+		return nil, release, err
+	}
+	r, err := g.ref()
 	if err != nil {
 		return nil, nil, err
 	}
-	return store.OpenRecorder(ctx, path, label, g.storeOptions(path), g.notice)
+	return r.OpenRecorder(ctx, label, g.storeOptions())
 }
 
 // noDatabase is the error for a reference when no database exists yet.
@@ -72,7 +81,7 @@ func noDatabase(g *Globals, ref string) error {
 	if ref == "" {
 		return emptyRef()
 	}
-	return usagef("no run or label matches %q: there is no database at %s yet (store runs with 'sectax run' or 'sectax import', or pass --db)", ref, store.DisplayName(g.DB))
+	return usagef("no run or label matches %q: there is no database at %s yet (store runs with 'sectax run' or 'sectax import', or pass --db)", ref, g.dbShown())
 }
 
 // nothingStored is the one answer of the commands that read what is
@@ -80,7 +89,7 @@ func noDatabase(g *Globals, ref string) error {
 // database yet: not a mistake but a state, so a one-line note naming how to
 // store something, and exit 0.
 func nothingStored(g *Globals, how string) {
-	g.notice("no runs stored yet (no database at %s); %s", store.DisplayName(g.DB), how)
+	g.notice("no runs stored yet (no database at %s); %s", g.dbShown(), how)
 }
 
 // emptyRef is the error for an empty run reference ('sectax compare "" on').
@@ -125,13 +134,14 @@ func (g *Globals) colorAllowed() bool {
 }
 
 // measureLock takes the lock that lets one measurement run at a time
-// (run, crosscheck, attribute probes, lab, campaign): a second one would
-// disturb the first one's numbers. It lives beside the store, at the
-// store's resolved path, so every command and every working directory
-// takes the same one; a command that stores nothing and has no store
-// path locks a file in this user's runtime folder (store.RuntimeDir).
+// (crosscheck, a run or probes not stored): a second one would disturb
+// the first one's numbers. It lives beside the store, at the store's
+// resolved path, so every command and every working directory takes the
+// same one; a command that stores nothing and has no store path locks a
+// file in this user's runtime folder (store.RuntimeDir). A command that
+// stores what it measures takes it with the store (store.Ref.OpenMeasuring).
 func (g *Globals) measureLock(storesNothing bool) (release func(), err error) {
-	path, err := g.dbPath()
+	r, err := g.ref()
 	if err != nil {
 		if !storesNothing {
 			return nil, err
@@ -142,7 +152,9 @@ func (g *Globals) measureLock(storesNothing bool) (release func(), err error) {
 		if derr != nil {
 			return nil, derr
 		}
-		path = filepath.Join(dir, "no-store.db")
+		if r, err = store.ParseRef(filepath.Join(dir, "no-store.db")); err != nil {
+			return nil, err
+		}
 	}
-	return store.AcquireRunLock(path)
+	return r.Lock()
 }

@@ -5,23 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/store"
-	"github.com/sectax/sectax/internal/workload"
 )
 
 // sectaxRaw runs the CLI in-process with exactly the environment it is
@@ -71,257 +61,6 @@ func TestDBPathEmptyOrUnresolvable(t *testing.T) {
 	}
 }
 
-// storeFast shortens the busy timeout and backoff for a test.
-func storeFast(t *testing.T, busy time.Duration, backoff ...time.Duration) {
-	old := storeTuning
-	storeTuning.busyTimeout, storeTuning.backoff, storeTuning.onBusy = busy, backoff, nil
-	t.Cleanup(func() { storeTuning = old })
-}
-
-// exclusiveLock holds the write lock of the SQLite file at path on a real
-// second connection (BEGIN EXCLUSIVE) until release is called.
-func exclusiveLock(t *testing.T, path string) (release func()) {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			conn.ExecContext(context.Background(), "ROLLBACK")
-			conn.Close()
-			db.Close()
-		})
-	}
-	t.Cleanup(release)
-	return release
-}
-
-// locker is a scripted workload that, on its third repetition, has
-// another process's lock taken on the database (mid-run, as a concurrent
-// import or rm would).
-type locker struct {
-	fake
-	onThird func()
-}
-
-func (l *locker) Run(ctx context.Context, env workload.Env, p workload.Params) (workload.Sample, error) {
-	if l.n == 2 && l.onThird != nil {
-		l.onThird()
-	}
-	return l.fake.Run(ctx, env, p)
-}
-
-// createStore makes an empty sectax database at path.
-func createStore(t *testing.T, path string) {
-	t.Helper()
-	db, err := store.Open(context.Background(), path, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-}
-
-var unsavedRE = regexp.MustCompile(`it is saved in (\S+sectax-unsaved-\S+\.json): recover it with 'sectax import `)
-
-// TestRunSpillsWhenBusy: another writer takes the database's lock in the
-// middle of a run and holds it longer than the backoff. The run used to
-// abort, print nothing and be stored as failed; now it measures on, says it
-// is retrying, prints every result, writes the run beside the store, and
-// exits 1; 'sectax import' of that file then replaces the cut-short copy.
-func TestRunSpillsWhenBusy(t *testing.T) {
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "sectax.db")
-	t.Setenv("SECTAX_DB", dbPath)
-	createStore(t, dbPath)
-	storeFast(t, 20*time.Millisecond, 30*time.Millisecond, 60*time.Millisecond)
-	var release func()
-	reg := workload.NewRegistry(&locker{fake: fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}},
-		onThird: func() { release = exclusiveLock(t, dbPath) }})
-	deps := fixedDeps(reg)
-	out, errs, code := sectax(t, deps, "run", "--runs", "6", "--warmup", "0", "--label", "busy")
-	if release != nil {
-		release()
-	}
-	if code != ExitError {
-		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errs)
-	}
-	for _, want := range []string{"alpha", "usecs_per_op", "1.525", "status complete"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("results not printed (%q missing):\n%s", want, out)
-		}
-	}
-	for _, want := range []string{
-		"database " + dbPath + " is locked by another process; trying again in 30ms (attempt 2 of 3)",
-		"is locked by another process (waited 150ms)",
-		"measuring on, the run will be written to a file at the end",
-		"run 20261130T090000-abcdef was not stored in " + dbPath,
-	} {
-		if !strings.Contains(errs, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errs)
-		}
-	}
-	m := unsavedRE.FindStringSubmatch(errs)
-	if m == nil || filepath.Dir(m[1]) != dir {
-		t.Fatalf("no spill file beside the store named in:\n%s", errs)
-	}
-	checkSpillImports(t, deps, m[1], "20261130T090000-abcdef", 6)
-}
-
-// checkSpillImports imports the spill file and checks that the store then
-// holds exactly the document of the file, finished.
-func checkSpillImports(t *testing.T, deps Deps, file, id string, samples int) {
-	t.Helper()
-	spilled, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, errs, code := sectax(t, deps, "import", file)
-	if code != 0 || !strings.Contains(out, "imported 1 run(s)") {
-		t.Fatalf("import of the spill file: exit %d\n%s%s", code, out, errs)
-	}
-	shown, _, _ := sectax(t, deps, "show", id, "--format", "json")
-	if shown != string(spilled) {
-		t.Errorf("the stored run differs from the spill file:\n%s\n---\n%s", shown, spilled)
-	}
-	var r run.Run
-	if err := json.Unmarshal(spilled, &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.Status != run.StatusComplete || len(r.Results[0].Metrics[0].Samples) != samples {
-		t.Errorf("spilled run: status %s, %d samples; want complete, %d", r.Status, len(r.Results[0].Metrics[0].Samples), samples)
-	}
-}
-
-// TestRunWaitsOutBusy: a lock released within the backoff costs a wait
-// (said on stderr) and nothing else.
-func TestRunWaitsOutBusy(t *testing.T) {
-	dbPath := filepath.Join(t.TempDir(), "sectax.db")
-	t.Setenv("SECTAX_DB", dbPath)
-	createStore(t, dbPath)
-	storeFast(t, 20*time.Millisecond, 100*time.Millisecond, 200*time.Millisecond, 400*time.Millisecond)
-	release := exclusiveLock(t, dbPath)
-	// The lock goes once the command has found it busy and said so: its
-	// next attempt, whenever it comes, finds the database free.
-	storeTuning.onBusy = release
-	_, errs, code := sectax(t, fixedDeps(fakeRegistry()), "run", "--runs", "2", "--label", "wait")
-	if code != 0 || !strings.Contains(errs, "is locked by another process; trying again in 100ms (attempt 2 of 4)") ||
-		!strings.Contains(errs, "stored run 20261130T090000-abcdef in "+dbPath) {
-		t.Fatalf("exit %d:\n%s", code, errs)
-	}
-}
-
-// tinyRun is a real run of one workload at a tiny size through the real
-// command (the test binary standing in for sectax).
-func tinyRun(reps string) []string {
-	return []string{"run", "--only", "syscall-basic", "--param", "syscall-basic.loops=1000",
-		"--runs", reps, "--warmup", "0", "--seed", "1", "--label", "full"}
-}
-
-// TestRunSpillsWhenFileSizeLimited: the disk "fills" mid-run: a child
-// sectax runs under a file size limit of 128 KiB with SIGXFSZ ignored, so
-// that writes to the growing database fail with EFBIG. The results are
-// printed, the error names the limit and the fix, and the spill file
-// imports back intact.
-func TestRunSpillsWhenFileSizeLimited(t *testing.T) {
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "sectax.db")
-	createStore(t, dbPath)
-	cmd := exec.Command("sh", append([]string{"-c", `trap '' XFSZ; ulimit -f 256 && exec "$0" "$@"`, os.Args[0]}, tinyRun("40")...)...)
-	cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1", "SECTAX_DB="+dbPath)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
-		t.Fatalf("exit %v, want 1; stderr:\n%s", err, stderr.String())
-	}
-	errs := stderr.String()
-	if !strings.Contains(stdout.String(), "syscall-basic") || !strings.Contains(stdout.String(), "40") {
-		t.Errorf("results not printed:\n%s", stdout.String())
-	}
-	if !strings.Contains(errs, "the file size limit of this process (ulimit -f) is 131072 bytes: raise it (ulimit -f unlimited) or pass --db") ||
-		strings.Contains(errs, "disk I/O error") {
-		t.Errorf("the cause is not named:\n%s", errs)
-	}
-	m := unsavedRE.FindStringSubmatch(errs)
-	if m == nil || filepath.Dir(m[1]) != dir {
-		t.Fatalf("no spill file beside the store named in:\n%s", errs)
-	}
-	t.Setenv("SECTAX_DB", dbPath)
-	var id struct {
-		ID string `json:"id"`
-	}
-	b, _ := os.ReadFile(m[1])
-	json.Unmarshal(b, &id)
-	checkSpillImports(t, fixedDeps(nil), m[1], id.ID, 40)
-}
-
-// TestRunSpillsOnFullFilesystem: the store lives on a tiny tmpfs that
-// fills up mid-run. The error says the filesystem is full, and the run is
-// written to the temporary directory, since beside the store there is no
-// room either.
-func TestRunSpillsOnFullFilesystem(t *testing.T) {
-	mnt := t.TempDir()
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=256k"); err != nil {
-		if os.Getenv("CI") == "true" && !errors.Is(err, unix.EPERM) {
-			t.Fatalf("mount tmpfs: %v", err)
-		}
-		t.Skipf("cannot mount a tmpfs here: %v", err)
-	}
-	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
-	dbPath := filepath.Join(mnt, "sectax.db")
-	createStore(t, dbPath)
-	// Fill the filesystem but for 64 KiB: room for the -shm and the first
-	// commits of the run, not for all of it.
-	var st unix.Statfs_t
-	if err := unix.Statfs(mnt, &st); err != nil {
-		t.Fatal(err)
-	}
-	free := int64(st.Bavail) * st.Bsize
-	if err := os.WriteFile(filepath.Join(mnt, "filler"), make([]byte, free-64<<10), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	cmd := exec.Command(os.Args[0], tinyRun("60")...)
-	cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1", "SECTAX_DB="+dbPath, "TMPDIR="+tmp)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
-		t.Fatalf("exit %v, want 1; stderr:\n%s", err, stderr.String())
-	}
-	errs := stderr.String()
-	if !strings.Contains(stdout.String(), "syscall-basic") {
-		t.Errorf("results not printed:\n%s", stdout.String())
-	}
-	if !strings.Contains(errs, "cannot write store "+dbPath+": the filesystem of "+mnt+" is full (") ||
-		!strings.Contains(errs, "free some space there or pass --db on another filesystem") || strings.Contains(errs, "(4874)") {
-		t.Errorf("the cause is not named:\n%s", errs)
-	}
-	m := unsavedRE.FindStringSubmatch(errs)
-	if m == nil || filepath.Dir(m[1]) != tmp {
-		t.Fatalf("no spill file in the temporary directory named in:\n%s", errs)
-	}
-	os.Remove(filepath.Join(mnt, "filler"))
-	t.Setenv("SECTAX_DB", dbPath)
-	var id struct {
-		ID string `json:"id"`
-	}
-	b, _ := os.ReadFile(m[1])
-	json.Unmarshal(b, &id)
-	checkSpillImports(t, fixedDeps(nil), m[1], id.ID, 60)
-}
-
 // writeDoc writes text to a file in dir and returns its path.
 func writeDoc(t *testing.T, dir, name, text string) string {
 	t.Helper()
@@ -348,17 +87,14 @@ func hostile(t *testing.T, edit func(doc map[string]any)) string {
 	return string(out)
 }
 
-// TestImportHostile: the issue's accepted-today documents, each refused
-// with one line naming the field (exit 2), and the store unchanged: in
-// particular "id":"on" beside runs labelled on no longer turns
-// 'compare on off' into a one-run side.
+// TestImportHostile: a document the store refuses (internal/store's
+// TestImportHostile holds every case) is a usage error, exit 2, in one
+// line naming the field, whether the file or the store refuses it, and
+// 'compare on off' is unchanged.
 func TestImportHostile(t *testing.T) {
 	e := newCLIEnv(t)
 	if code, _, errs := e.run("import", "testdata/runs.json"); code != 0 {
 		t.Fatal(errs)
-	}
-	sample := func(d map[string]any) []any {
-		return d["results"].([]any)[0].(map[string]any)["metrics"].([]any)[0].(map[string]any)["samples"].([]any)
 	}
 	for _, c := range []struct {
 		name string
@@ -366,35 +102,13 @@ func TestImportHostile(t *testing.T) {
 		want string
 	}{
 		{"id is a label", func(d map[string]any) { d["id"] = "on" }, `id: "on" is already the label of 2 stored run(s)`},
-		{"label is an id", func(d map[string]any) { d["label"] = "20261130T080000-off1" }, `label: "20261130T080000-off1" is the id of a stored run`},
 		{"newline id", func(d map[string]any) { d["id"] = "x\ny" }, `id: "x\ny" holds the control character U+000A`},
-		{"escape label", func(d map[string]any) { d["label"] = "\x1b]0;pwned\a" }, `label: "\x1b]0;pwned\a" holds the control character U+001B`},
-		{"baseline id", func(d map[string]any) { d["id"] = "baseline:study-wsl3-on" }, `id: "baseline:study-wsl3-on" starts with "baseline:"`},
-		{"baseline label", func(d map[string]any) { d["label"] = "baseline:mine" }, `starts with "baseline:"`},
-		{"zero sample", func(d map[string]any) { sample(d)[0] = 0 }, "results[0].metrics[0].samples[0]: 0 in the primary metric"},
-		{"negative sample", func(d map[string]any) { sample(d)[1] = -3 }, "results[0].metrics[0].samples[1]: -3 is negative"},
-		{"runs -5", func(d map[string]any) { d["runs"] = -5 }, "runs: -5: must be at least 1"},
-		{"finished first", func(d map[string]any) { d["finished"] = "2026-11-30T08:00:00Z" }, "finished: 2026-11-30T08:00:00Z is before started"},
-		{"unknown schema", func(d map[string]any) { d["schema"] = "sectax.run/v2" }, `schema: "sectax.run/v2" is not "sectax.run/v1"`},
-		{"missing results", func(d map[string]any) { delete(d, "results") }, "results: missing (a required field of sectax.run/v1)"},
-		{"long label", func(d map[string]any) { d["label"] = strings.Repeat("L", 50<<20) }, "label: 52428800 bytes long, more than the limit of 128"},
-		{"too many samples", func(d map[string]any) {
-			s := make([]any, run.MaxSamples+1)
-			for i := range s {
-				s[i] = 1.0
-			}
-			d["results"].([]any)[0].(map[string]any)["metrics"].([]any)[0].(map[string]any)["samples"] = s
-		}, "samples: 1000001 samples, more than the limit of 1000000"},
 	} {
 		file := writeDoc(t, e.dir, "hostile.json", hostile(t, c.edit))
 		code, out, errs := e.run("import", file)
-		if code != ExitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 || len(errs) > 600 || out != "" {
+		if code != ExitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 || out != "" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %.300q; want exit 2 and one line with %q", c.name, code, out, errs, c.want)
 		}
-	}
-	big := writeDoc(t, e.dir, "big.json", strings.Repeat(" ", 64<<20+1))
-	if code, _, errs := e.run("import", big); code != ExitUsage || !strings.Contains(errs, "more than the limit of 64 MiB for an import file") {
-		t.Errorf("oversized file: exit %d, %q", code, errs)
 	}
 	_, out, _ := e.run("compare", "on", "off")
 	if !strings.Contains(out, "A  2 runs") {
@@ -442,7 +156,8 @@ func TestListShowTruncate(t *testing.T) {
 }
 
 // TestUserVersionNegativeCLI: every command panicked on a database whose
-// user_version is negative.
+// user_version is negative; it is exit 1 and the store's one line
+// (internal/store's TestUserVersionNegative).
 func TestUserVersionNegativeCLI(t *testing.T) {
 	e := newCLIEnv(t)
 	e.run("import", "testdata/run.json")
@@ -454,7 +169,7 @@ func TestUserVersionNegativeCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	for _, args := range [][]string{{"list"}, {"show", "x"}, {"import", "testdata/run.json"}, {"compare", "on", "off"}} {
+	for _, args := range [][]string{{"list"}} {
 		code, _, errs := e.run(args...)
 		if code != ExitError || errs != "sectax: $TMP/data/sectax.db is not a sectax database or is corrupt (schema version -7, application id 0x53544158); it was left untouched: restore a backup or choose another file with --db\n" {
 			t.Errorf("%v: exit %d, %q", args, code, errs)
@@ -473,77 +188,6 @@ func TestCompareEmptyRef(t *testing.T) {
 		}
 	}
 }
-
-// TestStoreDirNotAccessible: SQLite said "unable to open database file
-// (14)". As a user who may not enter or write the directory, the message
-// names the directory, the uid and the fix. Root can do anything, so as
-// root the command runs as nobody.
-func TestStoreDirNotAccessible(t *testing.T) {
-	base, err := os.MkdirTemp("/tmp", "sectax-perm-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Chmod(filepath.Join(base, "closed"), 0o755); os.RemoveAll(base) })
-	os.Chmod(base, 0o755)
-	closed := filepath.Join(base, "closed")
-	readonly := filepath.Join(base, "readonly")
-	os.Mkdir(closed, 0o700)
-	os.Mkdir(readonly, 0o555)
-	exe := os.Args[0]
-	var cred *syscall.SysProcAttr
-	uid := os.Getuid()
-	if uid == 0 {
-		uid = 65534
-		// A copy of the test binary that nobody may run.
-		exe = filepath.Join(base, "sectax.test")
-		b, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(exe, b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cred = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	} else {
-		os.Chmod(closed, 0o000)
-	}
-	abs, _ := filepath.Abs("testdata/run.json")
-	os.WriteFile(filepath.Join(base, "run.json"), must(os.ReadFile(abs)), 0o644)
-	for _, c := range []struct {
-		db   string
-		args []string
-		want string
-	}{
-		{filepath.Join(closed, "x", "sectax.db"), []string{"import", filepath.Join(base, "run.json")},
-			"cannot open store " + closed + "/x/sectax.db: directory " + closed + " is not accessible by uid " + itoa(uid)},
-		{filepath.Join(readonly, "sectax.db"), []string{"import", filepath.Join(base, "run.json")},
-			"cannot open store " + readonly + "/sectax.db: directory " + readonly + " is not writable by uid " + itoa(uid) + ": pass --db or fix permissions"},
-		{filepath.Join(closed, "sectax.db"), []string{"list"},
-			"directory " + closed + " is not accessible by uid " + itoa(uid) + " (permission denied): pass --db or fix permissions"},
-	} {
-		cmd := exec.Command(exe, append([]string{"--db", c.db}, c.args...)...)
-		cmd.Dir = base
-		cmd.Env = append(os.Environ(), "SECTAX_CLI_MAIN=1")
-		cmd.SysProcAttr = cred
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != ExitError || !strings.Contains(stderr.String(), c.want) ||
-			strings.Contains(stderr.String(), "(14)") {
-			t.Errorf("%v: %v, %q; want exit 1 and %q", c.args, err, stderr.String(), c.want)
-		}
-	}
-}
-
-func must(b []byte, err error) []byte {
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestRunLabelChecked: the label a run is stored under obeys the rules
 // import enforces: no control characters, no baseline: prefix, not the id
@@ -567,53 +211,11 @@ func TestRunLabelChecked(t *testing.T) {
 	}
 }
 
-// TestRunInterruptedWhileBusy: Ctrl-C while the store is locked by another
-// writer ends the wait for it: with a backoff of minutes, sectax still
-// exits 130 within seconds, prints what finished and spills the run to a
-// file that imports back, instead of sleeping through the backoff.
-func TestRunInterruptedWhileBusy(t *testing.T) {
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "sectax.db")
-	t.Setenv("SECTAX_DB", dbPath)
-	createStore(t, dbPath)
-	storeFast(t, 20*time.Millisecond, time.Minute, time.Minute, time.Minute)
-	var release func()
-	ctx, cancel := context.WithCancel(context.Background()) // what Ctrl-C cancels in Main
-	defer cancel()
-	reg := workload.NewRegistry(&locker{fake: fake{id: "alpha", base: map[string]float64{"usecs_per_op": 1.5}},
-		onThird: func() { release = exclusiveLock(t, dbPath) }})
-	// Ctrl-C once the sample's write has found the store busy and waits.
-	storeTuning.onBusy = cancel
-	deps := fixedDeps(reg)
-	start := time.Now()
-	var outb, errb bytes.Buffer
-	code := mainWith(ctx, []string{"run", "--runs", "6", "--warmup", "0", "--label", "busy"}, &outb, &errb, deps)
-	out, errs, took := outb.String(), errb.String(), time.Since(start)
-	if release != nil {
-		release()
-	}
-	// Sleeping through the backoff would take a minute and more: well
-	// under that is the wait ended, however busy the machine.
-	if code != ExitInterrupted || took > 45*time.Second {
-		t.Fatalf("exit %d after %v, want 130 well within the minute of backoff; stderr:\n%s", code, took, errs)
-	}
-	if !strings.Contains(out, "alpha") {
-		t.Errorf("what finished was not printed:\n%s", out)
-	}
-	m := unsavedRE.FindStringSubmatch(errs)
-	if m == nil {
-		t.Fatalf("no spill file named in:\n%s", errs)
-	}
-	if _, errs, code := sectax(t, deps, "import", m[1]); code != 0 {
-		t.Fatalf("the spill file does not import: %s", errs)
-	}
-}
-
 // TestDBReferenceRefused: a --db or SECTAX_DB that is neither a file path
-// nor a postgres:// URL (libpq key=value text, another scheme, "postgres:"
-// without "//") used to become an SQLite path: folders and a file named
-// after the password were made and the path printed. Now every command
-// refuses it in one line that does not echo it, and makes nothing.
+// nor a postgres:// URL used to become an SQLite path: folders and a file
+// named after the password were made and the path printed. Every command
+// refuses it, exit 2, in one line that does not echo it, and makes
+// nothing (internal/store's TestParseRefRefused holds every form).
 func TestDBReferenceRefused(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -622,15 +224,7 @@ func TestDBReferenceRefused(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "")
 	deps := fixedDeps(fakeRegistry())
 	const pw = "Pw0rdX"
-	refs := []string{
-		"host=db user=sectax password=" + pw + " dbname=sectax",
-		"password=" + pw,
-		"pg://u:" + pw + "@h/db",
-		"postgres:x:" + pw + "@h/db",
-		"mysql://u:" + pw + "@h/db",
-		"sqlite://" + pw,
-		"file:" + pw + ".db",
-	}
+	refs := []string{"host=db user=sectax password=" + pw + " dbname=sectax"}
 	cmds := [][]string{{"list"}, {"show", "x"}, {"import", "testdata/run.json"}, {"export", "x"}, {"rm", "x"},
 		{"compare", "a", "b"}, {"fleet"}, {"push"}, {"run", "--runs", "1"}, {"export", "--format", "prometheus"}}
 	for _, ref := range refs {
@@ -667,9 +261,10 @@ func TestDBReferenceRefused(t *testing.T) {
 }
 
 // TestImportNonRegularFiles: import of a FIFO used to block for ever,
-// deaf to Ctrl-C; a FIFO, a device and a folder are refused at once in one
-// line naming what they are, and a cancelled import (Ctrl-C) stops with
-// status 130 and stores nothing.
+// deaf to Ctrl-C; it is refused at once, exit 2, in one line naming what
+// it is (internal/store's TestReadFilesNotRegular: a device, a folder),
+// and a cancelled import (Ctrl-C) stops with status 130 and stores
+// nothing.
 func TestImportNonRegularFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -677,11 +272,7 @@ func TestImportNonRegularFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "sectax.db")
-	for _, c := range []struct{ file, want string }{
-		{fifo, "it is a FIFO"},
-		{"/dev/null", "it is a character device"},
-		{dir, "it is a directory"},
-	} {
+	for _, c := range []struct{ file, want string }{{fifo, "it is a FIFO"}} {
 		done := make(chan struct{})
 		var errs string
 		var code int
@@ -706,27 +297,5 @@ func TestImportNonRegularFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Errorf("a refused or cancelled import made the store (%v)", err)
-	}
-}
-
-// TestSpoolNeedsAHome: with HOME and XDG_DATA_HOME unset, the spool of a
-// PostgreSQL store used to be ./spool.db in the working folder; run and
-// push now refuse in one line naming them, and make nothing.
-func TestSpoolNeedsAHome(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("HOME", "")
-	t.Setenv("XDG_DATA_HOME", "")
-	t.Setenv("SECTAX_DB", "")
-	deps := fixedDeps(fakeRegistry())
-	url := "postgres://sectax@/x?host=" + filepath.Join(dir, "nothing")
-	for _, cmd := range [][]string{{"push"}, {"run", "--runs", "1"}} {
-		_, errs, code := sectaxRaw(deps, append([]string{"--db", url}, cmd...)...)
-		if code != ExitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "XDG_DATA_HOME and HOME are both unset") {
-			t.Errorf("%v: exit %d, %q", cmd, code, errs)
-		}
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("the spool landed in the working folder: %v", ents)
 	}
 }

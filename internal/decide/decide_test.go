@@ -17,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/testutil"
 )
@@ -159,14 +160,14 @@ func TestGivesUpOnlyMitigated(t *testing.T) {
 func TestSavingsFromStore(t *testing.T) {
 	ctx := context.Background()
 	in := input(t, "host-6.18")
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	db, err := storetest.Ref(t, filepath.Join(t.TempDir(), "s.db")).Open(ctx, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	jitter := []float64{1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005}
 	centre := map[string]float64{"on": 12, "no-guest": 11.8, "off": 10}
-	var docs []store.Doc
+	var docs []run.Doc
 	i := 0
 	for _, label := range []string{"on", "no-guest", "off"} {
 		xs := make([]float64, len(jitter))
@@ -175,7 +176,7 @@ func TestSavingsFromStore(t *testing.T) {
 		}
 		started := time.Date(2026, 12, 1, 9, i, 0, 0, time.UTC)
 		id := fmt.Sprintf("20261201T09%02d00-00000%d", i, i)
-		docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: id, Label: label, HostMark: hostMark(t, in.Root, id),
+		docs = append(docs, run.Doc{Run: &run.Run{Schema: run.Schema, ID: id, Label: label, HostMark: hostMark(t, in.Root, id),
 			Started: started, Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
 			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
 				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: envOf(t, in, label)})

@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/hostid"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // hostMark is the mark the host below root puts on run id (its key made
@@ -49,23 +50,23 @@ func TestForgedRunsOfAnotherHost(t *testing.T) {
 	os.Chmod(filepath.Dir(dir), 0o755)
 	os.Chmod(dir, 0o777)
 	path := filepath.Join(dir, "s.db")
-	db, err := store.Open(ctx, path, store.Options{Create: true})
+	db, err := storetest.Ref(t, path).Open(ctx, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	jitter := []float64{1.000, 1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.0005}
-	doc := func(i int, label string, centre float64, mark string) store.Doc {
+	doc := func(i int, label string, centre float64, mark string) run.Doc {
 		xs := make([]float64, len(jitter))
 		for j, f := range jitter {
 			xs[j] = centre * f
 		}
 		started := time.Date(2026, 12, 1, 9, i, 0, 0, time.UTC)
-		return store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T09%02d00-00000%d", i, i), Label: label, HostMark: mark,
+		return run.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T09%02d00-00000%d", i, i), Label: label, HostMark: mark,
 			Started: started, Finished: started.Add(time.Minute), Status: run.StatusComplete, Suite: "quick", Engine: "native", Repetitions: 8,
 			Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},
 				Metrics: []run.Metric{{Name: "usecs_per_op", Unit: "µs/op", Better: run.Lower, Samples: xs}}}}}, RawEnv: envOf(t, in, label)}
 	}
-	var docs []store.Doc
+	var docs []run.Doc
 	for i, label := range []string{"on", "no-guest"} {
 		d := doc(i, label, map[string]float64{"on": 12, "no-guest": 11.8}[label], "")
 		d.Run.HostMark = hostMark(t, in.Root, d.Run.ID)
@@ -82,7 +83,7 @@ func TestForgedRunsOfAnotherHost(t *testing.T) {
 	// sectax's own store code in a child of this test.
 	otherKey := strings.Repeat("ab", 16)
 	copied := docs[0].Run.HostMark
-	var forged []store.Doc
+	var forged []run.Doc
 	for i, mark := range []string{otherKey, copied, ""} {
 		forged = append(forged, doc(10+i, "off", 1.2, mark))
 	}
@@ -108,7 +109,7 @@ func TestForgedRunsOfAnotherHost(t *testing.T) {
 		t.Fatalf("the forger: %v: %s", err, out.String())
 	}
 
-	db, err = store.Open(ctx, path, store.Options{})
+	db, err = storetest.Ref(t, path).Open(ctx, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,11 +160,11 @@ func TestForgerChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var docs []store.Doc
+	var docs []run.Doc
 	if err := json.Unmarshal(b, &docs); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(context.Background(), path, store.Options{})
+	db, err := storetest.Ref(t, path).Open(context.Background(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

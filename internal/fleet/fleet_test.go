@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/fleet/fleettest"
-	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/testutil"
 )
 
@@ -103,11 +103,11 @@ func TestUnverifiedPair(t *testing.T) {
 // the docs) is what the generator makes.
 func TestFixtureFile(t *testing.T) {
 	var b bytes.Buffer
-	if err := store.WriteDocs(&b, fleettest.Fleet(1), store.FormatArray); err != nil {
+	if err := run.WriteDocs(&b, fleettest.Fleet(1), run.FormatArray); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Golden(t, filepath.Join("testdata", "synthetic-fleet.json"), b.Bytes())
-	docs, err := store.Decode("synthetic-fleet.json", b.Bytes())
+	docs, err := run.Decode("synthetic-fleet.json", b.Bytes())
 	if err != nil || len(docs) != 31 {
 		t.Fatalf("%d documents, %v", len(docs), err)
 	}

@@ -7,17 +7,14 @@ import (
 
 	"github.com/sectax/sectax/internal/fleet/fleettest"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // TestLoad: from a real store holding the synthetic fleet, the runs of the
 // two labels asked for, each with its environment, and only those.
 func TestLoad(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "sectax.db"), store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, filepath.Join(t.TempDir(), "sectax.db"), store.Options{Create: true})
 	docs := fleettest.Fleet(1)
 	if _, err := db.Import(ctx, docs); err != nil {
 		t.Fatal(err)

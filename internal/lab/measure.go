@@ -13,7 +13,6 @@ import (
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/safetext"
-	"github.com/sectax/sectax/internal/store"
 )
 
 // MeasureTask is the guest task of `sectax lab`: verify the boot against
@@ -47,7 +46,7 @@ type MeasureInput struct {
 func EncodeRun(r *run.Run) ([]byte, error) {
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
-	if err := store.Export(zw, []*run.Run{r}); err != nil {
+	if err := run.Export(zw, []*run.Run{r}); err != nil {
 		return nil, err
 	}
 	if err := zw.Close(); err != nil {
@@ -66,56 +65,56 @@ func EncodeRun(r *run.Run) ([]byte, error) {
 // verify there is refused whatever the guest said (ErrNotVerified). The
 // lab block is added; the document keeps the guest's environment as the
 // guest wrote it.
-func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (store.Doc, error) {
+func ImportRun(payload []byte, in MeasureInput, lab *run.Lab) (run.Doc, error) {
 	if in.Cmdline == "" {
-		return store.Doc{}, fmt.Errorf("guest result: the host did not record the command line it booted, so the guest's claims cannot be checked")
+		return run.Doc{}, fmt.Errorf("guest result: the host did not record the command line it booted, so the guest's claims cannot be checked")
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(payload))
 	if err != nil {
-		return store.Doc{}, fmt.Errorf("guest result: %w", err)
+		return run.Doc{}, fmt.Errorf("guest result: %w", err)
 	}
 	// Expanded through a limit at the frame cap: a gzip bomb is refused as
 	// soon as it passes MaxFrame, never expanded whole.
 	data, err := io.ReadAll(io.LimitReader(zr, vm.MaxFrame+1))
 	if err != nil {
-		return store.Doc{}, fmt.Errorf("guest result: %w", err)
+		return run.Doc{}, fmt.Errorf("guest result: %w", err)
 	}
 	if len(data) > vm.MaxFrame {
-		return store.Doc{}, fmt.Errorf("guest result: the run document expands to more than %d MiB (a frame's cap): refused", vm.MaxFrame>>20)
+		return run.Doc{}, fmt.Errorf("guest result: the run document expands to more than %d MiB (a frame's cap): refused", vm.MaxFrame>>20)
 	}
-	docs, err := store.Decode("guest result", data)
+	docs, err := run.Decode("guest result", data)
 	if err != nil {
-		return store.Doc{}, err
+		return run.Doc{}, err
 	}
 	if len(docs) != 1 {
-		return store.Doc{}, fmt.Errorf("guest result: %d run documents, want 1", len(docs))
+		return run.Doc{}, fmt.Errorf("guest result: %d run documents, want 1", len(docs))
 	}
 	d := docs[0]
 	r := d.Run
 	q := safetext.Line
 	switch {
 	case r.ID != in.RunID || r.Label != in.Label:
-		return store.Doc{}, fmt.Errorf("guest result: run %s labelled %q, expected %s labelled %q", q(r.ID), q(r.Label), in.RunID, in.Label)
+		return run.Doc{}, fmt.Errorf("guest result: run %s labelled %q, expected %s labelled %q", q(r.ID), q(r.Label), in.RunID, in.Label)
 	case r.Config == nil || r.Config.Name != in.Config.Name:
-		return store.Doc{}, fmt.Errorf("guest result: run %s has no %s configuration block", r.ID, in.Config.Name)
+		return run.Doc{}, fmt.Errorf("guest result: run %s has no %s configuration block", r.ID, in.Config.Name)
 	case r.Config.Verification == nil || !r.Config.Verification.OK:
-		return store.Doc{}, fmt.Errorf("guest result: run %s was measured on a boot that did not verify", r.ID)
+		return run.Doc{}, fmt.Errorf("guest result: run %s was measured on a boot that did not verify", r.ID)
 	case r.Env == nil:
-		return store.Doc{}, fmt.Errorf("guest result: run %s has no environment: the host cannot check what it booted", r.ID)
+		return run.Doc{}, fmt.Errorf("guest result: run %s has no environment: the host cannot check what it booted", r.ID)
 	case !vm.BootedWith(r.Env.Cmdline.Raw, in.Cmdline):
-		return store.Doc{}, fmt.Errorf("guest result: run %s reports the command line %q, but the host booted it with %q: refused (the guest's /init is not the one sectax built, or the kernel rewrote its command line)", r.ID, safetext.Clip(r.Env.Cmdline.Raw, 300), in.Cmdline)
+		return run.Doc{}, fmt.Errorf("guest result: run %s reports the command line %q, but the host booted it with %q: refused (the guest's /init is not the one sectax built, or the kernel rewrote its command line)", r.ID, safetext.Clip(r.Env.Cmdline.Raw, 300), in.Cmdline)
 	case r.Config.Verification.Cmdline != strings.TrimSpace(r.Env.Cmdline.Raw):
-		return store.Doc{}, fmt.Errorf("guest result: run %s verified the command line %q but reports %q: refused", r.ID, safetext.Clip(r.Config.Verification.Cmdline, 300), safetext.Clip(r.Env.Cmdline.Raw, 300))
+		return run.Doc{}, fmt.Errorf("guest result: run %s verified the command line %q but reports %q: refused", r.ID, safetext.Clip(r.Config.Verification.Cmdline, 300), safetext.Clip(r.Env.Cmdline.Raw, 300))
 	case in.Release != "" && r.Env.Kernel.Release != in.Release:
-		return store.Doc{}, fmt.Errorf("guest result: run %s reports kernel %q, but the image the host booted is %s: refused", r.ID, safetext.Clip(r.Env.Kernel.Release, 100), in.Release)
+		return run.Doc{}, fmt.Errorf("guest result: run %s reports kernel %q, but the image the host booted is %s: refused", r.ID, safetext.Clip(r.Env.Kernel.Release, 100), in.Release)
 	}
 	kb, err := mitigation.KnowledgeBase()
 	if err != nil {
-		return store.Doc{}, err
+		return run.Doc{}, err
 	}
 	v := bootconfig.VerifyReported(r.Env, in.Config, in.Plan, in.SeenBootIDs, kb)
 	if !v.OK {
-		return store.Doc{}, fmt.Errorf("guest result: %w: run %s: the guest said its boot verified as %s, the host finds otherwise: %s", vm.ErrNotVerified, r.ID, in.Config.Name, safetext.Clip(strings.Join(v.Reasons, "; "), 1000))
+		return run.Doc{}, fmt.Errorf("guest result: %w: run %s: the guest said its boot verified as %s, the host finds otherwise: %s", vm.ErrNotVerified, r.ID, in.Config.Name, safetext.Clip(strings.Join(v.Reasons, "; "), 1000))
 	}
 	r.Config = bootconfig.Record(in.Config, v)
 	r.Lab = lab

@@ -15,6 +15,7 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // guestPayload is a real guest's run document (testdata/guest-run.json, a
@@ -48,12 +49,12 @@ func TestImportRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	db, err := storetest.Ref(t, filepath.Join(t.TempDir(), "s.db")).Open(ctx, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Import(ctx, []store.Doc{doc}); err != nil {
+	if _, err := db.Import(ctx, []run.Doc{doc}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := db.Get(ctx, in.RunID)

@@ -8,7 +8,6 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/plan"
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/store"
 )
 
 // What a boot adds to its run in a lab's estimate (QEMU's start, the
@@ -31,8 +30,8 @@ func (s *session) estimate(ctx context.Context, n int) plan.Estimate {
 		return plan.Estimate{}
 	}
 	var past []*run.Run
-	if s.host.DB != "" {
-		past = store.PastRunsAt(ctx, s.host.DB, "", string(s.host.RunPlan.Suite), "native", s.accel)
+	if !s.host.DB.IsZero() {
+		past = s.host.DB.PastRunsAt(ctx, "", string(s.host.RunPlan.Suite), "native", s.accel)
 	}
 	e := s.host.RunPlan.Estimate(s.req.Measure.Warmup, past)
 	if e.Past > 0 {

@@ -62,11 +62,11 @@ type Host struct {
 	Exe string
 	// Snapshot is this machine (the runs record its kernel and CPU).
 	Snapshot *sysinfo.Snapshot
-	// DB is the store the runs go to (a --db value): the lab takes the
-	// measurement lock beside it and opens it once the boots are planned
-	// and confirmed (store.OpenMeasuring), and its stored lab runs of the
-	// suite under the accelerator teach the estimate ("": none).
-	DB string
+	// DB is the store the runs go to: the lab takes the measurement lock
+	// beside it and opens it once the boots are planned and confirmed
+	// (store.Ref.OpenMeasuring), and its stored lab runs of the suite
+	// under the accelerator teach the estimate (zero: none).
+	DB store.Ref
 	// NewRunID names a run; NewSeed draws a seed.
 	NewRunID func() string
 	NewSeed  func() int64
@@ -183,7 +183,7 @@ func Run(ctx context.Context, req *Request, host Host) (*Matrix, error) {
 	} else {
 		host.Out.Notef("%s", what)
 	}
-	db, done, err := store.OpenMeasuring(ctx, host.DB, host.Out.Notef)
+	db, done, err := host.DB.OpenMeasuring(ctx, store.Options{Create: true, Out: host.Out})
 	if err != nil {
 		return nil, err
 	}
@@ -449,7 +449,7 @@ func (s *session) boot(ctx context.Context, k vm.Kernel, st Step, seen []string)
 	if r := s.host.Root; r == "" || filepath.Clean(r) == "/" {
 		doc.Run.HostMark = measure.HostMark("/", doc.Run.ID, ui.Discard{})
 	}
-	if _, err := s.db.Import(ctx, []store.Doc{doc}); err != nil {
+	if _, err := s.db.Import(ctx, []run.Doc{doc}); err != nil {
 		return nil, err
 	}
 	return doc.Run, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/ui"
 )
@@ -48,7 +49,7 @@ func TestOnlyConfigs(t *testing.T) {
 // unit) is within the target, and otherwise plans a round of on and it.
 func TestLabAdaptRound(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{Create: true})
+	db, err := storetest.Ref(t, filepath.Join(t.TempDir(), "s.db")).Open(ctx, store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestLabAdaptRound(t *testing.T) {
 		"tight": {5, 5.01, 4.99, 5.005, 4.995, 5},
 		"wide":  {3, 8, 4, 7, 5, 6},
 	}
-	var docs []store.Doc
+	var docs []run.Doc
 	for cfg, xs := range spread {
 		for i, x := range xs {
 			snap, err := sysinfo.Collect("../sysinfo/testdata/wsl2-intel-on")
@@ -68,7 +69,7 @@ func TestLabAdaptRound(t *testing.T) {
 				t.Fatal(err)
 			}
 			snap.BootID = fmt.Sprintf("%s-%d", cfg, i)
-			docs = append(docs, store.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T000000-%s%d", cfg, i),
+			docs = append(docs, run.Doc{Run: &run.Run{Schema: run.Schema, ID: fmt.Sprintf("20261201T000000-%s%d", cfg, i),
 				Label: Label("lab", "k", cfg), Status: run.StatusComplete, Engine: "native", Env: snap,
 				Lab: &run.Lab{Accel: "kvm", CPUModel: "host"},
 				Results: []run.Result{{Workload: "syscall-basic", Params: map[string]any{"loops": int64(1000)},

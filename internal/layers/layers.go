@@ -69,7 +69,7 @@ var Apart = [][2]string{
 }
 
 // TestOnly are packages that only tests import; they sit outside the tiers.
-var TestOnly = []string{"internal/testutil", "internal/proctest", "internal/store/pgtest", "internal/vm/vmtest", "internal/fleet/fleettest", "internal/layers", "internal/e2e", "internal/e2e/lab", "internal/e2e/campaign", "docs"}
+var TestOnly = []string{"internal/testutil", "internal/proctest", "internal/store/pgtest", "internal/store/storetest", "internal/store/tampertest", "internal/vm/vmtest", "internal/fleet/fleettest", "internal/layers", "internal/e2e", "internal/e2e/lab", "internal/e2e/campaign", "docs"}
 
 // Owners are standard-library doors that one package owns: only it (and
 // the packages of TestOnly) may import the package or call the function.

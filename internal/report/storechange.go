@@ -16,7 +16,7 @@ type StoreChange struct {
 	Schema string `json:"schema"`
 	// Command is rm, import or push.
 	Command string `json:"command"`
-	// Store is the database changed (store.DisplayName: no password).
+	// Store is the database changed (store.Ref.String: no password).
 	Store string `json:"store"`
 	// Removed are the runs rm deleted.
 	Removed []string `json:"removed"`

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv("SECTAX_STORE_TEST_HOLD"); db != "" {
 		holdLock(db) // a helper process (beside_test.go), not the tests
 	}
+	if db := os.Getenv("SECTAX_STORE_TEST_RECORD"); db != "" {
+		os.Exit(recordChild(db)) // a helper process (disk_test.go)
+	}
 	code := m.Run()
 	pg.Stop()
 	os.Exit(code)
@@ -41,7 +44,7 @@ func TestMain(m *testing.M) {
 func openPG(t *testing.T) (*DB, string) {
 	t.Helper()
 	u := pg.Get(t).NewDatabase(t)
-	d, err := Open(context.Background(), u, Options{Create: true})
+	d, err := refOf(u).Open(context.Background(), Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func testReopenKeepsData(t *testing.T, openTemp opener) {
 	if err := d.Begin(testRun("r1", "on")); err != nil {
 		t.Fatal(err)
 	}
-	d2, err := Open(ctx, path, Options{})
+	d2, err := refOf(path).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +127,7 @@ func testNewerSchemaRefused(t *testing.T, openTemp opener) {
 	if _, err := d.db.ExecContext(ctx, q); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(ctx, path, Options{})
+	_, err := refOf(path).Open(ctx, Options{})
 	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this sectax knows") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v", err)
 	}
@@ -136,22 +139,22 @@ func testNewerSchemaRefused(t *testing.T, openTemp opener) {
 func testConcurrentImportSameRuns(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, path := openTemp(t)
-	var docs []Doc
+	var docs []run.Doc
 	for i := range 5 {
-		docs = append(docs, Doc{Run: testRun(fmt.Sprintf("shared-%d", i), "on")})
+		docs = append(docs, run.Doc{Run: testRun(fmt.Sprintf("shared-%d", i), "on")})
 	}
 	const hosts = 6
 	results := make([]ImportResult, hosts)
 	errs := make([]error, hosts)
 	var wg sync.WaitGroup
 	for h := range hosts {
-		hd, err := Open(ctx, path, Options{})
+		hd, err := refOf(path).Open(ctx, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer hd.Close()
 		// Each host imports the runs in a different order.
-		mine := append([]Doc(nil), docs...)
+		mine := append([]run.Doc(nil), docs...)
 		for i := range mine {
 			j := (i + h) % len(mine)
 			mine[i], mine[j] = mine[j], mine[i]
@@ -204,7 +207,7 @@ func testConcurrentWriters(t *testing.T, openTemp opener) {
 	want := map[string]*run.Run{}
 	var mu sync.Mutex
 	for h := range hosts {
-		hd, err := Open(ctx, path, Options{})
+		hd, err := refOf(path).Open(ctx, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +296,7 @@ func TestIsURL(t *testing.T) {
 		"postgres://h/db": true, "POSTGRESQL://h/db": true, "/var/lib/sectax.db": false,
 		"postgres.db": false, "./postgres://x": false,
 	} {
-		if IsURL(in) != want {
+		if refOf(in).IsURL() != want {
 			t.Errorf("IsURL(%q) = %v", in, !want)
 		}
 	}
@@ -305,7 +308,7 @@ func TestPostgresBadConnections(t *testing.T) {
 	c := pg.Get(t)
 	ctx := context.Background()
 	foreign := c.NewDatabase(t)
-	fd, err := Open(ctx, foreign, Options{Create: true})
+	fd, err := refOf(foreign).Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +385,7 @@ func TestPostgresBadConnections(t *testing.T) {
 	}
 	fd.Close()
 	for _, cs := range cases {
-		_, err := Open(ctx, cs.url, Options{})
+		_, err := refOf(cs.url).Open(ctx, Options{})
 		if err == nil || !strings.Contains(err.Error(), cs.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%s: err = %v, want one line with %q and no password", cs.name, err, cs.want)
 		}
@@ -410,13 +413,13 @@ func BenchmarkPostgresLoad(b *testing.B) {
 		if u == "" {
 			u = pg.Get(b).NewDatabase(b)
 		}
-		d, err := Open(ctx, u, Options{Create: true})
+		d, err := refOf(u).Open(ctx, Options{Create: true})
 		if err != nil {
 			b.Fatal(err)
 		}
 		hosts := make([]*DB, writers)
 		for h := range hosts {
-			if hosts[h], err = Open(ctx, u, Options{}); err != nil {
+			if hosts[h], err = refOf(u).Open(ctx, Options{}); err != nil {
 				b.Fatal(err)
 			}
 		}

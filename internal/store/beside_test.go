@@ -65,14 +65,14 @@ func TestLockLinkNotFollowed(t *testing.T) {
 	}
 	db := filepath.Join(dir, "s.db")
 	asAttacker(t, "ln", "-s", victim, db+".lock")
-	_, err := AcquireRunLock(db)
+	_, err := refOf(db).Lock()
 	if err == nil || !strings.Contains(err.Error(), "lock "+db+".lock is a symbolic link") || !strings.Contains(err.Error(), "rm "+db+".lock") || exit.Of(err) != exit.Usage {
 		t.Fatalf("AcquireRunLock through a planted link: %v", err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "root's data\n" {
 		t.Fatalf("the link's target was written: %q", b)
 	}
-	if pid := MeasuringPID(db); pid != 0 {
+	if pid := refOf(db).MeasuringPID(); pid != 0 {
 		t.Fatalf("MeasuringPID through a link = %d", pid)
 	}
 }
@@ -86,10 +86,10 @@ func TestLockFIFONeverBlocks(t *testing.T) {
 	dir := sharedDir(t)
 	db := filepath.Join(dir, "s.db")
 	asAttacker(t, "mkfifo", db+".lock")
-	if pid := MeasuringPID(db); pid != 0 {
+	if pid := refOf(db).MeasuringPID(); pid != 0 {
 		t.Fatalf("MeasuringPID of a FIFO = %d", pid)
 	}
-	_, err := AcquireRunLock(db)
+	_, err := refOf(db).Lock()
 	if err == nil || !strings.Contains(err.Error(), "is a FIFO, not a regular file: remove it (rm "+db+".lock)") {
 		t.Fatalf("AcquireRunLock on a FIFO: %v", err)
 	}
@@ -103,11 +103,11 @@ func TestLockOfAnotherUserNotWritten(t *testing.T) {
 	dir := sharedDir(t)
 	db := filepath.Join(dir, "s.db")
 	asAttacker(t, "sh", "-c", "echo planted > "+db+".lock")
-	release, err := AcquireRunLock(db)
+	release, err := refOf(db).Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AcquireRunLock(db); !errors.As(err, new(*LockedError)) {
+	if _, err := refOf(db).Lock(); !errors.As(err, new(*LockedError)) {
 		t.Fatalf("the lock is not held: %v", err)
 	}
 	release()
@@ -124,14 +124,14 @@ func TestStoreDanglingLink(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "elsewhere.db")
 	db := filepath.Join(dir, "s.db")
 	asAttacker(t, "ln", "-s", target, db)
-	_, err := Open(context.Background(), db, Options{Create: true})
+	_, err := refOf(db).Open(context.Background(), Options{Create: true})
 	if err == nil || !strings.Contains(err.Error(), "store "+db+" is a symbolic link to "+target+", which does not exist") || exit.Of(err) != exit.Usage {
 		t.Fatalf("Open of a dangling link: %v", err)
 	}
 	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the link's target was made: %v", err)
 	}
-	if _, err := AcquireRunLock(db); err == nil {
+	if _, err := refOf(db).Lock(); err == nil {
 		t.Fatal("the lock of a dangling store link was taken")
 	}
 	if _, err := os.Lstat(target + ".lock"); !errors.Is(err, os.ErrNotExist) {
@@ -145,7 +145,7 @@ func TestStoreLinkResolved(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "real.db")
-	d, err := Open(ctx, target, Options{Create: true})
+	d, err := refOf(target).Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestStoreLinkResolved(t *testing.T) {
 	if err := os.Symlink("real.db", link); err != nil {
 		t.Fatal(err)
 	}
-	d, err = Open(ctx, link, Options{})
+	d, err = refOf(link).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,15 +162,15 @@ func TestStoreLinkResolved(t *testing.T) {
 	if d.Path() != target {
 		t.Fatalf("Path() = %s, want the target %s", d.Path(), target)
 	}
-	if p, err := LockPath(link, false); err != nil || p != target+".lock" {
+	if p, err := refOf(link).LockPath(false); err != nil || p != target+".lock" {
 		t.Fatalf("LockPath(link) = %s, %v", p, err)
 	}
-	release, err := AcquireRunLock(target)
+	release, err := refOf(target).Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	if pid := MeasuringPID(link); pid != os.Getpid() {
+	if pid := refOf(link).MeasuringPID(); pid != os.Getpid() {
 		t.Fatalf("the link's lock is not the target's: MeasuringPID = %d", pid)
 	}
 }
@@ -184,13 +184,13 @@ func TestBesideNotRegular(t *testing.T) {
 	for _, suf := range []string{"-journal", "-wal", "-shm"} {
 		dir := sharedDir(t)
 		db := filepath.Join(dir, "s.db")
-		d, err := Open(ctx, db, Options{Create: true})
+		d, err := refOf(db).Open(ctx, Options{Create: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		d.Close()
 		asAttacker(t, "mkfifo", db+suf)
-		_, err = Open(ctx, db, Options{})
+		_, err = refOf(db).Open(ctx, Options{})
 		if err == nil || !strings.Contains(err.Error(), db+suf+", beside the store, is a FIFO") {
 			t.Fatalf("%s: Open: %v", suf, err)
 		}
@@ -200,7 +200,7 @@ func TestBesideNotRegular(t *testing.T) {
 // holdLock is the helper process of TestPostgresLockPerUser: it takes the
 // lock of the store db, says "held" and keeps it until its stdin closes.
 func holdLock(db string) {
-	release, err := AcquireRunLock(db)
+	release, err := refOf(db).Lock()
 	if err != nil {
 		fmt.Println(err)
 		os.Exit(1)
@@ -218,7 +218,7 @@ func holdLock(db string) {
 func TestPostgresLockPerUser(t *testing.T) {
 	needRoot(t)
 	const url = "postgres://sectax@db.example/sectax"
-	path, err := LockPath(url, true)
+	path, err := refOf(url).LockPath(true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestPostgresLockPerUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	hold.Stderr = os.Stderr
-	release, err := AcquireRunLock(url) // root holds it first
+	release, err := refOf(url).Lock() // root holds it first
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,12 +272,12 @@ func TestPostgresLockPerUser(t *testing.T) {
 		t.Fatalf("root's lock blocked another user: %q", line)
 	}
 	release()
-	release, err = AcquireRunLock(url) // the attacker's does not block root
+	release, err = refOf(url).Lock() // the attacker's does not block root
 	if err != nil {
 		t.Fatalf("another user's lock blocked root: %v", err)
 	}
 	release()
-	if pid := MeasuringPID(url); pid != 0 {
+	if pid := refOf(url).MeasuringPID(); pid != 0 {
 		t.Fatalf("root sees the other user's measurer: %d", pid)
 	}
 }

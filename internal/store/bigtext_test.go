@@ -1,12 +1,15 @@
 package store
 
 import (
+	"github.com/sectax/sectax/internal/run"
+
 	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // testHugeTextsNotRead: a stored label and environment far over their
@@ -17,8 +20,8 @@ import (
 func testHugeTextsNotRead(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	d, _ := openTemp(t)
-	var said []string
-	d.notes = &notes{on: func(s string) { said = append(said, s) }}
+	rec := &ui.Recorder{}
+	d.notes = &notes{out: rec}
 	r := testRun("r1", "on")
 	if err := d.Begin(r); err != nil {
 		t.Fatal(err)
@@ -48,11 +51,12 @@ func testHugeTextsNotRead(t *testing.T, openTemp opener) {
 		if got.Label != l[0].Label || got.Env != nil {
 			t.Fatalf("Get read label %.80q, env %v", got.Label, got.Env != nil)
 		}
-		err = CheckExport(Doc{Run: got})
+		err = CheckExport(run.Doc{Run: got})
 		if err == nil || !strings.Contains(err.Error(), "too big to read") || exit.Of(err) != exit.Usage {
 			t.Fatalf("export of the run: %v", err)
 		}
 	}
+	said := rec.Notes()
 	if len(said) != 2 || !strings.Contains(said[0], "run r1: its stored label is too big to read ("+marker[len("…"):]+")") ||
 		!strings.Contains(said[1], "run r1: its stored environment of 31457280 bytes") {
 		t.Fatalf("notes: %q", said)

@@ -9,13 +9,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // Bounds on what is read back. The store is written by every host of a
 // fleet and by whoever can write its file: a row is data, not a promise.
 // What a row holds beyond these bounds is cut (a text, with a marker) or
 // not read (a JSON column, a sample), and said once in a note (Options.
-// OnNote); memory and output stay bounded whatever a row claims.
+// Out); memory and output stay bounded whatever a row claims.
 const (
 	// MaxReadEnvBytes bounds a run's stored environment (an honest one is
 	// tens of kilobytes); a larger one is read as none.
@@ -98,17 +99,17 @@ func jsonColumn(col, def string, max int) string {
 	return "CASE WHEN octet_length(" + col + ") > " + strconv.Itoa(max) + " THEN '" + def + "' ELSE " + col + " END, octet_length(" + col + ")"
 }
 
-// notes collects what a read cut or skipped, for Options.OnNote: at most
+// notes says what a read cut or skipped on Options.Out: at most
 // MaxListedNotes, then one that counts the rest.
 type notes struct {
 	mu   sync.Mutex
-	on   func(string)
+	out  ui.Printer
 	n    int
 	seen map[string]bool
 }
 
 func (n *notes) add(format string, a ...any) {
-	if n == nil || n.on == nil {
+	if n == nil || n.out == nil {
 		return
 	}
 	msg := fmt.Sprintf(format, a...)
@@ -124,9 +125,9 @@ func (n *notes) add(format string, a ...any) {
 	n.n++
 	switch {
 	case n.n <= MaxListedNotes:
-		n.on(msg)
+		n.out.Notef("%s", msg)
 	case n.n == MaxListedNotes+1:
-		n.on("more stored rows were cut or skipped; only the first " + strconv.Itoa(MaxListedNotes) + " are named")
+		n.out.Notef("more stored rows were cut or skipped; only the first %d are named", MaxListedNotes)
 	}
 }
 
@@ -136,7 +137,7 @@ func shownID(id string) string {
 	if run.CheckID(id) == nil {
 		return id
 	}
-	return printableID(id)
+	return run.PrintableID(id)
 }
 
 // finite reports whether a stored sample is a number sectax can compute

@@ -82,7 +82,7 @@ func testCampaignRoundTrip(t *testing.T, openTemp opener) {
 // sectax plans is read up to MaxCampaignSteps, the rest counted.
 func TestCampaignStepsBounded(t *testing.T) {
 	ctx := context.Background()
-	d, err := Open(ctx, t.TempDir()+"/s.db", Options{Create: true})
+	d, err := refOf(t.TempDir()+"/s.db").Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestCampaignStepsBounded(t *testing.T) {
 // campaigns names at most ten of them and how many more (someOf).
 func TestCampaignRefBounded(t *testing.T) {
 	ctx := context.Background()
-	d, err := Open(ctx, t.TempDir()+"/s.db", Options{Create: true})
+	d, err := refOf(t.TempDir()+"/s.db").Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // completionRows bounds what Completions reads: a shell waits for it.
 const completionRows = 10000
 
-// Completions are the run references of the store at path that start with
+// Completions are the run references of the store r names that start with
 // prefix, for a shell's completion (cobra's "value\tdescription"): labels
 // first, described by how many runs they hold, then run ids, described by
 // their label and start. It only reads: it makes no database (a missing
@@ -22,8 +22,8 @@ const completionRows = 10000
 // that run.CheckID/CheckLabel refuses, or that holds a character a shell
 // would read as syntax (completionSafe), is not offered; the user can
 // still type it.
-func Completions(ctx context.Context, path, prefix string) []string {
-	d, err := Open(ctx, path, Options{ReadOnly: true, BusyTimeout: 100 * time.Millisecond, Backoff: []time.Duration{}})
+func (r Ref) Completions(ctx context.Context, prefix string) []string {
+	d, err := r.Open(ctx, Options{ReadOnly: true, BusyTimeout: 100 * time.Millisecond, Backoff: []time.Duration{}})
 	if err != nil {
 		return nil
 	}

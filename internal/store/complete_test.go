@@ -17,7 +17,7 @@ import (
 func TestCompletionsNoOptionWords(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "s.db")
-	d, err := Open(ctx, path, Options{Create: true})
+	d, err := refOf(path).Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestCompletionsNoOptionWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	got := Completions(ctx, path, "")
+	got := refOf(path).Completions(ctx, "")
 	if len(got) == 0 {
 		t.Fatal("nothing offered")
 	}
@@ -43,7 +43,7 @@ func TestCompletionsNoOptionWords(t *testing.T) {
 	if !strings.HasPrefix(got[0], "on\t") {
 		t.Errorf("the ordinary label is not offered first: %q", got)
 	}
-	if got := Completions(ctx, path, "-"); len(got) != 0 {
+	if got := refOf(path).Completions(ctx, "-"); len(got) != 0 {
 		t.Errorf("offered for '-': %q", got)
 	}
 }
@@ -57,7 +57,7 @@ func TestCompletionsReadOnly(t *testing.T) {
 	path := filepath.Join(dir, "v1.db")
 	v1Store(t, path, `INSERT INTO runs(id, label, started, status) VALUES ('20260102T030405Z-abcd', 'on', '2026-01-02T03:04:05Z', 'complete')`)
 	before, _ := os.ReadFile(path)
-	if got := Completions(ctx, path, ""); got != nil {
+	if got := refOf(path).Completions(ctx, ""); got != nil {
 		t.Errorf("offered from an older schema: %q", got)
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
@@ -66,7 +66,7 @@ func TestCompletionsReadOnly(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("files beside the store: %v", ents)
 	}
-	if _, err := Open(ctx, path, Options{ReadOnly: true}); !errors.Is(err, ErrOldSchema) {
+	if _, err := refOf(path).Open(ctx, Options{ReadOnly: true}); !errors.Is(err, ErrOldSchema) {
 		t.Fatalf("read-only open of an older schema: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,9 +26,9 @@ func (d dialect) String() string {
 	return "sqlite"
 }
 
-// IsURL reports whether db names a PostgreSQL database (postgres:// or
+// isURL reports whether db names a PostgreSQL database (postgres:// or
 // postgresql://) rather than an SQLite file.
-func IsURL(db string) bool {
+func isURL(db string) bool {
 	l := strings.ToLower(db)
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }
@@ -109,9 +108,9 @@ func (d dialect) schemaSQL(sql string) string {
 	return strings.Join(lines, "\n")
 }
 
-// HasPassword reports whether a postgres:// URL carries a password (in
+// hasPassword reports whether a postgres:// URL carries a password (in
 // its user part or as a password= parameter).
-func HasPassword(raw string) bool {
+func hasPassword(raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return true // cannot tell: treat it as secret
@@ -133,16 +132,4 @@ func normalizeURL(raw string) string {
 		return raw
 	}
 	return strings.ToLower(raw[:i]) + raw[i:]
-}
-
-// Locate is how a store named on the command line is named to a later
-// process (the resume unit, the batch file of a WSL campaign): a file as
-// an absolute path, a postgres:// URL as it is (its scheme in lowercase),
-// never through filepath.Abs, which made a URL a path under the working
-// folder.
-func Locate(db string) (string, error) {
-	if IsURL(db) {
-		return normalizeURL(db), nil
-	}
-	return filepath.Abs(db)
 }

@@ -10,21 +10,22 @@
 //
 // It also resolves what a user names (a run id, a prefix, a label, side
 // selectors: resolve.go, select.go), holds the campaigns' state
-// (campaign.go), and reads and writes the sectax.run/v1 documents of
-// export and import, checked before anything is written (transfer.go).
+// (campaign.go), and imports and exports sectax.run/v1 documents (whose
+// format is run's: run.Decode, run.WriteDocs), checked before anything is
+// written (transfer.go).
 //
 // An SQLite database is identified by its application_id and versioned by
 // user_version; migrations are embedded and only move forward. A file that
 // is not an SQLite database, or an SQLite database that belongs to another
 // program, is refused with a clear error and never written to.
 //
-// sectax run uses it like this:
+// A store is named by a Ref, parsed once from --db (ParseRef). sectax run
+// uses it like this:
 //
-//	release, err := store.AcquireRunLock(dbPath) // one measurer at a time;
-//	if err != nil { ... }                         // *LockedError names the holder's pid
-//	defer release()
-//	db, err := store.Open(ctx, dbPath, store.Options{Create: true})
-//	if err != nil { ... }
-//	defer db.Close()
-//	r, err := measure.Measure(ctx, pl, meta, store.NewRecorder(ctx, db, say))
+//	ref, err := store.ParseRef(g.DB) // a file's absolute path or a postgres:// URL
+//	if err != nil { ... }            // a usage error that does not echo a password
+//	rec, done, err := ref.OpenRecorder(ctx, label, store.Options{Out: p}) // the measuring
+//	if err != nil { ... }            // lock, then the store; *LockedError names the holder
+//	defer done()
+//	// ... measure with rec as the session's Sink; rec.Saved(r) says where the run is.
 package store

@@ -133,9 +133,7 @@ func (d *DB) retry(ctx context.Context, f func() error) error {
 			return be
 		}
 		wait := d.backoff[attempt]
-		if d.onBusy != nil {
-			d.onBusy(wait, attempt+2, len(d.backoff)+1)
-		}
+		d.out.Notef("database %s is locked by another process; trying again in %v (attempt %d of %d)", d.path, wait, attempt+2, len(d.backoff)+1)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:

@@ -11,14 +11,14 @@ import (
 	"github.com/sectax/sectax/internal/userfile"
 )
 
-// ReadFiles reads and decodes the import files the user named (Decode:
+// ReadFiles reads and decodes the import files the user named (run.Decode:
 // a run document, a JSON array of them or JSON lines). A file it cannot
 // read, one that is not a regular file (a FIFO, a device, a folder: it is
 // refused without blocking), one larger than run.MaxDocumentBytes, a
 // malformed document and a run given twice are usage errors naming the
 // file. Reading stops when ctx is cancelled (Ctrl-C).
-func ReadFiles(ctx context.Context, files []string) ([]Doc, error) {
-	var docs []Doc
+func ReadFiles(ctx context.Context, files []string) ([]run.Doc, error) {
+	var docs []run.Doc
 	from := map[string]string{}
 	for _, file := range files {
 		data, err := readLimited(ctx, file, run.MaxDocumentBytes)
@@ -28,7 +28,7 @@ func ReadFiles(ctx context.Context, files []string) ([]Doc, error) {
 		if err != nil {
 			return nil, exit.Wrap(exit.Usage, err)
 		}
-		ds, err := Decode(file, data)
+		ds, err := run.Decode(file, data)
 		if err != nil {
 			return nil, exit.Wrap(exit.Usage, err)
 		}

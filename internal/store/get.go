@@ -356,16 +356,16 @@ func (d *DB) Delete(ctx context.Context, id string) error {
 }
 
 // Doc returns the run with this id and its environment as stored.
-func (d *DB) Doc(ctx context.Context, id string) (Doc, error) {
+func (d *DB) Doc(ctx context.Context, id string) (run.Doc, error) {
 	r, err := d.Get(ctx, id)
 	if err != nil {
-		return Doc{}, err
+		return run.Doc{}, err
 	}
 	env, err := d.rawEnv(ctx, id)
 	if err != nil {
-		return Doc{}, err
+		return run.Doc{}, err
 	}
-	return Doc{Run: r, RawEnv: json.RawMessage(env)}, nil
+	return run.Doc{Run: r, RawEnv: json.RawMessage(env)}, nil
 }
 
 // Env returns the environment of the run with this id as decoded JSON,

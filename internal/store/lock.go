@@ -20,23 +20,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LockPath is the measuring lock of the store at dbPath: for an SQLite
-// file the file beside it (beside the target when dbPath is a link to
+// LockPath is the measuring lock of the store r names: for an SQLite
+// file the file beside it (beside the target when the path is a link to
 // one, so that every name of a store takes the same lock); for a
 // PostgreSQL database, which has no file beside it, a file named after
 // the URL (without password) in this user's runtime folder (RuntimeDir),
 // where no other user can plant, hold or remove it. create says whether
 // that folder may be made.
-func LockPath(dbPath string, create bool) (string, error) {
-	if IsURL(dbPath) {
+func (r Ref) LockPath(create bool) (string, error) {
+	if r.IsURL() {
 		dir, err := RuntimeDir(create)
 		if err != nil {
 			return "", err
 		}
-		sum := sha256.Sum256([]byte(redactURL(dbPath)))
+		sum := sha256.Sum256([]byte(redactURL(r.s)))
 		return filepath.Join(dir, "pg-"+hex.EncodeToString(sum[:8])+".lock"), nil
 	}
-	p, err := resolveStore(dbPath)
+	p, err := resolveStore(r.s)
 	if err != nil {
 		return "", err
 	}
@@ -148,8 +148,7 @@ func modeType(m uint32) fs.FileMode {
 	return 0
 }
 
-// AcquireRunLock takes the single-measurer lock of the store at dbPath
-// (LockPath: an flock, which the kernel releases if the process dies) and
+// Lock takes the single-measurer lock of the store r names (LockPath: an flock, which the kernel releases if the process dies) and
 // writes this process's pid into it. A second caller gets a *LockedError
 // naming the holder's pid. release unlocks; the file stays so that no
 // other process can lock a file about to be removed.
@@ -159,11 +158,11 @@ func modeType(m uint32) fs.FileMode {
 // naming the fix). A lock file this user does not own, or that has
 // another name (a hard link), is locked but never written: root does not
 // write into a file another user made beside a shared store.
-func AcquireRunLock(dbPath string) (release func(), err error) {
-	if dbPath == "" {
+func (r Ref) Lock() (release func(), err error) {
+	if r.IsZero() {
 		return nil, errors.New("no store path for the run lock: pass --db PATH or set SECTAX_DB")
 	}
-	path, err := LockPath(dbPath, true)
+	path, err := r.LockPath(true)
 	if err != nil {
 		return nil, err
 	}
@@ -243,14 +242,17 @@ func readPID(f *os.File) int {
 }
 
 // MeasuringPID returns the pid of the sectax run that holds the lock of
-// the store at dbPath (-1 if it cannot be read), or 0 when none does. A run
+// the store r names (-1 if it cannot be read), or 0 when none does. A run
 // whose status is still "running" while no process holds the lock was cut
 // short (killed, crashed, power lost) and keeps the samples it finished.
 // It never blocks and creates nothing (not even the runtime folder):
 // what is at the lock's name and is not a regular file is no lock, and a
 // link there is not followed.
-func MeasuringPID(dbPath string) int {
-	path, err := LockPath(dbPath, false)
+func (r Ref) MeasuringPID() int {
+	if r.IsZero() {
+		return 0
+	}
+	path, err := r.LockPath(false)
 	if err != nil {
 		return 0
 	}
@@ -293,10 +295,10 @@ func (e *MeasuredError) Error() string {
 }
 
 // CheckIdle refuses (*MeasuredError) a run that is marked running while
-// a sectax process holds the measuring lock of the store at dbPath; a run
+// a sectax process holds the measuring lock of the store; a run
 // marked running whose measurer is gone (the lock is free) was cut short
 // and may go.
-func (d *DB) CheckIdle(ctx context.Context, dbPath, id string) error {
+func (d *DB) CheckIdle(ctx context.Context, id string) error {
 	var status string
 	err := d.db.QueryRowContext(ctx, `SELECT `+textColumn("status", run.MaxNameBytes)+` FROM runs WHERE id=?`, id).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -308,8 +310,24 @@ func (d *DB) CheckIdle(ctx context.Context, dbPath, id string) error {
 	if run.Status(status) != run.StatusRunning {
 		return nil
 	}
-	if pid := MeasuringPID(dbPath); pid != 0 {
+	if pid := d.ref.MeasuringPID(); pid != 0 {
 		return &MeasuredError{ID: id, PID: pid}
 	}
 	return nil
+}
+
+// OpenMeasuring takes the lock that lets one measurement run at a time
+// (Lock, beside the store) and then opens the store with opt: the one
+// lock-then-open of every command that measures into a store (run,
+// attribute, lab, campaign). done closes the store and releases the lock.
+func (r Ref) OpenMeasuring(ctx context.Context, opt Options) (db *DB, done func(), err error) {
+	release, err := r.Lock()
+	if err != nil {
+		return nil, nil, err
+	}
+	if db, err = r.Open(ctx, opt); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return db, func() { db.Close(); release() }, nil
 }

@@ -53,38 +53,36 @@ func (d *DB) pastRuns(ctx context.Context, host, engine, accel string, suite fun
 	return out, nil
 }
 
-// PastRunsAt are the PastRuns of the store at path (a --db value), none
-// when there is no store there yet (it is never created here) or it
-// cannot be read.
-func PastRunsAt(ctx context.Context, path, host, suite, engine, accel string) []*run.Run {
-	return pastAt(ctx, path, func(db *DB) ([]*run.Run, error) { return db.PastRuns(ctx, host, suite, engine, accel) })
+// PastRunsAt are the PastRuns of the store r names, none when there is
+// no store there yet (it is never created here) or it cannot be read.
+func (r Ref) PastRunsAt(ctx context.Context, host, suite, engine, accel string) []*run.Run {
+	return r.pastAt(ctx, func(db *DB) ([]*run.Run, error) { return db.PastRuns(ctx, host, suite, engine, accel) })
 }
 
 // PastRunsLike are the newest complete stored runs (at most MaxPastRuns,
 // oldest first) of host and engine, measured on the machine itself, that
 // same keeps (the same work as a plan's, whatever their suite), in the
-// store at path; none as PastRunsAt.
-func PastRunsLike(ctx context.Context, path, host, engine string, same func(*run.Run) bool) []*run.Run {
-	return pastAt(ctx, path, func(db *DB) ([]*run.Run, error) {
+// store r names; none as PastRunsAt.
+func (r Ref) PastRunsLike(ctx context.Context, host, engine string, same func(*run.Run) bool) []*run.Run {
+	return r.pastAt(ctx, func(db *DB) ([]*run.Run, error) {
 		return db.pastRuns(ctx, host, engine, "", func(string) bool { return true }, same)
 	})
 }
 
-// pastAt is what read finds in the store at path; none when there is no
+// pastAt is what read finds in the store r names; none when there is no
 // store there yet (it is never created here) or it cannot be read.
-func pastAt(ctx context.Context, path string, read func(*DB) ([]*run.Run, error)) []*run.Run {
-	p, err := CheckPath(path)
-	if err != nil {
+func (r Ref) pastAt(ctx context.Context, read func(*DB) ([]*run.Run, error)) []*run.Run {
+	if r.IsZero() {
 		return nil
 	}
-	if _, err := os.Stat(p); err != nil && !IsURL(p) {
+	if _, err := os.Stat(r.s); err != nil && !r.IsURL() {
 		return nil
 	}
-	db, err := Open(ctx, p, Options{})
+	db, err := r.Open(ctx, Options{})
 	if err != nil {
 		return nil
 	}
 	defer db.Close()
-	r, _ := read(db)
-	return r
+	runs, _ := read(db)
+	return runs
 }

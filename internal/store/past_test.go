@@ -22,9 +22,9 @@ func TestPastRunsOfLabBoots(t *testing.T) {
 	withWall.Lab = &run.Lab{Accel: "tcg", CPUModel: "Skylake-Client-v1", VMWallS: 150.5}
 	without := testRun("20261130T060000-cccccc", "lab-off")
 	without.Lab = &run.Lab{Accel: "tcg", CPUModel: "Skylake-Client-v1"}
-	var docs []Doc
+	var docs []run.Doc
 	for _, r := range []*run.Run{host, withWall, without} {
-		docs = append(docs, Doc{Run: r})
+		docs = append(docs, run.Doc{Run: r})
 	}
 	if _, err := d.Import(ctx, docs); err != nil {
 		t.Fatal(err)
@@ -57,11 +57,11 @@ func TestPastRunsOfLabBoots(t *testing.T) {
 func TestPastRunsNewest(t *testing.T) {
 	d, _ := openTemp(t)
 	ctx := context.Background()
-	var docs []Doc
+	var docs []run.Doc
 	var want []string
 	for i := range MaxPastRuns + 2 {
 		r := testRun(fmt.Sprintf("20261130T06%02d00-aaaaaa", i), fmt.Sprintf("r%d", i))
-		docs = append(docs, Doc{Run: r})
+		docs = append(docs, run.Doc{Run: r})
 		if i >= 2 {
 			want = append(want, r.ID)
 		}
@@ -72,7 +72,7 @@ func TestPastRunsNewest(t *testing.T) {
 	perf.Engine = "perf"
 	open := testRun("20261130T070200-dddddd", "open")
 	open.Status = run.StatusRunning
-	docs = append(docs, Doc{Run: other}, Doc{Run: perf}, Doc{Run: open})
+	docs = append(docs, run.Doc{Run: other}, run.Doc{Run: perf}, run.Doc{Run: open})
 	if _, err := d.Import(ctx, docs); err != nil {
 		t.Fatal(err)
 	}

@@ -40,29 +40,3 @@ func SpoolPath() (string, error) {
 	}
 	return filepath.Join(filepath.Dir(local), "spool.db"), nil
 }
-
-// CheckPath checks a --db value and makes a file name absolute, so that
-// every message names the file in full; a database URL is returned as it
-// is. An empty value, or no default because SECTAX_DB, XDG_DATA_HOME and
-// HOME are all unset, is a usage error: SQLite would take "" for a
-// temporary database that vanishes, and a bare file name would land in
-// whatever directory sectax was started from.
-func CheckPath(p string) (string, error) {
-	if p == "" {
-		if def := DefaultPath(); def != "" {
-			return "", exit.Usagef("--db '' names no file: pass --db PATH, or leave --db out to use %s", def)
-		}
-		return "", exit.Usagef("no place for the store: SECTAX_DB, XDG_DATA_HOME and HOME are all unset: pass --db PATH or set SECTAX_DB")
-	}
-	if err := CheckRef(p); err != nil {
-		return "", err
-	}
-	if IsURL(p) {
-		return p, nil // a database URL, not a file
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", exit.Usagef("--db %s: %v: pass an absolute path", p, err)
-	}
-	return abs, nil
-}

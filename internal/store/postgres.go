@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // A shared store on PostgreSQL: the same tables, migrations and queries as
@@ -33,12 +35,12 @@ const pgSchemaTable = "sectax_schema"
 // connect_timeout, so an unreachable host fails in seconds, not minutes.
 const pgConnectTimeout = 10 * time.Second
 
-// openPostgres opens (and migrates) the PostgreSQL database at rawURL.
+// openPostgres opens (and migrates) the PostgreSQL database r names.
 // The database itself must exist (the server's administrator makes it);
 // its tables are created on first use with opt.Create, never by a command
 // that only reads (ErrNoDatabase).
-func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) {
-	rawURL = normalizeURL(rawURL)
+func openPostgres(ctx context.Context, r Ref, opt Options) (*DB, error) {
+	rawURL := r.s
 	show := redactURL(rawURL)
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
@@ -58,7 +60,8 @@ func openPostgres(ctx context.Context, rawURL string, opt Options) (*DB, error) 
 	if busy <= 0 {
 		busy = BusyTimeout
 	}
-	d := &DB{db: sdb, path: show, secrets: passwords(rawURL), busy: busy, dialect: postgresDialect, create: opt.Create && !opt.ReadOnly, readOnly: opt.ReadOnly, notes: &notes{on: opt.OnNote}}
+	out := ui.Or(opt.Out)
+	d := &DB{db: sdb, path: show, ref: r, out: out, secrets: passwords(rawURL), busy: busy, dialect: postgresDialect, create: opt.Create && !opt.ReadOnly, readOnly: opt.ReadOnly, notes: &notes{out: out}}
 	if err := sdb.PingContext(ctx); err != nil {
 		sdb.Close()
 		return nil, d.wrap(err)
@@ -276,16 +279,16 @@ func (c rebindConn) QueryContext(ctx context.Context, q string, args []driver.Na
 	return c.Conn.QueryContext(ctx, rebind(q), args)
 }
 
-// Secret splits the password off a postgres:// URL for a process that
+// Secret splits the password off r, a postgres:// URL, for a process that
 // must reach the store later without the secret in its command line (the
 // resume unit, world-readable): public is the URL without the password
-// and with passfile=PASSFILE added, line the one PGPASSFILE line (host,
+// and with passfile=PASSFILE added (a file path is returned as it is), line the one PGPASSFILE line (host,
 // port, database, user and password, as pgx matches them) to write to
 // PASSFILE, readable by root only. ok is false when the URL holds no
 // password (public is then the URL unchanged).
-func Secret(raw, passfile string) (public, line string, ok bool, err error) {
-	raw = normalizeURL(raw)
-	if !HasPassword(raw) {
+func (r Ref) Secret(passfile string) (public, line string, ok bool, err error) {
+	raw := r.s
+	if !r.HasPassword() {
 		return raw, "", false, nil
 	}
 	cfg, err := pgx.ParseConfig(raw)

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/sectax/sectax/internal/run"
+
 	"context"
 	"fmt"
 	"os"
@@ -17,7 +19,7 @@ func TestReadOnlyNeverCreates(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "sub", "none.db")
-	if _, err := Open(ctx, missing, Options{}); !IsNoDatabase(err) {
+	if _, err := refOf(missing).Open(ctx, Options{}); !IsNoDatabase(err) {
 		t.Errorf("missing file: %v, want ErrNoDatabase", err)
 	}
 	if _, err := os.Lstat(filepath.Dir(missing)); !os.IsNotExist(err) {
@@ -27,7 +29,7 @@ func TestReadOnlyNeverCreates(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(ctx, empty, Options{}); !IsNoDatabase(err) {
+	if _, err := refOf(empty).Open(ctx, Options{}); !IsNoDatabase(err) {
 		t.Errorf("empty file: %v, want ErrNoDatabase", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
@@ -38,10 +40,10 @@ func TestReadOnlyNeverCreates(t *testing.T) {
 	}
 
 	u := pg.Get(t).NewDatabase(t)
-	if _, err := Open(ctx, u, Options{}); !IsNoDatabase(err) {
+	if _, err := refOf(u).Open(ctx, Options{}); !IsNoDatabase(err) {
 		t.Errorf("empty PostgreSQL database: %v, want ErrNoDatabase", err)
 	}
-	d, err := Open(ctx, u, Options{Create: true})
+	d, err := refOf(u).Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestReadOnlyNeverCreates(t *testing.T) {
 	if err := d.db.QueryRowContext(ctx, "SELECT version FROM "+pgSchemaTable).Scan(&n); err != nil || n != SchemaVersion() {
 		t.Errorf("the first write did not make the schema: %d %v", n, err)
 	}
-	if _, err := Open(ctx, u, Options{}); err != nil {
+	if _, err := refOf(u).Open(ctx, Options{}); err != nil {
 		t.Errorf("a read of a made store: %v", err)
 	}
 }
@@ -69,13 +71,13 @@ func TestParallelImportsIntoNewFile(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				d, err := Open(ctx, path, Options{Create: true})
+				d, err := refOf(path).Open(ctx, Options{Create: true})
 				if err != nil {
 					errs <- err
 					return
 				}
 				defer d.Close()
-				docs, err := Decode("f.json", exportJSON(t, testRun(fmt.Sprintf("r%d", i), "on")))
+				docs, err := run.Decode("f.json", exportJSON(t, testRun(fmt.Sprintf("r%d", i), "on")))
 				if err == nil {
 					_, err = d.Import(ctx, docs)
 				}
@@ -89,7 +91,7 @@ func TestParallelImportsIntoNewFile(t *testing.T) {
 				t.Errorf("round %d: %v", round, err)
 			}
 		}
-		d, err := Open(ctx, path, Options{})
+		d, err := refOf(path).Open(ctx, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

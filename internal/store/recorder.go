@@ -3,55 +3,51 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // Recorder records a run in DB as it goes (a measure.Sink), busy writes
 // retried. A write that fails (the database locked past the backoff, a
-// full disk) does not stop the measurement: OnFail is told once, the
-// recorder stops writing, and Err says why; Spill then writes the
+// full disk) does not stop the measurement: it is said once, the
+// recorder stops writing, and Err says why; Saved then writes the
 // finished run to a file that 'sectax import' recovers.
 type Recorder struct {
 	DB *DB
 	// Patience ends the waiting for a busy store (Ctrl-C): sectax then
 	// exits within one more attempt instead of the whole backoff.
 	Patience context.Context
-	// OnFail, when set, is told of the first write that failed.
-	OnFail func(r *run.Run, err error)
-	err    error
-	say    func(format string, a ...any)
+	err      error
+	// out is told, in a note, of the first write that failed and of
+	// where the run is once it is measured.
+	out ui.Printer
 	// push is the PostgreSQL store a run in the spool goes to once it
 	// ends (OpenRecorder), nil for a run recorded where it stays.
 	push *pushTarget
 }
 
 // NewRecorder records in db, waiting for a busy store until ctx ends;
-// say is told once when a write fails, and where the run is once it is
+// out is told once when a write fails, and where the run is once it is
 // measured (Saved).
-func NewRecorder(ctx context.Context, db *DB, say func(format string, a ...any)) *Recorder {
-	return &Recorder{DB: db, Patience: ctx, say: say, OnFail: func(r *run.Run, err error) {
-		say("cannot store run %s: %v; measuring on, the run will be written to a file at the end", r.ID, err)
-	}}
+func NewRecorder(ctx context.Context, db *DB, out ui.Printer) *Recorder {
+	return &Recorder{DB: db, Patience: ctx, out: ui.Or(out)}
 }
 
 // Saved is what became of the measured run r: nil when the store holds
-// it (said, for a recorder of NewRecorder); otherwise r is written to a
-// file beside the store (Spill) and the error names the file, which
+// it (said); otherwise r is written to a
+// file beside the store (spill) and the error names the file, which
 // 'sectax import' recovers.
 func (s *Recorder) Saved(r *run.Run) error {
 	if s.err == nil && s.push != nil {
 		return s.pushed(r)
 	}
 	if s.err == nil {
-		if s.say != nil {
-			s.say("stored run %s in %s", r.ID, s.DB.Path())
-		}
+		s.out.Notef("stored run %s in %s", r.ID, s.DB.Path())
 		return nil
 	}
-	file, err := Spill(s.DB.Path(), r)
+	file, err := spill(s.DB.Path(), r)
 	if err != nil {
 		return fmt.Errorf("run %s was not stored in %s (%v), and could not be written to a file either (%v): the results above are all that is left", r.ID, s.DB.Path(), s.err, err)
 	}
@@ -70,9 +66,7 @@ func (s *Recorder) ctx() context.Context {
 
 func (s *Recorder) fail(r *run.Run, err error) {
 	s.err = err
-	if s.OnFail != nil {
-		s.OnFail(r, err)
-	}
+	s.out.Notef("cannot store run %s: %v; measuring on, the run will be written to a file at the end", r.ID, err)
 }
 
 // Begin records the new run.
@@ -120,7 +114,7 @@ func (d *DB) CheckNewLabel(ctx context.Context, label string) error {
 // (the same id) is not written twice; it leaves the spool too. It returns
 // how many runs left the spool and the ids d already held.
 func (d *DB) Push(ctx context.Context, sp *DB, ids []string) (n int, skipped []string, err error) {
-	var docs []Doc
+	var docs []run.Doc
 	for _, id := range ids {
 		doc, err := sp.Doc(ctx, id)
 		if err != nil {
@@ -141,29 +135,4 @@ func (d *DB) Push(ctx context.Context, sp *DB, ids []string) (n int, skipped []s
 		}
 	}
 	return len(res.Imported) + len(res.Skipped), res.Skipped, nil
-}
-
-// OpenMeasuring takes the lock that lets one measurement run at a time
-// (AcquireRunLock, beside the store) and opens the store at ref (a --db
-// value), creating it; a write that finds it locked waits, saying so on
-// notef, as do notes of what a read cut. done releases both.
-func OpenMeasuring(ctx context.Context, ref string, notef func(format string, a ...any)) (db *DB, done func(), err error) {
-	path, err := CheckPath(ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	release, err := AcquireRunLock(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	db, err = Open(ctx, path, Options{Create: true,
-		OnBusy: func(wait time.Duration, attempt, of int) {
-			notef("database %s is locked by another process; trying again in %v (attempt %d of %d)", DisplayName(path), wait, attempt, of)
-		},
-		OnNote: func(msg string) { notef("%s", msg) }})
-	if err != nil {
-		release()
-		return nil, nil, err
-	}
-	return db, func() { db.Close(); release() }, nil
 }

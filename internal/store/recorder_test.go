@@ -2,10 +2,11 @@ package store
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/exit"
-	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // TestRecorder: a recorded run is stored whole; a store that cannot be
@@ -32,13 +33,13 @@ func TestRecorder(t *testing.T) {
 	}
 	broken, _ := openTemp(t)
 	broken.Close()
-	var told int
-	rec = &Recorder{DB: broken, OnFail: func(*run.Run, error) { told++ }}
+	said := &ui.Recorder{}
+	rec = NewRecorder(ctx, broken, said)
 	r2 := testRun("20261130T060000-bbbbbb", "on")
 	rec.Begin(r2)
 	rec.Sample(r2, 0, map[string]float64{"usecs_per_op": 0.2})
 	rec.Finish(r2)
-	if told != 1 || rec.Err() == nil {
-		t.Errorf("told %d times, Err %v; want once and an error", told, rec.Err())
+	if n := len(said.Notes()); n != 1 || rec.Err() == nil || !strings.Contains(said.Notes()[0], "cannot store run "+r2.ID) {
+		t.Errorf("told %q, Err %v; want once and an error", said.Notes(), rec.Err())
 	}
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"net/url"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/sectax/sectax/internal/exit"
@@ -27,17 +29,74 @@ var keyValue = regexp.MustCompile(`(^|\s)[A-Za-z_]+\s*=`)
 var errNotARef = exit.New(exit.Usage, "--db (or SECTAX_DB) is neither a file path nor a postgres:// URL; it is not shown, as it may hold a password: "+
 	"pass a file path (./NAME for a name that starts with SCHEME: or KEY=) or postgres://USER@HOST/DATABASE (the password in ~/.pgpass)")
 
-// CheckRef refuses a database reference that is neither a postgres:// URL
-// nor a plain file path, in one line that does not echo it.
-func CheckRef(db string) error {
-	if IsURL(db) {
-		return nil
+// Ref names one store: an SQLite file by its absolute path, or a
+// PostgreSQL database by its postgres:// URL (the scheme in lowercase),
+// password included. It is parsed once from what the user wrote (--db,
+// SECTAX_DB, the default: ParseRef) and then opened, locked and shown
+// through its methods; the zero Ref names no store.
+type Ref struct{ s string }
+
+// ParseRef checks a --db value and makes a file name absolute, so that
+// every message names the file in full; a postgres:// URL is kept as it
+// is, its scheme in lowercase. An empty value, or no default because
+// SECTAX_DB, XDG_DATA_HOME and HOME are all unset, is a usage error:
+// SQLite would take "" for a temporary database that vanishes, and a bare
+// file name would land in whatever directory sectax was started from.
+// Anything that names a database some other way (libpq's key=value text,
+// another scheme) is refused in one line that does not echo it.
+func ParseRef(s string) (Ref, error) {
+	if s == "" {
+		if def := DefaultPath(); def != "" {
+			return Ref{}, exit.Usagef("--db '' names no file: pass --db PATH, or leave --db out to use %s", def)
+		}
+		return Ref{}, exit.Usagef("no place for the store: SECTAX_DB, XDG_DATA_HOME and HOME are all unset: pass --db PATH or set SECTAX_DB")
 	}
-	if looksLikeDSN(db) {
-		return errNotARef
+	if isURL(s) {
+		return Ref{normalizeURL(s)}, nil
 	}
-	return nil
+	if looksLikeDSN(s) {
+		return Ref{}, errNotARef
+	}
+	abs, err := filepath.Abs(s)
+	if err != nil {
+		return Ref{}, exit.Usagef("--db %s: %v: pass an absolute path", s, err)
+	}
+	return Ref{abs}, nil
 }
+
+// refOf is the Ref of a path sectax made itself (the spool) or a test's,
+// taken as it is.
+func refOf(s string) Ref {
+	if isURL(s) {
+		return Ref{normalizeURL(s)}
+	}
+	return Ref{s}
+}
+
+// IsZero reports whether r names no store.
+func (r Ref) IsZero() bool { return r.s == "" }
+
+// IsURL reports whether r names a PostgreSQL database rather than an
+// SQLite file.
+func (r Ref) IsURL() bool { return isURL(r.s) }
+
+// Path is the SQLite file r names, "" for a PostgreSQL database.
+func (r Ref) Path() string {
+	if r.IsURL() {
+		return ""
+	}
+	return r.s
+}
+
+// Locate is how r is named to a later process (the resume unit, the
+// batch file of a WSL campaign, a campaign's stored options): the file's
+// absolute path, or the URL in full, password included (Secret splits
+// it off).
+func (r Ref) Locate() string { return r.s }
+
+// HasPassword reports whether r is a postgres:// URL that carries a
+// password (in its user part or as a password= parameter).
+func (r Ref) HasPassword() bool { return r.IsURL() && hasPassword(r.s) }
 
 // looksLikeDSN reports whether db, which is not a postgres:// URL, names a
 // database some other way than by a file path.
@@ -45,13 +104,25 @@ func looksLikeDSN(db string) bool {
 	return strings.Contains(db, "://") || uriScheme.MatchString(db) || keyValue.MatchString(db)
 }
 
-// DisplayName is the one way a database reference is printed (messages,
-// dry runs, resume lines, status, errors): a file path as it is, a
-// postgres:// URL without its password (user part and password=), and
-// anything else, which CheckRef refuses, not at all.
+// String is the one way a store reference is printed (messages, dry
+// runs, resume lines, status, errors): a file path as it is, a
+// postgres:// URL without its password (user part and password=).
+func (r Ref) String() string {
+	if r.IsURL() {
+		return redactURL(r.s)
+	}
+	return r.s
+}
+
+// GoString keeps the password out of %#v as String keeps it out of %v.
+func (r Ref) GoString() string { return "store.Ref(" + strconv.Quote(r.String()) + ")" }
+
+// DisplayName is how a --db value that may not parse is printed (the
+// flag's default in --help): as its Ref is, and a value ParseRef refuses
+// not at all.
 func DisplayName(db string) string {
 	switch {
-	case IsURL(db):
+	case isURL(db):
 		return redactURL(normalizeURL(db))
 	case looksLikeDSN(db):
 		return "(the database reference, not shown)"
@@ -63,7 +134,7 @@ func DisplayName(db string) string {
 // user part and of a password= parameter, as written and decoded), so that
 // a message from the driver can be scrubbed of them whatever it quotes.
 func passwords(raw string) []string {
-	if !IsURL(raw) {
+	if !isURL(raw) {
 		return nil
 	}
 	var out []string

@@ -79,8 +79,8 @@ func testRunnerIntoStore(t *testing.T, openTemp opener) {
 				len(got.Results[0].Metrics[0].Samples), c.status, c.samples)
 		}
 		var want, have bytes.Buffer
-		Export(&want, []*run.Run{r})
-		Export(&have, []*run.Run{got})
+		run.Export(&want, []*run.Run{r})
+		run.Export(&have, []*run.Run{got})
 		if diff := cmp.Diff(want.String(), have.String()); diff != "" {
 			t.Errorf("%s: stored run differs from the measured one (-measured +stored):\n%s", c.id, diff)
 		}

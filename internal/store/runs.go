@@ -61,16 +61,16 @@ func (d *DB) BeginPatient(patience context.Context, r *run.Run) error {
 			return d.wrap(err)
 		}
 		defer tx.Rollback()
-		if err := insertRun(ctx, tx, Doc{Run: r}); err != nil {
+		if err := insertRun(ctx, tx, run.Doc{Run: r}); err != nil {
 			return d.wrap(err)
 		}
 		return d.wrap(tx.Commit())
 	})
 }
 
-func insertRun(ctx context.Context, q querier, doc Doc) error {
+func insertRun(ctx context.Context, q querier, doc run.Doc) error {
 	r := doc.Run
-	envb, err := doc.envJSON()
+	envb, err := doc.EnvJSON()
 	env := string(envb)
 	if err != nil {
 		return fmt.Errorf("run %s: env: %w", r.ID, err)

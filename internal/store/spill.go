@@ -11,13 +11,13 @@ import (
 	"github.com/sectax/sectax/internal/userfile"
 )
 
-// Spill writes r, which the store at dbPath could not take, to
+// spill writes r, which the store at dbPath could not take, to
 // sectax-unsaved-ID.json beside the database (or in the temporary
 // directory when that cannot be written) and returns the file's path;
 // 'sectax import' recovers it.
-func Spill(dbPath string, r *run.Run) (string, error) {
+func spill(dbPath string, r *run.Run) (string, error) {
 	var b bytes.Buffer
-	if err := WriteDocs(&b, []Doc{{Run: r}}, FormatSingle); err != nil {
+	if err := run.WriteDocs(&b, []run.Doc{{Run: r}}, run.FormatSingle); err != nil {
 		return "", err
 	}
 	name := "sectax-unsaved-" + strings.Map(func(c rune) rune {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sectax/sectax/internal/exit"
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/userfile"
 )
 
@@ -21,56 +22,60 @@ import (
 // one transaction when it ends. A network drop mid-run therefore loses
 // nothing: the run stays in the spool, and `sectax push` moves it later.
 
-// OpenRecorder opens the store at ref (a --db value, created if needed)
-// for a new run labelled label, which it checks first (CheckNewLabel), and
-// records the run in it as it goes (NewRecorder). For a PostgreSQL store
-// it checks that the server answers, so that a wrong URL fails before
-// measuring, and records in the local spool instead: Saved pushes the run
-// once it ends. done closes what it opened.
-func OpenRecorder(ctx context.Context, ref, label string, opts Options, say func(format string, a ...any)) (rec *Recorder, done func(), err error) {
+// OpenRecorder takes the measuring lock of the store r names and opens
+// it (OpenMeasuring, created if needed) for a new run labelled label,
+// which it checks first (CheckNewLabel), and records the run in it as it
+// goes (NewRecorder), saying on opts.Out what becomes of it. For a
+// PostgreSQL store it checks that the server answers, so that a wrong URL
+// fails before measuring, and records in the local spool instead: Saved
+// pushes the run once it ends. done closes what it opened and releases
+// the lock.
+func (r Ref) OpenRecorder(ctx context.Context, label string, opts Options) (rec *Recorder, done func(), err error) {
 	opts.Create = true
 	spool := ""
-	if IsURL(ref) {
+	if r.IsURL() {
 		if spool, err = SpoolPath(); err != nil {
 			return nil, nil, err
 		}
 	}
-	db, err := Open(ctx, ref, opts)
+	db, closeDB, err := r.OpenMeasuring(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := db.CheckNewLabel(ctx, label); err != nil {
-		db.Close()
+		closeDB()
 		return nil, nil, err
 	}
 	if spool == "" {
-		return NewRecorder(ctx, db, say), func() { db.Close() }, nil
+		return NewRecorder(ctx, db, opts.Out), closeDB, nil
 	}
 	db.Close() // PostgreSQL answers and takes the label: record in the spool
 	if err := checkSpool(spool, true); err != nil {
+		closeDB()
 		return nil, nil, err
 	}
-	// A note of what the spool's read cut (an environment over its bound,
-	// pushed as none) is said, as a store's read says it.
-	sp, err := Open(ctx, spool, Options{Create: true, OnNote: spoolNote(say)})
+	sp, err := refOf(spool).Open(ctx, Options{Create: true, Out: spoolNotes{ui.Or(opts.Out)}})
 	if err != nil {
+		closeDB()
 		return nil, nil, fmt.Errorf("spool: %w", err)
 	}
-	rec = NewRecorder(ctx, sp, say)
-	rec.push = &pushTarget{ref: ref, opts: opts}
-	return rec, func() { sp.Close() }, nil
+	rec = NewRecorder(ctx, sp, opts.Out)
+	rec.push = &pushTarget{ref: r, opts: opts}
+	return rec, func() { sp.Close(); closeDB() }, nil
 }
 
-// spoolNote says a note of what a read of the spool cut or skipped (an
+// spoolNotes says a note of what a read of the spool cut or skipped (an
 // environment over MaxReadEnvBytes read as none, …), as a store's read
 // says it, and that the run goes to PostgreSQL as read.
-func spoolNote(say func(format string, a ...any)) func(string) {
-	return func(msg string) { say("%s; the run is pushed as read", msg) }
+type spoolNotes struct{ ui.Printer }
+
+func (p spoolNotes) Notef(format string, a ...any) {
+	p.Printer.Notef("%s; the run is pushed as read", fmt.Sprintf(format, a...))
 }
 
 // pushTarget is the PostgreSQL store a spooled run goes to.
 type pushTarget struct {
-	ref  string
+	ref  Ref
 	opts Options
 }
 
@@ -79,26 +84,26 @@ type pushTarget struct {
 func (s *Recorder) pushed(r *run.Run) error {
 	// Ctrl-C may have cancelled the run's context: the push of what
 	// finished must still happen.
-	n, _, err := PushSpooled(context.WithoutCancel(s.ctx()), s.push.ref, s.push.opts, s.DB, []string{r.ID}, s.say)
+	n, _, err := s.push.ref.pushSpooled(context.WithoutCancel(s.ctx()), s.push.opts, s.DB, []string{r.ID})
 	if err != nil || n != 1 {
 		return fmt.Errorf("run %s is kept in the spool %s: %v; push it with 'sectax push' when the database is reachable", r.ID, s.DB.Path(), err)
 	}
-	s.say("stored run %s in %s", r.ID, DisplayName(s.push.ref))
+	s.out.Notef("stored run %s in %s", r.ID, s.push.ref)
 	return nil
 }
 
-// PushSpooled moves the runs ids from the spool sp to the PostgreSQL store
-// at ref (Push), saying which it already held.
-func PushSpooled(ctx context.Context, ref string, opts Options, sp *DB, ids []string, say func(format string, a ...any)) (int, []string, error) {
+// pushSpooled moves the runs ids from the spool sp to the PostgreSQL
+// store r names (Push), saying on opts.Out which it already held.
+func (r Ref) pushSpooled(ctx context.Context, opts Options, sp *DB, ids []string) (int, []string, error) {
 	opts.Create = true
-	pg, err := Open(ctx, ref, opts)
+	pg, err := r.Open(ctx, opts)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer pg.Close()
 	n, held, err := pg.Push(ctx, sp, ids)
 	for _, id := range held {
-		say("run %s was already stored in %s", id, DisplayName(ref))
+		pg.out.Notef("run %s was already stored in %s", id, r)
 	}
 	return n, held, err
 }
@@ -112,9 +117,11 @@ type Pushed struct {
 	Nothing                string
 }
 
-// PushSpool moves every run of the local spool to the PostgreSQL store at
-// ref, but one being measured right now (it is pushed when it ends).
-func PushSpool(ctx context.Context, ref string, opts Options, say func(format string, a ...any)) (Pushed, error) {
+// PushSpool moves every run of the local spool to the PostgreSQL store r
+// names, but one being measured right now (it is pushed when it ends),
+// saying so on opts.Out.
+func (r Ref) PushSpool(ctx context.Context, opts Options) (Pushed, error) {
+	out := ui.Or(opts.Out)
 	var p Pushed
 	spool, err := SpoolPath()
 	if err != nil {
@@ -123,7 +130,7 @@ func PushSpool(ctx context.Context, ref string, opts Options, say func(format st
 	if err := checkSpool(spool, false); err != nil {
 		return p, err
 	}
-	sp, err := Open(ctx, spool, Options{OnNote: spoolNote(say)})
+	sp, err := refOf(spool).Open(ctx, Options{Out: spoolNotes{out}})
 	if errors.Is(err, ErrNoDatabase) {
 		p.Nothing = "nothing to push: no spool"
 		return p, nil
@@ -136,11 +143,11 @@ func PushSpool(ctx context.Context, ref string, opts Options, say func(format st
 	if err != nil {
 		return p, err
 	}
-	measuring := MeasuringPID(ref) != 0
+	measuring := r.MeasuringPID() != 0
 	var ids []string
 	for _, s := range all {
 		if s.Status == run.StatusRunning && measuring {
-			say("run %s is being measured; it is pushed when it ends", s.ID)
+			out.Notef("run %s is being measured; it is pushed when it ends", s.ID)
 			p.Measuring = append(p.Measuring, s.ID)
 			continue
 		}
@@ -150,7 +157,7 @@ func PushSpool(ctx context.Context, ref string, opts Options, say func(format st
 		p.Nothing = "nothing to push: the spool is empty"
 		return p, nil
 	}
-	_, held, err := PushSpooled(ctx, ref, opts, sp, ids, say)
+	_, held, err := r.pushSpooled(ctx, opts, sp, ids)
 	if err != nil {
 		return p, err
 	}

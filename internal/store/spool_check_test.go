@@ -2,13 +2,14 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // TestSpoolChecked: the spool is this user's private file, checked before
@@ -88,7 +89,7 @@ func TestSpoolChecked(t *testing.T) {
 				}
 				return
 			}
-			if _, err := PushSpool(context.Background(), "postgres://127.0.0.1:1/x", Options{}, func(string, ...any) {}); err == nil {
+			if _, err := refOf("postgres://127.0.0.1:1/x").PushSpool(context.Background(), Options{}); err == nil {
 				t.Error("push used the planted spool")
 			}
 		})
@@ -115,7 +116,7 @@ func TestSpoolEnvOverBound(t *testing.T) {
 	if err := checkSpool(spool, true); err != nil {
 		t.Fatal(err)
 	}
-	sp, err := Open(ctx, spool, Options{Create: true})
+	sp, err := refOf(spool).Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,11 +129,12 @@ func TestSpoolEnvOverBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp.Close()
-	var said []string
-	p, err := PushSpool(ctx, u, Options{}, func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) })
+	out := &ui.Recorder{}
+	p, err := refOf(u).PushSpool(ctx, Options{Out: out})
 	if err != nil || len(p.Moved) != 1 {
 		t.Fatalf("push: %+v %v", p, err)
 	}
+	said := out.Notes()
 	if !slices.ContainsFunc(said, func(s string) bool {
 		return strings.Contains(s, r.ID) && strings.Contains(s, "over the limit") && strings.Contains(s, "pushed as read")
 	}) {

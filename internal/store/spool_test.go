@@ -2,12 +2,12 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/ui"
 )
 
 // TestSpoolRoundTrip: a run bound for PostgreSQL is recorded in the local
@@ -16,13 +16,12 @@ import (
 func TestSpoolRoundTrip(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	ctx := context.Background()
-	if p, err := PushSpool(ctx, "postgres://nowhere.invalid/x", Options{}, t.Logf); err != nil || p.Nothing != "nothing to push: no spool" {
+	if p, err := refOf("postgres://nowhere.invalid/x").PushSpool(ctx, Options{}); err != nil || p.Nothing != "nothing to push: no spool" {
 		t.Fatalf("no spool: %+v, %v", p, err)
 	}
 	pg, u := openPG(t)
-	var said []string
-	say := func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }
-	rec, done, err := OpenRecorder(ctx, u, "on", Options{}, say)
+	out := &ui.Recorder{}
+	rec, done, err := refOf(u).OpenRecorder(ctx, "on", Options{Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,15 +40,15 @@ func TestSpoolRoundTrip(t *testing.T) {
 	if _, err := pg.Get(ctx, r.ID); err != nil {
 		t.Errorf("the run did not reach PostgreSQL: %v", err)
 	}
-	if !slices.ContainsFunc(said, func(s string) bool { return strings.HasPrefix(s, "stored run "+r.ID+" in postgres://") }) {
+	if said := out.Notes(); !slices.ContainsFunc(said, func(s string) bool { return strings.HasPrefix(s, "stored run "+r.ID+" in postgres://") }) {
 		t.Errorf("said %q", said)
 	}
-	if p, err := PushSpool(ctx, u, Options{}, say); err != nil || p.Nothing != "nothing to push: the spool is empty" {
+	if p, err := refOf(u).PushSpool(ctx, Options{Out: out}); err != nil || p.Nothing != "nothing to push: the spool is empty" {
 		t.Errorf("after the push: %+v, %v", p, err)
 	}
 
 	// A run left in the spool (the server was away when it ended).
-	sp, err := Open(ctx, spool, Options{})
+	sp, err := refOf(spool).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +57,12 @@ func TestSpoolRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp.Close()
-	if p, err := PushSpool(ctx, u, Options{}, say); err != nil || !slices.Equal(p.Moved, []string{left.ID}) || len(p.Held) != 0 {
+	if p, err := refOf(u).PushSpool(ctx, Options{Out: out}); err != nil || !slices.Equal(p.Moved, []string{left.ID}) || len(p.Held) != 0 {
 		t.Errorf("push of the left run: %+v, %v", p, err)
 	}
 
 	// A label that is a stored run's id is refused before anything is spooled.
-	if _, _, err := OpenRecorder(ctx, u, r.ID, Options{}, say); err == nil || !strings.Contains(err.Error(), "is the id of stored run") {
+	if _, _, err := refOf(u).OpenRecorder(ctx, r.ID, Options{Out: out}); err == nil || !strings.Contains(err.Error(), "is the id of stored run") {
 		t.Errorf("label naming a run: %v", err)
 	}
 }

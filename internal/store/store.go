@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/exit"
+	"github.com/sectax/sectax/internal/run"
+	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/userfile"
 	_ "modernc.org/sqlite" // the pure-Go "sqlite" database/sql driver
 )
@@ -46,14 +48,15 @@ var DefaultBackoff = []time.Duration{500 * time.Millisecond, time.Second, 2 * ti
 // DB is an open sectax database. It implements measure.Sink.
 type DB struct {
 	db       *sql.DB
-	path     string   // for messages: the file, or the URL without its password
-	secrets  []string // the URL's password, scrubbed from every driver message
-	create   bool     // Options.Create: init may make the schema
-	readOnly bool     // Options.ReadOnly: init writes nothing, migrates nothing
-	notes    *notes   // what reads cut or skipped (Options.OnNote)
+	path     string     // for messages: the file, or the URL without its password
+	secrets  []string   // the URL's password, scrubbed from every driver message
+	create   bool       // Options.Create: init may make the schema
+	readOnly bool       // Options.ReadOnly: init writes nothing, migrates nothing
+	ref      Ref        // what was opened (its measuring lock: MeasuringPID)
+	out      ui.Printer // Options.Out: the waits for a busy store
+	notes    *notes     // what reads cut or skipped, said on out
 	busy     time.Duration
 	backoff  []time.Duration
-	onBusy   func(wait time.Duration, attempt, of int)
 	dialect  dialect
 }
 
@@ -75,13 +78,12 @@ type Options struct {
 	// Backoff overrides DefaultBackoff: the waits before the second,
 	// third, … attempt of a write that found the database locked.
 	Backoff []time.Duration
-	// OnBusy, when set, is told before each such wait (to say so).
-	OnBusy func(wait time.Duration, attempt, of int)
-	// OnNote, when set, is told in one line of each stored row a read cut
-	// or skipped (bounds.go): an unparsable time, a text over its bound, a
-	// sample that is not a finite number. At most MaxListedNotes, and one
-	// more that counts the rest.
-	OnNote func(msg string)
+	// Out is told, in a note, before each such wait, and in one note of
+	// each stored row a read cut or skipped (bounds.go): an unparsable
+	// time, a text over its bound, a sample that is not a finite number
+	// (at most MaxListedNotes, and one more that counts the rest). nil
+	// says nothing.
+	Out ui.Printer
 }
 
 // resolveStore is the file a store path names: the path itself, or, when
@@ -99,7 +101,7 @@ func resolveStore(path string) (string, error) {
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		dest, _ := os.Readlink(path)
-		return "", exit.Usagef("store %s is a symbolic link to %s, which does not exist: sectax does not create a store through a link: remove the link, or pass the store itself with --db", path, printableID(dest))
+		return "", exit.Usagef("store %s is a symbolic link to %s, which does not exist: sectax does not create a store through a link: remove the link, or pass the store itself with --db", path, run.PrintableID(dest))
 	}
 	return target, nil
 }
@@ -131,20 +133,16 @@ func checkBeside(path string) error {
 // sqliteMagic starts every SQLite 3 database file.
 var sqliteMagic = []byte("SQLite format 3\x00")
 
-// Open opens (and migrates) the sectax database at path.
-// A postgres:// or postgresql:// URL opens a PostgreSQL database instead
-// (see openPostgres).
-func Open(ctx context.Context, path string, opt Options) (*DB, error) {
-	if path == "" {
+// Open opens (and migrates) the sectax database r names: an SQLite file,
+// or a PostgreSQL database (see openPostgres).
+func (r Ref) Open(ctx context.Context, opt Options) (*DB, error) {
+	if r.IsZero() {
 		return nil, errors.New("no store path: pass --db PATH or set SECTAX_DB")
 	}
-	if err := CheckRef(path); err != nil {
-		return nil, err
+	if r.IsURL() {
+		return openPostgres(ctx, r, opt)
 	}
-	if IsURL(path) {
-		return openPostgres(ctx, path, opt)
-	}
-	path, err := resolveStore(path)
+	path, err := resolveStore(r.s)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +214,8 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if backoff == nil {
 		backoff = DefaultBackoff
 	}
-	d := &DB{db: sdb, path: path, busy: busy, backoff: backoff, onBusy: opt.OnBusy, create: opt.Create && !opt.ReadOnly, readOnly: opt.ReadOnly, notes: &notes{on: opt.OnNote}}
+	out := ui.Or(opt.Out)
+	d := &DB{db: sdb, path: path, ref: r, out: out, busy: busy, backoff: backoff, create: opt.Create && !opt.ReadOnly, readOnly: opt.ReadOnly, notes: &notes{out: out}}
 	// Opening a new file beside another opener may find SQLite busy at
 	// once, without its busy handler (the change to WAL needs the file to
 	// itself): init is retried as a write is, on the same backoff.

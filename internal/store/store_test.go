@@ -49,7 +49,7 @@ func testRun(id, label string) *run.Run {
 func openTemp(t *testing.T) (*DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sub", "sectax.db")
-	d, err := Open(context.Background(), path, Options{Create: true})
+	d, err := refOf(path).Open(context.Background(), Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func openTemp(t *testing.T) (*DB, string) {
 func exportJSON(t testing.TB, runs ...*run.Run) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Export(&b, runs); err != nil {
+	if err := run.Export(&b, runs); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -86,7 +86,7 @@ func TestMigrationsFromEmpty(t *testing.T) {
 	}
 	d.Close()
 	// Reopening applies nothing again and keeps the data.
-	d2, err := Open(ctx, path, Options{})
+	d2, err := refOf(path).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestMigrationsFromEmpty(t *testing.T) {
 func TestOddPath(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "we?ird#100%", "s.db")
-	d, err := Open(ctx, path, Options{Create: true})
+	d, err := refOf(path).Open(ctx, Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestOddPath(t *testing.T) {
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		t.Fatalf("database not at %s: %v", path, err)
 	}
-	release, err := AcquireRunLock(filepath.Join(t.TempDir(), "new", "dir", "s.db"))
+	release, err := refOf(filepath.Join(t.TempDir(), "new", "dir", "s.db")).Lock()
 	if err != nil {
 		t.Fatalf("lock in a directory not yet made: %v", err)
 	}
@@ -147,7 +147,7 @@ func TestMigrateFromV1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.db")
 	v1Store(t, path, `INSERT INTO runs(id, label, started, status) VALUES ('old', 'on', '2026-01-02T03:04:05Z', 'complete')`,
 		`INSERT INTO results(run_id, idx, workload) VALUES ('old', 0, 'syscall-basic')`)
-	d, err := Open(ctx, path, Options{})
+	d, err := refOf(path).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestMigrateFromV1(t *testing.T) {
 
 func TestOpenMissingWithoutCreate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none.db")
-	_, err := Open(context.Background(), path, Options{})
+	_, err := refOf(path).Open(context.Background(), Options{})
 	if !errors.Is(err, ErrNoDatabase) {
 		t.Fatalf("err = %v, want ErrNoDatabase", err)
 	}
@@ -179,7 +179,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	_, err := Open(ctx, path, Options{})
+	_, err := refOf(path).Open(ctx, Options{})
 	if err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this sectax knows") {
 		t.Fatalf("err = %v", err)
 	}
@@ -191,7 +191,7 @@ func TestCorruptFileUntouched(t *testing.T) {
 	if err := os.WriteFile(path, junk, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(context.Background(), path, Options{Create: true})
+	_, err := refOf(path).Open(context.Background(), Options{Create: true})
 	if err == nil || !strings.Contains(err.Error(), "is not an SQLite database") || !strings.Contains(err.Error(), "left untouched") {
 		t.Fatalf("err = %v", err)
 	}
@@ -220,7 +220,7 @@ func TestTruncatedDatabaseUntouched(t *testing.T) {
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
-	_, err := Open(context.Background(), path, Options{Create: true})
+	_, err := refOf(path).Open(context.Background(), Options{Create: true})
 	if err == nil || !strings.Contains(err.Error(), "left untouched") {
 		t.Fatalf("err = %v", err)
 	}
@@ -241,7 +241,7 @@ func TestForeignSQLiteRefused(t *testing.T) {
 	}
 	o.Close()
 	before, _ := os.ReadFile(path)
-	_, err = Open(context.Background(), path, Options{Create: true})
+	_, err = refOf(path).Open(context.Background(), Options{Create: true})
 	if err == nil || !strings.Contains(err.Error(), "database of another program") {
 		t.Fatalf("err = %v", err)
 	}
@@ -348,7 +348,7 @@ func testExportImportRoundTrip(t *testing.T, openTemp opener) {
 	if diff := cmp.Diff(string(want), string(exported)); diff != "" {
 		t.Fatalf("stored run differs from the original (-want +got):\n%s", diff)
 	}
-	decoded, err := Decode("runs.json", exported)
+	decoded, err := run.Decode("runs.json", exported)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,52 +378,6 @@ func testExportImportRoundTrip(t *testing.T, openTemp opener) {
 	}
 	if diff := cmp.Diff(ImportResult{Skipped: []string{"r1", "r2"}}, res); diff != "" {
 		t.Fatal(diff)
-	}
-}
-
-func TestDecodeForms(t *testing.T) {
-	single := func(r *run.Run, f Format) string {
-		var b bytes.Buffer
-		if err := WriteDocs(&b, []Doc{{Run: r}}, f); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
-	one := []byte(single(testRun("a", ""), FormatSingle))
-	// What export wrote before arrays: documents one after another.
-	two := []byte(single(testRun("a", ""), FormatSingle) + single(testRun("b", ""), FormatSingle))
-	arr := exportJSON(t, testRun("a", ""), testRun("b", ""))
-	lines := []byte(single(testRun("a", ""), FormatLines) + single(testRun("b", ""), FormatLines))
-	arrays := append(exportJSON(t, testRun("a", "")), exportJSON(t, testRun("b", ""))...)
-	for name, data := range map[string][]byte{"one": one, "stream": two, "array": arr, "jsonl": lines, "arrays": arrays} {
-		runs, err := Decode(name, data)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if name == "one" && len(runs) != 1 || name != "one" && len(runs) != 2 {
-			t.Fatalf("%s: %d runs", name, len(runs))
-		}
-	}
-}
-
-func TestDecodeErrorsNameFileAndField(t *testing.T) {
-	good := string(exportJSON(t, testRun("a", "")))
-	cases := []struct{ name, doc, want string }{
-		{"empty", "  \n", "bad.json: empty file"},
-		{"syntax", `{"schema": `, "bad.json: value 1: not valid JSON"},
-		{"schema", strings.Replace(good, `"sectax.run/v1"`, `"sectax.run/v9"`, 1), `bad.json: document 1 (run a): schema: "sectax.run/v9" is not "sectax.run/v1"`},
-		{"better", strings.Replace(good, `"better": "higher"`, `"better": "up"`, 1), `bad.json: document 1 (run a): results[0].metrics[1].better: "up" is not lower or higher`},
-		{"status", strings.Replace(good, `"complete"`, `"done"`, 1), `status: "done" is not running`},
-		{"type", strings.Replace(good, `"runs": 3`, `"runs": "three"`, 1), `bad.json: document 1 (run a): runs: a JSON string cannot be a int`},
-		{"id", strings.Replace(good, `"id": "a"`, `"id": ""`, 1), `id: missing`},
-		{"dup", good + good, `bad.json: document 2 (run a): id: same id as document 1`},
-		{"workload", strings.Replace(good, `"workload": "sched-pipe"`, `"workload": ""`, 1), `results[1].workload: missing`},
-	}
-	for _, c := range cases {
-		_, err := Decode("bad.json", []byte(c.doc))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
-		}
 	}
 }
 
@@ -487,10 +441,10 @@ func testImportIsAllOrNothing(t *testing.T, openTemp opener) {
 	d, _ := openTemp(t)
 	a := testRun("a", "")
 	bad := testRun("b", "")
-	// Duplicate metric index cannot happen through Decode, but a failure
+	// Duplicate metric index cannot happen through run.Decode, but a failure
 	// inside the transaction must still leave nothing behind.
 	bad.Results[0].Metrics[1].Name = bad.Results[0].Metrics[0].Name
-	if _, err := d.Import(ctx, []Doc{{Run: a}, {Run: bad}}); err == nil {
+	if _, err := d.Import(ctx, []run.Doc{{Run: a}, {Run: bad}}); err == nil {
 		t.Fatal("import of a broken run succeeded")
 	}
 	if l, _ := d.List(ctx); len(l) != 0 {
@@ -500,14 +454,14 @@ func testImportIsAllOrNothing(t *testing.T, openTemp opener) {
 
 func TestRunLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sectax.db")
-	if got := MeasuringPID(path); got != 0 {
+	if got := refOf(path).MeasuringPID(); got != 0 {
 		t.Fatalf("MeasuringPID without a lock file = %d", got)
 	}
-	release, err := AcquireRunLock(path)
+	release, err := refOf(path).Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = AcquireRunLock(path)
+	_, err = refOf(path).Lock()
 	var le *LockedError
 	if !errors.As(err, &le) || le.PID != os.Getpid() {
 		t.Fatalf("second lock: %v", err)
@@ -515,14 +469,14 @@ func TestRunLock(t *testing.T) {
 	if want := "another sectax run (pid " + strconv.Itoa(os.Getpid()) + ") is measuring"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("message %q lacks %q", err, want)
 	}
-	if got := MeasuringPID(path); got != os.Getpid() {
+	if got := refOf(path).MeasuringPID(); got != os.Getpid() {
 		t.Fatalf("MeasuringPID while held = %d", got)
 	}
 	release()
-	if got := MeasuringPID(path); got != 0 {
+	if got := refOf(path).MeasuringPID(); got != 0 {
 		t.Fatalf("MeasuringPID after release = %d", got)
 	}
-	release2, err := AcquireRunLock(path)
+	release2, err := refOf(path).Lock()
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}
@@ -535,7 +489,7 @@ func testUnknownEnvFieldsSurvive(t *testing.T, openTemp opener) {
 	ctx := context.Background()
 	doc := strings.Replace(string(exportJSON(t, testRun("new", "off"))), `"env": {`,
 		`"env": {"from_the_future": {"answer": 42, "list": [1, "two"]},`, 1)
-	docs, err := Decode("new.json", []byte(doc))
+	docs, err := run.Decode("new.json", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +506,7 @@ func testUnknownEnvFieldsSurvive(t *testing.T, openTemp opener) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteDocs(&b, []Doc{got}, FormatArray); err != nil {
+	if err := run.WriteDocs(&b, []run.Doc{got}, run.FormatArray); err != nil {
 		t.Fatal(err)
 	}
 	var wantC, gotC bytes.Buffer
@@ -560,13 +514,6 @@ func testUnknownEnvFieldsSurvive(t *testing.T, openTemp opener) {
 	json.Compact(&gotC, b.Bytes())
 	if diff := cmp.Diff(wantC.String(), gotC.String()); diff != "" {
 		t.Fatalf("export after import (-want +got):\n%s", diff)
-	}
-}
-
-func TestDecodeEnvMustBeObject(t *testing.T) {
-	doc := strings.Replace(string(exportJSON(t, testRun("x", ""))), `"env": {`, `"env": 7, "x": {`, 1)
-	if _, err := Decode("f.json", []byte(doc)); err == nil || !strings.Contains(err.Error(), "env") {
-		t.Fatalf("err = %v", err)
 	}
 }
 
@@ -583,7 +530,7 @@ func TestBusyDatabase(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	d2, err := Open(ctx, path, Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{}})
+	d2, err := refOf(path).Open(ctx, Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,13 +32,13 @@ func TestDecodeRequiredFieldsAndLimits(t *testing.T) {
 		{"zero sample", strings.Replace(good, `0.2,`, `0,`, 1), "results[0].metrics[0].samples[0]: 0 in the primary metric"},
 		{"escape id", strings.Replace(good, `"id": "a"`, `"id": "a\u001b[2J"`, 1), `document 1 (run "a\x1b[2J"): id: "a\x1b[2J" holds the control character U+001B`},
 	} {
-		_, err := Decode("f.json", []byte(c.doc))
+		_, err := run.Decode("f.json", []byte(c.doc))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: err = %v, want one line with %q", c.name, err, c.want)
 		}
 	}
 	big := make([]byte, run.MaxDocumentBytes+1)
-	if _, err := Decode("big.json", big); err == nil || !strings.Contains(err.Error(), "more than the limit of 64 MiB") {
+	if _, err := run.Decode("big.json", big); err == nil || !strings.Contains(err.Error(), "more than the limit of 64 MiB") {
 		t.Errorf("oversized file: %v", err)
 	}
 }
@@ -62,13 +62,13 @@ func TestImportIDLabelConflicts(t *testing.T) {
 		{"label is a stored id", []*run.Run{testRun("r2", "r1")}, `label: "r1" is the id of a stored run`},
 		{"within the file", []*run.Run{testRun("r3", "r4"), testRun("r4", "")}, `label: "r4" is the id of document 2`},
 	} {
-		docs, err := Decode("f.json", exportJSON(t, c.runs...))
+		docs, err := run.Decode("f.json", exportJSON(t, c.runs...))
 		if err == nil {
 			_, err = d.Import(ctx, docs)
 		}
-		var fe *FieldError
+		var fe *run.FieldError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want a FieldError with %q", c.name, err, c.want)
+			t.Errorf("%s: err = %v, want a run.FieldError with %q", c.name, err, c.want)
 		}
 	}
 	if l, _ := d.List(ctx); len(l) != 1 {
@@ -93,7 +93,7 @@ func TestUserVersionOutOfRange(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Close()
-		_, err := Open(ctx, path, Options{})
+		_, err := refOf(path).Open(ctx, Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
 			t.Errorf("user_version %s: err = %v", c.v, err)
 		}
@@ -106,7 +106,7 @@ func TestUserVersionOutOfRange(t *testing.T) {
 func holdExclusive(t *testing.T, path string) (release func()) {
 	t.Helper()
 	ctx := context.Background()
-	other, err := Open(ctx, path, Options{})
+	other, err := refOf(path).Open(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +140,16 @@ func TestBusyRetriedWithBackoff(t *testing.T) {
 	var told atomic.Int32
 	var onBusy func()
 	opt := Options{BusyTimeout: 50 * time.Millisecond, Backoff: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond},
-		OnBusy: func(wait time.Duration, attempt, of int) {
+		Out: notesDo(func(msg string) {
 			told.Add(1)
-			if of != 4 || attempt < 2 {
-				t.Errorf("OnBusy(%v, %d, %d)", wait, attempt, of)
+			if !busyNote.MatchString(msg) || !strings.HasSuffix(msg, " of 4)") || !strings.Contains(msg, "database "+path+" is locked") {
+				t.Errorf("busy note %q", msg)
 			}
 			if onBusy != nil {
 				onBusy()
 			}
-		}}
-	d, err := Open(context.Background(), path, opt)
+		})}
+	d, err := refOf(path).Open(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,14 +193,14 @@ func TestImportReplacesCutShort(t *testing.T) {
 	}
 	other := testRun("r1", "on")
 	other.Results[0].Metrics[0].Samples[0] = 9
-	docs, err := Decode("other.json", exportJSON(t, other))
+	docs, err := run.Decode("other.json", exportJSON(t, other))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res, err := d.Import(ctx, docs); err != nil || len(res.Skipped) != 1 {
 		t.Fatalf("a different run replaced the stored one: %+v %v", res, err)
 	}
-	docs, err = Decode("full.json", exportJSON(t, full))
+	docs, err = run.Decode("full.json", exportJSON(t, full))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestPostgresSchemaVersionOutOfRange(t *testing.T) {
 		if _, err := d.db.Exec(fmt.Sprintf("UPDATE %s SET version = %d", pgSchemaTable, v)); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Open(context.Background(), u, Options{})
+		_, err := refOf(u).Open(context.Background(), Options{})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprint(v)) || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("version %d: %v", v, err)
 		}
@@ -242,7 +242,7 @@ func TestPostgresSchemeAnyCase(t *testing.T) {
 	}
 	for _, scheme := range []string{"POSTGRES", "PostgreSQL"} {
 		upper := scheme + u[strings.Index(u, "://"):]
-		d2, err := Open(context.Background(), upper, Options{})
+		d2, err := refOf(upper).Open(context.Background(), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", upper, err)
 		}
@@ -252,12 +252,12 @@ func TestPostgresSchemeAnyCase(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s reached another database: %v", upper, err)
 		}
-		if got, _ := Locate(upper); !strings.HasPrefix(got, strings.ToLower(scheme)+"://") {
-			t.Fatalf("Locate(%s) = %s", upper, got)
+		if ref, err := ParseRef(upper); err != nil || !strings.HasPrefix(ref.Locate(), strings.ToLower(scheme)+"://") {
+			t.Fatalf("ParseRef(%s).Locate() = %s, %v", upper, ref.Locate(), err)
 		}
 	}
-	if got, err := Locate("rel/sectax.db"); err != nil || !filepath.IsAbs(got) {
-		t.Fatalf("Locate of a file: %s %v", got, err)
+	if ref, err := ParseRef("rel/sectax.db"); err != nil || !filepath.IsAbs(ref.Locate()) {
+		t.Fatalf("Locate of a file: %s %v", ref.Locate(), err)
 	}
 }
 
@@ -272,7 +272,7 @@ func TestStorePathNotARegularFile(t *testing.T) {
 	link := filepath.Join(dir, "null")
 	os.Symlink("/dev/null", link)
 	for _, p := range []string{"/dev/null", fifo, link} {
-		_, err := Open(context.Background(), p, Options{Create: true})
+		_, err := refOf(p).Open(context.Background(), Options{Create: true})
 		if err == nil || exit.Of(err) != exit.Usage || !strings.Contains(err.Error(), "not a regular file") {
 			t.Fatalf("%s: %v (kind %v)", p, err, exit.Of(err))
 		}
@@ -299,7 +299,7 @@ func TestImportRevalidates(t *testing.T) {
 	if _, err := spool.db.Exec(`UPDATE runs SET label = 'baseline:evil' || char(10) || 'x' WHERE id = 'r2'`); err != nil {
 		t.Fatal(err)
 	}
-	var docs []Doc
+	var docs []run.Doc
 	for _, id := range []string{"r1", "r2"} {
 		d, err := spool.Doc(context.Background(), id)
 		if err != nil {

@@ -15,7 +15,9 @@ import (
 	"github.com/sectax/sectax/internal/campaign"
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/vm"
 )
 
@@ -88,11 +90,11 @@ func TestCampaignKexecInGuest(t *testing.T) {
 	}
 
 	// The host imports the campaign's runs.
-	docs, err := store.Decode("guest", out.Runs)
+	docs, err := run.Decode("guest", out.Runs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "host.db"), store.Options{Create: true})
+	db, err := storetest.Ref(t, filepath.Join(t.TempDir(), "host.db")).Open(context.Background(), store.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/vm"
 )
 
@@ -107,7 +108,7 @@ func TestLab(t *testing.T) {
 		t.Errorf("the matrix does not say that the budget stopped adaptive repetition")
 	}
 
-	s, err := store.Open(ctx, db, store.Options{})
+	s, err := storetest.Ref(t, db).Open(ctx, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

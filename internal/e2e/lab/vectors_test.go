@@ -17,6 +17,7 @@ import (
 	"github.com/sectax/sectax/internal/decide"
 	"github.com/sectax/sectax/internal/lab"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/vm"
 )
@@ -50,7 +51,7 @@ func TestVectors(t *testing.T) {
 		return stdout.String(), stderr.String()
 	}
 
-	s, err := store.Open(ctx, db, store.Options{})
+	s, err := storetest.Ref(t, db).Open(ctx, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/store/storetest"
 )
 
 // TestStored: from a real store of two on runs and one off run, the
@@ -17,11 +18,7 @@ func TestStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "sectax.db"), store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, filepath.Join(t.TempDir(), "sectax.db"), store.Options{Create: true})
 	if _, err := db.Import(ctx, docs); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/run"
-	"github.com/sectax/sectax/internal/store"
 )
 
 // Note is the run note of every synthetic run.
@@ -62,10 +61,10 @@ func TaxMean(cpu string) (syscall, pipe float64, ok bool) {
 }
 
 // Fleet returns the synthetic runs as documents ready for store.Import.
-func Fleet(seed uint64) []store.Doc {
+func Fleet(seed uint64) []run.Doc {
 	rng := rand.New(rand.NewPCG(seed, 0x5eca7))
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	var docs []store.Doc
+	var docs []run.Doc
 	n := 0
 	for _, m := range models {
 		hosts := m.hosts
@@ -109,7 +108,7 @@ func Fleet(seed uint64) []store.Doc {
 					env["wsl"] = map[string]any{"version": 2}
 				}
 				raw, _ := json.Marshal(env)
-				docs = append(docs, store.Doc{Run: r, RawEnv: raw})
+				docs = append(docs, run.Doc{Run: r, RawEnv: raw})
 			}
 		}
 	}
