@@ -14,25 +14,7 @@ import (
 func newExportCmd(g *Globals) *cobra.Command {
 	var po promOptions
 	cmd := &cobra.Command{
-		Use:   "export RUN... | export --format prometheus [--textfile-dir DIR]",
-		Short: "Write stored runs as sectax.run/v1 JSON documents, or metrics for Prometheus",
-		Long: `Write stored runs as sectax.run/v1 JSON documents (docs/format.md) to
-standard output or -o FILE: a JSON array of documents (--format json, the
-default; one JSON value that any JSON parser reads), or one compact document
-per line (--format jsonl, JSON Lines). Each RUN is a run id, a unique prefix,
-or a label (every run with it). 'sectax import' reads either back, on this
-machine or another.
-
---format prometheus writes, in Prometheus's text format for node_exporter's
-textfile collector, this machine's CPU vulnerability state (with
-node_exporter's labels codename, state, mitigation), the medians of the newest
-stored run, and the tax of the comparison --on against --off (default: the
-labels on and off) with its confidence interval and p-value. --textfile-dir
-DIR writes DIR/sectax.prom atomically. It exits 0 whatever the state: a
-vulnerable machine is a value, not an error (docs/fleet.md).`,
-		Example: `  sectax export on off -o runs.json
-  sectax export on --format jsonl | jq -c '.results[].workload'
-  sectax export --format prometheus --textfile-dir /var/lib/prometheus/node-exporter`,
+		Use:  "export RUN... | export --format prometheus [--textfile-dir DIR]",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			po.explicit = cmd.Flags().Changed("on") || cmd.Flags().Changed("off")
