@@ -51,49 +51,17 @@ func runExport(ctx context.Context, g *Globals, po promOptions, args []string) e
 		return err
 	}
 	defer db.Close()
-	var ids []string
-	seen := map[string]bool{}
-	for _, ref := range args {
-		got, _, err := db.Resolve(ctx, ref)
-		if err != nil {
-			return err
-		}
-		for _, id := range got {
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
-	}
 	// Two passes, one run in memory at a time: every run is checked
 	// as import checks it before a byte is written, then written.
-	for _, id := range ids {
-		doc, err := db.Doc(ctx, id)
-		if err == nil {
-			err = store.CheckExport(doc)
-		}
-		if err != nil {
-			return err
-		}
+	ids, err := db.ExportIDs(ctx, args)
+	if err != nil {
+		return err
 	}
 	w, finish, err := g.output()
 	if err != nil {
 		return err
 	}
 	return finish(report.WriteSafeJSON(w, func(w io.Writer) error {
-		dw, err := run.NewDocWriter(w, run.DocFormat(g.Format))
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			doc, err := db.Doc(ctx, id)
-			if err == nil {
-				err = dw.Write(doc)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return dw.Close()
+		return db.WriteDocs(ctx, w, run.DocFormat(g.Format), ids)
 	}))
 }
