@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -104,23 +103,7 @@ func writeCharts(ctx context.Context, g *Globals, charts []report.Chart, dir str
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create chart directory %s: %w", dir, err)
 	}
-	var images []report.Image
-	for _, c := range charts {
-		data, err := c.PNG()
-		if err != nil {
-			return nil, err
-		}
-		path := filepath.Join(dir, c.Name+".png")
-		if err := g.writeInFolder(dir, c.Name+".png", data); err != nil {
-			return nil, err
-		}
-		link := path
-		if g.Output != "" && g.Output != "-" {
-			if rel, err := filepath.Rel(filepath.Dir(g.Output), path); err == nil {
-				link = rel
-			}
-		}
-		images = append(images, report.Image{Title: c.Title, Alt: c.Alt, Path: filepath.ToSlash(link)})
-	}
-	return images, nil
+	return report.WriteImages(charts, dir, g.Output, func(name string, png []byte) error {
+		return g.writeInFolder(dir, name, png)
+	})
 }
