@@ -22,34 +22,7 @@ type adviseOptions struct {
 func newAdviseCmd(g *Globals) *cobra.Command {
 	o := &adviseOptions{}
 	cmd := &cobra.Command{
-		Use:   "advise",
-		Short: "Print the exact steps to change the mitigations on this platform, and what you give up",
-		Long: `Print how to reach a mitigation target on this machine, without changing anything:
-
-  - the platform (WSL 2; GRUB on Debian/Ubuntu; GRUB with grubby on
-    Fedora/RHEL; systemd-boot or /etc/kernel/cmdline; kernelstub on Pop!_OS;
-    unknown), found from files below --root;
-  - the parameters the target implies, merged into what is configured now
-    (added, replaced, removed), and the command line the kernel would get;
-  - the exact commands for the platform (sectax runs none of them), then the
-    restart and 'sectax verify';
-  - the precedence rules of the running kernel version;
-  - what is given up on this machine: every vulnerability file that would
-    go from mitigated to vulnerable, with the knowledge base's explanation,
-    the VM-guest caveat, and targeted alternatives that keep the cheap
-    protections.
-
---target is off (mitigations=off), auto (the kernel default: removes
-mitigations= and per-bug parameters that turn mitigations off) or kernel
-parameters in one argument ("mitigations=off audit=0"). Parameters with
-quotes or blanks inside values are refused: the kernel, WSL and GRUB would
-split them differently.
-` + proveHelp,
-		Example: `  sectax advise
-  sectax advise --target auto
-  sectax advise --target "spectre_bhi=vmexit"
-  sectax advise --target off --format json
-  sectax advise --target off --prove --kernel /boot/vmlinuz-6.1.0-57-amd64 --accel tcg`,
+		Use:  "advise",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.prove.check(cmd); err != nil {

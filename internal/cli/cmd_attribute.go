@@ -23,20 +23,7 @@ import (
 
 func newAttributeCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "attribute",
-		Short: "Which mitigation costs what: per-task controls now, per-mitigation configurations",
-		Long: `Attribute the security tax to individual mitigations.
-
-  sectax attribute probes    measure the per-task speculation controls (SSBD,
-                             indirect-branch speculation, L1D flush) off and
-                             on, interleaved, within this boot
-  sectax attribute plan      the mitigations active on this kernel, the
-                             parameter that turns each off, and the
-                             configurations that attribute the tax to them
-  sectax attribute report    the share of the tax each mitigation carries,
-                             from the stored runs of those configurations
-
-See docs/attribute.md.`,
+		Use:  "attribute",
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newAttributeProbesCmd(g), newAttributePlanCmd(g), newAttributeReportCmd(g))
@@ -53,33 +40,7 @@ type probesOptions struct {
 func newAttributeProbesCmd(g *Globals) *cobra.Command {
 	o := &probesOptions{}
 	cmd := &cobra.Command{
-		Use:   "probes",
-		Short: "Measure the per-task speculation controls off and on within one boot",
-		Long: `Measure what each per-task speculation control costs, without a reboot.
-
-Linux lets a task switch some mitigations for itself with
-prctl(PR_SET_SPECULATION_CTRL) when the kernel's mode allows it: Speculative
-Store Bypass Disable (ssbd), indirect-branch speculation (ib: STIBP, and an
-IBPB when switching to or from the task) and the L1D flush on context switch
-(l1d_flush, only after booting with l1d_flush=on).
-
-The probe workloads (syscall-basic, sched-pipe in process and thread mode,
-sched-messaging with one group) run once with every available control off
-(the baseline) and once per control with that one forced on, as separate
-items interleaved repetition by repetition, so that drift hits every arm
-alike. Before every timed window the control is set in the thread that runs
-the workload (its worker processes inherit it) and in every worker thread,
-and /proc/PID/task/TID/status is checked in every task: a repetition whose
-tasks do not show the requested state fails.
-
-The report gives each control's tax per workload: the change of the median
-with its 95% interval and the p-value of the Mann-Whitney U test. A control
-this kernel does not offer is listed with the kernel's reason (its
-PR_GET_SPECULATION_CTRL answer and vulnerability file); when none is
-offered nothing is run and the exit status is 0. The run is stored (label
-probes) unless --no-store.`,
-		Example: `  sectax attribute probes
-  sectax attribute probes --runs 20 --cpus 0 --format md`,
+		Use:  "probes",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAttributeProbes(cmd.Context(), g, o) },
 	}
@@ -145,42 +106,7 @@ func runAttributeProbes(ctx context.Context, g *Globals, o *probesOptions) error
 func newAttributePlanCmd(g *Globals) *cobra.Command {
 	var only string
 	cmd := &cobra.Command{
-		Use:   "plan",
-		Short: "List the active mitigations and the configurations that attribute the tax to them",
-		Long: `Read this kernel's vulnerability files and command line (or a fake tree with
---root) and, from the knowledge base, list the mitigations that are active and
-the parameter that turns each off alone on this kernel version. From them, the
-configurations of an attribution:
-
-  on, off            the default command line, and mitigations=off
-  no-FILE            leave-one-out: one mitigation off (no-verw: the
-                     mitigations that share the VERW buffer clear, which
-                     go only together)
-  cum-N              cumulative: one more mitigation off at each step,
-                     most expensive first
-  study-off          the study's tuned line: quiet loglevel=0 audit=0
-                     vsyscall=none mitigations=off
-  mitigations-only   mitigations=off alone (the same boot as off)
-  rest-only          the study's line without mitigations=off
-  no-VECTOR          one attack vector dropped (no-user_kernel, no-user_user,
-                     no-guest_host, no-guest_guest, no-cross_thread), listed
-                     when a mitigation here depends on it alone
-  no-guest…          the vector sets 'sectax decide' weighs: no-guest,
-                     no-guest-cross_thread, no-guest-cross_thread-user_user
-
-Vector configurations are spelled in the kernel's syntax from 6.17
-(mitigations=auto,no_guest_host,no_guest_guest) and with the per-bug
-parameters that reproduce them before (notes say what they cannot reproduce).
---plan KIND shows only the configurations of one selection, as 'campaign
-start --plan' and 'lab --plan' boot them: leave-one-out, cumulative, study,
-vectors.
-
-Each configuration lists the vulnerability files it is expected to turn off,
-which verification checks after the boot, and says when a parameter will have
-no effect (a VERW user kept on by another, an always-on part).`,
-		Example: `  sectax attribute plan
-  sectax attribute plan --root /mnt/other-machine --format json
-  sectax attribute plan --plan vectors`,
+		Use:  "plan",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAttributePlan(cmd.Context(), g, only) },
 	}
@@ -215,28 +141,7 @@ func newAttributeReportCmd(g *Globals) *cobra.Command {
 	var alpha, margin float64
 	var chartDir, by string
 	cmd := &cobra.Command{
-		Use:   "report",
-		Short: "Split the tax of each workload among the mitigations, from runs per configuration",
-		Long: `Attribute each workload's tax to the mitigations, from stored runs measured
-under the configurations of 'sectax attribute plan'.
-
-A run belongs to the configuration named in its config block (lab, campaign)
-or, without one, to its label when the label is a plan name (on, off, no-*,
-cum-*, study-off, mitigations-only, rest-only). --config NAME=REF takes the
-runs of a configuration from a run id, prefix or label instead.
-
-Every configuration is compared with on (medians, Mann-Whitney U, per-boot
-medians when a configuration spans several boots). The tax of a configuration
-is how much slower on is than it; off gives the total, each leave-one-out
-configuration its part and share of the total; the interaction is the total
-minus the sum of the parts (positive: the mitigations cost more together than
-apart). The waterfall follows the plan's cumulative order.
-
---by vector makes the attack vectors the parts: each no-VECTOR configuration
-of 'attribute plan --plan vectors' (measured with 'campaign start --plan
-vectors' or 'lab --plan vectors') with its share of the total.`,
-		Example: `  sectax attribute report
-  sectax attribute report --config on=20261130T0900 --config off=label-off --format md`,
+		Use:  "report",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if by != "" && by != "mitigation" && by != "vector" {

@@ -9,17 +9,7 @@ import (
 
 func newBaselinesCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "baselines",
-		Short: "List the built-in published datasets (compare with baseline:NAME)",
-		Long: `List the published datasets built into sectax, each with its source, its
-environment and its figures. Compare with them as baseline:NAME:
-
-  sectax compare baseline:study-wsl3-on baseline:study-wsl3-off
-  sectax compare on baseline:study-wsl3-on
-
-Their values are single published figures: no samples, so no confidence
-interval and no significance test. Figures marked ≈ are approximate or
-derived (the note says how).`,
+		Use:  "baselines",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBaselines(g) },
 	}

@@ -32,55 +32,11 @@ type campaignOpts struct {
 func newCampaignCmd(g *Globals) *cobra.Command {
 	o := &campaignOpts{}
 	cmd := &cobra.Command{
-		Use:   "campaign",
-		Short: "Run the on/off comparison across real reboots, each boot verified before it is measured",
-		Long: `A campaign measures every configuration (on: the default command line;
-off: mitigations=off; NAME=PARAMS: any other) in several boots, in a shuffled
-order with a recorded seed, and reboots between them by itself:
-
-  start    plans the boots, installs what resumes the campaign after a boot,
-           and reboots into the first configuration
-  resume   (run after each boot, by the systemd unit, by Windows, or by you)
-           verifies the boot — a new boot id, exactly the configuration's
-           parameters on /proc/cmdline, the vulnerability files consistent
-           with them — waits for a quiet start, measures, and reboots into
-           the next step; at the end it puts everything back
-  status   where the campaign stands and what the next boot must be
-  abort    stops the campaign and puts everything back
-  report   the comparison of the campaign's runs, the boot as the unit
-
-A boot that does not verify is never measured: it is retried once, then the
-campaign stops, restores, and says what differed (exit status 3).
-
-Reboot mechanisms (--via): kexec (native Linux, default; needs root, and a
-kernel that accepts unsigned kexec images), wsl (WSL 2, default there: edits
-.wslconfig and has Windows restart the VM), manual (tells you what to boot).
-See docs/campaign.md.`,
-		Example: `  sudo sectax campaign start --config on --config off=mitigations=off
-  sudo sectax campaign start --plan leave-one-out   # on, off, each mitigation off alone
-  sectax campaign status
-  sectax campaign report --format html -o tax.html
-  sectax campaign start --via manual --boots 3 --suite quick
-  sectax campaign abort`,
+		Use: "campaign",
 	}
 	var sel *plan.Request
 	start := &cobra.Command{
-		Use:   "start",
-		Short: "Plan the boots, install the resume hook and reboot into the first step",
-		Long: `Plan the campaign's boots (each configuration --boots times, in a shuffled
-order), store it, install what resumes it after each boot, and reboot into the
-first step. Each step's kernel command line is the running one (init's
-arguments after -- included) with only the configuration's parameters changed;
---dry-run prints the steps and every change to this machine, and changes
-nothing. Work estimated over an hour is asked about first (--yes: do not ask).
-
-Where no reboot can change the command line (a guest whose host sets it, as
-'sectax run' says), only kexec boots another line; sectax lab measures both
-settings in QEMU guests instead.`,
-		Example: `  sectax campaign start --dry-run
-  sudo sectax campaign start --config on --config off=mitigations=off --boots 3
-  sudo sectax campaign start --plan vectors --suite quick --yes
-  sectax campaign start --via manual --config on --config nopti=pti=off`,
+		Use:  "start",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Options.Request = *sel
@@ -106,12 +62,7 @@ settings in QEMU guests instead.`,
 	addFormatFlag(start, report.CampaignStatusFormats.List())
 
 	status := &cobra.Command{
-		Use:   "status [CAMPAIGN]",
-		Short: "Step n of m, what the next boot must be, the last verification, what is left to restore",
-		Long: `Where this host's campaign (or CAMPAIGN) stands: step n of m, what the next
-boot must be, the last verification and what is left to restore. With no
-campaign on this host, one line says so and how to start one (JSON: null),
-and the exit status is 0.`,
+		Use:  "status [CAMPAIGN]",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCampaignStatus(cmd.Context(), g, firstArg(args))
@@ -119,23 +70,20 @@ and the exit status is 0.`,
 	}
 	addFormatFlag(status, report.CampaignStatusFormats.List())
 	resume := &cobra.Command{
-		Use:   "resume",
-		Short: "Verify this boot, measure it and reboot into the next step (run after each boot)",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runCampaignResume(cmd.Context(), g) },
+		Use:  "resume",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCampaignResume(cmd.Context(), g) },
 	}
 	abort := &cobra.Command{
-		Use:   "abort [CAMPAIGN]",
-		Short: "Stop the campaign and put back everything it changed",
-		Args:  cobra.MaximumNArgs(1),
+		Use:  "abort [CAMPAIGN]",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCampaignAbort(cmd.Context(), g, firstArg(args))
 		},
 	}
 	rep := &cobra.Command{
-		Use:   "report [CAMPAIGN]",
-		Short: "Compare the campaign's runs, every configuration against the first, the boot as the unit",
-		Args:  cobra.MaximumNArgs(1),
+		Use:  "report [CAMPAIGN]",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCampaignReport(cmd.Context(), g, firstArg(args), o)
 		},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -22,45 +21,7 @@ type compareOptions struct {
 func newCompareCmd(g *Globals) *cobra.Command {
 	o := &compareOptions{}
 	cmd := &cobra.Command{
-		Use:   "compare A B [C ...]",
-		Short: "Compare runs, labels or baselines: medians with CIs, change, speedup, p-value",
-		Long: `Compare side A (usually mitigations on) with side B (usually off), or
-with each of B, C, ...: A is the baseline, as benchstat's first column.
-
-Each side is a run id (or a unique prefix of one), a label (every run with
-that label; when the label spans two or more boots, one median per boot is a
-sample), or baseline:NAME (published figures, see 'sectax baselines').
-
-One table for any number of sides: a row per workload both sides ran with
-the same parameters and metric, a column per side with its median and 95%
-confidence interval, and for each side but A its change against A: the
-change in percent ("~" when the p-value, adjusted with Holm–Bonferroni over
-every side's primary metrics together, is above --alpha), the interval of
-the change and the adjusted p. The first line is each side's conclusion: no
-mitigation changed, no significant difference, or how much better it is
-overall. Then, per side: what this means (workloads ranked, protections
-given up, what the negative controls can vouch for), kernel command-line
-tokens added and removed, vulnerabilities whose state changed, and
-confounders (anything else that differs, such as the kernel or the
-microcode). A negative control (ctl-*) that moved flags the comparison as
-confounded.
-
-Formats: text (terminal), md (Markdown for an issue or a blog post), json
-(one sectax.compare/v3 document: each side's report against A), csv (one row
-per side, workload and metric, with the speedup, the raw p and n of every
-test), benchfmt (the Go benchmark format: benchstat -col label shows a
-column per side), html (one self-contained page with charts, every test,
-the environments side by side, the vulnerability changes explained and
-"what this means"; it loads nothing from the network and prints well).
-
---png DIR writes the same charts as PNG files (for a blog post); the
-Markdown report then links them.`,
-		Example: `  sectax compare on off
-  sectax compare on off --format md -o tax.md
-  sectax compare on off --format html -o tax.html
-  sectax compare on off --format md -o post/tax.md --png post/charts
-  sectax compare baseline:study-wsl3-on baseline:study-wsl3-off
-  sectax compare baseline:study-wsl2-on baseline:study-wsl2-off baseline:study-wsl3-on baseline:study-wsl3-off`,
+		Use: "compare A B [C ...]",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return usagef("compare needs at least two sides, got %d: name a baseline and what to compare with it (sectax compare A B [C ...]; 'sectax list' shows the labels)", len(args))
@@ -142,23 +103,7 @@ func writeCharts(ctx context.Context, g *Globals, charts []report.Chart, dir str
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create chart directory %s: %w", dir, err)
 	}
-	var images []report.Image
-	for _, c := range charts {
-		data, err := c.PNG()
-		if err != nil {
-			return nil, err
-		}
-		path := filepath.Join(dir, c.Name+".png")
-		if err := g.writeInFolder(dir, c.Name+".png", data); err != nil {
-			return nil, err
-		}
-		link := path
-		if g.Output != "" && g.Output != "-" {
-			if rel, err := filepath.Rel(filepath.Dir(g.Output), path); err == nil {
-				link = rel
-			}
-		}
-		images = append(images, report.Image{Title: c.Title, Alt: c.Alt, Path: filepath.ToSlash(link)})
-	}
-	return images, nil
+	return report.WriteImages(charts, dir, g.Output, func(name string, png []byte) error {
+		return g.writeInFolder(dir, name, png)
+	})
 }

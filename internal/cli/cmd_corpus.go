@@ -19,31 +19,23 @@ import (
 // itself (the same binary, its lab tasks registered) and only cli prints.
 func newCorpusCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "corpus",
-		Short: "Regenerate the corpus of real boots the model is tested against (developers)",
-		Long: `Regenerate internal/mitigation/testdata/corpus/boots.jsonl.gz, the real boots
-the model's replay test checks Knowledge.Predict against: "corpus fetch DIR"
-downloads Debian's kernel images with apt (a sources list of its own, the
-system's apt state left alone); "corpus boot" boots kernels x QEMU CPU models
-x command lines under TCG and adds what the file lacks. See docs/corpus.md.`,
+		Use:    "corpus",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 	}
 	var uri string
 	fetch := &cobra.Command{
-		Use:   "fetch DIR",
-		Short: "Fetch the corpus's kernel images from Debian's archive into DIR (apt, a sources list of its own)",
-		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return runCorpusFetch(cmd.Context(), g, args[0], uri) },
+		Use:  "fetch DIR",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runCorpusFetch(cmd.Context(), g, args[0], uri) },
 	}
 	fetch.Flags().StringVar(&uri, "uri", "http://deb.debian.org/debian", "the Debian archive `URI` (the system's own, from /etc/apt/sources.list.d)")
 	var req proof.CorpusRequest
 	var kernels []string
 	boot := &cobra.Command{
-		Use:   "boot --kernel IMAGE... --out FILE",
-		Short: "Boot what the corpus FILE lacks under QEMU TCG and add it (resumable)",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runCorpusBoot(cmd.Context(), g, req, kernels) },
+		Use:  "boot --kernel IMAGE... --out FILE",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCorpusBoot(cmd.Context(), g, req, kernels) },
 	}
 	f := boot.Flags()
 	f.StringArrayVar(&kernels, "kernel", nil, "kernel `IMAGE` (repeatable; its modules in a modules folder beside it, else /lib/modules/RELEASE)")

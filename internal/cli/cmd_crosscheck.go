@@ -15,22 +15,7 @@ import (
 func newCrosscheckCmd(g *Globals) *cobra.Command {
 	o := &runOptions{}
 	cmd := &cobra.Command{
-		Use:   "crosscheck",
-		Short: "Run the native engine and the real perf bench side by side",
-		Long: `Run each workload that has a perf bench equivalent with both engines, native
-and the installed perf (LC_ALL=C), with the same parameters and CPU affinity,
-interleaved round by round, and print both medians and their ratio.
-
-sched-pipe runs in the style of the installed perf (ping-pong before perf
-6.15, symmetric from 6.15). sched-messaging also runs at loops=1 with both
-engines, interleaved with the loops asked for, so that each engine's total
-splits into a fixed part (the workers' start-up, exit and reaping: what
-loops does not scale) and a per-loop part, with 95% intervals. The per-loop
-parts must agree; perf's fixed part is larger by its workers' exit (glibc's
-exit() in forked copies of perf's binary), which crosscheck measures and
-prints. Nothing is stored.`,
-		Example: `  sectax crosscheck --suite quick
-  sectax crosscheck --only syscall-basic,sched-pipe --cpus 0 --runs 10`,
+		Use:  "crosscheck",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCrosscheck(cmd.Context(), g, o) },
 	}

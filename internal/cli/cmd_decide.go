@@ -27,37 +27,7 @@ type decideOptions struct {
 func newDecideCmd(g *Globals) *cobra.Command {
 	o := &decideOptions{}
 	cmd := &cobra.Command{
-		Use:   "decide",
-		Short: "Which attack vectors to drop on this machine: what each option gives up and saves",
-		Long: `Weigh the options of dropping attack vectors on this machine (or --root DIR):
-
-  keep-all                          the default command line
-  no-guest                          drop guest_host and guest_guest
-  no-guest-cross_thread             also cross_thread
-  no-guest-cross_thread-user_user   also user_user (only user_kernel kept)
-  off                               mitigations=off
-
-Each option shows its command line for this kernel (mitigations=auto,no_… from
-Linux 6.17, per-bug parameters before), the vectors it drops, the protections
-it gives up here (by the model of the kernel's decision: only what is
-mitigated here), and its saving per workload with a 95% interval from stored
-runs of 'sectax campaign start --plan vectors' or 'sectax lab --plan vectors'
-(null, with the command that measures it, until they are stored). Only runs
-measured on this machine count: the same kernel release and CPU model (a lab
-guest under TCG, another kernel or another host of a shared store is another
-machine, and a note says what was left out); --any-machine takes them all and
-says where they were measured.
-
---protect VECTORS (a comma list of user_kernel, user_user, guest_host,
-guest_guest, cross_thread, or none) recommends the option that drops the most
-while keeping them; --profile names a documented set (docs/decide.md). The
-recommendation ends with the steps to apply it and the sectax verify command
-for after the restart. Nothing is changed.
-` + proveHelp,
-		Example: `  sectax decide
-  sectax decide --protect user_kernel,user_user
-  sectax decide --profile desktop --format json
-  sectax decide --prove --kernel /boot/vmlinuz-6.1.0-57-amd64 --accel tcg --cpu Cascadelake-Server`,
+		Use:  "decide",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.prove.check(cmd); err != nil {

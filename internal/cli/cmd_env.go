@@ -14,20 +14,7 @@ import (
 
 func newEnvCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "env",
-		Short: "Show this machine and its mitigation state",
-		Long: `Show what sectax knows about the machine: the kernel and its command line,
-the mitigation mode the command line asks for (on, off, custom, unknown) and
-why, every file of /sys/devices/system/cpu/vulnerabilities, the CPU and its
-bug and feature flags, SMT, the hypervisor and WSL, this process's
-speculation controls, and the rest of the environment a measurement depends
-on. Every stored run carries the same snapshot.
-
-The text output starts with one summary line; --format json prints the full
-document (the "env" object of a sectax.run/v1 run). With --root DIR the files
-are read below DIR (a captured or fake tree) and nothing live is asked.
-Files that do not exist are listed as absent, files that cannot be read as
-unreadable; neither is an error.`,
+		Use:  "env",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEnv(cmd.Context(), g) },
 	}

@@ -14,25 +14,7 @@ import (
 func newExportCmd(g *Globals) *cobra.Command {
 	var po promOptions
 	cmd := &cobra.Command{
-		Use:   "export RUN... | export --format prometheus [--textfile-dir DIR]",
-		Short: "Write stored runs as sectax.run/v1 JSON documents, or metrics for Prometheus",
-		Long: `Write stored runs as sectax.run/v1 JSON documents (docs/format.md) to
-standard output or -o FILE: a JSON array of documents (--format json, the
-default; one JSON value that any JSON parser reads), or one compact document
-per line (--format jsonl, JSON Lines). Each RUN is a run id, a unique prefix,
-or a label (every run with it). 'sectax import' reads either back, on this
-machine or another.
-
---format prometheus writes, in Prometheus's text format for node_exporter's
-textfile collector, this machine's CPU vulnerability state (with
-node_exporter's labels codename, state, mitigation), the medians of the newest
-stored run, and the tax of the comparison --on against --off (default: the
-labels on and off) with its confidence interval and p-value. --textfile-dir
-DIR writes DIR/sectax.prom atomically. It exits 0 whatever the state: a
-vulnerable machine is a value, not an error (docs/fleet.md).`,
-		Example: `  sectax export on off -o runs.json
-  sectax export on --format jsonl | jq -c '.results[].workload'
-  sectax export --format prometheus --textfile-dir /var/lib/prometheus/node-exporter`,
+		Use:  "export RUN... | export --format prometheus [--textfile-dir DIR]",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			po.explicit = cmd.Flags().Changed("on") || cmd.Flags().Changed("off")
@@ -69,49 +51,17 @@ func runExport(ctx context.Context, g *Globals, po promOptions, args []string) e
 		return err
 	}
 	defer db.Close()
-	var ids []string
-	seen := map[string]bool{}
-	for _, ref := range args {
-		got, _, err := db.Resolve(ctx, ref)
-		if err != nil {
-			return err
-		}
-		for _, id := range got {
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
-	}
 	// Two passes, one run in memory at a time: every run is checked
 	// as import checks it before a byte is written, then written.
-	for _, id := range ids {
-		doc, err := db.Doc(ctx, id)
-		if err == nil {
-			err = store.CheckExport(doc)
-		}
-		if err != nil {
-			return err
-		}
+	ids, err := db.ExportIDs(ctx, args)
+	if err != nil {
+		return err
 	}
 	w, finish, err := g.output()
 	if err != nil {
 		return err
 	}
 	return finish(report.WriteSafeJSON(w, func(w io.Writer) error {
-		dw, err := run.NewDocWriter(w, run.DocFormat(g.Format))
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			doc, err := db.Doc(ctx, id)
-			if err == nil {
-				err = dw.Write(doc)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return dw.Close()
+		return db.WriteDocs(ctx, w, run.DocFormat(g.Format), ids)
 	}))
 }

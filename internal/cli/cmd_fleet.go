@@ -13,18 +13,7 @@ import (
 func newFleetCmd(g *Globals) *cobra.Command {
 	var on, off string
 	cmd := &cobra.Command{
-		Use:   "fleet",
-		Short: "The tax across many machines, per CPU model × kernel",
-		Long: `Summarise the tax across every host in the database (a shared PostgreSQL store
-usually: --db postgres://…), per CPU model × kernel release × WSL or not: how
-many hosts have a verified on/off pair (runs labelled --on that booted with
-mitigations on, runs labelled --off that booted with mitigations=off), and per
-workload the median tax across those hosts with its confidence interval. Each
-host's tax comes from its own runs, as 'sectax compare' computes it: the host
-is the unit, so one noisy machine does not dominate.`,
-		Example: `  SECTAX_DB=postgres://sectax@db/sectax sectax fleet
-  sectax fleet --format md -o fleet.md
-  sectax fleet --format html -o fleet.html`,
+		Use:  "fleet",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFleet(cmd.Context(), g, on, off) },
 	}

@@ -14,19 +14,7 @@ import (
 
 func newImportCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import FILE...",
-		Short: "Store runs from sectax.run/v1 JSON documents",
-		Long: `Store the runs of sectax.run/v1 JSON documents (docs/format.md): 'sectax
-export' output (a JSON array, or JSON Lines with --format jsonl), 'sectax run
---format json' output, the file a run that could not be stored was saved to,
-or several documents one after another. Every document is checked against the
-format and the limits (64 MiB a file, 128 bytes an id or label, 10^6 samples a
-metric) first, and against the stored runs (an id must not be a stored label,
-nor a label a stored id); then all are written in one transaction: a bad file
-writes nothing. A run whose id is already stored is skipped with a notice,
-unless the stored one was cut short and the document is the same run
-finished: then it replaces it. --format json writes a sectax.store-change/v1
-document of the runs imported, replaced and skipped.`,
+		Use:  "import FILE...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runImport(cmd.Context(), g, args) },
 	}

@@ -25,38 +25,7 @@ func newLabCmd(g *Globals) *cobra.Command {
 	o := &labOptions{}
 	var sel *plan.Request
 	cmd := &cobra.Command{
-		Use:   "lab",
-		Short: "Boot kernels under QEMU once per configuration, measure inside, compare",
-		Long: `Run the study's experiment without touching this machine's boot: boot each
-kernel image under QEMU once per configuration (on: the default command line;
-off: mitigations=off; NAME=PARAMS: any parameters), N times each in a
-shuffled interleaved order, run the suite inside each guest, store every run
-(labelled PREFIX-KERNEL-CONFIG) and print the matrix: per kernel the tax of
-each configuration against on, and per configuration the change from one
-kernel to the next.
-
-The guest needs nothing but the kernel: sectax builds an initramfs with
-itself as /init (it must be a static binary: CGO_ENABLED=0). Before
-measuring, each guest verifies its boot (a new boot, exactly the
-configuration's parameters on the command line, the vulnerability files the
-parameters turn off no longer mitigated); a boot that does not verify is
-never measured. The command lines of two configurations differ by exactly
-their parameters; console=ttyS0 panic=-1 no_timer_check are on every boot.
-
-The accelerator is part of the result. Under kvm (-cpu host) the guest's
-kernel picks mitigations for this machine's CPU and the figures estimate what
-they cost in a guest. Under tcg (an emulated Skylake-Client-v1) only the
-kernel's mitigation decisions are real: timings are emulator artefacts.
---accel auto uses kvm when /dev/kvm works and falls back to tcg with a
-warning when it does not (a /dev/kvm of software nested virtualization never
-reaches /init).
-
-See docs/lab.md.`,
-		Example: `  sectax lab --suite quick
-  sectax lab --kernel /boot/vmlinuz-6.1.0-57-amd64 --config on --config off=mitigations=off --boots 3
-  sectax lab --kernel wsl2/bzImage --kernel wsl3/bzImage --accel kvm --suite study
-  sectax lab --accel tcg --only syscall-basic,sched-pipe --runs 3
-  sectax lab --plan leave-one-out --accel kvm --suite quick   # each mitigation off alone`,
+		Use:  "lab",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.req.Measure.Request = *sel

@@ -14,13 +14,7 @@ import (
 
 func newListCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the stored runs",
-		Long: `List the runs stored in the database (--db), oldest first: id, label, start
-time, host, kernel, mitigation mode, suite and status. A run still marked
-running while no 'sectax run' holds the lock beside the database shows as
-"running, cut short": it was killed or crashed, and the samples it finished
-are kept (and used by compare).`,
+		Use:  "list",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), g) },
 	}

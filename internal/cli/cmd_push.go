@@ -10,18 +10,9 @@ import (
 
 func newPushCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "push",
-		Short: "Move runs kept in the local spool to the PostgreSQL store",
-		Long: `A run into a PostgreSQL store (--db postgres://… or SECTAX_DB) is measured into
-a local spool beside the default SQLite store and moved to PostgreSQL when it
-ends. When the database cannot be reached then, the run stays in the spool;
-'sectax push' moves every spooled run (except one being measured right now) in
-one transaction. A run the store already has is not written twice.
---format json writes a sectax.store-change/v1 document of the runs pushed and
-those left (docs/format.md).`,
-		Example: `  SECTAX_DB=postgres://sectax@db.example.org/sectax sectax push`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runPush(cmd.Context(), g) },
+		Use:  "push",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPush(cmd.Context(), g) },
 	}
 	addFormatFlag(cmd, report.StoreChangeFormats.List())
 	return cmd

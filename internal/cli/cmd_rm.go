@@ -10,15 +10,7 @@ import (
 
 func newRmCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "rm RUN",
-		Short: "Delete one stored run and its samples",
-		Long: `Delete one stored run and all its samples. RUN is a run id, a unique prefix
-of one, or a label that holds a single run (a label of several runs is
-refused: name the run). A run still being measured (marked running while
-its sectax holds the store's measuring lock) is refused: wait for it, or
-stop it; one whose measurer is gone may be removed. 'sectax export RUN -o
-FILE' first keeps a copy. --format json writes a sectax.store-change/v1
-document (docs/format.md).`,
+		Use:  "rm RUN",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runRm(cmd.Context(), g, args[0]) },
 	}

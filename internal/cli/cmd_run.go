@@ -74,31 +74,7 @@ func hostFlags(cmd *cobra.Command, req *plan.Request) {
 func newRunCmd(g *Globals) *cobra.Command {
 	o := &runOptions{}
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run the workloads and record every sample",
-		Long: `Run the benchmark suite on this machine and record every sample with the
-environment (kernel, command line, mitigation state).
-
-Repetitions are interleaved: after the warm-up, every round runs each workload
-once, in an order shuffled with a recorded seed, so that drift (CPU frequency,
-host load) hits every workload alike. The table shows each metric's median
-with its 95% confidence interval (min–max when there are too few samples for
-one).
-
-Run once per boot configuration, e.g. --label on with the default mitigations
-and --label off after booting with mitigations=off, then compare the two.
-
-Engines: native (default) runs sectax's own perf-faithful implementations;
-perf runs the installed 'perf bench' with the same parameters (LC_ALL=C).
-
-Progress with an ETA goes to stderr while stderr is a terminal. Ctrl-C stops
-the run, prints what finished and exits with status 130.`,
-		Example: `  sectax run --suite quick
-  sectax run --label on
-  sectax run --only sched-pipe --param sched-pipe.mode=thread --cpus 0
-  sectax run --suite study --engine perf --format json -o run.json
-  sectax run --cmd 'make -j16' --prepare 'make clean' --runs 5
-  sectax run --only sched-pipe --spec ib=force --label ib-forced`,
+		Use:  "run",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkLabel(o.label); err != nil {

@@ -13,11 +13,7 @@ import (
 
 func newShowCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "show RUN",
-		Short: "Show one stored run: environment, and each metric's median with its 95% CI",
-		Long: `Show one stored run. RUN is a run id, a unique prefix of one, or a label that
-holds a single run. --format json prints the sectax.run/v1 document, with
-every sample.`,
+		Use:  "show RUN",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runShow(cmd.Context(), g, args[0]) },
 	}

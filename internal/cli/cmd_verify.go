@@ -16,33 +16,7 @@ import (
 func newVerifyCmd(g *Globals) *cobra.Command {
 	var expect string
 	cmd := &cobra.Command{
-		Use:   "verify",
-		Short: "Check that the running kernel has the expected mitigation setting (exit 3 if not)",
-		Long: `Check the running kernel against an expectation, after 'sectax advise' and the
-restart (wsl --shutdown on WSL 2, a reboot elsewhere):
-
-  1. /proc/cmdline has the expected parameters (for auto: none that turns a
-     mitigation off);
-  2. the files of /sys/devices/system/cpu/vulnerabilities that the
-     expectation turns off no longer say "Mitigation:" (parts no parameter
-     controls, such as l1tf's PTE inversion, are allowed);
-  3. what the configuration (.wslconfig, /etc/default/grub, …) asks for,
-     to tell "asked for but not applied" from "never asked for".
-
---expect is off, auto or kernel parameters in one argument. Exit status 0
-when the expectation holds, 3 when it does not, with the reason sectax can
-see and what to do: a parameter absent from /proc/cmdline means the VM or
-machine was not restarted, or a policy dropped the setting; a parameter
-present while sysfs still says mitigated means a per-bug parameter
-overrides it or the kernel ignores it.
-
-When a proof of the expected line is stored for the running kernel's image
-(sectax advise --target X --prove, sectax decide --prove), verify shows it
-beside the check, without booting: what the kernel was observed to do with
-that line under QEMU.`,
-		Example: `  sectax verify --expect off
-  sectax verify --expect auto
-  sectax verify --expect "mitigations=off audit=0" --format json`,
+		Use:  "verify",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runVerify(cmd.Context(), g, expect) },
 	}

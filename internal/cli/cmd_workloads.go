@@ -8,13 +8,7 @@ import (
 
 func newWorkloadsCmd(g *Globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "workloads",
-		Short: "List the workloads, their parameters, defaults and what each stresses",
-		Long: `List every workload sectax can run: its parameters with their values in the
-quick, standard and study suites, the accepted range, its metrics (the first
-is the primary one) and which kernel paths, and so which mitigations, it taxes.
-
-Override a parameter in 'sectax run' with --param ID.KEY=VALUE.`,
+		Use:  "workloads",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runWorkloads(g) },
 	}

@@ -27,29 +27,7 @@ type wslOpts struct {
 func newWSLConfigCmd(g *Globals) *cobra.Command {
 	o := &wslOpts{}
 	cmd := &cobra.Command{
-		Use:   "wslconfig",
-		Short: `Show or change kernelCommandLine in %UserProfile%\.wslconfig (WSL 2), losslessly`,
-		Long: `Show or change the kernel command line that WSL 2 gives its virtual machine:
-the kernelCommandLine key of the [wsl2] section of %UserProfile%\.wslconfig.
-
-The file is read the way WSL reads it (case-insensitive names, # comments,
-quotes and escapes, the first of duplicated keys wins; UTF-8 with or without
-BOM or UTF-16LE with BOM; CRLF or LF). An edit changes only the
-kernelCommandLine line (adding it, or the [wsl2] section, when missing),
-keeps every other byte, the encoding and the line endings, writes a
-timestamped backup beside the file and replaces the file atomically.
-
-The file is found with --path, else through %UserProfile% (cmd.exe through
-WSL interop, converted with wslpath), else as the only user profile under the
-Windows drive mounts (/mnt/c/Users/NAME).
-
-A change applies when the WSL VM next starts: run 'wsl --shutdown' in Windows
-PowerShell or cmd, open the distro again, then 'sectax verify'.`,
-		Example: `  sectax wslconfig show
-  sectax wslconfig set mitigations=off audit=0 --dry-run
-  sectax wslconfig set mitigations=off
-  sectax wslconfig unset mitigations
-  sectax wslconfig show --path /mnt/c/Users/me/.wslconfig`,
+		Use:  "wslconfig",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usagef("wslconfig needs a subcommand: show, set or unset (see sectax wslconfig --help)")
@@ -58,9 +36,8 @@ PowerShell or cmd, open the distro again, then 'sectax verify'.`,
 	cmd.PersistentFlags().StringVar(&o.path, "path", "", "the .wslconfig `FILE` (default: %UserProfile%\\.wslconfig, found through WSL interop)")
 
 	show := &cobra.Command{
-		Use:   "show",
-		Short: "Print the kernelCommandLine WSL uses and where it comes from",
-		Args:  cobra.NoArgs,
+		Use:  "show",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Reading and printing have no cancellation points of their own.
 			ctx := cmd.Context()
@@ -70,12 +47,7 @@ PowerShell or cmd, open the distro again, then 'sectax verify'.`,
 	addFormatFlag(show, report.WSLConfigFormats.List())
 
 	set := &cobra.Command{
-		Use:   "set PARAMS...",
-		Short: "Put kernel parameters into kernelCommandLine (a parameter with the same name is replaced)",
-		Long: `Put kernel parameters into kernelCommandLine of [wsl2]. Parameters already there
-are kept; one with the same name (the part before '=') is replaced, so
-mitigations=auto becomes mitigations=off. Give each parameter as its own
-argument; values with blanks or quotes are refused.`,
+		Use: "set PARAMS...",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("set needs kernel parameters, for example: sectax wslconfig set mitigations=off")
@@ -84,11 +56,7 @@ argument; values with blanks or quotes are refused.`,
 		},
 	}
 	unset := &cobra.Command{
-		Use:   "unset PARAMS...",
-		Short: "Remove kernel parameters from kernelCommandLine (NAME: any value, NAME=VALUE: that value)",
-		Long: `Remove kernel parameters from kernelCommandLine of [wsl2]: NAME removes the
-parameter whatever its value, NAME=VALUE only with that value. Other
-parameters stay; the line is deleted when none is left.`,
+		Use: "unset PARAMS...",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("unset needs kernel parameters, for example: sectax wslconfig unset mitigations")

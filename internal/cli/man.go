@@ -21,13 +21,7 @@ import (
 // not on man's path (manPathHint).
 func newManCmd(g *Globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "man DIR",
-		Short: "Write a man page for every command into DIR (sectax.1, sectax-run.1, …)",
-		Long: `Write a man page (section 1) for sectax and each of its commands into DIR,
-made if missing. man finds them in a man1 folder on its path: 'sectax man
-~/.local/share/man/man1' (or /usr/local/share/man/man1 as root), then 'man
-sectax-run'; 'man -l DIR/sectax.1' reads one anywhere. The pages' date is
-SOURCE_DATE_EPOCH's when it is set, else today's.`,
+		Use:  "man DIR",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := os.MkdirAll(args[0], 0o755); err != nil {

@@ -21,23 +21,6 @@ type proveFlags struct {
 	handshake, vmTimeout   time.Duration
 }
 
-// proveHelp is what --prove proves and costs, for --help.
-const proveHelp = `
---prove boots the kernel image this machine runs (/boot/vmlinuz-RELEASE below
---root, or --kernel IMAGE) under QEMU once per candidate command line, with no
-workload, and shows per option the predicted and the observed given-up,
-weakened and kept sets side by side; where they differ the observed one is
-shown, with a line naming the disagreement. It proves what this kernel does
-with each command line. Under KVM the guest runs -cpu host (this CPU); under
-TCG (--accel tcg, no /dev/kvm) the CPU is QEMU's model (--cpu MODEL, default
-the one nearest this CPU, named in the output), so which bugs are affected and
-which mitigation is picked are the emulated CPU's. Cost: one boot per line,
-as many at once as there are cores (some 8 s a boot under TCG); the files of
-each boot are stored in a private per-user cache (/var/cache/sectax/proofs
-for root, ~/.cache/sectax/proofs otherwise) and reused until the image,
-QEMU or sectax changes, so the next call answers without booting. Each boot
-is bounded by --handshake and --vm-timeout, as lab's are.`
-
 func addProveFlags(cmd *cobra.Command, f *proveFlags) {
 	cmd.Flags().BoolVar(&f.on, "prove", false, "boot the kernel under QEMU once per command line and show predicted beside observed")
 	cmd.Flags().StringVar(&f.kernel, "kernel", "", "with --prove: the kernel `IMAGE` to boot (default: /boot/vmlinuz-RELEASE of the running kernel)")

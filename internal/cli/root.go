@@ -186,36 +186,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 func newRootCmd(g *Globals) *cobra.Command {
 	g.out = &printer{g: g}
 	root := &cobra.Command{
-		Use:   "sectax",
-		Short: "Measure what CPU-vulnerability mitigations cost on this machine",
-		Long: `sectax measures the performance cost (the "security tax") of the Linux kernel's
-CPU-vulnerability mitigations on this machine, with perf-bench-faithful
-microbenchmarks and statistics you can trust.
-
-Typical workflow (mitigations change only with a reboot):
-
-  sectax env                       # this machine and its mitigation state
-  sectax run --label on            # with the default mitigations
-  sectax advise --target off       # the exact steps here, and what you give up
-  sectax wslconfig set mitigations=off   # on WSL 2; then 'wsl --shutdown' in Windows
-  (or reboot with mitigations=off on a native Linux)
-  sectax verify --expect off       # did the change take effect?
-  sectax run --label off
-  sectax compare on off            # add --format html -o tax.html for the report
-
-Second stage (sectax drives the boots, splits the tax, gathers machines):
-
-  sudo sectax campaign start       # on and off across real reboots, each boot verified
-  sectax lab                       # the same under QEMU, without touching this boot
-  sectax attribute probes          # per-task controls (prctl), measured in one boot
-  sectax attribute plan            # the active mitigations, a configuration to drop each
-  sectax attribute report          # each mitigation's share of the tax
-  sectax fleet                     # the tax per CPU model x kernel across machines
-  sectax push                      # move spooled runs to the shared PostgreSQL store
-  sectax export --format prometheus --textfile-dir DIR   # state and tax for node_exporter
-
-Exit status: 0 success, 1 runtime error, 2 usage error, 3 verify found the
-expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
+		Use:           "sectax",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       report.Version(Version, buildInfo()),
@@ -257,6 +228,7 @@ expectation not met, 130 interrupted (SIGINT/SIGTERM).`,
 		newLabCmd(g),
 		newCorpusCmd(g), newManCmd(g),
 	)
+	setHelp(root, helpFiles)
 	completions(root, g)
 	// The commands that only read and print have no cancellation points of
 	// their own; a blocked standard output (a pager left waiting) or a slow

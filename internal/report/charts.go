@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -107,6 +108,32 @@ func (c Chart) PNG() ([]byte, error) {
 		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
 	}
 	return b.Bytes(), nil
+}
+
+// WriteImages renders each chart as a PNG and hands it to write as
+// NAME.png (the caller writes it into dir, a name of sectax's), and
+// returns the images a Markdown report links: dir/NAME.png, relative to
+// the folder of the report file out when there is one ("" or "-":
+// standard output, the path as written).
+func WriteImages(charts []Chart, dir, out string, write func(name string, png []byte) error) ([]Image, error) {
+	var images []Image
+	for _, c := range charts {
+		data, err := c.PNG()
+		if err != nil {
+			return nil, err
+		}
+		if err := write(c.Name+".png", data); err != nil {
+			return nil, err
+		}
+		link := filepath.Join(dir, c.Name+".png")
+		if out != "" && out != "-" {
+			if rel, err := filepath.Rel(filepath.Dir(out), link); err == nil {
+				link = rel
+			}
+		}
+		images = append(images, Image{Title: c.Title, Alt: c.Alt, Path: filepath.ToSlash(link)})
+	}
+	return images, nil
 }
 
 // Charts draws the charts of a comparison, the same for any number of

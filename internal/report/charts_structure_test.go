@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"errors"
 	"math"
 	"regexp"
 	"slices"
@@ -195,5 +197,40 @@ func TestChartColours(t *testing.T) {
 		if l := compare.SideLetter(s) + " " + ref; !slices.Contains(texts, l) {
 			t.Errorf("no label %q in %q", l, texts)
 		}
+	}
+}
+
+// TestWriteImages: every chart is handed over as NAME.png, and the
+// report's links point at dir/NAME.png from where the report file is
+// (the path as given when the report goes to standard output).
+func TestWriteImages(t *testing.T) {
+	ba, bb := baselineSides(t)
+	charts, err := Charts(comparison(t, ba, bb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ out, want string }{
+		{"", "charts/dir/" + charts[0].Name + ".png"},
+		{"-", "charts/dir/" + charts[0].Name + ".png"},
+		{"charts/report.md", "dir/" + charts[0].Name + ".png"},
+	} {
+		var names []string
+		images, err := WriteImages(charts, "charts/dir", tc.out, func(name string, png []byte) error {
+			if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+				t.Errorf("%s is not a PNG", name)
+			}
+			names = append(names, name)
+			return nil
+		})
+		if err != nil || len(images) != len(charts) || len(names) != len(charts) {
+			t.Fatalf("out %q: %d images, %d files, %v; want %d", tc.out, len(images), len(names), err, len(charts))
+		}
+		if names[0] != charts[0].Name+".png" || images[0].Path != tc.want || images[0].Title != charts[0].Title {
+			t.Errorf("out %q: wrote %s linked as %q, want %s.png linked as %q", tc.out, names[0], images[0].Path, charts[0].Name, tc.want)
+		}
+	}
+	stop := errors.New("disk full")
+	if _, err := WriteImages(charts, "d", "", func(string, []byte) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("a failed write: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/sectax/sectax/internal/exit"
@@ -194,4 +195,55 @@ func CheckDocs(docs []run.Doc) error {
 		}
 	}
 	return nil
+}
+
+// ExportIDs resolves the references of 'sectax export' (ids, prefixes,
+// labels, selectors: Resolve) into run ids, each once, in the order
+// named, and checks every run as import would (CheckExport), so that
+// nothing is written when one cannot be: export writes in a second pass
+// (WriteDocs), one run in memory at a time.
+func (d *DB) ExportIDs(ctx context.Context, refs []string) ([]string, error) {
+	var ids []string
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		got, _, err := d.Resolve(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range got {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	for _, id := range ids {
+		doc, err := d.Doc(ctx, id)
+		if err == nil {
+			err = CheckExport(doc)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// WriteDocs writes the stored runs ids (ExportIDs) to w as sectax.run/v1
+// documents in layout f, reading one run at a time.
+func (d *DB) WriteDocs(ctx context.Context, w io.Writer, f run.DocFormat, ids []string) error {
+	dw, err := run.NewDocWriter(w, f)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		doc, err := d.Doc(ctx, id)
+		if err == nil {
+			err = dw.Write(doc)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return dw.Close()
 }
