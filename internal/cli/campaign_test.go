@@ -197,6 +197,7 @@ func TestCampaignCLIVerifyFails(t *testing.T) {
 	for i := 0; i < 4 && code == 0; i++ {
 		_, errOut, code = sectax(t, deps, append(root, "resume")...)
 	}
+	errOut = testutil.Unwrap(errOut)
 	if code != ExitUnmet || strings.Count(strings.TrimSpace(errOut), "\n") > 3 ||
 		!strings.Contains(errOut, "step 2 (off) did not verify twice") || !strings.Contains(errOut, "mitigations=off is not on the command line") {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -302,6 +303,7 @@ func TestCampaignPlanLeaveOneOut(t *testing.T) {
 		deps := campaignDepsFor(f)
 		root := []string{"--root", f.root, "campaign"}
 		_, errOut, code := sectax(t, deps, append(root, plan...)...)
+		errOut = testutil.Unwrap(errOut)
 		if code != 0 || !strings.Contains(errOut, "plan leave-one-out for kernel "+snap.Kernel.Release+": "+strconv.Itoa(len(want))+" configurations: "+strings.Join(want, ", ")) {
 			t.Fatalf("start: exit %d: %s", code, errOut)
 		}

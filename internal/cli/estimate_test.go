@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/workload"
 )
 
@@ -24,7 +25,7 @@ func TestRunEstimate(t *testing.T) {
 		t.Fatalf("first run: exit %d, stderr %q", code, errOut)
 	}
 	_, errOut, code = sectax(t, deps, args...)
-	if code != 0 || !regexp.MustCompile(`sectax: estimated \d+ s \(from 1 past run of the same workloads on this machine\)\n`).MatchString(errOut) {
+	if code != 0 || !regexp.MustCompile(`sectax: estimated \d+ s \(from 1 past run of the same workloads on this machine\)\n`).MatchString(testutil.Unwrap(errOut)) {
 		t.Fatalf("second run: exit %d, stderr %q", code, errOut)
 	}
 	// Under the precision rule the stored samples project each
@@ -34,7 +35,7 @@ func TestRunEstimate(t *testing.T) {
 		t.Fatalf("third run: exit %d, stderr %q", code, errOut)
 	}
 	_, errOut, code = sectax(t, deps, "run", "--suite", "quick", "--only", "syscall-basic", "--precision", "2", "--max-time", "1m", "--no-store")
-	if code != 0 || !regexp.MustCompile(`sectax: estimated \d+ s, at most 63 s \(from 3 past runs of the same workloads on this machine: the repetitions their samples project for ±2%\)\n`).MatchString(errOut) {
+	if code != 0 || !regexp.MustCompile(`sectax: estimated \d+ s, at most 63 s \(from 3 past runs of the same workloads on this machine: the repetitions their samples project for ±2%\)\n`).MatchString(testutil.Unwrap(errOut)) {
 		t.Fatalf("--precision: exit %d, stderr %q", code, errOut)
 	}
 	// Another suite has no past run yet.
@@ -79,7 +80,7 @@ func TestCmdEstimate(t *testing.T) {
 // withoutEstimate is stderr without the estimate line a run says at the
 // start (sayEstimate), for the tests that check what else it says.
 func withoutEstimate(stderr string) string {
-	return estimateLine.ReplaceAllString(stderr, "")
+	return estimateLine.ReplaceAllString(testutil.Unwrap(stderr), "")
 }
 
 var estimateLine = regexp.MustCompile(`(?m)^sectax: (estimated|no estimate) [^\n]*\n`)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/tampertest"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // hostileSecret is the password of the PostgreSQL URL the hostile store
@@ -83,7 +84,7 @@ func checkHostileOutput(t *testing.T, e *cliEnv, args []string) {
 	if strings.Contains(stdout+stderr, hostileSecret) {
 		t.Errorf("%v: the password is printed", args)
 	}
-	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(testutil.Unwrap(stderr), "\n"), "\n")
 	if len(lines) > store.MaxListedNotes+3 {
 		t.Errorf("%v: %d lines on stderr: %.300q", args, len(lines), stderr)
 	}

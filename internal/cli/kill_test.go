@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sectax/sectax/internal/proctest"
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // startSectax starts the real command (this test binary standing in for
@@ -115,7 +116,7 @@ func TestKillGoBuildThenClean(t *testing.T) {
 		t.Fatalf("next run: exit %d: %s", code, errs)
 	}
 	want := "removed " + dirs[0] + ", left by sectax pid " + strconv.Itoa(cmd.Process.Pid) + " which is no longer running"
-	if !strings.Contains(errs, want) {
+	if !strings.Contains(testutil.Unwrap(errs), want) {
 		t.Errorf("stderr %q lacks %q", errs, want)
 	}
 	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // TestNothingStoredYet: the commands that read what is stored answer a
@@ -15,6 +17,7 @@ func TestNothingStoredYet(t *testing.T) {
 		{"list"}, {"fleet"}, {"attribute", "report"}, {"campaign", "report"},
 	} {
 		code, _, stderr := e.run(args...)
+		stderr = testutil.Unwrap(stderr)
 		if code != 0 || !strings.HasPrefix(stderr, "sectax: no runs stored yet (no database at $TMP/data/sectax.db); ") ||
 			strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s with no database: exit %d, stderr %q; want exit 0 and one note", strings.Join(args, " "), code, stderr)

@@ -109,7 +109,7 @@ func TestPostgresRunSpools(t *testing.T) {
 
 	// The server stays up: the run is stored in PostgreSQL, not spooled.
 	deps := fixedDeps(fakeRegistry())
-	if _, errs, code := sectax(t, deps, "run", "--suite", "quick", "--label", "on", "--seed", "1"); code != 0 || !strings.Contains(errs, "stored run 20261130T090000-abcdef in postgres://") {
+	if _, errs, code := sectax(t, deps, "run", "--suite", "quick", "--label", "on", "--seed", "1"); code != 0 || !strings.Contains(testutil.Unwrap(errs), "stored run 20261130T090000-abcdef in postgres://") {
 		t.Fatalf("run: exit %d %q", code, errs)
 	}
 	if out, _, code := sectax(t, deps, "push"); code != 0 || out != "nothing to push: the spool is empty\n" {

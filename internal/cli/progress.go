@@ -23,8 +23,9 @@ type printer struct {
 	drawn bool
 }
 
-// Notef says one line on stderr, the status line cleared first, through
-// the one sanitiser (it may quote a stored field or a file below --root).
+// Notef says a note on stderr, the status line cleared first, through
+// the one sanitiser (it may quote a stored field or a file below --root),
+// wrapped to stderr's width (report.NoteText).
 func (p *printer) Notef(format string, a ...any) {
 	if p.g.Quiet {
 		return
@@ -32,7 +33,7 @@ func (p *printer) Notef(format string, a ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearLocked()
-	io.WriteString(p.g.stderr, "sectax: "+report.Notice(fmt.Sprintf(format, a...))+"\n")
+	io.WriteString(p.g.stderr, report.NoteText(fmt.Sprintf(format, a...), p.g.deps.StderrWidth))
 }
 
 // Status redraws the status line (a repetition's progress) while stderr

@@ -76,8 +76,8 @@ type Deps struct {
 	// StderrIsTerminal decides whether progress is drawn; Stdin, when
 	// StdinIsTerminal too, answers the question before long work.
 	StderrIsTerminal bool
-	// StderrWidth is the terminal's width in columns that progress fits
-	// (0: report.TextWidth).
+	// StderrWidth is the width in columns that notes and progress on
+	// stderr fit (textColumns; 0: report.TextWidth).
 	StderrWidth int
 	// StdoutWidth is the width in columns text on standard output is laid
 	// out for (textColumns; 0: report.TextWidth).
@@ -132,7 +132,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Exe:              "/proc/self/exe",
 		WorkerArgs:       []string{workload.WorkerCommand},
 		StderrIsTerminal: isTerminal(stderr),
-		StderrWidth:      columns(stderr),
+		StderrWidth:      textColumns(stderr, os.Getenv("COLUMNS")),
 		StdoutWidth:      textColumns(stdout, os.Getenv("COLUMNS")),
 		Stdin:            os.Stdin,
 		StdinIsTerminal:  isTerminal(os.Stdin),

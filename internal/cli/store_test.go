@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sectax/sectax/internal/testutil"
 )
 
 // sectaxRaw runs the CLI in-process with exactly the environment it is
@@ -56,7 +58,7 @@ func TestDBPathEmptyOrUnresolvable(t *testing.T) {
 
 	_, errs, code = sectaxRaw(deps, append([]string{"--db", "rel/s.db"}, args...)...)
 	want := "sectax: stored run 20261130T090000-abcdef in " + filepath.Join(dir, "rel", "s.db") + "\n"
-	if code != 0 || !strings.Contains(errs, want) {
+	if code != 0 || !strings.Contains(testutil.Unwrap(errs), want) {
 		t.Errorf("relative --db: exit %d, %q; want the line %q", code, errs, want)
 	}
 }
@@ -123,7 +125,7 @@ func TestListEmptyStore(t *testing.T) {
 	e.run("import", "testdata/run.json")
 	e.run("rm", "20261130T090000-abcdef")
 	code, out, errs := e.run("list")
-	if code != 0 || out != "" || errs != "sectax: no runs stored in $TMP/data/sectax.db; run `sectax run --label on` first\n" {
+	if code != 0 || out != "" || testutil.Unwrap(errs) != "sectax: no runs stored in $TMP/data/sectax.db; run `sectax run --label on` first\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sectax/sectax/internal/report"
@@ -56,8 +57,9 @@ func textReader(args []string) bool {
 const heldOutWidth = 80
 
 // checkTextWidths: the text out that args printed at the default width,
-// and what they print at heldOutWidth columns, hold no line wider than
-// that but a command line to copy (testutil.CopyLine). Every test that
+// and what they print at heldOutWidth columns (notes on stderr too, but
+// the one-line error), hold no line wider than that but a command line
+// to copy (testutil.CopyLine). Every test that
 // runs a command through sectax or cliEnv.run checks it.
 func checkTextWidths(t *testing.T, deps Deps, args []string, out string) {
 	t.Helper()
@@ -67,11 +69,18 @@ func checkTextWidths(t *testing.T, deps Deps, args []string, out string) {
 	for _, l := range testutil.WideLines(out, report.TextWidth) {
 		t.Errorf("sectax %q at %d columns: line %s", args, report.TextWidth, l)
 	}
-	deps.StdoutWidth = heldOutWidth
+	deps.StdoutWidth, deps.StderrWidth = heldOutWidth, heldOutWidth
 	var narrow, errb bytes.Buffer
-	mainWith(context.Background(), args, &narrow, &errb, deps)
+	code := mainWith(context.Background(), args, &narrow, &errb, deps)
 	for _, l := range testutil.WideLines(narrow.String(), heldOutWidth) {
 		t.Errorf("sectax %q at %d columns: line %s", args, heldOutWidth, l)
+	}
+	notes := errb.String()
+	if code != ExitOK { // the error is one line whatever its length
+		notes = notes[:strings.LastIndex(strings.TrimSuffix(notes, "\n"), "\n")+1]
+	}
+	for _, l := range testutil.WideLines(notes, heldOutWidth) {
+		t.Errorf("sectax %q at %d columns: note %s", args, heldOutWidth, l)
 	}
 }
 

@@ -221,3 +221,8 @@ var (
 	ansi    = regexp.MustCompile("\x1b\\[[0-9;]*m")
 	escaped = regexp.MustCompile(`\\x[0-9a-f]{2}|\\u[0-9a-f]{4}`)
 )
+
+// Unwrap is what a command said on stderr with each note on one line:
+// the later lines of a note, which report.NoteText indents by two, joined
+// to it by a space. Tests that look for a note's words read through it.
+func Unwrap(stderr string) string { return strings.ReplaceAll(stderr, "\n  ", " ") }
