@@ -25,8 +25,15 @@ func textReader(args []string) bool {
 			i++
 		case "-o", "--output", "--png", "--prove-cache":
 			return false
+		case "--help", "-h":
+			return false // cobra's help, not sectax's text
 		default:
-			words = append(words, a)
+			if v, ok := strings.CutPrefix(a, "--format="); ok && v != "text" {
+				return false
+			}
+			if !strings.HasPrefix(a, "-") { // a flag without a value (--no-color, -q) is no word
+				words = append(words, a)
+			}
 		}
 	}
 	if len(words) == 0 {

@@ -36,7 +36,11 @@ func adviceText(w io.Writer, a *advise.Advice) error {
 		case cfg == "":
 			cfg = "(nothing)"
 		}
-		if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); utf8.RuneCountInString(line) <= widthOf(ew) {
+		if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); p.ConfigError != "" && utf8.RuneCountInString(line) > widthOf(ew) {
+			// Prose about the file, not a line to copy: wrapped.
+			fmt.Fprintf(ew, "Configured now: %s:\n", where)
+			writeForeign(ew, termSafe(cfg), cfg, "    ", "     ")
+		} else if line := fmt.Sprintf("Configured now: %s: %s", where, cfg); utf8.RuneCountInString(line) <= widthOf(ew) {
 			fmt.Fprintln(ew, line)
 		} else { // the command line whole on its own line
 			fmt.Fprintf(ew, "Configured now: %s:\n    %s\n", where, cfg)

@@ -17,7 +17,7 @@ func BaselinesText(w io.Writer, all []*baseline.Dataset) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(b, "%s%s — %s\n", baseline.Prefix, d.Name, d.Title)
+		writeWrapped(b, fmt.Sprintf("%s%s — %s", baseline.Prefix, d.Name, d.Title), "", "  ")
 		writeWrapped(b, d.Environment, "  environment: ", "               ")
 		writeWrapped(b, d.Source, "  source:      ", "               ")
 		if _, err := io.WriteString(w, b.String()); err != nil {

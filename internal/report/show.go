@@ -24,8 +24,11 @@ func showText(w io.Writer, r *run.Run, env map[string]any, measuring int) error 
 		v, _ := compare.Lookup(env, path)
 		given.WriteString(v)
 		max := 256
-		if path == "cmdline.raw" {
+		switch path {
+		case "cmdline.raw":
 			max = 4096 // the kernel's own limit is 2048 on x86, 4096 on arm64
+		case "hostname", "kernel.release":
+			max = 64 // the kernel's own limit (HOST_NAME_MAX, a utsname field)
 		}
 		return Dash(Clip(v, max))
 	}

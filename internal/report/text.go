@@ -84,6 +84,7 @@ func (t *table) write(w io.Writer, color bool) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
+		part.cut(widthOf(w))
 		part.writeTo(&b, color)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -171,6 +172,38 @@ func (t *table) parts(width int) []*table {
 		out = append(out, part)
 	}
 	return out
+}
+
+// cut shortens, in a table still wider than width once split (a column
+// alone wider than what the key leaves: a long stored label, a workload
+// name cut at the read limits), the widest column's cells with Fit until
+// the table fits or no column is wider than minCut: text in a cell is
+// never wrapped, so a cell sized by a stored field would widen every
+// row. The whole field stays in --format json.
+func (t *table) cut(width int) {
+	const minCut = 12
+	for range 8 {
+		widths := t.widths()
+		all := colsWidth(widths, seq(0, len(widths)))
+		if all <= width {
+			return
+		}
+		c := 0
+		for i, x := range widths {
+			if x > widths[c] {
+				c = i
+			}
+		}
+		to := max(widths[c]-(all-width), minCut)
+		if to >= widths[c] {
+			return
+		}
+		for _, r := range t.rows {
+			if len(r) > 1 && c < len(r) {
+				r[c].text = Fit(r[c].text, to)
+			}
+		}
+	}
 }
 
 // colsWidth is the width of the columns cols of widths side by side.
