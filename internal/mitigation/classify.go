@@ -380,8 +380,56 @@ func (m Mitigations) Label() string {
 }
 
 // Mode derives the mode the classified parameters give, with a one-line
-// reason a person can read.
-func (m Mitigations) Mode() (Mode, string) {
+// reason a person can read, for a kernel of unknown release (ModeFor).
+func (m Mitigations) Mode() (Mode, string) { return m.ModeFor("") }
+
+// ModeFor is Mode on a kernel of the given release ("" when unknown). Two
+// or more mitigations= tokens are not "the last wins": the kernel reads
+// each in turn (FoldGlobal). Before 6.17 the last token it accepts wins
+// and one it does not accept (mitigations=bogus, off,bogus) changes
+// nothing; from 6.17 an off clears every attack vector for good, so
+// "mitigations=off mitigations=auto" leaves them off, and parsing stops at
+// an unknown item. Where the release is unknown and the two readings give
+// different modes, the mode is unknown and the reason says both.
+func (m Mitigations) ModeFor(release string) (Mode, string) {
+	var values []string
+	for _, r := range m.Params {
+		if r.Kind == KindGlobal && Repeats(r.Param) {
+			values = append(values, r.Value)
+		}
+	}
+	if len(values) < 2 {
+		return m.mode()
+	}
+	vectors := m.Global == nil || m.Global.Unsupported == ""
+	read := func(since bool) (Mode, string) {
+		gs := FoldGlobal(values, since, since && vectors)
+		f := m
+		f.Global = &Global{Value: strings.TrimPrefix(gs.By, "mitigations="), Option: "auto", NoSMT: gs.NoSMT, VectorsOff: gs.VectorsOff}
+		if gs.Off {
+			f.Global.Option = "off"
+		}
+		mode, why := f.mode()
+		if len(gs.Stopped) > 0 {
+			why += " (the kernel rejects " + strings.Join(gs.Stopped, ", ") + ": \"Unsupported mitigations\")"
+		}
+		return mode, why
+	}
+	if release != "" {
+		if _, ok := kbFullVersion(release); ok {
+			return read(kbAtLeast(release, VectorControlsSince, false))
+		}
+	}
+	newMode, newWhy := read(true)
+	oldMode, oldWhy := read(false)
+	if newMode == oldMode {
+		return newMode, newWhy
+	}
+	return ModeUnknown, fmt.Sprintf("the kernel reads every mitigations= in turn, so what they leave depends on its version: Linux %s+ gives %s (%s), older kernels %s (%s)", VectorControlsSince, newMode, newWhy, oldMode, oldWhy)
+}
+
+// mode is Mode with m.Global as the one mitigations= that counts.
+func (m Mitigations) mode() (Mode, string) {
 	var weak, sel, strong, def, defExplicit []string
 	for _, r := range m.Params {
 		if r.Overridden || r.Kind == KindToggle || r.Kind == KindGlobal {
@@ -412,7 +460,7 @@ func (m Mitigations) Mode() (Mode, string) {
 	if g != nil && g.Option == "off" {
 		enabling := append(append(slices.Clone(sel), strong...), defExplicit...)
 		if len(enabling) == 0 {
-			reason := "mitigations=off"
+			reason := "mitigations=" + g.Value
 			if len(weak) > 0 {
 				reason += " (also " + strings.Join(weak, ", ") + ")"
 			}
