@@ -191,6 +191,9 @@ type CorpusRequest struct {
 	Kernels []vm.Kernel
 	// CPUs are the QEMU CPU models (CorpusCPUs when empty).
 	CPUs []string
+	// Lines, when given, narrow the command lines to these (the default
+	// line, which every other is predicted from, is always booted).
+	Lines []string
 	// Threads are the SMT topologies, threads per core of a two-vCPU
 	// guest, each booted whole in turn (CorpusThreads when empty).
 	Threads []int
@@ -264,6 +267,9 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	run := func(steps []corpusStep) error {
 		var todo []corpusStep
 		for _, s := range steps {
+			if len(req.Lines) > 0 && s.params != "" && !slices.Contains(req.Lines, s.params) {
+				continue
+			}
 			if !done[CorpusKey(s.k.Image.SHA256, s.cpu, s.threads, s.params)] {
 				todo = append(todo, s)
 			}
