@@ -100,9 +100,26 @@ var follows = map[string][]string{
 }
 
 // knownTexts are the kernel's strings for explicit selections whose text
-// the model knows, by file and parameter (ssb_strings[SPEC_STORE_BYPASS_SECCOMP]).
+// the model knows, by file and parameter (ssb_strings[SPEC_STORE_BYPASS_SECCOMP];
+// srso_strings[SRSO_MITIGATION_IBPB] and [SRSO_MITIGATION_IBPB_ON_VMEXIT],
+// the same from 6.1 to 7.3, which replace "safe RET" on a machine with the
+// microcode: the corpus's 6.1 boot of EPYC-Milan). A line that reads "SMT
+// disabled" or lacks the microcode is not replaced (srsoKeeps).
 var knownTexts = map[string]map[string]string{
 	"spec_store_bypass": {"spec_store_bypass_disable=seccomp": "Mitigation: Speculative Store Bypass disabled via prctl and seccomp"},
+	"spec_rstack_overflow": {
+		"spec_rstack_overflow=ibpb":        "Mitigation: IBPB",
+		"spec_rstack_overflow=ibpb-vmexit": "Mitigation: IBPB on VMEXIT only",
+	},
+}
+
+// srsoKeeps reports whether SRSO's line stays as it is whatever
+// spec_rstack_overflow= selects: "Mitigation: SMT disabled" (Zen 1/2
+// without SMT: X86_FEATURE_SRSO_NO, or SRSO_MITIGATION_NOSMT from 6.16,
+// decided before the user's choice is applied) and a line without the
+// microcode, where ibpb and ibpb-vmexit are not set (RuleNeedsMicrocode).
+func srsoKeeps(line string) bool {
+	return strings.HasPrefix(line, "Mitigation: SMT disabled") || strings.Contains(strings.ToLower(line), "no microcode")
 }
 
 // forcedTexts are the kernel's strings of a forced bug (RuleForced):
@@ -157,7 +174,7 @@ func (k *Knowledge) predictedText(m Machine, v Vulnerability, f FilePrediction, 
 		return ""
 	}
 	if sel := selected[v.Name]; len(sel) > 0 {
-		if len(sel) == 1 && f.Class != ClassGivenUp && v.State == Mitigated {
+		if len(sel) == 1 && f.Class != ClassGivenUp && v.State == Mitigated && !(v.Name == "spec_rstack_overflow" && srsoKeeps(from)) {
 			return knownTexts[v.Name][sel[0]]
 		}
 		return ""

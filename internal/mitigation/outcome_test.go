@@ -190,3 +190,25 @@ func TestPredictedText(t *testing.T) {
 		}
 	}
 }
+
+// SRSO's ibpb and ibpb-vmexit replace "safe RET" with their own string
+// where the microcode is there (the corpus's 6.1 boot of EPYC-Milan:
+// "Mitigation: safe RET" → "Mitigation: IBPB"); without it, or on a line
+// that reads "SMT disabled", no text is predicted.
+func TestPredictedTextSRSO(t *testing.T) {
+	kb := mustKB(t)
+	for _, c := range []struct{ line, cmdline, want string }{
+		{"Mitigation: safe RET", "spec_rstack_overflow=ibpb", "Mitigation: IBPB"},
+		{"Mitigation: safe RET", "spec_rstack_overflow=ibpb-vmexit", "Mitigation: IBPB on VMEXIT only"},
+		{"Mitigation: safe RET", "mitigations=off spec_rstack_overflow=ibpb", ""},
+		{"Mitigation: safe RET, no microcode", "spec_rstack_overflow=ibpb", ""},
+		{"Mitigation: SMT disabled", "spec_rstack_overflow=ibpb", ""},
+	} {
+		m := modelMachine("x86", "6.1.0-57-amd64", map[string]string{"spec_rstack_overflow": c.line})
+		m.Vendor = "AuthenticAMD"
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		if len(fs) != 1 || fs[0].To != c.want {
+			t.Errorf("%q with %s: %+v, want the text %q", c.line, c.cmdline, fs, c.want)
+		}
+	}
+}
