@@ -115,20 +115,37 @@ func corpusSkipKey(key string) bool {
 }
 
 // CorpusBugLines are the per-bug lines: every value the model has a rule
-// for of every x86 bug parameter (the bare flags as they are), alone, then
-// each after mitigations=off when the value does not itself turn the bug
-// off.
+// for of every x86 bug parameter (the bare flags as they are), alone (one
+// value of each parameter in turn), then each after mitigations=off when
+// the value does not itself turn the bug off.
 func CorpusBugLines(kb *mitigation.Knowledge) []string {
-	var alone []string
+	var byParam [][]string
 	for _, p := range kb.Params {
 		if !p.Mitigation || p.Kind == "global" || corpusSkipKey(p.Key) {
 			continue
 		}
+		var ls []string
 		if p.Flag != "" {
-			alone = append(alone, p.Key)
+			ls = append(ls, p.Key)
 		}
 		for _, v := range p.Values {
-			alone = append(alone, p.Key+"="+v.Value)
+			ls = append(ls, p.Key+"="+v.Value)
+		}
+		byParam = append(byParam, ls)
+	}
+	// One value of every parameter in turn, so that a run stopped early
+	// has touched every parameter.
+	var alone []string
+	for i := 0; ; i++ {
+		more := false
+		for _, ls := range byParam {
+			if i < len(ls) {
+				alone = append(alone, ls[i])
+				more = true
+			}
+		}
+		if !more {
+			break
 		}
 	}
 	out := slices.Clone(alone)
