@@ -85,7 +85,40 @@ func (k *Knowledge) PredictFiles(m Machine, params []Param) (files []FilePredict
 		f.To = k.predictedText(m, v, f, selected, smt)
 		files = append(files, f)
 	}
+	stuffTexts(m, files, selected)
 	return files, p.Ignored
+}
+
+// stuffTexts are the texts of retbleed=stuff where it takes effect, the
+// only selection that reaches retbleed: bugs.c retbleed_select_mitigation
+// (6.2+, CONFIG_MITIGATION_CALL_DEPTH_TRACKING, which Debian's 6.12 and
+// later kernels set) takes RETBLEED_CMD_STUFF on any vendor while
+// spectre_v2 is SPECTRE_V2_RETPOLINE, and the line reads
+// retbleed_strings[RETBLEED_MITIGATION_STUFF], "Mitigation: Stuffing",
+// whether it was vulnerable or mitigated by another method (the corpus's
+// 6.12 EPYC-v1 "untrained return thunk" and 7.2 Skylake-Server
+// "Vulnerable" boots); ITS, mitigated and reached by nothing else, then
+// reads its_strings[ITS_MITIGATION_RETPOLINE_STUFF] (its_select_mitigation:
+// retpoline with X86_FEATURE_CALL_DEPTH; its_update_mitigation from
+// 6.16: retbleed_mitigation == RETBLEED_MITIGATION_STUFF).
+func stuffTexts(m Machine, files []FilePrediction, selected map[string][]string) {
+	at := func(name string) *FilePrediction {
+		if i := slices.IndexFunc(files, func(f FilePrediction) bool { return f.Name == name }); i >= 0 {
+			return &files[i]
+		}
+		return nil
+	}
+	rb, sv := at("retbleed"), at("spectre_v2")
+	if rb == nil || sv == nil || !slices.Equal(selected["retbleed"], []string{"retbleed=stuff"}) || !kbAtLeast(m.Release, "6.2", true) ||
+		rb.Off || sv.Off || sv.Partial || !strings.HasPrefix(sv.From, "Mitigation: Retpolines") || kbVerdict(rb.From) == "not_affected" ||
+		rb.State != Mitigated && rb.Becomes != Mitigated {
+		return
+	}
+	rb.To = "Mitigation: Stuffing"
+	if its := at("indirect_target_selection"); its != nil && its.State == Mitigated && !its.Off && !its.Partial &&
+		slices.Equal(selected[its.Name], []string{"retbleed=stuff"}) {
+		its.To = "Mitigation: Retpolines, Stuffing RSB"
+	}
 }
 
 // follows are the files whose line another bug's parameter can change

@@ -212,3 +212,32 @@ func TestPredictedTextSRSO(t *testing.T) {
 		}
 	}
 }
+
+// retbleed=stuff under retpolines reads "Mitigation: Stuffing" and turns a
+// mitigated ITS line into "Retpolines, Stuffing RSB" (the corpus's 7.2
+// Skylake-Server and 6.12 EPYC-v1 boots); not on 6.1 (no call depth
+// tracking), not under eIBRS, not after mitigations=off before 6.17.
+func TestPredictedTextStuff(t *testing.T) {
+	kb := mustKB(t)
+	retp := "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline"
+	for _, c := range []struct{ release, spectreV2, cmdline, retbleed, its string }{
+		{"7.2.13", retp, "retbleed=stuff", "Mitigation: Stuffing", "Mitigation: Retpolines, Stuffing RSB"},
+		{"6.12.117", retp, "retbleed=stuff", "Mitigation: Stuffing", "Mitigation: Retpolines, Stuffing RSB"},
+		{"6.1.0-57-amd64", retp, "retbleed=stuff", "", ""},
+		{"7.2.13", "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S", "retbleed=stuff", "", ""},
+		{"6.12.117", retp, "mitigations=off retbleed=stuff", "", ""},
+		{"7.2.13", retp, "retbleed=stuff spectre_v2=retpoline", "", ""},
+	} {
+		m := modelMachine("x86", c.release, map[string]string{
+			"retbleed": "Vulnerable", "spectre_v2": c.spectreV2, "indirect_target_selection": "Mitigation: Aligned branch/return thunks",
+		})
+		m.Vendor = "GenuineIntel"
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		for _, f := range fs {
+			want := map[string]string{"retbleed": c.retbleed, "indirect_target_selection": c.its}[f.Name]
+			if f.Name != "spectre_v2" && f.To != want {
+				t.Errorf("%s, %s, %s: %s reads %q, want %q", c.release, c.spectreV2[:20], c.cmdline, f.Name, f.To, want)
+			}
+		}
+	}
+}
