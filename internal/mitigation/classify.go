@@ -385,7 +385,7 @@ func (m Mitigations) Mode() (Mode, string) { return m.ModeFor("") }
 
 // ModeFor is Mode on a kernel of the given release ("" when unknown). Two
 // or more mitigations= tokens are not "the last wins": the kernel reads
-// each in turn (FoldGlobal). Before 6.17 the last token it accepts wins
+// each in turn (FoldGlobal), and so is one with a part the kernel rejects. Before 6.17 the last token it accepts wins
 // and one it does not accept (mitigations=bogus, off,bogus) changes
 // nothing; from 6.17 an off clears every attack vector for good, so
 // "mitigations=off mitigations=auto" leaves them off, and parsing stops at
@@ -398,7 +398,11 @@ func (m Mitigations) ModeFor(release string) (Mode, string) {
 			values = append(values, r.Value)
 		}
 	}
-	if len(values) < 2 {
+	// One token is read as it is, unless the kernel rejects part of it
+	// ("off,bogus": off from 6.17, the default before); one that turns
+	// vectors off as well is left to mode(), since the architecture
+	// decides whether those are read at all.
+	if len(values) == 0 || len(values) == 1 && (m.Global == nil || len(m.Global.Invalid) == 0 || len(m.Global.VectorsOff) > 0) {
 		return m.mode()
 	}
 	vectors := m.Global == nil || m.Global.Unsupported == ""
@@ -409,11 +413,17 @@ func (m Mitigations) ModeFor(release string) (Mode, string) {
 		if gs.Off {
 			f.Global.Option = "off"
 		}
-		mode, why := f.mode()
-		if len(gs.Stopped) > 0 {
-			why += " (the kernel rejects " + strings.Join(gs.Stopped, ", ") + ": \"Unsupported mitigations\")"
+		if len(gs.Stopped) == 0 {
+			return f.mode()
 		}
-		return mode, why
+		// What the kernel accepted, in its own words; the vectors it
+		// cleared are said by mode().
+		f.Global.Value = f.Global.Option
+		if gs.NoSMT {
+			f.Global.Value = "auto,nosmt"
+		}
+		mode, why := f.mode()
+		return mode, fmt.Sprintf("%s: the kernel rejects %s (\"Unsupported mitigations\"), which leaves %s", gs.By, strings.Join(gs.Stopped, ", "), why)
 	}
 	if release != "" {
 		if _, ok := kbFullVersion(release); ok {
@@ -425,7 +435,7 @@ func (m Mitigations) ModeFor(release string) (Mode, string) {
 	if newMode == oldMode {
 		return newMode, newWhy
 	}
-	return ModeUnknown, fmt.Sprintf("the kernel reads every mitigations= in turn, so what they leave depends on its version: Linux %s+ gives %s (%s), older kernels %s (%s)", VectorControlsSince, newMode, newWhy, oldMode, oldWhy)
+	return ModeUnknown, fmt.Sprintf("what the kernel makes of mitigations= depends on its version: Linux %s+ gives %s (%s), older kernels %s (%s)", VectorControlsSince, newMode, newWhy, oldMode, oldWhy)
 }
 
 // mode is Mode with m.Global as the one mitigations= that counts.

@@ -221,7 +221,7 @@ func TestModeOfCmdline(t *testing.T) {
 		{"spectre_v2=retpoline", ModeCustom, "chooses a method"},
 		{"mitigations=off mitigations=auto", ModeUnknown, "depends on its version"}, // 6.17+ keeps the vectors off (issue 46)
 		{"mitigations=auto mitigations=off", ModeOff, "mitigations=off"},
-		{"mitigations=on", ModeUnknown, "not a value the kernel accepts"},
+		{"mitigations=on", ModeOn, "rejects on (\"Unsupported mitigations\"), which leaves mitigations=auto"}, // every kernel keeps the default (issue 46)
 		{"spectre_v2=bogus", ModeUnknown, "spectre_v2=bogus"},
 		{"retbleed=auto,nosmt", ModeOn, "retbleed=auto,nosmt"},
 		{"retbleed=unret,off", ModeCustom, "turns mitigations off"},
@@ -375,6 +375,13 @@ func TestModeRepeatedGlobal(t *testing.T) {
 		{"mitigations=off mitigations=bogus", "", ModeOff, "rejects bogus"},
 		{"mitigations=off mitigations=auto,nosmt", "7.2.13+deb14-amd64", ModeCustom, "guest_guest"},
 		{"mitigations=off mitigations=auto,nosmt", "6.12.117+deb13-amd64", ModeOn, "mitigations=off mitigations=auto,nosmt"},
+		// One token with a part the kernel rejects: off from 6.17 (the
+		// corpus's 7.2 and 7.3 boots of mitigations=off,bogus), the
+		// default before (6.1, 6.12: nothing changes).
+		{"mitigations=off,bogus", "7.3-amd64", ModeOff, "rejects bogus"},
+		{"mitigations=off,bogus", "6.12.117+deb13-amd64", ModeOn, "rejects off,bogus"},
+		{"mitigations=off,bogus", "", ModeUnknown, "depends on its version"},
+		{"mitigations=bogus", "", ModeOn, "rejects bogus"},
 	}
 	for _, c := range cases {
 		mode, why := Classify(ParseCmdline(c.line).Params).ModeFor(c.release)
