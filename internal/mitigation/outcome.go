@@ -89,18 +89,22 @@ func (k *Knowledge) PredictFiles(m Machine, params []Param) (files []FilePredict
 	return files, p.Ignored
 }
 
-// stuffTexts are the texts of retbleed=stuff where it takes effect, the
-// only selection that reaches retbleed: bugs.c retbleed_select_mitigation
-// (6.2+, CONFIG_MITIGATION_CALL_DEPTH_TRACKING, which Debian's 6.12 and
-// later kernels set) takes RETBLEED_CMD_STUFF on any vendor while
-// spectre_v2 is SPECTRE_V2_RETPOLINE, and the line reads
-// retbleed_strings[RETBLEED_MITIGATION_STUFF], "Mitigation: Stuffing",
-// whether it was vulnerable or mitigated by another method (the corpus's
-// 6.12 EPYC-v1 "untrained return thunk" and 7.2 Skylake-Server
-// "Vulnerable" boots); ITS, mitigated and reached by nothing else, then
-// reads its_strings[ITS_MITIGATION_RETPOLINE_STUFF] (its_select_mitigation:
-// retpoline with X86_FEATURE_CALL_DEPTH; its_update_mitigation from
-// 6.16: retbleed_mitigation == RETBLEED_MITIGATION_STUFF).
+// stuffTexts are the texts of call-depth stuffing where the kernel takes
+// it (6.2+, CONFIG_MITIGATION_CALL_DEPTH_TRACKING, which Debian's 6.12 and
+// later kernels set, while spectre_v2 stays in retpoline mode), when it is
+// the only selection that reaches the file:
+//   - retbleed=stuff: bugs.c retbleed_select_mitigation takes
+//     RETBLEED_CMD_STUFF on any vendor, and the line reads
+//     retbleed_strings[RETBLEED_MITIGATION_STUFF], "Mitigation: Stuffing",
+//     whether it was vulnerable or mitigated by another method (the
+//     corpus's 6.12 EPYC-v1 "untrained return thunk" and 7.2
+//     Skylake-Server "Vulnerable" boots); a mitigated ITS line then reads
+//     its_strings[ITS_MITIGATION_RETPOLINE_STUFF] (its_select_mitigation:
+//     retpoline with X86_FEATURE_CALL_DEPTH; its_update_mitigation from
+//     6.16: retbleed_mitigation == RETBLEED_MITIGATION_STUFF);
+//   - indirect_target_selection=stuff: ITS reads the same (the corpus's
+//     6.12 Icelake-Server and 7.3 Cascadelake-Server boots), and a
+//     vulnerable retbleed line "Mitigation: Stuffing" (RuleITSStuff).
 func stuffTexts(m Machine, files []FilePrediction, selected map[string][]string) {
 	at := func(name string) *FilePrediction {
 		if i := slices.IndexFunc(files, func(f FilePrediction) bool { return f.Name == name }); i >= 0 {
@@ -108,17 +112,25 @@ func stuffTexts(m Machine, files []FilePrediction, selected map[string][]string)
 		}
 		return nil
 	}
-	rb, sv := at("retbleed"), at("spectre_v2")
-	if rb == nil || sv == nil || !slices.Equal(selected["retbleed"], []string{"retbleed=stuff"}) || !kbAtLeast(m.Release, "6.2", true) ||
-		rb.Off || sv.Off || sv.Partial || !strings.HasPrefix(sv.From, "Mitigation: Retpolines") || kbVerdict(rb.From) == "not_affected" ||
+	rb, sv, its := at("retbleed"), at("spectre_v2"), at("indirect_target_selection")
+	if sv == nil || !kbAtLeast(m.Release, "6.2", true) || sv.Off || sv.Partial || !strings.HasPrefix(sv.From, "Mitigation: Retpolines") {
+		return
+	}
+	itsStuff := func(by string) {
+		if its != nil && its.State == Mitigated && !its.Off && !its.Partial && slices.Equal(selected[its.Name], []string{by}) {
+			its.To = "Mitigation: Retpolines, Stuffing RSB"
+		}
+	}
+	if rb != nil && rb.Rule == RuleITSStuff {
+		rb.To = "Mitigation: Stuffing"
+	}
+	itsStuff("indirect_target_selection=stuff")
+	if rb == nil || !slices.Equal(selected["retbleed"], []string{"retbleed=stuff"}) || rb.Off || kbVerdict(rb.From) == "not_affected" ||
 		rb.State != Mitigated && rb.Becomes != Mitigated {
 		return
 	}
 	rb.To = "Mitigation: Stuffing"
-	if its := at("indirect_target_selection"); its != nil && its.State == Mitigated && !its.Off && !its.Partial &&
-		slices.Equal(selected[its.Name], []string{"retbleed=stuff"}) {
-		its.To = "Mitigation: Retpolines, Stuffing RSB"
-	}
+	itsStuff("retbleed=stuff")
 }
 
 // follows are the files whose line another bug's parameter can change

@@ -227,6 +227,10 @@ func TestPredictedTextStuff(t *testing.T) {
 		{"7.2.13", "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S", "retbleed=stuff", "", ""},
 		{"6.12.117", retp, "mitigations=off retbleed=stuff", "", ""},
 		{"7.2.13", retp, "retbleed=stuff spectre_v2=retpoline", "", ""},
+		// indirect_target_selection=stuff: the same texts (RuleITSStuff).
+		{"7.3", retp, "indirect_target_selection=stuff", "Mitigation: Stuffing", "Mitigation: Retpolines, Stuffing RSB"},
+		{"6.12.117", retp, "indirect_target_selection=stuff", "Mitigation: Stuffing", "Mitigation: Retpolines, Stuffing RSB"},
+		{"7.3", retp, "mitigations=off indirect_target_selection=stuff", "", ""},
 	} {
 		m := modelMachine("x86", c.release, map[string]string{
 			"retbleed": "Vulnerable", "spectre_v2": c.spectreV2, "indirect_target_selection": "Mitigation: Aligned branch/return thunks",
@@ -237,6 +241,30 @@ func TestPredictedTextStuff(t *testing.T) {
 			want := map[string]string{"retbleed": c.retbleed, "indirect_target_selection": c.its}[f.Name]
 			if f.Name != "spectre_v2" && f.To != want {
 				t.Errorf("%s, %s, %s: %s reads %q, want %q", c.release, c.spectreV2[:20], c.cmdline, f.Name, f.To, want)
+			}
+		}
+	}
+}
+
+// retbleed=force on an Intel CPU not affected, spectre_v2 in retpoline
+// mode: the bug is set and nothing mitigates it ("Vulnerable"; the
+// corpus's 6.12 Icelake-Server boot), though the line's PBRSB-eIBRS
+// sub-field names IBRS; under eIBRS it takes spectre_v2's method.
+func TestRetbleedForceRetpoline(t *testing.T) {
+	kb := mustKB(t)
+	for _, c := range []struct {
+		spectreV2 string
+		want      State
+	}{
+		{"Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline", Vulnerable},
+		{"Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S", Mitigated},
+	} {
+		m := modelMachine("x86", "6.12.117", map[string]string{"retbleed": "Not affected", "spectre_v2": c.spectreV2})
+		m.Vendor = "GenuineIntel"
+		fs, _ := kb.PredictFiles(m, ParseCmdline("retbleed=force").Params)
+		for _, f := range fs {
+			if f.Name == "retbleed" && f.Becomes != c.want {
+				t.Errorf("%s: retbleed becomes %q, want %q", c.spectreV2[:30], f.Becomes, c.want)
 			}
 		}
 	}
