@@ -313,6 +313,17 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 		if r.Kind != KindBug || !slices.Contains(r.Files, file) {
 			continue
 		}
+		if r.Key() == "tsx" && file == "srbds" && r.Effect != EffectOff {
+			// tsx=off|auto does not choose SRBDS's mitigation:
+			// srbds_select_mitigation reads srbds= and, for AUTO,
+			// cpu_mitigations_off() or should_mitigate_vuln() (6.16+:
+			// SRBDS_MITIGATION_OFF, return) before TSX (X86_FEATURE_RTM)
+			// matters for "TSX disabled"; so mitigations=off tsx=auto is
+			// mitigations=off to srbds (the corpus's 7.3 Skylake-Client
+			// boots: "Unknown: Dependent on hypervisor status" →
+			// "Vulnerable").
+			continue
+		}
 		if r.Key() == "l1tf" && r.Effect != EffectOff && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
 			selects = r
 		}
