@@ -152,7 +152,7 @@ func For(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation.Kn
 			a.ConfiguredAfter = a.Predicted
 		}
 	}
-	a.PredictedMode, a.PredictedModeReason = mitigation.Classify(predicted).ForArch(s.CPU.Arch).Mode()
+	a.PredictedMode, a.PredictedModeReason = mitigation.Classify(predicted).ForArch(s.CPU.Arch).ModeFor(s.Kernel.Release)
 	a.Steps = steps(s, p, t, a)
 	a.Precedence = kb.PrecedenceFor(release)
 	if a.Precedence == nil {

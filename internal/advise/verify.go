@@ -69,7 +69,7 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 		Cmdline: strings.TrimSpace(s.Cmdline.Raw), Checks: []Check{}, Missing: []string{}, Unwanted: []string{},
 		StillMitigated: []FileState{}, Reasons: []string{}, Fix: []string{}}
 	running := mitigation.ParseCmdline(s.Cmdline.Raw).Params
-	v.Mode, v.ModeReason = mitigation.Classify(running).Mode()
+	v.Mode, v.ModeReason = mitigation.Classify(running).ModeFor(s.Kernel.Release)
 
 	// 1. The command line.
 	if t.Kind == mitigation.KindAuto {

@@ -41,6 +41,8 @@ func newCorpusCmd(g *Globals) *cobra.Command {
 	f.StringArrayVar(&kernels, "kernel", nil, "kernel `IMAGE` (repeatable; its modules in a modules folder beside it, else /lib/modules/RELEASE)")
 	f.StringVar(&req.Out, "out", "", "the corpus `FILE` (gzipped JSON lines; what it holds is not booted again)")
 	f.StringSliceVar(&req.CPUs, "cpu", nil, "QEMU CPU `MODELS` (default the corpus's twelve)")
+	f.StringArrayVar(&req.Lines, "line", nil, "boot only this command `LINE` of the corpus's (repeatable; the default line is always booted)")
+	f.IntSliceVar(&req.Threads, "threads", proof.CorpusThreads, "SMT `TOPOLOGIES`, threads per core of the two vCPUs (2, 1), each booted whole in turn")
 	f.IntVar(&req.Parallel, "parallel", 2, "boots at once")
 	f.IntVar(&req.Limit, "limit", 0, "start at most `N` boots (0: no limit)")
 	f.StringVar(&req.QEMU, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")

@@ -380,8 +380,66 @@ func (m Mitigations) Label() string {
 }
 
 // Mode derives the mode the classified parameters give, with a one-line
-// reason a person can read.
-func (m Mitigations) Mode() (Mode, string) {
+// reason a person can read, for a kernel of unknown release (ModeFor).
+func (m Mitigations) Mode() (Mode, string) { return m.ModeFor("") }
+
+// ModeFor is Mode on a kernel of the given release ("" when unknown). Two
+// or more mitigations= tokens are not "the last wins": the kernel reads
+// each in turn (FoldGlobal), and so is one with a part the kernel rejects. Before 6.17 the last token it accepts wins
+// and one it does not accept (mitigations=bogus, off,bogus) changes
+// nothing; from 6.17 an off clears every attack vector for good, so
+// "mitigations=off mitigations=auto" leaves them off, and parsing stops at
+// an unknown item. Where the release is unknown and the two readings give
+// different modes, the mode is unknown and the reason says both.
+func (m Mitigations) ModeFor(release string) (Mode, string) {
+	var values []string
+	for _, r := range m.Params {
+		if r.Kind == KindGlobal && Repeats(r.Param) {
+			values = append(values, r.Value)
+		}
+	}
+	// One token is read as it is, unless the kernel rejects part of it
+	// ("off,bogus": off from 6.17, the default before); one that turns
+	// vectors off as well is left to mode(), since the architecture
+	// decides whether those are read at all.
+	if len(values) == 0 || len(values) == 1 && (m.Global == nil || len(m.Global.Invalid) == 0 || len(m.Global.VectorsOff) > 0) {
+		return m.mode()
+	}
+	vectors := m.Global == nil || m.Global.Unsupported == ""
+	read := func(since bool) (Mode, string) {
+		gs := FoldGlobal(values, since, since && vectors)
+		f := m
+		f.Global = &Global{Value: strings.TrimPrefix(gs.By, "mitigations="), Option: "auto", NoSMT: gs.NoSMT, VectorsOff: gs.VectorsOff}
+		if gs.Off {
+			f.Global.Option = "off"
+		}
+		if len(gs.Stopped) == 0 {
+			return f.mode()
+		}
+		// What the kernel accepted, in its own words; the vectors it
+		// cleared are said by mode().
+		f.Global.Value = f.Global.Option
+		if gs.NoSMT {
+			f.Global.Value = "auto,nosmt"
+		}
+		mode, why := f.mode()
+		return mode, fmt.Sprintf("%s: the kernel rejects %s (\"Unsupported mitigations\"), which leaves %s", gs.By, strings.Join(gs.Stopped, ", "), why)
+	}
+	if release != "" {
+		if _, ok := kbFullVersion(release); ok {
+			return read(kbAtLeast(release, VectorControlsSince, false))
+		}
+	}
+	newMode, newWhy := read(true)
+	oldMode, oldWhy := read(false)
+	if newMode == oldMode {
+		return newMode, newWhy
+	}
+	return ModeUnknown, fmt.Sprintf("what the kernel makes of mitigations= depends on its version: Linux %s+ gives %s (%s), older kernels %s (%s)", VectorControlsSince, newMode, newWhy, oldMode, oldWhy)
+}
+
+// mode is Mode with m.Global as the one mitigations= that counts.
+func (m Mitigations) mode() (Mode, string) {
 	var weak, sel, strong, def, defExplicit []string
 	for _, r := range m.Params {
 		if r.Overridden || r.Kind == KindToggle || r.Kind == KindGlobal {
@@ -412,7 +470,7 @@ func (m Mitigations) Mode() (Mode, string) {
 	if g != nil && g.Option == "off" {
 		enabling := append(append(slices.Clone(sel), strong...), defExplicit...)
 		if len(enabling) == 0 {
-			reason := "mitigations=off"
+			reason := "mitigations=" + g.Value
 			if len(weak) > 0 {
 				reason += " (also " + strings.Join(weak, ", ") + ")"
 			}

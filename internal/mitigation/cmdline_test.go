@@ -219,9 +219,9 @@ func TestModeOfCmdline(t *testing.T) {
 		{"nopti", ModeCustom, "nopti turns mitigations off"},
 		{"nopti=1", ModeCustom, "nopti=1 turns mitigations off"},
 		{"spectre_v2=retpoline", ModeCustom, "chooses a method"},
-		{"mitigations=off mitigations=auto", ModeOn, "mitigations=auto"},
+		{"mitigations=off mitigations=auto", ModeUnknown, "depends on its version"}, // 6.17+ keeps the vectors off (issue 46)
 		{"mitigations=auto mitigations=off", ModeOff, "mitigations=off"},
-		{"mitigations=on", ModeUnknown, "not a value the kernel accepts"},
+		{"mitigations=on", ModeOn, "rejects on (\"Unsupported mitigations\"), which leaves mitigations=auto"}, // every kernel keeps the default (issue 46)
 		{"spectre_v2=bogus", ModeUnknown, "spectre_v2=bogus"},
 		{"retbleed=auto,nosmt", ModeOn, "retbleed=auto,nosmt"},
 		{"retbleed=unret,off", ModeCustom, "turns mitigations off"},
@@ -355,6 +355,43 @@ func TestFoldGlobal(t *testing.T) {
 			t.Errorf("%s: %q → off %v nosmt %v vectors off %q stopped %q; want %v %v %q %q", c.name, c.values,
 				gs.Off, gs.NoSMT, gs.VectorsOff, gs.Stopped, c.off, c.nosmt, c.vectorsOff, c.stopped)
 		}
+	}
+}
+
+// Repeated mitigations= tokens give the mode the kernel's reading of every
+// token gives on the release (FoldGlobal), not the last token's; with no
+// release the mode is unknown where 6.17+ and older kernels differ.
+func TestModeRepeatedGlobal(t *testing.T) {
+	cases := []struct {
+		line, release string
+		want          Mode
+		why           string
+	}{
+		{"mitigations=off mitigations=auto", "6.1.0-57-amd64", ModeOn, "mitigations=off mitigations=auto"},
+		{"mitigations=off mitigations=auto", "7.2.13+deb14-amd64", ModeCustom, "attack vectors off: user_kernel, user_user, guest_host, guest_guest, cross_thread"},
+		{"mitigations=off mitigations=auto", "", ModeUnknown, "older kernels on"},
+		{"mitigations=auto mitigations=off", "", ModeOff, "mitigations=auto mitigations=off"},
+		{"mitigations=off mitigations=bogus", "6.1.0-57-amd64", ModeOff, "rejects bogus"},
+		{"mitigations=off mitigations=bogus", "", ModeOff, "rejects bogus"},
+		{"mitigations=off mitigations=auto,nosmt", "7.2.13+deb14-amd64", ModeCustom, "guest_guest"},
+		{"mitigations=off mitigations=auto,nosmt", "6.12.117+deb13-amd64", ModeOn, "mitigations=off mitigations=auto,nosmt"},
+		// One token with a part the kernel rejects: off from 6.17 (the
+		// corpus's 7.2 and 7.3 boots of mitigations=off,bogus), the
+		// default before (6.1, 6.12: nothing changes).
+		{"mitigations=off,bogus", "7.3-amd64", ModeOff, "rejects bogus"},
+		{"mitigations=off,bogus", "6.12.117+deb13-amd64", ModeOn, "rejects off,bogus"},
+		{"mitigations=off,bogus", "", ModeUnknown, "depends on its version"},
+		{"mitigations=bogus", "", ModeOn, "rejects bogus"},
+	}
+	for _, c := range cases {
+		mode, why := Classify(ParseCmdline(c.line).Params).ModeFor(c.release)
+		if mode != c.want || !strings.Contains(why, c.why) {
+			t.Errorf("%q on %q: %s (%s); want %s with %q", c.line, c.release, mode, why, c.want, c.why)
+		}
+	}
+	// One token is read as before: the release does not matter.
+	if mode, _ := Classify(ParseCmdline("mitigations=off").Params).ModeFor("6.1.0"); mode != ModeOff {
+		t.Errorf("mitigations=off on 6.1: %s", mode)
 	}
 }
 

@@ -47,6 +47,7 @@ const (
 	RuleRetbleedIBRS    = "retbleed-turns-ibrs-on"
 	RuleSRSONoSMT       = "srso-nosmt-follows-choice"
 	RuleForced          = "force-sets-the-bug"
+	RuleITSStuff        = "its-stuff-mitigates-retbleed"
 )
 
 // RuleSources is the kernel code each rule follows (file:function, the
@@ -74,6 +75,7 @@ var RuleSources = map[string]string{
 	RuleRetbleedIBRS:    "bugs.c spectre_v2_update_mitigation (6.16+; it matters from 6.17, where retbleed=ibpb|unret overrides mitigations=off): spectre_v2 left AUTO (mitigations=off) and not in an eIBRS mode, on Intel with the Retbleed bug and IBRS, with retbleed's mitigation neither NONE nor STUFF, becomes SPECTRE_V2_IBRS; retbleed_update_mitigation then sets retbleed to IBRS, and the sub-fields spectre_v2_user chose (AUTO, off) stay off",
 	RuleSRSONoSMT:       "bugs.c srso_select_mitigation from the 6.16 select/update split: only AUTO asks the vectors (mitigations=off: NONE, return); any value the user gave, spec_rstack_overflow=off's NONE included, goes on to 'Zen1/2 with SMT off aren't vulnerable to SRSO' (x86 < 0x19 && !cpu_smt_possible() → SRSO_MITIGATION_NOSMT), so on such a machine the line stays 'Mitigation: SMT disabled' (before 6.16 srso_cmd == SRSO_CMD_OFF returned first)",
 	RuleForced:          "bugs.c vmscape_parse_cmdline and its_parse_cmdline: vmscape=force and indirect_target_selection=force call setup_force_cpu_bug on a CPU that is not affected, so the file leaves 'Not affected': vmscape_select_mitigation (AUTO) mitigates with IBPB where the CPU has it and the vectors (mitigations=off: none) ask, else 'Vulnerable'; its_select_mitigation/its_update_mitigation give the aligned thunks while spectre_v2 stays in retpoline mode, 'Vulnerable' once spectre_v2 is off",
+	RuleITSStuff:        "bugs.c its_select_mitigation (6.15 and the stable backports: ITS_CMD_RSB_STUFF with spectre_v2 in retpoline mode and CONFIG_MITIGATION_CALL_DEPTH_TRACKING sets retbleed_mitigation to STUFF where it was NONE, 'Retbleed mitigation updated to stuffing') and retbleed_update_mitigation (6.16+: 'ITS can also enable stuffing'): indirect_target_selection=stuff turns a vulnerable retbleed line into 'Mitigation: Stuffing' (the corpus's 7.3 Cascadelake-Server boot)",
 	RuleIBRSTrumps:      "bugs.c retbleed_update_mitigation (the select/update split, 6.16+; read in 6.17): on Intel, spectre_v2 in IBRS or eIBRS mode sets retbleed to IBRS/EIBRS whatever retbleed= or mitigations=off chose",
 }
 
@@ -219,6 +221,7 @@ func (k *Knowledge) predict(m Machine, params []Param, verw bool) Prediction {
 		k.applySpectreV2Update(m, parsed, p.Files)
 		k.applyRetbleed(m, parsed, p.Files)
 		k.applyITS(m, parsed, p.Files)
+		k.applyITSStuff(m, parsed, p.Files)
 		k.applyForced(m, parsed, p.Files)
 	}
 	if verw && (m.Arch == "" || m.Arch == "x86") {
@@ -308,6 +311,17 @@ func (k *Knowledge) predictFile(m Machine, file string, parsed []Relevant, g *Gl
 	for i := range parsed {
 		r := &parsed[i]
 		if r.Kind != KindBug || !slices.Contains(r.Files, file) {
+			continue
+		}
+		if r.Key() == "tsx" && file == "srbds" && r.Effect != EffectOff {
+			// tsx=off|auto does not choose SRBDS's mitigation:
+			// srbds_select_mitigation reads srbds= and, for AUTO,
+			// cpu_mitigations_off() or should_mitigate_vuln() (6.16+:
+			// SRBDS_MITIGATION_OFF, return) before TSX (X86_FEATURE_RTM)
+			// matters for "TSX disabled"; so mitigations=off tsx=auto is
+			// mitigations=off to srbds (the corpus's 7.3 Skylake-Client
+			// boots: "Unknown: Dependent on hypervisor status" →
+			// "Vulnerable").
 			continue
 		}
 		if r.Key() == "l1tf" && r.Effect != EffectOff && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
@@ -532,7 +546,10 @@ func (k *Knowledge) applyRetbleedCmd(m Machine, parsed []Relevant, files map[str
 		switch {
 		case slices.Contains(parts, "force") && kbVerdict(line) == "not_affected":
 			st := OffState{Becomes: Mitigated, By: r.Raw, Rule: RuleRetbleedCmd}
-			intelRetpoline := m.Vendor == "GenuineIntel" && !strings.Contains(m.Lines["spectre_v2"], "IBRS")
+			// The mode before the first ';': "PBRSB-eIBRS: Not affected"
+			// is a sub-field of a retpoline line, not an IBRS mode.
+			mode, _, _ := strings.Cut(m.Lines["spectre_v2"], ";")
+			intelRetpoline := m.Vendor == "GenuineIntel" && !strings.Contains(mode, "IBRS")
 			if rb.Off || intelRetpoline {
 				st.Becomes = Vulnerable
 			}

@@ -29,6 +29,9 @@ type Observation struct {
 	// ("tcg"): under TCG the CPU the guest kernel sees is the model's.
 	CPUModel string `json:"cpu_model"`
 	Accel    string `json:"accel"`
+	// Threads are the vCPUs per core QEMU gave the guest (-smp 2,threads=2:
+	// two SMT siblings; 1: two cores without SMT).
+	Threads int `json:"threads"`
 	// The guest's CPU as its kernel printed it (/proc/cpuinfo).
 	Arch     string `json:"arch"`
 	Vendor   string `json:"vendor"`
@@ -96,11 +99,17 @@ func ReadObservations(r io.Reader) ([]Observation, error) {
 }
 
 // EncodeObservations is a corpus file: the observations sorted by kernel
-// release, CPU model and parameters, one JSON line each, gzipped.
+// release, CPU model, threads per core (2 first) and parameters, one JSON line each, gzipped.
 func EncodeObservations(obs []Observation) ([]byte, error) {
 	sorted := slices.Clone(obs)
 	slices.SortStableFunc(sorted, func(a, b Observation) int {
-		return strings.Compare(a.Release+"\x00"+a.CPUModel+"\x00"+a.Params, b.Release+"\x00"+b.CPUModel+"\x00"+b.Params)
+		if c := strings.Compare(a.Release+"\x00"+a.CPUModel, b.Release+"\x00"+b.CPUModel); c != 0 {
+			return c
+		}
+		if a.Threads != b.Threads {
+			return b.Threads - a.Threads
+		}
+		return strings.Compare(a.Params, b.Params)
 	})
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)

@@ -43,6 +43,27 @@ func TestObservationsRoundTrip(t *testing.T) {
 	}
 }
 
+// Boots of one kernel and CPU model are sorted two threads per core
+// first, then by parameters, and read back with their topology.
+func TestObservationsThreads(t *testing.T) {
+	obs := []Observation{
+		{Release: "7.3-amd64", CPUModel: "EPYC-Rome-v1", Threads: 1, Params: ""},
+		{Release: "7.3-amd64", CPUModel: "EPYC-Rome-v1", Threads: 2, Params: "nosmt"},
+		{Release: "7.3-amd64", CPUModel: "EPYC-Rome-v1", Threads: 2, Params: ""},
+	}
+	data, err := EncodeObservations(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadObservations(bytes.NewReader(data))
+	if err != nil || len(got) != 3 {
+		t.Fatalf("%v %+v", err, got)
+	}
+	if got[0].Threads != 2 || got[0].Params != "" || got[1].Params != "nosmt" || got[2].Threads != 1 {
+		t.Errorf("order: %+v", got)
+	}
+}
+
 func FuzzReadObservations(f *testing.F) {
 	data, _ := EncodeObservations([]Observation{{Release: "7.2.13", Files: map[string]string{"mds": "Not affected"}}})
 	f.Add(data)

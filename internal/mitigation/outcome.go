@@ -85,7 +85,52 @@ func (k *Knowledge) PredictFiles(m Machine, params []Param) (files []FilePredict
 		f.To = k.predictedText(m, v, f, selected, smt)
 		files = append(files, f)
 	}
+	stuffTexts(m, files, selected)
 	return files, p.Ignored
+}
+
+// stuffTexts are the texts of call-depth stuffing where the kernel takes
+// it (6.2+, CONFIG_MITIGATION_CALL_DEPTH_TRACKING, which Debian's 6.12 and
+// later kernels set, while spectre_v2 stays in retpoline mode), when it is
+// the only selection that reaches the file:
+//   - retbleed=stuff: bugs.c retbleed_select_mitigation takes
+//     RETBLEED_CMD_STUFF on any vendor, and the line reads
+//     retbleed_strings[RETBLEED_MITIGATION_STUFF], "Mitigation: Stuffing",
+//     whether it was vulnerable or mitigated by another method (the
+//     corpus's 6.12 EPYC-v1 "untrained return thunk" and 7.2
+//     Skylake-Server "Vulnerable" boots); a mitigated ITS line then reads
+//     its_strings[ITS_MITIGATION_RETPOLINE_STUFF] (its_select_mitigation:
+//     retpoline with X86_FEATURE_CALL_DEPTH; its_update_mitigation from
+//     6.16: retbleed_mitigation == RETBLEED_MITIGATION_STUFF);
+//   - indirect_target_selection=stuff: ITS reads the same (the corpus's
+//     6.12 Icelake-Server and 7.3 Cascadelake-Server boots), and a
+//     vulnerable retbleed line "Mitigation: Stuffing" (RuleITSStuff).
+func stuffTexts(m Machine, files []FilePrediction, selected map[string][]string) {
+	at := func(name string) *FilePrediction {
+		if i := slices.IndexFunc(files, func(f FilePrediction) bool { return f.Name == name }); i >= 0 {
+			return &files[i]
+		}
+		return nil
+	}
+	rb, sv, its := at("retbleed"), at("spectre_v2"), at("indirect_target_selection")
+	if sv == nil || !kbAtLeast(m.Release, "6.2", true) || sv.Off || sv.Partial || !strings.HasPrefix(sv.From, "Mitigation: Retpolines") {
+		return
+	}
+	itsStuff := func(by string) {
+		if its != nil && its.State == Mitigated && !its.Off && !its.Partial && slices.Equal(selected[its.Name], []string{by}) {
+			its.To = "Mitigation: Retpolines, Stuffing RSB"
+		}
+	}
+	if rb != nil && rb.Rule == RuleITSStuff {
+		rb.To = "Mitigation: Stuffing"
+	}
+	itsStuff("indirect_target_selection=stuff")
+	if rb == nil || !slices.Equal(selected["retbleed"], []string{"retbleed=stuff"}) || rb.Off || kbVerdict(rb.From) == "not_affected" ||
+		rb.State != Mitigated && rb.Becomes != Mitigated {
+		return
+	}
+	rb.To = "Mitigation: Stuffing"
+	itsStuff("retbleed=stuff")
 }
 
 // follows are the files whose line another bug's parameter can change
@@ -100,9 +145,26 @@ var follows = map[string][]string{
 }
 
 // knownTexts are the kernel's strings for explicit selections whose text
-// the model knows, by file and parameter (ssb_strings[SPEC_STORE_BYPASS_SECCOMP]).
+// the model knows, by file and parameter (ssb_strings[SPEC_STORE_BYPASS_SECCOMP];
+// srso_strings[SRSO_MITIGATION_IBPB] and [SRSO_MITIGATION_IBPB_ON_VMEXIT],
+// the same from 6.1 to 7.3, which replace "safe RET" on a machine with the
+// microcode: the corpus's 6.1 boot of EPYC-Milan). A line that reads "SMT
+// disabled" or lacks the microcode is not replaced (srsoKeeps).
 var knownTexts = map[string]map[string]string{
 	"spec_store_bypass": {"spec_store_bypass_disable=seccomp": "Mitigation: Speculative Store Bypass disabled via prctl and seccomp"},
+	"spec_rstack_overflow": {
+		"spec_rstack_overflow=ibpb":        "Mitigation: IBPB",
+		"spec_rstack_overflow=ibpb-vmexit": "Mitigation: IBPB on VMEXIT only",
+	},
+}
+
+// srsoKeeps reports whether SRSO's line stays as it is whatever
+// spec_rstack_overflow= selects: "Mitigation: SMT disabled" (Zen 1/2
+// without SMT: X86_FEATURE_SRSO_NO, or SRSO_MITIGATION_NOSMT from 6.16,
+// decided before the user's choice is applied) and a line without the
+// microcode, where ibpb and ibpb-vmexit are not set (RuleNeedsMicrocode).
+func srsoKeeps(line string) bool {
+	return strings.HasPrefix(line, "Mitigation: SMT disabled") || strings.Contains(strings.ToLower(line), "no microcode")
 }
 
 // forcedTexts are the kernel's strings of a forced bug (RuleForced):
@@ -157,7 +219,7 @@ func (k *Knowledge) predictedText(m Machine, v Vulnerability, f FilePrediction, 
 		return ""
 	}
 	if sel := selected[v.Name]; len(sel) > 0 {
-		if len(sel) == 1 && f.Class != ClassGivenUp && v.State == Mitigated {
+		if len(sel) == 1 && f.Class != ClassGivenUp && v.State == Mitigated && !(v.Name == "spec_rstack_overflow" && srsoKeeps(from)) {
 			return knownTexts[v.Name][sel[0]]
 		}
 		return ""

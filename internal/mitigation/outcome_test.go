@@ -39,6 +39,9 @@ func TestPredictFiles(t *testing.T) {
 		{"a guest's unknown SRBDS turned off reads Vulnerable", "7.2.13", "GenuineIntel", "mitigations=off", unknown,
 			map[string]string{"srbds": "becomes vulnerable", "gather_data_sampling": "stays unknown", "meltdown": ClassGivenUp, "old_microcode": "stays unknown"},
 			"bugs.c srbds_select_mitigation (6.16+): AUTO and !should_mitigate_vuln → SRBDS_MITIGATION_OFF before the hypervisor check; gds_select_mitigation: hypervisor first"},
+		{"tsx= does not choose SRBDS's mitigation: mitigations=off still turns it off", "7.3", "GenuineIntel", "mitigations=off tsx=auto", unknown,
+			map[string]string{"srbds": "becomes vulnerable", "meltdown": ClassGivenUp},
+			"bugs.c 6.16+ srbds_select_mitigation: AUTO asks should_mitigate_vuln() before X86_FEATURE_RTM; the corpus's 7.3 Skylake-Client boots of mitigations=off tsx=auto and tsx=off"},
 		{"before 6.16 the hypervisor comes first", "6.12.117", "GenuineIntel", "mitigations=off", unknown,
 			map[string]string{"srbds": "stays unknown", "gather_data_sampling": "stays unknown"},
 			"bugs.c 6.12 srbds_select_mitigation: X86_FEATURE_HYPERVISOR → SRBDS_MITIGATION_HYPERVISOR, return, before cpu_mitigations_off()"},
@@ -186,6 +189,85 @@ func TestPredictedText(t *testing.T) {
 		for _, f := range fs {
 			if f.Name == c.file && f.To != c.want {
 				t.Errorf("%s: %s reads %q, want %q", c.cmdline, c.file, f.To, c.want)
+			}
+		}
+	}
+}
+
+// SRSO's ibpb and ibpb-vmexit replace "safe RET" with their own string
+// where the microcode is there (the corpus's 6.1 boot of EPYC-Milan:
+// "Mitigation: safe RET" → "Mitigation: IBPB"); without it, or on a line
+// that reads "SMT disabled", no text is predicted.
+func TestPredictedTextSRSO(t *testing.T) {
+	kb := mustKB(t)
+	for _, c := range []struct{ line, cmdline, want string }{
+		{"Mitigation: safe RET", "spec_rstack_overflow=ibpb", "Mitigation: IBPB"},
+		{"Mitigation: safe RET", "spec_rstack_overflow=ibpb-vmexit", "Mitigation: IBPB on VMEXIT only"},
+		{"Mitigation: safe RET", "mitigations=off spec_rstack_overflow=ibpb", ""},
+		{"Mitigation: safe RET, no microcode", "spec_rstack_overflow=ibpb", ""},
+		{"Mitigation: SMT disabled", "spec_rstack_overflow=ibpb", ""},
+	} {
+		m := modelMachine("x86", "6.1.0-57-amd64", map[string]string{"spec_rstack_overflow": c.line})
+		m.Vendor = "AuthenticAMD"
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		if len(fs) != 1 || fs[0].To != c.want {
+			t.Errorf("%q with %s: %+v, want the text %q", c.line, c.cmdline, fs, c.want)
+		}
+	}
+}
+
+// retbleed=stuff under retpolines reads "Mitigation: Stuffing" and turns a
+// mitigated ITS line into "Retpolines, Stuffing RSB" (the corpus's 7.2
+// Skylake-Server and 6.12 EPYC-v1 boots); not on 6.1 (no call depth
+// tracking), not under eIBRS, not after mitigations=off before 6.17.
+func TestPredictedTextStuff(t *testing.T) {
+	kb := mustKB(t)
+	retp := "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline"
+	for _, c := range []struct{ release, spectreV2, cmdline, retbleed, its string }{
+		{"7.2.13", retp, "retbleed=stuff", "Mitigation: Stuffing", "Mitigation: Retpolines, Stuffing RSB"},
+		{"6.12.117", retp, "retbleed=stuff", "Mitigation: Stuffing", "Mitigation: Retpolines, Stuffing RSB"},
+		{"6.1.0-57-amd64", retp, "retbleed=stuff", "", ""},
+		{"7.2.13", "Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S", "retbleed=stuff", "", ""},
+		{"6.12.117", retp, "mitigations=off retbleed=stuff", "", ""},
+		{"7.2.13", retp, "retbleed=stuff spectre_v2=retpoline", "", ""},
+		// indirect_target_selection=stuff: the same texts (RuleITSStuff).
+		{"7.3", retp, "indirect_target_selection=stuff", "Mitigation: Stuffing", "Mitigation: Retpolines, Stuffing RSB"},
+		{"6.12.117", retp, "indirect_target_selection=stuff", "Mitigation: Stuffing", "Mitigation: Retpolines, Stuffing RSB"},
+		{"7.3", retp, "mitigations=off indirect_target_selection=stuff", "", ""},
+	} {
+		m := modelMachine("x86", c.release, map[string]string{
+			"retbleed": "Vulnerable", "spectre_v2": c.spectreV2, "indirect_target_selection": "Mitigation: Aligned branch/return thunks",
+		})
+		m.Vendor = "GenuineIntel"
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		for _, f := range fs {
+			want := map[string]string{"retbleed": c.retbleed, "indirect_target_selection": c.its}[f.Name]
+			if f.Name != "spectre_v2" && f.To != want {
+				t.Errorf("%s, %s, %s: %s reads %q, want %q", c.release, c.spectreV2[:20], c.cmdline, f.Name, f.To, want)
+			}
+		}
+	}
+}
+
+// retbleed=force on an Intel CPU not affected, spectre_v2 in retpoline
+// mode: the bug is set and nothing mitigates it ("Vulnerable"; the
+// corpus's 6.12 Icelake-Server boot), though the line's PBRSB-eIBRS
+// sub-field names IBRS; under eIBRS it takes spectre_v2's method.
+func TestRetbleedForceRetpoline(t *testing.T) {
+	kb := mustKB(t)
+	for _, c := range []struct {
+		spectreV2 string
+		want      State
+	}{
+		{"Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline", Vulnerable},
+		{"Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S", Mitigated},
+	} {
+		m := modelMachine("x86", "6.12.117", map[string]string{"retbleed": "Not affected", "spectre_v2": c.spectreV2})
+		m.Vendor = "GenuineIntel"
+		fs, _ := kb.PredictFiles(m, ParseCmdline("retbleed=force").Params)
+		for _, f := range fs {
+			if f.Name == "retbleed" && f.Becomes != c.want {
+				t.Errorf("%s: retbleed becomes %q, want %q", c.spectreV2[:30], f.Becomes, c.want)
 			}
 		}
 	}

@@ -21,7 +21,8 @@ type replayMismatch struct {
 }
 
 // TestReplayCorpus replays every recorded boot through the model: the
-// machine is the default boot of the same kernel image and CPU model (its
+// machine is the default boot of the same kernel image, CPU model and SMT
+// topology (its
 // vulnerability files, as decide and advise see the machine they run on),
 // the parameters are the boot's /proc/cmdline, and the predicted class of
 // every vulnerability file must be the observed one. A mismatch is fixed
@@ -40,19 +41,22 @@ func TestReplayCorpus(t *testing.T) {
 		t.Fatal("the corpus holds no boot")
 	}
 	kb := mustKB(t)
-	type key struct{ image, cpu string }
+	type key struct {
+		image, cpu string
+		threads    int
+	}
 	base := map[key]Observation{}
 	for _, o := range obs {
 		if o.Params == "" {
-			base[key{o.Image, o.CPUModel}] = o
+			base[key{o.Image, o.CPUModel, o.Threads}] = o
 		}
 	}
 	var bad []replayMismatch
 	checked, texts := 0, 0
 	for _, o := range obs {
-		b, ok := base[key{o.Image, o.CPUModel}]
+		b, ok := base[key{o.Image, o.CPUModel, o.Threads}]
 		if !ok {
-			t.Errorf("%s on %s (%q): no default boot of the same image and CPU model to predict from", o.Release, o.CPUModel, o.Params)
+			t.Errorf("%s on %s, %d threads per core (%q): no default boot of the same image, CPU model and topology to predict from", o.Release, o.CPUModel, o.Threads, o.Params)
 			continue
 		}
 		if !strings.HasSuffix(o.Cmdline, o.Params) {

@@ -71,6 +71,31 @@ func (k *Knowledge) applyITS(m Machine, parsed []Relevant, files map[string]OffS
 	}
 }
 
+// applyITSStuff is RuleITSStuff: indirect_target_selection=stuff, taken
+// where spectre_v2 stays in retpoline mode (call-depth tracking, 6.2+),
+// mitigates a vulnerable retbleed line by stuffing.
+func (k *Knowledge) applyITSStuff(m Machine, parsed []Relevant, files map[string]OffState) {
+	its, rb, sv := files["indirect_target_selection"], files["retbleed"], files["spectre_v2"]
+	if !itsStuffTaken(m, parsed, its, sv) || kbVerdict(m.Lines["retbleed"]) != "vulnerable" || rb.Off || rb.Becomes != "" {
+		return
+	}
+	files["retbleed"] = OffState{Becomes: Mitigated, By: "indirect_target_selection=stuff", Rule: RuleITSStuff}
+}
+
+// itsStuffTaken reports whether the effective indirect_target_selection=
+// is stuff and the kernel takes it: ITS mitigated and kept, spectre_v2 in
+// retpoline mode and kept, call-depth tracking (6.2+).
+func itsStuffTaken(m Machine, parsed []Relevant, its, sv OffState) bool {
+	stuff := false
+	for _, r := range parsed {
+		if r.Key() == "indirect_target_selection" && !r.Overridden {
+			stuff = r.Value == "stuff"
+		}
+	}
+	return stuff && kbAtLeast(m.Release, "6.2", true) && kbVerdict(m.Lines["indirect_target_selection"]) == "mitigated" && !its.Off &&
+		strings.HasPrefix(m.Lines["spectre_v2"], "Mitigation: Retpolines") && !sv.Off
+}
+
 // applyIBRS is RuleIBRSTrumps: on Intel, retbleed_update_mitigation makes
 // retbleed follow spectre_v2 when spectre_v2 stays in an IBRS mode (the
 // mode it shows now, or an explicit spectre_v2=ibrs/eibrs…).
@@ -79,7 +104,8 @@ func (k *Knowledge) applyIBRS(m Machine, parsed []Relevant, files map[string]Off
 	if !rb.Off || sv.Off || m.Lines["retbleed"] == "" || kbVerdict(m.Lines["retbleed"]) == "not_affected" {
 		return
 	}
-	ibrs := strings.Contains(m.Lines["spectre_v2"], "IBRS")
+	mode, _, _ := strings.Cut(m.Lines["spectre_v2"], ";")
+	ibrs := strings.Contains(mode, "IBRS")
 	for _, r := range parsed {
 		if r.Key() == "spectre_v2" && r.Effect != EffectInvalid && !k.DefersOn(m, r.Param) {
 			ibrs = strings.Contains(r.Value, "ibrs")

@@ -68,6 +68,10 @@ var CorpusCoreLines = []string{
 	"mitigations=auto,bogus,no_user_kernel",
 	"mitigations=no_user_kernel,bogus,no_guest_host",
 	"mitigations=bogus",
+	"mitigations=off,bogus",
+	"mitigations=bogus,off",
+	"mitigations=off mitigations=auto,nosmt",
+	"mitigations=auto,nosmt mitigations=off",
 }
 
 // CorpusOldLines are the core lines booted on a kernel without
@@ -83,6 +87,9 @@ var CorpusOldLines = []string{
 	"mitigations=off mitigations=auto",
 	"mitigations=auto mitigations=off",
 	"mitigations=auto,bogus,no_user_kernel",
+	"mitigations=off,bogus",
+	"mitigations=off mitigations=auto,nosmt",
+	"mitigations=auto,nosmt mitigations=off",
 }
 
 // interleave takes one step of each list in turn.
@@ -109,24 +116,41 @@ func corpusSkipKey(key string) bool {
 }
 
 // CorpusBugLines are the per-bug lines: every value the model has a rule
-// for of every x86 bug parameter (the bare flags as they are), alone, and
-// after mitigations=off when the value does not itself turn the bug off.
+// for of every x86 bug parameter (the bare flags as they are), alone (one
+// value of each parameter in turn), then each after mitigations=off when
+// the value does not itself turn the bug off.
 func CorpusBugLines(kb *mitigation.Knowledge) []string {
-	var alone []string
+	var byParam [][]string
 	for _, p := range kb.Params {
 		if !p.Mitigation || p.Kind == "global" || corpusSkipKey(p.Key) {
 			continue
 		}
+		var ls []string
 		if p.Flag != "" {
-			alone = append(alone, p.Key)
+			ls = append(ls, p.Key)
 		}
 		for _, v := range p.Values {
-			alone = append(alone, p.Key+"="+v.Value)
+			ls = append(ls, p.Key+"="+v.Value)
+		}
+		byParam = append(byParam, ls)
+	}
+	// One value of every parameter in turn, so that a run stopped early
+	// has touched every parameter.
+	var alone []string
+	for i := 0; ; i++ {
+		more := false
+		for _, ls := range byParam {
+			if i < len(ls) {
+				alone = append(alone, ls[i])
+				more = true
+			}
+		}
+		if !more {
+			break
 		}
 	}
-	var out []string
+	out := slices.Clone(alone)
 	for _, l := range alone {
-		out = append(out, l)
 		if !mitigation.TurnsOff(l) {
 			out = append(out, "mitigations=off "+l)
 		}
@@ -153,17 +177,19 @@ func CorpusLines(kb *mitigation.Knowledge, m mitigation.Machine) []string {
 	return out
 }
 
-// CorpusKey names one boot of the corpus: the image, the CPU model and
-// the parameters.
-func CorpusKey(image, cpu, params string) string { return image + "\x00" + cpu + "\x00" + params }
+// CorpusKey names one boot of the corpus: the image, the CPU model, the
+// threads per core and the parameters.
+func CorpusKey(image, cpu string, threads int, params string) string {
+	return image + "\x00" + cpu + "\x00" + strconv.Itoa(threads) + "\x00" + params
+}
 
 // ObservationOf is the corpus record of a boot's snapshot, checked by
 // CheckObserved.
-func ObservationOf(snap *sysinfo.Snapshot, img vm.KernelImage, cpu, accel, params string) mitigation.Observation {
+func ObservationOf(snap *sysinfo.Snapshot, img vm.KernelImage, cpu string, threads int, accel, params string) mitigation.Observation {
 	m := snap.Machine()
 	o := mitigation.Observation{
 		Release: snap.Kernel.Release, Version: strings.TrimSpace(snap.Kernel.Version), Image: img.SHA256,
-		CPUModel: cpu, Accel: accel,
+		CPUModel: cpu, Accel: accel, Threads: threads,
 		Arch: snap.CPU.Arch, Vendor: snap.CPU.Vendor, Family: snap.CPU.Family, Model: snap.CPU.Model, Stepping: snap.CPU.Stepping,
 		Platform: m.Platform, NoGlobalSwitch: m.NoGlobalSwitch,
 		Params: params, Cmdline: strings.TrimSpace(snap.Cmdline.Raw),
@@ -183,6 +209,12 @@ type CorpusRequest struct {
 	Kernels []vm.Kernel
 	// CPUs are the QEMU CPU models (CorpusCPUs when empty).
 	CPUs []string
+	// Lines, when given, narrow the command lines to these (the default
+	// line, which every other is predicted from, is always booted).
+	Lines []string
+	// Threads are the SMT topologies, threads per core of a two-vCPU
+	// guest, each booted whole in turn (CorpusThreads when empty).
+	Threads []int
 	// Out is the corpus file: what it holds already is kept and not booted
 	// again (the run resumes); it is rewritten, gzipped, after every
 	// Batch boots and at the end.
@@ -202,16 +234,20 @@ type CorpusRequest struct {
 }
 
 type corpusStep struct {
-	k      vm.Kernel
-	cpu    string
-	params string
+	k       vm.Kernel
+	cpu     string
+	threads int
+	params  string
 }
 
-// BootCorpus boots what the corpus file lacks, in order of importance:
-// the default line on every kernel × CPU; then the core lines and decide's
-// options on the core CPUs and mitigations=off on every CPU; then the
-// per-bug lines, each on one CPU model in turn. A boot that fails is said
-// and left out (a later run tries it again).
+// CorpusThreads are the SMT topologies of the corpus: two SMT siblings
+// (nosmt and the SMT sub-fields have something to change), then two cores
+// of one thread.
+var CorpusThreads = []int{2, 1}
+
+// BootCorpus boots what the corpus file lacks, one SMT topology after the
+// other, each in bootTopology's order of importance. A boot that fails is
+// said and left out (a later run tries it again).
 func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	kb, err := mitigation.KnowledgeBase()
 	if err != nil {
@@ -239,7 +275,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	}
 	done := map[string]bool{}
 	for _, o := range have {
-		done[CorpusKey(o.Image, o.CPUModel, o.Params)] = true
+		done[CorpusKey(o.Image, o.CPUModel, o.Threads, o.Params)] = true
 	}
 	var mu sync.Mutex
 	started := 0 // boots started, for Limit
@@ -251,7 +287,10 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	run := func(steps []corpusStep) error {
 		var todo []corpusStep
 		for _, s := range steps {
-			if !done[CorpusKey(s.k.Image.SHA256, s.cpu, s.params)] {
+			if len(req.Lines) > 0 && s.params != "" && !slices.Contains(req.Lines, s.params) {
+				continue
+			}
+			if !done[CorpusKey(s.k.Image.SHA256, s.cpu, s.threads, s.params)] {
 				todo = append(todo, s)
 			}
 		}
@@ -267,19 +306,19 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 					o, err := bootOne(ctx, req, s)
 					mu.Lock()
 					if err != nil {
-						req.P.Notef("%s %s %q: %v", s.k.Name, s.cpu, s.params, err)
+						req.P.Notef("%s %s threads=%d %q: %v", s.k.Name, s.cpu, s.threads, s.params, err)
 						mu.Unlock()
 						continue
 					}
 					have = append(have, o)
-					done[CorpusKey(o.Image, o.CPUModel, o.Params)] = true
+					done[CorpusKey(o.Image, o.CPUModel, o.Threads, o.Params)] = true
 					added++
 					since++
 					flush := since >= req.Batch
 					if flush {
 						since = 0
 					}
-					req.P.Notef("%d boots (%d new): %s %s %q", len(have), added, s.k.Name, s.cpu, s.params)
+					req.P.Notef("%d boots (%d new): %s %s threads=%d %q", len(have), added, s.k.Name, s.cpu, s.threads, s.params)
 					mu.Unlock()
 					if flush {
 						if err := save(); err != nil {
@@ -313,30 +352,68 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 		}
 		return ctx.Err()
 	}
+	threads := req.Threads
+	if len(threads) == 0 {
+		threads = CorpusThreads
+	}
+	for _, t := range threads {
+		if t != 1 && t != 2 {
+			return added, fmt.Errorf("--threads %d: a corpus guest has two vCPUs, one or two threads per core", t)
+		}
+	}
+	for _, t := range threads {
+		if err := bootTopology(kb, req.Kernels, cpus, t, &have, run); err != nil {
+			return added, err
+		}
+	}
+	return added, nil
+}
+
+// bootTopology runs the corpus's steps for one SMT topology, in order of
+// importance: the default line on every kernel × CPU; the per-bug lines
+// alone, then after mitigations=off, each on one CPU model in turn; the
+// core lines and decide's options on the core CPUs and mitigations=off on
+// every CPU; every per-bug line on every model; the core lines on every
+// other model.
+func bootTopology(kb *mitigation.Knowledge, kernels []vm.Kernel, cpus []string, t int, have *[]mitigation.Observation, run func([]corpusStep) error) error {
 	// 1. The default line everywhere: the machine every other line is
 	// predicted from.
 	var steps []corpusStep
-	for _, k := range req.Kernels {
+	for _, k := range kernels {
 		for _, c := range cpus {
-			steps = append(steps, corpusStep{k, c, ""})
+			steps = append(steps, corpusStep{k, c, t, ""})
 		}
 	}
 	if err := run(steps); err != nil {
-		return added, err
+		return err
 	}
-	// 2. The global switches and decide's options, the kernels in turn. A
+	// 2. Every per-bug value, alone and then after mitigations=off, on one
+	// CPU model in turn, the kernels in turn.
+	var byKernel [][]corpusStep
+	bug := CorpusBugLines(kb)
+	for ki, k := range kernels {
+		var ks []corpusStep
+		for i, l := range bug {
+			ks = append(ks, corpusStep{k, cpus[(i+ki*5)%len(cpus)], t, l})
+		}
+		byKernel = append(byKernel, ks)
+	}
+	if err := run(interleave(byKernel)); err != nil {
+		return err
+	}
+	// 3. The global switches and decide's options, the kernels in turn. A
 	// kernel without attack-vector controls gets the lines of
 	// CorpusOldLines on two core models (the others are the same unknown
 	// mitigations= option to it).
-	var byKernel [][]corpusStep
-	for _, k := range req.Kernels {
+	byKernel = nil
+	for _, k := range kernels {
 		var ks []corpusStep
 		for _, c := range cpus {
 			core := slices.Contains(corpusCoreCPUs, c)
 			var base *mitigation.Observation
-			for i, o := range have {
-				if o.Image == k.Image.SHA256 && o.CPUModel == c && o.Params == "" {
-					base = &have[i]
+			for i, o := range *have {
+				if o.Image == k.Image.SHA256 && o.CPUModel == c && o.Threads == t && o.Params == "" {
+					base = &(*have)[i]
 					break
 				}
 			}
@@ -347,43 +424,45 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 			}
 			for _, l := range lines {
 				if core || l == "mitigations=off" {
-					ks = append(ks, corpusStep{k, c, l})
+					ks = append(ks, corpusStep{k, c, t, l})
 				}
 			}
 			if core && base != nil {
 				for _, l := range CorpusLines(kb, base.Machine()) {
-					ks = append(ks, corpusStep{k, c, l})
+					ks = append(ks, corpusStep{k, c, t, l})
 				}
 			}
 		}
 		byKernel = append(byKernel, ks)
 	}
 	if err := run(interleave(byKernel)); err != nil {
-		return added, err
+		return err
 	}
-	// 3. Every per-bug value, alone and after mitigations=off, on one CPU
-	// model in turn (Intel and AMD alternate), the kernels in turn.
+	// 4. Every per-bug value on every model (the models in the order
+	// asked), the kernels in turn.
 	byKernel = nil
-	for ki, k := range req.Kernels {
+	for _, k := range kernels {
 		var ks []corpusStep
-		for i, l := range CorpusBugLines(kb) {
-			ks = append(ks, corpusStep{k, cpus[(i/2+ki*5)%len(cpus)], l})
+		for _, l := range bug {
+			for _, c := range cpus {
+				ks = append(ks, corpusStep{k, c, t, l})
+			}
 		}
 		byKernel = append(byKernel, ks)
 	}
 	if err := run(interleave(byKernel)); err != nil {
-		return added, err
+		return err
 	}
-	// 4. The core lines on every other model.
+	// 5. The core lines on every other model.
 	steps = nil
-	for _, k := range req.Kernels {
+	for _, k := range kernels {
 		for _, c := range cpus {
 			for _, l := range CorpusCoreLines {
-				steps = append(steps, corpusStep{k, c, l})
+				steps = append(steps, corpusStep{k, c, t, l})
 			}
 		}
 	}
-	return added, run(steps)
+	return run(steps)
 }
 
 // bootOne boots one step with the snapshot task and makes its observation.
@@ -393,7 +472,7 @@ func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.O
 		append += " " + s.params
 	}
 	opts := vm.BootOptions{
-		QEMU:      vm.QEMU{Binary: req.QEMU, Accel: vm.AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: 2, Kernel: s.k.Image.Path, Append: append},
+		QEMU:      vm.QEMU{Binary: req.QEMU, Accel: vm.AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: s.threads, Kernel: s.k.Image.Path, Append: append},
 		Initramfs: &vm.InitramfsOptions{Init: req.Exe, ModulesDir: s.k.ModulesDir, Modules: s.k.Modules, Task: vm.Task{Name: vm.SnapshotTask}},
 		Handshake: 90 * time.Second, Timeout: 3 * time.Minute,
 	}
@@ -405,7 +484,7 @@ func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.O
 	if err != nil {
 		return mitigation.Observation{}, err
 	}
-	return ObservationOf(snap, s.k.Image, s.cpu, vm.AccelTCG, s.params), nil
+	return ObservationOf(snap, s.k.Image, s.cpu, s.threads, vm.AccelTCG, s.params), nil
 }
 
 // writeCorpus writes the corpus file (mitigation.EncodeObservations),
@@ -425,12 +504,16 @@ func writeCorpus(ctx context.Context, p string, obs []mitigation.Observation) er
 var CorpusSeries = []struct {
 	Series, Suite, Package, Image, Modules string
 }{
+	// experimental's release candidate: 7.3~rc7-1~exp1 is
+	// linux-binary-unsigned-7.3-amd64, release 7.3-amd64 (not the -rt
+	// or -cloud flavours).
+	{"7.3", "experimental", `^linux-binary-unsigned-7\.3(\.[0-9]+\+deb[0-9]+|-rc[0-9]+)?-amd64$`, "usr/lib/modules/{R}/vmlinuz.unsigned", "linux-modules-{R}"},
 	{"7.2", "sid", `^linux-binary-unsigned-7\.2\.[0-9]+\+deb[0-9]+-amd64$`, "usr/lib/modules/{R}/vmlinuz.unsigned", "linux-modules-{R}"},
 	{"6.12", "trixie", `^linux-image-6\.12\.[0-9]+\+deb13-amd64-unsigned$`, "boot/vmlinuz-{R}", ""},
 }
 
 // CorpusSuites are the suites of the corpus's own sources list.
-var CorpusSuites = []string{"sid", "trixie", "bookworm-backports"}
+var CorpusSuites = []string{"experimental", "sid", "trixie", "bookworm-backports"}
 
 // FetchCorpusKernels fetches the images of CorpusSeries into dir with
 // apt, leaving the system's apt state alone: a sources list of its own

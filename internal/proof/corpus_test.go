@@ -44,6 +44,16 @@ func TestCorpusBugLines(t *testing.T) {
 	if n := len(slices.Compact(slices.Sorted(slices.Values(lines)))); n != len(lines) {
 		t.Errorf("CorpusBugLines repeats lines: %d distinct of %d", n, len(lines))
 	}
+	// Every value alone comes before the lines after mitigations=off, and
+	// the first lines are one value of each parameter in turn.
+	firstOff := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "mitigations=off ") })
+	if firstOff < 0 || slices.ContainsFunc(lines[firstOff:], func(l string) bool { return !strings.HasPrefix(l, "mitigations=off ") }) {
+		t.Errorf("a line alone comes after the first line after mitigations=off: %q", lines)
+	}
+	key := func(l string) string { k, _, _ := strings.Cut(l, "="); return k }
+	if key(lines[0]) == key(lines[1]) || key(lines[1]) == key(lines[2]) {
+		t.Errorf("the first lines do not take one parameter each: %q", lines[:3])
+	}
 }
 
 // decide's options are in the kernel's own syntax: the attack vectors on
@@ -128,5 +138,25 @@ func TestBootCorpusReadsPrevious(t *testing.T) {
 	_, err = BootCorpus(context.Background(), CorpusRequest{Out: out, Previous: strings.NewReader("not gzip"), Exe: exe})
 	if err == nil || !strings.Contains(err.Error(), out) {
 		t.Errorf("BootCorpus: %v, want the previous corpus refused", err)
+	}
+}
+
+// A topology other than one or two threads per core of the two vCPUs is
+// refused before anything boots, naming the flag.
+func TestBootCorpusThreads(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vm.CheckStatic(exe) != nil {
+		t.Skip("the test binary is not static (CGO_ENABLED=0)")
+	}
+	out := filepath.Join(t.TempDir(), "boots.jsonl.gz")
+	n, err := BootCorpus(context.Background(), CorpusRequest{Out: out, Threads: []int{2, 4}, Exe: exe})
+	if n != 0 || err == nil || !strings.Contains(err.Error(), "--threads 4") {
+		t.Errorf("BootCorpus with 4 threads: %d, %v", n, err)
+	}
+	if k1, k2 := CorpusKey("img", "EPYC-v1", 1, "nosmt"), CorpusKey("img", "EPYC-v1", 2, "nosmt"); k1 == k2 {
+		t.Errorf("the corpus key names no topology: %q", k1)
 	}
 }

@@ -20,7 +20,7 @@ func (c *collector) cmdline(s *Snapshot) {
 		s.MitigationModeReason = "/proc/cmdline could not be read"
 		return
 	}
-	s.MitigationMode, s.MitigationModeReason = s.Cmdline.Mitigations.Mode()
+	s.MitigationMode, s.MitigationModeReason = s.Cmdline.Mitigations.ModeFor(s.Kernel.Release)
 	if kc := s.Kernel.Config; kc != nil && kc.CPUMitigations == "n" {
 		s.MitigationMode = mitigation.ModeOff
 		s.MitigationModeReason = "the kernel was built without CONFIG_CPU_MITIGATIONS (" + kc.Source +
@@ -47,5 +47,5 @@ func readCmdlineForArch(s *Snapshot) {
 	if kc := s.Kernel.Config; kc != nil && kc.CPUMitigations == "n" {
 		return
 	}
-	s.MitigationMode, s.MitigationModeReason = m.Mode()
+	s.MitigationMode, s.MitigationModeReason = m.ModeFor(s.Kernel.Release)
 }
