@@ -19,6 +19,7 @@ import (
 	"github.com/sectax/sectax/internal/run"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/store/storetest"
+	"github.com/sectax/sectax/internal/testutil"
 	"github.com/sectax/sectax/internal/vm"
 )
 
@@ -104,7 +105,7 @@ func TestLab(t *testing.T) {
 	}
 	// Adaptive repetition: one boot a side has no interval with the boot
 	// as the unit, and another round would overrun the budget of 1s.
-	if !strings.Contains(out, " against on: no interval with the boot as the unit yet after 1 boot: stopped by the budget (--budget 1s") {
+	if !strings.Contains(testutil.Unwrap(out), " against on: no interval with the boot as the unit yet after 1 boot: stopped by the budget (--budget 1s") {
 		t.Errorf("the matrix does not say that the budget stopped adaptive repetition")
 	}
 
