@@ -22,6 +22,7 @@ import (
 // task's input and the exact command line, and the frames arrive in order
 // (hello, log, result, done).
 func TestBootEcho(t *testing.T) {
+	t.Parallel() // one TCG vCPU each: two boots share the two cores
 	k, modDir := e2e.Kernel(t)
 	mods, err := vm.ResolveModules(modDir, []string{"8250"})
 	if err != nil {
@@ -65,6 +66,7 @@ func TestBootEcho(t *testing.T) {
 // when Boot returns. (This boot is also the lab's test of a failing guest
 // task, which had a boot of its own.)
 func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
+	t.Parallel() // one TCG vCPU each: two boots share the two cores
 	k, modDir := e2e.Kernel(t)
 	input, _ := json.Marshal(lab.MeasureInput{RunID: "20261201T000000-000000", Label: "x-off", Config: bootconfig.Off,
 		Plan: []bootconfig.Config{bootconfig.On, bootconfig.Off}, Request: plan.Request{Suite: "quick", Only: []string{"syscall-basic"}, Repetitions: 2}})

@@ -20,6 +20,7 @@ import (
 // /proc/cmdline and SMT state; a second call with the same limit resumes,
 // booting only what the file lacks.
 func TestCorpusBoot(t *testing.T) {
+	t.Parallel() // one TCG vCPU each: two boots share the two cores
 	k, _ := e2e.Kernel(t)
 	out := filepath.Join(t.TempDir(), "boots.jsonl.gz")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -19,6 +19,7 @@ import (
 // checked against the line the host passed and are stored; a second
 // session answers from the stored proof without booting.
 func TestProveBootAndStore(t *testing.T) {
+	t.Parallel() // one TCG vCPU each: two boots share the two cores
 	k, _ := e2e.Kernel(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
