@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,6 +22,7 @@ import (
 	"github.com/sectax/sectax/internal/report"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/term"
 	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/vm"
 	"github.com/sectax/sectax/internal/workload"
@@ -53,7 +52,7 @@ type Globals struct {
 
 	stdout, stderr io.Writer
 	// out is the one printer, made with the root command (newRootCmd).
-	out *printer
+	out *term.Printer
 	// ctx is the running command's context, set before it runs.
 	ctx context.Context
 	// opened are the output files opened; mainWith finishes (removes) any
@@ -77,10 +76,10 @@ type Deps struct {
 	// StdinIsTerminal too, answers the question before long work.
 	StderrIsTerminal bool
 	// StderrWidth is the width in columns that notes and progress on
-	// stderr fit (textColumns; 0: report.TextWidth).
+	// stderr fit (term.TextColumns; 0: report.TextWidth).
 	StderrWidth int
 	// StdoutWidth is the width in columns text on standard output is laid
-	// out for (textColumns; 0: report.TextWidth).
+	// out for (term.TextColumns; 0: report.TextWidth).
 	StdoutWidth     int
 	Stdin           io.Reader
 	StdinIsTerminal bool
@@ -108,7 +107,7 @@ func labGuestMain() {
 		Registry: workload.Default(), Exe: "/proc/self/exe", WorkerArgs: []string{workload.WorkerCommand},
 		Now: time.Now, NewRunID: newRunID,
 	}}
-	g.out = &printer{g: g}
+	g.out = g.newPrinter()
 	campaign.RegisterTask(g.laidOut(nil), campaignRuns(g))
 	vm.GuestMain()
 }
@@ -131,11 +130,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Registry:         workload.Default(),
 		Exe:              "/proc/self/exe",
 		WorkerArgs:       []string{workload.WorkerCommand},
-		StderrIsTerminal: isTerminal(stderr),
-		StderrWidth:      textColumns(stderr, os.Getenv("COLUMNS")),
-		StdoutWidth:      textColumns(stdout, os.Getenv("COLUMNS")),
+		StderrIsTerminal: term.IsTerminal(stderr),
+		StderrWidth:      term.TextColumns(stderr, os.Getenv("COLUMNS")),
+		StdoutWidth:      term.TextColumns(stdout, os.Getenv("COLUMNS")),
 		Stdin:            os.Stdin,
-		StdinIsTerminal:  isTerminal(os.Stdin),
+		StdinIsTerminal:  term.IsTerminal(os.Stdin),
 		Now:              time.Now,
 		NewRunID:         newRunID,
 		Load:             measure.LoadReader,
@@ -183,8 +182,16 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	return code
 }
 
+// newPrinter is g's one printer (term.Printer), its -q and --yes set
+// once the flags are parsed (newRootCmd).
+func (g *Globals) newPrinter() *term.Printer {
+	d := g.deps
+	return &term.Printer{Err: g.stderr, Terminal: d.StderrIsTerminal, Width: d.StderrWidth, Quiet: g.Quiet, Yes: g.Yes,
+		In: d.Stdin, InTerminal: d.StdinIsTerminal}
+}
+
 func newRootCmd(g *Globals) *cobra.Command {
-	g.out = &printer{g: g}
+	g.out = g.newPrinter()
 	root := &cobra.Command{
 		Use:           "sectax",
 		SilenceUsage:  true,
@@ -193,6 +200,7 @@ func newRootCmd(g *Globals) *cobra.Command {
 	}
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		g.ctx = cmd.Context()
+		g.out.Quiet, g.out.Yes = g.Quiet, g.Yes
 		return g.useFormat(cmd)
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exit.Wrap(exit.Usage, flagError(c, err)) })
@@ -284,38 +292,6 @@ func (g *Globals) context() context.Context {
 		return g.ctx
 	}
 	return context.Background()
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := termios(int(f.Fd()))
-	return err == nil
-}
-
-// columns is the width of the terminal w is, 0 for anything else.
-func columns(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok {
-		return 0
-	}
-	return termColumns(int(f.Fd()))
-}
-
-// textColumns is the width text on w is laid out for: the terminal's
-// when w is one, else $COLUMNS (env) when it is a positive number (as ls
-// does: 'COLUMNS=80 sectax compare on off | less'), else 0 (the
-// default, report.TextWidth).
-func textColumns(w io.Writer, env string) int {
-	if n := columns(w); n > 0 {
-		return n
-	}
-	if n, err := strconv.Atoi(strings.TrimSpace(env)); err == nil && n > 0 {
-		return n
-	}
-	return 0
 }
 
 // untilCancelled runs f aside and returns its error, or ctx's error as soon

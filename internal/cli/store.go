@@ -8,6 +8,7 @@ import (
 
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
+	"github.com/sectax/sectax/internal/term"
 )
 
 // storeTuning is how long a write waits for a database locked by another
@@ -130,7 +131,7 @@ func (g *Globals) loader() *sides.Loader {
 
 // colorAllowed says whether stdout may carry ANSI colours.
 func (g *Globals) colorAllowed() bool {
-	return !g.NoColor && (g.Output == "" || g.Output == "-") && isTerminal(g.stdout)
+	return !g.NoColor && (g.Output == "" || g.Output == "-") && term.IsTerminal(g.stdout)
 }
 
 // measureLock takes the lock that lets one measurement run at a time

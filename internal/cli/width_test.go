@@ -90,13 +90,3 @@ func checkTextWidths(t *testing.T, deps Deps, args []string, out string) {
 		t.Errorf("sectax %q at %d columns: note %s", args, heldOutWidth, l)
 	}
 }
-
-// TestTextColumns: text on what is not a terminal is laid out at
-// $COLUMNS when that is a positive number, else at the default (0).
-func TestTextColumns(t *testing.T) {
-	for env, want := range map[string]int{"": 0, "80": 80, " 120 ": 120, "0": 0, "-5": 0, "wide": 0} {
-		if got := textColumns(&bytes.Buffer{}, env); got != want {
-			t.Errorf("COLUMNS=%q: %d, want %d", env, got, want)
-		}
-	}
-}

@@ -135,15 +135,6 @@ func RemoveStaleTemps(p ui.Printer) {
 	}
 }
 
-// Refusal is the error of work that was not confirmed: what it is and
-// how to start it without asking.
-func Refusal(what string, terminal bool) error {
-	if terminal {
-		return exit.Wrap(exit.Usage, fmt.Errorf("not started: %s; give --yes to start it without asking", what))
-	}
-	return exit.Usagef("%s, and there is no terminal to ask on: give --yes to start it anyway (or --dry-run to see the plan)", what)
-}
-
 // StoredLine is the last line of a stored run's text: where it is and
 // how compare, show and rm name it; an unlabelled run is named by its id,
 // and the line says how the next one gets a label.
