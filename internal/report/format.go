@@ -244,12 +244,19 @@ func wrap(s, first, rest string, width int) []string {
 
 // Fit cuts s to at most width runes, ending it with "…" where it was cut:
 // for a line that must stay one row, as a progress line redrawn with \r.
+// It is the one cutter of text (Clip makes a stored field safe first).
 func Fit(s string, width int) string {
-	if utf8.RuneCountInString(s) <= width || width < 1 {
+	if width < 1 || len(s) <= width || utf8.RuneCountInString(s) <= width {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:width-1]) + "…"
+	n := 0
+	for i := range s {
+		if n == width-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // writeWrapped writes s wrapped by wrap at w's width, one line each.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sectax/sectax/internal/compare"
 	"github.com/sectax/sectax/internal/run"
@@ -76,17 +75,4 @@ func ListText(w io.Writer, rows []ListRow, color bool) error {
 // ellipsis, so that no stored field (an import is checked, an old database
 // or another writer of a shared store may not have been) reaches the
 // terminal raw or makes list or show print more than a screenful.
-func Clip(s string, max int) string {
-	s = termSafe(s)
-	if len(s) <= max || utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == max-1 {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
-}
+func Clip(s string, max int) string { return Fit(termSafe(s), max) }
