@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -128,7 +129,10 @@ func runWSLEdit(ctx context.Context, g *Globals, o *wslOpts, verb string, params
 	// Printing has no cancellation points of its own (a blocked stderr).
 	return untilCancelled(ctx, func() error {
 		for _, d := range e.Warnings {
-			fmt.Fprintf(g.stderr, "sectax: warning: %s: line %d: %s\n", loc.Path, d.Line, d.Msg)
+			// Said even under -q (the file was changed), through the one
+			// note layout: the path and the message may hold what the file's
+			// owner wrote.
+			io.WriteString(g.stderr, report.NoteText(fmt.Sprintf("warning: %s: line %d: %s", loc.Path, d.Line, d.Msg), g.deps.StderrWidth))
 		}
 		return report.WSLEditText(report.WithWidth(g.stdout, g.deps.StdoutWidth), e, !g.Quiet)
 	})
