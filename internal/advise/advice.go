@@ -447,7 +447,7 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 // MayIgnore is the warning that kernel release may ignore raw, which came
 // with mainline Linux since (a proof's boot answers it: proof.Advice).
 func MayIgnore(raw, since, release string) string {
-	return fmt.Sprintf("%s came with mainline Linux %s; kernel %s ignores it (passes it on to init) unless its distribution backported it: after the reboot, sectax verify shows which", raw, since, release)
+	return fmt.Sprintf("%s came with mainline Linux %s; kernel %s ignores it unless its distribution backported it: after the reboot, sectax verify shows which", raw, since, release)
 }
 
 func restartHint(p Platform) string {

@@ -329,6 +329,10 @@ type KBVal struct {
 	// default); required for mitigation parameters, unused for others.
 	Effect  Effect `json:"effect,omitempty"`
 	Meaning string `json:"meaning"`
+	// Since is the mainline version that added the value, when it came
+	// after its parameter: an older kernel logs it as unknown and ignores
+	// it (6.1's retbleed_parse_cmdline: "Ignoring unknown retbleed option").
+	Since string `json:"since,omitempty"`
 }
 
 // KBAlternative is a targeted alternative to a blanket target: which
@@ -398,6 +402,26 @@ func (k *Knowledge) LookupVulnerability(name string) (KBEntry, bool) {
 // the kernel's dash spelling ("spec-store-bypass-disable"); case is
 // ignored. Unknown keys give ok=false.
 func (k *Knowledge) LookupParam(key string) (KBParam, bool) { return k.lookupParam(key) }
+
+// Since is the mainline version from which a kernel takes p as written:
+// its parameter's Since, or the newest Since of the values it names (a
+// comma list names several), whichever came later; "" when the
+// parameter is unknown or nothing is dated.
+func (k *Knowledge) Since(p Param) string {
+	kp, ok := k.lookupParam(p.Key())
+	if !ok {
+		return ""
+	}
+	since := kp.Since
+	for _, item := range strings.Split(p.Value, ",") {
+		for _, v := range kp.Values {
+			if v.Value == item && v.Since != "" && (since == "" || !kbAtLeast(since, v.Since, true)) {
+				since = v.Since
+			}
+		}
+	}
+	return since
+}
 
 func (k *Knowledge) lookupParam(key string) (KBParam, bool) {
 	name, _, _ := strings.Cut(strings.TrimSpace(key), "=")

@@ -71,7 +71,7 @@ var RuleSources = map[string]string{
 	RuleNoFeature:       "bugs.c spectre_v2_parse_cmdline (every version): spectre_v2=eibrs, eibrs,lfence or eibrs,retpoline on a CPU without Enhanced/Automatic IBRS, and spectre_v2=ibrs on a CPU that is not Intel or has no IBRS, print 'Switching to AUTO select' and leave the kernel's own choice, which mitigations=off turns off; the machine's spectre_v2 line tells: no 'Enhanced' in its mode, no '; IBPB:' field (ibpb_state() prints nothing without the feature, which comes with IBRS)",
 	RulePTIAutoFirst:    "arch/x86/mm/pti.c pti_check_boottime_disable before pti= became an early_param: pti=on jumps to enable and pti=auto to autosel, both past the nopti/cpu_mitigations_off() check, so mitigations=off pti=on (as from 6.17, where pti=on is not PTI_AUTO) and mitigations=off pti=auto keep PTI (the corpus's 6.1 boots keep it, its 6.12 and 7.2 boots do not; the model draws the line at 6.12, and a boot of a kernel between settles it)",
 	RuleNeedsMicrocode:  "bugs.c srso_select_mitigation (every version): spec_rstack_overflow=ibpb and ibpb-vmexit are set only with the microcode (has_microcode / IBPB_BRTYPE); without it the mode stays NONE and the line reads 'Vulnerable, no microcode' (6.1) or 'Vulnerable: No microcode'",
-	RuleRetbleedCmd:     "bugs.c retbleed_parse_cmdline/retbleed_select_mitigation: retbleed=force sets X86_BUG_RETBLEED on a CPU that is not affected (its line becomes mitigated, or Vulnerable when the mitigation is off); retbleed=stuff (CONFIG_MITIGATION_CALL_DEPTH_TRACKING, 6.2+) mitigates by call-depth tracking while spectre_v2 stays in retpoline mode, which mitigations=off ends",
+	RuleRetbleedCmd:     "bugs.c retbleed_parse_cmdline/retbleed_select_mitigation: retbleed=force sets X86_BUG_RETBLEED on a CPU that is not affected (its line becomes mitigated, or Vulnerable when the mitigation is off); retbleed=stuff (CONFIG_MITIGATION_CALL_DEPTH_TRACKING) mitigates by call-depth tracking while spectre_v2 stays in retpoline mode, which mitigations=off ends; both values came with 6.2 (the values' since): Debian 6.1.192's retbleed_parse_cmdline logs 'Ignoring unknown retbleed option' for them",
 	RuleRetbleedIBRS:    "bugs.c spectre_v2_update_mitigation (6.16+; it matters from 6.17, where retbleed=ibpb|unret overrides mitigations=off): spectre_v2 left AUTO (mitigations=off) and not in an eIBRS mode, on Intel with the Retbleed bug and IBRS, with retbleed's mitigation neither NONE nor STUFF, becomes SPECTRE_V2_IBRS; retbleed_update_mitigation then sets retbleed to IBRS, and the sub-fields spectre_v2_user chose (AUTO, off) stay off",
 	RuleSRSONoSMT:       "bugs.c srso_select_mitigation from the 6.16 select/update split: only AUTO asks the vectors (mitigations=off: NONE, return); any value the user gave, spec_rstack_overflow=off's NONE included, goes on to 'Zen1/2 with SMT off aren't vulnerable to SRSO' (x86 < 0x19 && !cpu_smt_possible() → SRSO_MITIGATION_NOSMT), so on such a machine the line stays 'Mitigation: SMT disabled' (before 6.16 srso_cmd == SRSO_CMD_OFF returned first)",
 	RuleForced:          "bugs.c vmscape_parse_cmdline and its_parse_cmdline: vmscape=force and indirect_target_selection=force call setup_force_cpu_bug on a CPU that is not affected, so the file leaves 'Not affected': vmscape_select_mitigation (AUTO) mitigates with IBPB where the CPU has it and the vectors (mitigations=off: none) ask, else 'Vulnerable'; its_select_mitigation/its_update_mitigation give the aligned thunks while spectre_v2 stays in retpoline mode, 'Vulnerable' once spectre_v2 is off",
@@ -543,8 +543,13 @@ func (k *Knowledge) applyRetbleedCmd(m Machine, parsed []Relevant, files map[str
 			continue
 		}
 		parts := strings.Split(r.Value, ",")
+		// A value newer than the kernel is an unknown option to it
+		// (6.1's bugs.c has neither force nor stuff).
+		takes := func(v string) bool {
+			return slices.Contains(parts, v) && kbAtLeast(m.Release, k.Since(Param{Name: "retbleed", Value: v, HasValue: true}), true)
+		}
 		switch {
-		case slices.Contains(parts, "force") && kbVerdict(line) == "not_affected":
+		case takes("force") && kbVerdict(line) == "not_affected":
 			st := OffState{Becomes: Mitigated, By: r.Raw, Rule: RuleRetbleedCmd}
 			// The mode before the first ';': "PBRSB-eIBRS: Not affected"
 			// is a sub-field of a retpoline line, not an IBRS mode.
@@ -554,7 +559,7 @@ func (k *Knowledge) applyRetbleedCmd(m Machine, parsed []Relevant, files map[str
 				st.Becomes = Vulnerable
 			}
 			files["retbleed"] = st
-		case slices.Contains(parts, "stuff") && kbVerdict(line) == "vulnerable" && kbAtLeast(m.Release, "6.2", true) &&
+		case takes("stuff") && kbVerdict(line) == "vulnerable" &&
 			!rb.Off && !sv.Off && strings.HasPrefix(m.Lines["spectre_v2"], "Mitigation: Retpolines"):
 			files["retbleed"] = OffState{Becomes: Mitigated, By: r.Raw, Rule: RuleRetbleedCmd}
 		}

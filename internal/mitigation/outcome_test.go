@@ -272,3 +272,36 @@ func TestRetbleedForceRetpoline(t *testing.T) {
 		}
 	}
 }
+
+// retbleed=force and retbleed=stuff came with 6.2: 6.1's
+// retbleed_parse_cmdline logs them as unknown, so a line "Not affected"
+// stays so and a vulnerable one is not stuffed (the corpus's 6.1.0-57
+// EPYC-Milan boots); 6.12 takes both. The warning that a kernel may
+// ignore them comes from the same dating (Knowledge.Since).
+func TestRetbleedValuesSince(t *testing.T) {
+	kb := mustKB(t)
+	retpoline := "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline"
+	for _, c := range []struct {
+		release, cmdline, from string
+		changed                bool
+	}{
+		{"6.1.0-57-amd64", "retbleed=force", "Not affected", false},
+		{"6.1.0-57-amd64", "retbleed=force,nosmt", "Not affected", false},
+		{"6.1.0-57-amd64", "retbleed=stuff", "Vulnerable", false},
+		{"6.12.117", "retbleed=force", "Not affected", true},
+		{"6.12.117", "retbleed=stuff", "Vulnerable", true},
+	} {
+		m := modelMachine("x86", c.release, map[string]string{"retbleed": c.from, "spectre_v2": retpoline})
+		m.Vendor = "GenuineIntel"
+		p := ParseCmdline(c.cmdline).Params
+		fs, _ := kb.PredictFiles(m, p)
+		for _, f := range fs {
+			if f.Name == "retbleed" && (f.Rule == RuleRetbleedCmd) != c.changed {
+				t.Errorf("%s %s: retbleed %+v, want changed=%v", c.release, c.cmdline, f.OffState, c.changed)
+			}
+		}
+		if got := KernelBelow(c.release, kb.Since(p[0])); got == c.changed {
+			t.Errorf("%s %s: Since %q, kernel below it %v", c.release, c.cmdline, kb.Since(p[0]), got)
+		}
+	}
+}
