@@ -43,7 +43,7 @@ func newCorpusCmd(g *Globals) *cobra.Command {
 	f.StringSliceVar(&req.CPUs, "cpu", nil, "QEMU CPU `MODELS` (default the corpus's twelve)")
 	f.StringArrayVar(&req.Lines, "line", nil, "boot only this command `LINE` of the corpus's (repeatable; the default line is always booted)")
 	f.IntSliceVar(&req.Threads, "threads", proof.CorpusThreads, "SMT `TOPOLOGIES`, threads per core of the two vCPUs (2, 1), each booted whole in turn")
-	f.IntVar(&req.Parallel, "parallel", 2, "boots at once")
+	f.IntVar(&req.Parallel, "parallel", 2, "`N` boots at once")
 	f.IntVar(&req.Limit, "limit", 0, "start at most `N` boots (0: no limit)")
 	f.StringVar(&req.QEMU, "qemu", "qemu-system-x86_64", "QEMU `BINARY`")
 	cmd.AddCommand(fetch, boot)

@@ -23,6 +23,7 @@ import (
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/term"
+	"github.com/sectax/sectax/internal/usage"
 	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/vm"
 	"github.com/sectax/sectax/internal/workload"
@@ -155,7 +156,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		return ExitOK
 	}
 	if exit.Of(err) == exit.Runtime {
-		if ferr := findUsage(root, args); ferr != nil {
+		if ferr := usage.Unknown(root, args); ferr != nil {
 			err = ferr // cobra failed before running anything: an unknown command
 		}
 	}
@@ -203,7 +204,6 @@ func newRootCmd(g *Globals) *cobra.Command {
 		g.out.Quiet, g.out.Yes = g.Quiet, g.Yes
 		return g.useFormat(cmd)
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exit.Wrap(exit.Usage, flagError(c, err)) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.DB, "db", store.DefaultPath(), "database file or postgres:// URL ($SECTAX_DB, else $XDG_DATA_HOME/sectax/sectax.db)")
 	// --help shows the default as DisplayName does: a SECTAX_DB password stays out of it.
@@ -250,7 +250,7 @@ func newRootCmd(g *Globals) *cobra.Command {
 			return untilCancelled(cmd.Context(), func() error { return inner(cmd, args) })
 		}
 	}
-	usageErrors(root)
+	usage.Install(root)
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "env", "workloads", "list", "show", "export", "baselines", "advise", "verify":

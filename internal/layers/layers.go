@@ -30,7 +30,7 @@ var Tiers = []Tier{
 		"internal/report",
 	}},
 	{"interface", "flags, calling a package, printing, exit codes", []string{
-		"internal/cli", "internal/term", "cmd/sectax",
+		"internal/cli", "internal/term", "internal/usage", "cmd/sectax",
 	}},
 	{"release", "building the release files from a commit: the binaries, packages, bill of materials", []string{
 		"tools/dist",
