@@ -397,9 +397,9 @@ func warnings(s *sysinfo.Snapshot, p Platform, t mitigation.Target, a Advice, ne
 	if len(a.Changes) == 0 {
 		w = append(w, fmt.Sprintf("the configuration already says this: nothing to change%s", restartHint(p)))
 	}
-	for _, r := range mitigation.Classify(t.Params).Params {
-		if r.Effect == mitigation.EffectInvalid {
-			w = append(w, fmt.Sprintf("%s is not a value sectax knows the kernel accepts; check Documentation/admin-guide/kernel-parameters.txt for kernel %s", r.Raw, s.Kernel.Release))
+	for _, tp := range t.Params {
+		if why, _ := mitigation.Unaccepted(tp); why != "" {
+			w = append(w, fmt.Sprintf("%s: kernel %s logs it and keeps what it cannot read as it was (the prediction above is what it makes of it); check the value in Documentation/admin-guide/kernel-parameters.txt", why, s.Kernel.Release))
 		}
 	}
 	if g := mitigation.Classify(t.Params).ForArch(s.CPU.Arch).Global; g != nil && g.Unsupported != "" {

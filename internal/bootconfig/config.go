@@ -65,6 +65,13 @@ func Parse(s string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
 	}
+	for _, p := range t.Params {
+		// advise answers such a line; a configuration would spend its
+		// boots measuring what the kernel made of a value it ignored.
+		if why, _ := mitigation.Unaccepted(p); why != "" {
+			return Config{}, fmt.Errorf("%w: %s: %s, so the configuration would not measure what it names", ErrConfig, name, why)
+		}
+	}
 	if t.Kind != mitigation.KindParams {
 		// "x=off" or "x=auto" is shorthand for the target.
 		t, _ = mitigation.ParseTarget(map[string]string{mitigation.KindOff: "mitigations=off"}[t.Kind])

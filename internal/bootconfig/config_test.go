@@ -28,6 +28,11 @@ func TestParse(t *testing.T) {
 		{in: "Bad Name=nopti", err: "name"},
 		{in: `q=spectre_v2="off"`, err: "double quote"},
 		{in: "d=pti=on pti=off", err: "twice"},
+		// advise answers a value the kernel ignores; a configuration that
+		// boots it would measure the default under another name.
+		{in: "b=mitigations=bogus,off", err: "mitigations=bogus,off is not a value of mitigations= the kernel accepts, so the configuration would not measure what it names"},
+		{in: "r=retbleed=bogus", err: "not a value of retbleed="},
+		{in: "t=mitigations=of", err: "did you mean mitigations=off?"},
 	} {
 		c, err := Parse(tc.in)
 		if tc.err != "" {

@@ -7,6 +7,7 @@ package mitigation
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sectax/sectax/internal/exit"
@@ -89,15 +90,18 @@ func ParseTarget(s string) (Target, error) {
 // checkKnown refuses a parameter that is a typo rather than advice, with
 // Suggest's "did you mean": a name the knowledge base does not know (no
 // kernel in its catalog accepts it) that is within two edits of one it
-// knows, or of off, auto and on when it is the target's only word; and a
-// known mitigation parameter with a value the kernel does not accept
-// (Classify's EffectInvalid). Other parameters it does not know, close to
-// none it knows (console=, panic=, no_timer_check), are kernel parameters
-// outside the mitigations, kept as typed.
+// knows, or of off, auto and on when it is the target's only word; a known
+// mitigation parameter without a value; and one whose value holds an item
+// within two edits of one the kernel accepts (Unaccepted). A value the
+// kernel does not accept and that resembles none it does
+// (mitigations=bogus,off) is not a typo but a question the model answers
+// (what the kernel makes of it, advise's warning says it does not take it
+// as written). Other parameters it does not know, close to none it knows
+// (console=, panic=, no_timer_check), are kernel parameters outside the
+// mitigations, kept as typed.
 func checkKnown(p Param, alone bool) error {
 	kb := mustKnowledge()
-	kp, ok := kb.LookupParam(p.Name)
-	if !ok {
+	if _, ok := kb.LookupParam(p.Name); !ok {
 		bare := alone && !p.HasValue
 		var names []string
 		if bare {
@@ -112,23 +116,58 @@ func checkKnown(p Param, alone bool) error {
 		}
 		return fmt.Errorf("%w: %s is not a kernel parameter sectax knows, and no kernel in its catalog accepts it: %s", ErrTarget, p.Raw, hint)
 	}
-	if !kp.Mitigation || EffectOf(p) != EffectInvalid {
+	why, meant := Unaccepted(p)
+	switch {
+	case why == "":
 		return nil
+	case !p.HasValue:
+		return fmt.Errorf("%w: %s (%s)", ErrTarget, why, kb.Syntax(p))
+	case len(meant) > 0:
+		return fmt.Errorf("%w: %s (%s): did you mean %s?", ErrTarget, why, kb.Syntax(p), strings.Join(meant, " or "))
 	}
-	var values []string
-	for _, v := range kp.Values {
-		values = append(values, v.Value)
+	return nil
+}
+
+// Syntax is the values p's parameter takes, as kernel-parameters.txt
+// writes them ("" for a parameter sectax does not know).
+func (k *Knowledge) Syntax(p Param) string {
+	kp, _ := k.LookupParam(p.Name)
+	return kp.Syntax
+}
+
+// Unaccepted says why the kernel does not take p as written ("" when it
+// does, or p is no mitigation parameter sectax knows): a value that is not
+// one the parameter accepts, or no value. meant are the values it may
+// have meant, p with one item replaced by an accepted one within two
+// edits of it (exit.Suggest), when one is.
+func Unaccepted(p Param) (why string, meant []string) {
+	kp, ok := mustKnowledge().LookupParam(p.Name)
+	if !ok || !kp.Mitigation || EffectOf(p) != EffectInvalid {
+		return "", nil
 	}
 	if !p.HasValue {
-		return fmt.Errorf("%w: %s needs a value (%s)", ErrTarget, p.Raw, kp.Syntax)
+		return p.Raw + " needs a value", nil
 	}
-	var tokens []string
-	for _, v := range values {
-		tokens = append(tokens, p.Name+"="+v)
+	var items []string
+	for _, v := range kp.Values {
+		for _, it := range strings.Split(v.Value, ",") {
+			if !slices.Contains(items, it) {
+				items = append(items, it)
+			}
+		}
 	}
-	hint := ""
-	if h := exit.DidYouMean(p.Raw, tokens...); h != "" {
-		hint = ": " + h
+	got := strings.Split(p.Value, ",")
+	for i, it := range got {
+		if slices.Contains(items, it) {
+			continue
+		}
+		for _, s := range exit.Suggest(it, items...) {
+			fixed := slices.Clone(got)
+			fixed[i] = s
+			if m := p.Name + "=" + strings.Join(fixed, ","); !slices.Contains(meant, m) && len(meant) < 3 {
+				meant = append(meant, m)
+			}
+		}
 	}
-	return fmt.Errorf("%w: %s is not a value of %s= the kernel accepts (%s)%s", ErrTarget, p.Raw, p.Name, kp.Syntax, hint)
+	return fmt.Sprintf("%s is not a value of %s= the kernel accepts", p.Raw, p.Name), meant
 }
