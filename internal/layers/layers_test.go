@@ -222,3 +222,37 @@ func sortedKeys(m map[string][]string) []string {
 	slices.Sort(ks)
 	return ks
 }
+
+// TestSizes holds the house's sizes (MaxFileLines, MaxCLILines), counted
+// as wc -l counts, over every non-test Go file go list names.
+func TestSizes(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{.Dir}}|{{join .GoFiles ","}}`, "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	cli := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, "|", 3)
+		if f[2] == "" {
+			continue
+		}
+		for _, name := range strings.Split(f[2], ",") {
+			src, err := os.ReadFile(filepath.Join(f[1], name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := bytes.Count(src, []byte("\n"))
+			if n > MaxFileLines {
+				t.Errorf("%s/%s is %d lines, over %d: split what it does in two files", strings.TrimPrefix(f[0], module), name, n, MaxFileLines)
+			}
+			if strings.TrimPrefix(f[0], module) == "internal/cli" {
+				cli += n
+			}
+		}
+	}
+	if cli == 0 || cli > MaxCLILines {
+		t.Errorf("internal/cli is %d lines without its tests, want 1 to %d: move what is not flags, a call or printing to its owner", cli, MaxCLILines)
+	}
+}
