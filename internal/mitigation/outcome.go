@@ -215,6 +215,9 @@ func (k *Knowledge) predictedText(m Machine, v Vulnerability, f FilePrediction, 
 	if f.Rule == RuleForced {
 		return forcedTexts[v.Name][f.Becomes]
 	}
+	if f.Rule == RuleSRSONoSMT && f.By == "nosmt=force" {
+		return "Mitigation: SMT disabled" // srso_strings[SRSO_MITIGATION_NOSMT]
+	}
 	if _, ok := v.Fields["SMT"]; ok && smt {
 		return ""
 	}

@@ -305,3 +305,40 @@ func TestRetbleedValuesSince(t *testing.T) {
 		}
 	}
 }
+
+// nosmt=force on Zen 1/2 (family below 0x19): srso_select_mitigation's
+// "Zen1/2 with SMT off aren't vulnerable to SRSO" (RuleSRSONoSMT). From
+// 6.16 without microcode too, unless the vectors left AUTO off; before,
+// only with the microcode and not under mitigations=off (6.1's bugs.c).
+func TestSRSONoSMTForce(t *testing.T) {
+	kb := mustKB(t)
+	const safeRETNoUcode, safeRET = "Vulnerable: Safe RET, no microcode", "Mitigation: Safe RET"
+	for _, c := range []struct {
+		release, family, line, cmdline string
+		want                           string // the predicted text, "" for none
+		becomes                        State
+	}{
+		{"7.3.0", "23", safeRETNoUcode, "nosmt=force", "Mitigation: SMT disabled", Mitigated}, // the corpus's EPYC-Rome-v1 boot
+		{"7.3.0", "23", safeRETNoUcode, "nosmt", "", ""},
+		{"7.3.0", "25", safeRETNoUcode, "nosmt=force", "", ""},
+		{"7.3.0", "23", safeRETNoUcode, "mitigations=off nosmt=force", "", ""},
+		{"7.3.0", "23", safeRETNoUcode, "mitigations=off spec_rstack_overflow=off nosmt=force", "Mitigation: SMT disabled", Mitigated},
+		{"7.3.0", "23", safeRET, "nosmt=force", "Mitigation: SMT disabled", ""},
+		{"6.12.117", "23", safeRETNoUcode, "nosmt=force", "", ""},
+		{"6.12.117", "23", safeRET, "nosmt=force", "Mitigation: SMT disabled", ""},
+		{"6.12.117", "23", safeRET, "mitigations=off nosmt=force", "", ""},
+	} {
+		m := modelMachine("x86", c.release, map[string]string{"spec_rstack_overflow": c.line})
+		m.Vendor, m.Family = "AuthenticAMD", c.family
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		for _, f := range fs {
+			if f.Name != "spec_rstack_overflow" {
+				continue
+			}
+			nosmt := f.Rule == RuleSRSONoSMT
+			if nosmt != (c.want != "") || nosmt && (f.To != c.want || f.Becomes != c.becomes) {
+				t.Errorf("%s family %s %q, %s: %+v (text %q), want %q becoming %q", c.release, c.family, c.line, c.cmdline, f.OffState, f.To, c.want, c.becomes)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package mitigation
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -175,4 +176,54 @@ func (k *Knowledge) vmscapeOff(m Machine, parsed []Relevant) bool {
 		g = foldedGlobal(params, k.PerBugOverrides(m.Release), vectorsOn)
 	}
 	return k.predictFile(as, "vmscape", parsed, g, vectorsOn).Off
+}
+
+// applySRSONoSMTForce is RuleSRSONoSMT for a machine whose SMT nosmt=force
+// makes impossible (cpu_smt_possible() false: CPU_SMT_FORCE_DISABLED; a
+// plain nosmt leaves SMT possible): on Zen 1/2 (family below 0x19, Hygon's
+// 0x18 too) srso_select_mitigation reads "Zen1/2 with SMT off aren't
+// vulnerable to SRSO" and the line becomes "Mitigation: SMT disabled":
+//   - 6.16+ (the select/update split): after AUTO has asked the vectors,
+//     which return NONE first when they leave SRSO off (mitigations=off);
+//     a value the user gave, off's NONE included, goes on to the check
+//     (the corpus's 7.3 EPYC-Rome-v1 boot of nosmt=force, no microcode);
+//   - before: only with the IBPB-extending microcode (has_microcode, a
+//     line without "no microcode"; X86_FEATURE_SRSO_NO) and after the
+//     cpu_mitigations_off() check (6.1's bugs.c).
+func (k *Knowledge) applySRSONoSMTForce(m Machine, parsed []Relevant, files map[string]OffState) {
+	const srso = "spec_rstack_overflow"
+	line, ok := m.Lines[srso]
+	family, err := strconv.Atoi(m.Family)
+	if !ok || err != nil || family >= 0x19 || m.Vendor != "AuthenticAMD" && m.Vendor != "HygonGenuine" ||
+		kbVerdict(line) == "not_affected" || strings.HasPrefix(line, "Mitigation: SMT disabled") {
+		return
+	}
+	force, explicit, globalOff := false, false, false
+	for _, r := range parsed {
+		switch {
+		case r.Overridden || r.Effect == EffectInvalid:
+		case r.Key() == "nosmt":
+			force = r.Value == "force"
+		case r.Key() == srso && !k.DefersOn(m, r.Param):
+			explicit = true
+		case r.Kind == KindGlobal && r.Effect == EffectOff:
+			globalOff = true
+		}
+	}
+	st := files[srso]
+	if !force {
+		return
+	}
+	if kbAtLeast(m.Release, "6.16", true) {
+		if st.Off && !explicit {
+			return
+		}
+	} else if globalOff || strings.Contains(strings.ToLower(line), "no microcode") {
+		return
+	}
+	nosmt := OffState{Kept: "nosmt=force", By: "nosmt=force", Rule: RuleSRSONoSMT}
+	if kbVerdict(line) != "mitigated" {
+		nosmt = OffState{Becomes: Mitigated, By: "nosmt=force", Rule: RuleSRSONoSMT}
+	}
+	files[srso] = nosmt
 }
