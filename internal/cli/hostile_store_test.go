@@ -50,6 +50,7 @@ func TestHostileStore(t *testing.T) {
 				continue
 			}
 			t.Run(strings.ReplaceAll(tp.Name, " ", "-")+"/"+engine, func(t *testing.T) {
+				t.Parallel() // a store each; MaxReadRunSamples is restored after them all
 				e := newCLIEnv(t)
 				dsn := e.db
 				if engine == "postgres" {

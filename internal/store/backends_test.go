@@ -86,6 +86,7 @@ var suite = []struct {
 func TestBackends(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel() // the two engines at once: each test has its own database
 			for _, c := range suite {
 				t.Run(c.name, func(t *testing.T) { c.test(t, b.open) })
 			}

@@ -24,6 +24,7 @@ func TestHostileRows(t *testing.T) {
 	for _, tp := range tampertest.Tampers() {
 		for _, b := range backends {
 			t.Run(strings.ReplaceAll(tp.Name, " ", "-")+"/"+b.name, func(t *testing.T) {
+				t.Parallel() // each store its own; MaxReadRunSamples is set before and restored after them all
 				ctx := context.Background()
 				d0, dsn := b.open(t)
 				for i, id := range ids {
