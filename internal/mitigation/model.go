@@ -476,6 +476,12 @@ func (k *Knowledge) DefersOn(m Machine, p Param) bool {
 	if k.Defers(p) {
 		return true
 	}
+	if p.Key() == "retbleed" {
+		// retbleed_select_mitigation from 6.16: "retbleed=stuff only
+		// supported for Intel CPUs", and the mitigation falls back to
+		// AUTO (RuleDefers); 6.12 took it on any vendor.
+		return retbleedMode(p.Value) == "stuff" && m.Vendor != "" && m.Vendor != "GenuineIntel" && kbAtLeast(m.Kernel(), "6.16", true)
+	}
 	if p.Key() != "spectre_v2" {
 		return false
 	}
@@ -494,6 +500,20 @@ func (k *Knowledge) DefersOn(m Machine, p Param) bool {
 		return !strings.Contains(mode, "IBRS") && !strings.Contains(line, "; IBPB:")
 	}
 	return false
+}
+
+// retbleedMode is the mitigation a retbleed= value selects: the last of
+// its items that names one (retbleed_parse_cmdline reads them in turn;
+// nosmt and force select none).
+func retbleedMode(value string) string {
+	mode := ""
+	for _, it := range strings.Split(value, ",") {
+		switch it {
+		case "off", "auto", "unret", "ibpb", "stuff":
+			mode = it
+		}
+	}
+	return mode
 }
 
 // subFieldWeakens reports whether the sub-field parameter r (an off value,
@@ -560,7 +580,7 @@ func (k *Knowledge) applyRetbleedCmd(m Machine, parsed []Relevant, files map[str
 				st.Becomes = Vulnerable
 			}
 			files["retbleed"] = st
-		case takes("stuff") && kbVerdict(line) == "vulnerable" &&
+		case takes("stuff") && kbVerdict(line) == "vulnerable" && !k.DefersOn(m, r.Param) &&
 			!rb.Off && !sv.Off && strings.HasPrefix(m.Lines["spectre_v2"], "Mitigation: Retpolines"):
 			files["retbleed"] = OffState{Becomes: Mitigated, By: r.Raw, Rule: RuleRetbleedCmd}
 		}

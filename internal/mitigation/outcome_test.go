@@ -342,3 +342,32 @@ func TestSRSONoSMTForce(t *testing.T) {
 		}
 	}
 }
+
+// retbleed=stuff on AMD: 6.12 takes it ("Mitigation: Stuffing", the
+// corpus's 6.12 EPYC-v1 boot); from 6.16 retbleed_select_mitigation says
+// "retbleed=stuff only supported for Intel CPUs" and falls back to AUTO,
+// so the line stays (7.3 EPYC-Rome-v1) and mitigations=off turns it off.
+func TestRetbleedStuffIntelOnly(t *testing.T) {
+	kb := mustKB(t)
+	const unret = "Mitigation: untrained return thunk; SMT vulnerable"
+	for _, c := range []struct {
+		release, cmdline, want string
+		off                    bool
+	}{
+		{"6.12.117", "retbleed=stuff", "Mitigation: Stuffing", false},
+		{"7.3.0", "retbleed=stuff", unret, false},
+		{"7.3.0", "retbleed=auto,stuff,nosmt", "", false}, // nosmt may change "SMT vulnerable": no text
+		{"7.3.0", "mitigations=off retbleed=stuff", "", true},
+		{"7.3.0", "mitigations=off retbleed=unret", "", false}, // kept, its text not predicted
+	} {
+		m := modelMachine("x86", c.release, map[string]string{"retbleed": unret,
+			"spectre_v2": "Mitigation: Retpolines; IBPB: conditional; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected"})
+		m.Vendor, m.Family = "AuthenticAMD", "23"
+		fs, _ := kb.PredictFiles(m, ParseCmdline(c.cmdline).Params)
+		for _, f := range fs {
+			if f.Name == "retbleed" && (f.To != c.want || f.Off != c.off) {
+				t.Errorf("%s %s: retbleed %+v text %q, want %q off=%v", c.release, c.cmdline, f.OffState, f.To, c.want, c.off)
+			}
+		}
+	}
+}
