@@ -280,8 +280,15 @@ func TestVerify(t *testing.T) {
 			t.Errorf("%s --expect %s: no fix given", tt.root, tt.expect)
 		}
 	}
-	s, p, kb := load(t, "wsl2-off-overridden")
-	v := Verify(s, p, mustTarget(t, "off"), kb)
+	// An expected value the kernel does not accept is said beside the
+	// cmdline check, however the expectation ends.
+	s, p, kb := load(t, "sys:wsl2-intel-on")
+	v := Verify(s, p, mustTarget(t, "retbleed=bogus"), kb)
+	if i := slices.IndexFunc(v.Checks, func(c Check) bool { return c.Name == "value" }); i < 0 || !strings.Contains(v.Checks[i].Detail, "retbleed=bogus is not a value of retbleed=") {
+		t.Errorf("verify --expect retbleed=bogus: checks %+v, want one naming the value the kernel does not accept", v.Checks)
+	}
+	s, p, kb = load(t, "wsl2-off-overridden")
+	v = Verify(s, p, mustTarget(t, "off"), kb)
 	if len(v.StillMitigated) != 1 || v.StillMitigated[0].Name != "spectre_v2" || !strings.Contains(v.StillMitigated[0].Why, "spectre_v2=eibrs") {
 		t.Errorf("still mitigated %+v", v.StillMitigated)
 	}

@@ -15,7 +15,8 @@ const VerifySchema = "sectax.verify/v1"
 
 // Check is one thing verify looked at.
 type Check struct {
-	// Name is cmdline, sysfs or config.
+	// Name is cmdline, value (an expected value the kernel does not
+	// accept), sysfs, model or config.
 	Name string `json:"name"`
 	// OK is false when the check found the expectation not met.
 	OK     bool   `json:"ok"`
@@ -104,6 +105,13 @@ func Verify(s *sysinfo.Snapshot, p Platform, t mitigation.Target, kb *mitigation
 		detail = "/proc/cmdline lacks " + strings.Join(v.Missing, ", ")
 	}
 	v.Checks = append(v.Checks, Check{Name: "cmdline", OK: cmdOK, Detail: detail})
+	// A value the kernel does not accept is met as written and changes
+	// nothing: said, so that MET is not read as "the mitigation is off".
+	for _, tp := range t.Params {
+		if why, _ := mitigation.Unaccepted(tp); why != "" {
+			v.Checks = append(v.Checks, Check{Name: "value", OK: true, Detail: why + ": the kernel logs it and does not apply it as written"})
+		}
+	}
 
 	// 2. The vulnerability files.
 	// The model's expectation for the machine as booted: the same
