@@ -327,6 +327,7 @@ func TestSRSONoSMTForce(t *testing.T) {
 		{"6.12.117", "23", safeRETNoUcode, "nosmt=force", "", ""},
 		{"6.12.117", "23", safeRET, "nosmt=force", "Mitigation: SMT disabled", ""},
 		{"6.12.117", "23", safeRET, "mitigations=off nosmt=force", "", ""},
+		{"6.12.117", "23", safeRET, "mitigations=auto,no_guest_host nosmt=force", "Mitigation: SMT disabled", ""}, // 6.12 rejects the vector list: auto
 	} {
 		m := modelMachine("x86", c.release, map[string]string{"spec_rstack_overflow": c.line})
 		m.Vendor, m.Family = "AuthenticAMD", c.family

@@ -206,8 +206,11 @@ func (k *Knowledge) applySRSONoSMTForce(m Machine, parsed []Relevant, files map[
 			force = r.Value == "force"
 		case r.Key() == srso && !k.DefersOn(m, r.Param):
 			explicit = true
-		case r.Kind == KindGlobal && r.Effect == EffectOff:
-			globalOff = true
+		case r.Kind == KindGlobal:
+			// cpu_mitigations_off(): mitigations=off itself (a vector
+			// list is rejected before 6.17, and 6.16 reads no vectors here)
+			g := ParseGlobal(r.Value)
+			globalOff = g.Option == "off" && len(g.Invalid) == 0
 		}
 	}
 	st := files[srso]
