@@ -87,9 +87,9 @@ var CorpusOldLines = []string{
 	"mitigations=auto,nosmt mitigations=off",
 }
 
-// interleave takes one step of each list in turn.
-func interleave(lists [][]corpusStep) []corpusStep {
-	var out []corpusStep
+// interleave takes one item of each list in turn.
+func interleave[T any](lists [][]T) []T {
+	var out []T
 	for i := 0; ; i++ {
 		more := false
 		for _, l := range lists {
@@ -131,19 +131,7 @@ func CorpusBugLines(kb *mitigation.Knowledge) []string {
 	}
 	// One value of every parameter in turn, so that a run stopped early
 	// has touched every parameter.
-	var alone []string
-	for i := 0; ; i++ {
-		more := false
-		for _, ls := range byParam {
-			if i < len(ls) {
-				alone = append(alone, ls[i])
-				more = true
-			}
-		}
-		if !more {
-			break
-		}
-	}
+	alone := interleave(byParam)
 	out := slices.Clone(alone)
 	for _, l := range alone {
 		if !mitigation.TurnsOff(l) {

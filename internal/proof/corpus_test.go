@@ -124,18 +124,12 @@ func TestFetchCorpusSourcesListNoFollow(t *testing.T) {
 // the caller opened (Previous), not by its name again: a name that is now
 // a FIFO is never opened.
 func TestBootCorpusReadsPrevious(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if vm.CheckStatic(exe) != nil {
-		t.Skip("the test binary is not static (CGO_ENABLED=0)")
-	}
+	exe := staticExe(t)
 	out := filepath.Join(t.TempDir(), "boots.jsonl.gz")
 	if err := unix.Mkfifo(out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = BootCorpus(context.Background(), CorpusRequest{Out: out, Previous: strings.NewReader("not gzip"), Exe: exe})
+	_, err := BootCorpus(context.Background(), CorpusRequest{Out: out, Previous: strings.NewReader("not gzip"), Exe: exe})
 	if err == nil || !strings.Contains(err.Error(), out) {
 		t.Errorf("BootCorpus: %v, want the previous corpus refused", err)
 	}
@@ -144,13 +138,7 @@ func TestBootCorpusReadsPrevious(t *testing.T) {
 // A topology other than one or two threads per core of the two vCPUs is
 // refused before anything boots, naming the flag.
 func TestBootCorpusThreads(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if vm.CheckStatic(exe) != nil {
-		t.Skip("the test binary is not static (CGO_ENABLED=0)")
-	}
+	exe := staticExe(t)
 	out := filepath.Join(t.TempDir(), "boots.jsonl.gz")
 	n, err := BootCorpus(context.Background(), CorpusRequest{Out: out, Threads: []int{2, 4}, Exe: exe})
 	if n != 0 || err == nil || !strings.Contains(err.Error(), "--threads 4") {
@@ -159,4 +147,18 @@ func TestBootCorpusThreads(t *testing.T) {
 	if k1, k2 := CorpusKey("img", "EPYC-v1", 1, "nosmt"), CorpusKey("img", "EPYC-v1", 2, "nosmt"); k1 == k2 {
 		t.Errorf("the corpus key names no topology: %q", k1)
 	}
+}
+
+// staticExe is the test binary, which BootCorpus puts in a guest as /init:
+// it must be static (CGO_ENABLED=0), else the test is skipped.
+func staticExe(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vm.CheckStatic(exe) != nil {
+		t.Skip("the test binary is not static (CGO_ENABLED=0)")
+	}
+	return exe
 }
