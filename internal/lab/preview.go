@@ -121,7 +121,8 @@ func DryRun(ctx context.Context, req *Request, host Host) (*Preview, error) {
 	if req.Plan != "" {
 		pb := boot(0, "probe", s.kernels[0], bootconfig.On.Cmdline(vm.LabParams, nil))
 		p.Probe = &pb
-		p.Notes = append(p.Notes, "with --plan "+req.Plan+", the probe boot's vulnerability files decide the configurations: the boots that follow (and the estimate) are known only then")
+		p.Notes = append(p.Notes, "with --plan "+req.Plan+", the probe boot's vulnerability files decide the configurations: the boots that follow (and the estimate) are known only then",
+			"the probe boot starts the kernel unpacked (-kernel BOOTDIR/vmlinux-…) at its PVH entry where it has one, as a proof's boot does; the measured boots start the bzImage as shown")
 	} else {
 		for _, st := range Schedule(req.Prefix, names, s.configs, req.Boots, s.seed) {
 			p.Boots = append(p.Boots, boot(st.Index, st.Label, s.kernels[st.Kernel], st.Config.Cmdline(vm.LabParams, s.configs)))

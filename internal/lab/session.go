@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sectax/sectax/internal/vm"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,7 +22,9 @@ import (
 	"github.com/sectax/sectax/internal/sides"
 	"github.com/sectax/sectax/internal/store"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/tempdir"
 	"github.com/sectax/sectax/internal/ui"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // Request is what `sectax lab` is asked: its flags.
@@ -363,13 +365,25 @@ func (s *session) bootOptions(k vm.Kernel, append string, task vm.Task) vm.BootO
 // plan's configurations (on and those of --only-config).
 func (s *session) probe(ctx context.Context) ([]bootconfig.Config, error) {
 	k := s.kernels[0]
+	// The probe only reads what the kernel reports: like a proof's boot it
+	// starts the kernel at its PVH entry (vm.Direct) where it has one.
+	dir, err := tempdir.Make("probe-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	direct, derr := vm.Direct(ctx, k.Image, dir)
+	if derr != nil && ctx.Err() == nil {
+		s.say("probe boot: %s is booted through its bzImage (%v)", k.Name, derr)
+	}
 	var res *vm.BootResult
-	err := s.withFallback(true, func() error {
+	err = s.withFallback(true, func() error {
 		s.say("probe boot: %s with the default command line, to plan %s from its vulnerability files", k.Name, s.req.Plan)
 		var err error
 		// A snapshot's bounds: a guest cannot make the host hold more.
 		opts := s.bootOptions(k, bootconfig.On.Cmdline(vm.LabParams, nil), vm.Task{Name: vm.SnapshotTask})
 		opts.Limits = vm.ObserveLimits
+		opts.QEMU.Direct = direct
 		res, err = vm.Boot(ctx, opts)
 		return err
 	})

@@ -32,6 +32,10 @@ type Observation struct {
 	// Threads are the vCPUs per core QEMU gave the guest (-smp 2,threads=2:
 	// two SMT siblings; 1: two cores without SMT).
 	Threads int `json:"threads"`
+	// Entry is "pvh" for a boot started at the kernel's PVH entry from the
+	// kernel the host unpacked (vm.Direct); absent, through the bzImage
+	// (its own decompressor), as every boot before 2026-12-07.
+	Entry string `json:"entry,omitempty"`
 	// The guest's CPU as its kernel printed it (/proc/cpuinfo).
 	Arch     string `json:"arch"`
 	Vendor   string `json:"vendor"`

@@ -57,9 +57,13 @@ func (k Key) name() string {
 // reads (vulnerabilities, /proc/cmdline, SMT, the CPU's identity), as
 // JSON checked again on load by vm.CheckObserved.
 type Entry struct {
-	Schema   string          `json:"schema"`
-	Key      Key             `json:"key"`
-	Release  string          `json:"release"`
+	Schema  string `json:"schema"`
+	Key     Key    `json:"key"`
+	Release string `json:"release"`
+	// Boot is vm.EntryPVH for a boot started at the kernel's PVH entry
+	// (vm.Direct); absent, through the bzImage. Not in the key: both show
+	// the same files (the corpus holds boots of both).
+	Boot     string          `json:"boot,omitempty"`
 	ToInitS  float64         `json:"to_init_s"`
 	Snapshot json.RawMessage `json:"snapshot"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/sectax/sectax/internal/bootconfig"
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/sysinfo"
+	"github.com/sectax/sectax/internal/tempdir"
 	"github.com/sectax/sectax/internal/ui"
 	"github.com/sectax/sectax/internal/userfile"
 	"github.com/sectax/sectax/internal/vm"
@@ -260,6 +262,30 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 	for _, o := range have {
 		done[CorpusKey(o.Image, o.CPUModel, o.Threads, o.Params)] = true
 	}
+	// Each kernel is unpacked once, at its first boot, for direct boots
+	// (vm.Direct) into a folder of this run's.
+	unpacked, err := tempdir.Make("corpus-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(unpacked)
+	direct := map[string]*directKernel{}
+	for _, k := range req.Kernels {
+		direct[k.Image.SHA256] = &directKernel{}
+	}
+	boot := func(s corpusStep) (mitigation.Observation, error) {
+		d := direct[s.k.Image.SHA256]
+		d.once.Do(func() {
+			d.path, d.err = vm.Direct(ctx, s.k.Image, unpacked)
+			if d.err != nil && ctx.Err() == nil {
+				req.P.Notef("%s is booted through its bzImage (%v)", s.k.Name, d.err)
+			}
+		})
+		if ctx.Err() != nil {
+			return mitigation.Observation{}, ctx.Err()
+		}
+		return bootOne(ctx, req, s, d.path)
+	}
 	var mu sync.Mutex
 	started := 0 // boots started, for Limit
 	save := func() error {
@@ -286,7 +312,7 @@ func BootCorpus(ctx context.Context, req CorpusRequest) (added int, err error) {
 			go func() {
 				defer wg.Done()
 				for s := range ch {
-					o, err := bootOne(ctx, req, s)
+					o, err := boot(s)
 					mu.Lock()
 					if err != nil {
 						req.P.Notef("%s %s threads=%d %q: %v", s.k.Name, s.cpu, s.threads, s.params, err)
@@ -448,14 +474,23 @@ func bootTopology(kb *mitigation.Knowledge, kernels []vm.Kernel, cpus []string, 
 	return run(steps)
 }
 
-// bootOne boots one step with the snapshot task and makes its observation.
-func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.Observation, error) {
+// directKernel is a kernel unpacked for direct boots ("" with the reason
+// when its bzImage is booted).
+type directKernel struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// bootOne boots one step with the snapshot task, directly when direct
+// names the unpacked kernel, and makes its observation.
+func bootOne(ctx context.Context, req CorpusRequest, s corpusStep, direct string) (mitigation.Observation, error) {
 	append := bootconfig.On.Cmdline(vm.LabParams, nil)
 	if s.params != "" {
 		append += " " + s.params
 	}
 	opts := vm.BootOptions{
-		QEMU:      vm.QEMU{Binary: req.QEMU, Accel: vm.AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: s.threads, Kernel: s.k.Image.Path, Append: append},
+		QEMU:      vm.QEMU{Binary: req.QEMU, Accel: vm.AccelTCG, CPU: s.cpu, MemoryMiB: 512, SMP: 2, Threads: s.threads, Kernel: s.k.Image.Path, Direct: direct, Append: append},
 		Initramfs: &vm.InitramfsOptions{Init: req.Exe, ModulesDir: s.k.ModulesDir, Modules: s.k.Modules, Task: vm.Task{Name: vm.SnapshotTask}},
 		Handshake: 90 * time.Second, Timeout: 3 * time.Minute,
 	}
@@ -467,7 +502,11 @@ func bootOne(ctx context.Context, req CorpusRequest, s corpusStep) (mitigation.O
 	if err != nil {
 		return mitigation.Observation{}, err
 	}
-	return ObservationOf(snap, s.k.Image, s.cpu, s.threads, vm.AccelTCG, s.params), nil
+	o := ObservationOf(snap, s.k.Image, s.cpu, s.threads, vm.AccelTCG, s.params)
+	if direct != "" {
+		o.Entry = vm.EntryPVH
+	}
+	return o, nil
 }
 
 // writeCorpus writes the corpus file (mitigation.EncodeObservations),

@@ -48,6 +48,9 @@ type ObserveRequest struct {
 	Parallel int
 	// Exe is the static sectax that becomes the guest's /init.
 	Exe string
+	// Direct, when set, is Kernel unpacked (Direct): every boot starts it
+	// at its PVH entry.
+	Direct string
 	// Out is told the progress (nil: nowhere); Label names a command
 	// line in it.
 	Out   ui.Printer
@@ -271,7 +274,7 @@ func observeOne(ctx context.Context, req ObserveRequest, accel, cpu, cmdline str
 	}
 	full := ObserveCmdline(cmdline)
 	res, err := Boot(ctx, BootOptions{
-		QEMU:      QEMU{Binary: req.QEMU, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: smp, Threads: req.Threads, Kernel: req.Kernel.Path, Append: full},
+		QEMU:      QEMU{Binary: req.QEMU, Accel: accel, CPU: cpu, MemoryMiB: mem, SMP: smp, Threads: req.Threads, Kernel: req.Kernel.Path, Direct: req.Direct, Append: full},
 		Initramfs: &InitramfsOptions{Init: req.Exe, Task: Task{Name: SnapshotTask}},
 		Handshake: hs, Timeout: to, Limits: ObserveLimits,
 	})

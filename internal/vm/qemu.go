@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -38,7 +39,10 @@ type QEMU struct {
 	// N,threads=T): the guest kernel then sees SMT it can turn off.
 	Threads int
 	Kernel  string
-	Initrd  string
+	// Direct, when set, is Kernel unpacked (vm.Direct): QEMU starts it at
+	// its PVH entry, and Kernel still gives the command line's limit.
+	Direct string
+	Initrd string
 	// Append is the whole kernel command line.
 	Append string
 	// Console and Channel are the files QEMU writes the first serial port
@@ -66,7 +70,7 @@ func (q QEMU) Args() []string {
 		"-cpu", q.CPU,
 		"-m", strconv.Itoa(q.MemoryMiB) + "M",
 		"-smp", q.smp(),
-		"-kernel", q.Kernel,
+		"-kernel", cmp.Or(q.Direct, q.Kernel),
 		"-initrd", q.Initrd,
 		"-append", q.Append,
 		"-chardev", "file,id=console,path=" + escapeOpt(q.Console),

@@ -15,6 +15,8 @@ func TestQEMUArgs(t *testing.T) {
 			Initrd: "/tmp/l/initramfs.cpio", Append: LabParams + " mitigations=off", Console: "/tmp/l/console.log", Channel: "/tmp/l/channel.bin"},
 		{Accel: AccelKVM, CPU: DefaultCPU(AccelKVM), MemoryMiB: 512, SMP: 1, Kernel: "/mnt/c/wsl,3/bzImage",
 			Initrd: "/tmp/a,b/i.cpio", Append: LabParams, Console: "/tmp/a,b/console.log", Channel: "/tmp/a,b/channel.bin"},
+		{Accel: AccelTCG, CPU: "EPYC-Rome-v1", MemoryMiB: 512, SMP: 2, Threads: 2, Kernel: "/boot/vmlinuz-7.3-amd64", Direct: "/tmp/p/vmlinux-0123456789abcdef",
+			Initrd: "/tmp/p/initramfs.cpio", Append: LabParams, Console: "/tmp/p/console.log", Channel: "/tmp/p/channel.bin"},
 	} {
 		b.WriteString("qemu-system-x86_64")
 		for _, a := range q.Args() {

@@ -12,11 +12,12 @@ import (
 	"github.com/sectax/sectax/internal/cli"
 	"github.com/sectax/sectax/internal/e2e"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // TestCorpusBoot is `sectax corpus boot` (docs/corpus.md) end to end on
 // the installed kernel under TCG: two boots of one CPU model (the default
-// line, then mitigations=off) are recorded with their vulnerability files,
+// line, then mitigations=off), started at the kernel's PVH entry, are recorded with their vulnerability files,
 // /proc/cmdline and SMT state; a second call with the same limit resumes,
 // booting only what the file lacks.
 func TestCorpusBoot(t *testing.T) {
@@ -59,7 +60,7 @@ func TestCorpusBoot(t *testing.T) {
 		t.Fatalf("second call: %d boots, want 2 (the default one kept, one new)", len(obs))
 	}
 	for _, o := range obs {
-		if o.Release != k.Release || o.Image != k.SHA256 || o.CPUModel != "Skylake-Client-v1" || o.Accel != "tcg" || o.Vendor != "GenuineIntel" {
+		if o.Release != k.Release || o.Image != k.SHA256 || o.CPUModel != "Skylake-Client-v1" || o.Accel != "tcg" || o.Vendor != "GenuineIntel" || o.Entry != vm.EntryPVH {
 			t.Errorf("boot %q: %+v", o.Params, o)
 		}
 		if !strings.HasSuffix(o.Cmdline, o.Params) || !strings.Contains(o.Cmdline, "console=ttyS0") {

@@ -2,6 +2,8 @@ package labe2e
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,10 +14,12 @@ import (
 	"github.com/sectax/sectax/internal/proof"
 	"github.com/sectax/sectax/internal/sysinfo"
 	"github.com/sectax/sectax/internal/ui"
+	"github.com/sectax/sectax/internal/vm"
 )
 
 // TestProveBootAndStore: one real proof boot (TCG, the lab's CPU model,
-// one vCPU, no workload) of mitigations=off: the guest's files come back
+// one vCPU, no workload, started at the kernel's PVH entry) of
+// mitigations=off: the guest's files come back
 // checked against the line the host passed and are stored; a second
 // session answers from the stored proof without booting.
 func TestProveBootAndStore(t *testing.T) {
@@ -63,10 +67,15 @@ func TestProveBootAndStore(t *testing.T) {
 	if got := s2.Snapshot("mitigations=off"); len(got.Vulnerabilities) != len(snap.Vulnerabilities) {
 		t.Errorf("stored %d files, booted %d", len(got.Vulnerabilities), len(snap.Vulnerabilities))
 	}
-	// One stored proof, beside the memoised hashes of QEMU and /init.
+	// One stored proof, beside the memoised hashes of QEMU and /init,
+	// made by a direct boot: Debian's kernels have a PVH entry.
 	entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(entries) != 1 {
-		t.Errorf("cache holds %d proofs", len(entries))
+		t.Fatalf("cache holds %d proofs", len(entries))
+	}
+	var e proof.Entry
+	if b, err := os.ReadFile(entries[0]); err != nil || json.Unmarshal(b, &e) != nil || e.Boot != vm.EntryPVH {
+		t.Errorf("the stored proof was not booted at the kernel's PVH entry: %+v %v", e.Boot, err)
 	}
 }
 
