@@ -346,7 +346,7 @@ func TestProveKeyNamesQEMU(t *testing.T) {
 	base := []string{"--root", cascadelakeGuest(t), "advise", "--target", "off", "--prove", "--kernel", image, "--accel", "tcg", "--cpu", "Cascadelake-Server", "--handshake", "20s", "--vm-timeout", "40s"}
 	for _, q := range []string{"/nonexistent/qemu-9.9", other} {
 		_, errs, code := sectax(t, deps, append(base, "--qemu", q)...)
-		if code == 0 || strings.Contains(errs, "answered from") || strings.Count(strings.TrimSpace(errs), "\n") > 3 {
+		if code == 0 || strings.Contains(errs, "answered from") || strings.Count(strings.TrimSpace(testutil.Unwrap(errs)), "\n") > 3 {
 			t.Errorf("--qemu %s: exit %d, stderr %q", q, code, errs)
 		}
 	}
