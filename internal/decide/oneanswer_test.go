@@ -9,6 +9,7 @@ import (
 
 	"github.com/sectax/sectax/internal/advise"
 	"github.com/sectax/sectax/internal/mitigation"
+	"github.com/sectax/sectax/internal/proven"
 	"github.com/sectax/sectax/internal/testutil"
 )
 
@@ -64,7 +65,7 @@ func TestOneAnswer(t *testing.T) {
 			// Every file, predicted the same way (issue 46): the option's
 			// files give its own sets, and advise --target's files are the
 			// same changes.
-			if fs := SetsOf(o.Files); !slices.Equal(sorted(fs.GivesUp), o.GivesUp) || !slices.Equal(sorted(fs.Weakened), o.Weakened) {
+			if fs := proven.SetsOf(o.Files); !slices.Equal(sorted(fs.GivesUp), o.GivesUp) || !slices.Equal(sorted(fs.Weakened), o.Weakened) {
 				t.Errorf("%s, %s: the option's files give up %v, weaken %v; its sets %v, %v", name, o.Name, fs.GivesUp, fs.Weakened, o.GivesUp, o.Weakened)
 			}
 			if len(a.Files) != len(o.Files) {

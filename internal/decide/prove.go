@@ -64,7 +64,7 @@ func Prove(d *Decision, in proven.Input, kb *mitigation.Knowledge) error {
 		if got == nil {
 			return fmt.Errorf("the proof has no boot of option %s (%q)", o.Name, line)
 		}
-		row := p.Add(o.Name, line, base, got, PredictedSets(base, o.GivesUp, o.Weakened), mitigation.Views(PredictLine(kb, base, line)), in.Stored[line])
+		row := p.Add(o.Name, line, base, got, mitigation.Views(PredictLine(kb, base, line)), in.Stored[line])
 		o.GivesUp, o.Weakened = slices.Clone(row.Observed.GivesUp), slices.Clone(row.Observed.Weakened)
 	}
 	if l := strings.TrimSpace(d.Line); l != "" {
@@ -72,8 +72,7 @@ func Prove(d *Decision, in proven.Input, kb *mitigation.Knowledge) error {
 		if got == nil {
 			return fmt.Errorf("the proof has no boot of the recommended line (%q)", l)
 		}
-		files := mitigation.Views(PredictLine(kb, base, l))
-		p.Add(RecommendedRow, l, base, got, SetsOf(files), files, in.Stored[l])
+		p.Add(RecommendedRow, l, base, got, mitigation.Views(PredictLine(kb, base, l)), in.Stored[l])
 	}
 	d.Proof = p
 	return nil
@@ -84,44 +83,4 @@ func Prove(d *Decision, in proven.Input, kb *mitigation.Knowledge) error {
 func PredictLine(kb *mitigation.Knowledge, base *sysinfo.Snapshot, line string) []mitigation.FilePrediction {
 	files, _ := kb.PredictFiles(base.Machine(), mitigation.ParseCmdline(strings.TrimSpace(base.Cmdline.Raw+" "+line)).Params)
 	return files
-}
-
-// SetsOf are the given-up, weakened and kept sets of a per-file
-// prediction, over the files mitigated before.
-func SetsOf(files []mitigation.FileView) proven.Sets {
-	s := proven.NewSets()
-	for _, f := range files {
-		if f.From.Class != mitigation.Mitigated {
-			continue
-		}
-		switch f.Change {
-		case mitigation.ClassGivenUp:
-			s.GivesUp = append(s.GivesUp, f.Name)
-		case mitigation.ClassWeakened:
-			s.Weakened = append(s.Weakened, f.Name)
-		default:
-			s.Kept = append(s.Kept, f.Name)
-		}
-	}
-	return s
-}
-
-// PredictedSets are the model's sets of a line on the files mitigated in
-// base: gives up and weakened as predicted, the rest kept.
-func PredictedSets(base *sysinfo.Snapshot, givesUp, weakened []string) proven.Sets {
-	s := proven.NewSets()
-	for _, v := range base.Vulnerabilities {
-		if v.State != mitigation.Mitigated {
-			continue
-		}
-		switch {
-		case slices.Contains(givesUp, v.Name):
-			s.GivesUp = append(s.GivesUp, v.Name)
-		case slices.Contains(weakened, v.Name):
-			s.Weakened = append(s.Weakened, v.Name)
-		default:
-			s.Kept = append(s.Kept, v.Name)
-		}
-	}
-	return s
 }

@@ -98,7 +98,7 @@ func Advice(ctx context.Context, req Request, platform advise.Platform, target m
 	a := advise.For(base, platform, target, kb)
 	pin := ps.Input()
 	p := proven.New(pin)
-	row := p.Add("target "+target.String(), line, base, ps.Snapshot(line), predicted(base, a), a.Files, pin.Stored[line])
+	row := p.Add("target "+target.String(), line, base, ps.Snapshot(line), a.Files, pin.Stored[line])
 	if !row.Agree {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("the boot of the target %s the prediction above (%d file(s)): the proof's observed files are what this kernel does", verdictWords(row.Verdict), len(row.Disagreements)))
 	}
@@ -136,7 +136,7 @@ func StoredAdvice(ctx context.Context, cacheDir, root string, host *sysinfo.Snap
 	base := pin.Obs[""]
 	p := proven.New(*pin)
 	a := advise.For(base, platform, target, kb)
-	p.Add("expect "+target.String(), line, base, pin.Obs[line], predicted(base, a), a.Files, true)
+	p.Add("expect "+target.String(), line, base, pin.Obs[line], a.Files, true)
 	// The running files beside the proof's observation of the same line.
 	where := "under tcg on QEMU's " + safetext.Line(pin.CPU)
 	if pin.Accel == vm.AccelKVM {
@@ -194,18 +194,6 @@ func verdictWords(v string) string {
 		return "shows another mitigation than"
 	}
 	return "differs from"
-}
-
-// predicted is the advice's given-up and weakened sets as a prediction.
-func predicted(base *sysinfo.Snapshot, a advise.Advice) proven.Sets {
-	var lost, weak []string
-	for _, l := range a.GivenUp {
-		lost = append(lost, l.Name)
-	}
-	for _, l := range a.Weakened {
-		weak = append(weak, l.Name)
-	}
-	return decide.PredictedSets(base, lost, weak)
 }
 
 // asBooted is the note that the answer is the booted kernel's and CPU's

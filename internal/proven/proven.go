@@ -135,6 +135,31 @@ func ObservedSets(base, got *sysinfo.Snapshot) Sets {
 	return s
 }
 
+// SetsOf are the predicted sets of a per-file prediction, over the files
+// mitigated before, in ObservedSets' words: given up, weakened, replaced
+// (still mitigated, with a predicted text other than the file's now) and
+// kept. The proof's predicted sets are made only here, from the same
+// per-file prediction its file verdicts compare (Side).
+func SetsOf(files []mitigation.FileView) Sets {
+	s := NewSets()
+	for _, f := range files {
+		if f.From.Class != mitigation.Mitigated {
+			continue
+		}
+		switch {
+		case f.Change == mitigation.ClassGivenUp:
+			s.GivesUp = append(s.GivesUp, f.Name)
+		case f.Change == mitigation.ClassWeakened:
+			s.Weakened = append(s.Weakened, f.Name)
+		case f.To.Text != "" && f.To.Text != f.From.Text:
+			s.Replaced = append(s.Replaced, f.Name)
+		default:
+			s.Kept = append(s.Kept, f.Name)
+		}
+	}
+	return s
+}
+
 // NewSets are empty sets (lists, not null, in JSON).
 func NewSets() Sets {
 	return Sets{GivesUp: []string{}, Weakened: []string{}, Replaced: []string{}, Kept: []string{}}
@@ -184,11 +209,10 @@ func New(in Input) *Proof {
 }
 
 // Add lays a line's prediction beside its boot got (against the default
-// boot base) and appends the row: pred are the model's sets of the files
-// base shows mitigated, files its per-file prediction
-// (mitigation.Knowledge.PredictFiles on base).
-func (p *Proof) Add(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files []mitigation.FileView, stored bool) Row {
-	row := Side(option, cmdline, base, got, pred, files)
+// boot base) and appends the row: files are the model's per-file
+// prediction (mitigation.Knowledge.PredictFiles on base).
+func (p *Proof) Add(option, cmdline string, base, got *sysinfo.Snapshot, files []mitigation.FileView, stored bool) Row {
+	row := Side(option, cmdline, base, got, files)
 	row.Stored = stored
 	if !row.Agree {
 		p.Agree = false
@@ -199,32 +223,33 @@ func (p *Proof) Add(option, cmdline string, base, got *sysinfo.Snapshot, pred Se
 
 // Side is one row: every file's predicted text and class beside what the
 // boot got shows, with a verdict each (Compare), and the predicted sets
-// beside the observed ones (against the default boot base); a line names
-// each file that does not agree.
-func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files []mitigation.FileView) Row {
-	obs := ObservedSets(base, got)
-	row := Row{Option: option, Cmdline: cmdline, Predicted: pred, Observed: obs, Files: []File{}, Verdict: VerdictAgree,
-		Disagreements: []string{}, SMT: smtState(got)}
-	named := map[string]bool{}
+// (SetsOf the same prediction) beside the observed ones (against the
+// default boot base); a line names each file that does not agree.
+func Side(option, cmdline string, base, got *sysinfo.Snapshot, files []mitigation.FileView) Row {
 	byName := map[string]mitigation.FileView{}
 	for _, f := range files {
 		byName[f.Name] = f
 	}
+	views := make([]mitigation.FileView, 0, len(base.Vulnerabilities))
 	for _, v := range base.Vulnerabilities {
 		fp, ok := byName[v.Name]
 		if !ok {
 			// The model was not asked about this file: it stays as it is.
-			raw := strings.TrimSpace(v.Raw)
-			now := mitigation.FileState{Text: raw, Class: v.State}
-			fp = mitigation.FileView{Name: v.Name, From: now, To: now}
+			now := mitigation.FileState{Text: strings.TrimSpace(v.Raw), Class: v.State}
+			fp = mitigation.FileView{Name: v.Name, From: now, To: now, Change: mitigation.ClassKept}
 		}
+		views = append(views, fp)
+	}
+	row := Row{Option: option, Cmdline: cmdline, Predicted: SetsOf(views), Observed: ObservedSets(base, got), Files: []File{}, Verdict: VerdictAgree,
+		Disagreements: []string{}, SMT: smtState(got)}
+	for i, v := range base.Vulnerabilities {
+		fp := views[i]
 		w, seen := Vuln(got, v.Name)
 		f := Compare(v, fp, w, seen)
 		row.Files = append(row.Files, f)
 		if f.Verdict == VerdictAgree {
 			continue
 		}
-		named[v.Name] = true
 		row.worse(f.Verdict)
 		pw, ow := fileText(f.Predicted), fileText(f.Observed)
 		if f.Verdict == VerdictDiffers && f.Predicted.Class == f.Observed.Class {
@@ -240,35 +265,8 @@ func Side(option, cmdline string, base, got *sysinfo.Snapshot, pred Sets, files 
 		// A file the default boot does not show: nothing predicted it.
 		f := File{Name: w.Name, Predicted: mitigation.FileState{Class: Absent}, Observed: mitigation.FileState{Text: safetext.Clip(strings.TrimSpace(w.Raw), 200), Class: w.State}, Verdict: VerdictDiffers}
 		row.Files = append(row.Files, f)
-		named[w.Name] = true
 		row.worse(f.Verdict)
 		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: %s %s: predicted absent, observed %s", option, w.Name, f.Verdict, fileText(f.Observed)))
-	}
-	class := func(s Sets, name string) string {
-		switch {
-		case slices.Contains(s.GivesUp, name):
-			return mitigation.ClassGivenUp
-		case slices.Contains(s.Weakened, name):
-			return mitigation.ClassWeakened
-		}
-		// Replaced is kept in the model's classes: the file-level
-		// comparison above names it.
-		return mitigation.ClassKept
-	}
-	for _, v := range base.Vulnerabilities {
-		if v.State != mitigation.Mitigated || named[v.Name] {
-			continue
-		}
-		pc, oc := class(pred, v.Name), class(obs, v.Name)
-		if pc == oc {
-			continue
-		}
-		row.worse(VerdictDiffers)
-		text := "the file is gone"
-		if w, ok := Vuln(got, v.Name); ok {
-			text = fmt.Sprintf("%q", safetext.Clip(w.Raw, 200))
-		}
-		row.Disagreements = append(row.Disagreements, fmt.Sprintf("%s: %s predicted %s, observed %s (%s)", option, v.Name, pc, oc, text))
 	}
 	row.Agree = row.Verdict == VerdictAgree
 	if a, b := smtState(base), row.SMT; a != b {

@@ -33,27 +33,50 @@ func recorded(t *testing.T, name string) *sysinfo.Snapshot {
 // TestSideNamesTheDisagreement: a prediction the boot contradicts (the old
 // model's "spectre_v2_user=off weakens spectre_v2" where STIBP was already
 // disabled) makes a row that disagrees, names the file, both classes and
-// the observed text, and a proof holding it disagrees as a whole.
+// the observed text, and a proof holding it disagrees as a whole; the
+// row's predicted sets are those of the same per-file prediction.
 func TestSideNamesTheDisagreement(t *testing.T) {
 	base, got := recorded(t, "default"), recorded(t, "spectre_v2_user=off")
 	obs := ObservedSets(base, got)
-	if !slices.Contains(obs.Kept, "spectre_v2") || len(obs.GivesUp)+len(obs.Weakened) != 0 {
+	if !slices.Contains(obs.Kept, "spectre_v2") || len(obs.GivesUp)+len(obs.Weakened)+len(obs.Replaced) != 0 {
 		t.Fatalf("observed %+v: want everything kept", obs)
 	}
-	pred := Sets{GivesUp: []string{}, Weakened: []string{"spectre_v2"}, Kept: slices.DeleteFunc(slices.Clone(obs.Kept), func(s string) bool { return s == "spectre_v2" })}
+	v2, _ := Vuln(base, "spectre_v2")
+	now := mitigation.FileState{Text: strings.TrimSpace(v2.Raw), Class: v2.State}
+	weakened := []mitigation.FileView{{Name: "spectre_v2", From: now, To: mitigation.FileState{Class: mitigation.Mitigated}, Change: mitigation.ClassWeakened}}
 	p := New(Input{Obs: map[string]*sysinfo.Snapshot{"": base}, Accel: "tcg", CPU: "Cascadelake-Server"})
-	row := p.Add("opt", "spectre_v2_user=off", base, got, pred, nil, true)
+	row := p.Add("opt", "spectre_v2_user=off", base, got, weakened, true)
 	if row.Agree || p.Agree || len(row.Disagreements) != 1 {
 		t.Fatalf("row %+v, proof agrees %v: want one disagreement", row, p.Agree)
 	}
+	if !slices.Equal(row.Predicted.Weakened, []string{"spectre_v2"}) || slices.Contains(row.Predicted.Kept, "spectre_v2") {
+		t.Errorf("predicted sets %+v: want spectre_v2 weakened", row.Predicted)
+	}
 	d := row.Disagreements[0]
-	for _, want := range []string{"opt: spectre_v2 predicted weakened, observed kept", "STIBP: disabled"} {
+	for _, want := range []string{"opt: spectre_v2 differs: predicted weakened", "observed kept", "STIBP: disabled"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("disagreement %q lacks %q", d, want)
 		}
 	}
-	if agree := p.Add("same", "spectre_v2_user=off", base, got, obs, nil, true); !agree.Agree || len(agree.Disagreements) != 0 {
-		t.Errorf("the observed sets as prediction: %+v", agree)
+	if agree := p.Add("same", "spectre_v2_user=off", base, got, nil, true); !agree.Agree || len(agree.Disagreements) != 0 {
+		t.Errorf("nothing predicted to change: %+v", agree)
+	}
+}
+
+// TestSetsOfNamesReplaced: a file the model keeps mitigated with another
+// text (spec_rstack_overflow=ibpb: safe RET → IBPB) is predicted replaced,
+// as the boot shows it, not kept; a file whose text the model leaves open
+// is kept.
+func TestSetsOfNamesReplaced(t *testing.T) {
+	m := mitigation.Mitigated
+	s := SetsOf([]mitigation.FileView{
+		{Name: "spec_rstack_overflow", From: mitigation.FileState{Text: "Mitigation: Safe RET", Class: m}, To: mitigation.FileState{Text: "Mitigation: IBPB", Class: m}, Change: mitigation.ClassKept},
+		{Name: "spectre_v1", From: mitigation.FileState{Text: "Mitigation: usercopy/swapgs barriers", Class: m}, To: mitigation.FileState{Class: m}, Change: mitigation.ClassKept},
+		{Name: "mds", From: mitigation.FileState{Text: "Mitigation: Clear CPU buffers", Class: m}, To: mitigation.FileState{Text: "Vulnerable", Class: mitigation.Vulnerable}, Change: mitigation.ClassGivenUp},
+		{Name: "vmscape", From: mitigation.FileState{Text: "Not affected", Class: mitigation.NotAffected}, To: mitigation.FileState{Text: "Vulnerable", Class: mitigation.Vulnerable}, Change: "becomes vulnerable"},
+	})
+	if !slices.Equal(s.Replaced, []string{"spec_rstack_overflow"}) || !slices.Equal(s.Kept, []string{"spectre_v1"}) || !slices.Equal(s.GivesUp, []string{"mds"}) || len(s.Weakened) != 0 {
+		t.Errorf("sets %+v", s)
 	}
 }
 
@@ -134,7 +157,7 @@ func TestSideEveryFile(t *testing.T) {
 		return s
 	}
 	base := mk("spec_rstack_overflow=Mitigation: Safe RET", "vmscape=Not affected")
-	replaced := Side("t", "spec_rstack_overflow=ibpb", base, mk("spec_rstack_overflow=Mitigation: IBPB", "vmscape=Not affected"), Sets{}, nil)
+	replaced := Side("t", "spec_rstack_overflow=ibpb", base, mk("spec_rstack_overflow=Mitigation: IBPB", "vmscape=Not affected"), nil)
 	if replaced.Verdict != VerdictReplaced || replaced.Agree || len(replaced.Files) != 2 || len(replaced.Disagreements) != 1 ||
 		!strings.Contains(replaced.Disagreements[0], `predicted mitigated "Mitigation: Safe RET", observed mitigated "Mitigation: IBPB"`) {
 		t.Errorf("replaced row %+v", replaced)
@@ -143,7 +166,7 @@ func TestSideEveryFile(t *testing.T) {
 	if !slices.Equal(replaced.Observed.Replaced, []string{"spec_rstack_overflow"}) || len(replaced.Observed.Kept) != 0 {
 		t.Errorf("replaced row's sets %+v", replaced.Observed)
 	}
-	differs := Side("t", "vmscape=force", base, mk("spec_rstack_overflow=Mitigation: IBPB", "vmscape=Vulnerable", "new=Vulnerable"), Sets{}, nil)
+	differs := Side("t", "vmscape=force", base, mk("spec_rstack_overflow=Mitigation: IBPB", "vmscape=Vulnerable", "new=Vulnerable"), nil)
 	if differs.Verdict != VerdictDiffers || len(differs.Files) != 3 || differs.Files[2].Predicted.Class != Absent {
 		t.Errorf("differs row %+v", differs)
 	}
