@@ -27,10 +27,10 @@ func TestHostileStore(t *testing.T) {
 		t.Skip("imports and tampers 36 stores")
 	}
 	c := startPG(t)
-	// The cut of a run's samples, shown on 150,000 rows rather than
+	// The cut of a run's samples, shown on 30,000 rows rather than
 	// millions (docs/benchmarks.md measures it at the real bound).
 	old := store.MaxReadRunSamples
-	store.MaxReadRunSamples = 100_000
+	store.MaxReadRunSamples = 20_000
 	t.Cleanup(func() { store.MaxReadRunSamples = old })
 	cmds := [][]string{
 		{"list"}, {"list", "--format", "json"},

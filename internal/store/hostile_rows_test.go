@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +20,7 @@ import (
 // TestHostileStore runs every command over them.)
 func TestHostileRows(t *testing.T) {
 	old := MaxReadRunSamples
-	MaxReadRunSamples = 100_000 // the cut shown on 150,000 rows
+	MaxReadRunSamples = 20_000 // the cut shown on 30,000 rows
 	t.Cleanup(func() { MaxReadRunSamples = old })
 	ids := []string{"20261130T060000-on1", "20261130T060000-on2", "20261130T080000-off1"}
 	for _, tp := range tampertest.Tampers() {
@@ -66,6 +68,9 @@ func TestHostileRows(t *testing.T) {
 					one("Delete", d.Delete(ctx, ids[0]))
 				}
 				notes := out.Notes()
+				if cut := fmt.Sprintf("more than %d samples stored", MaxReadRunSamples); tp.Many && !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, cut) }) {
+					t.Errorf("the run's samples past %d were read or not said: notes %.300q", MaxReadRunSamples, notes)
+				}
 				if len(notes) > MaxListedNotes+1 {
 					t.Errorf("%d notes, more than %d and the one that counts the rest", len(notes), MaxListedNotes)
 				}

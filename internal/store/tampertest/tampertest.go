@@ -61,7 +61,7 @@ func Tampers() []Tamper {
 		{Name: "infinite samples", SQLite: `UPDATE samples SET value = 9e999 WHERE seq = 1`, Postgres: `UPDATE samples SET value = 'Infinity' WHERE seq = 1`},
 		{Name: "nan samples", SQLite: `UPDATE samples SET value = 'NaN' WHERE seq = 2`, Postgres: `UPDATE samples SET value = 'NaN' WHERE seq = 2`},
 		{Name: "text integers", SQLite: `UPDATE runs SET runs = 'many', warmup = x'00ff', seed = -1`, Postgres: `UPDATE runs SET runs = -9223372036854775808, warmup = -1, seed = -1`},
-		{Name: "many samples", SQLite: `WITH RECURSIVE s(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM s WHERE n < 150000)
+		{Name: "many samples", SQLite: `WITH RECURSIVE s(n) AS (SELECT 0 UNION ALL SELECT n+1 FROM s WHERE n < 30000)
 			INSERT INTO samples(run_id, result_idx, metric_idx, seq, value) SELECT '20261130T060000-on1', 0, 0, n+1000, 1.5 FROM s`,
 			Many: true},
 	}
