@@ -65,7 +65,7 @@ func TestImportHostile(t *testing.T) {
 		{"finished first", func(d map[string]any) { d["finished"] = "2026-11-30T05:00:00Z" }, "finished: 2026-11-30T05:00:00Z is before started"},
 		{"unknown schema", func(d map[string]any) { d["schema"] = "sectax.run/v2" }, `schema: "sectax.run/v2" is not "sectax.run/v1"`},
 		{"missing results", func(d map[string]any) { delete(d, "results") }, "results: missing (a required field of sectax.run/v1)"},
-		{"long label", func(d map[string]any) { d["label"] = strings.Repeat("L", 50<<20) }, "label: 52428800 bytes long, more than the limit of 128"},
+		{"long label", func(d map[string]any) { d["label"] = strings.Repeat("L", 1<<20) }, "label: 1048576 bytes long, more than the limit of 128"},
 		{"too many samples", func(d map[string]any) {
 			s := make([]any, run.MaxSamples+1)
 			for i := range s {
