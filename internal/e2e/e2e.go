@@ -10,6 +10,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,7 +60,16 @@ func Self(t *testing.T) string {
 	return exe
 }
 
-// TCG is the QEMU of the tests: TCG, the lab's CPU model, memMiB, one vCPU.
-func TCG(k vm.KernelImage, memMiB int, cmdline string) vm.QEMU {
-	return vm.QEMU{Accel: vm.AccelTCG, CPU: vm.TCGCPU, MemoryMiB: memMiB, SMP: 1, Kernel: k.Path, Append: cmdline}
+// TCG is the QEMU of the tests: TCG, the lab's CPU model, memMiB, one
+// vCPU, the kernel started at its PVH entry (vm.Direct, unpacked into a
+// folder of the test's): these boots test the guest's side, not how a
+// kernel is started (the lab's measured boots, in TestLab, start the
+// bzImage).
+func TCG(t *testing.T, k vm.KernelImage, memMiB int, cmdline string) vm.QEMU {
+	t.Helper()
+	direct, err := vm.Direct(context.Background(), k, t.TempDir())
+	if err != nil {
+		t.Fatalf("unpacking %s: %v", k.Path, err)
+	}
+	return vm.QEMU{Accel: vm.AccelTCG, CPU: vm.TCGCPU, MemoryMiB: memMiB, SMP: 1, Kernel: k.Path, Direct: direct, Append: cmdline}
 }

@@ -49,17 +49,13 @@ func TestCampaignKexecInGuest(t *testing.T) {
 		"kernel": "/lab/vmlinuz"})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	// The guest is the machine the campaign runs on: started directly at
-	// its kernel's PVH entry (vm.Direct: no decompressor under emulation);
-	// the campaign's own kexecs start the bzImage, as on a real machine.
-	direct, err := vm.Direct(ctx, k, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
 	var timeline []string
 	res, err := vm.Boot(ctx, vm.BootOptions{
-		QEMU: vm.QEMU{Accel: vm.AccelTCG, CPU: vm.TCGCPU, MemoryMiB: 1024, SMP: 1, Kernel: k.Path, Direct: direct, Append: vm.LabParams},
+		// The guest is the machine the campaign runs on, started at its
+		// kernel's PVH entry; the campaign's own kexecs start the bzImage,
+		// as on a real machine.
+		QEMU: e2e.TCG(t, k, 1024, vm.LabParams),
 		Initramfs: &vm.InitramfsOptions{Init: e2e.Self(t), Task: vm.Task{Name: "campaign", Input: input},
 			Files: []vm.File{{Name: "lab/vmlinuz", Mode: 0o644, Data: kdata}}},
 		Handshake: 3 * time.Minute, Timeout: 14 * time.Minute,

@@ -32,7 +32,7 @@ func TestBootEcho(t *testing.T) {
 	defer cancel()
 	var frames []byte
 	res, err := vm.Boot(ctx, vm.BootOptions{
-		QEMU: e2e.TCG(k, 512, vm.LabParams+" quiet"),
+		QEMU: e2e.TCG(t, k, 512, vm.LabParams+" quiet"),
 		Initramfs: &vm.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Modules: mods,
 			Task: vm.Task{Name: "echo", Input: json.RawMessage(`{"x":1}`)}},
 		OnFrame: func(f vm.Frame) { frames = append(frames, f.Kind) },
@@ -73,7 +73,7 @@ func TestLabGuestRefusesUnverifiedBoot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	res, err := vm.Boot(ctx, vm.BootOptions{
-		QEMU:      e2e.TCG(k, 512, bootconfig.On.Cmdline(vm.LabParams, []bootconfig.Config{bootconfig.On, bootconfig.Off})),
+		QEMU:      e2e.TCG(t, k, 512, bootconfig.On.Cmdline(vm.LabParams, []bootconfig.Config{bootconfig.On, bootconfig.Off})),
 		Initramfs: &vm.InitramfsOptions{Init: e2e.Self(t), ModulesDir: modDir, Task: vm.Task{Name: lab.MeasureTask, Input: input}},
 	})
 	if !errors.Is(err, vm.ErrGuest) || !errors.Is(err, vm.ErrNotVerified) || !strings.Contains(err.Error(), "does not verify as configuration off") ||
