@@ -26,10 +26,10 @@ import (
 // a boot (a boot of Debian's 6.1 to its end, 6.0 s through the bzImage,
 // 2.9 s direct; docs/benchmarks.md). The kernel that runs is the same
 // bytes; only the first instructions differ (no real-mode setup, no
-// decompressor, so no KASLR). The proof and the corpus boot directly,
-// where an image allows it, and their records say so (Key.Entry,
-// Observation.Entry); the lab, which measures the kernel, boots it as a
-// boot loader does.
+// decompressor, so no KASLR). The proof, the corpus and the lab's probe
+// boot directly where an image allows it, and their records say so (a
+// stored proof's Boot, an observation's Entry); the lab's measured boots
+// start the bzImage, as a boot loader does.
 
 // EntryPVH names a direct boot in what records a boot.
 const EntryPVH = "pvh"
@@ -45,9 +45,7 @@ const xenNotePhys32Entry = 18
 // Payload is the compressed kernel of a bzImage: its offset and length in
 // the image, its format (gzip, zstd, xz, or what its magic says
 // otherwise) and the size of the kernel it holds (the four bytes the
-// kernel's build appends to every payload). head is the image's first
-// bytes, at least the setup header's 0x250; the payload's first bytes are
-// read through r.
+// kernel's build appends to every payload).
 type Payload struct {
 	Offset, Length int64
 	Format         string
