@@ -7,9 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
+
+// hashed are the hashes this process made, by FileSHA256's memo name.
+var hashed sync.Map
 
 // MaxProgram bounds the bytes of a program whose identity a proof takes
 // (QEMU, the guest's /init): both are some tens of MiB.
@@ -22,7 +26,8 @@ const MaxProgram = 512 << 20
 // device, inode, size, modification and change times: a file rewritten
 // in place or replaced gets another change time, which no user can set,
 // and is hashed again. remember false only reads what is kept (verify,
-// which makes nothing).
+// which makes nothing). This process also keeps each hash it made, under
+// the same name, for its later calls.
 func FileSHA256(c *Cache, path string, remember bool) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -42,6 +47,9 @@ func FileSHA256(c *Cache, path string, remember bool) (string, error) {
 	abs, _ := filepath.Abs(path)
 	memo := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d\x00%d\x00%d.%d\x00%d.%d", abs, st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec))
 	name := "id-" + hex.EncodeToString(memo[:16])
+	if sum, ok := hashed.Load(name); ok {
+		return sum.(string), nil
+	}
 	if c != nil {
 		if b, err := c.readFile(name, 64); err == nil && len(b) == 64 && isHex(string(b)) {
 			return string(b), nil
@@ -52,6 +60,7 @@ func FileSHA256(c *Cache, path string, remember bool) (string, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
+	hashed.Store(name, sum)
 	if c != nil && remember {
 		c.writeFile(name, []byte(sum)) // a memo: the next call hashes again when it cannot be written
 	}
