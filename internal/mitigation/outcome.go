@@ -1,6 +1,7 @@
 package mitigation
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -188,11 +189,19 @@ func (k *Knowledge) selectedFiles(m Machine, params []Param) map[string][]string
 			out[f] = append(out[f], r.Raw)
 		}
 	}
-	for file, leaders := range follows {
-		for _, l := range leaders {
-			for _, raw := range out[l] {
-				if !slices.Contains(out[file], raw) {
-					out[file] = append(out[file], raw)
+	// Followed to a fixed point, in a fixed order: SRSO's parameter
+	// reaches ITS through retbleed whichever file a map walk met first
+	// (it did not, on some calls: the same line then had a predicted text
+	// on one call and none on the next).
+	for changed := true; changed; {
+		changed = false
+		for _, file := range slices.Sorted(maps.Keys(follows)) {
+			for _, l := range follows[file] {
+				for _, raw := range out[l] {
+					if !slices.Contains(out[file], raw) {
+						out[file] = append(out[file], raw)
+						changed = true
+					}
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -76,6 +77,9 @@ func TestReplayCorpus(t *testing.T) {
 		// The product's own answer for every file (PredictFiles, the one
 		// path advise, decide and verify read); the test holds no rule.
 		fs, _ := kb.PredictFiles(m, ParseCmdline(o.Cmdline).Params)
+		if again, _ := kb.PredictFiles(m, ParseCmdline(o.Cmdline).Params); !reflect.DeepEqual(again, fs) {
+			t.Errorf("%s on %s (%q): two calls predict differently:\n%+v\n%+v", o.Release, o.CPUModel, o.Params, fs, again)
+		}
 		predicted := map[string]FilePrediction{}
 		for _, f := range fs {
 			predicted[f.Name] = f
