@@ -472,12 +472,20 @@ func tail(p string, n int64) string {
 }
 
 // lastLine is the last line of the console s (read from p when empty),
-// quoted and sanitised for one line of an error.
+// or the line of a kernel panic in it, quoted and sanitised for one line
+// of an error.
 func lastLine(s, p string) string {
 	if s == "" {
 		s = tail(p, 4096)
 	}
 	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "\r", "")), "\n")
+	// A panic's dump ends with its offsets and trace: its reason is the
+	// line that says it panicked.
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "Kernel panic - not syncing:") {
+			return `"` + safetext.Clip(strings.TrimSpace(lines[i]), 300) + `" (and its dump)`
+		}
+	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
 			return `"` + safetext.Clip(l, 300) + `"`

@@ -42,3 +42,18 @@ func TestParseMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestLastLineNamesThePanic: a boot that panics ends its console with the
+// panic's dump (a trace, "Kernel Offset: …"); the error quotes the line
+// that says why, not the dump's last line; without a panic, the last line.
+func TestLastLineNamesThePanic(t *testing.T) {
+	dump := "[    0.60] general protection fault: 0000 [#1] PREEMPT SMP PTI\r\n" +
+		"[    0.61] Kernel panic - not syncing: Fatal exception in interrupt\r\n" +
+		"[    0.62] Kernel Offset: disabled\r\n"
+	if got := lastLine(dump, ""); got != `"[    0.61] Kernel panic - not syncing: Fatal exception in interrupt" (and its dump)` {
+		t.Errorf("lastLine = %s", got)
+	}
+	if got := lastLine("[ 1.0] a\n[ 2.0] Run /init as init process\n\n", ""); got != `"[ 2.0] Run /init as init process"` {
+		t.Errorf("lastLine = %s", got)
+	}
+}
