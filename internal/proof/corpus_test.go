@@ -12,7 +12,7 @@ import (
 
 	"github.com/sectax/sectax/internal/mitigation"
 	"github.com/sectax/sectax/internal/ui"
-	"github.com/sectax/sectax/internal/vm"
+	"github.com/sectax/sectax/internal/vm/vmtest"
 )
 
 // The corpus's command lines cover what the brief of issue 37 names: every
@@ -124,7 +124,7 @@ func TestFetchCorpusSourcesListNoFollow(t *testing.T) {
 // the caller opened (Previous), not by its name again: a name that is now
 // a FIFO is never opened.
 func TestBootCorpusReadsPrevious(t *testing.T) {
-	exe := staticExe(t)
+	exe := vmtest.StaticSelf(t)
 	out := filepath.Join(t.TempDir(), "boots.jsonl.gz")
 	if err := unix.Mkfifo(out, 0o600); err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestBootCorpusReadsPrevious(t *testing.T) {
 // A topology other than one or two threads per core of the two vCPUs is
 // refused before anything boots, naming the flag.
 func TestBootCorpusThreads(t *testing.T) {
-	exe := staticExe(t)
+	exe := vmtest.StaticSelf(t)
 	out := filepath.Join(t.TempDir(), "boots.jsonl.gz")
 	n, err := BootCorpus(context.Background(), CorpusRequest{Out: out, Threads: []int{2, 4}, Exe: exe})
 	if n != 0 || err == nil || !strings.Contains(err.Error(), "--threads 4") {
@@ -147,18 +147,4 @@ func TestBootCorpusThreads(t *testing.T) {
 	if k1, k2 := CorpusKey("img", "EPYC-v1", 1, "nosmt"), CorpusKey("img", "EPYC-v1", 2, "nosmt"); k1 == k2 {
 		t.Errorf("the corpus key names no topology: %q", k1)
 	}
-}
-
-// staticExe is the test binary, which BootCorpus puts in a guest as /init:
-// it must be static (CGO_ENABLED=0), else the test is skipped.
-func staticExe(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if vm.CheckStatic(exe) != nil {
-		t.Skip("the test binary is not static (CGO_ENABLED=0)")
-	}
-	return exe
 }

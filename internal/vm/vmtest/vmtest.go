@@ -192,10 +192,9 @@ func Boot(t *testing.T, mode string, opts vm.BootOptions) (*vm.BootResult, strin
 	return res, tmp, err
 }
 
-// SnapshotBoot readies a boot of the test binary as QEMU in mode and
-// as the guest's /init (skipped when it cannot be one), under a TMPDIR of
-// its own, of a BzImage of 6.1.0-57-amd64: the binary and the image.
-func SnapshotBoot(t *testing.T, mode string) (string, vm.KernelImage) {
+// StaticSelf is the test binary, to be a guest's /init: it must be
+// static (CGO_ENABLED=0), else the test is skipped.
+func StaticSelf(t *testing.T) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -204,6 +203,15 @@ func SnapshotBoot(t *testing.T, mode string) (string, vm.KernelImage) {
 	if vm.CheckStatic(exe) != nil {
 		t.Skip("the test binary is not static (CGO_ENABLED=0) and cannot be the guest's /init")
 	}
+	return exe
+}
+
+// SnapshotBoot readies a boot of the test binary as QEMU in mode and
+// as the guest's /init (skipped when it cannot be one), under a TMPDIR of
+// its own, of a BzImage of 6.1.0-57-amd64: the binary and the image.
+func SnapshotBoot(t *testing.T, mode string) (string, vm.KernelImage) {
+	t.Helper()
+	exe := StaticSelf(t)
 	t.Setenv("TMPDIR", t.TempDir())
 	t.Setenv(Env, mode)
 	image := filepath.Join(t.TempDir(), "vmlinuz")
