@@ -63,10 +63,10 @@ type Session struct {
 	img     vm.KernelImage
 	imgPath string
 	remove  func()
-	// direct is the unpacked kernel the boots start ("-": the image has
-	// none, so its bzImage; "": not unpacked yet) and entry vm.EntryPVH
-	// for a direct boot.
+	// direct is the unpacked kernel the boots start ("": its bzImage),
+	// once unpacked is true; entry is vm.EntryPVH for a direct boot.
 	direct, entry string
+	unpacked      bool
 	// auto: --accel auto resolved to kvm, which may still fall back.
 	auto       bool
 	accel, cpu string
@@ -293,7 +293,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 	if len(boot) == 0 {
 		return nil
 	}
-	if s.direct == "" {
+	if !s.unpacked {
 		// The kernel unpacked once, beside the image's private copy: every
 		// boot then starts at its PVH entry (vm.Direct), or, when it has
 		// none, through its bzImage as before.
@@ -301,10 +301,11 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		if err != nil && ctx.Err() != nil {
 			return err
 		}
-		s.direct, s.entry = direct, vm.EntryPVH
+		s.unpacked, s.direct = true, direct
 		if err != nil {
-			s.direct, s.entry = "-", ""
 			s.req.Out.Notef("proof: %s is booted through its bzImage (%v)", s.imgPath, err)
+		} else {
+			s.entry = vm.EntryPVH
 		}
 	}
 	s.req.Out.Notef("proof: booting %s (%s) %d time(s) under %s, CPU %s, %s, no workload, %d at a time", s.imgPath, s.img.Release, len(boot), s.accel, s.cpu, s.View(), min(len(boot), parallel(s.req.Parallel)))
@@ -326,7 +327,7 @@ func (s *Session) Observe(ctx context.Context, lines []string, label func(string
 		total = s.booted + len(boot)
 	}
 	got, err := vm.Observe(ctx, vm.ObserveRequest{Kernel: s.img, Cmdlines: booting, Accel: accel, CPU: s.cpu, TCGCPU: tcgCPU, QEMU: s.qemu,
-		SMP: s.req.SMP, Threads: s.threads, Handshake: s.req.Handshake, Timeout: s.req.Timeout, Exe: s.req.Exe, Direct: strings.TrimPrefix(s.direct, "-"), Out: s.req.Out,
+		SMP: s.req.SMP, Threads: s.threads, Handshake: s.req.Handshake, Timeout: s.req.Timeout, Exe: s.req.Exe, Direct: s.direct, Out: s.req.Out,
 		Label: func(b string) string { return label(user[b]) }, Parallel: s.req.Parallel, First: s.booted, Total: total})
 	if err != nil {
 		return err
