@@ -28,7 +28,7 @@ type cliEnv struct {
 }
 
 func newCLIEnv(t *testing.T) *cliEnv {
-	dir := t.TempDir()
+	dir := testutil.FixedLenDir(t) // the goldens wrap around $TMP
 	return &cliEnv{t: t, dir: dir, db: filepath.Join(dir, "data", "sectax.db")}
 }
 

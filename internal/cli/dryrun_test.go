@@ -68,15 +68,15 @@ func TestCampaignDryRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Paths of one length wherever TMPDIR is: the text wraps at
 			// 100 columns, so where a line breaks depends on them.
-			storeDir := fixedLenDir(t)
+			storeDir := testutil.FixedLenDir(t)
 			t.Setenv("SECTAX_DB", filepath.Join(storeDir, "sectax.db"))
-			f := newFakeBootsIn(t, fixedLenDir(t))
+			f := newFakeBootsIn(t, testutil.FixedLenDir(t))
 			if tc.systemd {
 				f.write("proc/1/comm", "systemd")
 			}
 			os.MkdirAll(filepath.Join(f.root, "etc/systemd/system"), 0o755)
 			before, beforeStore := treeState(t, f.root), treeState(t, storeDir)
-			images := fixedLenDir(t)
+			images := testutil.FixedLenDir(t)
 			for i, a := range tc.args {
 				if a == "KERNEL" || a == "INITRD" {
 					tc.args[i] = filepath.Join(images, strings.ToLower(a))
@@ -138,19 +138,4 @@ func TestLabDryRun(t *testing.T) {
 	sameTree(t, "root", before, treeState(t, f.root))
 	sameTree(t, "store", beforeStore, treeState(t, storeDir))
 	sameTree(t, "kernel folder", beforeDir, treeState(t, dir))
-}
-
-// fixedLenDir is a new temporary folder whose path is 120 characters long
-// on any machine, so that text wrapped around it breaks at the same words.
-func fixedLenDir(t *testing.T) string {
-	const n = 120
-	d := t.TempDir()
-	if len(d)+2 > n {
-		t.Fatalf("TMPDIR is too long for a %d-character path: %s", n, d)
-	}
-	p := filepath.Join(d, strings.Repeat("d", n-len(d)-1))
-	if err := os.Mkdir(p, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -45,7 +45,7 @@ func wslCorpusFile(t *testing.T, name string) []byte {
 // (none when corpus is "").
 func wslDir(t *testing.T, corpus string, mode os.FileMode) (dir, path string, orig []byte) {
 	t.Helper()
-	dir = t.TempDir()
+	dir = testutil.FixedLenDir(t) // the goldens wrap around $DIR
 	path = filepath.Join(dir, ".wslconfig")
 	if corpus != "" {
 		orig = wslCorpusFile(t, corpus)

@@ -32,6 +32,24 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // Updating reports whether the test binary runs with -update.
 func Updating() bool { return *update }
 
+// FixedLenDir is a new temporary folder whose path is 120 characters long
+// on any machine and every run (t.TempDir's random part is 1 to 10
+// digits), so that text wrapped around it, once the test has put a
+// placeholder such as $DIR in its place, breaks at the same words.
+func FixedLenDir(t testing.TB) string {
+	t.Helper()
+	const n = 120
+	d := t.TempDir()
+	if len(d)+2 > n {
+		t.Fatalf("TMPDIR is too long for a %d-character path: %s", n, d)
+	}
+	p := filepath.Join(d, strings.Repeat("d", n-len(d)-1))
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // Golden compares got with the golden file at path. With -update it writes
 // got there instead (creating the directory). On a mismatch it writes
 // got to path+".got" (ignored by git), for diffing, and fails t.

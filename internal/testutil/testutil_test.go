@@ -63,3 +63,13 @@ func TestWithoutCharts(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestFixedLenDir(t *testing.T) {
+	a, b := FixedLenDir(t), FixedLenDir(t)
+	if a == b || len(a) != 120 || len(b) != 120 {
+		t.Fatalf("%q (%d), %q (%d): want two folders of 120 characters", a, len(a), b, len(b))
+	}
+	if fi, err := os.Stat(a); err != nil || !fi.IsDir() {
+		t.Fatalf("%s: %v", a, err)
+	}
+}
