@@ -4,6 +4,9 @@
 // (-k DIR, empty listen_addresses: no TCP), stopped and removed by Stop. Run as root, the
 // server runs as the "postgres" user (PostgreSQL refuses root).
 //
+// The cluster lives in /dev/shm where that is a writable tmpfs (base),
+// without fsync unless SECTAX_PGTEST_DURABLE=1 (durable).
+//
 // It uses the Debian/Ubuntu layout (/usr/lib/postgresql/N/bin) or initdb
 // and postgres on PATH. Without them, Start returns ErrNotInstalled; under
 // CI=true callers fail on it, elsewhere they skip.
@@ -29,6 +32,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"golang.org/x/sys/unix"
 )
 
 // ErrNotInstalled says that no PostgreSQL server binaries were found.
@@ -46,6 +50,28 @@ type Cluster struct {
 	done chan struct{}
 	log  *os.File
 	n    atomic.Int64
+	// fileCopy: the server (15 or newer) takes CREATE DATABASE's
+	// STRATEGY = FILE_COPY, which copies the template's files instead of
+	// writing them all to the WAL (half the time of a test's database).
+	fileCopy bool
+}
+
+// durable keeps PostgreSQL's defaults (SECTAX_PGTEST_DURABLE=1, for
+// benchmarks): fsync on, on the disk. Durability is not under test in the
+// tests: without it the cluster is fast.
+func durable() bool { return os.Getenv("SECTAX_PGTEST_DURABLE") != "" }
+
+// base is where clusters are made: /dev/shm when it is a tmpfs this
+// process can write (and the cluster need not be durable), else the
+// temporary directory. Every test database is a copy of the template's
+// thousand files; on a disk's file system the server spent a third of its
+// time creating them.
+func base() string {
+	var st unix.Statfs_t
+	if !durable() && unix.Statfs("/dev/shm", &st) == nil && st.Type == unix.TMPFS_MAGIC && unix.Access("/dev/shm", unix.W_OK) == nil {
+		return "/dev/shm"
+	}
+	return ""
 }
 
 // binDir finds the directory of initdb and postgres, newest version first.
@@ -76,7 +102,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 		return nil, err
 	}
 	// A short directory: the socket path must fit in 107 bytes.
-	dir, err := os.MkdirTemp("", "sectax-pg-")
+	dir, err := os.MkdirTemp(base(), "sectax-pg-")
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +137,27 @@ func Start(ctx context.Context) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	v, err := c.version(ctx)
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
+	c.fileCopy = v >= 150000
 	return c, nil
+}
+
+// version is the server's server_version_num (150004 for 15.4).
+func (c *Cluster) version(ctx context.Context) (int, error) {
+	db, err := sql.Open("pgx", c.URL("postgres"))
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var v int
+	if err := db.QueryRowContext(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("postgres version: %w", err)
+	}
+	return v, nil
 }
 
 // serve starts the server on the cluster's data directory and waits until
@@ -123,9 +169,7 @@ func (c *Cluster) serve(ctx context.Context) error {
 	}
 	c.log = logf
 	args := []string{"-D", filepath.Join(c.dir, "data"), "-k", c.dir, "-h", "", "-c", "max_connections=200", "-c", "shared_buffers=32MB"}
-	// Durability is not under test: no fsync makes the cluster fast.
-	// SECTAX_PGTEST_DURABLE=1 keeps PostgreSQL's defaults (benchmarks).
-	if os.Getenv("SECTAX_PGTEST_DURABLE") == "" {
+	if !durable() {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
 	c.cmd = exec.Command(filepath.Join(c.bin, "postgres"), args...)
@@ -200,7 +244,11 @@ func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, erro
 		return "", err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, `CREATE DATABASE "`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
+	q := `CREATE DATABASE "` + strings.ReplaceAll(name, `"`, `""`) + `"`
+	if c.fileCopy {
+		q += ` STRATEGY = FILE_COPY`
+	}
+	if _, err := db.ExecContext(ctx, q); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
 	return c.URL(name), nil
