@@ -476,6 +476,9 @@ func (r *release) pack(format, arch, bin string, d docs) (string, []byte, error)
 				BuildHost: "sectax-dist",
 				Packager:  r.packer,
 			},
+			// gzip at its default level, as the tarball and the rpm:
+			// nfpm's -9 took three times as long for a .deb 0.15% smaller.
+			Deb: nfpm.Deb{Compression: "gzip:6"},
 		},
 	}
 	if format == "rpm" {
