@@ -102,13 +102,17 @@ func TestSchedMessagingCancel(t *testing.T) {
 		t.Run(spawn, func(t *testing.T) {
 			w := SchedMessaging{}
 			p := moreParams(t, w, map[string]string{"groups": "2", "loops": "1000000", "mode": "process", "spawn": spawn})
-			// Cancelled half a second in, at whatever stage the run is
-			// then (still spawning on a loaded machine, or messaging):
-			// either way it ends with context.Canceled and no child.
-			// (Watching for the 80 workers instead took seconds: /proc
-			// is slow to walk beside 80 busy processes.)
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(500*time.Millisecond, cancel)
+			defer cancel()
+			// Cancelled once its 80 workers (two groups of 20 senders and
+			// 20 receivers) exist: mid-run, not mid-spawn, whatever the
+			// machine's load.
+			go func() {
+				for proctest.Descendants(os.Getpid()) < 80 && ctx.Err() == nil {
+					time.Sleep(10 * time.Millisecond)
+				}
+				cancel()
+			}()
 			start := time.Now()
 			_, err := w.Run(ctx, testEnv(t), p)
 			if !errors.Is(err, context.Canceled) {
