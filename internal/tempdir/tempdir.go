@@ -35,11 +35,15 @@ const ownerMarker = ".sectax-owner"
 // checks that no other user may rename in os.TempDir() or above
 // (CheckParent): a folder another user could swap for one of theirs is
 // refused, naming the fix.
-func Make(name string) (string, error) {
-	if err := CheckParent(os.TempDir()); err != nil {
+func Make(name string) (string, error) { return MakeIn(os.TempDir(), name) }
+
+// MakeIn is Make under parent instead of os.TempDir() (the test
+// PostgreSQL cluster's /dev/shm).
+func MakeIn(parent, name string) (string, error) {
+	if err := CheckParent(parent); err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", Prefix+name+"*")
+	dir, err := os.MkdirTemp(parent, Prefix+name+"*")
 	if err != nil {
 		return "", err
 	}
@@ -117,8 +121,11 @@ type Stale struct {
 // readable marker (being created, or made by an older sectax), whose owner
 // is alive, that is a symbolic link or that belongs to another user is
 // never touched.
-func RemoveStale() []Stale {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), Prefix+"*"))
+func RemoveStale() []Stale { return RemoveStaleIn(os.TempDir()) }
+
+// RemoveStaleIn is RemoveStale under parent (MakeIn's).
+func RemoveStaleIn(parent string) []Stale {
+	dirs, _ := filepath.Glob(filepath.Join(parent, Prefix+"*"))
 	var out []Stale
 	for _, dir := range dirs {
 		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || !ownedByMe(fi) {

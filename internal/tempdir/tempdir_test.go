@@ -135,3 +135,42 @@ func TestCheckParent(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeIn: a folder made under another parent carries the marker, is
+// left while its owner lives and removed once a dead owner's marker is
+// found there; the temporary directory's own folders are not looked at.
+func TestMakeIn(t *testing.T) {
+	parent, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	live, err := MakeIn(parent, "pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(live) != parent || !strings.HasPrefix(filepath.Base(live), Prefix+"pg-") {
+		t.Fatalf("MakeIn made %s, not a %spg-* folder in %s", live, Prefix, parent)
+	}
+	if _, err := os.Stat(filepath.Join(live, ownerMarker)); err != nil {
+		t.Fatalf("no owner marker: %v", err)
+	}
+	child := exec.Command("true")
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf("pid %d\nstart 1\nboot %s\n", child.Process.Pid, bootID())
+	var gone []string
+	for _, d := range []string{parent, tmp} {
+		p := filepath.Join(d, Prefix+"pg-dead")
+		os.Mkdir(p, 0o700)
+		os.WriteFile(filepath.Join(p, ownerMarker), []byte(dead), 0o600)
+		gone = append(gone, p)
+	}
+	if st := RemoveStaleIn(parent); len(st) != 1 || st[0].Dir != gone[0] || st[0].Err != nil {
+		t.Fatalf("RemoveStaleIn(%s) = %+v, want %s alone", parent, st, gone[0])
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the live owner's folder was removed: %v", err)
+	}
+	if _, err := os.Stat(gone[1]); err != nil {
+		t.Errorf("a folder of TMPDIR was looked at: %v", err)
+	}
+}

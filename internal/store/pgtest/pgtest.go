@@ -4,8 +4,10 @@
 // (-k DIR, empty listen_addresses: no TCP), stopped and removed by Stop. Run as root, the
 // server runs as the "postgres" user (PostgreSQL refuses root).
 //
-// The cluster lives in /dev/shm where that is a writable tmpfs (base),
-// without fsync unless SECTAX_PGTEST_DURABLE=1 (durable).
+// The cluster lives in /dev/shm where that is a writable tmpfs with room
+// (base), without fsync unless SECTAX_PGTEST_DURABLE=1 (durable), in an
+// owner-marked folder that the next Start removes once the test binary
+// that made it is gone (tempdir).
 //
 // It uses the Debian/Ubuntu layout (/usr/lib/postgresql/N/bin) or initdb
 // and postgres on PATH. Without them, Start returns ErrNotInstalled; under
@@ -31,6 +33,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sectax/sectax/internal/tempdir"
+
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"golang.org/x/sys/unix"
 )
@@ -43,7 +47,8 @@ const User = "sectax"
 
 // Cluster is a running throw-away PostgreSQL server.
 type Cluster struct {
-	dir  string
+	top  string // tempdir's folder, removed by Stop
+	dir  string // the server's: data/, the socket, the log
 	bin  string
 	cred *syscall.Credential
 	cmd  *exec.Cmd
@@ -62,16 +67,18 @@ type Cluster struct {
 func durable() bool { return os.Getenv("SECTAX_PGTEST_DURABLE") != "" }
 
 // base is where clusters are made: /dev/shm when it is a tmpfs this
-// process can write (and the cluster need not be durable), else the
-// temporary directory. Every test database is a copy of the template's
-// thousand files; on a disk's file system the server spent a third of its
-// time creating them.
+// process can write with room to spare (a container's is often 64 MiB; a
+// test binary's cluster grows to about 400 MiB, so 2 GiB free), and the
+// cluster need not be durable; else the temporary directory. Every test
+// database is a copy of the template's thousand files; on a disk's file
+// system the server spent a third of its time creating them.
 func base() string {
 	var st unix.Statfs_t
-	if !durable() && unix.Statfs("/dev/shm", &st) == nil && st.Type == unix.TMPFS_MAGIC && unix.Access("/dev/shm", unix.W_OK) == nil {
+	if !durable() && unix.Statfs("/dev/shm", &st) == nil && st.Type == unix.TMPFS_MAGIC &&
+		st.Bavail*uint64(st.Bsize) >= 2<<30 && unix.Access("/dev/shm", unix.W_OK) == nil {
 		return "/dev/shm"
 	}
-	return ""
+	return os.TempDir()
 }
 
 // binDir finds the directory of initdb and postgres, newest version first.
@@ -101,15 +108,26 @@ func Start(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A short directory: the socket path must fit in 107 bytes.
-	dir, err := os.MkdirTemp(base(), "sectax-pg-")
+	// An owner-marked folder of sectax's (tempdir.MakeIn), so that a later
+	// Start removes it once the test binary that made it is gone: one
+	// stopped by Ctrl-C or a timeout never reaches Stop, and in /dev/shm
+	// its cluster would hold memory until the machine restarts. The
+	// server's files are in pg/ below it (the postgres user's when run as
+	// root). A short path: the socket's must fit in 107 bytes.
+	parent := base()
+	tempdir.RemoveStaleIn(parent)
+	top, err := tempdir.MakeIn(parent, "pg-")
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir, bin: bin}
+	dir := filepath.Join(top, "pg")
+	c := &Cluster{top: top, dir: dir, bin: bin}
 	fail := func(err error) (*Cluster, error) {
-		os.RemoveAll(dir)
+		os.RemoveAll(top)
 		return nil, err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fail(err)
 	}
 	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
@@ -121,6 +139,9 @@ func Start(ctx context.Context) (*Cluster, error) {
 		gid, _ := strconv.Atoi(u.Gid)
 		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 		c.cred = cred
+		if err := os.Chmod(top, 0o711); err != nil { // postgres passes through, and lists nothing
+			return fail(err)
+		}
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return fail(err)
 		}
@@ -134,7 +155,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 		return fail(fmt.Errorf("initdb: %v: %s", err, strings.TrimSpace(string(out))))
 	}
 	if err := c.serve(ctx); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(top)
 		return nil, err
 	}
 	v, err := c.version(ctx)
@@ -268,7 +289,7 @@ func (c *Cluster) NewDatabase(t testing.TB) string {
 // waits for it, and removes the directory.
 func (c *Cluster) Stop() {
 	c.halt()
-	os.RemoveAll(c.dir)
+	os.RemoveAll(c.top)
 }
 
 // Halt shuts the server down as Stop does but keeps the cluster's data:
