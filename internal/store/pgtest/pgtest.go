@@ -33,10 +33,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sectax/sectax/internal/tempdir"
-
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"golang.org/x/sys/unix"
+
+	"github.com/sectax/sectax/internal/tempdir"
 )
 
 // ErrNotInstalled says that no PostgreSQL server binaries were found.
@@ -158,27 +158,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 		os.RemoveAll(top)
 		return nil, err
 	}
-	v, err := c.version(ctx)
-	if err != nil {
-		c.Stop()
-		return nil, err
-	}
-	c.fileCopy = v >= 150000
 	return c, nil
-}
-
-// version is the server's server_version_num (150004 for 15.4).
-func (c *Cluster) version(ctx context.Context) (int, error) {
-	db, err := sql.Open("pgx", c.URL("postgres"))
-	if err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	var v int
-	if err := db.QueryRowContext(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("postgres version: %w", err)
-	}
-	return v, nil
 }
 
 // serve starts the server on the cluster's data directory and waits until
@@ -214,6 +194,8 @@ func (c *Cluster) serve(ctx context.Context) error {
 	return nil
 }
 
+// waitReady waits until the server answers, and reads its version
+// (server_version_num, 150004 for 15.4) as the first answer.
 func (c *Cluster) waitReady(ctx context.Context) error {
 	db, err := sql.Open("pgx", c.URL("postgres"))
 	if err != nil {
@@ -223,9 +205,11 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := db.PingContext(pctx)
+		var v int
+		err := db.QueryRowContext(pctx, `SELECT current_setting('server_version_num')::int`).Scan(&v)
 		cancel()
 		if err == nil {
+			c.fileCopy = v >= 150000
 			return nil
 		}
 		select {
