@@ -24,6 +24,7 @@ import (
 	"github.com/goreleaser/nfpm/v2/files"
 	_ "github.com/goreleaser/nfpm/v2/rpm" // registers the rpm packager
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/sectax/sectax/internal/child"
 	"github.com/sectax/sectax/internal/tempdir"
@@ -133,28 +134,39 @@ func Build(ctx context.Context, opts Options) ([]string, error) {
 		}
 		base := fmt.Sprintf("sectax_%s_linux_%s", r.version, a)
 		logf("dist: packing %s", base)
-		tgz, err := r.tarball(base, bin, docs)
-		if err != nil {
+		// The tarball, the .deb, the .rpm and the SBOM at once: each of the
+		// first three compresses the binary on its own (a second each).
+		var parts [4]struct {
+			name string
+			data []byte
+		}
+		var g errgroup.Group
+		g.Go(func() (err error) {
+			parts[0].name = base + ".tar.gz"
+			parts[0].data, err = r.tarball(base, bin, docs)
+			return err
+		})
+		for i, format := range []string{"deb", "rpm"} {
+			g.Go(func() (err error) {
+				parts[1+i].name, parts[1+i].data, err = r.pack(format, a, bins[a], docs)
+				if err != nil {
+					return fmt.Errorf("%s for %s: %w", format, a, err)
+				}
+				return nil
+			})
+		}
+		g.Go(func() (err error) {
+			parts[3].name = base + ".cdx.json"
+			parts[3].data, err = r.sbom(bins[a])
+			return err
+		})
+		if err := g.Wait(); err != nil {
 			return nil, err
 		}
-		if err := write(base+".tar.gz", tgz); err != nil {
-			return nil, err
-		}
-		for _, format := range []string{"deb", "rpm"} {
-			name, data, err := r.pack(format, a, bins[a], docs)
-			if err != nil {
-				return nil, fmt.Errorf("%s for %s: %w", format, a, err)
-			}
-			if err := write(name, data); err != nil {
+		for _, p := range parts {
+			if err := write(p.name, p.data); err != nil {
 				return nil, err
 			}
-		}
-		sbom, err := r.sbom(bins[a])
-		if err != nil {
-			return nil, err
-		}
-		if err := write(base+".cdx.json", sbom); err != nil {
-			return nil, err
 		}
 	}
 	var sums bytes.Buffer
@@ -383,9 +395,10 @@ func gz(data []byte) ([]byte, error) {
 }
 
 // pack makes the deb or rpm for arch with nfpm, and returns its
-// conventional file name.
+// conventional file name. Its files are staged in a folder of its own
+// (Build packs both formats at once).
 func (r *release) pack(format, arch, bin string, d docs) (string, []byte, error) {
-	dir := filepath.Join(r.stage, "pkg")
+	dir := filepath.Join(r.stage, "pkg-"+format+"-"+arch)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, err
 	}
